@@ -1,0 +1,176 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ProjectRow is one registered project as stored, with the counts a
+// listing needs. Memory is the raw kv value of the project's memory (empty
+// when it has none); the store does not interpret it.
+type ProjectRow struct {
+	ID           string
+	Name         string
+	Root         string
+	Pinned       bool
+	Archived     bool
+	Trusted      bool
+	CreatedAt    int64 // unix ms
+	LastOpenedAt int64 // unix ms; 0 = never
+	Sessions     int
+	Memory       string
+}
+
+const projectColumns = `p.id, p.name, p.root, p.pinned, p.archived, p.trusted, p.created_at,
+	coalesce(p.last_opened_at, 0),
+	(SELECT count(*) FROM sessions s WHERE s.project_id = p.id),
+	coalesce((SELECT k.value FROM kv k WHERE k.namespace = ? AND k.key = p.root), '')`
+
+func scanProject(sc interface{ Scan(...any) error }) (ProjectRow, error) {
+	var p ProjectRow
+	err := sc.Scan(&p.ID, &p.Name, &p.Root, &p.Pinned, &p.Archived, &p.Trusted, &p.CreatedAt,
+		&p.LastOpenedAt, &p.Sessions, &p.Memory)
+	return p, err
+}
+
+// Projects returns every project, archived ones included, ordered by name.
+// memoryNamespace names the kv namespace whose value keyed by the project's
+// root is returned in Memory.
+func (s *Store) Projects(ctx context.Context, memoryNamespace string) ([]ProjectRow, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects p ORDER BY p.name COLLATE NOCASE, p.root`, memoryNamespace)
+	if err != nil {
+		return nil, fmt.Errorf("list projects: %w", Describe(err))
+	}
+	defer rows.Close()
+	var out []ProjectRow
+	for rows.Next() {
+		p, err := scanProject(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list projects: %w", Describe(err))
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list projects: %w", Describe(err))
+	}
+	return out, nil
+}
+
+// ProjectsWhere returns the projects whose column equals value; column is
+// one of "id", "name", "root".
+func (s *Store) ProjectsWhere(ctx context.Context, memoryNamespace, column, value string) ([]ProjectRow, error) {
+	switch column {
+	case "id", "name", "root":
+	default:
+		return nil, fmt.Errorf("projects: cannot look up by %q", column)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects p WHERE p.`+column+` = ? ORDER BY p.root`,
+		memoryNamespace, value)
+	if err != nil {
+		return nil, fmt.Errorf("find project: %w", Describe(err))
+	}
+	defer rows.Close()
+	var out []ProjectRow
+	for rows.Next() {
+		p, err := scanProject(rows)
+		if err != nil {
+			return nil, fmt.Errorf("find project: %w", Describe(err))
+		}
+		out = append(out, p)
+	}
+	return out, Describe(rows.Err())
+}
+
+// InsertProject adds p unless a project with the same root exists, in which
+// case the existing project's id is returned and created is false. The check and the
+// insert share one transaction, so two processes adding the same folder at
+// once still produce one row.
+func (s *Store) InsertProject(ctx context.Context, p ProjectRow) (id string, created bool, err error) {
+	err = s.Write(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT id FROM projects WHERE root = ?`, p.Root).Scan(&id)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return Describe(err)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO projects (id, name, root, pinned, archived, trusted, created_at, last_opened_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0))`,
+			p.ID, p.Name, p.Root, p.Pinned, p.Archived, p.Trusted, p.CreatedAt, p.LastOpenedAt)
+		if err != nil {
+			return Describe(err)
+		}
+		id, created = p.ID, true
+		return nil
+	})
+	if err != nil {
+		return "", false, fmt.Errorf("add project %s: %w", p.Root, err)
+	}
+	return id, created, nil
+}
+
+// UpdateProject sets one column of a project; column is one of "name",
+// "pinned", "archived", "trusted", "last_opened_at".
+func (s *Store) UpdateProject(ctx context.Context, id, column string, value any) error {
+	switch column {
+	case "name", "pinned", "archived", "trusted", "last_opened_at":
+	default:
+		return fmt.Errorf("update project: unknown column %q", column)
+	}
+	return s.Write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE projects SET `+column+` = ? WHERE id = ?`, value, id)
+		if err != nil {
+			return fmt.Errorf("update project %s: %w", id, Describe(err))
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("update project %s: %w", id, ErrNotFound)
+		}
+		return nil
+	})
+}
+
+// DeleteProject removes a project, its sessions (by cascade) and the kv
+// rows of the given namespaces keyed by its root, in one transaction.
+func (s *Store) DeleteProject(ctx context.Context, id string, kvNamespaces ...string) error {
+	return s.Write(ctx, func(tx *sql.Tx) error {
+		var root string
+		if err := tx.QueryRowContext(ctx, `SELECT root FROM projects WHERE id = ?`, id).Scan(&root); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("remove project %s: %w", id, ErrNotFound)
+			}
+			return fmt.Errorf("remove project %s: %w", id, Describe(err))
+		}
+		if len(kvNamespaces) > 0 {
+			q := `DELETE FROM kv WHERE key = ? AND namespace IN (?` + strings.Repeat(",?", len(kvNamespaces)-1) + `)`
+			args := []any{root}
+			for _, ns := range kvNamespaces {
+				args = append(args, ns)
+			}
+			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+				return fmt.Errorf("remove project %s: %w", id, Describe(err))
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM projects WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("remove project %s: %w", id, Describe(err))
+		}
+		return nil
+	})
+}
+
+// InsertSession records a session of a project. Sessions get their full
+// shape with the runtime; the registry needs them to exist, be counted and
+// be removed with their project.
+func (s *Store) InsertSession(ctx context.Context, id, projectID, title string) error {
+	now := s.now().UnixMilli()
+	return s.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, project_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+			id, projectID, title, now, now)
+		if err != nil {
+			return fmt.Errorf("add session: %w", Describe(err))
+		}
+		return nil
+	})
+}
