@@ -1,0 +1,289 @@
+// Package memory holds project memory: user-written notes kept per
+// canonical project root and injected into a runtime's system prompt after
+// the project instructions (ADR 0234, DESIGN §4).
+//
+// The stored form is entries-v1: the entries the editor works with plus a
+// derived plain-text projection, the exact text a runtime receives. Saves
+// are compare-and-swap against the value the caller loaded, so two editors
+// (two terminals, two SSH users, a script) never silently overwrite each
+// other.
+package memory
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Namespace is the kv namespace memory lives in; the key is the canonical
+// project root.
+const Namespace = "projectMemory"
+
+// Format names the stored format.
+const Format = "entries-v1"
+
+// LimitBytes is the most projection text a project may hold.
+const LimitBytes = 32768
+
+// Entry is one memory note. Title is optional.
+type Entry struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Content string `json:"content"`
+}
+
+// Value is the stored JSON object.
+type Value struct {
+	Format    string  `json:"format"`
+	Entries   []Entry `json:"entries"`
+	Content   string  `json:"content"`
+	UpdatedAt int64   `json:"updatedAt"`
+}
+
+// TooLargeError refuses a save whose projection exceeds LimitBytes.
+type TooLargeError struct{ Bytes int }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("memory is too large: %s bytes, the limit is %s bytes; nothing was saved: shorten or remove entries",
+		GroupDigits(e.Bytes), GroupDigits(LimitBytes))
+}
+
+// ErrConflict is returned when a save is based on a value that is no longer
+// the stored one.
+var ErrConflict = errors.New("memory changed; reload")
+
+// Decode reads a stored value: entries-v1, or a legacy {"content": …}
+// record, which reads as one untitled entry (and is rewritten as entries-v1
+// only when saved). The entries are returned normalised and Content is the
+// projection of those entries, whatever the stored content said.
+func Decode(data []byte) (Value, error) {
+	var raw struct {
+		Format    *string          `json:"format"`
+		Entries   *[]Entry         `json:"entries"`
+		Content   *string          `json:"content"`
+		UpdatedAt *json.RawMessage `json:"updatedAt"`
+	}
+	if err := decodeStrict(data, &raw); err != nil {
+		return Value{}, err
+	}
+	var v Value
+	switch {
+	case raw.Format != nil && *raw.Format != Format:
+		return Value{}, fmt.Errorf("unsupported memory format %q (this pi-tui reads %s)", *raw.Format, Format)
+	case raw.Format == nil && raw.Entries == nil:
+		// Legacy record: one untitled entry.
+		if raw.Content != nil {
+			v.Entries = []Entry{{ID: "legacy", Content: *raw.Content}}
+		}
+	default:
+		if raw.Entries != nil {
+			v.Entries = *raw.Entries
+		}
+	}
+	if raw.UpdatedAt != nil {
+		var ms float64
+		if err := json.Unmarshal(*raw.UpdatedAt, &ms); err == nil {
+			v.UpdatedAt = int64(ms)
+		}
+	}
+	v.Format = Format
+	v.Entries = Normalize(v.Entries, nil)
+	v.Content = Project(v.Entries)
+	return v, nil
+}
+
+// EncodeIndent is Encode for people: indented, for `memory show --json`.
+func EncodeIndent(v Value) ([]byte, error) {
+	data, err := Encode(v)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, data, "", "  "); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Encode writes v as stored JSON, recomputing the projection so that the
+// stored content always matches the entries.
+func Encode(v Value) ([]byte, error) {
+	v.Format = Format
+	if v.Entries == nil {
+		v.Entries = []Entry{}
+	}
+	v.Content = Project(v.Entries)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// ParseInput reads what a user hands `memory set`: an entries-v1 object (or
+// a legacy {"content": …}), a JSON array of entries, or plain text, which
+// becomes one untitled entry. Input that starts like JSON must be valid
+// JSON: a typo in a JSON file is an error, not a note.
+func ParseInput(data []byte) ([]Entry, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	switch {
+	case len(trimmed) == 0:
+		return nil, nil
+	case trimmed[0] == '{':
+		v, err := Decode(trimmed)
+		if err != nil {
+			return nil, err
+		}
+		return v.Entries, nil
+	case trimmed[0] == '[':
+		var entries []Entry
+		if err := decodeStrict(trimmed, &entries); err != nil {
+			return nil, err
+		}
+		return Normalize(entries, nil), nil
+	default:
+		return Normalize([]Entry{{Content: string(data)}}, nil), nil
+	}
+}
+
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("invalid memory JSON: %s", jsonErrorText(data, err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("invalid memory JSON: unexpected data after the first value")
+	}
+	return nil
+}
+
+// jsonErrorText gives the line and column of a syntax error, which
+// encoding/json reports only as a byte offset.
+func jsonErrorText(data []byte, err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		line, col := lineCol(data, se.Offset)
+		return fmt.Sprintf("%s at line %d, column %d", se.Error(), line, col)
+	case errors.As(err, &te):
+		line, col := lineCol(data, te.Offset)
+		field := te.Field
+		if field == "" {
+			field = "value"
+		}
+		return fmt.Sprintf("%s must be a %s, not %s (line %d, column %d)", field, jsonType(te.Type.Kind().String()), te.Value, line, col)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "the JSON ends too early"
+	}
+	return err.Error()
+}
+
+func jsonType(kind string) string {
+	switch kind {
+	case "string":
+		return "string"
+	case "slice":
+		return "list"
+	case "struct", "map":
+		return "object"
+	case "int64", "float64", "int":
+		return "number"
+	}
+	return kind
+}
+
+func lineCol(data []byte, off int64) (int, int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off < 0 {
+		off = 0
+	}
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// Normalize makes entries storable: ids non-empty and unique (new ones are
+// generated by newID, or randomly when newID is nil), titles and contents
+// trimmed and valid UTF-8, titles on one line (a title is a heading in the
+// projection), entries with empty content dropped, order kept. Normalising
+// twice gives what normalising once gave.
+func Normalize(in []Entry, newID func() string) []Entry {
+	if newID == nil {
+		newID = NewID
+	}
+	out := make([]Entry, 0, len(in))
+	seen := make(map[string]bool, len(in))
+	for _, e := range in {
+		e.Content = clean(e.Content)
+		if e.Content == "" {
+			continue
+		}
+		e.Title = strings.Join(strings.Fields(clean(e.Title)), " ")
+		e.ID = strings.Join(strings.Fields(clean(e.ID)), "-")
+		for e.ID == "" || seen[e.ID] {
+			e.ID = newID()
+		}
+		seen[e.ID] = true
+		out = append(out, e)
+	}
+	return out
+}
+
+func clean(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.TrimSpace(s)
+}
+
+// Project renders entries as the plain text a runtime receives: entries
+// joined by a blank line; a titled entry is "## <title>", a blank line,
+// then its content.
+func Project(entries []Entry) string {
+	var b strings.Builder
+	for i, e := range entries {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		if e.Title != "" {
+			b.WriteString("## ")
+			b.WriteString(e.Title)
+			b.WriteString("\n\n")
+		}
+		b.WriteString(e.Content)
+	}
+	return b.String()
+}
+
+// NewID returns a fresh random entry id.
+func NewID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "m" + hex.EncodeToString(b[:])
+}
+
+// GroupDigits writes n with thousands separators: 32,768.
+func GroupDigits(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + GroupDigits(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,113 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/pi-tui/pi-tui/store"
+)
+
+// Memory is a project's memory as loaded, with the version a save must be
+// based on.
+type Memory struct {
+	Root      string
+	Entries   []Entry
+	Content   string // the projection, exactly as a runtime receives it
+	UpdatedAt int64  // unix ms; 0 when never saved
+	// Legacy is true when the stored record predates entries-v1.
+	Legacy bool
+	// base is the raw stored value this memory was read from; nil when
+	// nothing was stored. Saves compare against it.
+	base *string
+}
+
+// Bytes is the size of the projection.
+func (m Memory) Bytes() int { return len(m.Content) }
+
+// Service loads and saves project memory in the store.
+type Service struct {
+	st *store.Store
+}
+
+// NewService returns a Service over st.
+func NewService(st *store.Store) *Service { return &Service{st: st} }
+
+// UnreadableError says the stored record could not be decoded. The Memory
+// returned with it is empty but carries the stored version, so a user can
+// replace the record with a save.
+type UnreadableError struct {
+	Root string
+	Err  error
+}
+
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("stored memory for %s cannot be read (%v); saving new memory replaces it", e.Root, e.Err)
+}
+func (e *UnreadableError) Unwrap() error { return e.Err }
+
+// Load returns the memory of the project at the canonical root.
+func (s *Service) Load(ctx context.Context, root string) (Memory, error) {
+	kv, found, err := s.st.GetKV(ctx, Namespace, root)
+	if err != nil {
+		return Memory{}, fmt.Errorf("load memory for %s: %w", root, err)
+	}
+	m := Memory{Root: root, Entries: []Entry{}}
+	if !found {
+		return m, nil
+	}
+	raw := kv.Value
+	m.base = &raw
+	v, err := Decode([]byte(raw))
+	if err != nil {
+		return m, &UnreadableError{Root: root, Err: err}
+	}
+	m.Entries, m.Content, m.UpdatedAt = v.Entries, v.Content, v.UpdatedAt
+	m.Legacy = !isEntriesV1(raw)
+	return m, nil
+}
+
+func isEntriesV1(raw string) bool {
+	var probe struct {
+		Format string `json:"format"`
+	}
+	return decodeStrict([]byte(raw), &probe) == nil && probe.Format == Format
+}
+
+// Save normalises entries and stores them for base.Root, provided the
+// stored value is still the one base was loaded from. It refuses a
+// projection over LimitBytes (*TooLargeError) and a stale base
+// (ErrConflict); in both cases nothing stored changes.
+func (s *Service) Save(ctx context.Context, base Memory, entries []Entry) (Memory, error) {
+	entries = Normalize(entries, nil)
+	content := Project(entries)
+	if len(content) > LimitBytes {
+		return base, &TooLargeError{Bytes: len(content)}
+	}
+	now := s.st.Now().UnixMilli()
+	data, err := Encode(Value{Entries: entries, UpdatedAt: now})
+	if err != nil {
+		return base, fmt.Errorf("save memory for %s: %w", base.Root, err)
+	}
+	value := string(data)
+	if err := s.st.CompareAndSwapKV(ctx, Namespace, base.Root, base.base, value); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return base, ErrConflict
+		}
+		return base, fmt.Errorf("save memory for %s: %w", base.Root, err)
+	}
+	return Memory{Root: base.Root, Entries: entries, Content: content, UpdatedAt: now, base: &value}, nil
+}
+
+// Summary counts the entries and projection bytes of a raw stored value,
+// for listings. An unreadable value counts as empty.
+func Summary(raw string) (entries, bytes int) {
+	if raw == "" {
+		return 0, 0
+	}
+	v, err := Decode([]byte(raw))
+	if err != nil {
+		return 0, 0
+	}
+	return len(v.Entries), len(v.Content)
+}
