@@ -1,0 +1,102 @@
+// Package paths decides where pi-tui's files live: the agent dir shared
+// with pi (instructions, models, settings) and pi-tui's own data dir (the
+// database, keys, logs). The environment is passed in, never read from
+// globals, so tests and SSH sessions can each have their own.
+package paths
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+
+	"github.com/pi-tui/pi-tui/store"
+)
+
+// Env looks up an environment variable; os.Getenv fits.
+type Env func(string) string
+
+// Places are the directories in use.
+type Places struct {
+	AgentDir string
+	DataDir  string
+	Home     string
+}
+
+// Database is the path of the SQLite database.
+func (p Places) Database() string { return filepath.Join(p.DataDir, store.FileName) }
+
+// Resolve applies DESIGN §2: the agent dir is --agent-dir, else
+// $PI_CODING_AGENT_DIR (a leading ~ expanded), else ~/.pi/agent; the data dir
+// is --data-dir, else $PI_TUI_DATA_DIR, else $XDG_DATA_HOME/pi-tui, else
+// ~/.local/share/pi-tui. Relative results are made absolute.
+func Resolve(agentFlag, dataFlag string, env Env) (Places, error) {
+	home := env("HOME")
+	p := Places{Home: home}
+	needHome := func() error {
+		if home == "" {
+			return errors.New("HOME is not set: pass --agent-dir and --data-dir")
+		}
+		return nil
+	}
+	switch {
+	case agentFlag != "":
+		p.AgentDir = ExpandHome(agentFlag, home)
+	case env("PI_CODING_AGENT_DIR") != "":
+		p.AgentDir = ExpandHome(env("PI_CODING_AGENT_DIR"), home)
+	default:
+		if err := needHome(); err != nil {
+			return p, err
+		}
+		p.AgentDir = filepath.Join(home, ".pi", "agent")
+	}
+	switch {
+	case dataFlag != "":
+		p.DataDir = ExpandHome(dataFlag, home)
+	case env("PI_TUI_DATA_DIR") != "":
+		p.DataDir = ExpandHome(env("PI_TUI_DATA_DIR"), home)
+	case env("XDG_DATA_HOME") != "":
+		p.DataDir = filepath.Join(ExpandHome(env("XDG_DATA_HOME"), home), "pi-tui")
+	default:
+		if err := needHome(); err != nil {
+			return p, err
+		}
+		p.DataDir = filepath.Join(home, ".local", "share", "pi-tui")
+	}
+	var err error
+	if p.AgentDir, err = filepath.Abs(p.AgentDir); err != nil {
+		return p, err
+	}
+	if p.DataDir, err = filepath.Abs(p.DataDir); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// ExpandHome expands a leading "~" or "~/" as pi does; "~user" is left alone.
+func ExpandHome(path, home string) string {
+	if home == "" {
+		return path
+	}
+	if path == "~" {
+		return home
+	}
+	if strings.HasPrefix(path, "~/") {
+		return filepath.Join(home, path[2:])
+	}
+	return path
+}
+
+// Tilde writes path with "~" for the home directory, for display.
+func Tilde(path, home string) string {
+	if home == "" || home == "/" {
+		return path
+	}
+	home = filepath.Clean(home)
+	if path == home {
+		return "~"
+	}
+	if rest, ok := strings.CutPrefix(path, home+string(filepath.Separator)); ok {
+		return "~/" + filepath.ToSlash(rest)
+	}
+	return path
+}

@@ -1,0 +1,276 @@
+// Package projects is the registry of project folders: canonical roots,
+// names, pin/archive/trust flags and last-opened times. A project is known
+// by its canonical root (absolute, clean, symlinks resolved), so a folder
+// reached through a link or a relative path is still one project.
+package projects
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/store"
+)
+
+// Project is one registered project with what a listing shows about it.
+type Project struct {
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	Root          string `json:"root"`
+	Pinned        bool   `json:"pinned"`
+	Archived      bool   `json:"archived"`
+	Trusted       bool   `json:"trusted"`
+	Missing       bool   `json:"missing"`
+	MemoryEntries int    `json:"memoryEntries"`
+	MemoryBytes   int    `json:"memoryBytes"`
+	Sessions      int    `json:"sessions"`
+	LastOpenedAt  *int64 `json:"lastOpenedAt"` // unix ms; null when never opened
+	CreatedAt     int64  `json:"-"`
+}
+
+// Registry manages projects in the store.
+type Registry struct {
+	st *store.Store
+}
+
+// NewRegistry returns a Registry over st.
+func NewRegistry(st *store.Store) *Registry { return &Registry{st: st} }
+
+// NotFoundError says no project matches what the user typed.
+type NotFoundError struct{ Query string }
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("no project matches %q; see `pi-tui projects list --all`", e.Query)
+}
+
+// AmbiguousError says a name matches several projects; it lists them so
+// the user can pick one by id or path.
+type AmbiguousError struct {
+	Query   string
+	Matches []Project
+}
+
+func (e *AmbiguousError) Error() string {
+	var parts []string
+	for _, p := range e.Matches {
+		parts = append(parts, fmt.Sprintf("%s (%s)", p.ID, p.Root))
+	}
+	return fmt.Sprintf("%q names %d projects: %s; use an id or a path", e.Query, len(e.Matches), strings.Join(parts, ", "))
+}
+
+// Canonical turns a user-typed path into a project root: absolute, clean,
+// symlinks resolved, and an existing directory.
+func Canonical(path string) (string, error) {
+	if strings.ContainsRune(path, 0) {
+		return "", fmt.Errorf("%q is not a valid path", path)
+	}
+	if strings.TrimSpace(path) == "" {
+		return "", errors.New("no path given")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return "", fmt.Errorf("%s does not exist", abs)
+		case errors.Is(err, fs.ErrPermission):
+			return "", fmt.Errorf("%s cannot be read: permission denied", abs)
+		}
+		return "", fmt.Errorf("%s: %w", abs, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", abs, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", abs)
+	}
+	return real, nil
+}
+
+// Add registers the folder at path. Adding a folder that is already
+// registered (by any path that leads to it) returns the existing project
+// and created = false; its name and flags are left as they were.
+func (r *Registry) Add(ctx context.Context, path, name string, trusted bool) (p Project, created bool, err error) {
+	root, err := Canonical(path)
+	if err != nil {
+		return Project{}, false, fmt.Errorf("add project: %w", err)
+	}
+	name = cleanName(name)
+	if name == "" {
+		name = filepath.Base(root)
+	}
+	row := store.ProjectRow{
+		ID: newID(), Name: name, Root: root, Trusted: trusted,
+		CreatedAt: r.st.Now().UnixMilli(),
+	}
+	id, created, err := r.st.InsertProject(ctx, row)
+	if err != nil {
+		return Project{}, false, err
+	}
+	p, err = r.Get(ctx, id)
+	return p, created, err
+}
+
+func cleanName(name string) string {
+	return strings.Join(strings.Fields(name), " ")
+}
+
+func newID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "p" + hex.EncodeToString(b[:])
+}
+
+// Get returns the project with the given id.
+func (r *Registry) Get(ctx context.Context, id string) (Project, error) {
+	rows, err := r.st.ProjectsWhere(ctx, memory.Namespace, "id", id)
+	if err != nil {
+		return Project{}, err
+	}
+	if len(rows) == 0 {
+		return Project{}, &NotFoundError{Query: id}
+	}
+	return fromRow(rows[0]), nil
+}
+
+// List returns projects: pinned first, then the rest, archived last, each
+// group by name. Archived projects are included only when all is true.
+func (r *Registry) List(ctx context.Context, all bool) ([]Project, error) {
+	rows, err := r.st.Projects(ctx, memory.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Project, 0, len(rows))
+	for _, row := range rows {
+		if row.Archived && !all {
+			continue
+		}
+		out = append(out, fromRow(row))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return group(out[i]) < group(out[j]) })
+	return out, nil
+}
+
+func group(p Project) int {
+	switch {
+	case p.Archived:
+		return 2
+	case p.Pinned:
+		return 0
+	}
+	return 1
+}
+
+func fromRow(row store.ProjectRow) Project {
+	p := Project{
+		ID: row.ID, Name: row.Name, Root: row.Root, Pinned: row.Pinned, Archived: row.Archived,
+		Trusted: row.Trusted, Sessions: row.Sessions, CreatedAt: row.CreatedAt,
+	}
+	if row.LastOpenedAt != 0 {
+		t := row.LastOpenedAt
+		p.LastOpenedAt = &t
+	}
+	p.MemoryEntries, p.MemoryBytes = memory.Summary(row.Memory)
+	if fi, err := os.Stat(row.Root); err != nil || !fi.IsDir() {
+		p.Missing = err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+	}
+	return p
+}
+
+// Find resolves what a user typed for PROJECT: an id, a name, or a path
+// (which need not exist any more, so a vanished project can still be
+// named). A name shared by several projects is an *AmbiguousError.
+func (r *Registry) Find(ctx context.Context, query string) (Project, error) {
+	q := strings.TrimSpace(query)
+	if q == "" {
+		return Project{}, errors.New("no project given")
+	}
+	if rows, err := r.st.ProjectsWhere(ctx, memory.Namespace, "id", q); err != nil {
+		return Project{}, err
+	} else if len(rows) == 1 {
+		return fromRow(rows[0]), nil
+	}
+	rows, err := r.st.ProjectsWhere(ctx, memory.Namespace, "name", cleanName(q))
+	if err != nil {
+		return Project{}, err
+	}
+	switch len(rows) {
+	case 1:
+		return fromRow(rows[0]), nil
+	case 0:
+	default:
+		matches := make([]Project, len(rows))
+		for i, row := range rows {
+			matches[i] = fromRow(row)
+		}
+		return Project{}, &AmbiguousError{Query: q, Matches: matches}
+	}
+	// A path: canonical when it exists, lexical when it has vanished.
+	candidates := []string{}
+	if root, err := Canonical(q); err == nil {
+		candidates = append(candidates, root)
+	}
+	if abs, err := filepath.Abs(q); err == nil {
+		candidates = append(candidates, abs)
+	}
+	for _, c := range candidates {
+		rows, err := r.st.ProjectsWhere(ctx, memory.Namespace, "root", c)
+		if err != nil {
+			return Project{}, err
+		}
+		if len(rows) == 1 {
+			return fromRow(rows[0]), nil
+		}
+	}
+	return Project{}, &NotFoundError{Query: q}
+}
+
+// Rename gives a project a new display name.
+func (r *Registry) Rename(ctx context.Context, id, name string) error {
+	name = cleanName(name)
+	if name == "" {
+		return errors.New("rename project: the new name is empty")
+	}
+	return r.st.UpdateProject(ctx, id, "name", name)
+}
+
+// SetPinned pins or unpins a project.
+func (r *Registry) SetPinned(ctx context.Context, id string, v bool) error {
+	return r.st.UpdateProject(ctx, id, "pinned", v)
+}
+
+// SetArchived archives or restores a project. Archiving hides it from the
+// default listing; nothing is deleted.
+func (r *Registry) SetArchived(ctx context.Context, id string, v bool) error {
+	return r.st.UpdateProject(ctx, id, "archived", v)
+}
+
+// SetTrusted trusts or untrusts a project. Only trusted projects get nested
+// instructions.
+func (r *Registry) SetTrusted(ctx context.Context, id string, v bool) error {
+	return r.st.UpdateProject(ctx, id, "trusted", v)
+}
+
+// MarkOpened records that the project was opened now.
+func (r *Registry) MarkOpened(ctx context.Context, id string) error {
+	return r.st.UpdateProject(ctx, id, "last_opened_at", r.st.Now().UnixMilli())
+}
+
+// Remove forgets a project: its row, its sessions and its memory. The
+// folder on disk is never touched.
+func (r *Registry) Remove(ctx context.Context, id string) error {
+	return r.st.DeleteProject(ctx, id, memory.Namespace)
+}

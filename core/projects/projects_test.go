@@ -1,0 +1,228 @@
+package projects
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/store"
+)
+
+func newRegistry(t *testing.T) (*Registry, *store.Store) {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return NewRegistry(st), st
+}
+
+func TestAddCanonicalisesAndDeduplicates(t *testing.T) {
+	ctx := context.Background()
+	reg, _ := newRegistry(t)
+	base := t.TempDir()
+	real := filepath.Join(base, "src", "api")
+	if err := os.MkdirAll(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "api-link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	canon, _ := filepath.EvalSymlinks(real)
+
+	p, created, err := reg.Add(ctx, link, "", false)
+	if err != nil || !created {
+		t.Fatalf("add = %+v %v %v", p, created, err)
+	}
+	if p.Root != canon || p.Name != "api" || p.Trusted {
+		t.Errorf("project = %+v, want root %s, name api, untrusted", p, canon)
+	}
+	// Same folder by its real path, with a trailing slash and a detour.
+	for _, again := range []string{real, real + "/", filepath.Join(real, "..", "api")} {
+		q, created, err := reg.Add(ctx, again, "other", true)
+		if err != nil || created || q.ID != p.ID || q.Name != "api" {
+			t.Errorf("re-add %s = %+v %v %v; want the existing project unchanged", again, q, created, err)
+		}
+	}
+	// Relative path from the working directory.
+	t.Chdir(filepath.Join(base, "src"))
+	q, created, err := reg.Add(ctx, "api", "", false)
+	if err != nil || created || q.ID != p.ID {
+		t.Errorf("relative re-add = %+v %v %v", q, created, err)
+	}
+	list, _ := reg.List(ctx, true)
+	if len(list) != 1 {
+		t.Errorf("%d projects after adding one folder four ways", len(list))
+	}
+}
+
+func TestAddRefusesWhatIsNotADirectory(t *testing.T) {
+	ctx := context.Background()
+	reg, _ := newRegistry(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file.txt")
+	os.WriteFile(file, []byte("x"), 0o644)
+	dangling := filepath.Join(dir, "dangling")
+	os.Symlink(filepath.Join(dir, "nowhere"), dangling)
+	for path, want := range map[string]string{
+		file:                          "is not a directory",
+		filepath.Join(dir, "missing"): "does not exist",
+		dangling:                      "does not exist",
+		"":                            "no path",
+		"bad\x00path":                 "not a valid path",
+	} {
+		_, _, err := reg.Add(ctx, path, "", false)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Add(%q) = %v, want %q", path, err, want)
+		}
+	}
+}
+
+func TestFlagsListingAndMissing(t *testing.T) {
+	ctx := context.Background()
+	reg, _ := newRegistry(t)
+	base := t.TempDir()
+	var ids []string
+	for _, name := range []string{"zeta", "alpha", "mid"} {
+		dir := filepath.Join(base, name)
+		os.Mkdir(dir, 0o755)
+		p, _, err := reg.Add(ctx, dir, "", name == "alpha")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.ID)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(reg.SetPinned(ctx, ids[0], true))   // zeta pinned
+	must(reg.SetArchived(ctx, ids[2], true)) // mid archived
+	must(reg.MarkOpened(ctx, ids[1]))
+	must(reg.Rename(ctx, ids[1], "  Alpha   One "))
+
+	names := func(all bool) string {
+		list, err := reg.List(ctx, all)
+		must(err)
+		var s []string
+		for _, p := range list {
+			s = append(s, p.Name)
+		}
+		return strings.Join(s, ",")
+	}
+	if got := names(false); got != "zeta,Alpha One" {
+		t.Errorf("default list = %s", got)
+	}
+	if got := names(true); got != "zeta,Alpha One,mid" {
+		t.Errorf("--all list = %s", got)
+	}
+	p, _ := reg.Get(ctx, ids[1])
+	if p.LastOpenedAt == nil || !p.Trusted {
+		t.Errorf("alpha = %+v", p)
+	}
+	must(reg.SetArchived(ctx, ids[2], false))
+	if got := names(false); got != "zeta,Alpha One,mid" {
+		t.Errorf("after restore = %s", got)
+	}
+	if err := reg.Rename(ctx, ids[1], " \t"); err == nil {
+		t.Error("an empty name was accepted")
+	}
+
+	// A vanished folder stays listed, marked missing, and can still be named by path.
+	os.RemoveAll(filepath.Join(base, "mid"))
+	list, _ := reg.List(ctx, false)
+	var found bool
+	for _, p := range list {
+		if p.Name == "mid" {
+			found = true
+			if !p.Missing {
+				t.Error("vanished folder not marked missing")
+			}
+		} else if p.Missing {
+			t.Errorf("%s marked missing", p.Name)
+		}
+	}
+	if !found {
+		t.Fatal("vanished project dropped from the list")
+	}
+	if q, err := reg.Find(ctx, filepath.Join(base, "mid")); err != nil || q.ID != ids[2] {
+		t.Errorf("find vanished by path = %+v, %v", q, err)
+	}
+}
+
+func TestFindByIDNamePathAndAmbiguity(t *testing.T) {
+	ctx := context.Background()
+	reg, _ := newRegistry(t)
+	base := t.TempDir()
+	a := filepath.Join(base, "one", "api")
+	b := filepath.Join(base, "two", "api")
+	os.MkdirAll(a, 0o755)
+	os.MkdirAll(b, 0o755)
+	pa, _, _ := reg.Add(ctx, a, "", false)
+	pb, _, _ := reg.Add(ctx, b, "", false)
+
+	if p, err := reg.Find(ctx, pa.ID); err != nil || p.ID != pa.ID {
+		t.Errorf("by id: %+v %v", p, err)
+	}
+	if p, err := reg.Find(ctx, b); err != nil || p.ID != pb.ID {
+		t.Errorf("by path: %+v %v", p, err)
+	}
+	_, err := reg.Find(ctx, "api")
+	var amb *AmbiguousError
+	if !errors.As(err, &amb) || len(amb.Matches) != 2 || !strings.Contains(err.Error(), pa.ID) || !strings.Contains(err.Error(), pb.ID) {
+		t.Errorf("ambiguous name: %v", err)
+	}
+	reg.Rename(ctx, pb.ID, "api-two")
+	if p, err := reg.Find(ctx, "api"); err != nil || p.ID != pa.ID {
+		t.Errorf("unique name: %+v %v", p, err)
+	}
+	var nf *NotFoundError
+	if _, err := reg.Find(ctx, "nothing-like-it"); !errors.As(err, &nf) {
+		t.Errorf("unknown: %v", err)
+	}
+}
+
+func TestRemoveDeletesRowSessionsAndMemoryButNotTheFolder(t *testing.T) {
+	ctx := context.Background()
+	reg, st := newRegistry(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("keep me"), 0o644)
+	p, _, _ := reg.Add(ctx, dir, "", false)
+	if err := st.InsertSession(ctx, "s1", p.ID, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	mem := memory.NewService(st)
+	base, _ := mem.Load(ctx, p.Root)
+	if _, err := mem.Save(ctx, base, []memory.Entry{{Content: "note"}}); err != nil {
+		t.Fatal(err)
+	}
+	p, _ = reg.Get(ctx, p.ID)
+	if p.Sessions != 1 || p.MemoryEntries != 1 || p.MemoryBytes != 4 {
+		t.Errorf("before remove: %+v", p)
+	}
+	if err := reg.Remove(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reg.Get(ctx, p.ID); err == nil {
+		t.Error("project still there")
+	}
+	if m, _ := mem.Load(ctx, p.Root); m.Content != "" {
+		t.Error("memory survived removal")
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "AGENTS.md")); err != nil || string(data) != "keep me" {
+		t.Error("the folder on disk was touched")
+	}
+	// Adding it again starts clean.
+	q, created, _ := reg.Add(ctx, dir, "", false)
+	if !created || q.Sessions != 0 || q.MemoryEntries != 0 {
+		t.Errorf("re-added = %+v", q)
+	}
+}
