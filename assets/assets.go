@@ -1,0 +1,17 @@
+// Package assets holds the files pi-tui ships inside its binary: the
+// starter AGENTS.md a project gets when it has none, and the provider
+// guidance templates a user can copy into the agent dir.
+package assets
+
+import "embed"
+
+// StarterAgents is written to R/AGENTS.md when a user opens the editor on a
+// project that has no AGENTS.md yet. It is a scaffold to fill in, not rules.
+//
+//go:embed AGENTS.md
+var StarterAgents string
+
+// Templates holds CLAUDE.md, CODEX.md and GEMINI.md under templates/.
+//
+//go:embed templates/*.md
+var Templates embed.FS

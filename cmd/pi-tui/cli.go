@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/store"
+)
+
+const helpText = `pi-tui: a terminal home for the pi coding agent
+
+Usage:
+  pi-tui [--data-dir D] [--agent-dir A]                 open the terminal UI (this build: this help)
+  pi-tui projects list [--all] [--json]
+  pi-tui projects add PATH [--name NAME] [--trust]
+  pi-tui projects rename PROJECT NAME
+  pi-tui projects pin|unpin|archive|restore|trust|untrust|remove PROJECT
+  pi-tui memory show [--json] PROJECT
+  pi-tui memory set PROJECT --file F                    F: entries-v1 JSON, a JSON array of entries,
+                                                        or plain text; - reads standard input
+  pi-tui help
+
+PROJECT is a registered project's id, name or path.
+
+Global flags (anywhere on the line):
+  --data-dir D    pi-tui's data (database, logs); default $PI_TUI_DATA_DIR,
+                  else $XDG_DATA_HOME/pi-tui, else ~/.local/share/pi-tui
+  --agent-dir A   pi's agent dir (AGENTS.md, models.json, settings.json);
+                  default $PI_CODING_AGENT_DIR, else ~/.pi/agent
+
+Exit status: 0 success, 1 failure (one line on stderr), 2 bad usage.
+`
+
+// usageError marks a mistake on the command line (exit status 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// app carries what one invocation needs. Nothing here is global: tests run
+// many invocations side by side.
+type app struct {
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	env    paths.Env
+
+	agentDir string // flag values
+	dataDir  string
+
+	st *store.Store
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env paths.Env) int {
+	a := &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, env: env}
+	defer a.close()
+	err := a.dispatch(args)
+	if err == nil {
+		return 0
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "pi-tui: %s (see pi-tui help)\n", oneLine(err.Error()))
+		return 2
+	}
+	fmt.Fprintf(stderr, "pi-tui: %s\n", oneLine(err.Error()))
+	return 1
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func (a *app) close() {
+	if a.st != nil {
+		a.st.Close()
+	}
+}
+
+// flags returns a FlagSet for a subcommand with the global flags on it.
+func (a *app) flags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&a.dataDir, "data-dir", a.dataDir, "data dir")
+	fs.StringVar(&a.agentDir, "agent-dir", a.agentDir, "agent dir")
+	return fs
+}
+
+// parse parses flags that may stand before, between or after positional
+// arguments, as in `memory set PROJECT --file F`. "--" ends the flags.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos, rest []string
+	for i, arg := range args {
+		if arg == "--" {
+			rest = args[i+1:]
+			args = args[:i]
+			break
+		}
+	}
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usagef("%s: %v", fs.Name(), err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func (a *app) dispatch(args []string) error {
+	fs := a.flags("pi-tui")
+	help := fs.Bool("help", false, "")
+	fs.BoolVar(help, "h", false, "")
+	// Global flags before the subcommand.
+	if err := fs.Parse(args); err != nil {
+		return usagef("%v", err)
+	}
+	args = fs.Args()
+	if *help || len(args) == 0 {
+		// The terminal UI is not in this build yet: the bare command helps.
+		fmt.Fprint(a.stdout, helpText)
+		return nil
+	}
+	switch args[0] {
+	case "help":
+		fmt.Fprint(a.stdout, helpText)
+		return nil
+	case "projects":
+		return a.projects(args[1:])
+	case "memory":
+		return a.memory(args[1:])
+	}
+	return usagef("unknown command %q", args[0])
+}
+
+func (a *app) places() (paths.Places, error) {
+	return paths.Resolve(a.agentDir, a.dataDir, a.env)
+}
+
+// open opens the store for commands that need it.
+func (a *app) open() (*store.Store, error) {
+	if a.st != nil {
+		return a.st, nil
+	}
+	pl, err := a.places()
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(a.ctx, pl.Database(), store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	a.st = st
+	return st, nil
+}
+
+func (a *app) registry() (*projects.Registry, error) {
+	st, err := a.open()
+	if err != nil {
+		return nil, err
+	}
+	return projects.NewRegistry(st), nil
+}
+
+func (a *app) memoryService() (*memory.Service, error) {
+	st, err := a.open()
+	if err != nil {
+		return nil, err
+	}
+	return memory.NewService(st), nil
+}
+
+// helpFor prints a subcommand's usage lines when asked with -h.
+func (a *app) helpFor(prefix string) error {
+	for _, line := range strings.Split(helpText, "\n") {
+		if strings.Contains(line, prefix) {
+			fmt.Fprintln(a.stdout, strings.TrimSpace(line))
+		}
+	}
+	return nil
+}

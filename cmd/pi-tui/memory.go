@@ -1,0 +1,162 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/pi-tui/pi-tui/core/memory"
+)
+
+// maxMemoryInput bounds what `memory set` reads: far above anything that
+// could fit the 32 KiB limit, far below anything that could hurt.
+const maxMemoryInput = 4 << 20
+
+func (a *app) memory(args []string) error {
+	if len(args) == 0 {
+		return usagef("memory: name a subcommand: show, set")
+	}
+	sub, args := args[0], args[1:]
+	switch sub {
+	case "show":
+		return a.memoryShow(args)
+	case "set":
+		return a.memorySet(args)
+	case "-h", "--help", "help":
+		return a.helpFor("pi-tui memory")
+	}
+	return usagef("memory: unknown subcommand %q", sub)
+}
+
+func (a *app) memoryShow(args []string) error {
+	fs := a.flags("memory show")
+	asJSON := fs.Bool("json", false, "")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return a.helpFor("memory show")
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("memory show needs exactly one PROJECT")
+	}
+	_, p, err := a.find(pos[0])
+	if err != nil {
+		return err
+	}
+	svc, err := a.memoryService()
+	if err != nil {
+		return err
+	}
+	m, err := svc.Load(a.ctx, p.Root)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		data, err := memory.EncodeIndent(memory.Value{Entries: m.Entries, UpdatedAt: m.UpdatedAt})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(a.stdout, "%s\n", data)
+		return err
+	}
+	if m.Content == "" {
+		fmt.Fprintf(a.stderr, "%s has no memory yet; add some with: pi-tui memory set %s --file F\n", p.Name, p.ID)
+		return nil
+	}
+	_, err = fmt.Fprintln(a.stdout, m.Content)
+	return err
+}
+
+func (a *app) memorySet(args []string) error {
+	fs := a.flags("memory set")
+	file := fs.String("file", "", "")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return a.helpFor("memory set")
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("memory set needs exactly one PROJECT")
+	}
+	if *file == "" {
+		return usagef("memory set needs --file F (- for standard input)")
+	}
+	data, err := a.readInput(*file)
+	if err != nil {
+		return err
+	}
+	entries, err := memory.ParseInput(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", *file, err)
+	}
+	_, p, err := a.find(pos[0])
+	if err != nil {
+		return err
+	}
+	svc, err := a.memoryService()
+	if err != nil {
+		return err
+	}
+	base, err := svc.Load(a.ctx, p.Root)
+	var unreadable *memory.UnreadableError
+	if errors.As(err, &unreadable) {
+		fmt.Fprintf(a.stderr, "pi-tui: warning: %v\n", err)
+	} else if err != nil {
+		return err
+	}
+	m, err := svc.Save(a.ctx, base, entries)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "saved memory for %s: %s, %s of %s bytes\n", p.Name, plural(len(m.Entries), "entry", "entries"),
+		memory.GroupDigits(m.Bytes()), memory.GroupDigits(memory.LimitBytes))
+	return nil
+}
+
+// readInput reads a user's input file, or standard input for "-", refusing
+// directories, devices and anything over maxMemoryInput.
+func (a *app) readInput(name string) ([]byte, error) {
+	var r io.Reader = a.stdin
+	if name != "-" {
+		fi, err := os.Stat(name)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, plainErr(err))
+		}
+		if fi.IsDir() {
+			return nil, fmt.Errorf("read %s: it is a directory, not a file", name)
+		}
+		if m := fi.Mode(); m&(os.ModeDevice|os.ModeSocket|os.ModeCharDevice) != 0 {
+			return nil, fmt.Errorf("read %s: it is a device or socket, not a file", name)
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, plainErr(err))
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxMemoryInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, plainErr(err))
+	}
+	if len(data) > maxMemoryInput {
+		return nil, fmt.Errorf("read %s: the file is over %d MiB; memory holds at most %s bytes", name, maxMemoryInput>>20, memory.GroupDigits(memory.LimitBytes))
+	}
+	return data, nil
+}
+
+// plainErr strips the "open NAME:" prefix of *PathError, since callers
+// name the file themselves.
+func plainErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/projects"
+)
+
+func (a *app) projects(args []string) error {
+	if len(args) == 0 {
+		return usagef("projects: name a subcommand: list, add, rename, pin, unpin, archive, restore, trust, untrust, remove")
+	}
+	sub, args := args[0], args[1:]
+	switch sub {
+	case "list":
+		return a.projectsList(args)
+	case "add":
+		return a.projectsAdd(args)
+	case "rename":
+		return a.projectsRename(args)
+	case "pin", "unpin", "archive", "restore", "trust", "untrust", "remove":
+		return a.projectsFlag(sub, args)
+	case "-h", "--help", "help":
+		return a.helpFor("pi-tui projects")
+	}
+	return usagef("projects: unknown subcommand %q", sub)
+}
+
+func (a *app) projectsList(args []string) error {
+	fs := a.flags("projects list")
+	all := fs.Bool("all", false, "")
+	asJSON := fs.Bool("json", false, "")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return a.helpFor("projects list")
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("projects list takes no arguments, got %q", pos[0])
+	}
+	reg, err := a.registry()
+	if err != nil {
+		return err
+	}
+	list, err := reg.List(a.ctx, *all)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(a.stdout, "No projects yet. Add one with: pi-tui projects add PATH")
+		return nil
+	}
+	home := a.env("HOME")
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tID\tROOT\tMEMORY\tSESSIONS\tLAST OPENED\tSTATE")
+	for _, p := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", p.Name, p.ID, paths.Tilde(p.Root, home),
+			memoryCell(p), p.Sessions, openedCell(p.LastOpenedAt), stateCell(p))
+	}
+	return tw.Flush()
+}
+
+func memoryCell(p projects.Project) string {
+	if p.MemoryEntries == 0 {
+		return "-"
+	}
+	return plural(p.MemoryEntries, "entry", "entries") + ", " + humanBytes(p.MemoryBytes)
+}
+
+func openedCell(ms *int64) string {
+	if ms == nil {
+		return "never"
+	}
+	return time.UnixMilli(*ms).Local().Format("2006-01-02 15:04")
+}
+
+func stateCell(p projects.Project) string {
+	var s []string
+	if p.Missing {
+		s = append(s, "MISSING")
+	}
+	if p.Pinned {
+		s = append(s, "pinned")
+	}
+	if p.Archived {
+		s = append(s, "archived")
+	}
+	if p.Trusted {
+		s = append(s, "trusted")
+	} else {
+		s = append(s, "untrusted")
+	}
+	return strings.Join(s, ",")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func humanBytes(n int) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1024*1024))
+}
+
+func (a *app) projectsAdd(args []string) error {
+	fs := a.flags("projects add")
+	name := fs.String("name", "", "")
+	trust := fs.Bool("trust", false, "")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return a.helpFor("projects add")
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("projects add needs exactly one PATH")
+	}
+	reg, err := a.registry()
+	if err != nil {
+		return err
+	}
+	p, created, err := reg.Add(a.ctx, pos[0], *name, *trust)
+	if err != nil {
+		return err
+	}
+	home := a.env("HOME")
+	if !created {
+		fmt.Fprintf(a.stdout, "already registered: %s (%s) at %s\n", p.Name, p.ID, paths.Tilde(p.Root, home))
+		return nil
+	}
+	trustNote := "untrusted: nested instructions stay off until you run pi-tui projects trust " + p.ID
+	if p.Trusted {
+		trustNote = "trusted"
+	}
+	fmt.Fprintf(a.stdout, "added %s (%s) at %s, %s\n", p.Name, p.ID, paths.Tilde(p.Root, home), trustNote)
+	return nil
+}
+
+func (a *app) find(query string) (*projects.Registry, projects.Project, error) {
+	reg, err := a.registry()
+	if err != nil {
+		return nil, projects.Project{}, err
+	}
+	p, err := reg.Find(a.ctx, query)
+	return reg, p, err
+}
+
+func (a *app) projectsRename(args []string) error {
+	fs := a.flags("projects rename")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return a.helpFor("projects rename")
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usagef("projects rename needs PROJECT and NAME")
+	}
+	reg, p, err := a.find(pos[0])
+	if err != nil {
+		return err
+	}
+	if err := reg.Rename(a.ctx, p.ID, pos[1]); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "renamed %s (%s) to %s\n", p.Name, p.ID, strings.Join(strings.Fields(pos[1]), " "))
+	return nil
+}
+
+func (a *app) projectsFlag(sub string, args []string) error {
+	fs := a.flags("projects " + sub)
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return a.helpFor("projects pin")
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("projects %s needs exactly one PROJECT", sub)
+	}
+	reg, p, err := a.find(pos[0])
+	if err != nil {
+		return err
+	}
+	var did string
+	switch sub {
+	case "pin", "unpin":
+		err, did = reg.SetPinned(a.ctx, p.ID, sub == "pin"), sub+"ned"
+	case "archive":
+		err, did = reg.SetArchived(a.ctx, p.ID, true), "archived (hidden from the list; restore brings it back)"
+	case "restore":
+		err, did = reg.SetArchived(a.ctx, p.ID, false), "restored"
+	case "trust":
+		err, did = reg.SetTrusted(a.ctx, p.ID, true), "trusted: nested instructions will load"
+	case "untrust":
+		err, did = reg.SetTrusted(a.ctx, p.ID, false), "untrusted: only root instructions will load"
+	case "remove":
+		err = reg.Remove(a.ctx, p.ID)
+		did = fmt.Sprintf("removed with its %s and its memory; the folder %s was not touched",
+			plural(p.Sessions, "session", "sessions"), paths.Tilde(p.Root, a.env("HOME")))
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%s (%s) %s\n", p.Name, p.ID, did)
+	return nil
+}
