@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"modernc.org/sqlite"
@@ -167,6 +168,9 @@ func checkExisting(path string) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		return fmt.Errorf("open store %s: the data dir %s is not a directory; pass another --data-dir", path, filepath.Dir(path))
+	}
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", path, describe(err))
 	}
@@ -246,6 +250,17 @@ func (s *Store) migrate(ctx context.Context, ms []migration) error {
 	var mode string
 	if err := s.w.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
 		return fmt.Errorf("open store %s: %w", s.path, Describe(err))
+	}
+	// A file with our signature but missing tables was damaged by hand or
+	// by another tool; saying so beats "no such table" later.
+	for _, table := range []string{"kv", "projects", "sessions"} {
+		var n int
+		if err := s.w.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", table).Scan(&n); err != nil {
+			return fmt.Errorf("open store %s: %w", s.path, Describe(err))
+		}
+		if n == 0 {
+			return fmt.Errorf("open store %s: the database is damaged (its %s table is missing); move it aside to start afresh", s.path, table)
+		}
 	}
 	return nil
 }

@@ -305,3 +305,19 @@ func TestProjectRowsAndCascade(t *testing.T) {
 		t.Error("an unknown column was accepted")
 	}
 }
+
+func TestOpenExplainsDamageAndBadDataDir(t *testing.T) {
+	st, path := openTemp(t)
+	if _, err := st.w.Exec("DROP TABLE sessions"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if _, err := Open(context.Background(), path, Options{}); err == nil || !strings.Contains(err.Error(), "damaged (its sessions table is missing)") {
+		t.Errorf("dropped table: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, []byte("x"), 0o600)
+	if _, err := Open(context.Background(), filepath.Join(file, FileName), Options{}); err == nil || !strings.Contains(err.Error(), "is not a directory") {
+		t.Errorf("data dir is a file: %v", err)
+	}
+}

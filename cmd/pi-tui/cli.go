@@ -92,9 +92,22 @@ func (a *app) close() {
 func (a *app) flags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&a.dataDir, "data-dir", a.dataDir, "data dir")
-	fs.StringVar(&a.agentDir, "agent-dir", a.agentDir, "agent dir")
+	fs.Var((*dirFlag)(&a.dataDir), "data-dir", "data dir")
+	fs.Var((*dirFlag)(&a.agentDir), "agent-dir", "agent dir")
 	return fs
+}
+
+// dirFlag is a directory flag that may not be given empty: `--data-dir=`
+// from a script with an unset variable must not fall back to the default.
+type dirFlag string
+
+func (d *dirFlag) String() string { return string(*d) }
+func (d *dirFlag) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("is empty")
+	}
+	*d = dirFlag(v)
+	return nil
 }
 
 // parse parses flags that may stand before, between or after positional
@@ -113,7 +126,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, usagef("%s: %v", fs.Name(), err)
+			return nil, usagef("%s: %s", fs.Name(), flagError(err))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -124,13 +137,29 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// flagError rewrites the flag package's messages, which name flags with
+// one dash, in the two-dash form the help uses.
+func flagError(err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return "unknown flag --" + name
+	}
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		return "invalid value " + strings.Replace(rest, "for flag -", "for flag --", 1)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return "flag --" + name + " needs a value"
+	}
+	return msg
+}
+
 func (a *app) dispatch(args []string) error {
 	fs := a.flags("pi-tui")
 	help := fs.Bool("help", false, "")
 	fs.BoolVar(help, "h", false, "")
 	// Global flags before the subcommand.
 	if err := fs.Parse(args); err != nil {
-		return usagef("%v", err)
+		return usagef("%s", flagError(err))
 	}
 	args = fs.Args()
 	if *help || len(args) == 0 {

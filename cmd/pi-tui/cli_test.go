@@ -72,7 +72,8 @@ func TestBareCommandPrintsHelp(t *testing.T) {
 	}
 	c.fails(2, `unknown command "frobnicate"`, "frobnicate")
 	c.fails(2, "projects add needs exactly one PATH", "projects", "add")
-	c.fails(2, "flag provided but not defined", "projects", "list", "--bogus")
+	c.fails(2, "unknown flag --bogus", "projects", "list", "--bogus")
+	c.fails(2, "--data-dir", "projects", "list", "--data-dir=")
 }
 
 func TestProjectsCommands(t *testing.T) {
@@ -119,6 +120,24 @@ func TestProjectsCommands(t *testing.T) {
 		t.Errorf("human list:\n%s", out)
 	}
 	c.fails(1, "no project matches", "projects", "trust", "nope")
+	if out := c.ok("projects", "trust", "api"); !strings.Contains(out, "was already trusted") {
+		t.Errorf("trusting twice said %q", out)
+	}
+
+	// Names never shadow ids or paths.
+	c.fails(1, "path separator", "projects", "rename", "web", root)
+	c.fails(1, "looks like a project id", "projects", "rename", "web", "p0123abcd")
+	// A known folder added again with flags gets them applied.
+	if out := c.ok("projects", "add", other, "--trust", "--name", "frontend"); !strings.Contains(out, "renamed to frontend, now trusted") {
+		t.Errorf("re-add with flags said %q", out)
+	}
+	// Duplicate names are allowed, with a note; the name then is ambiguous.
+	code, _, errs := c.run("", "projects", "rename", "frontend", "api")
+	if code != 0 || !strings.Contains(errs, "also named") {
+		t.Errorf("duplicate name: %d %q", code, errs)
+	}
+	c.fails(1, "names 2 projects", "projects", "pin", "api")
+	c.ok("projects", "rename", other, "web")
 	out = c.ok("projects", "remove", "api")
 	if !strings.Contains(out, "was not touched") {
 		t.Errorf("remove said %q", out)
@@ -174,6 +193,8 @@ func TestMemoryCommands(t *testing.T) {
 	c.fails(1, "is a directory", "memory", "set", "proj", "--file", dir)
 	c.fails(1, "no such file", "memory", "set", "proj", "--file", filepath.Join(dir, "absent"))
 	c.fails(2, "needs --file", "memory", "set", "proj")
+	c.fails(1, "input is empty", "memory", "set", "proj", "--file", write("empty.txt", "\n \n"))
+	c.fails(1, "unknown field", "memory", "set", "proj", "--file", write("shape.json", `{"foo": 1}`))
 	if out := c.ok("memory", "show", "proj"); out != "plain words\n" {
 		t.Errorf("a refused set changed memory: %q", out)
 	}
@@ -181,6 +202,11 @@ func TestMemoryCommands(t *testing.T) {
 	json.Unmarshal([]byte(c.ok("projects", "list", "--json")), &list)
 	if list[0]["memoryEntries"] != 1.0 || list[0]["memoryBytes"] != float64(len("plain words")) {
 		t.Errorf("listing memory = %v", list[0])
+	}
+	// [] clears on purpose.
+	c.ok("memory", "set", "proj", "--file", write("clear.json", "[]"))
+	if code, out, errs := c.run("", "memory", "show", "proj"); code != 0 || out != "" || !strings.Contains(errs, "has no memory") {
+		t.Errorf("after clearing: %d %q %q", code, out, errs)
 	}
 }
 

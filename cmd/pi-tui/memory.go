@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"unicode/utf8"
 
 	"github.com/pi-tui/pi-tui/core/memory"
 )
@@ -64,7 +65,7 @@ func (a *app) memoryShow(args []string) error {
 		return err
 	}
 	if m.Content == "" {
-		fmt.Fprintf(a.stderr, "%s has no memory yet; add some with: pi-tui memory set %s --file F\n", p.Name, p.ID)
+		fmt.Fprintf(a.stderr, "pi-tui: %s has no memory; add some with: pi-tui memory set %s --file F\n", p.Name, p.ID)
 		return nil
 	}
 	_, err = fmt.Fprintln(a.stdout, m.Content)
@@ -103,16 +104,31 @@ func (a *app) memorySet(args []string) error {
 	if err != nil {
 		return err
 	}
-	base, err := svc.Load(a.ctx, p.Root)
-	var unreadable *memory.UnreadableError
-	if errors.As(err, &unreadable) {
-		fmt.Fprintf(a.stderr, "pi-tui: warning: %v\n", err)
-	} else if err != nil {
-		return err
+	if !utf8.Valid(data) {
+		fmt.Fprintf(a.stderr, "pi-tui: warning: %s is not valid UTF-8; invalid bytes were replaced with U+FFFD\n", *file)
 	}
-	m, err := svc.Save(a.ctx, base, entries)
-	if err != nil {
-		return err
+	// `set` replaces the memory whatever it held, so a save that lost a
+	// race to another writer simply loads again and retries.
+	var m memory.Memory
+	for attempt := 1; ; attempt++ {
+		base, err := svc.Load(a.ctx, p.Root)
+		var unreadable *memory.UnreadableError
+		if errors.As(err, &unreadable) {
+			fmt.Fprintf(a.stderr, "pi-tui: warning: %v\n", err)
+		} else if err != nil {
+			return err
+		}
+		m, err = svc.Save(a.ctx, base, entries)
+		if errors.Is(err, memory.ErrConflict) && attempt < 10 {
+			continue
+		}
+		if errors.Is(err, memory.ErrConflict) {
+			return errors.New("other processes kept changing this memory while it was being saved; nothing was saved: run the command again")
+		}
+		if err != nil {
+			return err
+		}
+		break
 	}
 	fmt.Fprintf(a.stdout, "saved memory for %s: %s, %s of %s bytes\n", p.Name, plural(len(m.Entries), "entry", "entries"),
 		memory.GroupDigits(m.Bytes()), memory.GroupDigits(memory.LimitBytes))

@@ -143,21 +143,53 @@ func (a *app) projectsAdd(args []string) error {
 	if err != nil {
 		return err
 	}
-	p, created, err := reg.Add(a.ctx, pos[0], *name, *trust)
+	home := a.env("HOME")
+	p, created, err := reg.Add(a.ctx, paths.ExpandHome(pos[0], home), *name, *trust)
 	if err != nil {
 		return err
 	}
-	home := a.env("HOME")
 	if !created {
-		fmt.Fprintf(a.stdout, "already registered: %s (%s) at %s\n", p.Name, p.ID, paths.Tilde(p.Root, home))
+		// The folder is known: apply what the flags ask for instead of
+		// silently dropping them.
+		var changed []string
+		if n := strings.Join(strings.Fields(*name), " "); n != "" && n != p.Name {
+			if err := reg.Rename(a.ctx, p.ID, n); err != nil {
+				return err
+			}
+			changed = append(changed, "renamed to "+n)
+			p.Name = n
+		}
+		if *trust && !p.Trusted {
+			if err := reg.SetTrusted(a.ctx, p.ID, true); err != nil {
+				return err
+			}
+			changed = append(changed, "now trusted")
+		}
+		note := ""
+		if len(changed) > 0 {
+			note = "; " + strings.Join(changed, ", ")
+		}
+		fmt.Fprintf(a.stdout, "already registered: %s (%s) at %s%s\n", p.Name, p.ID, paths.Tilde(p.Root, home), note)
+		a.warnSameName(reg, p)
 		return nil
 	}
+	a.warnSameName(reg, p)
 	trustNote := "untrusted: nested instructions stay off until you run pi-tui projects trust " + p.ID
 	if p.Trusted {
 		trustNote = "trusted"
 	}
 	fmt.Fprintf(a.stdout, "added %s (%s) at %s, %s\n", p.Name, p.ID, paths.Tilde(p.Root, home), trustNote)
 	return nil
+}
+
+// warnSameName notes on stderr when p's name is shared, since the name
+// then no longer picks one project.
+func (a *app) warnSameName(reg *projects.Registry, p projects.Project) {
+	others, err := reg.SameName(a.ctx, p.ID, p.Name)
+	if err != nil || len(others) == 0 {
+		return
+	}
+	fmt.Fprintf(a.stderr, "pi-tui: note: %d other project(s) are also named %q; refer to this one by its id %s or its path\n", len(others), p.Name, p.ID)
 }
 
 func (a *app) find(query string) (*projects.Registry, projects.Project, error) {
@@ -188,7 +220,11 @@ func (a *app) projectsRename(args []string) error {
 	if err := reg.Rename(a.ctx, p.ID, pos[1]); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "renamed %s (%s) to %s\n", p.Name, p.ID, strings.Join(strings.Fields(pos[1]), " "))
+	if p, err = reg.Get(a.ctx, p.ID); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "renamed to %s (%s)\n", p.Name, p.ID)
+	a.warnSameName(reg, p)
 	return nil
 }
 
@@ -208,18 +244,35 @@ func (a *app) projectsFlag(sub string, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Say what happened, including when nothing needed to.
 	var did string
 	switch sub {
 	case "pin", "unpin":
-		err, did = reg.SetPinned(a.ctx, p.ID, sub == "pin"), sub+"ned"
-	case "archive":
-		err, did = reg.SetArchived(a.ctx, p.ID, true), "archived (hidden from the list; restore brings it back)"
-	case "restore":
-		err, did = reg.SetArchived(a.ctx, p.ID, false), "restored"
-	case "trust":
-		err, did = reg.SetTrusted(a.ctx, p.ID, true), "trusted: nested instructions will load"
-	case "untrust":
-		err, did = reg.SetTrusted(a.ctx, p.ID, false), "untrusted: only root instructions will load"
+		if p.Pinned == (sub == "pin") {
+			did = "was already " + sub + "ned"
+		} else {
+			err, did = reg.SetPinned(a.ctx, p.ID, sub == "pin"), sub+"ned"
+		}
+	case "archive", "restore":
+		switch {
+		case p.Archived == (sub == "archive") && p.Archived:
+			did = "was already archived"
+		case p.Archived == (sub == "archive"):
+			did = "is not archived"
+		case sub == "archive":
+			err, did = reg.SetArchived(a.ctx, p.ID, true), "archived (hidden from the list; restore brings it back)"
+		default:
+			err, did = reg.SetArchived(a.ctx, p.ID, false), "restored"
+		}
+	case "trust", "untrust":
+		switch {
+		case p.Trusted == (sub == "trust"):
+			did = "was already " + sub + "ed"
+		case sub == "trust":
+			err, did = reg.SetTrusted(a.ctx, p.ID, true), "trusted: nested instructions will load"
+		default:
+			err, did = reg.SetTrusted(a.ctx, p.ID, false), "untrusted: only root instructions will load"
+		}
 	case "remove":
 		err = reg.Remove(a.ctx, p.ID)
 		did = fmt.Sprintf("removed with its %s and its memory; the folder %s was not touched",

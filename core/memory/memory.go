@@ -69,7 +69,7 @@ func Decode(data []byte) (Value, error) {
 		Content   *string          `json:"content"`
 		UpdatedAt *json.RawMessage `json:"updatedAt"`
 	}
-	if err := decodeStrict(data, &raw); err != nil {
+	if err := decodeStrict(data, &raw, false); err != nil {
 		return Value{}, err
 	}
 	var v Value
@@ -131,37 +131,96 @@ func Encode(v Value) ([]byte, error) {
 // ParseInput reads what a user hands `memory set`: an entries-v1 object (or
 // a legacy {"content": …}), a JSON array of entries, or plain text, which
 // becomes one untitled entry. Input that starts like JSON must be valid
-// JSON: a typo in a JSON file is an error, not a note.
+// JSON of one of those shapes, with no unknown fields: a typo in a JSON
+// file is an error, never a note and never an empty memory. Empty input is
+// refused too (a failed pipeline must not wipe memory); `[]` clears.
 func ParseInput(data []byte) ([]Entry, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	switch {
-	case len(trimmed) == 0:
-		return nil, nil
+	case len(bytes.TrimSpace(trimmed)) == 0:
+		return nil, ErrEmptyInput
 	case trimmed[0] == '{':
-		v, err := Decode(trimmed)
-		if err != nil {
+		var obj struct {
+			Format    *string          `json:"format"`
+			Entries   *[]*inputEntry   `json:"entries"`
+			Content   *string          `json:"content"`
+			UpdatedAt *json.RawMessage `json:"updatedAt"`
+		}
+		if err := decodeStrict(trimmed, &obj, true); err != nil {
 			return nil, err
 		}
-		return v.Entries, nil
+		switch {
+		case obj.Format != nil && *obj.Format != Format:
+			return nil, fmt.Errorf("unsupported memory format %q (this pi-tui reads %s)", *obj.Format, Format)
+		case obj.Entries != nil:
+			return inputEntries(*obj.Entries)
+		case hasKey(trimmed, "entries"):
+			return nil, errors.New(`invalid memory JSON: "entries" must be a list`)
+		case obj.Format == nil && obj.Content != nil:
+			return Normalize([]Entry{{ID: "legacy", Content: *obj.Content}}, nil), nil
+		}
+		return nil, errors.New(`invalid memory JSON: expected {"format":"entries-v1","entries":[…]}, a list of entries, or plain text`)
 	case trimmed[0] == '[':
-		var entries []Entry
-		if err := decodeStrict(trimmed, &entries); err != nil {
+		var list []*inputEntry
+		if err := decodeStrict(trimmed, &list, true); err != nil {
 			return nil, err
 		}
-		return Normalize(entries, nil), nil
+		return inputEntries(list)
 	default:
 		return Normalize([]Entry{{Content: string(data)}}, nil), nil
 	}
 }
 
-func decodeStrict(data []byte, v any) error {
+// hasKey reports whether the JSON object in data has the key (even when
+// its value is null).
+func hasKey(data []byte, key string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return false
+	}
+	_, ok := m[key]
+	return ok
+}
+
+// ErrEmptyInput refuses an empty `memory set` input.
+var ErrEmptyInput = errors.New("the input is empty; nothing was saved (to clear the memory, pass a file holding [])")
+
+// inputEntry is an entry as a user writes it; content is required.
+type inputEntry struct {
+	ID      string  `json:"id"`
+	Title   string  `json:"title"`
+	Content *string `json:"content"`
+}
+
+func inputEntries(list []*inputEntry) ([]Entry, error) {
+	if list == nil {
+		return nil, errors.New(`invalid memory JSON: "entries" must be a list`)
+	}
+	out := make([]Entry, 0, len(list))
+	for i, e := range list {
+		if e == nil {
+			return nil, fmt.Errorf("invalid memory JSON: entry %d is null, not an object", i+1)
+		}
+		if e.Content == nil {
+			return nil, fmt.Errorf(`invalid memory JSON: entry %d has no "content"`, i+1)
+		}
+		out = append(out, Entry{ID: e.ID, Title: e.Title, Content: *e.Content})
+	}
+	return Normalize(out, nil), nil
+}
+
+func decodeStrict(data []byte, v any, strict bool) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("invalid memory JSON: %s", jsonErrorText(data, err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("invalid memory JSON: unexpected data after the first value")
+		line, col := lineCol(data, dec.InputOffset())
+		return fmt.Errorf("invalid memory JSON: unexpected data after the first value at line %d, column %d", line, col)
 	}
 	return nil
 }
@@ -181,9 +240,12 @@ func jsonErrorText(data []byte, err error) string {
 		if field == "" {
 			field = "value"
 		}
-		return fmt.Sprintf("%s must be a %s, not %s (line %d, column %d)", field, jsonType(te.Type.Kind().String()), te.Value, line, col)
+		return fmt.Sprintf("%s must be %s, not %s (line %d, column %d)", field, jsonType(te.Type.Kind().String()), te.Value, line, col)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "the JSON ends too early"
+		line, col := lineCol(data, int64(len(data)))
+		return fmt.Sprintf("the JSON ends too early, at line %d, column %d", line, col)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ") + ` (an entry has "id", "title" and "content")`
 	}
 	return err.Error()
 }
@@ -191,15 +253,15 @@ func jsonErrorText(data []byte, err error) string {
 func jsonType(kind string) string {
 	switch kind {
 	case "string":
-		return "string"
+		return "a string"
 	case "slice":
-		return "list"
-	case "struct", "map":
-		return "object"
+		return "a list"
+	case "struct", "map", "ptr":
+		return "an object"
 	case "int64", "float64", "int":
-		return "number"
+		return "a number"
 	}
-	return kind
+	return "a " + kind
 }
 
 func lineCol(data []byte, off int64) (int, int) {

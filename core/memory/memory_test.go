@@ -80,10 +80,19 @@ func TestParseInput(t *testing.T) {
 		{in: `[{"title":"A","content":"a"},{"content":""}]`, want: []Entry{{Title: "A", Content: "a"}}},
 		{in: ` {"format":"entries-v1","entries":[{"id":"k","content":"v"}]}`, want: []Entry{{ID: "k", Content: "v"}}},
 		{in: `{"content":"legacy"}`, want: []Entry{{Content: "legacy"}}},
-		{in: "", want: nil},
+		{in: "[]", want: nil},
+		{in: "", wantErr: "input is empty"},
+		{in: "\ufeff  \n", wantErr: "input is empty"},
+		{in: `{"foo":1}`, wantErr: "unknown field"},
+		{in: `{"format":"entries-v1","entries":null}`, wantErr: "must be a list"},
+		{in: `{"format":"entries-v1"}`, wantErr: "expected"},
+		{in: `[null]`, wantErr: "entry 1 is null"},
+		{in: `[{"title":"a","contents":"typo"}]`, wantErr: `unknown field "contents"`},
+		{in: `[{"title":"a"}]`, wantErr: `entry 1 has no "content"`},
+		{in: `[{"title":"a"`, wantErr: "ends too early, at line 1"},
 		{in: "[{\"content\": \"a\",}]", wantErr: "line 1"},
-		{in: "{\n  \"entries\": [\n    {\"content\": 3}\n  ]\n}", wantErr: "must be a string"},
-		{in: `[{"content":"a"}] [`, wantErr: "after the first value"},
+		{in: "{\n  \"entries\": [\n    {\"content\": 3}\n  ]\n}", wantErr: "must be a string, not number (line 3"},
+		{in: `[{"content":"a"}] [`, wantErr: "after the first value at line 1"},
 	}
 	for _, c := range cases {
 		got, err := ParseInput([]byte(c.in))

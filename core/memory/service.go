@@ -71,7 +71,7 @@ func isEntriesV1(raw string) bool {
 	var probe struct {
 		Format string `json:"format"`
 	}
-	return decodeStrict([]byte(raw), &probe) == nil && probe.Format == Format
+	return decodeStrict([]byte(raw), &probe, false) == nil && probe.Format == Format
 }
 
 // Save normalises entries and stores them for base.Root, provided the

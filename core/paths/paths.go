@@ -54,8 +54,9 @@ func Resolve(agentFlag, dataFlag string, env Env) (Places, error) {
 		p.DataDir = ExpandHome(dataFlag, home)
 	case env("PI_TUI_DATA_DIR") != "":
 		p.DataDir = ExpandHome(env("PI_TUI_DATA_DIR"), home)
-	case env("XDG_DATA_HOME") != "":
-		p.DataDir = filepath.Join(ExpandHome(env("XDG_DATA_HOME"), home), "pi-tui")
+	case filepath.IsAbs(env("XDG_DATA_HOME")):
+		// The XDG spec says relative values are invalid and to be ignored.
+		p.DataDir = filepath.Join(env("XDG_DATA_HOME"), "pi-tui")
 	default:
 		if err := needHome(); err != nil {
 			return p, err

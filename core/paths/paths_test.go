@@ -17,6 +17,10 @@ func TestResolve(t *testing.T) {
 	if p, _ = Resolve("", "", get); p.AgentDir != "/home/u/profiles/work" || p.DataDir != "/xdg/pi-tui" {
 		t.Errorf("from env = %+v", p)
 	}
+	env["XDG_DATA_HOME"] = "relative/xdg"
+	if p, _ = Resolve("", "", get); p.DataDir != "/home/u/.local/share/pi-tui" {
+		t.Errorf("a relative XDG_DATA_HOME was used: %s", p.DataDir)
+	}
 	env["PI_TUI_DATA_DIR"] = "~"
 	if p, _ = Resolve("", "", get); p.DataDir != "/home/u" {
 		t.Errorf("PI_TUI_DATA_DIR=~ gave %s", p.DataDir)

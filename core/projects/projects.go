@@ -13,9 +13,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
+	"unicode"
 
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/store"
@@ -83,6 +85,8 @@ func Canonical(path string) (string, error) {
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		switch {
+		case strings.Contains(err.Error(), "too many links"):
+			return "", fmt.Errorf("%s is a loop of symbolic links", abs)
 		case errors.Is(err, fs.ErrNotExist):
 			return "", fmt.Errorf("%s does not exist", abs)
 		case errors.Is(err, fs.ErrPermission):
@@ -110,7 +114,10 @@ func (r *Registry) Add(ctx context.Context, path, name string, trusted bool) (p 
 	}
 	name = cleanName(name)
 	if name == "" {
-		name = filepath.Base(root)
+		name = cleanName(filepath.Base(root))
+	}
+	if err := checkName(name); err != nil {
+		return Project{}, false, fmt.Errorf("add project: %w", err)
 	}
 	row := store.ProjectRow{
 		ID: newID(), Name: name, Root: root, Trusted: trusted,
@@ -124,8 +131,42 @@ func (r *Registry) Add(ctx context.Context, path, name string, trusted bool) (p 
 	return p, created, err
 }
 
+// cleanName folds white space and drops control characters, so a name can
+// neither break a table nor drive the terminal.
 func cleanName(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && !unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(name, ""))
 	return strings.Join(strings.Fields(name), " ")
+}
+
+// idPattern is the shape of project ids; no name may take it, so an id is
+// never shadowed by a name.
+var idPattern = regexp.MustCompile(`^p[0-9a-f]{8}$`)
+
+// checkName keeps names apart from ids and paths, which PROJECT arguments
+// also accept.
+func checkName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("the name is empty")
+	case strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator):
+		return fmt.Errorf("the name %q contains a path separator; names cannot, so they are never taken for paths", name)
+	case name == "." || name == ".." || strings.HasPrefix(name, "~"):
+		return fmt.Errorf("the name %q would be taken for a path", name)
+	case idPattern.MatchString(name):
+		return fmt.Errorf("the name %q looks like a project id; choose another", name)
+	}
+	return nil
+}
+
+// looksLikePath reports whether a PROJECT argument is written as a path.
+func looksLikePath(q string) bool {
+	return strings.ContainsRune(q, '/') || strings.ContainsRune(q, filepath.Separator) ||
+		q == "." || q == ".." || strings.HasPrefix(q, "~")
 }
 
 func newID() string {
@@ -190,9 +231,12 @@ func fromRow(row store.ProjectRow) Project {
 	return p
 }
 
-// Find resolves what a user typed for PROJECT: an id, a name, or a path
-// (which need not exist any more, so a vanished project can still be
-// named). A name shared by several projects is an *AmbiguousError.
+// Find resolves what a user typed for PROJECT, in this order: an id; a
+// path, when the argument is written as one (it contains a separator or is
+// . or ..), which need not exist any more so a vanished project can still
+// be named; a name, exactly, then ignoring case; and last a bare folder
+// name relative to the working directory. A name shared by several
+// projects is an *AmbiguousError listing them.
 func (r *Registry) Find(ctx context.Context, query string) (Project, error) {
 	q := strings.TrimSpace(query)
 	if q == "" {
@@ -203,9 +247,27 @@ func (r *Registry) Find(ctx context.Context, query string) (Project, error) {
 	} else if len(rows) == 1 {
 		return fromRow(rows[0]), nil
 	}
+	if looksLikePath(q) {
+		if p, ok, err := r.findPath(ctx, q); ok || err != nil {
+			return p, err
+		}
+		return Project{}, &NotFoundError{Query: q}
+	}
 	rows, err := r.st.ProjectsWhere(ctx, memory.Namespace, "name", cleanName(q))
 	if err != nil {
 		return Project{}, err
+	}
+	if len(rows) == 0 {
+		// Names typed in another case: a unique case-insensitive match.
+		all, err := r.st.Projects(ctx, memory.Namespace)
+		if err != nil {
+			return Project{}, err
+		}
+		for _, row := range all {
+			if strings.EqualFold(row.Name, cleanName(q)) {
+				rows = append(rows, row)
+			}
+		}
 	}
 	switch len(rows) {
 	case 1:
@@ -218,8 +280,16 @@ func (r *Registry) Find(ctx context.Context, query string) (Project, error) {
 		}
 		return Project{}, &AmbiguousError{Query: q, Matches: matches}
 	}
-	// A path: canonical when it exists, lexical when it has vanished.
-	candidates := []string{}
+	if p, ok, err := r.findPath(ctx, q); ok || err != nil {
+		return p, err
+	}
+	return Project{}, &NotFoundError{Query: q}
+}
+
+// findPath looks a path up by its canonical form when it exists and by
+// its lexical absolute form when it has vanished.
+func (r *Registry) findPath(ctx context.Context, q string) (Project, bool, error) {
+	var candidates []string
 	if root, err := Canonical(q); err == nil {
 		candidates = append(candidates, root)
 	}
@@ -229,20 +299,36 @@ func (r *Registry) Find(ctx context.Context, query string) (Project, error) {
 	for _, c := range candidates {
 		rows, err := r.st.ProjectsWhere(ctx, memory.Namespace, "root", c)
 		if err != nil {
-			return Project{}, err
+			return Project{}, false, err
 		}
 		if len(rows) == 1 {
-			return fromRow(rows[0]), nil
+			return fromRow(rows[0]), true, nil
 		}
 	}
-	return Project{}, &NotFoundError{Query: q}
+	return Project{}, false, nil
+}
+
+// SameName returns the other projects called name, so callers can warn
+// that the name no longer picks one project.
+func (r *Registry) SameName(ctx context.Context, id, name string) ([]Project, error) {
+	rows, err := r.st.ProjectsWhere(ctx, memory.Namespace, "name", cleanName(name))
+	if err != nil {
+		return nil, err
+	}
+	var out []Project
+	for _, row := range rows {
+		if row.ID != id {
+			out = append(out, fromRow(row))
+		}
+	}
+	return out, nil
 }
 
 // Rename gives a project a new display name.
 func (r *Registry) Rename(ctx context.Context, id, name string) error {
 	name = cleanName(name)
-	if name == "" {
-		return errors.New("rename project: the new name is empty")
+	if err := checkName(name); err != nil {
+		return fmt.Errorf("rename project: %w", err)
 	}
 	return r.st.UpdateProject(ctx, id, "name", name)
 }
