@@ -25,9 +25,14 @@ Usage:
   pi-tui memory show [--json] PROJECT
   pi-tui memory set PROJECT --file F                    F: entries-v1 JSON, a JSON array of entries,
                                                         or plain text; - reads standard input
+  pi-tui instructions [--project P | --root DIR] [--model PROVIDER/ID] [--json] [TARGET]
+                                                        the instruction chain a runtime gets for the
+                                                        project root, or for TARGET (absolute, or
+                                                        relative to the root; need not exist yet)
   pi-tui help
 
-PROJECT is a registered project's id, name or path.
+PROJECT is a registered project's id, path or name. Without --project or --root,
+instructions uses the registered project holding the working directory.
 
 Global flags (anywhere on the line):
   --data-dir D    pi-tui's data (database, logs); default $PI_TUI_DATA_DIR,
@@ -175,6 +180,8 @@ func (a *app) dispatch(args []string) error {
 		return a.projects(args[1:])
 	case "memory":
 		return a.memory(args[1:])
+	case "instructions":
+		return a.instructionsCmd(args[1:])
 	}
 	return usagef("unknown command %q", args[0])
 }

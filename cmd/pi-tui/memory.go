@@ -131,7 +131,7 @@ func (a *app) memorySet(args []string) error {
 		break
 	}
 	fmt.Fprintf(a.stdout, "saved memory for %s: %s, %s of %s bytes\n", p.Name, plural(len(m.Entries), "entry", "entries"),
-		memory.GroupDigits(m.Bytes()), memory.GroupDigits(memory.LimitBytes))
+		groupDigits(m.Bytes()), groupDigits(memory.LimitBytes))
 	return nil
 }
 
@@ -162,7 +162,7 @@ func (a *app) readInput(name string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", name, plainErr(err))
 	}
 	if len(data) > maxMemoryInput {
-		return nil, fmt.Errorf("read %s: the file is over %d MiB; memory holds at most %s bytes", name, maxMemoryInput>>20, memory.GroupDigits(memory.LimitBytes))
+		return nil, fmt.Errorf("read %s: the file is over %d MiB; memory holds at most %s bytes", name, maxMemoryInput>>20, groupDigits(memory.LimitBytes))
 	}
 	return data, nil
 }
@@ -176,3 +176,5 @@ func plainErr(err error) error {
 	}
 	return err
 }
+
+func groupDigits(n int) string { return memory.GroupDigits(n) }

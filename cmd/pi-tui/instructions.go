@@ -1,0 +1,190 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/settings"
+)
+
+// instructionsCmd prints the instruction chain a runtime would receive for
+// a project root or for a target inside it.
+func (a *app) instructionsCmd(args []string) error {
+	fs := a.flags("instructions")
+	project := fs.String("project", "", "")
+	rootFlag := fs.String("root", "", "")
+	model := fs.String("model", "", "")
+	asJSON := fs.Bool("json", false, "")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return a.helpFor("pi-tui instructions")
+	}
+	if err != nil {
+		return err
+	}
+	if *project != "" && *rootFlag != "" {
+		return usagef("instructions: give --project or --root, not both")
+	}
+	if len(pos) > 1 {
+		return usagef("instructions takes at most one TARGET, got %d", len(pos))
+	}
+	pl, err := a.places()
+	if err != nil {
+		return err
+	}
+	m, notes, err := a.modelFor(*model, pl.AgentDir)
+	if err != nil {
+		return err
+	}
+
+	// Which root: the named project, the given directory, or the project
+	// holding the working directory (else the working directory itself).
+	var root string
+	var proj *projects.Project
+	switch {
+	case *project != "":
+		_, p, err := a.find(*project)
+		if err != nil {
+			return err
+		}
+		root, proj = p.Root, &p
+	case *rootFlag != "":
+		root = paths.ExpandHome(*rootFlag, a.env("HOME"))
+	default:
+		cwd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("instructions: cannot tell the working directory: %w", err)
+		}
+		p, ok, err := a.projectHolding(cwd)
+		if err != nil {
+			return err
+		}
+		if ok {
+			root, proj = p.Root, &p
+		} else {
+			root = cwd
+			notes = append(notes, fmt.Sprintf("%s is not inside a registered project; using it as the root", paths.Tilde(cwd, a.env("HOME"))))
+		}
+	}
+
+	r := instructions.New(instructions.Options{AgentDir: pl.AgentDir, Home: a.env("HOME"), Model: m})
+	var chain *instructions.Chain
+	switch {
+	case len(pos) == 0:
+		chain, err = r.ResolveRoot(a.ctx, root)
+	case proj != nil && !proj.Trusted:
+		// What a runtime gets: nested instructions need trust.
+		chain, err = r.ResolveRoot(a.ctx, root)
+		notes = append(notes, fmt.Sprintf("project %s is untrusted: nested instructions are not loaded until it is trusted (pi-tui projects trust %s); showing the root chain", proj.Name, proj.ID))
+	default:
+		chain, err = r.ResolveTarget(a.ctx, root, pos[0])
+	}
+	if err != nil {
+		return err
+	}
+	chain.Warnings = append(chain.Warnings, notes...)
+
+	if *asJSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(chain)
+	}
+	return a.printChain(chain)
+}
+
+// modelFor picks the model whose provider files apply: --model, else the
+// defaults in A/settings.json, else none (with a note saying so).
+func (a *app) modelFor(flagValue, agentDir string) (instructions.Model, []string, error) {
+	if flagValue != "" {
+		provider, id, err := settings.ParseModel(flagValue)
+		if err != nil {
+			return instructions.Model{}, nil, &usageError{msg: "instructions: " + err.Error()}
+		}
+		return instructions.Model{Provider: provider, ID: id}, nil, nil
+	}
+	d, err := settings.ReadDefaults(agentDir)
+	if err != nil {
+		return instructions.Model{}, []string{err.Error() + "; provider files are not included"}, nil
+	}
+	if d.Provider == "" {
+		return instructions.Model{}, []string{"no model given (--model PROVIDER/ID) and no defaultProvider in settings.json: provider files (CLAUDE.md, CODEX.md, GEMINI.md) are not included"}, nil
+	}
+	return instructions.Model{Provider: d.Provider, ID: d.Model}, nil, nil
+}
+
+// projectHolding finds the registered project whose root holds dir (the
+// deepest one when projects nest).
+func (a *app) projectHolding(dir string) (projects.Project, bool, error) {
+	reg, err := a.registry()
+	if err != nil {
+		return projects.Project{}, false, err
+	}
+	list, err := reg.List(a.ctx, true)
+	if err != nil {
+		return projects.Project{}, false, err
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	var best projects.Project
+	found := false
+	for _, p := range list {
+		if (dir == p.Root || strings.HasPrefix(dir, p.Root+string(filepath.Separator))) && len(p.Root) > len(best.Root) {
+			best, found = p, true
+		}
+	}
+	return best, found, nil
+}
+
+func (a *app) printChain(c *instructions.Chain) error {
+	home := a.env("HOME")
+	if c.Text == "" {
+		fmt.Fprintf(a.stdout, "No instruction files apply to %s.\n", paths.Tilde(c.Target, home))
+	} else {
+		fmt.Fprint(a.stdout, c.Text)
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	if len(c.Sources) > 0 {
+		fmt.Fprintf(tw, "\nSources (%s of %s bytes used, outer first):\n", group(c.UsedBytes), group(c.BudgetBytes))
+		for _, s := range c.Sources {
+			state := "whole"
+			if s.Truncated {
+				state = fmt.Sprintf("cut: %s shown", group(s.ShownBytes))
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s bytes\t%s\n", s.Label, s.Kind, group(s.Bytes), state)
+		}
+	}
+	if len(c.Skipped) > 0 {
+		fmt.Fprintln(tw, "\nSkipped:")
+		for _, s := range c.Skipped {
+			fmt.Fprintf(tw, "  %s\t%s\n", displayPath(s.Path, c.Root, home), s.Reason)
+		}
+	}
+	if len(c.Warnings) > 0 {
+		fmt.Fprintln(tw, "\nWarnings:")
+		for _, w := range c.Warnings {
+			fmt.Fprintf(tw, "  %s\n", w)
+		}
+	}
+	return tw.Flush()
+}
+
+// displayPath writes a path relative to the root when inside it, else with ~.
+func displayPath(p, root, home string) string {
+	if rel, err := filepath.Rel(root, p); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return paths.Tilde(p, home)
+}
+
+func group(n int) string { return groupDigits(n) }

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type chainJSON struct {
+	Root        string           `json:"root"`
+	Target      string           `json:"target"`
+	BudgetBytes int              `json:"budgetBytes"`
+	UsedBytes   int              `json:"usedBytes"`
+	Sources     []map[string]any `json:"sources"`
+	Skipped     []map[string]any `json:"skipped"`
+	Warnings    []string         `json:"warnings"`
+	Text        string           `json:"text"`
+}
+
+func (c *cli) chain(args ...string) chainJSON {
+	c.t.Helper()
+	out := c.ok(append([]string{"instructions", "--json"}, args...)...)
+	var ch chainJSON
+	if err := json.Unmarshal([]byte(out), &ch); err != nil {
+		c.t.Fatalf("instructions --json: %v\n%s", err, out)
+	}
+	return ch
+}
+
+func labelsOf(ch chainJSON) string {
+	var l []string
+	for _, s := range ch.Sources {
+		l = append(l, s["label"].(string))
+	}
+	return strings.Join(l, ",")
+}
+
+func instructionsTree(t *testing.T, c *cli) (root, agent string) {
+	home := c.env["HOME"]
+	agent = filepath.Join(home, ".pi", "agent")
+	root = mkdir(t, home, "mono")
+	writeFile(t, filepath.Join(agent, "AGENTS.md"), "global rules")
+	writeFile(t, filepath.Join(agent, "CLAUDE.md"), "global claude")
+	writeFile(t, filepath.Join(root, "AGENTS.md"), "root rules")
+	writeFile(t, filepath.Join(root, "packages", "api", "AGENTS.override.md"), "api override")
+	writeFile(t, filepath.Join(root, "packages", "api", "CLAUDE.md"), "api claude")
+	writeFile(t, filepath.Join(root, "packages", "web", "AGENTS.md"), "web rules")
+	return root, agent
+}
+
+func TestInstructionsJSONContract(t *testing.T) {
+	c := newCLI(t)
+	root, _ := instructionsTree(t, c)
+	ch := c.chain("--root", root, "--model", "anthropic/claude-sonnet-4-5", "packages/api/src/new.go")
+	if got := labelsOf(ch); got != "~/.pi/agent/AGENTS.md,~/.pi/agent/CLAUDE.md,AGENTS.md,packages/api/AGENTS.override.md,packages/api/CLAUDE.md" {
+		t.Errorf("labels = %s", got)
+	}
+	if ch.Root != root || ch.Target != filepath.Join(root, "packages/api/src/new.go") || ch.BudgetBytes != 32768 {
+		t.Errorf("root/target/budget = %s %s %d", ch.Root, ch.Target, ch.BudgetBytes)
+	}
+	var keys []string
+	for k := range ch.Sources[0] {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if strings.Join(keys, ",") != "bytes,kind,label,path,scope,shownBytes,truncated" {
+		t.Errorf("source keys = %v", keys)
+	}
+	if ch.Sources[0]["scope"] != "global" || ch.Sources[4]["kind"] != "provider" || ch.Sources[3]["kind"] != "instructions" {
+		t.Errorf("scope/kind = %v", ch.Sources)
+	}
+	if !strings.Contains(ch.Text, "## packages/api/CLAUDE.md\n\napi claude") || !strings.Contains(ch.Text, "take precedence") {
+		t.Errorf("text = %q", ch.Text)
+	}
+	var raw map[string]any
+	json.Unmarshal([]byte(c.ok("instructions", "--json", "--root", root)), &raw)
+	for _, k := range []string{"root", "target", "budgetBytes", "usedBytes", "sources", "skipped", "warnings", "text"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+	if raw["skipped"] == nil || raw["warnings"] == nil {
+		t.Error("empty lists must be [] not null")
+	}
+
+	// A sibling directory's chain does not carry api's rules.
+	ch = c.chain("--root", root, "--model", "openai/gpt-5", "packages/web/index.ts")
+	if got := labelsOf(ch); got != "~/.pi/agent/AGENTS.md,AGENTS.md,packages/web/AGENTS.md" {
+		t.Errorf("web labels = %s", got)
+	}
+}
+
+func TestInstructionsProjectTrustAndModelDefaults(t *testing.T) {
+	c := newCLI(t)
+	root, agent := instructionsTree(t, c)
+	c.ok("projects", "add", root, "--name", "mono")
+
+	// No model anywhere: no provider files, and a warning says why.
+	ch := c.chain("--project", "mono")
+	if labelsOf(ch) != "~/.pi/agent/AGENTS.md,AGENTS.md" || !strings.Contains(strings.Join(ch.Warnings, "\n"), "no model given") {
+		t.Errorf("no model: %s %v", labelsOf(ch), ch.Warnings)
+	}
+	// settings.json supplies the default model.
+	writeFile(t, filepath.Join(agent, "settings.json"), `{"defaultProvider":"anthropic","defaultModel":"claude-x","other":1}`)
+	if ch = c.chain("--project", "mono"); labelsOf(ch) != "~/.pi/agent/AGENTS.md,~/.pi/agent/CLAUDE.md,AGENTS.md" {
+		t.Errorf("settings default: %s", labelsOf(ch))
+	}
+	// Untrusted: nested instructions are not loaded, and it says so.
+	ch = c.chain("--project", "mono", "packages/api/x.go")
+	if labelsOf(ch) != "~/.pi/agent/AGENTS.md,~/.pi/agent/CLAUDE.md,AGENTS.md" || !strings.Contains(strings.Join(ch.Warnings, "\n"), "untrusted") {
+		t.Errorf("untrusted: %s %v", labelsOf(ch), ch.Warnings)
+	}
+	c.ok("projects", "trust", "mono")
+	if ch = c.chain("--project", "mono", "packages/api/x.go"); !strings.HasSuffix(labelsOf(ch), "packages/api/AGENTS.override.md,packages/api/CLAUDE.md") {
+		t.Errorf("trusted: %s", labelsOf(ch))
+	}
+	// Without --project or --root: the project holding the working directory.
+	t.Chdir(filepath.Join(root, "packages"))
+	if ch = c.chain("packages/api/x.go"); ch.Root != root || !strings.HasSuffix(labelsOf(ch), "packages/api/CLAUDE.md") {
+		t.Errorf("from cwd: %s %s", ch.Root, labelsOf(ch))
+	}
+	// Human output: the rendered section, then the sources and skips.
+	os.Mkdir(filepath.Join(root, "packages", "AGENTS.md"), 0o755)
+	out := c.ok("instructions", "--project", "mono", "packages/api/x.go")
+	for _, want := range []string{"# Instructions", "Sources (", "packages/api/AGENTS.override.md", "whole", "Skipped:", "packages/AGENTS.md"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("human output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestInstructionsBadInput(t *testing.T) {
+	c := newCLI(t)
+	root, _ := instructionsTree(t, c)
+	c.fails(2, "PROVIDER/ID", "instructions", "--root", root, "--model", "claude")
+	c.fails(2, "not both", "instructions", "--root", root, "--project", "x")
+	c.fails(1, "does not exist", "instructions", "--root", filepath.Join(root, "nope"))
+
+	ch := c.chain("--root", root, "../../etc/passwd")
+	if labelsOf(ch) != "~/.pi/agent/AGENTS.md,AGENTS.md" || !strings.Contains(strings.Join(ch.Warnings, "\n"), "outside the project root") {
+		t.Errorf("outside target: %s %v", labelsOf(ch), ch.Warnings)
+	}
+	// A registered root deleted afterwards: one clear line.
+	gone := mkdir(t, c.env["HOME"], "gone")
+	c.ok("projects", "add", gone, "--trust")
+	os.RemoveAll(gone)
+	c.fails(1, "does not exist", "instructions", "--project", "gone")
+}

@@ -1,0 +1,145 @@
+package instructions
+
+import (
+	"bytes"
+	"unicode"
+	"unicode/utf8"
+)
+
+// DefaultBudgetBytes is the shared budget of a whole chain: 32 KiB of UTF-8
+// content, global sources included. Headings and notes are not counted.
+const DefaultBudgetBytes = 32768
+
+// readSlack is how many bytes beyond the budget are read from one file. The
+// slack absorbs what normalisation removes (a BOM, CRs, leading blanks) so a
+// file that alone could fill the budget still can, while a file of any size
+// costs at most budget+slack bytes of I/O.
+const readSlack = 4096
+
+// normalize turns raw file bytes into the text the model receives: it drops
+// a UTF-8 byte order mark, turns CRLF into LF, replaces each run of invalid
+// UTF-8 with U+FFFD and trims surrounding white space. When the read was
+// partial (complete is false) a code point split by the read limit is
+// dropped rather than replaced, and only leading space is trimmed: the tail
+// will be cut anyway. The input slice may be modified in place.
+func normalize(b []byte, complete bool) []byte {
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	if !complete {
+		b = dropPartialRune(b)
+	}
+	if i := bytes.IndexByte(b, '\r'); i >= 0 {
+		w := i
+		for r := i; r < len(b); r++ {
+			if b[r] == '\r' && r+1 < len(b) && b[r+1] == '\n' {
+				continue
+			}
+			b[w] = b[r]
+			w++
+		}
+		b = b[:w]
+	}
+	if !utf8.Valid(b) {
+		b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
+	}
+	if complete {
+		return bytes.TrimSpace(b)
+	}
+	return bytes.TrimLeftFunc(b, unicode.IsSpace)
+}
+
+// dropPartialRune removes an incomplete UTF-8 sequence at the end of b, left
+// there because a bounded read stopped in the middle of a code point.
+func dropPartialRune(b []byte) []byte {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
+			return b
+		}
+	}
+	return b
+}
+
+// cutText returns the longest prefix of s that fits in limit bytes, ends on
+// a code-point boundary and, when a line ends in the last quarter of the
+// allowance, ends at that line so the model does not see half a sentence.
+// Trailing white space of the prefix is dropped. s is returned unchanged
+// when it fits.
+func cutText(s string, limit int) string {
+	if limit >= len(s) {
+		return s
+	}
+	if limit <= 0 {
+		return ""
+	}
+	n := limit
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	if j := lastNewline(s[:n]); j >= 0 && j >= n-n/4 {
+		n = j
+	}
+	for n > 0 {
+		r, size := utf8.DecodeLastRuneInString(s[:n])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		n -= size
+	}
+	return s[:n]
+}
+
+func lastNewline(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '\n' {
+			return i
+		}
+	}
+	return -1
+}
+
+// fairShares splits budget among demands max-min fairly (water-filling):
+// every demand not larger than its fair share is met in full, and the
+// remaining budget is split equally among the rest, the leftover bytes of
+// the integer division going to the earliest of them. The shares never sum
+// to more than budget.
+func fairShares(demands []int, budget int) []int {
+	n := len(demands)
+	shares := make([]int, n)
+	if n == 0 {
+		return shares
+	}
+	// Selection by repeated minimum keeps this allocation-free beyond the
+	// result; chains hold a handful of sources.
+	done := make([]bool, n)
+	remaining, left := budget, n
+	for left > 0 {
+		fair := remaining / left
+		min := -1
+		for i, d := range demands {
+			if !done[i] && (min < 0 || d < demands[min]) {
+				min = i
+			}
+		}
+		if demands[min] > fair {
+			extra := remaining - fair*left
+			for i := range demands {
+				if done[i] {
+					continue
+				}
+				shares[i] = fair
+				if extra > 0 {
+					shares[i]++
+					extra--
+				}
+			}
+			return shares
+		}
+		shares[min] = demands[min]
+		done[min] = true
+		remaining -= demands[min]
+		left--
+	}
+	return shares
+}

@@ -1,0 +1,63 @@
+package instructions
+
+import (
+	"strconv"
+	"strings"
+)
+
+// renderIntro is said once, before the first source: the model needs to
+// know how to arbitrate between files that disagree.
+const renderIntro = "# Instructions\n\nThe instruction files below are listed outer first; later entries are closer to the work and take precedence.\n"
+
+// Render formats sources as the instruction section a runtime receives:
+// an introduction, then per source a "## <label>" heading and its shown
+// content, and after a cut source a one-line note naming the file, how much
+// was shown and that the rest can be read. An empty chain renders as "",
+// so callers can omit the section. The host uses Render for the root chain
+// in the system prompt and for the blocks appended to tool results.
+func Render(sources []Source) string {
+	if len(sources) == 0 {
+		return ""
+	}
+	n := len(renderIntro)
+	for i := range sources {
+		n += len(sources[i].Label) + len(sources[i].Content) + 8
+		if sources[i].Truncated {
+			n += 160 + len(sources[i].Label)
+		}
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(renderIntro)
+	for i := range sources {
+		s := &sources[i]
+		b.WriteString("\n## ")
+		b.WriteString(s.Label)
+		b.WriteString("\n\n")
+		if s.Content != "" {
+			b.WriteString(s.Content)
+			b.WriteByte('\n')
+		}
+		if s.Truncated {
+			b.WriteString("\n")
+			b.WriteString(TruncationNote(*s))
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// TruncationNote is the one-line note after a cut source. It names the
+// file by its label, gives the bytes shown and the file's size, and tells
+// the model it can read the file for the rest.
+func TruncationNote(s Source) string {
+	var b []byte
+	b = append(b, "[Truncated: "...)
+	b = append(b, s.Label...)
+	b = append(b, " is shown only in part ("...)
+	b = strconv.AppendInt(b, int64(s.ShownBytes), 10)
+	b = append(b, " of "...)
+	b = strconv.AppendInt(b, int64(s.Bytes), 10)
+	b = append(b, " bytes); read the file for the rest.]"...)
+	return string(b)
+}
