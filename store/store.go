@@ -146,7 +146,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
 	s := &Store{path: path, w: w, now: opts.Now}
-	if err := s.migrate(ctx, ms); err != nil {
+	if err := s.migrateRetrying(ctx, ms, opts.BusyTimeout); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -200,6 +200,37 @@ func checkExisting(path string) error {
 		return fmt.Errorf("open store %s: this is another application's SQLite database, not pi-tui's; it was left untouched: move it aside or pass another --data-dir", path)
 	}
 	return nil
+}
+
+// migrateRetrying runs migrate, retrying while another process holds the
+// database during its own first open: changing the journal mode of a new
+// file reports SQLITE_BUSY at once instead of waiting on busy_timeout.
+func (s *Store) migrateRetrying(ctx context.Context, ms []migration, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	wait := 5 * time.Millisecond
+	for {
+		err := s.migrate(ctx, ms)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("open store %s: %w", s.path, ctx.Err())
+		case <-t.C:
+		}
+		wait = min(wait*2, 200*time.Millisecond)
+	}
+}
+
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		c := se.Code() & 0xff
+		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+	}
+	return false
 }
 
 func (s *Store) migrate(ctx context.Context, ms []migration) error {
