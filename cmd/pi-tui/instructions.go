@@ -31,6 +31,16 @@ func (a *app) instructionsCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	var empty []string
+	fs.Visit(func(f *flag.Flag) {
+		if (f.Name == "project" || f.Name == "root" || f.Name == "model") && strings.TrimSpace(f.Value.String()) == "" {
+			empty = append(empty, "--"+f.Name)
+		}
+	})
+	if len(empty) > 0 {
+		// An unset shell variable must not silently select another project.
+		return usagef("instructions: %s is empty", strings.Join(empty, ", "))
+	}
 	if *project != "" && *rootFlag != "" {
 		return usagef("instructions: give --project or --root, not both")
 	}
@@ -48,7 +58,7 @@ func (a *app) instructionsCmd(args []string) error {
 
 	// Which root: the named project, the given directory, or the project
 	// holding the working directory (else the working directory itself).
-	var root string
+	var root, cwd string
 	var proj *projects.Project
 	switch {
 	case *project != "":
@@ -60,7 +70,7 @@ func (a *app) instructionsCmd(args []string) error {
 	case *rootFlag != "":
 		root = paths.ExpandHome(*rootFlag, a.env("HOME"))
 	default:
-		cwd, err := os.Getwd()
+		cwd, err = os.Getwd()
 		if err != nil {
 			return fmt.Errorf("instructions: cannot tell the working directory: %w", err)
 		}
@@ -76,6 +86,16 @@ func (a *app) instructionsCmd(args []string) error {
 		}
 	}
 
+	var target string
+	if len(pos) == 1 {
+		target = canonicalTarget(pos[0], root)
+		if cwd != "" && !filepath.IsAbs(pos[0]) {
+			if real, err := filepath.EvalSymlinks(cwd); err == nil && real != root {
+				notes = append(notes, fmt.Sprintf("TARGET %s is relative to the project root %s, not to the working directory",
+					pos[0], paths.Tilde(root, a.env("HOME"))))
+			}
+		}
+	}
 	r := instructions.New(instructions.Options{AgentDir: pl.AgentDir, Home: a.env("HOME"), Model: m})
 	var chain *instructions.Chain
 	switch {
@@ -86,7 +106,7 @@ func (a *app) instructionsCmd(args []string) error {
 		chain, err = r.ResolveRoot(a.ctx, root)
 		notes = append(notes, fmt.Sprintf("project %s is untrusted: nested instructions are not loaded until it is trusted (pi-tui projects trust %s); showing the root chain", proj.Name, proj.ID))
 	default:
-		chain, err = r.ResolveTarget(a.ctx, root, pos[0])
+		chain, err = r.ResolveTarget(a.ctx, root, target)
 	}
 	if err != nil {
 		return err
@@ -100,6 +120,39 @@ func (a *app) instructionsCmd(args []string) error {
 		return enc.Encode(chain)
 	}
 	return a.printChain(chain)
+}
+
+// canonicalTarget rewrites an absolute target written through a link to
+// the root (a shell in a symlinked checkout, macOS's /tmp) onto the root's
+// canonical path, by resolving its deepest existing ancestor. Targets that
+// stay outside the root are left for the resolver to refuse.
+func canonicalTarget(target, root string) string {
+	if !filepath.IsAbs(target) || strings.ContainsRune(target, 0) {
+		return target
+	}
+	clean := filepath.Clean(target)
+	if clean == root || strings.HasPrefix(clean, root+string(filepath.Separator)) {
+		return target
+	}
+	rest := ""
+	for dir := clean; ; {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			full := filepath.Join(real, rest)
+			if full == root || strings.HasPrefix(full, root+string(filepath.Separator)) {
+				if strings.HasSuffix(target, string(filepath.Separator)) {
+					full += string(filepath.Separator)
+				}
+				return full
+			}
+			return target
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return target
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
 }
 
 // modelFor picks the model whose provider files apply: --model, else the

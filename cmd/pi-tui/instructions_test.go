@@ -153,6 +153,20 @@ func TestInstructionsBadInput(t *testing.T) {
 	if labelsOf(ch) != "~/.pi/agent/AGENTS.md,AGENTS.md" || !strings.Contains(strings.Join(ch.Warnings, "\n"), "outside the project root") {
 		t.Errorf("outside target: %s %v", labelsOf(ch), ch.Warnings)
 	}
+	// Empty values from unset shell variables are usage errors.
+	c.fails(2, "--root is empty", "instructions", "--root=")
+	c.fails(2, "--model is empty", "instructions", "--root", root, "--model", "")
+
+	// An absolute target spelled through a link to the root is inside it.
+	link := filepath.Join(c.env["HOME"], "mono-link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	ch = c.chain("--root", root, filepath.Join(link, "packages", "web", "new.ts"))
+	if !strings.HasSuffix(labelsOf(ch), "packages/web/AGENTS.md") || len(ch.Warnings) != 1 {
+		t.Errorf("target through a linked root: %s %v", labelsOf(ch), ch.Warnings)
+	}
+
 	// A registered root deleted afterwards: one clear line.
 	gone := mkdir(t, c.env["HOME"], "gone")
 	c.ok("projects", "add", gone, "--trust")

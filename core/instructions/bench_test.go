@@ -152,7 +152,7 @@ func BenchmarkResolveTree100k(b *testing.B) { benchTree(b, 100_000) }
 func BenchmarkHugeSparseFile(b *testing.B) {
 	root, _ := filepath.EvalSymlinks(b.TempDir())
 	p := filepath.Join(root, "AGENTS.md")
-	mustWrite(b, p, "# Rules\n")
+	mustWrite(b, p, strings.Repeat("- keep it short\n", 4096)) // 64 KiB of text, then a hole
 	if err := os.Truncate(p, 1<<30); err != nil {
 		b.Fatal(err)
 	}

@@ -18,7 +18,8 @@ const readSlack = 4096
 
 // normalize turns raw file bytes into the text the model receives: it drops
 // a UTF-8 byte order mark, turns CRLF into LF, replaces each run of invalid
-// UTF-8 with U+FFFD and trims surrounding white space. When the read was
+// UTF-8 byte with U+FFFD (as pi's decoder does, so sizes agree) and trims
+// surrounding white space. When the read was
 // partial (complete is false) a code point split by the read limit is
 // dropped rather than replaced, and only leading space is trimmed: the tail
 // will be cut anyway. The input slice may be modified in place.
@@ -39,12 +40,28 @@ func normalize(b []byte, complete bool) []byte {
 		b = b[:w]
 	}
 	if !utf8.Valid(b) {
-		b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
+		b = replaceInvalid(b)
 	}
 	if complete {
 		return bytes.TrimSpace(b)
 	}
 	return bytes.TrimLeftFunc(b, unicode.IsSpace)
+}
+
+// replaceInvalid replaces every byte that is not part of a valid UTF-8
+// sequence with U+FFFD, one replacement per byte.
+func replaceInvalid(b []byte) []byte {
+	out := make([]byte, 0, len(b)+len(b)/4)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			out = append(out, "\uFFFD"...)
+		} else {
+			out = append(out, b[:n]...)
+		}
+		b = b[n:]
+	}
+	return out
 }
 
 // dropPartialRune removes an incomplete UTF-8 sequence at the end of b, left

@@ -236,6 +236,9 @@ func refResolve(root, agent string, files []string, target string) []string {
 		if err != nil || !refWithin(base, c) {
 			return false
 		}
+		if base == root && strings.Contains("/"+strings.TrimPrefix(filepath.Dir(c), root)+"/", "/node_modules/") {
+			return false // a link into a dependency tree
+		}
 		fi, err := os.Stat(c)
 		if err != nil || !fi.Mode().IsRegular() {
 			return false
@@ -245,8 +248,8 @@ func refResolve(root, agent string, files []string, target string) []string {
 			return false
 		}
 		s := strings.TrimPrefix(string(raw), "\ufeff")
-		s = strings.TrimSpace(strings.ToValidUTF8(strings.ReplaceAll(s, "\r\n", "\n"), "\uFFFD"))
-		if s == "" {
+		s = strings.TrimSpace(refValidUTF8(strings.ReplaceAll(s, "\r\n", "\n")))
+		if s == "" || strings.ContainsRune(s, 0) {
 			return false
 		}
 		for _, prev := range chain {
@@ -374,4 +377,19 @@ func FuzzCut(f *testing.F) {
 		// Raw, possibly invalid input must not panic either.
 		_ = cutText(string(data), limit)
 	})
+}
+
+// refValidUTF8 replaces each invalid byte with U+FFFD, the simple way.
+func refValidUTF8(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
+				b.WriteString("\uFFFD")
+				continue
+			}
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -56,7 +56,7 @@ func TruncationNote(s Source) string {
 	b = append(b, s.Label...)
 	b = append(b, " is shown only in part ("...)
 	b = strconv.AppendInt(b, int64(s.ShownBytes), 10)
-	b = append(b, " of "...)
+	b = append(b, " bytes shown; the file has "...)
 	b = strconv.AppendInt(b, int64(s.Bytes), 10)
 	b = append(b, " bytes); read the file for the rest.]"...)
 	return string(b)

@@ -1,6 +1,7 @@
 package instructions
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -681,6 +682,11 @@ func (x *run) check(scope, base, dir, name, path string, fi fileInfo) (string, f
 			}
 			return "", fi, "link leaves the project root"
 		}
+		// Dependency trees are excluded on real paths too: a link into
+		// node_modules does not bring a package's rules in.
+		if scope == ScopeProject && underNodeModules(filepath.Dir(c), base) {
+			return "", fi, "link into node_modules"
+		}
 		info, err := x.sys.stat(c)
 		if err != nil {
 			return "", fi, shortErr(err)
@@ -701,6 +707,11 @@ func (x *run) read(scope, kind, dir, path, canon string, fi fileInfo) (Source, s
 		return Source{}, shortErr(err)
 	}
 	text := normalize(data, complete)
+	if bytes.IndexByte(text, 0) >= 0 {
+		// NUL never appears in text a person wrote; this is a binary
+		// file (or a sparse one) that would only fill the budget.
+		return Source{}, "binary content (NUL bytes); not loaded"
+	}
 	if len(text) == 0 {
 		switch {
 		case !complete:

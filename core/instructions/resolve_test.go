@@ -325,7 +325,7 @@ func TestCutOnCodePointBoundary(t *testing.T) {
 	if !utf8.ValidString(s.Content) || s.ShownBytes > 1000 || s.ShownBytes < 997 || !s.Truncated {
 		t.Errorf("shown %d valid %v", s.ShownBytes, utf8.ValidString(s.Content))
 	}
-	if !strings.Contains(c.Text, "[Truncated: AGENTS.md is shown only in part (999 of 63000 bytes); read the file for the rest.]") {
+	if !strings.Contains(c.Text, "[Truncated: AGENTS.md is shown only in part (999 bytes shown; the file has 63000 bytes); read the file for the rest.]") {
 		t.Errorf("note missing:\n%s", c.Text[len(c.Text)-200:])
 	}
 	if got := cutText("abcdefgh\nijklmnop", 10); got != "abcdefgh" {
@@ -345,7 +345,7 @@ func TestNormalisation(t *testing.T) {
 	tr.write("AGENTS.md", raw)
 	c := tr.target(noModel, "")
 	s := c.Sources[0]
-	want := "first\nsecond \uFFFD bad\nlone\rcr"
+	want := "first\nsecond \uFFFD\uFFFD bad\nlone\rcr" // one U+FFFD per invalid byte, as pi
 	if s.Content != want || s.ShownBytes != len(want) || s.Truncated {
 		t.Errorf("content %q shown %d", s.Content, s.ShownBytes)
 	}
@@ -589,9 +589,40 @@ func TestNodeModules(t *testing.T) {
 	wantLabels(t, c, "AGENTS.md")
 }
 
+func TestBinaryContentIsSkipped(t *testing.T) {
+	tr := newTree(t)
+	p := tr.write("AGENTS.md", "")
+	if err := os.Truncate(p, 1<<30); err != nil { // all NUL bytes
+		t.Fatal(err)
+	}
+	tr.write("CLAUDE.md", "fallback rules")
+	c := tr.target(noModel, "")
+	wantLabels(t, c, "CLAUDE.md")
+	if !strings.Contains(skipReason(c, p), "binary content") {
+		t.Errorf("skips = %+v", c.Skipped)
+	}
+}
+
+func TestLinkIntoNodeModulesIsSkipped(t *testing.T) {
+	tr := newTree(t)
+	tr.write("node_modules/pkg/AGENTS.md", "package rules")
+	tr.mkdir("q")
+	link := tr.symlink("../node_modules/pkg/AGENTS.md", "q/AGENTS.md")
+	c := tr.target(noModel, "q/x.go")
+	for _, l := range labels(c) {
+		if l == "q/AGENTS.md" {
+			t.Errorf("a link into node_modules was loaded: %v", labels(c))
+		}
+	}
+	if skipReason(c, link) != "link into node_modules" {
+		t.Errorf("skips = %+v", c.Skipped)
+	}
+}
+
 func TestHugeSparseFileIsReadBounded(t *testing.T) {
 	tr := newTree(t)
-	p := tr.write("AGENTS.md", "# Rules\n\nkeep it short\n")
+	// 64 KiB of real text, then a 1 GB hole: a huge file of rules.
+	p := tr.write("AGENTS.md", strings.Repeat("- keep it short\n", 4096))
 	if err := os.Truncate(p, 1<<30); err != nil {
 		t.Fatal(err)
 	}
@@ -606,7 +637,7 @@ func TestHugeSparseFileIsReadBounded(t *testing.T) {
 	if read > 64<<10 || s.Bytes != 1<<30 || !s.Truncated || s.ShownBytes > DefaultBudgetBytes {
 		t.Errorf("read %d bytes; source %+v", read, s)
 	}
-	if !strings.Contains(c.Text, "of 1073741824 bytes); read the file for the rest.]") {
+	if !strings.Contains(c.Text, "the file has 1073741824 bytes); read the file for the rest.]") {
 		t.Errorf("note missing")
 	}
 	// A huge file that is blank at the start is skipped, and says why.
