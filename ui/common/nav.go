@@ -1,0 +1,41 @@
+package common
+
+import tea "github.com/charmbracelet/bubbletea"
+
+// UI is what every screen of one program shares: its styles and its
+// navigation. An SSH session has its own.
+type UI struct {
+	*Styles
+	Nav *Nav
+}
+
+// NewUI returns the shared state for one program.
+func NewUI(st *Styles) *UI { return &UI{Styles: st, Nav: &Nav{}} }
+
+// Nav records the layers a screen opens or closes while it handles a
+// message. The shell applies them before the next message, so a key typed
+// right after the one that opened a dialog reaches that dialog: opening a
+// layer is not a command that could arrive late.
+type Nav struct{ ops []NavOp }
+
+// NavOp is one recorded push or close.
+type NavOp struct{ Push, Close Layer }
+
+// Push opens l on top of the stack.
+func (n *Nav) Push(l Layer) { n.ops = append(n.ops, NavOp{Push: l}) }
+
+// Close removes l from the stack.
+func (n *Nav) Close(l Layer) { n.ops = append(n.ops, NavOp{Close: l}) }
+
+// Drain returns and forgets the recorded operations.
+func (n *Nav) Drain() []NavOp {
+	ops := n.ops
+	n.ops = nil
+	return ops
+}
+
+// Push opens l now and returns no command, for use in return statements.
+func (u *UI) Push(l Layer) tea.Cmd { u.Nav.Push(l); return nil }
+
+// Close removes l now and returns no command.
+func (u *UI) Close(l Layer) tea.Cmd { u.Nav.Close(l); return nil }

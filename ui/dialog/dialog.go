@@ -1,0 +1,270 @@
+// Package dialog has the small layers the screens float over the body: a
+// yes/no confirmation, a choice of keyed options, a one-line text prompt
+// and a menu whose items show their keys. A choice runs a func the caller
+// handed in, within the Update that saw the key: it may open or close
+// layers at once and returns the command for any I/O. No dialog does I/O
+// itself.
+package dialog
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/pi-tui/pi-tui/ui/common"
+)
+
+// box draws a dialog frame no wider than width.
+func box(st *common.UI, width int, title, body, help string) string {
+	w := min(max(width-4, 20), 72)
+	inner := lipgloss.JoinVertical(lipgloss.Left,
+		st.DialogHead.Render(title), "", lipgloss.NewStyle().Width(w-4).Render(body), "", st.Dim.Render(help))
+	return st.Dialog.Width(w).Render(inner)
+}
+
+// Confirm asks a yes/no question. Yes runs onYes (then closes); no or esc
+// closes.
+type Confirm struct {
+	st     *common.UI
+	title  string
+	body   string
+	yesKey key.Binding
+	noKey  key.Binding
+	onYes  func() tea.Cmd
+}
+
+// NewConfirm returns a confirmation. yesKeys (default "y") confirm; the
+// dialog says which.
+func NewConfirm(st *common.UI, title, body string, onYes func() tea.Cmd, yesKeys ...string) *Confirm {
+	if len(yesKeys) == 0 {
+		yesKeys = []string{"y", "Y"}
+	}
+	return &Confirm{st: st, title: title, body: body, onYes: onYes,
+		yesKey: key.NewBinding(key.WithKeys(yesKeys...), key.WithHelp(yesKeys[0], "yes")),
+		noKey:  key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "cancel"))}
+}
+
+func (c *Confirm) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
+	if km, ok := msg.(tea.KeyMsg); ok {
+		switch {
+		case key.Matches(km, c.yesKey):
+			c.st.Close(c)
+			return c, c.onYes()
+		case key.Matches(km, c.noKey):
+			return c, c.st.Close(c)
+		}
+	}
+	return c, nil
+}
+
+func (c *Confirm) View(width, height int) string {
+	return box(c.st, width, c.title, c.body, c.yesKey.Help().Key+" "+c.yesKey.Help().Desc+" · "+c.noKey.Help().Key+" "+c.noKey.Help().Desc)
+}
+func (c *Confirm) Title() string         { return c.title }
+func (c *Confirm) Help() [][]key.Binding { return [][]key.Binding{{c.yesKey, c.noKey}} }
+func (c *Confirm) FullScreen() bool      { return false }
+func (c *Confirm) Unsaved() string       { return "" }
+func (c *Confirm) CapturesText() bool    { return false }
+
+// Choice is one option of a Choose dialog.
+type Choice struct {
+	Key  key.Binding
+	Run  func() tea.Cmd // may be nil: just close
+	Keep bool           // stay open after running
+}
+
+// Choose offers several keyed options (reload / overwrite / keep editing).
+type Choose struct {
+	st      *common.UI
+	title   string
+	body    string
+	choices []Choice
+}
+
+// NewChoose returns a dialog with the given choices; esc is always "close".
+func NewChoose(st *common.UI, title, body string, choices ...Choice) *Choose {
+	return &Choose{st: st, title: title, body: body, choices: choices}
+}
+
+func (c *Choose) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
+	if km, ok := msg.(tea.KeyMsg); ok {
+		for _, ch := range c.choices {
+			if key.Matches(km, ch.Key) {
+				if !ch.Keep {
+					c.st.Close(c)
+				}
+				if ch.Run == nil {
+					return c, nil
+				}
+				return c, ch.Run()
+			}
+		}
+		if km.String() == "esc" {
+			return c, c.st.Close(c)
+		}
+	}
+	return c, nil
+}
+
+func (c *Choose) View(width, height int) string {
+	var help []string
+	for _, ch := range c.choices {
+		help = append(help, c.st.Key.Render(ch.Key.Help().Key)+" "+ch.Key.Help().Desc)
+	}
+	return box(c.st, width, c.title, c.body, strings.Join(help, " · "))
+}
+func (c *Choose) Title() string { return c.title }
+func (c *Choose) Help() [][]key.Binding {
+	var ks []key.Binding
+	for _, ch := range c.choices {
+		ks = append(ks, ch.Key)
+	}
+	return [][]key.Binding{ks}
+}
+func (c *Choose) FullScreen() bool   { return false }
+func (c *Choose) Unsaved() string    { return "" }
+func (c *Choose) CapturesText() bool { return false }
+
+// Prompt asks for one line of text. Enter hands it to onSubmit, which
+// returns the command to run (the dialog closes first).
+type Prompt struct {
+	st       *common.UI
+	title    string
+	hint     string
+	input    textinput.Model
+	onSubmit func(string) tea.Cmd
+	errText  string
+	validate func(string) string
+}
+
+// NewPrompt returns a prompt with an initial value. validate, when not
+// nil, returns a sentence when the value cannot be accepted.
+func NewPrompt(st *common.UI, title, hint, value string, validate func(string) string, onSubmit func(string) tea.Cmd) *Prompt {
+	in := textinput.New()
+	in.SetValue(value)
+	in.CursorEnd()
+	in.Focus()
+	in.Prompt = "> "
+	in.CharLimit = 256
+	return &Prompt{st: st, title: title, hint: hint, input: in, onSubmit: onSubmit, validate: validate}
+}
+
+func (p *Prompt) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
+	if km, ok := msg.(tea.KeyMsg); ok {
+		switch km.String() {
+		case "enter":
+			v := p.input.Value()
+			if p.validate != nil {
+				if e := p.validate(v); e != "" {
+					p.errText = e
+					return p, nil
+				}
+			}
+			p.st.Close(p)
+			return p, p.onSubmit(v)
+		case "esc":
+			return p, p.st.Close(p)
+		}
+	}
+	var cmd tea.Cmd
+	p.input, cmd = p.input.Update(msg)
+	p.errText = ""
+	return p, cmd
+}
+
+func (p *Prompt) View(width, height int) string {
+	p.input.Width = min(max(width-14, 10), 60)
+	body := p.input.View()
+	if p.hint != "" {
+		body += "\n" + p.st.Dim.Render(p.hint)
+	}
+	if p.errText != "" {
+		body += "\n" + p.st.Error.Render(p.errText)
+	}
+	return box(p.st, width, p.title, body, "enter ok · esc cancel")
+}
+func (p *Prompt) Title() string { return p.title }
+func (p *Prompt) Help() [][]key.Binding {
+	return [][]key.Binding{{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "ok")), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))}}
+}
+func (p *Prompt) FullScreen() bool   { return false }
+func (p *Prompt) Unsaved() string    { return "" }
+func (p *Prompt) CapturesText() bool { return true }
+
+// Item is one menu entry; Key's help text is shown beside it.
+type Item struct {
+	Key key.Binding
+	Run func() tea.Cmd
+}
+
+// Menu lists keyed items; pressing an item's key, or enter on the
+// highlighted one, runs it.
+type Menu struct {
+	st     *common.UI
+	title  string
+	items  []Item
+	cursor int
+}
+
+// NewMenu returns a menu.
+func NewMenu(st *common.UI, title string, items []Item) *Menu {
+	return &Menu{st: st, title: title, items: items}
+}
+
+func (m *Menu) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return m, nil
+	}
+	switch km.String() {
+	case "esc", "q":
+		return m, m.st.Close(m)
+	case "up", "k":
+		m.cursor = (m.cursor + len(m.items) - 1) % len(m.items)
+		return m, nil
+	case "down", "j":
+		m.cursor = (m.cursor + 1) % len(m.items)
+		return m, nil
+	case "enter":
+		m.st.Close(m)
+		return m, m.items[m.cursor].Run()
+	}
+	for _, it := range m.items {
+		if key.Matches(km, it.Key) {
+			m.st.Close(m)
+			return m, it.Run()
+		}
+	}
+	return m, nil
+}
+
+func (m *Menu) View(width, height int) string {
+	var b strings.Builder
+	for i, it := range m.items {
+		line := m.st.Key.Render(it.Key.Help().Key) + "  " + it.Key.Help().Desc
+		if i == m.cursor {
+			line = m.st.Selected.Render("› " + it.Key.Help().Key + "  " + it.Key.Help().Desc)
+		} else {
+			line = "  " + line
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(line)
+	}
+	return box(m.st, min(width, 48), m.title, b.String(), "key or enter · esc close")
+}
+func (m *Menu) Title() string { return m.title }
+func (m *Menu) Help() [][]key.Binding {
+	ks := make([]key.Binding, len(m.items))
+	for i, it := range m.items {
+		ks[i] = it.Key
+	}
+	return [][]key.Binding{ks}
+}
+func (m *Menu) FullScreen() bool   { return false }
+func (m *Menu) Unsaved() string    { return "" }
+func (m *Menu) CapturesText() bool { return false }

@@ -1,0 +1,426 @@
+package editor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pi-tui/pi-tui/assets"
+	"github.com/pi-tui/pi-tui/core/agentsmd"
+	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/dialog"
+)
+
+// Config says which file a Page edits and how.
+type Config struct {
+	Dir   string // the directory holding the file (project root or agent dir)
+	Name  string // file name, usually AGENTS.md
+	Label string // how the header names the file, e.g. "~/src/api/AGENTS.md"
+	// Project is true for a project root: the page then says when another
+	// candidate (AGENTS.override.md, CLAUDE.md) is in effect and offers it.
+	Project bool
+	// Editor is the user's $VISUAL/$EDITOR command line ("" when unset).
+	Editor string
+	// Exec runs an external program in the terminal and reports when it
+	// ends; nil means tea.ExecProcess. Over SSH the server supplies one
+	// that runs in the client's PTY.
+	Exec func(cmd *exec.Cmd, done func(error) tea.Msg) tea.Cmd
+	// Markdown renders the preview (glamour with the program's style).
+	Markdown func(text string, width int) (string, error)
+	// Open returns a command that opens another file of the same root in
+	// a new page (used to switch to the file in effect).
+	Open func(name string) tea.Cmd
+}
+
+// PageKeys are the page's keys.
+type PageKeys struct {
+	Save, Close, External, Preview, OpenWinner key.Binding
+}
+
+func defaultPageKeys() PageKeys {
+	return PageKeys{
+		Save:       key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save")),
+		Close:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close")),
+		External:   key.NewBinding(key.WithKeys("ctrl+e"), key.WithHelp("ctrl+e", "$EDITOR")),
+		Preview:    key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "preview")),
+		OpenWinner: key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "edit the file in effect")),
+	}
+}
+
+// Page edits one instruction file.
+type Page struct {
+	cfg  Config
+	st   *common.UI
+	keys PageKeys
+	buf  *Buffer
+
+	doc      agentsmd.Doc
+	loaded   bool
+	loadErr  string
+	winner   string // candidate in effect at the root when it is not Name
+	saved    string // the text as last loaded or saved, to tell if dirty
+	fromTmpl bool
+
+	// after runs once the next save succeeds (close the page, open
+	// $EDITOR); a failed save drops it, so nothing happens to the text.
+	after func() tea.Cmd
+
+	preview     bool
+	previewView viewport.Model
+	spin        spinner.Model
+	busy        string
+
+	width, height int
+}
+
+// NewPage returns a page; its Init loads the file.
+func NewPage(cfg Config, st *common.UI) *Page {
+	if cfg.Name == "" {
+		cfg.Name = "AGENTS.md"
+	}
+	p := &Page{cfg: cfg, st: st, keys: defaultPageKeys(), buf: New(st.Cursor, st.Gutter),
+		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), busy: "loading"}
+	return p
+}
+
+type pageLoadedMsg struct {
+	page   *Page
+	doc    agentsmd.Doc
+	winner string
+	err    error
+}
+
+type pageSavedMsg struct {
+	page *Page
+	doc  agentsmd.Doc
+	err  error
+}
+
+type previewMsg struct {
+	page *Page
+	text string
+	err  error
+}
+
+type externalDoneMsg struct {
+	page *Page
+	err  error
+}
+
+// Init loads the file.
+func (p *Page) Init() tea.Cmd { return tea.Batch(p.load(), p.spin.Tick) }
+
+// Load is the command that loads the file; exported for the shell, which
+// starts a page when it pushes it.
+func (p *Page) Load() tea.Cmd { return p.Init() }
+
+func (p *Page) load() tea.Cmd {
+	cfg := p.cfg
+	return func() tea.Msg {
+		doc, err := agentsmd.Load(cfg.Dir, cfg.Name)
+		msg := pageLoadedMsg{page: p, doc: doc, err: err}
+		if err == nil && cfg.Project {
+			c, rerr := instructions.New(instructions.Options{}).ResolveRoot(context.Background(), cfg.Dir)
+			if rerr == nil {
+				for _, s := range c.Sources {
+					if s.Scope == instructions.ScopeProject && s.Kind == instructions.KindInstructions && s.Label != cfg.Name {
+						msg.winner = s.Label
+					}
+				}
+			}
+		}
+		return msg
+	}
+}
+
+func (p *Page) dirty() bool { return p.loaded && p.buf.Value() != p.saved }
+
+// Update handles the page's messages.
+func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
+	switch msg := msg.(type) {
+	case pageLoadedMsg:
+		if msg.page != p {
+			return p, nil
+		}
+		p.busy = ""
+		if msg.err != nil {
+			p.loadErr = msg.err.Error()
+			return p, nil
+		}
+		p.doc, p.winner, p.loaded, p.loadErr = msg.doc, msg.winner, true, ""
+		p.layout()
+		text := msg.doc.Content
+		p.fromTmpl = !msg.doc.Exists && p.cfg.Project
+		if p.fromTmpl {
+			text = assets.StarterAgents
+		}
+		p.buf.SetValue(text)
+		p.saved = text
+		p.layout()
+		return p, nil
+	case pageSavedMsg:
+		if msg.page != p {
+			return p, nil
+		}
+		p.busy = ""
+		after := p.after
+		p.after = nil
+		if errors.Is(msg.err, agentsmd.ErrChangedOnDisk) {
+			return p, p.st.Push(p.conflictDialog())
+		}
+		if msg.err != nil {
+			return p, common.Failure(msg.err)
+		}
+		p.doc, p.saved, p.fromTmpl = msg.doc, msg.doc.Content, false
+		var then tea.Cmd
+		if after != nil {
+			then = after()
+		}
+		return p, tea.Batch(common.Notice("saved %s (%s bytes)", p.cfg.Label, common.Group(len(msg.doc.Content))),
+			func() tea.Msg { return common.ProjectsChangedMsg{} }, then)
+	case previewMsg:
+		if msg.page != p {
+			return p, nil
+		}
+		p.busy = ""
+		if msg.err != nil {
+			p.preview = false
+			return p, common.Failure(fmt.Errorf("preview: %w", msg.err))
+		}
+		p.previewView.SetContent(msg.text)
+		return p, nil
+	case externalDoneMsg:
+		if msg.page != p {
+			return p, nil
+		}
+		if msg.err != nil {
+			return p, common.Failure(fmt.Errorf("%s: %w", p.cfg.Editor, msg.err))
+		}
+		p.busy = "reloading"
+		return p, tea.Batch(p.load(), common.Notice("reloaded %s after $EDITOR", p.cfg.Label))
+	case spinner.TickMsg:
+		if p.busy == "" {
+			return p, nil
+		}
+		var cmd tea.Cmd
+		p.spin, cmd = p.spin.Update(msg)
+		return p, cmd
+	case tea.KeyMsg:
+		return p, p.key(msg)
+	}
+	return p, nil
+}
+
+func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
+	k := p.keys
+	switch {
+	case key.Matches(msg, k.Close):
+		if p.preview {
+			p.preview = false
+			return nil
+		}
+		if p.dirty() {
+			return p.st.Push(dialog.NewChoose(p.st, "Unsaved changes", fmt.Sprintf("%s has changes that are not saved.", p.cfg.Label),
+				dialog.Choice{Key: bind("s", "save and close"), Run: func() tea.Cmd { return p.saveThen(p.closeSelf) }},
+				dialog.Choice{Key: bind("d", "discard and close"), Run: func() tea.Cmd { return p.st.Close(p) }},
+				dialog.Choice{Key: bind("k", "keep editing")}))
+		}
+		return p.st.Close(p)
+	case !p.loaded:
+		return nil
+	case key.Matches(msg, k.Save):
+		return p.save(false)
+	case key.Matches(msg, k.Preview):
+		p.preview = !p.preview
+		if p.preview {
+			return p.renderPreview()
+		}
+		return nil
+	case key.Matches(msg, k.External):
+		return p.external()
+	case key.Matches(msg, k.OpenWinner) && p.winner != "" && p.cfg.Open != nil:
+		return p.cfg.Open(p.winner)
+	}
+	if p.preview {
+		var cmd tea.Cmd
+		p.previewView, cmd = p.previewView.Update(msg)
+		return cmd
+	}
+	p.buf.Update(msg)
+	return nil
+}
+
+func bind(k, desc string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, desc)) }
+
+// saveThen saves and calls then only once the save succeeded.
+func (p *Page) saveThen(then func() tea.Cmd) tea.Cmd {
+	p.after = then
+	return p.save(false)
+}
+
+func (p *Page) closeSelf() tea.Cmd { return p.st.Close(p) }
+
+func (p *Page) save(overwrite bool) tea.Cmd {
+	if !p.loaded {
+		return nil
+	}
+	p.busy = "saving"
+	doc, text := p.doc, p.buf.Value()
+	return func() tea.Msg {
+		d, err := agentsmd.Save(doc, text, overwrite)
+		return pageSavedMsg{page: p, doc: d, err: err}
+	}
+}
+
+// conflictDialog asks what to do when the file changed on disk: the
+// user's text stays in the editor until they choose.
+func (p *Page) conflictDialog() common.Layer {
+	return dialog.NewChoose(p.st, "Changed on disk",
+		fmt.Sprintf("%s changed on disk after you opened it.", p.cfg.Label),
+		dialog.Choice{Key: bind("r", "reload (drop my changes)"), Run: func() tea.Cmd { p.busy = "reloading"; return p.load() }},
+		dialog.Choice{Key: bind("o", "overwrite with mine"), Run: func() tea.Cmd { return p.save(true) }},
+		dialog.Choice{Key: bind("k", "keep editing")})
+}
+
+func (p *Page) external() tea.Cmd {
+	if p.cfg.Editor == "" {
+		return common.Failure(errors.New("set $EDITOR (or $VISUAL) to edit with an external editor"))
+	}
+	if p.dirty() || p.fromTmpl {
+		return p.st.Push(dialog.NewChoose(p.st, "Save first?", "The external editor opens the file on disk; save your changes first.",
+			dialog.Choice{Key: bind("s", "save, then open $EDITOR"), Run: func() tea.Cmd { return p.saveThen(p.runExternal) }},
+			dialog.Choice{Key: bind("k", "keep editing here")}))
+	}
+	return p.runExternal()
+}
+
+func (p *Page) runExternal() tea.Cmd {
+	fields := strings.Fields(p.cfg.Editor)
+	cmd := exec.Command(fields[0], append(fields[1:], p.doc.Target)...)
+	done := func(err error) tea.Msg { return externalDoneMsg{page: p, err: err} }
+	if p.cfg.Exec != nil {
+		return p.cfg.Exec(cmd, done)
+	}
+	return tea.ExecProcess(cmd, done)
+}
+
+func (p *Page) renderPreview() tea.Cmd {
+	if p.cfg.Markdown == nil {
+		p.previewView.SetContent(p.buf.Value())
+		return nil
+	}
+	text, width, render := p.buf.Value(), p.width, p.cfg.Markdown
+	p.busy = "rendering"
+	return func() tea.Msg {
+		out, err := render(text, width)
+		return previewMsg{page: p, text: out, err: err}
+	}
+}
+
+func (p *Page) layout() {
+	h := p.height - 3 // header, meter, key hints
+	if p.winner != "" {
+		h-- // the "another file is in effect" notice
+	}
+	h = max(h, 3)
+	p.buf.SetSize(p.width, h)
+	p.previewView.Width, p.previewView.Height = p.width, h
+}
+
+// View draws the page.
+func (p *Page) View(width, height int) string {
+	if width != p.width || height != p.height {
+		p.width, p.height = width, height
+		p.layout()
+	}
+	st := p.st
+	var head strings.Builder
+	head.WriteString(st.Title.Render(p.cfg.Label))
+	switch {
+	case p.fromTmpl:
+		head.WriteString(st.Dim.Render("  new file from the starter template; ctrl+s creates it"))
+	case p.dirty():
+		head.WriteString(st.Warn.Render("  modified"))
+	}
+	if p.busy != "" {
+		head.WriteString("  " + p.spin.View() + " " + p.busy)
+	}
+	lines := []string{head.String()}
+	if p.winner != "" {
+		lines = append(lines, st.Warn.Render(fmt.Sprintf("%s is in effect in this folder, so %s is ignored while it exists.", p.winner, p.cfg.Name))+
+			st.Dim.Render(" ctrl+o edits "+p.winner))
+	}
+	if p.loadErr != "" {
+		return head.String() + "\n\n" + st.Error.Render("Cannot edit: "+p.loadErr) + "\n\n" + st.Dim.Render("esc close")
+	}
+	body := ""
+	switch {
+	case !p.loaded:
+		body = ""
+	case p.preview:
+		body = p.previewView.View()
+	default:
+		body = p.buf.View()
+	}
+	lines = append(lines, body)
+	lines = append(lines, p.meter()...)
+	return strings.Join(lines, "\n")
+}
+
+// meter shows the file's bytes against the 32 KiB chain budget, the
+// cursor position, and the keys.
+func (p *Page) meter() []string {
+	n := p.buf.Len()
+	budget := instructions.DefaultBudgetBytes
+	text := fmt.Sprintf("%s / %s bytes of the chain budget (%d%%)", common.Group(n), common.Group(budget), n*100/budget)
+	style := p.st.Dim
+	if n > budget {
+		style = p.st.Warn
+		text += " — over the budget: the agent will see it cut, with a note"
+	}
+	row, col := p.buf.Cursor()
+	help := "ctrl+s save · esc close · ctrl+p preview · ctrl+e $EDITOR · ? help"
+	if p.preview {
+		help = "preview · ↑/↓ scroll · ctrl+p or esc back to editing"
+	}
+	return []string{style.Render(text) + p.st.Dim.Render(fmt.Sprintf("  ln %d, col %d", row+1, col+1)), p.st.Dim.Render(help)}
+}
+
+// Title names the page.
+func (p *Page) Title() string { return p.cfg.Label }
+
+// Help lists the page's keys.
+func (p *Page) Help() [][]key.Binding {
+	k := p.keys
+	b := p.buf.KeyMap()
+	first := []key.Binding{k.Save, k.Close, k.Preview, k.External}
+	if p.winner != "" {
+		first = append(first, k.OpenWinner)
+	}
+	return [][]key.Binding{first, {b.Home, b.PageUp, b.DeleteWord, b.KillLine}}
+}
+
+// FullScreen is true: the editor takes the body.
+func (p *Page) FullScreen() bool { return true }
+
+// Unsaved names the file when it has unsaved changes.
+func (p *Page) Unsaved() string {
+	if p.dirty() {
+		return p.cfg.Label
+	}
+	return ""
+}
+
+// CapturesText is true while editing.
+func (p *Page) CapturesText() bool { return !p.preview }
+
+// Text returns the editor's current text (for tests and the shell).
+func (p *Page) Text() string { return p.buf.Value() }

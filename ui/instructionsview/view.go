@@ -1,0 +1,278 @@
+// Package instructionsview shows which instruction files apply in a
+// project: the root chain a runtime starts with (sources, bytes, cuts,
+// skipped candidates and warnings) and, for a path typed in, that path's
+// chain. Resolution runs as a command with a context.
+package instructionsview
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/ui/common"
+)
+
+// resolveTimeout bounds one resolution, as the runtime's preflight is.
+const resolveTimeout = 2 * time.Second
+
+// Page shows a project's instruction chains.
+type Page struct {
+	host *host.Host
+	st   *common.UI
+	p    projects.Project
+
+	input    textinput.Model
+	inputOn  bool
+	chain    *instructions.Chain
+	model    instructions.Model
+	modelErr string
+	err      string
+	showText bool
+	vp       viewport.Model
+	busy     bool
+	keys     keys
+
+	width, height int
+}
+
+type keys struct {
+	Path, Text, Close, Scroll key.Binding
+}
+
+// New returns the page for p.
+func New(h *host.Host, st *common.UI, p projects.Project) *Page {
+	in := textinput.New()
+	in.Prompt = "path: "
+	in.Placeholder = "a file or folder inside the project, e.g. packages/api/main.go"
+	in.CharLimit = 4096
+	return &Page{host: h, st: st, p: p, input: in, keys: keys{
+		Path:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "chain for a path")),
+		Text:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "show the text the agent gets")),
+		Close:  key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "back/close")),
+		Scroll: key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown"), key.WithHelp("↑/↓", "scroll")),
+	}}
+}
+
+type resolvedMsg struct {
+	page     *Page
+	chain    *instructions.Chain
+	model    instructions.Model
+	modelErr error
+	err      error
+}
+
+// Init resolves the root chain.
+func (pg *Page) Init() tea.Cmd { return pg.resolve("") }
+
+func (pg *Page) resolve(target string) tea.Cmd {
+	pg.busy = true
+	h, root := pg.host, pg.p.Root
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
+		defer cancel()
+		m, merr := h.DefaultModel()
+		r := h.Resolver(m)
+		var c *instructions.Chain
+		var err error
+		if target == "" {
+			c, err = r.ResolveRoot(ctx, root)
+		} else {
+			c, err = r.ResolveTarget(ctx, root, target)
+		}
+		return resolvedMsg{page: pg, chain: c, model: m, modelErr: merr, err: err}
+	}
+}
+
+// Update handles the page's messages.
+func (pg *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
+	switch msg := msg.(type) {
+	case resolvedMsg:
+		if msg.page != pg {
+			return pg, nil
+		}
+		pg.busy = false
+		pg.model = msg.model
+		pg.modelErr = ""
+		if msg.modelErr != nil {
+			pg.modelErr = msg.modelErr.Error()
+		}
+		if msg.err != nil {
+			pg.err = msg.err.Error()
+			return pg, nil
+		}
+		pg.err, pg.chain = "", msg.chain
+		pg.vp.SetContent(pg.wrap(pg.details()))
+		pg.vp.GotoTop()
+		return pg, nil
+	case tea.KeyMsg:
+		if pg.inputOn {
+			switch msg.String() {
+			case "esc":
+				pg.inputOn = false
+				pg.input.Blur()
+				return pg, nil
+			case "enter":
+				pg.inputOn = false
+				pg.input.Blur()
+				return pg, pg.resolve(strings.TrimSpace(pg.input.Value()))
+			}
+			var cmd tea.Cmd
+			pg.input, cmd = pg.input.Update(msg)
+			return pg, cmd
+		}
+		switch {
+		case key.Matches(msg, pg.keys.Close):
+			if pg.showText {
+				pg.showText = false
+				pg.vp.SetContent(pg.wrap(pg.details()))
+				return pg, nil
+			}
+			return pg, pg.st.Close(pg)
+		case key.Matches(msg, pg.keys.Path):
+			pg.inputOn = true
+			return pg, pg.input.Focus()
+		case key.Matches(msg, pg.keys.Text):
+			pg.showText = !pg.showText
+			if pg.chain != nil {
+				if pg.showText {
+					pg.vp.SetContent(pg.wrap(pg.chain.Text))
+				} else {
+					pg.vp.SetContent(pg.wrap(pg.details()))
+				}
+				pg.vp.GotoTop()
+			}
+			return pg, nil
+		}
+		var cmd tea.Cmd
+		pg.vp, cmd = pg.vp.Update(msg)
+		return pg, cmd
+	}
+	return pg, nil
+}
+
+// wrap fits text to the viewport's width, so long warnings and paths
+// are read whole rather than cut.
+func (pg *Page) wrap(s string) string {
+	if pg.vp.Width <= 0 {
+		return s
+	}
+	return ansi.Wrap(s, pg.vp.Width, "")
+}
+
+// details is the chain as a table: sources with sizes and cuts, skipped
+// candidates with reasons, warnings.
+func (pg *Page) details() string {
+	c, st := pg.chain, pg.st
+	if c == nil {
+		return ""
+	}
+	var b strings.Builder
+	target := "the project root"
+	if c.Target != c.Root {
+		target = displayPath(c.Target, c.Root, pg.host.Places.Home)
+	}
+	fmt.Fprintf(&b, "Chain for %s — %s of %s bytes\n\n", target, common.Group(c.UsedBytes), common.Group(c.BudgetBytes))
+	if len(c.Sources) == 0 {
+		b.WriteString("No instruction files apply here.\n")
+	}
+	for i, s := range c.Sources {
+		state := "whole"
+		if s.Truncated {
+			state = st.Warn.Render(fmt.Sprintf("cut to %s bytes", common.Group(s.ShownBytes)))
+		}
+		kind := ""
+		if s.Kind == instructions.KindProvider {
+			kind = " (provider)"
+		}
+		fmt.Fprintf(&b, "%2d. %s%s  %s bytes  %s\n", i+1, s.Label, kind, common.Group(s.Bytes), state)
+	}
+	if len(c.Skipped) > 0 {
+		b.WriteString("\n" + st.Section.Render("Skipped") + "\n")
+		for _, s := range c.Skipped {
+			fmt.Fprintf(&b, "  %s: %s\n", displayPath(s.Path, c.Root, pg.host.Places.Home), s.Reason)
+		}
+	}
+	var warns []string
+	warns = append(warns, c.Warnings...)
+	if pg.modelErr != "" {
+		warns = append(warns, pg.modelErr)
+	}
+	if pg.model.Provider == "" {
+		warns = append(warns, "no default model in settings.json: provider files (CLAUDE.md, CODEX.md, GEMINI.md) are not shown")
+	}
+	if !pg.p.Trusted && c.Target != c.Root {
+		warns = append(warns, "this project is untrusted: a runtime gets only the root chain until you trust it (t in the row menu)")
+	}
+	if len(warns) > 0 {
+		b.WriteString("\n" + st.Section.Render("Warnings") + "\n")
+		for _, w := range warns {
+			b.WriteString("  " + st.Warn.Render("!") + " " + w + "\n")
+		}
+	}
+	return b.String()
+}
+
+func displayPath(p, root, home string) string {
+	if rel, ok := strings.CutPrefix(p, root+"/"); ok {
+		return rel
+	}
+	return paths.Tilde(p, home)
+}
+
+// View draws the page.
+func (pg *Page) View(width, height int) string {
+	if width != pg.width || height != pg.height {
+		pg.width, pg.height = width, height
+		pg.vp.Width, pg.vp.Height = width, max(height-5, 3)
+		pg.input.Width = max(width-10, 10)
+		if pg.chain != nil && !pg.showText {
+			pg.vp.SetContent(pg.wrap(pg.details()))
+		}
+	}
+	st := pg.st
+	head := st.Title.Render("Instructions · "+pg.p.Name) + st.Dim.Render("  "+paths.Tilde(pg.p.Root, pg.host.Places.Home))
+	if pg.model.Provider != "" {
+		head += st.Dim.Render("  model " + pg.model.Provider + "/" + pg.model.ID)
+	}
+	if pg.busy {
+		head += st.Dim.Render("  resolving…")
+	}
+	line2 := st.Dim.Render("/ chain for a path · v text the agent gets · esc close")
+	if pg.inputOn || pg.input.Value() != "" {
+		line2 = pg.input.View()
+	}
+	body := pg.vp.View()
+	if pg.err != "" {
+		body = st.Error.Render(pg.err)
+	}
+	return head + "\n" + line2 + "\n\n" + body
+}
+
+// Title names the page.
+func (pg *Page) Title() string { return "Instructions · " + pg.p.Name }
+
+// Help lists the keys.
+func (pg *Page) Help() [][]key.Binding {
+	k := pg.keys
+	return [][]key.Binding{{k.Path, k.Text, k.Scroll, k.Close}}
+}
+
+// FullScreen is true.
+func (pg *Page) FullScreen() bool { return true }
+
+// Unsaved is always "": the page only reads.
+func (pg *Page) Unsaved() string { return "" }
+
+// CapturesText is true while the path field is active.
+func (pg *Page) CapturesText() bool { return pg.inputOn }

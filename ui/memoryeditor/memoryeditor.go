@@ -1,0 +1,478 @@
+// Package memoryeditor is the project memory page: the list of entries and
+// an editor for one entry, a live meter of the projection against the
+// 32,768-byte limit, a preview of exactly what a runtime receives, and
+// compare-and-swap saves that never drop the user's text on a conflict.
+package memoryeditor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/dialog"
+	"github.com/pi-tui/pi-tui/ui/editor"
+)
+
+type mode int
+
+const (
+	modeList mode = iota
+	modeEntry
+	modePreview
+)
+
+// Keys are the page's keys.
+type Keys struct {
+	Add, Edit, Delete, Save, Close, Preview, Up, Down, Field key.Binding
+}
+
+func defaultKeys() Keys {
+	b := func(k, h string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(append([]string{k}, keys...)...), key.WithHelp(k, h))
+	}
+	return Keys{
+		Add:     b("a", "add entry"),
+		Edit:    b("enter", "edit entry"),
+		Delete:  b("d", "delete entry"),
+		Save:    b("ctrl+s", "save"),
+		Close:   b("esc", "back/close"),
+		Preview: b("p", "preview", "ctrl+p"),
+		Up:      b("↑", "up", "up", "k"),
+		Down:    b("↓", "down", "down", "j"),
+		Field:   b("tab", "title/content"),
+	}
+}
+
+// Page edits one project's memory.
+type Page struct {
+	host  *host.Host
+	st    *common.UI
+	keys  Keys
+	root  string
+	label string
+
+	base    memory.Memory // what the working copy is based on
+	entries []memory.Entry
+	saved   string // projection of the last loaded/saved entries plus ids, to tell if dirty
+	loaded  bool
+	loadErr string
+	warn    string
+
+	mode    mode
+	cursor  int
+	editing int // entry index in modeEntry
+	title   textinput.Model
+	content *editor.Buffer
+	field   int // 0 title, 1 content
+	preview viewport.Model
+	busy    string
+
+	width, height int
+}
+
+// New returns the page for the project at root; label names it.
+func New(h *host.Host, st *common.UI, root, label string) *Page {
+	t := textinput.New()
+	t.Prompt = ""
+	t.Placeholder = "(optional title)"
+	t.CharLimit = 200
+	return &Page{host: h, st: st, keys: defaultKeys(), root: root, label: label, title: t,
+		content: editor.New(st.Cursor, st.Gutter), busy: "loading"}
+}
+
+type loadedMsg struct {
+	page *Page
+	m    memory.Memory
+	err  error
+}
+
+type savedMsg struct {
+	page *Page
+	m    memory.Memory
+	err  error
+}
+
+// Init loads the memory.
+func (p *Page) Init() tea.Cmd { return p.load() }
+
+func (p *Page) load() tea.Cmd {
+	svc, root := p.host.Memory, p.root
+	return func() tea.Msg {
+		m, err := svc.Load(context.Background(), root)
+		return loadedMsg{page: p, m: m, err: err}
+	}
+}
+
+func fingerprint(entries []memory.Entry) string {
+	var b strings.Builder
+	for _, e := range entries {
+		b.WriteString(e.ID + "\x00" + e.Title + "\x00" + e.Content + "\x01")
+	}
+	return b.String()
+}
+
+func (p *Page) dirty() bool { return p.loaded && fingerprint(p.entries) != p.saved }
+
+// Update handles the page's messages.
+func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
+	switch msg := msg.(type) {
+	case loadedMsg:
+		if msg.page != p {
+			return p, nil
+		}
+		p.busy = ""
+		var ue *memory.UnreadableError
+		switch {
+		case errors.As(msg.err, &ue):
+			p.warn = msg.err.Error()
+		case msg.err != nil:
+			p.loadErr = msg.err.Error()
+			return p, nil
+		}
+		p.base, p.loaded = msg.m, true
+		p.entries = append([]memory.Entry(nil), msg.m.Entries...)
+		p.saved = fingerprint(p.entries)
+		p.cursor = min(p.cursor, max(len(p.entries)-1, 0))
+		p.mode = modeList
+		return p, nil
+	case savedMsg:
+		if msg.page != p {
+			return p, nil
+		}
+		p.busy = ""
+		var tl *memory.TooLargeError
+		switch {
+		case errors.Is(msg.err, memory.ErrConflict):
+			return p, p.st.Push(p.conflictDialog())
+		case errors.As(msg.err, &tl):
+			return p, common.Failure(msg.err)
+		case msg.err != nil:
+			return p, common.Failure(msg.err)
+		}
+		p.base = msg.m
+		p.entries = append([]memory.Entry(nil), msg.m.Entries...)
+		p.saved = fingerprint(p.entries)
+		p.warn = ""
+		return p, tea.Batch(common.Notice("saved memory of %s: %d entries, %s bytes", p.label, len(p.entries), common.Group(len(msg.m.Content))),
+			func() tea.Msg { return common.ProjectsChangedMsg{} })
+	case overwriteMsg:
+		if msg.page != p {
+			return p, nil
+		}
+		// Base the user's entries on the current stored value, then save.
+		p.base = msg.base
+		return p, p.save()
+	case tea.KeyMsg:
+		return p, p.key(msg)
+	}
+	return p, nil
+}
+
+type overwriteMsg struct {
+	page *Page
+	base memory.Memory
+}
+
+func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
+	k := p.keys
+	if !p.loaded {
+		if key.Matches(msg, k.Close) {
+			return p.st.Close(p)
+		}
+		return nil
+	}
+	if key.Matches(msg, k.Save) {
+		p.commitEntry()
+		return p.save()
+	}
+	switch p.mode {
+	case modePreview:
+		if key.Matches(msg, k.Close) || key.Matches(msg, k.Preview) {
+			p.mode = modeList
+			return nil
+		}
+		var cmd tea.Cmd
+		p.preview, cmd = p.preview.Update(msg)
+		return cmd
+	case modeEntry:
+		switch {
+		case key.Matches(msg, k.Close):
+			p.commitEntry()
+			p.mode = modeList
+			return nil
+		case key.Matches(msg, k.Field):
+			p.field = 1 - p.field
+			p.focusField()
+			return nil
+		}
+		if p.field == 0 {
+			if msg.String() == "enter" {
+				p.field = 1
+				p.focusField()
+				return nil
+			}
+			var cmd tea.Cmd
+			p.title, cmd = p.title.Update(msg)
+			p.commitEntry()
+			return cmd
+		}
+		if p.content.Update(msg) {
+			p.commitEntry()
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Close):
+		if p.dirty() {
+			return p.st.Push(dialog.NewChoose(p.st, "Unsaved memory", "The memory of "+p.label+" has changes that are not saved.",
+				dialog.Choice{Key: bindKey("s", "save"), Run: p.save},
+				dialog.Choice{Key: bindKey("d", "discard and close"), Run: func() tea.Cmd { return p.st.Close(p) }},
+				dialog.Choice{Key: bindKey("k", "keep editing")}))
+		}
+		return p.st.Close(p)
+	case key.Matches(msg, k.Up):
+		p.cursor = max(p.cursor-1, 0)
+	case key.Matches(msg, k.Down):
+		p.cursor = min(p.cursor+1, max(len(p.entries)-1, 0))
+	case key.Matches(msg, k.Add):
+		p.entries = append(p.entries, memory.Entry{ID: memory.NewID()})
+		p.cursor = len(p.entries) - 1
+		p.openEntry(p.cursor, 0)
+	case key.Matches(msg, k.Edit):
+		if len(p.entries) > 0 {
+			p.openEntry(p.cursor, 1)
+		}
+	case key.Matches(msg, k.Delete):
+		if len(p.entries) > 0 {
+			i := p.cursor
+			id := p.entries[i].ID
+			return p.st.Push(dialog.NewConfirm(p.st, "Delete this entry?",
+				fmt.Sprintf("%q is removed from the list; ctrl+s saves the change.", entryName(p.entries[i])),
+				func() tea.Cmd { p.handleDelete(id); return nil }))
+		}
+	case key.Matches(msg, k.Preview):
+		p.mode = modePreview
+		p.preview.SetContent(memory.Frame(p.projection()))
+		p.preview.GotoTop()
+	}
+	return nil
+}
+
+// handleDelete removes an entry from the working copy.
+func (p *Page) handleDelete(id string) {
+	for i, e := range p.entries {
+		if e.ID == id {
+			p.entries = append(p.entries[:i], p.entries[i+1:]...)
+			break
+		}
+	}
+	p.cursor = min(p.cursor, max(len(p.entries)-1, 0))
+}
+
+func bindKey(k, h string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, h)) }
+
+func (p *Page) openEntry(i, field int) {
+	p.editing, p.mode, p.field = i, modeEntry, field
+	p.title.SetValue(p.entries[i].Title)
+	p.content.SetValue(p.entries[i].Content)
+	p.layout()
+	p.focusField()
+}
+
+func (p *Page) focusField() {
+	if p.field == 0 {
+		p.title.Focus()
+		p.content.Blur()
+	} else {
+		p.title.Blur()
+		p.content.Focus()
+	}
+}
+
+// commitEntry copies the entry editor's fields into the working copy.
+func (p *Page) commitEntry() {
+	if p.mode != modeEntry || p.editing >= len(p.entries) {
+		return
+	}
+	p.entries[p.editing].Title = p.title.Value()
+	p.entries[p.editing].Content = p.content.Value()
+}
+
+func (p *Page) projection() string { return memory.Project(memory.Normalize(p.entries, nil)) }
+
+func (p *Page) save() tea.Cmd {
+	if n := len(p.projection()); n > memory.LimitBytes {
+		// Refused before it reaches the store; the text stays here.
+		return common.Failure(&memory.TooLargeError{Bytes: n})
+	}
+	p.busy = "saving"
+	svc, base, entries := p.host.Memory, p.base, append([]memory.Entry(nil), p.entries...)
+	return func() tea.Msg {
+		m, err := svc.Save(context.Background(), base, entries)
+		return savedMsg{page: p, m: m, err: err}
+	}
+}
+
+// conflictDialog: someone saved this memory since it was loaded. The
+// user's entries stay on screen until they choose.
+func (p *Page) conflictDialog() common.Layer {
+	svc, root := p.host.Memory, p.root
+	return dialog.NewChoose(p.st, "Memory changed; reload?",
+		"Another editor or process saved this project's memory after you opened it. Your changes are still here.",
+		dialog.Choice{Key: bindKey("r", "reload (drop my changes)"), Run: p.load},
+		dialog.Choice{Key: bindKey("o", "overwrite with mine"), Run: func() tea.Cmd {
+			return func() tea.Msg {
+				m, err := svc.Load(context.Background(), root)
+				var ue *memory.UnreadableError
+				if err != nil && !errors.As(err, &ue) {
+					return savedMsg{page: p, err: err}
+				}
+				return overwriteMsg{page: p, base: m}
+			}
+		}},
+		dialog.Choice{Key: bindKey("k", "keep editing")})
+}
+
+func (p *Page) layout() {
+	p.title.Width = max(p.width-12, 10)
+	p.content.SetSize(p.width, max(p.height-7, 3))
+	p.preview.Width, p.preview.Height = p.width, max(p.height-3, 3)
+}
+
+func entryName(e memory.Entry) string {
+	if t := strings.TrimSpace(e.Title); t != "" {
+		return t
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(e.Content), "\n")
+	if first == "" {
+		return "(empty)"
+	}
+	return first
+}
+
+// View draws the page.
+func (p *Page) View(width, height int) string {
+	if width != p.width || height != p.height {
+		p.width, p.height = width, height
+		p.layout()
+	}
+	st := p.st
+	head := st.Title.Render("Memory · " + p.label)
+	if p.dirty() {
+		head += st.Warn.Render("  modified")
+	}
+	if p.busy != "" {
+		head += st.Dim.Render("  " + p.busy + "…")
+	}
+	if p.loadErr != "" {
+		return head + "\n\n" + st.Error.Render("Cannot load memory: "+p.loadErr) + "\n\n" + st.Dim.Render("esc close")
+	}
+	if !p.loaded {
+		return head
+	}
+	var body string
+	switch p.mode {
+	case modePreview:
+		body = st.Dim.Render("What a runtime receives after the project instructions (esc back):") + "\n" + p.preview.View()
+	case modeEntry:
+		label := func(i int, s string) string {
+			if p.field == i {
+				return st.Key.Render("› " + s)
+			}
+			return "  " + s
+		}
+		body = label(0, "Title   ") + p.title.View() + "\n" + label(1, "Content") + "\n" + p.content.View()
+	default:
+		body = p.listView(height - 4)
+	}
+	lines := []string{head}
+	if p.warn != "" {
+		lines = append(lines, st.Warn.Render(p.warn))
+	}
+	lines = append(lines, body, p.meter(), p.helpLine())
+	return strings.Join(lines, "\n")
+}
+
+func (p *Page) listView(h int) string {
+	st := p.st
+	if len(p.entries) == 0 {
+		return "No memory yet. Press " + st.Key.Render("a") + " to add an entry: notes the agent should know about this project."
+	}
+	var b strings.Builder
+	start := max(0, p.cursor-h+1)
+	for i := start; i < len(p.entries) && i < start+h; i++ {
+		e := p.entries[i]
+		name := entryName(e)
+		size := fmt.Sprintf("%6s B", common.Group(len(strings.TrimSpace(e.Content))))
+		line := fmt.Sprintf("%s  %s", size, name)
+		if w := p.width - 2; len([]rune(line)) > w && w > 3 {
+			line = string([]rune(line)[:w-1]) + "…"
+		}
+		if i == p.cursor {
+			line = st.Selected.Render("› " + line)
+		} else {
+			line = "  " + line
+		}
+		if i > start {
+			b.WriteByte('\n')
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// meter shows the projection's size against the limit; over it, saving is
+// refused and the meter says so.
+func (p *Page) meter() string {
+	n := len(p.projection())
+	text := fmt.Sprintf("%s / %s bytes", common.Group(n), common.Group(memory.LimitBytes))
+	if n > memory.LimitBytes {
+		return p.st.Error.Render(text + fmt.Sprintf(" — %s bytes over the limit: saving is refused until you shorten it", common.Group(n-memory.LimitBytes)))
+	}
+	return p.st.Dim.Render(text)
+}
+
+func (p *Page) helpLine() string {
+	switch p.mode {
+	case modeEntry:
+		return p.st.Dim.Render("tab title/content · esc back to list · ctrl+s save · ? help")
+	case modePreview:
+		return p.st.Dim.Render("↑/↓ scroll · esc back")
+	}
+	return p.st.Dim.Render("a add · enter edit · d delete · p preview · ctrl+s save · esc close · ? help")
+}
+
+// Title names the page.
+func (p *Page) Title() string { return "Memory · " + p.label }
+
+// Help lists the keys.
+func (p *Page) Help() [][]key.Binding {
+	k := p.keys
+	return [][]key.Binding{{k.Add, k.Edit, k.Delete, k.Preview, k.Save, k.Close}, {k.Up, k.Down, k.Field}}
+}
+
+// FullScreen is true.
+func (p *Page) FullScreen() bool { return true }
+
+// Unsaved names the memory when it has unsaved changes.
+func (p *Page) Unsaved() string {
+	if p.dirty() {
+		return "the memory of " + p.label
+	}
+	return ""
+}
+
+// CapturesText is true while an entry is being edited.
+func (p *Page) CapturesText() bool { return p.mode == modeEntry }
+
+// Entries returns the working copy (for tests).
+func (p *Page) Entries() []memory.Entry { return p.entries }

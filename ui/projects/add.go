@@ -1,0 +1,292 @@
+package projects
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/ui/common"
+)
+
+// addDialog asks for a folder, an optional name and whether to trust it.
+// Memory is deliberately not asked for (ADR 0234): a hint says it can be
+// added later from the row menu.
+type addDialog struct {
+	host  *host.Host
+	st    *common.UI
+	path  textinput.Model
+	name  textinput.Model
+	trust bool
+	field int // 0 path, 1 name, 2 trust
+
+	completions []string
+	errText     string
+	busy        bool
+	keys        addKeys
+}
+
+type addKeys struct {
+	Complete, Next, Prev, Toggle, Submit, Cancel key.Binding
+}
+
+func newAddDialog(h *host.Host, st *common.UI) *addDialog {
+	p := textinput.New()
+	p.Prompt = ""
+	p.Placeholder = "~/src/project"
+	p.CharLimit = 4096
+	p.Focus()
+	n := textinput.New()
+	n.Prompt = ""
+	n.Placeholder = "(the folder's name)"
+	n.CharLimit = 128
+	return &addDialog{host: h, st: st, path: p, name: n, keys: addKeys{
+		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete folder")),
+		Next:     key.NewBinding(key.WithKeys("down", "enter"), key.WithHelp("↓/enter", "next field")),
+		Prev:     key.NewBinding(key.WithKeys("up", "shift+tab"), key.WithHelp("↑", "previous field")),
+		Toggle:   key.NewBinding(key.WithKeys(" ", "y", "n"), key.WithHelp("space/y/n", "trust")),
+		Submit:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "add")),
+		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+	}}
+}
+
+type completionMsg struct {
+	for_  string
+	items []string
+}
+
+type addedMsg struct {
+	name    string
+	created bool
+	err     error
+}
+
+func (d *addDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
+	switch msg := msg.(type) {
+	case completionMsg:
+		if msg.for_ != d.path.Value() {
+			return d, nil // typed on meanwhile
+		}
+		d.applyCompletion(msg.items)
+		return d, nil
+	case addedMsg:
+		d.busy = false
+		if msg.err != nil {
+			d.errText = msg.err.Error()
+			return d, nil
+		}
+		note := "added " + msg.name
+		if !msg.created {
+			note = msg.name + " was already registered"
+		}
+		d.st.Close(d)
+		return d, tea.Batch(func() tea.Msg { return common.ProjectsChangedMsg{} }, common.Notice("%s", note))
+	case tea.KeyMsg:
+		return d, d.key(msg)
+	}
+	return d, nil
+}
+
+func (d *addDialog) key(msg tea.KeyMsg) tea.Cmd {
+	k := d.keys
+	switch {
+	case key.Matches(msg, k.Cancel):
+		return d.st.Close(d)
+	case key.Matches(msg, k.Submit):
+		return d.submit()
+	case d.field == 0 && key.Matches(msg, k.Complete):
+		return d.complete()
+	case key.Matches(msg, k.Next) || (d.field > 0 && msg.String() == "tab"):
+		if d.field == 2 && msg.String() == "enter" {
+			return d.submit()
+		}
+		d.focus(min(d.field+1, 2))
+		return nil
+	case key.Matches(msg, k.Prev):
+		d.focus(max(d.field-1, 0))
+		return nil
+	}
+	switch d.field {
+	case 0:
+		var cmd tea.Cmd
+		d.path, cmd = d.path.Update(msg)
+		d.completions, d.errText = nil, ""
+		return cmd
+	case 1:
+		var cmd tea.Cmd
+		d.name, cmd = d.name.Update(msg)
+		return cmd
+	default:
+		switch msg.String() {
+		case " ":
+			d.trust = !d.trust
+		case "y":
+			d.trust = true
+		case "n":
+			d.trust = false
+		}
+	}
+	return nil
+}
+
+func (d *addDialog) focus(f int) {
+	d.field = f
+	d.path.Blur()
+	d.name.Blur()
+	switch f {
+	case 0:
+		d.path.Focus()
+	case 1:
+		d.name.Focus()
+	}
+}
+
+func (d *addDialog) submit() tea.Cmd {
+	if strings.TrimSpace(d.path.Value()) == "" {
+		d.errText = "Type the folder's path first."
+		d.focus(0)
+		return nil
+	}
+	d.busy = true
+	reg, path, name, trust := d.host.Projects, paths.ExpandHome(d.path.Value(), d.host.Places.Home), d.name.Value(), d.trust
+	return func() tea.Msg {
+		p, created, err := reg.Add(context.Background(), path, name, trust)
+		return addedMsg{name: p.Name, created: created, err: err}
+	}
+}
+
+// complete lists the folders that could follow what is typed, off the UI
+// goroutine (a directory may be large or on a slow disk).
+func (d *addDialog) complete() tea.Cmd {
+	typed := d.path.Value()
+	home := d.host.Places.Home
+	return func() tea.Msg {
+		return completionMsg{for_: typed, items: completeDirs(typed, home)}
+	}
+}
+
+// completeDirs returns the directories that complete typed, as typed
+// (keeping a leading ~), each ending in "/". At most 200 are returned.
+func completeDirs(typed, home string) []string {
+	expanded := paths.ExpandHome(typed, home)
+	dir, prefix := filepath.Split(expanded)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(10000)
+	var out []string
+	typedDir := typed[:len(typed)-len(prefix)]
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, prefix) || (strings.HasPrefix(name, ".") && !strings.HasPrefix(prefix, ".")) {
+			continue
+		}
+		isDir := e.IsDir()
+		if !isDir && e.Type()&os.ModeSymlink != 0 {
+			if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.IsDir() {
+				isDir = true
+			}
+		}
+		if isDir {
+			out = append(out, typedDir+name+"/")
+		}
+		if len(out) == 200 {
+			break
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (d *addDialog) applyCompletion(items []string) {
+	switch len(items) {
+	case 0:
+		d.errText = "No folder matches."
+		d.completions = nil
+	case 1:
+		d.path.SetValue(items[0])
+		d.path.CursorEnd()
+		d.completions = nil
+	default:
+		common := items[0]
+		for _, it := range items[1:] {
+			for !strings.HasPrefix(it, common) {
+				common = common[:len(common)-1]
+			}
+		}
+		if len(common) > len(d.path.Value()) {
+			d.path.SetValue(common)
+			d.path.CursorEnd()
+		}
+		d.completions = items
+	}
+}
+
+func (d *addDialog) View(width, height int) string {
+	st := d.st
+	w := min(max(width-4, 30), 72)
+	d.path.Width, d.name.Width = w-12, w-12
+	label := func(i int, s string) string {
+		if d.field == i {
+			return st.Key.Render("› " + s)
+		}
+		return "  " + s
+	}
+	check := "[ ] no"
+	if d.trust {
+		check = "[x] yes"
+	}
+	lines := []string{
+		st.DialogHead.Render("Add a project"), "",
+		label(0, "Folder ") + d.path.View(),
+	}
+	if len(d.completions) > 0 {
+		shown := d.completions
+		more := ""
+		if len(shown) > 5 {
+			shown, more = shown[:5], st.Dim.Render("  … and more; type more letters")
+		}
+		for _, c := range shown {
+			lines = append(lines, st.Dim.Render("         "+filepath.Base(strings.TrimSuffix(c, "/"))+"/"))
+		}
+		if more != "" {
+			lines = append(lines, more)
+		}
+	}
+	lines = append(lines,
+		label(1, "Name   ")+d.name.View(),
+		label(2, "Trust  ")+check+st.Dim.Render("  nested AGENTS.md files load only in trusted projects"),
+		"",
+		st.Dim.Render("Memory can be added later from the project's menu (m)."),
+	)
+	if d.errText != "" {
+		lines = append(lines, st.Error.Render(d.errText))
+	}
+	if d.busy {
+		lines = append(lines, st.Dim.Render("adding…"))
+	}
+	lines = append(lines, "", st.Dim.Render("tab complete · ↓/enter next · ctrl+s add · esc cancel"))
+	return st.Dialog.Width(w).Render(lipgloss.JoinVertical(lipgloss.Left, lines...))
+}
+
+func (d *addDialog) Title() string { return "Add a project" }
+func (d *addDialog) Help() [][]key.Binding {
+	k := d.keys
+	return [][]key.Binding{{k.Complete, k.Next, k.Prev, k.Toggle, k.Submit, k.Cancel}}
+}
+func (d *addDialog) FullScreen() bool   { return false }
+func (d *addDialog) Unsaved() string    { return "" }
+func (d *addDialog) CapturesText() bool { return d.field < 2 }

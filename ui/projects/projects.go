@@ -1,0 +1,538 @@
+// Package projects is the Projects tab: the registered projects in
+// sections (Pinned, Projects, Archived), a filter, two sort orders, the
+// add-project dialog and each row's menu. Loading and every change run as
+// commands; Update only arranges what they return.
+package projects
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/core/paths"
+	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/ui/common"
+)
+
+// Actions opens the other screens a row menu leads to. The shell provides
+// it, so this package does not import the editors.
+type Actions struct {
+	EditAgents       func(p coreprojects.Project) tea.Cmd
+	EditMemory       func(p coreprojects.Project) tea.Cmd
+	ShowInstructions func(p coreprojects.Project) tea.Cmd
+	OpenSession      func(p coreprojects.Project) tea.Cmd
+}
+
+// KeyMap is the Projects tab's keys.
+type KeyMap struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+	Filter, ClearFilter, Sort, Add, Menu    key.Binding
+}
+
+// DefaultKeyMap returns the Projects keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:      key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PageDown:    key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+		Top:         key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "first")),
+		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "last")),
+		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
+		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+		Add:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "add project")),
+		Menu:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "menu")),
+	}
+}
+
+type sortMode int
+
+const (
+	sortRecent sortMode = iota
+	sortName
+)
+
+func (s sortMode) String() string {
+	if s == sortName {
+		return "name"
+	}
+	return "recent"
+}
+
+// row is one line of the list: a section heading or a project.
+type row struct {
+	heading string
+	index   int // into Model.all
+}
+
+// Model is the Projects tab.
+type Model struct {
+	host    *host.Host
+	st      *common.UI
+	keys    KeyMap
+	actions Actions
+
+	all      []coreprojects.Project
+	lower    []string          // lower-cased name and path, for filtering
+	winners  map[string]string // project id → root instruction file in effect
+	rows     []row
+	cursor   int // index into rows; always a project row when any exists
+	offset   int // first visible row
+	sort     sortMode
+	filter   textinput.Model
+	filterOn bool
+
+	loading bool
+	spin    spinner.Model
+	loadErr string
+	now     func() time.Time
+
+	width, height int
+}
+
+// New returns the Projects tab. It loads on Init.
+func New(h *host.Host, st *common.UI, actions Actions) *Model {
+	f := textinput.New()
+	f.Prompt = "/"
+	f.CharLimit = 128
+	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot))
+	return &Model{host: h, st: st, keys: DefaultKeyMap(), actions: actions, filter: f,
+		winners: map[string]string{}, loading: true, spin: sp, now: time.Now}
+}
+
+// loadedMsg carries a fresh project list.
+type loadedMsg struct {
+	list []coreprojects.Project
+	err  error
+}
+
+// winnersMsg carries the root instruction file of each project.
+type winnersMsg map[string]string
+
+// changedMsg reports the result of a change made from this tab.
+type changedMsg struct {
+	notice string
+	err    error
+}
+
+// Init starts the first load.
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.load(), m.spin.Tick) }
+
+func (m *Model) load() tea.Cmd {
+	h := m.host
+	return func() tea.Msg {
+		list, err := h.Projects.List(context.Background(), true)
+		return loadedMsg{list: list, err: err}
+	}
+}
+
+// findWinners resolves, off the UI goroutine, which instruction file is in
+// effect at each project's root. It reads no agent dir: the row shows the
+// project's own file.
+func findWinners(list []coreprojects.Project) tea.Cmd {
+	return func() tea.Msg {
+		r := instructions.New(instructions.Options{})
+		out := make(winnersMsg, len(list))
+		for _, p := range list {
+			if p.Missing {
+				continue
+			}
+			c, err := r.ResolveRoot(context.Background(), p.Root)
+			if err != nil {
+				continue
+			}
+			names := []string{}
+			for _, s := range c.Sources {
+				if s.Scope == instructions.ScopeProject && s.Kind == instructions.KindInstructions {
+					names = append(names, s.Label)
+				}
+			}
+			out[p.ID] = strings.Join(names, ", ")
+		}
+		return out
+	}
+}
+
+// SetSize sets the area the tab draws in.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.clampOffset()
+}
+
+// Filtering reports whether the filter field has the keys, so the shell
+// keeps global letter keys such as q away from it.
+func (m *Model) Filtering() bool { return m.filterOn }
+
+// Help returns the tab's keys.
+func (m *Model) Help() [][]key.Binding {
+	k := m.keys
+	return [][]key.Binding{{k.Menu, k.Add, k.Filter, k.Sort}, {k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.ClearFilter}}
+}
+
+// Update handles the tab's messages.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case loadedMsg:
+		m.loading = false
+		if msg.err != nil {
+			m.loadErr = msg.err.Error()
+			return nil
+		}
+		m.loadErr = ""
+		keep := m.selectedID()
+		m.all = msg.list
+		m.lower = make([]string, len(m.all))
+		for i, p := range m.all {
+			m.lower[i] = strings.ToLower(p.Name + "\x00" + p.Root)
+		}
+		m.rebuild(keep)
+		return findWinners(m.all)
+	case winnersMsg:
+		m.winners = msg
+		return nil
+	case changedMsg:
+		cmds := []tea.Cmd{m.load()}
+		if msg.err != nil {
+			cmds = append(cmds, common.Failure(msg.err))
+		} else if msg.notice != "" {
+			cmds = append(cmds, common.Notice("%s", msg.notice))
+		}
+		return tea.Batch(cmds...)
+	case common.ProjectsChangedMsg:
+		return m.load()
+	case spinner.TickMsg:
+		if !m.loading {
+			return nil
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return cmd
+	case tea.KeyMsg:
+		return m.key(msg)
+	}
+	return nil
+}
+
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	if m.filterOn {
+		switch msg.String() {
+		case "esc":
+			m.filterOn = false
+			m.filter.Blur()
+			m.filter.SetValue("")
+			m.rebuild(m.selectedID())
+			return nil
+		case "enter":
+			m.filterOn = false
+			m.filter.Blur()
+			return nil
+		case "up", "down", "pgup", "pgdown":
+			// Moving through the matches does not leave the filter.
+		default:
+			var cmd tea.Cmd
+			before := m.filter.Value()
+			m.filter, cmd = m.filter.Update(msg)
+			if m.filter.Value() != before {
+				m.rebuild(m.selectedID())
+			}
+			return cmd
+		}
+	}
+	switch {
+	case key.Matches(msg, k.Up):
+		m.move(-1)
+	case key.Matches(msg, k.Down):
+		m.move(1)
+	case key.Matches(msg, k.PageUp):
+		m.move(-max(m.listHeight()/2, 1))
+	case key.Matches(msg, k.PageDown):
+		m.move(max(m.listHeight()/2, 1))
+	case key.Matches(msg, k.Top):
+		m.move(-len(m.rows))
+	case key.Matches(msg, k.Bottom):
+		m.move(len(m.rows))
+	case key.Matches(msg, k.Filter):
+		m.filterOn = true
+		return m.filter.Focus()
+	case key.Matches(msg, k.ClearFilter):
+		if m.filter.Value() != "" {
+			m.filter.SetValue("")
+			m.rebuild(m.selectedID())
+		}
+	case key.Matches(msg, k.Sort):
+		m.sort = 1 - m.sort
+		m.rebuild(m.selectedID())
+		return common.Notice("sorted by %s", m.sort)
+	case key.Matches(msg, k.Add):
+		return m.st.Push(newAddDialog(m.host, m.st))
+	case key.Matches(msg, k.Menu):
+		if p, ok := m.Selected(); ok {
+			return m.st.Push(m.menu(p))
+		}
+	}
+	return nil
+}
+
+// Selected returns the project under the cursor.
+func (m *Model) Selected() (coreprojects.Project, bool) {
+	if m.cursor < 0 || m.cursor >= len(m.rows) || m.rows[m.cursor].heading != "" {
+		return coreprojects.Project{}, false
+	}
+	return m.all[m.rows[m.cursor].index], true
+}
+
+func (m *Model) selectedID() string {
+	if p, ok := m.Selected(); ok {
+		return p.ID
+	}
+	return ""
+}
+
+// rebuild recomputes the visible rows from the list, the filter and the
+// sort, keeping the cursor on the project with id keep when it is shown.
+func (m *Model) rebuild(keep string) {
+	q := strings.ToLower(strings.TrimSpace(m.filter.Value()))
+	var pinned, normal, archived []int
+	for i, p := range m.all {
+		if q != "" && !strings.Contains(m.lower[i], q) {
+			continue
+		}
+		switch {
+		case p.Archived:
+			archived = append(archived, i)
+		case p.Pinned:
+			pinned = append(pinned, i)
+		default:
+			normal = append(normal, i)
+		}
+	}
+	m.rows = m.rows[:0]
+	for _, sec := range []struct {
+		name string
+		idx  []int
+	}{{"Pinned", pinned}, {"Projects", normal}, {"Archived", archived}} {
+		if len(sec.idx) == 0 {
+			continue
+		}
+		m.sortIdx(sec.idx)
+		m.rows = append(m.rows, row{heading: fmt.Sprintf("%s (%d)", sec.name, len(sec.idx))})
+		for _, i := range sec.idx {
+			m.rows = append(m.rows, row{index: i})
+		}
+	}
+	m.cursor = -1
+	for i, r := range m.rows {
+		if r.heading == "" && (m.cursor < 0 || m.all[r.index].ID == keep) {
+			m.cursor = i
+			if m.all[r.index].ID == keep {
+				break
+			}
+		}
+	}
+	m.clampOffset()
+}
+
+func (m *Model) sortIdx(idx []int) {
+	byName := func(a, b int) bool {
+		na, nb := strings.ToLower(m.all[a].Name), strings.ToLower(m.all[b].Name)
+		if na != nb {
+			return na < nb
+		}
+		return m.all[a].Root < m.all[b].Root
+	}
+	if m.sort == sortName {
+		sort.SliceStable(idx, func(i, j int) bool { return byName(idx[i], idx[j]) })
+		return
+	}
+	opened := func(p coreprojects.Project) int64 {
+		if p.LastOpenedAt != nil {
+			return *p.LastOpenedAt
+		}
+		return p.CreatedAt
+	}
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, b := opened(m.all[idx[i]]), opened(m.all[idx[j]])
+		if a != b {
+			return a > b
+		}
+		return byName(idx[i], idx[j])
+	})
+}
+
+func (m *Model) move(d int) {
+	if len(m.rows) == 0 {
+		return
+	}
+	c := m.cursor
+	step := 1
+	if d < 0 {
+		step = -1
+	}
+	for n := d; n != 0; n -= step {
+		next := c + step
+		for next >= 0 && next < len(m.rows) && m.rows[next].heading != "" {
+			next += step
+		}
+		if next < 0 || next >= len(m.rows) {
+			break
+		}
+		c = next
+	}
+	m.cursor = c
+	m.clampOffset()
+}
+
+// Each project takes two lines; a heading one.
+func rowHeight(r row) int {
+	if r.heading != "" {
+		return 1
+	}
+	return 2
+}
+
+func (m *Model) listHeight() int { return max(m.height-2, 1) }
+
+func (m *Model) clampOffset() {
+	if m.cursor < 0 {
+		m.offset = 0
+		return
+	}
+	start := m.cursor
+	if start > 0 && m.rows[start-1].heading != "" {
+		start-- // show the section heading with its first project
+	}
+	if start < m.offset {
+		m.offset = start
+	}
+	for {
+		h := 0
+		for i := m.offset; i <= m.cursor && i < len(m.rows); i++ {
+			h += rowHeight(m.rows[i])
+		}
+		if h <= m.listHeight() || m.offset >= m.cursor {
+			break
+		}
+		m.offset++
+	}
+}
+
+// View draws the tab in width×height.
+func (m *Model) View() string {
+	var b strings.Builder
+	head := m.st.Title.Render("Projects")
+	info := fmt.Sprintf("  %d · sort: %s", len(m.all), m.sort)
+	if m.loading {
+		info += "  " + m.spin.View() + " loading"
+	}
+	b.WriteString(head + m.st.Dim.Render(info) + "\n")
+	switch {
+	case m.filterOn || m.filter.Value() != "":
+		b.WriteString(m.filter.View() + "\n")
+	default:
+		b.WriteString(m.st.Dim.Render("enter menu · n add · / filter · s sort · ? help") + "\n")
+	}
+	if m.loadErr != "" {
+		b.WriteString(m.st.Error.Render("Cannot load projects: "+m.loadErr) + "\n")
+		return b.String()
+	}
+	if len(m.all) == 0 && !m.loading {
+		b.WriteString("\nNo projects yet. Press " + m.st.Key.Render("n") + " to add a folder.\n")
+		return b.String()
+	}
+	if len(m.rows) == 0 && !m.loading {
+		b.WriteString("\nNo project matches " + fmt.Sprintf("%q", m.filter.Value()) + ". Press esc to clear the filter.\n")
+		return b.String()
+	}
+	left := m.listHeight()
+	home := m.host.Places.Home
+	for i := m.offset; i < len(m.rows) && left > 0; i++ {
+		r := m.rows[i]
+		if r.heading != "" {
+			b.WriteString(m.st.Section.Render(r.heading) + "\n")
+			left--
+			continue
+		}
+		if left < 2 {
+			break
+		}
+		l1, l2 := m.renderProject(m.all[r.index], home)
+		if i == m.cursor {
+			l1 = m.st.Selected.Render(padTo("› "+l1, m.width))
+		} else {
+			l1 = "  " + l1
+		}
+		b.WriteString(truncate(l1, m.width) + "\n" + m.st.Dim.Render(truncate("    "+l2, m.width)) + "\n")
+		left -= 2
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (m *Model) renderProject(p coreprojects.Project, home string) (string, string) {
+	var flags []string
+	if p.Missing {
+		flags = append(flags, "⚠ folder missing")
+	}
+	if !p.Trusted {
+		flags = append(flags, "untrusted")
+	}
+	l1 := p.Name + "  " + paths.Tilde(p.Root, home)
+	if len(flags) > 0 {
+		l1 += "  [" + strings.Join(flags, ", ") + "]"
+	}
+	file, ok := m.winners[p.ID]
+	switch {
+	case p.Missing:
+		file = "—"
+	case !ok:
+		file = "…"
+	case file == "":
+		file = "no AGENTS.md"
+	}
+	mem := "no memory"
+	if p.MemoryEntries > 0 {
+		mem = fmt.Sprintf("memory %d (%s)", p.MemoryEntries, sizeText(p.MemoryBytes))
+	}
+	l2 := fmt.Sprintf("%s · %s · %s · %s", file, mem, plural(p.Sessions, "session"), openedText(p.LastOpenedAt, m.now()))
+	return l1, l2
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func sizeText(n int) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+}
+
+func openedText(ms *int64, now time.Time) string {
+	if ms == nil {
+		return "never opened"
+	}
+	d := now.Sub(time.UnixMilli(*ms))
+	switch {
+	case d < time.Minute:
+		return "opened just now"
+	case d < time.Hour:
+		return fmt.Sprintf("opened %dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("opened %dh ago", int(d.Hours()))
+	}
+	return "opened " + time.UnixMilli(*ms).Format("2006-01-02")
+}

@@ -1,0 +1,329 @@
+// Package settings is the Settings tab: the global AGENTS.md, the provider
+// guidance in effect and the subdirectory-context switch (written to
+// agent-guidance.json, other keys kept), the default model (written to
+// settings.json, other keys kept), pi-tui's permission mode and runtime idle
+// TTL, and the paths in use. Reading and writing run as commands.
+package settings
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/core/paths"
+	coresettings "github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/dialog"
+)
+
+// knownProviders are shown with the provider files they get.
+var knownProviders = []string{"anthropic", "openai", "openai-codex", "azure-openai-responses", "google", "google-gemini-cli", "google-vertex"}
+
+// ttlChoices are the idle TTLs the setting cycles through.
+var ttlChoices = []time.Duration{5 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour, 4 * time.Hour}
+
+type item int
+
+const (
+	itemGlobal item = iota
+	itemSubdir
+	itemModel
+	itemPermission
+	itemTTL
+	itemCount
+)
+
+// Model is the Settings tab.
+type Model struct {
+	host       *host.Host
+	st         *common.UI
+	env        func(string) string
+	editGlobal func() tea.Cmd
+	keys       keys
+
+	cursor  item
+	state   state
+	loaded  bool
+	loadErr string
+
+	width, height int
+}
+
+type keys struct {
+	Up, Down, Enter, Reload key.Binding
+}
+
+// state is everything the tab shows, read by one command.
+type state struct {
+	globalBytes int
+	globalOK    bool
+	guidance    *instructions.Guidance
+	guideWarn   []string
+	subdir      bool
+	model       instructions.Model
+	modelErr    string
+	models      []coresettings.ModelRef
+	modelsErr   string
+	prefs       host.Preferences
+}
+
+// New returns the Settings tab. editGlobal opens the global AGENTS.md
+// editor; env looks up environment variables (API keys).
+func New(h *host.Host, st *common.UI, env func(string) string, editGlobal func() tea.Cmd) *Model {
+	return &Model{host: h, st: st, env: env, editGlobal: editGlobal, keys: keys{
+		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Enter:  key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "change/open")),
+		Reload: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
+	}}
+}
+
+type loadedMsg struct {
+	s   state
+	err error
+}
+
+type savedMsg struct {
+	notice string
+	err    error
+}
+
+// Init reads the settings.
+func (m *Model) Init() tea.Cmd { return m.load() }
+
+func (m *Model) load() tea.Cmd {
+	h, env := m.host, m.env
+	return func() tea.Msg {
+		var s state
+		agent := h.Places.AgentDir
+		if c, err := instructions.New(instructions.Options{AgentDir: agent, Home: h.Places.Home}).ResolveRoot(context.Background(), agent); err == nil {
+			for _, src := range c.Sources {
+				if src.Scope == instructions.ScopeGlobal && src.Kind == instructions.KindInstructions {
+					s.globalBytes, s.globalOK = src.Bytes, true
+				}
+			}
+		}
+		s.guidance, s.guideWarn = instructions.LoadGuidance(agent)
+		s.subdir = s.guidance.SubdirectoryContext()
+		var err error
+		if s.model, err = h.DefaultModel(); err != nil {
+			s.modelErr = err.Error()
+		}
+		if s.models, err = coresettings.AvailableModels(agent, env); err != nil {
+			s.modelsErr = err.Error()
+		}
+		s.prefs, err = h.Preferences(context.Background())
+		return loadedMsg{s: s, err: err}
+	}
+}
+
+// SetSize sets the drawing area.
+func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+
+// Help lists the tab's keys.
+func (m *Model) Help() [][]key.Binding {
+	return [][]key.Binding{{m.keys.Enter, m.keys.Up, m.keys.Down, m.keys.Reload}}
+}
+
+// Update handles the tab's messages.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case loadedMsg:
+		m.loaded, m.state = true, msg.s
+		m.loadErr = ""
+		if msg.err != nil {
+			m.loadErr = msg.err.Error()
+		}
+		return nil
+	case savedMsg:
+		if msg.err != nil {
+			return tea.Batch(common.Failure(msg.err), m.load())
+		}
+		return tea.Batch(common.Notice("%s", msg.notice), m.load())
+	case common.ProjectsChangedMsg:
+		return m.load() // the global AGENTS.md may have been saved
+	case tea.KeyMsg:
+		switch {
+		case key.Matches(msg, m.keys.Up):
+			m.cursor = max(m.cursor-1, 0)
+		case key.Matches(msg, m.keys.Down):
+			m.cursor = min(m.cursor+1, itemCount-1)
+		case key.Matches(msg, m.keys.Reload):
+			return m.load()
+		case key.Matches(msg, m.keys.Enter) && m.loaded:
+			return m.activate()
+		}
+	}
+	return nil
+}
+
+func (m *Model) activate() tea.Cmd {
+	h := m.host
+	switch m.cursor {
+	case itemGlobal:
+		return m.editGlobal()
+	case itemSubdir:
+		on := !m.state.subdir
+		path := filepath.Join(h.Places.AgentDir, instructions.GuidanceFile)
+		return func() tea.Msg {
+			err := coresettings.UpdateFile(path, func(o *coresettings.Object) error { return o.SetValue("subdirectoryContext", on) })
+			return savedMsg{notice: fmt.Sprintf("subdirectory context %s (written to %s)", onOff(on), paths.Tilde(path, h.Places.Home)), err: err}
+		}
+	case itemModel:
+		return m.st.Push(m.modelMenu())
+	case itemPermission:
+		next := host.PermissionModes[0]
+		for i, pm := range host.PermissionModes {
+			if pm == m.state.prefs.PermissionMode {
+				next = host.PermissionModes[(i+1)%len(host.PermissionModes)]
+			}
+		}
+		return func() tea.Msg {
+			return savedMsg{notice: "permission mode: " + next, err: h.SetPermissionMode(context.Background(), next)}
+		}
+	case itemTTL:
+		next := ttlChoices[0]
+		for i, d := range ttlChoices {
+			if d == m.state.prefs.IdleTTL {
+				next = ttlChoices[(i+1)%len(ttlChoices)]
+			}
+		}
+		return func() tea.Msg {
+			return savedMsg{notice: "runtime idle TTL: " + ttlText(next), err: h.SetIdleTTL(context.Background(), next)}
+		}
+	}
+	return nil
+}
+
+func (m *Model) modelMenu() common.Layer {
+	h := m.host
+	var items []dialog.Item
+	keysFor := "123456789abcdefghijklmnopqrstuvwxyz"
+	for i, ref := range m.state.models {
+		if i >= len(keysFor) {
+			break
+		}
+		k := string(keysFor[i])
+		items = append(items, dialog.Item{
+			Key: key.NewBinding(key.WithKeys(k), key.WithHelp(k, ref.String())),
+			Run: func() tea.Cmd { return m.setModel(ref) },
+		})
+	}
+	if len(items) == 0 {
+		body := "No model is available: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or add providers to " +
+			paths.Tilde(filepath.Join(h.Places.AgentDir, coresettings.ModelsFile), h.Places.Home) + "."
+		return dialog.NewChoose(m.st, "Default model", body, dialog.Choice{Key: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "ok"))})
+	}
+	return dialog.NewMenu(m.st, "Default model", items)
+}
+
+func (m *Model) setModel(ref coresettings.ModelRef) tea.Cmd {
+	path := filepath.Join(m.host.Places.AgentDir, coresettings.FileName)
+	return func() tea.Msg {
+		err := coresettings.UpdateFile(path, func(o *coresettings.Object) error {
+			if err := o.SetValue("defaultProvider", ref.Provider); err != nil {
+				return err
+			}
+			return o.SetValue("defaultModel", ref.ID)
+		})
+		return savedMsg{notice: "default model: " + ref.String(), err: err}
+	}
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func ttlText(d time.Duration) string {
+	if d >= time.Hour && d%time.Hour == 0 {
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dm", int(d.Minutes()))
+}
+
+// View draws the tab.
+func (m *Model) View() string {
+	st := m.st
+	var b strings.Builder
+	b.WriteString(st.Title.Render("Settings") + st.Dim.Render("  enter change · ↑/↓ move · r reload · ? help") + "\n\n")
+	if !m.loaded {
+		b.WriteString(st.Dim.Render("loading…"))
+		return b.String()
+	}
+	s := m.state
+	home := m.host.Places.Home
+	globalPath := paths.Tilde(filepath.Join(m.host.Places.AgentDir, "AGENTS.md"), home)
+	global := "not created yet"
+	if s.globalOK {
+		global = fmt.Sprintf("%d bytes", s.globalBytes)
+	}
+	model := "none (provider files are not loaded; prompts need a model)"
+	if s.model.Provider != "" {
+		model = s.model.Provider + "/" + s.model.ID
+	}
+	if s.modelErr != "" {
+		model = st.Error.Render(s.modelErr)
+	}
+	rows := []string{
+		itemGlobal:     fmt.Sprintf("Global instructions   %s (%s) — enter to edit", globalPath, global),
+		itemSubdir:     fmt.Sprintf("Subdirectory context  %s — nested AGENTS.md files reach the agent with file tools", onOff(s.subdir)),
+		itemModel:      fmt.Sprintf("Default model         %s", model),
+		itemPermission: fmt.Sprintf("Permission mode       %s — ask: approve writes and commands; auto-edits: approve commands; full-auto", s.prefs.PermissionMode),
+		itemTTL:        fmt.Sprintf("Runtime idle TTL      %s — idle runtimes are retired after this", ttlText(s.prefs.IdleTTL)),
+	}
+	for i, r := range rows {
+		r = truncate(r, m.width-2)
+		if item(i) == m.cursor {
+			b.WriteString(st.Selected.Render("› "+r) + "\n")
+		} else {
+			b.WriteString("  " + r + "\n")
+		}
+	}
+	b.WriteString("\n" + st.Section.Render("Provider guidance in effect") + "\n")
+	for _, p := range knownProviders {
+		files := s.guidance.FilesFor(instructions.Model{Provider: p})
+		f := strings.Join(files, ", ")
+		if f == "" {
+			f = "(none)"
+		}
+		b.WriteString(fmt.Sprintf("  %-24s %s\n", p, f))
+	}
+	if pats := s.guidance.ModelPatterns(); len(pats) > 0 {
+		b.WriteString("  model patterns (first match wins):\n")
+		for _, p := range pats {
+			b.WriteString("    " + p + "\n")
+		}
+	}
+	for _, w := range s.guideWarn {
+		b.WriteString("  " + st.Warn.Render("! "+w) + "\n")
+	}
+	if s.modelsErr != "" {
+		b.WriteString("  " + st.Warn.Render("! "+s.modelsErr) + "\n")
+	}
+	b.WriteString("\n" + st.Section.Render("Paths") + "\n")
+	b.WriteString("  agent dir  " + paths.Tilde(m.host.Places.AgentDir, home) + "\n")
+	b.WriteString("  data dir   " + paths.Tilde(m.host.Places.DataDir, home) + "\n")
+	b.WriteString("  database   " + paths.Tilde(m.host.Places.Database(), home))
+	if m.loadErr != "" {
+		b.WriteString("\n" + st.Error.Render(m.loadErr))
+	}
+	return b.String()
+}
+
+func truncate(s string, w int) string {
+	r := []rune(s)
+	if w < 4 || len(r) <= w {
+		return s
+	}
+	return string(r[:w-1]) + "…"
+}

@@ -1,0 +1,585 @@
+// Package ui is pi-tui's terminal interface. Model is the root: it owns
+// the tabs (Projects, Session, Settings), a stack of layers (pages such as
+// the AGENTS.md editor, and dialogs floating over them), the status bar and
+// help. Keys go to the top layer first, then by a typed focus state to the
+// active tab; every side effect runs as a tea.Cmd.
+package ui
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/glamour"
+	"github.com/charmbracelet/glamour/styles"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/core/paths"
+	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/dialog"
+	"github.com/pi-tui/pi-tui/ui/editor"
+	"github.com/pi-tui/pi-tui/ui/instructionsview"
+	"github.com/pi-tui/pi-tui/ui/memoryeditor"
+	"github.com/pi-tui/pi-tui/ui/projects"
+	"github.com/pi-tui/pi-tui/ui/settings"
+)
+
+// Minimum terminal size; below it the shell says so instead of drawing.
+const (
+	MinWidth  = 60
+	MinHeight = 16
+)
+
+// Options configure a shell. Host and Renderer are required.
+type Options struct {
+	Host *host.Host
+	// Renderer is this program's renderer: its colour profile and
+	// background decide the styles (each SSH client has its own).
+	Renderer *lipgloss.Renderer
+	// Env looks up environment variables ($EDITOR, API keys); nil means
+	// none are set.
+	Env func(string) string
+	// Exec runs an external program (the $EDITOR) in the terminal; nil
+	// means tea.ExecProcess.
+	Exec func(cmd *exec.Cmd, done func(error) tea.Msg) tea.Cmd
+}
+
+type tab int
+
+const (
+	tabProjects tab = iota
+	tabSession
+	tabSettings
+	tabCount
+)
+
+func (t tab) String() string {
+	return [...]string{"Projects", "Session", "Settings"}[t]
+}
+
+// focus is where keys go.
+type focus int
+
+const (
+	focusProjects focus = iota
+	focusProjectsFilter
+	focusSession
+	focusSettings
+	focusLayer
+	focusLayerText
+)
+
+// Model is the root model.
+type Model struct {
+	opts Options
+	st   *common.UI // styles and navigation shared by every screen
+	keys common.GlobalKeys
+	help help.Model
+
+	tab      tab
+	projects *projects.Model
+	settings *settings.Model
+	session  sessionTab
+	stack    []common.Layer
+
+	quitAsk *dialog.Confirm // the open quit confirmation, if any
+
+	showHelp  bool
+	notice    string
+	noticeErr bool
+	status    statusInfo
+
+	width, height int
+}
+
+type statusInfo struct {
+	model string
+	warn  string
+}
+
+type statusMsg statusInfo
+
+// New returns the root model. It is the constructor a teatest script
+// uses too: give it a Host over a temp data dir and agent dir.
+func New(opts Options) *Model {
+	if opts.Env == nil {
+		opts.Env = func(string) string { return "" }
+	}
+	st := common.NewUI(common.NewStyles(opts.Renderer))
+	m := &Model{opts: opts, st: st, keys: common.NewGlobalKeys(), help: help.New(), width: 80, height: 24}
+	m.help.Styles.ShortKey = st.Key
+	m.help.Styles.FullKey = st.Key
+	m.help.Styles.ShortDesc = st.Dim
+	m.help.Styles.FullDesc = st.Normal
+	m.help.Styles.ShortSeparator = st.Dim
+	m.help.Styles.FullSeparator = st.Dim
+	m.projects = projects.New(opts.Host, st, projects.Actions{
+		EditAgents:       m.editAgents,
+		EditMemory:       m.editMemory,
+		ShowInstructions: m.showInstructions,
+		OpenSession:      m.openSession,
+	})
+	m.settings = settings.New(opts.Host, st, opts.Env, m.editGlobal)
+	m.session = sessionTab{st: st}
+	return m
+}
+
+// Init loads the projects and the settings.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.projects.Init(), m.settings.Init(), m.loadStatus())
+}
+
+func (m *Model) loadStatus() tea.Cmd {
+	h := m.opts.Host
+	return func() tea.Msg {
+		var s statusInfo
+		mod, err := h.DefaultModel()
+		switch {
+		case err != nil:
+			s.warn = "settings.json is invalid"
+		case mod.Provider == "":
+			s.model = "no model"
+		default:
+			s.model = mod.Provider + "/" + mod.ID
+		}
+		if _, warns := instructions.LoadGuidance(h.Places.AgentDir); len(warns) > 0 {
+			s.warn = "agent-guidance.json is invalid (see Settings)"
+		}
+		return statusMsg(s)
+	}
+}
+
+// focus tells where a key goes now.
+func (m *Model) focus() focus {
+	if n := len(m.stack); n > 0 {
+		if m.stack[n-1].CapturesText() {
+			return focusLayerText
+		}
+		return focusLayer
+	}
+	switch m.tab {
+	case tabSession:
+		return focusSession
+	case tabSettings:
+		return focusSettings
+	}
+	if m.projects.Filtering() {
+		return focusProjectsFilter
+	}
+	return focusProjects
+}
+
+// Update routes a message, then applies the layers the screens opened or
+// closed while handling it.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.route(msg)
+	return m, tea.Batch(cmd, m.applyNav())
+}
+
+// applyNav pushes and closes the layers recorded during the last message,
+// starting each pushed layer.
+func (m *Model) applyNav() tea.Cmd {
+	var cmds []tea.Cmd
+	for _, op := range m.st.Nav.Drain() {
+		switch {
+		case op.Push != nil:
+			cmds = append(cmds, m.push(op.Push))
+		case op.Close != nil:
+			m.remove(op.Close)
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) push(l common.Layer) tea.Cmd {
+	m.stack = append(m.stack, l)
+	if in, ok := l.(interface{ Init() tea.Cmd }); ok {
+		return in.Init()
+	}
+	return nil
+}
+
+func (m *Model) remove(l common.Layer) {
+	for i, x := range m.stack {
+		if x == l {
+			m.stack = append(m.stack[:i], m.stack[i+1:]...)
+			break
+		}
+	}
+	if m.quitAsk != nil && l == common.Layer(m.quitAsk) {
+		m.quitAsk = nil
+	}
+}
+
+func (m *Model) route(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.Width = msg.Width
+		m.projects.SetSize(msg.Width, m.bodyHeight())
+		m.settings.SetSize(msg.Width, m.bodyHeight())
+		return nil
+	case common.PushMsg:
+		// A layer opened by a command (after some I/O).
+		return m.push(msg.Layer)
+	case common.CloseMsg:
+		m.remove(msg.Layer)
+		return nil
+	case common.NoticeMsg:
+		m.notice, m.noticeErr = msg.Text, msg.Error
+		return m.loadStatus()
+	case statusMsg:
+		m.status = statusInfo(msg)
+		return nil
+	case tea.KeyMsg:
+		return m.key(msg)
+	}
+	return m.broadcast(msg)
+}
+
+// broadcast hands a non-key message to every layer and tab; each ignores
+// what is not its own.
+func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	for i, l := range m.stack {
+		var cmd tea.Cmd
+		m.stack[i], cmd = l.Update(msg)
+		cmds = append(cmds, cmd)
+	}
+	cmds = append(cmds, m.projects.Update(msg), m.settings.Update(msg))
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if key.Matches(msg, m.keys.ForceQuit) {
+		return m.quit()
+	}
+	if m.showHelp {
+		if msg.String() == "?" || msg.String() == "esc" || msg.String() == "q" {
+			m.showHelp = false
+		}
+		return nil
+	}
+	m.notice = ""
+	f := m.focus()
+	switch f {
+	case focusLayerText:
+		top := len(m.stack) - 1
+		var cmd tea.Cmd
+		m.stack[top], cmd = m.stack[top].Update(msg)
+		return cmd
+	case focusLayer:
+		if key.Matches(msg, m.keys.Help) {
+			m.showHelp = true
+			return nil
+		}
+		top := len(m.stack) - 1
+		var cmd tea.Cmd
+		m.stack[top], cmd = m.stack[top].Update(msg)
+		return cmd
+	case focusProjectsFilter:
+		return m.projects.Update(msg)
+	}
+	switch {
+	case key.Matches(msg, m.keys.Quit):
+		return m.quit()
+	case key.Matches(msg, m.keys.Help):
+		m.showHelp = true
+		return nil
+	case key.Matches(msg, m.keys.NextTab):
+		m.tab = (m.tab + 1) % tabCount
+		return nil
+	case key.Matches(msg, m.keys.PrevTab):
+		m.tab = (m.tab + tabCount - 1) % tabCount
+		return nil
+	case key.Matches(msg, m.keys.Projects):
+		m.tab = tabProjects
+		return nil
+	case key.Matches(msg, m.keys.Session):
+		m.tab = tabSession
+		return nil
+	case key.Matches(msg, m.keys.Settings):
+		m.tab = tabSettings
+		return nil
+	}
+	switch f {
+	case focusProjects:
+		return m.projects.Update(msg)
+	case focusSettings:
+		return m.settings.Update(msg)
+	}
+	return nil
+}
+
+// quit leaves at once unless an editor holds unsaved text; then it asks.
+func (m *Model) quit() tea.Cmd {
+	var unsaved []string
+	for _, l := range m.stack {
+		if u := l.Unsaved(); u != "" {
+			unsaved = append(unsaved, u)
+		}
+	}
+	if len(unsaved) == 0 {
+		return tea.Quit
+	}
+	if m.quitAsk != nil {
+		return tea.Quit // ctrl+c while already asking
+	}
+	m.quitAsk = dialog.NewConfirm(m.st, "Quit without saving?",
+		"Unsaved changes in "+strings.Join(unsaved, ", ")+" will be lost.\n\ny quits anyway; n or esc goes back (ctrl+c again also quits).",
+		func() tea.Cmd { return tea.Quit })
+	return m.st.Push(m.quitAsk)
+}
+
+func (m *Model) bodyHeight() int { return max(m.height-2, 1) }
+
+// Layer-opening actions handed to the Projects and Settings tabs.
+
+func (m *Model) editorConfig(dir, name, label string, project bool) editor.Config {
+	cfg := editor.Config{Dir: dir, Name: name, Label: label, Project: project, Exec: m.opts.Exec,
+		Editor: firstNonEmpty(m.opts.Env("VISUAL"), m.opts.Env("EDITOR")), Markdown: m.markdown}
+	cfg.Open = func(other string) tea.Cmd {
+		return m.st.Push(editor.NewPage(m.editorConfig(dir, other, tildeJoin(filepath.Dir(label), other), project), m.st))
+	}
+	return cfg
+}
+
+func tildeJoin(dir, name string) string {
+	if dir == "." || dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func (m *Model) editAgents(p coreprojects.Project) tea.Cmd {
+	label := paths.Tilde(filepath.Join(p.Root, "AGENTS.md"), m.opts.Host.Places.Home)
+	return m.st.Push(editor.NewPage(m.editorConfig(p.Root, "AGENTS.md", label, true), m.st))
+}
+
+func (m *Model) editGlobal() tea.Cmd {
+	dir := m.opts.Host.Places.AgentDir
+	label := paths.Tilde(filepath.Join(dir, "AGENTS.md"), m.opts.Host.Places.Home)
+	return func() tea.Msg {
+		// The agent dir may not exist yet: create it so the file can be.
+		if err := mkdirAll(dir); err != nil {
+			return common.NoticeMsg{Text: fmt.Sprintf("cannot create %s: %v", dir, err), Error: true}
+		}
+		return common.PushMsg{Layer: editor.NewPage(m.editorConfig(dir, "AGENTS.md", label, false), m.st)}
+	}
+}
+
+func (m *Model) editMemory(p coreprojects.Project) tea.Cmd {
+	return m.st.Push(memoryeditor.New(m.opts.Host, m.st, p.Root, p.Name))
+}
+
+func (m *Model) showInstructions(p coreprojects.Project) tea.Cmd {
+	return m.st.Push(instructionsview.New(m.opts.Host, m.st, p))
+}
+
+func (m *Model) openSession(p coreprojects.Project) tea.Cmd {
+	m.tab, m.session.project = tabSession, &p
+	return nil
+}
+
+// markdown renders text for previews with glamour. Glamour ignores
+// lipgloss's profile, so the renderer's profile and background are passed
+// explicitly; without colour it uses the plain style.
+func (m *Model) markdown(text string, width int) (string, error) {
+	r := m.opts.Renderer
+	style := styles.DarkStyleConfig
+	switch {
+	case r.ColorProfile() == termenv.Ascii:
+		style = styles.NoTTYStyleConfig
+	case !r.HasDarkBackground():
+		style = styles.LightStyleConfig
+	}
+	tr, err := glamour.NewTermRenderer(glamour.WithStyles(style), glamour.WithWordWrap(max(width-4, 20)),
+		glamour.WithColorProfile(r.ColorProfile()))
+	if err != nil {
+		return "", err
+	}
+	return tr.Render(text)
+}
+
+// View draws the screen.
+func (m *Model) View() string {
+	if m.width < MinWidth || m.height < MinHeight {
+		return fmt.Sprintf("The terminal is too small for pi-tui: it needs at least %d×%d, and this one is %d×%d.\nEnlarge the window (ctrl+c quits).",
+			MinWidth, MinHeight, m.width, m.height)
+	}
+	bodyH := m.bodyHeight()
+	var body string
+	switch {
+	case m.showHelp:
+		body = m.fullHelp()
+	default:
+		body = m.bodyView(len(m.stack), bodyH)
+	}
+	body = fit(body, m.width, bodyH)
+	return m.header() + "\n" + body + "\n" + m.statusBar()
+}
+
+// bodyView draws the tab or the layers up to (not including) index n:
+// the top full-screen layer below n, with the dialogs above it floated on
+// top.
+func (m *Model) bodyView(n, h int) string {
+	if n == 0 {
+		switch m.tab {
+		case tabSettings:
+			return m.settings.View()
+		case tabSession:
+			return m.session.View(m.width, h)
+		}
+		return m.projects.View()
+	}
+	top := m.stack[n-1]
+	if top.FullScreen() {
+		return top.View(m.width, h)
+	}
+	below := fit(m.bodyView(n-1, h), m.width, h)
+	return overlay(below, top.View(m.width, h), m.width, h)
+}
+
+func (m *Model) header() string {
+	var tabs []string
+	for t := tab(0); t < tabCount; t++ {
+		label := fmt.Sprintf("%d %s", t+1, t)
+		if t == m.tab {
+			tabs = append(tabs, m.st.TabActive.Render(label))
+		} else {
+			tabs = append(tabs, m.st.TabIdle.Render(label))
+		}
+	}
+	left := strings.Join(tabs, "")
+	for _, l := range m.stack {
+		if l.FullScreen() {
+			left += m.st.Dim.Render(" › ") + l.Title()
+		}
+	}
+	right := m.st.Dim.Render("? help")
+	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)
+	if gap < 1 {
+		return ansi.Truncate(left, m.width, "…")
+	}
+	return left + strings.Repeat(" ", gap) + right
+}
+
+func (m *Model) statusBar() string {
+	left := m.notice
+	style := m.st.StatusBar
+	if m.noticeErr {
+		left = "✗ " + left
+	}
+	right := "model: " + m.status.model + " · runtime: none"
+	if m.status.model == "" {
+		right = "runtime: none"
+	}
+	if m.status.warn != "" {
+		right = "⚠ " + m.status.warn + " · " + right
+	}
+	space := m.width - ansi.StringWidth(right) - 2
+	if ansi.StringWidth(left) > space {
+		left = ansi.Truncate(left, max(space, 0), "…")
+	}
+	line := " " + left + strings.Repeat(" ", max(space-ansi.StringWidth(left), 0)) + right + " "
+	if m.noticeErr {
+		return m.st.Error.Reverse(true).Render(ansi.Truncate(line, m.width, ""))
+	}
+	return style.Render(ansi.Truncate(line, m.width, ""))
+}
+
+// fullHelp lists every key of the current screen and the global ones.
+func (m *Model) fullHelp() string {
+	var groups [][]key.Binding
+	title := m.tab.String()
+	switch f := m.focus(); {
+	case f == focusLayer || f == focusLayerText:
+		top := m.stack[len(m.stack)-1]
+		groups = top.Help()
+		title = top.Title()
+	case m.tab == tabProjects:
+		groups = m.projects.Help()
+	case m.tab == tabSettings:
+		groups = m.settings.Help()
+	}
+	k := m.keys
+	groups = append(groups, []key.Binding{k.ForceQuit, k.Quit, k.Help, k.NextTab, k.Projects})
+	return m.st.Title.Render("Keys · "+title) + "\n\n" + m.help.FullHelpView(groups) + "\n\n" + m.st.Dim.Render("press ? or esc to close")
+}
+
+// fit pads or cuts s to exactly h lines of at most w cells.
+func fit(s string, w, h int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) > w {
+			lines[i] = ansi.Truncate(l, w, "")
+		}
+	}
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// overlay floats box over bg, centred.
+func overlay(bg, box string, w, h int) string {
+	bl := strings.Split(bg, "\n")
+	ol := strings.Split(box, "\n")
+	bw := 0
+	for _, l := range ol {
+		bw = max(bw, ansi.StringWidth(l))
+	}
+	top := max((h-len(ol))/2, 0)
+	left := max((w-bw)/2, 0)
+	for i, l := range ol {
+		y := top + i
+		if y >= len(bl) {
+			break
+		}
+		line := bl[y]
+		pad := bw - ansi.StringWidth(l)
+		head := ansi.Truncate(line, left, "")
+		head += strings.Repeat(" ", max(left-ansi.StringWidth(head), 0))
+		tail := ansi.TruncateLeft(line, left+bw, "")
+		bl[y] = head + l + strings.Repeat(" ", pad) + tail
+	}
+	return strings.Join(bl, "\n")
+}
+
+// sessionTab stands in for the session view until runtimes land.
+type sessionTab struct {
+	st      *common.UI
+	project *coreprojects.Project
+}
+
+func (s sessionTab) View(w, h int) string {
+	title := "Session"
+	if s.project != nil {
+		title += " · " + s.project.Name
+	}
+	return s.st.Title.Render(title) + "\n\n" +
+		"No runtime yet: this build of pi-tui manages projects, their instructions and their memory,\n" +
+		"but does not run agent sessions. Chatting with a model arrives with the runtime.\n\n" +
+		s.st.Dim.Render("1 Projects · 3 Settings · ? help")
+}

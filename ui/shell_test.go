@@ -1,0 +1,524 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/core/paths"
+)
+
+// updating reports whether -update was given (teatest defines the flag).
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// fixture is a pi-tui home in a temp dir: HOME, an agent dir and a data
+// dir, with a host over a real SQLite file.
+type fixture struct {
+	t    *testing.T
+	home string
+	host *host.Host
+	env  map[string]string
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	lipgloss.SetColorProfile(termenv.Ascii)
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := paths.Places{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), DataDir: filepath.Join(home, "data")}
+	h, err := host.Open(context.Background(), pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return &fixture{t: t, home: home, host: h, env: map[string]string{}}
+}
+
+func (f *fixture) dir(rel string) string {
+	f.t.Helper()
+	p := filepath.Join(f.home, rel)
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	return p
+}
+
+func (f *fixture) write(rel, body string) string {
+	f.t.Helper()
+	p := filepath.Join(f.home, rel)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	return p
+}
+
+func (f *fixture) read(rel string) string {
+	f.t.Helper()
+	data, err := os.ReadFile(filepath.Join(f.home, rel))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return string(data)
+}
+
+func (f *fixture) add(rel, name string, trusted bool) {
+	f.t.Helper()
+	if _, _, err := f.host.Projects.Add(context.Background(), f.dir(rel), name, trusted); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) model() *Model {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	return New(Options{Host: f.host, Renderer: r, Env: func(k string) string { return f.env[k] }})
+}
+
+// run starts the program at w×h.
+func (f *fixture) run(w, h int) *session {
+	tm := teatest.NewTestModel(f.t, f.model(), teatest.WithInitialTermSize(w, h))
+	s := &session{t: f.t, tm: tm}
+	f.t.Cleanup(func() { tm.Quit() })
+	return s
+}
+
+type session struct {
+	t  *testing.T
+	tm *teatest.TestModel
+}
+
+// waitFor waits until the program has drawn all of the strings.
+func (s *session) waitFor(want ...string) {
+	s.t.Helper()
+	var seen bytes.Buffer
+	teatest.WaitFor(s.t, s.tm.Output(), func(b []byte) bool {
+		seen.Write(b)
+		for _, w := range want {
+			if !bytes.Contains(seen.Bytes(), []byte(w)) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+}
+
+func (s *session) keys(ks ...string) {
+	for _, k := range ks {
+		switch k {
+		case "enter":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+		case "esc":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+		case "tab":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyTab})
+		case "down":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyDown})
+		case "up":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyUp})
+		case "ctrl+s":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlS})
+		case "ctrl+c":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+		case "ctrl+end":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlEnd})
+		case "ctrl+k":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlK})
+		case "ctrl+p":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlP})
+		case "backspace":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyBackspace})
+		default:
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
+		}
+	}
+}
+
+// final quits and returns the last frame as View() draws it.
+func (s *session) final() string {
+	s.t.Helper()
+	s.tm.Quit()
+	return s.tm.FinalModel(s.t, teatest.WithFinalTimeout(5*time.Second)).View()
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if updating() {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./ui -run %s -update to create it)", err, t.Name())
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file (go test ./ui -update rewrites it)\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestAddProjectAndEditAgentsMD(t *testing.T) {
+	f := newFixture(t)
+	f.dir("src/api")
+	s := f.run(100, 30)
+	s.waitFor("No projects yet")
+	s.keys("n")
+	s.waitFor("Add a project", "Memory can be added later")
+	s.tm.Type("~/src/a")
+	s.keys("tab") // completes to ~/src/api/
+	s.waitFor("~/src/api/")
+	s.keys("enter") // name field
+	s.tm.Type("API")
+	s.keys("enter", "y", "enter") // trust, add
+	s.waitFor("added API", "~/src/api")
+
+	s.keys("enter")
+	s.waitFor("Edit AGENTS.md", "Remove")
+	s.keys("a")
+	s.waitFor("new file from the starter template")
+	s.keys("ctrl+end", "enter")
+	s.tm.Type("- Run make check before committing.")
+	s.keys("ctrl+s")
+	s.waitFor("saved ~/src/api/AGENTS.md")
+	got := f.read("src/api/AGENTS.md")
+	if !strings.HasPrefix(got, "# Project instructions") || !strings.HasSuffix(got, "- Run make check before committing.") {
+		t.Errorf("AGENTS.md on disk:\n%s", got)
+	}
+	list, _ := f.host.Projects.List(context.Background(), true)
+	if len(list) != 1 || list[0].Name != "API" || !list[0].Trusted {
+		t.Errorf("registry = %+v", list)
+	}
+	s.final()
+}
+
+func TestAgentsMDConflictIsOfferedNotClobbered(t *testing.T) {
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	f.write("proj/AGENTS.md", "original")
+	s := f.run(100, 30)
+	s.waitFor("proj")
+	s.keys("enter", "a")
+	s.waitFor("original")
+	s.tm.Type("mine: ")
+	f.write("proj/AGENTS.md", "theirs")
+	s.keys("ctrl+s")
+	s.waitFor("Changed on disk", "overwrite with mine")
+	if got := f.read("proj/AGENTS.md"); got != "theirs" {
+		t.Fatalf("the external change was clobbered: %q", got)
+	}
+	s.keys("k") // keep editing: the text is still there
+	s.tm.Type("more ")
+	s.waitFor("more ")
+	s.keys("ctrl+s")
+	s.waitFor("Changed on disk")
+	s.keys("o")
+	s.waitFor("saved ~/proj/AGENTS.md")
+	if got := f.read("proj/AGENTS.md"); got != "mine: more original" {
+		t.Errorf("after overwrite: %q", got)
+	}
+	s.final()
+}
+
+func TestAgentsMDSaysWhichFileIsInEffect(t *testing.T) {
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	f.write("proj/AGENTS.md", "base rules")
+	f.write("proj/AGENTS.override.md", "override rules")
+	s := f.run(120, 30)
+	s.waitFor("proj")
+	s.keys("enter", "a")
+	s.waitFor("AGENTS.override.md is in effect", "ctrl+o edits AGENTS.override.md")
+	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlO})
+	s.waitFor("override rules")
+	s.final()
+}
+
+func TestUnsavedEditorAsksBeforeQuitAndClose(t *testing.T) {
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	f.write("proj/AGENTS.md", "text")
+	s := f.run(100, 30)
+	s.waitFor("proj")
+	s.keys("enter", "a")
+	s.waitFor("text")
+	s.tm.Type("x")
+	s.keys("ctrl+c")
+	s.waitFor("Quit without saving?")
+	s.keys("n", "esc") // back to the editor, then esc asks again
+	s.waitFor("Unsaved changes", "discard and close")
+	s.keys("s") // save and close
+	s.waitFor("saved ~/proj/AGENTS.md")
+	if got := f.read("proj/AGENTS.md"); got != "xtext" {
+		t.Errorf("saved %q", got)
+	}
+	s.final()
+}
+
+func TestMemoryEditor(t *testing.T) {
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	root := filepath.Join(f.home, "proj")
+	s := f.run(100, 30)
+	s.waitFor("proj")
+	s.keys("enter", "m")
+	s.waitFor("No memory yet")
+	s.keys("a")
+	s.tm.Type("Style")
+	s.keys("enter")
+	s.tm.Type("Use gofmt.")
+	s.keys("esc", "a", "tab")
+	s.tm.Type("Second note")
+	s.keys("esc", "ctrl+s")
+	s.waitFor("saved memory of proj: 2 entries")
+	m, err := f.host.Memory.Load(context.Background(), root)
+	if err != nil || m.Content != "## Style\n\nUse gofmt.\n\nSecond note" {
+		t.Fatalf("memory show would print %q (%v)", m.Content, err)
+	}
+
+	// Delete asks, then the save removes it.
+	s.keys("d")
+	s.waitFor("Delete this entry?")
+	s.keys("y", "ctrl+s")
+	s.waitFor("saved memory of proj: 1 entries")
+	if m, _ = f.host.Memory.Load(context.Background(), root); m.Content != "## Style\n\nUse gofmt." {
+		t.Errorf("after delete: %q", m.Content)
+	}
+
+	// An external save in the meantime is offered, not clobbered.
+	s.keys("enter", "ctrl+end")
+	s.tm.Type(" Always.")
+	s.keys("esc")
+	if _, err := f.host.Memory.Save(context.Background(), m, []memory.Entry{{Content: "from a script"}}); err != nil {
+		t.Fatal(err)
+	}
+	s.keys("ctrl+s")
+	s.waitFor("Memory changed; reload?", "overwrite with mine")
+	if m2, _ := f.host.Memory.Load(context.Background(), root); m2.Content != "from a script" {
+		t.Fatalf("the script's save was clobbered: %q", m2.Content)
+	}
+	s.keys("o")
+	s.waitFor("saved memory of proj: 1 entries")
+	if m, _ = f.host.Memory.Load(context.Background(), root); m.Content != "## Style\n\nUse gofmt. Always." {
+		t.Errorf("after overwrite: %q", m.Content)
+	}
+	s.final()
+}
+
+func TestOversizeMemoryIsRefusedAndKept(t *testing.T) {
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	s := f.run(100, 30)
+	s.waitFor("proj")
+	s.keys("enter", "m")
+	s.waitFor("No memory yet")
+	s.keys("a", "tab")
+	big := strings.Repeat("x", memory.LimitBytes+10)
+	s.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(big), Paste: true})
+	s.waitFor("over the limit")
+	s.keys("ctrl+s")
+	s.waitFor("memory is too large")
+	m, _ := f.host.Memory.Load(context.Background(), filepath.Join(f.home, "proj"))
+	if m.Content != "" {
+		t.Error("an oversize memory was stored")
+	}
+	final := s.final()
+	if !strings.Contains(final, "over the limit") {
+		t.Errorf("the editor no longer holds the text:\n%s", final)
+	}
+}
+
+func TestRowMenuArchivePinRemove(t *testing.T) {
+	f := newFixture(t)
+	f.add("alpha", "alpha", false)
+	f.add("beta", "beta", false)
+	s := f.run(100, 30)
+	s.waitFor("alpha", "beta")
+	s.keys("enter", "p") // pin the first row
+	s.waitFor("Pinned (1)")
+	s.keys("enter", "x") // archive it
+	s.waitFor("Archived (1)")
+	list, _ := f.host.Projects.List(context.Background(), true)
+	archived := 0
+	for _, p := range list {
+		if p.Archived {
+			archived++
+		}
+	}
+	if archived != 1 {
+		t.Fatalf("%d archived", archived)
+	}
+	s.keys("G", "enter", "x") // restore it
+	s.waitFor("restored")
+	s.keys("enter", "D")
+	s.waitFor("stays on disk", "Press D again")
+	s.keys("D")
+	s.waitFor("the folder was kept")
+	list, _ = f.host.Projects.List(context.Background(), true)
+	if len(list) != 1 {
+		t.Errorf("%d projects after removing one", len(list))
+	}
+	for _, d := range []string{"alpha", "beta"} {
+		if _, err := os.Stat(filepath.Join(f.home, d)); err != nil {
+			t.Errorf("folder %s was touched: %v", d, err)
+		}
+	}
+	s.final()
+}
+
+func TestGlobalAgentsFromSettings(t *testing.T) {
+	f := newFixture(t)
+	s := f.run(120, 30)
+	s.waitFor("1 Projects")
+	s.keys("3")
+	s.waitFor("Global instructions", "not created yet")
+	s.keys("enter")
+	s.waitFor("~/.pi/agent/AGENTS.md")
+	s.tm.Type("Be concise.")
+	s.keys("ctrl+s")
+	s.waitFor("saved ~/.pi/agent/AGENTS.md")
+	if got := f.read(".pi/agent/AGENTS.md"); got != "Be concise." {
+		t.Errorf("global AGENTS.md = %q", got)
+	}
+	s.keys("esc")
+	s.waitFor("11 bytes")
+	// The subdirectory-context switch writes agent-guidance.json, keeping other keys.
+	f.write(".pi/agent/agent-guidance.json", `{"providers": {"anthropic": ["CLAUDE.md"]}}`)
+	s.keys("down", "enter")
+	s.waitFor("subdirectory context off")
+	if got := f.read(".pi/agent/agent-guidance.json"); !strings.Contains(got, `"subdirectoryContext": false`) || !strings.Contains(got, `"anthropic": ["CLAUDE.md"]`) {
+		t.Errorf("agent-guidance.json = %s", got)
+	}
+	s.final()
+}
+
+func TestTooSmallAndResize(t *testing.T) {
+	f := newFixture(t)
+	s := f.run(40, 10)
+	s.waitFor("too small")
+	s.tm.Send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	s.waitFor("No projects yet")
+	s.final()
+}
+
+func TestGoldenScreens(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		name := func(s string) string { return s + "-" + itoa(size.w) + "x" + itoa(size.h) }
+		setup := func(t *testing.T) *fixture {
+			f := newFixture(t)
+			f.add("src/api", "api", true)
+			f.add("src/web", "web", false)
+			f.write("src/api/AGENTS.md", "# API\n\n- Run `make check`.\n")
+			f.write("src/api/packages/db/AGENTS.md", "DB rules\n")
+			// Pinned, so api is the first row whatever the clock says.
+			list, _ := f.host.Projects.List(context.Background(), true)
+			for _, p := range list {
+				if p.Name == "api" {
+					f.host.Projects.SetPinned(context.Background(), p.ID, true)
+				}
+			}
+			return f
+		}
+		t.Run(name("projects"), func(t *testing.T) {
+			s := setup(t).run(size.w, size.h)
+			s.waitFor("api", "web", "AGENTS.md ·")
+			golden(t, name("projects"), s.final())
+		})
+		t.Run(name("menu"), func(t *testing.T) {
+			s := setup(t).run(size.w, size.h)
+			s.waitFor("api", "AGENTS.md ·")
+			s.keys("enter")
+			s.waitFor("Show instructions")
+			golden(t, name("menu"), s.final())
+		})
+		t.Run(name("editor"), func(t *testing.T) {
+			s := setup(t).run(size.w, size.h)
+			s.waitFor("api", "AGENTS.md ·")
+			s.keys("enter", "a")
+			s.waitFor("make check")
+			golden(t, name("editor"), s.final())
+		})
+		t.Run(name("memory"), func(t *testing.T) {
+			f := setup(t)
+			m, _ := f.host.Memory.Load(context.Background(), filepath.Join(f.home, "src/api"))
+			f.host.Memory.Save(context.Background(), m, []memory.Entry{{ID: "a", Title: "Style", Content: "gofmt"}, {ID: "b", Content: "Tabs, not spaces."}})
+			s := f.run(size.w, size.h)
+			s.waitFor("api", "AGENTS.md ·")
+			s.keys("enter", "m")
+			s.waitFor("Tabs, not spaces.")
+			golden(t, name("memory"), s.final())
+		})
+		t.Run(name("instructions"), func(t *testing.T) {
+			s := setup(t).run(size.w, size.h)
+			s.waitFor("api", "AGENTS.md ·")
+			s.keys("enter", "i")
+			s.waitFor("Chain for the project root")
+			golden(t, name("instructions"), s.final())
+		})
+		t.Run(name("settings"), func(t *testing.T) {
+			s := setup(t).run(size.w, size.h)
+			s.waitFor("api")
+			s.keys("3")
+			s.waitFor("Provider guidance in effect", "database")
+			golden(t, name("settings"), s.final())
+		})
+	}
+}
+
+func itoa(n int) string {
+	var b [8]byte
+	i := len(b)
+	for n > 0 || i == len(b) {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}
+
+func TestFilterKeepsLettersAndMissingFolderMenu(t *testing.T) {
+	f := newFixture(t)
+	f.add("quartz", "quartz", true)
+	f.add("gone", "gone", true)
+	os.RemoveAll(filepath.Join(f.home, "gone"))
+	s := f.run(100, 30)
+	s.waitFor("quartz", "folder missing")
+	s.keys("/")
+	s.tm.Type("q") // a letter for the filter, not quit
+	s.waitFor("/q")
+	s.keys("esc", "/")
+	s.tm.Type("gon")
+	s.keys("enter", "enter") // leave the filter, open the only match's menu
+	s.waitFor("gone (folder missing)")
+	final := s.final()
+	for _, absent := range []string{"Open session", "Edit AGENTS.md", "Show instructions"} {
+		if strings.Contains(final, absent) {
+			t.Errorf("the menu of a vanished folder offers %q:\n%s", absent, final)
+		}
+	}
+	for _, present := range []string{"Rename", "Remove", "Edit memory"} {
+		if !strings.Contains(final, present) {
+			t.Errorf("the menu of a vanished folder lacks %q", present)
+		}
+	}
+}
