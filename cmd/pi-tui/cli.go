@@ -17,7 +17,7 @@ import (
 const helpText = `pi-tui: a terminal home for the pi coding agent
 
 Usage:
-  pi-tui [--data-dir D] [--agent-dir A]                 open the terminal UI (this build: this help)
+  pi-tui [--data-dir D] [--agent-dir A]                 open the terminal UI
   pi-tui projects list [--all] [--json]
   pi-tui projects add PATH [--name NAME] [--trust]
   pi-tui projects rename PROJECT NAME
@@ -167,10 +167,12 @@ func (a *app) dispatch(args []string) error {
 		return usagef("%s", flagError(err))
 	}
 	args = fs.Args()
-	if *help || len(args) == 0 {
-		// The terminal UI is not in this build yet: the bare command helps.
+	if *help {
 		fmt.Fprint(a.stdout, helpText)
 		return nil
+	}
+	if len(args) == 0 {
+		return a.tui()
 	}
 	switch args[0] {
 	case "help":

@@ -208,13 +208,13 @@ func (a *app) printChain(c *instructions.Chain) error {
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	if len(c.Sources) > 0 {
-		fmt.Fprintf(tw, "\nSources (%s of %s bytes used, outer first):\n", group(c.UsedBytes), group(c.BudgetBytes))
+		fmt.Fprintf(tw, "\nSources (%s of %s bytes used, outer first):\n", groupDigits(c.UsedBytes), groupDigits(c.BudgetBytes))
 		for _, s := range c.Sources {
 			state := "whole"
 			if s.Truncated {
-				state = fmt.Sprintf("cut: %s shown", group(s.ShownBytes))
+				state = fmt.Sprintf("cut: %s shown", groupDigits(s.ShownBytes))
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s bytes\t%s\n", s.Label, s.Kind, group(s.Bytes), state)
+			fmt.Fprintf(tw, "  %s\t%s\t%s bytes\t%s\n", s.Label, s.Kind, groupDigits(s.Bytes), state)
 		}
 	}
 	if len(c.Skipped) > 0 {
@@ -239,5 +239,3 @@ func displayPath(p, root, home string) string {
 	}
 	return paths.Tilde(p, home)
 }
-
-func group(n int) string { return groupDigits(n) }
