@@ -260,8 +260,18 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 }
 
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 {
+		// Several characters in one read are typed or pasted text (a
+		// terminal without bracketed paste, a slow link), never a key: the
+		// word "esc" must not close an editor. Marked as a paste, no key
+		// binding matches it and text fields insert it.
+		msg.Paste = true
+	}
 	if key.Matches(msg, m.keys.ForceQuit) {
 		return m.quit()
+	}
+	if m.width < MinWidth || m.height < MinHeight {
+		return nil // nothing on screen says what a key would do
 	}
 	if m.showHelp {
 		if msg.String() == "?" || msg.String() == "esc" || msg.String() == "q" {
@@ -269,10 +279,14 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
-	m.notice = ""
+	m.notice, m.noticeErr = "", false
 	f := m.focus()
 	switch f {
 	case focusLayerText:
+		if msg.Type == tea.KeyF1 {
+			m.showHelp = true
+			return nil
+		}
 		top := len(m.stack) - 1
 		var cmd tea.Cmd
 		m.stack[top], cmd = m.stack[top].Update(msg)
@@ -287,12 +301,16 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.stack[top], cmd = m.stack[top].Update(msg)
 		return cmd
 	case focusProjectsFilter:
+		if msg.Type == tea.KeyF1 {
+			m.showHelp = true
+			return nil
+		}
 		return m.projects.Update(msg)
 	}
 	switch {
 	case key.Matches(msg, m.keys.Quit):
 		return m.quit()
-	case key.Matches(msg, m.keys.Help):
+	case key.Matches(msg, m.keys.Help) || msg.Type == tea.KeyF1:
 		m.showHelp = true
 		return nil
 	case key.Matches(msg, m.keys.NextTab):
@@ -315,7 +333,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case focusProjects:
 		return m.projects.Update(msg)
 	case focusSettings:
-		return m.settings.Update(msg)
+		// Settings may have fixed a file the status bar warns about.
+		return tea.Batch(m.settings.Update(msg), m.loadStatus())
 	}
 	return nil
 }
@@ -422,8 +441,9 @@ func (m *Model) markdown(text string, width int) (string, error) {
 // View draws the screen.
 func (m *Model) View() string {
 	if m.width < MinWidth || m.height < MinHeight {
-		return fmt.Sprintf("The terminal is too small for pi-tui: it needs at least %d×%d, and this one is %d×%d.\nEnlarge the window (ctrl+c quits).",
+		msg := fmt.Sprintf("The terminal is too small for pi-tui: it needs at least %d×%d, and this one is %d×%d. Enlarge the window; keys wait until then (ctrl+c quits).",
 			MinWidth, MinHeight, m.width, m.height)
+		return ansi.Wrap(msg, max(m.width, 10), "")
 	}
 	bodyH := m.bodyHeight()
 	var body string
@@ -463,9 +483,10 @@ func (m *Model) header() string {
 	for t := tab(0); t < tabCount; t++ {
 		label := fmt.Sprintf("%d %s", t+1, t)
 		if t == m.tab {
-			tabs = append(tabs, m.st.TabActive.Render(label))
+			// Brackets mark the active tab without colour too (NO_COLOR).
+			tabs = append(tabs, m.st.TabActive.Render("["+label+"]"))
 		} else {
-			tabs = append(tabs, m.st.TabIdle.Render(label))
+			tabs = append(tabs, m.st.TabIdle.Render(" "+label+" "))
 		}
 	}
 	left := strings.Join(tabs, "")
@@ -484,8 +505,7 @@ func (m *Model) header() string {
 
 func (m *Model) statusBar() string {
 	left := m.notice
-	style := m.st.StatusBar
-	if m.noticeErr {
+	if m.noticeErr && left != "" {
 		left = "✗ " + left
 	}
 	right := "model: " + m.status.model + " · runtime: none"
@@ -495,15 +515,17 @@ func (m *Model) statusBar() string {
 	if m.status.warn != "" {
 		right = "⚠ " + m.status.warn + " · " + right
 	}
-	space := m.width - ansi.StringWidth(right) - 2
+	// One space at each end and at least two between the parts.
+	space := m.width - 2 - ansi.StringWidth(right) - 2
 	if ansi.StringWidth(left) > space {
 		left = ansi.Truncate(left, max(space, 0), "…")
 	}
-	line := " " + left + strings.Repeat(" ", max(space-ansi.StringWidth(left), 0)) + right + " "
-	if m.noticeErr {
-		return m.st.Error.Reverse(true).Render(ansi.Truncate(line, m.width, ""))
+	gap := max(m.width-2-ansi.StringWidth(left)-ansi.StringWidth(right), 2)
+	line := ansi.Truncate(" "+left+strings.Repeat(" ", gap)+right+" ", m.width, "")
+	if m.noticeErr && m.notice != "" {
+		return m.st.Error.Reverse(true).Render(line)
 	}
-	return style.Render(ansi.Truncate(line, m.width, ""))
+	return m.st.StatusBar.Render(line)
 }
 
 // fullHelp lists every key of the current screen and the global ones.
@@ -521,7 +543,12 @@ func (m *Model) fullHelp() string {
 		groups = m.settings.Help()
 	}
 	k := m.keys
-	groups = append(groups, []key.Binding{k.ForceQuit, k.Quit, k.Help, k.NextTab, k.Projects})
+	if len(m.stack) > 0 {
+		// In a page or dialog only these global keys apply.
+		groups = append(groups, []key.Binding{k.ForceQuit, k.Help})
+	} else {
+		groups = append(groups, []key.Binding{k.ForceQuit, k.Quit, k.Help, k.NextTab, k.Projects})
+	}
 	return m.st.Title.Render("Keys · "+title) + "\n\n" + m.help.FullHelpView(groups) + "\n\n" + m.st.Dim.Render("press ? or esc to close")
 }
 
@@ -578,8 +605,8 @@ func (s sessionTab) View(w, h int) string {
 	if s.project != nil {
 		title += " · " + s.project.Name
 	}
-	return s.st.Title.Render(title) + "\n\n" +
-		"No runtime yet: this build of pi-tui manages projects, their instructions and their memory,\n" +
-		"but does not run agent sessions. Chatting with a model arrives with the runtime.\n\n" +
+	text := "No runtime yet: this build of pi-tui manages projects, their instructions and their memory, " +
+		"but does not chat with a model in this tab yet; use pi-tui prompt or pi-tui rpc from a shell."
+	return s.st.Title.Render(title) + "\n\n" + ansi.Wrap(text, max(w-2, 20), "") + "\n\n" +
 		s.st.Dim.Render("1 Projects · 3 Settings · ? help")
 }

@@ -248,7 +248,7 @@ func TestAgentsMDSaysWhichFileIsInEffect(t *testing.T) {
 	s := f.run(120, 30)
 	s.waitFor("proj")
 	s.keys("enter", "a")
-	s.waitFor("AGENTS.override.md is in effect", "ctrl+o edits AGENTS.override.md")
+	s.waitFor("AGENTS.override.md wins here", "ctrl+o edits AGENTS.override.md")
 	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlO})
 	s.waitFor("override rules")
 	s.final()
@@ -521,4 +521,57 @@ func TestFilterKeepsLettersAndMissingFolderMenu(t *testing.T) {
 			t.Errorf("the menu of a vanished folder lacks %q", present)
 		}
 	}
+}
+
+func TestTypedWordsNeverActAsKeys(t *testing.T) {
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	f.write("proj/AGENTS.md", "start")
+	s := f.run(100, 30)
+	s.waitFor("proj")
+	s.keys("enter", "a")
+	s.waitFor("start")
+	// Without bracketed paste, a chunk of typed text arrives as one key
+	// message; the words in it must be text, not esc/tab/enter.
+	for _, word := range []string{"esc", "d", "tab", "enter"} {
+		s.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(word)})
+	}
+	s.waitFor("escdtabenterstart")
+	s.keys("ctrl+s")
+	s.waitFor("saved ~/proj/AGENTS.md")
+	if got := f.read("proj/AGENTS.md"); got != "escdtabenterstart" {
+		t.Errorf("saved %q", got)
+	}
+	s.final()
+}
+
+func TestKeysWaitWhileTooSmall(t *testing.T) {
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	f.write("proj/AGENTS.md", "text")
+	s := f.run(100, 30)
+	s.waitFor("proj")
+	s.keys("enter", "a")
+	s.waitFor("text")
+	s.tm.Type("KEEP")
+	s.tm.Send(tea.WindowSizeMsg{Width: 40, Height: 10})
+	s.waitFor("too small")
+	s.keys("esc", "d") // would discard if the editor got them
+	s.tm.Send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	s.waitFor("KEEPtext")
+	final := s.final()
+	if !strings.Contains(final, "modified") {
+		t.Errorf("the edit was lost while the window was small:\n%s", final)
+	}
+}
+
+func TestNewAgentsMDBesideClaudeMDSaysItWillWin(t *testing.T) {
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	f.write("proj/CLAUDE.md", "claude rules")
+	s := f.run(120, 30)
+	s.waitFor("proj")
+	s.keys("enter", "a")
+	s.waitFor("CLAUDE.md is in effect (no AGENTS.md yet)", "which then wins")
+	s.final()
 }

@@ -20,7 +20,7 @@ func NewGlobalKeys() GlobalKeys {
 	return GlobalKeys{
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
-		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Help:      key.NewBinding(key.WithKeys("?", "f1"), key.WithHelp("?/f1", "help")),
 		NextTab:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
 		PrevTab:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous tab")),
 		Projects:  key.NewBinding(key.WithKeys("1"), key.WithHelp("1/2/3", "Projects/Session/Settings")),

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/bubbles/spinner"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/assets"
 	"github.com/pi-tui/pi-tui/core/agentsmd"
@@ -127,18 +128,39 @@ func (p *Page) load() tea.Cmd {
 	return func() tea.Msg {
 		doc, err := agentsmd.Load(cfg.Dir, cfg.Name)
 		msg := pageLoadedMsg{page: p, doc: doc, err: err}
-		if err == nil && cfg.Project {
-			c, rerr := instructions.New(instructions.Options{}).ResolveRoot(context.Background(), cfg.Dir)
-			if rerr == nil {
-				for _, s := range c.Sources {
-					if s.Scope == instructions.ScopeProject && s.Kind == instructions.KindInstructions && s.Label != cfg.Name {
-						msg.winner = s.Label
-					}
-				}
-			}
+		if err == nil {
+			msg.winner = winnerIn(cfg)
 		}
 		return msg
 	}
+}
+
+// winnerIn names the candidate in effect in a project root when it is not
+// the file being edited ("" otherwise, and for the agent dir).
+func winnerIn(cfg Config) string {
+	if !cfg.Project {
+		return ""
+	}
+	c, err := instructions.New(instructions.Options{}).ResolveRoot(context.Background(), cfg.Dir)
+	if err != nil {
+		return ""
+	}
+	for _, s := range c.Sources {
+		if s.Scope == instructions.ScopeProject && s.Kind == instructions.KindInstructions && s.Label != cfg.Name {
+			return s.Label
+		}
+	}
+	return ""
+}
+
+type winnerMsg struct {
+	page   *Page
+	winner string
+}
+
+func (p *Page) refreshWinner() tea.Cmd {
+	cfg := p.cfg
+	return func() tea.Msg { return winnerMsg{page: p, winner: winnerIn(cfg)} }
 }
 
 func (p *Page) dirty() bool { return p.loaded && p.buf.Value() != p.saved }
@@ -185,7 +207,13 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			then = after()
 		}
 		return p, tea.Batch(common.Notice("saved %s (%s bytes)", p.cfg.Label, common.Group(len(msg.doc.Content))),
-			func() tea.Msg { return common.ProjectsChangedMsg{} }, then)
+			func() tea.Msg { return common.ProjectsChangedMsg{} }, p.refreshWinner(), then)
+	case winnerMsg:
+		if msg.page == p {
+			p.winner = msg.winner
+			p.layout()
+		}
+		return p, nil
 	case previewMsg:
 		if msg.page != p {
 			return p, nil
@@ -328,7 +356,7 @@ func (p *Page) renderPreview() tea.Cmd {
 func (p *Page) layout() {
 	h := p.height - 3 // header, meter, key hints
 	if p.winner != "" {
-		h-- // the "another file is in effect" notice
+		h -= strings.Count(p.winnerNotice(), "\n") + 1 // the "another file is in effect" notice
 	}
 	h = max(h, 3)
 	p.buf.SetSize(p.width, h)
@@ -355,8 +383,7 @@ func (p *Page) View(width, height int) string {
 	}
 	lines := []string{head.String()}
 	if p.winner != "" {
-		lines = append(lines, st.Warn.Render(fmt.Sprintf("%s is in effect in this folder, so %s is ignored while it exists.", p.winner, p.cfg.Name))+
-			st.Dim.Render(" ctrl+o edits "+p.winner))
+		lines = append(lines, p.winnerNotice())
 	}
 	if p.loadErr != "" {
 		return head.String() + "\n\n" + st.Error.Render("Cannot edit: "+p.loadErr) + "\n\n" + st.Dim.Render("esc close")
@@ -375,6 +402,18 @@ func (p *Page) View(width, height int) string {
 	return strings.Join(lines, "\n")
 }
 
+// winnerNotice says which file is in effect and what saving this one does.
+func (p *Page) winnerNotice() string {
+	st := p.st
+	var text string
+	if p.doc.Exists || strings.HasPrefix(p.winner, "AGENTS.override") {
+		text = fmt.Sprintf("%s wins here, so this file is ignored.", p.winner)
+	} else {
+		text = fmt.Sprintf("%s is in effect (no %s yet); saving creates %s, which then wins.", p.winner, p.cfg.Name, p.cfg.Name)
+	}
+	return ansi.Wrap(st.Warn.Render(text)+st.Dim.Render(" ctrl+o edits "+p.winner), max(p.width, 20), "")
+}
+
 // meter shows the file's bytes against the 32 KiB chain budget, the
 // cursor position, and the keys.
 func (p *Page) meter() []string {
@@ -387,7 +426,10 @@ func (p *Page) meter() []string {
 		text += " — over the budget: the agent will see it cut, with a note"
 	}
 	row, col := p.buf.Cursor()
-	help := "ctrl+s save · esc close · ctrl+p preview · ctrl+e $EDITOR · ? help"
+	help := "ctrl+s save · esc close · ctrl+p preview · ctrl+e $EDITOR · f1 help"
+	if p.winner != "" {
+		help = "ctrl+s save · esc close · ctrl+o edit " + p.winner + " · f1 help"
+	}
 	if p.preview {
 		help = "preview · ↑/↓ scroll · ctrl+p or esc back to editing"
 	}

@@ -39,9 +39,12 @@ type Page struct {
 	modelErr string
 	err      string
 	showText bool
-	vp       viewport.Model
-	busy     bool
-	keys     keys
+	// untrustedTarget is the path asked for in an untrusted project, which
+	// gets the root chain.
+	untrustedTarget string
+	vp              viewport.Model
+	busy            bool
+	keys            keys
 
 	width, height int
 }
@@ -78,6 +81,11 @@ func (pg *Page) Init() tea.Cmd { return pg.resolve("") }
 func (pg *Page) resolve(target string) tea.Cmd {
 	pg.busy = true
 	h, root := pg.host, pg.p.Root
+	if !pg.p.Trusted {
+		// What a runtime gets: nested instructions need trust.
+		pg.untrustedTarget = target
+		target = ""
+	}
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
 		defer cancel()
@@ -211,8 +219,8 @@ func (pg *Page) details() string {
 	if pg.model.Provider == "" {
 		warns = append(warns, "no default model in settings.json: provider files (CLAUDE.md, CODEX.md, GEMINI.md) are not shown")
 	}
-	if !pg.p.Trusted && c.Target != c.Root {
-		warns = append(warns, "this project is untrusted: a runtime gets only the root chain until you trust it (t in the row menu)")
+	if !pg.p.Trusted && pg.untrustedTarget != "" {
+		warns = append(warns, "this project is untrusted: for "+pg.untrustedTarget+" a runtime gets only the root chain shown above, until you trust the project (t in the row menu)")
 	}
 	if len(warns) > 0 {
 		b.WriteString("\n" + st.Section.Render("Warnings") + "\n")

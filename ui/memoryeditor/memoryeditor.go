@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/memory"
@@ -75,6 +76,7 @@ type Page struct {
 	field   int // 0 title, 1 content
 	preview viewport.Model
 	busy    string
+	dropped int // entries without content in the last save
 
 	width, height int
 }
@@ -162,7 +164,11 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		p.entries = append([]memory.Entry(nil), msg.m.Entries...)
 		p.saved = fingerprint(p.entries)
 		p.warn = ""
-		return p, tea.Batch(common.Notice("saved memory of %s: %d entries, %s bytes", p.label, len(p.entries), common.Group(len(msg.m.Content))),
+		note := ""
+		if p.dropped > 0 {
+			note = fmt.Sprintf(" (%d without content dropped)", p.dropped)
+		}
+		return p, tea.Batch(common.Notice("saved memory of %s: %d entries, %s bytes%s", p.label, len(p.entries), common.Group(len(msg.m.Content)), note),
 			func() tea.Msg { return common.ProjectsChangedMsg{} })
 	case overwriteMsg:
 		if msg.page != p {
@@ -261,7 +267,7 @@ func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Preview):
 		p.mode = modePreview
-		p.preview.SetContent(memory.Frame(p.projection()))
+		p.preview.SetContent(ansi.Wrap(memory.Frame(p.projection()), max(p.width, 20), ""))
 		p.preview.GotoTop()
 	}
 	return nil
@@ -315,6 +321,12 @@ func (p *Page) save() tea.Cmd {
 		return common.Failure(&memory.TooLargeError{Bytes: n})
 	}
 	p.busy = "saving"
+	p.dropped = 0
+	for _, e := range p.entries {
+		if strings.TrimSpace(e.Content) == "" {
+			p.dropped++
+		}
+	}
 	svc, base, entries := p.host.Memory, p.base, append([]memory.Entry(nil), p.entries...)
 	return func() tea.Msg {
 		m, err := svc.Save(context.Background(), base, entries)
@@ -414,6 +426,9 @@ func (p *Page) listView(h int) string {
 		name := entryName(e)
 		size := fmt.Sprintf("%6s B", common.Group(len(strings.TrimSpace(e.Content))))
 		line := fmt.Sprintf("%s  %s", size, name)
+		if strings.TrimSpace(e.Content) == "" {
+			line += "  (no content: dropped on save)"
+		}
 		if w := p.width - 2; len([]rune(line)) > w && w > 3 {
 			line = string([]rune(line)[:w-1]) + "…"
 		}
@@ -444,7 +459,7 @@ func (p *Page) meter() string {
 func (p *Page) helpLine() string {
 	switch p.mode {
 	case modeEntry:
-		return p.st.Dim.Render("tab title/content · esc back to list · ctrl+s save · ? help")
+		return p.st.Dim.Render("tab title/content · esc back to list · ctrl+s save · f1 help")
 	case modePreview:
 		return p.st.Dim.Render("↑/↓ scroll · esc back")
 	}

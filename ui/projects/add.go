@@ -2,6 +2,7 @@ package projects
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -64,10 +65,15 @@ type completionMsg struct {
 }
 
 type addedMsg struct {
+	id      string
 	name    string
 	created bool
+	others  int // other projects with the same name
 	err     error
 }
+
+// SelectMsg asks the Projects tab to put the cursor on a project.
+type SelectMsg struct{ ID string }
 
 func (d *addDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -87,8 +93,12 @@ func (d *addDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		if !msg.created {
 			note = msg.name + " was already registered"
 		}
+		if msg.others > 0 {
+			note += fmt.Sprintf("; note: %d other project(s) are also named %s, so use ids or paths for them in scripts", msg.others, msg.name)
+		}
 		d.st.Close(d)
-		return d, tea.Batch(func() tea.Msg { return common.ProjectsChangedMsg{} }, common.Notice("%s", note))
+		id := msg.id
+		return d, tea.Batch(func() tea.Msg { return SelectMsg{ID: id} }, common.Notice("%s", note))
 	case tea.KeyMsg:
 		return d, d.key(msg)
 	}
@@ -159,7 +169,11 @@ func (d *addDialog) submit() tea.Cmd {
 	reg, path, name, trust := d.host.Projects, paths.ExpandHome(d.path.Value(), d.host.Places.Home), d.name.Value(), d.trust
 	return func() tea.Msg {
 		p, created, err := reg.Add(context.Background(), path, name, trust)
-		return addedMsg{name: p.Name, created: created, err: err}
+		if err != nil {
+			return addedMsg{err: err}
+		}
+		same, _ := reg.SameName(context.Background(), p.ID, p.Name)
+		return addedMsg{id: p.ID, name: p.Name, created: created, others: len(same)}
 	}
 }
 
@@ -268,7 +282,7 @@ func (d *addDialog) View(width, height int) string {
 	}
 	lines = append(lines,
 		label(1, "Name   ")+d.name.View(),
-		label(2, "Trust  ")+check+st.Dim.Render("  nested AGENTS.md files load only in trusted projects"),
+		label(2, "Trust  ")+check+st.Dim.Render("  space/y/n; nested AGENTS.md files load only in trusted projects"),
 		"",
 		st.Dim.Render("Memory can be added later from the project's menu (m)."),
 	)

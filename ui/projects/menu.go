@@ -20,20 +20,22 @@ func bind(k, desc string) key.Binding {
 // what still makes sense: rename, pin, archive, trust, memory and remove.
 func (m *Model) menu(p coreprojects.Project) *dialog.Menu {
 	var items []dialog.Item
-	// opened runs an action and records that the project was opened.
-	opened := func(action func(coreprojects.Project) tea.Cmd) func() tea.Cmd {
-		return func() tea.Cmd { return tea.Batch(action(p), m.markOpened(p)) }
+	run := func(action func(coreprojects.Project) tea.Cmd) func() tea.Cmd {
+		return func() tea.Cmd { return action(p) }
 	}
 	if !p.Missing {
 		if m.actions.OpenSession != nil {
-			items = append(items, dialog.Item{Key: bind("o", "Open session"), Run: opened(m.actions.OpenSession)})
+			// Opening a session is what "last opened" records.
+			items = append(items, dialog.Item{Key: bind("o", "Open session"), Run: func() tea.Cmd {
+				return tea.Batch(m.actions.OpenSession(p), m.markOpened(p))
+			}})
 		}
 		if m.actions.EditAgents != nil {
-			items = append(items, dialog.Item{Key: bind("a", "Edit AGENTS.md"), Run: opened(m.actions.EditAgents)})
+			items = append(items, dialog.Item{Key: bind("a", "Edit AGENTS.md"), Run: run(m.actions.EditAgents)})
 		}
 	}
 	if m.actions.EditMemory != nil {
-		items = append(items, dialog.Item{Key: bind("m", "Edit memory"), Run: opened(m.actions.EditMemory)})
+		items = append(items, dialog.Item{Key: bind("m", "Edit memory"), Run: run(m.actions.EditMemory)})
 	}
 	if !p.Missing && m.actions.ShowInstructions != nil {
 		items = append(items, dialog.Item{Key: bind("i", "Show instructions"), Run: func() tea.Cmd { return m.actions.ShowInstructions(p) }})

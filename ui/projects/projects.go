@@ -93,6 +93,7 @@ type Model struct {
 	filterOn bool
 
 	loading bool
+	want    string // project to select after the next load
 	spin    spinner.Model
 	loadErr string
 	now     func() time.Time
@@ -125,8 +126,18 @@ type changedMsg struct {
 	err    error
 }
 
-// Init starts the first load.
-func (m *Model) Init() tea.Cmd { return tea.Batch(m.load(), m.spin.Tick) }
+// Init starts the first load and the periodic reload.
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.load(), m.spin.Tick, reloadTick()) }
+
+// reloadEvery is how often the list is reloaded, so a folder deleted
+// while pi-tui runs is marked missing without any key pressed.
+const reloadEvery = 10 * time.Second
+
+type reloadTickMsg struct{}
+
+func reloadTick() tea.Cmd {
+	return tea.Tick(reloadEvery, func(time.Time) tea.Msg { return reloadTickMsg{} })
+}
 
 func (m *Model) load() tea.Cmd {
 	h := m.host
@@ -190,6 +201,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.loadErr = ""
 		keep := m.selectedID()
+		if m.want != "" {
+			keep, m.want = m.want, ""
+		}
 		m.all = msg.list
 		m.lower = make([]string, len(m.all))
 		for i, p := range m.all {
@@ -210,6 +224,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(cmds...)
 	case common.ProjectsChangedMsg:
 		return m.load()
+	case SelectMsg:
+		m.want = msg.ID
+		return m.load()
+	case reloadTickMsg:
+		// Folders can vanish (or come back) while pi-tui runs.
+		return tea.Batch(m.load(), reloadTick())
 	case spinner.TickMsg:
 		if !m.loading {
 			return nil

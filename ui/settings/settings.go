@@ -211,8 +211,12 @@ func (m *Model) modelMenu() common.Layer {
 			break
 		}
 		k := string(keysFor[i])
+		label := ref.String()
+		if ref.Provider == m.state.model.Provider && ref.ID == m.state.model.ID {
+			label += "  (current)"
+		}
 		items = append(items, dialog.Item{
-			Key: key.NewBinding(key.WithKeys(k), key.WithHelp(k, ref.String())),
+			Key: key.NewBinding(key.WithKeys(k), key.WithHelp(k, label)),
 			Run: func() tea.Cmd { return m.setModel(ref) },
 		})
 	}
@@ -235,6 +239,23 @@ func (m *Model) setModel(ref coresettings.ModelRef) tea.Cmd {
 		})
 		return savedMsg{notice: "default model: " + ref.String(), err: err}
 	}
+}
+
+func subdirText(on bool) string {
+	if on {
+		return "on — nested AGENTS.md files reach the agent with file tools"
+	}
+	return "off — nested AGENTS.md files are not sent to the agent"
+}
+
+func permissionText(mode string) string {
+	switch mode {
+	case host.PermissionAutoEdits:
+		return "auto-edits — edits run freely; commands need approval"
+	case host.PermissionFullAuto:
+		return "full-auto — edits and commands run without asking"
+	}
+	return "ask — edits and commands need approval"
 }
 
 func onOff(b bool) string {
@@ -276,9 +297,9 @@ func (m *Model) View() string {
 	}
 	rows := []string{
 		itemGlobal:     fmt.Sprintf("Global instructions   %s (%s) — enter to edit", globalPath, global),
-		itemSubdir:     fmt.Sprintf("Subdirectory context  %s — nested AGENTS.md files reach the agent with file tools", onOff(s.subdir)),
+		itemSubdir:     fmt.Sprintf("Subdirectory context  %s", subdirText(s.subdir)),
 		itemModel:      fmt.Sprintf("Default model         %s", model),
-		itemPermission: fmt.Sprintf("Permission mode       %s — ask: approve writes and commands; auto-edits: approve commands; full-auto", s.prefs.PermissionMode),
+		itemPermission: fmt.Sprintf("Permission mode       %s", permissionText(s.prefs.PermissionMode)),
 		itemTTL:        fmt.Sprintf("Runtime idle TTL      %s — idle runtimes are retired after this", ttlText(s.prefs.IdleTTL)),
 	}
 	for i, r := range rows {
