@@ -19,8 +19,8 @@ type KV struct {
 // none.
 func (s *Store) GetKV(ctx context.Context, namespace, key string) (kv KV, found bool, err error) {
 	kv = KV{Namespace: namespace, Key: key}
-	err = s.r.QueryRowContext(ctx, `SELECT value, updated_at FROM kv WHERE namespace = ? AND key = ?`,
-		namespace, key).Scan(&kv.Value, &kv.UpdatedAt)
+	// Prepared once: runtimes read memory before every prompt.
+	err = s.getKV.QueryRowContext(ctx, namespace, key).Scan(&kv.Value, &kv.UpdatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return kv, false, nil
 	}
@@ -69,4 +69,23 @@ func casKV(ctx context.Context, tx *sql.Tx, namespace, key string, expected, val
 		return fmt.Errorf("write %s/%s: %w", namespace, key, Describe(err))
 	}
 	return nil
+}
+
+// KVNamespace returns every key and value of a namespace (small
+// namespaces such as preferences).
+func (s *Store) KVNamespace(ctx context.Context, namespace string) (map[string]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT key, value FROM kv WHERE namespace = ?`, namespace)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", namespace, Describe(err))
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("read %s: %w", namespace, Describe(err))
+		}
+		out[k] = v
+	}
+	return out, Describe(rows.Err())
 }

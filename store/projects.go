@@ -174,3 +174,16 @@ func (s *Store) InsertSession(ctx context.Context, id, projectID, title string) 
 		return nil
 	})
 }
+
+// ProjectBinding returns what a runtime needs of a project before each
+// prompt, with a prepared statement: its root and whether it is trusted.
+func (s *Store) ProjectBinding(ctx context.Context, id string) (root string, trusted bool, err error) {
+	err = s.binding.QueryRowContext(ctx, id).Scan(&root, &trusted)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, fmt.Errorf("project %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("project %s: %w", id, Describe(err))
+	}
+	return root, trusted, nil
+}

@@ -57,10 +57,12 @@ type Options struct {
 // (SQLite allows one writer at a time; one connection makes that explicit
 // and keeps busy errors for other processes only); reads use a small pool.
 type Store struct {
-	path string
-	w    *sql.DB
-	r    *sql.DB
-	now  func() time.Time
+	path    string
+	w       *sql.DB
+	r       *sql.DB
+	getKV   *sql.Stmt
+	binding *sql.Stmt
+	now     func() time.Time
 }
 
 type migration struct {
@@ -157,6 +159,14 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	r.SetMaxOpenConns(4)
 	s.r = r
+	// Statements run before every prompt are prepared once.
+	if s.getKV, err = r.PrepareContext(ctx, `SELECT value, updated_at FROM kv WHERE namespace = ? AND key = ?`); err == nil {
+		s.binding, err = r.PrepareContext(ctx, `SELECT root, trusted FROM projects WHERE id = ?`)
+	}
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, Describe(err))
+	}
 	return s, nil
 }
 
@@ -284,7 +294,7 @@ func (s *Store) migrate(ctx context.Context, ms []migration) error {
 	}
 	// A file with our signature but missing tables was damaged by hand or
 	// by another tool; saying so beats "no such table" later.
-	for _, table := range []string{"kv", "projects", "sessions"} {
+	for _, table := range []string{"kv", "projects", "sessions", "entries"} {
 		var n int
 		if err := s.w.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", table).Scan(&n); err != nil {
 			return fmt.Errorf("open store %s: %w", s.path, Describe(err))
@@ -299,6 +309,11 @@ func (s *Store) migrate(ctx context.Context, ms []migration) error {
 // Close releases the database.
 func (s *Store) Close() error {
 	var errs []error
+	for _, st := range []*sql.Stmt{s.getKV, s.binding} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
 	}

@@ -34,7 +34,12 @@ func Open(ctx context.Context, places paths.Places) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Host{Places: places, Store: st, Projects: projects.NewRegistry(st), Memory: memory.NewService(st)}, nil
+	return New(places, st), nil
+}
+
+// New builds the services over an open store (the caller keeps closing it).
+func New(places paths.Places, st *store.Store) *Host {
+	return &Host{Places: places, Store: st, Projects: projects.NewRegistry(st), Memory: memory.NewService(st)}
 }
 
 // Close releases the store.
@@ -85,18 +90,14 @@ const prefsNamespace = "piTui"
 // cannot be understood is ignored in favour of the default.
 func (h *Host) Preferences(ctx context.Context) (Preferences, error) {
 	p := DefaultPreferences()
-	kv, ok, err := h.Store.GetKV(ctx, prefsNamespace, "permissionMode")
+	kv, err := h.Store.KVNamespace(ctx, prefsNamespace)
 	if err != nil {
 		return p, err
 	}
-	if ok && validMode(kv.Value) {
-		p.PermissionMode = kv.Value
+	if v, ok := kv["permissionMode"]; ok && validMode(v) {
+		p.PermissionMode = v
 	}
-	kv, ok, err = h.Store.GetKV(ctx, prefsNamespace, "idleTTLSeconds")
-	if err != nil {
-		return p, err
-	}
-	if n, err := strconv.Atoi(kv.Value); ok && err == nil && n > 0 {
+	if n, err := strconv.Atoi(kv["idleTTLSeconds"]); err == nil && n > 0 {
 		p.IdleTTL = time.Duration(n) * time.Second
 	}
 	return p, nil

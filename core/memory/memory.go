@@ -63,6 +63,12 @@ var ErrConflict = errors.New("memory changed; reload")
 // only when saved). The entries are returned normalised and Content is the
 // projection of those entries, whatever the stored content said.
 func Decode(data []byte) (Value, error) {
+	v, _, err := decode(data)
+	return v, err
+}
+
+// decode is Decode that also says whether the record was legacy.
+func decode(data []byte) (Value, bool, error) {
 	var raw struct {
 		Format    *string          `json:"format"`
 		Entries   *[]Entry         `json:"entries"`
@@ -70,12 +76,13 @@ func Decode(data []byte) (Value, error) {
 		UpdatedAt *json.RawMessage `json:"updatedAt"`
 	}
 	if err := decodeStrict(data, &raw, false); err != nil {
-		return Value{}, err
+		return Value{}, false, err
 	}
 	var v Value
+	legacy := raw.Format == nil && raw.Entries == nil
 	switch {
 	case raw.Format != nil && *raw.Format != Format:
-		return Value{}, fmt.Errorf("unsupported memory format %q (this pi-tui reads %s)", *raw.Format, Format)
+		return Value{}, false, fmt.Errorf("unsupported memory format %q (this pi-tui reads %s)", *raw.Format, Format)
 	case raw.Format == nil && raw.Entries == nil:
 		// Legacy record: one untitled entry.
 		if raw.Content != nil {
@@ -95,7 +102,7 @@ func Decode(data []byte) (Value, error) {
 	v.Format = Format
 	v.Entries = Normalize(v.Entries, nil)
 	v.Content = Project(v.Entries)
-	return v, nil
+	return v, legacy && raw.Format == nil && raw.Entries == nil, nil
 }
 
 // EncodeIndent is Encode for people: indented, for `memory show --json`.

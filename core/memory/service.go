@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/pi-tui/pi-tui/store"
 )
@@ -28,6 +29,43 @@ func (m Memory) Bytes() int { return len(m.Content) }
 // Service loads and saves project memory in the store.
 type Service struct {
 	st *store.Store
+
+	mu    sync.Mutex
+	subs  map[int]func(root string)
+	next  int
+	memos map[string]memo
+}
+
+// Subscribe calls fn with the project root after every save made through
+// this Service (the runtime manager retires idle runtimes on it). Saves by
+// other processes are not seen here; runtimes notice them at the next
+// prompt. The returned func unsubscribes.
+func (s *Service) Subscribe(fn func(root string)) (cancel func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.subs == nil {
+		s.subs = map[int]func(string){}
+	}
+	id := s.next
+	s.next++
+	s.subs[id] = fn
+	return func() {
+		s.mu.Lock()
+		delete(s.subs, id)
+		s.mu.Unlock()
+	}
+}
+
+func (s *Service) notify(root string) {
+	s.mu.Lock()
+	fns := make([]func(string), 0, len(s.subs))
+	for _, fn := range s.subs {
+		fns = append(fns, fn)
+	}
+	s.mu.Unlock()
+	for _, fn := range fns {
+		fn(root)
+	}
 }
 
 // NewService returns a Service over st.
@@ -58,20 +96,45 @@ func (s *Service) Load(ctx context.Context, root string) (Memory, error) {
 	}
 	raw := kv.Value
 	m.base = &raw
-	v, err := Decode([]byte(raw))
+	if c, ok := s.cached(root, raw); ok {
+		m.Entries, m.Content, m.UpdatedAt, m.Legacy = append([]Entry(nil), c.Entries...), c.Content, c.UpdatedAt, c.Legacy
+		return m, nil
+	}
+	v, legacy, err := decode([]byte(raw))
 	if err != nil {
 		return m, &UnreadableError{Root: root, Err: err}
 	}
-	m.Entries, m.Content, m.UpdatedAt = v.Entries, v.Content, v.UpdatedAt
-	m.Legacy = !isEntriesV1(raw)
+	m.Entries, m.Content, m.UpdatedAt, m.Legacy = v.Entries, v.Content, v.UpdatedAt, legacy
+	s.remember(root, raw, m)
 	return m, nil
 }
 
-func isEntriesV1(raw string) bool {
-	var probe struct {
-		Format string `json:"format"`
+// memo is the last decoded value of a root. Runtimes load memory before
+// every prompt; decoding 32 KiB of JSON each time would dominate the host's
+// work, and an identical stored string decodes to an identical value.
+type memo struct {
+	raw string
+	m   Memory
+}
+
+func (s *Service) cached(root, raw string) (Memory, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.memos[root]
+	if !ok || c.raw != raw {
+		return Memory{}, false
 	}
-	return decodeStrict([]byte(raw), &probe, false) == nil && probe.Format == Format
+	return c.m, true
+}
+
+func (s *Service) remember(root, raw string, m Memory) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.memos == nil || len(s.memos) > 256 {
+		s.memos = map[string]memo{}
+	}
+	m.Entries = append([]Entry(nil), m.Entries...)
+	s.memos[root] = memo{raw: raw, m: m}
 }
 
 // Save normalises entries and stores them for base.Root, provided the
@@ -96,6 +159,7 @@ func (s *Service) Save(ctx context.Context, base Memory, entries []Entry) (Memor
 		}
 		return base, fmt.Errorf("save memory for %s: %w", base.Root, err)
 	}
+	s.notify(base.Root)
 	return Memory{Root: base.Root, Entries: entries, Content: content, UpdatedAt: now, base: &value}, nil
 }
 

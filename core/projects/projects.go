@@ -187,6 +187,20 @@ func (r *Registry) Get(ctx context.Context, id string) (Project, error) {
 	return fromRow(rows[0]), nil
 }
 
+// Binding returns what a runtime needs of a project before each prompt
+// (root, trust, whether the folder is missing), with one prepared query
+// and without the memory summary a listing computes.
+func (r *Registry) Binding(ctx context.Context, id string) (Project, error) {
+	root, trusted, err := r.st.ProjectBinding(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return Project{}, &NotFoundError{Query: id}
+	}
+	if err != nil {
+		return Project{}, err
+	}
+	return fromRow(store.ProjectRow{ID: id, Root: root, Trusted: trusted}), nil
+}
+
 // List returns projects: pinned first, then the rest, archived last, each
 // group by name. Archived projects are included only when all is true.
 func (r *Registry) List(ctx context.Context, all bool) ([]Project, error) {

@@ -1,0 +1,573 @@
+// Package agent is the loop a runtime runs for one session: prompt →
+// model → tool calls → results → model … until the model stops. It owns
+// the tools (confined to the session's root), approvals, the per-prompt
+// instruction claim cache, aborts and compaction. It never reads
+// instruction files and never chooses the root: the host binds the root at
+// launch and answers preflight requests through the Preflighter interface
+// (ADR 0037, 0044).
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/session"
+)
+
+// Permission modes (DESIGN §7).
+const (
+	PermissionAsk       = "ask"
+	PermissionAutoEdits = "auto-edits"
+	PermissionFullAuto  = "full-auto"
+)
+
+// DefaultPreflightTimeout bounds one instruction preflight.
+const DefaultPreflightTimeout = 2 * time.Second
+
+// maxTurns stops a model that keeps calling tools forever.
+const maxTurns = 100
+
+// Claim is the host's answer to a preflight: the instruction chain that
+// applies to a target. The agent only carries it; it cannot read the files.
+type Claim struct {
+	Labels []string `json:"labels"`
+	// Fallback is set when the path-specific chain could not be resolved
+	// (timeout, error, untrusted project) and the base chain applies.
+	Fallback bool   `json:"fallback,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// Preflighter is the host side of the preflight proxy. The agent names
+// only the target; the host resolves it against the root it bound to the
+// session and ignores anything else.
+type Preflighter interface {
+	Preflight(ctx context.Context, target string) (Claim, error)
+}
+
+// PreflightInfo records one preflight apart from the tool's own time.
+type PreflightInfo struct {
+	Ms       float64  `json:"ms"`
+	Cache    string   `json:"cache"`              // "hit" or "miss"
+	Fallback string   `json:"fallback,omitempty"` // "base" when the base chain applied
+	Labels   []string `json:"labels,omitempty"`
+}
+
+// Approval is a request to run a tool that needs the user's consent.
+type Approval struct {
+	ToolCallID string          `json:"toolCallId"`
+	Tool       string          `json:"tool"`
+	Path       string          `json:"path,omitempty"`
+	Command    string          `json:"command,omitempty"`
+	Args       json.RawMessage `json:"args"`
+}
+
+// Approver decides an Approval. A nil Approver denies everything that
+// needs approval (headless runs without --yes).
+type Approver func(ctx context.Context, req Approval) (bool, error)
+
+// Config is what a runtime is launched with.
+type Config struct {
+	Session          *session.Session
+	Root             string // bound by the host; tools are confined to it
+	Client           provider.Client
+	Model            provider.Model
+	System           string
+	Tools            []string
+	Permission       string
+	Preflight        Preflighter
+	PreflightTimeout time.Duration
+	Approve          Approver
+	OnEvent          func(Event)
+	// CompactAt is the fraction of the context window at which the loop
+	// compacts before the next call; 0 means 0.8.
+	CompactAt float64
+}
+
+// Event is one thing that happened, for rpc, prompt --json and the UI.
+type Event struct {
+	Type       string          `json:"type"`
+	SessionID  string          `json:"sessionId,omitempty"`
+	Delta      string          `json:"delta,omitempty"`
+	Thinking   string          `json:"thinking,omitempty"`
+	ToolCallID string          `json:"toolCallId,omitempty"`
+	ToolName   string          `json:"toolName,omitempty"`
+	Args       json.RawMessage `json:"args,omitempty"`
+	Path       string          `json:"path,omitempty"`
+	IsError    bool            `json:"isError,omitempty"`
+	Result     string          `json:"result,omitempty"`
+	Preflight  *PreflightInfo  `json:"preflight,omitempty"`
+	ToolMs     float64         `json:"toolMs,omitempty"`
+	Usage      *provider.Usage `json:"usage,omitempty"`
+	StopReason string          `json:"stopReason,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	Text       string          `json:"text,omitempty"`
+	Summary    string          `json:"summary,omitempty"`
+	// Runtime events (launched, reused, retired) carry these.
+	Reason string `json:"reason,omitempty"`
+	Model  string `json:"model,omitempty"`
+}
+
+// Event types.
+const (
+	EventAgentStart      = "agent_start"
+	EventMessageUpdate   = "message_update"
+	EventMessageEnd      = "message_end"
+	EventToolStart       = "tool_execution_start"
+	EventToolEnd         = "tool_execution_end"
+	EventAgentEnd        = "agent_end"
+	EventCompactionStart = "compaction_start"
+	EventCompactionEnd   = "compaction_end"
+)
+
+// Stored payloads of session entries.
+
+// StoredMessage is the payload of user, assistant and tool_result entries.
+type StoredMessage struct {
+	Message    provider.Message `json:"message"`
+	Usage      *provider.Usage  `json:"usage,omitempty"`
+	StopReason string           `json:"stopReason,omitempty"`
+	Partial    bool             `json:"partial,omitempty"`
+	Error      string           `json:"error,omitempty"`
+	Model      string           `json:"model,omitempty"`
+	// Tool results only.
+	Tool      string         `json:"tool,omitempty"`
+	Path      string         `json:"path,omitempty"`
+	Preflight *PreflightInfo `json:"preflight,omitempty"`
+	ToolMs    float64        `json:"toolMs,omitempty"`
+}
+
+// claimKey keys the per-prompt claim cache: by (bound root, canonical
+// target directory), and by the target exactly as the model wrote it (raw)
+// so a repeated target needs no syscall.
+type claimKey struct{ root, dir, raw string }
+
+type claimEntry struct {
+	claim    Claim
+	fallback bool
+}
+
+// Agent runs prompts for one session. One prompt at a time.
+type Agent struct {
+	cfg Config
+
+	mu     sync.Mutex
+	busy   bool
+	cancel context.CancelFunc
+	claims map[claimKey]claimEntry
+	usage  provider.Usage // of the last model call, for compaction and state
+	total  provider.Usage
+}
+
+// New returns an agent; it does nothing until Prompt.
+func New(cfg Config) *Agent {
+	if cfg.PreflightTimeout <= 0 {
+		cfg.PreflightTimeout = DefaultPreflightTimeout
+	}
+	if cfg.Tools == nil {
+		cfg.Tools = DefaultTools
+	}
+	if cfg.CompactAt <= 0 {
+		cfg.CompactAt = 0.8
+	}
+	if cfg.OnEvent == nil {
+		cfg.OnEvent = func(Event) {}
+	}
+	return &Agent{cfg: cfg, claims: map[claimKey]claimEntry{}}
+}
+
+// Busy reports whether a prompt or compaction is running.
+func (a *Agent) Busy() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.busy
+}
+
+// Usage returns the last call's usage and the session total so far.
+func (a *Agent) Usage() (last, total provider.Usage) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.usage, a.total
+}
+
+// Abort stops the running prompt; the session keeps what arrived, marked.
+func (a *Agent) Abort() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cancel != nil {
+		a.cancel()
+	}
+}
+
+// ErrBusy is returned when a prompt is already running.
+var ErrBusy = errors.New("the agent is busy with another prompt")
+
+func (a *Agent) begin(ctx context.Context) (context.Context, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.busy {
+		return nil, ErrBusy
+	}
+	a.busy = true
+	ctx, a.cancel = context.WithCancel(ctx)
+	// The claim map lives for one prompt (or compaction): instruction edits
+	// are visible to the next one.
+	a.claims = map[claimKey]claimEntry{}
+	return ctx, nil
+}
+
+func (a *Agent) end() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cancel != nil {
+		a.cancel()
+	}
+	a.busy, a.cancel = false, nil
+}
+
+// Result is the outcome of a prompt.
+type Result struct {
+	Text    string // the final assistant text
+	Aborted bool
+	Usage   provider.Usage
+}
+
+func (a *Agent) emit(e Event) {
+	e.SessionID = a.cfg.Session.ID()
+	a.cfg.OnEvent(e)
+}
+
+// Prompt runs one user message to the end of the agent's turn.
+func (a *Agent) Prompt(parent context.Context, text string) (Result, error) {
+	ctx, err := a.begin(parent)
+	if err != nil {
+		return Result{}, err
+	}
+	s := a.cfg.Session
+	if s.Title() == "" {
+		s.SetTitle(ctx, titleOf(text))
+	}
+	user := StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: text}}}}
+	if _, err := s.Append(ctx, session.TypeUser, user); err != nil {
+		a.end()
+		return Result{}, fmt.Errorf("save the prompt: %w", err)
+	}
+	a.emit(Event{Type: EventAgentStart})
+	res, err := a.loop(ctx)
+	// Idle before agent_end goes out: a client that answers agent_end with
+	// the next prompt must find the agent free.
+	a.end()
+	end := Event{Type: EventAgentEnd, Text: res.Text, Usage: &res.Usage}
+	if res.Aborted {
+		end.StopReason = provider.StopAborted
+	}
+	if err != nil {
+		end.Error = err.Error()
+	}
+	a.emit(end)
+	return res, err
+}
+
+func titleOf(text string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	if r := []rune(line); len(r) > 80 {
+		line = string(r[:79]) + "…"
+	}
+	return line
+}
+
+func (a *Agent) loop(ctx context.Context) (Result, error) {
+	var res Result
+	for turn := 0; turn < maxTurns; turn++ {
+		if a.needsCompaction() {
+			if err := a.compact(ctx, ""); err != nil && ctx.Err() == nil {
+				return res, fmt.Errorf("compaction before the next call failed: %w", err)
+			}
+		}
+		msg, stop, err := a.call(ctx)
+		res.Usage = a.totalUsage()
+		if t := textOf(msg); t != "" {
+			res.Text = t
+		}
+		if ctx.Err() != nil {
+			res.Aborted = true
+			return res, nil
+		}
+		if err != nil {
+			return res, err
+		}
+		calls := toolCalls(msg)
+		if stop != provider.StopToolUse || len(calls) == 0 {
+			return res, nil
+		}
+		for i, c := range calls {
+			if ctx.Err() != nil {
+				// Every tool call needs a result, or the next request is
+				// invalid: record the rest as aborted.
+				a.recordAborted(calls[i:])
+				res.Aborted = true
+				return res, nil
+			}
+			a.execute(ctx, c)
+		}
+		if ctx.Err() != nil {
+			res.Aborted = true
+			return res, nil
+		}
+	}
+	return res, fmt.Errorf("stopped after %d model calls in one prompt", maxTurns)
+}
+
+func (a *Agent) totalUsage() provider.Usage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.total
+}
+
+// call makes one model call over the session's context and stores the
+// answer (partial answers too, marked).
+func (a *Agent) call(ctx context.Context) (provider.Message, string, error) {
+	req := provider.Request{Model: a.cfg.Model.ID, System: a.cfg.System, Messages: Messages(a.cfg.Session.Context()),
+		Tools: ToolDefs(a.cfg.Tools), MaxTokens: a.cfg.Model.MaxTokens}
+	res, err := a.cfg.Client.Stream(ctx, req, func(e provider.Event) {
+		switch e.Type {
+		case provider.EventTextDelta:
+			a.emit(Event{Type: EventMessageUpdate, Delta: e.Text})
+		case provider.EventThinkingDelta:
+			a.emit(Event{Type: EventMessageUpdate, Thinking: e.Text})
+		}
+	})
+	a.mu.Lock()
+	a.usage = res.Usage
+	a.total.InputTokens += res.Usage.InputTokens
+	a.total.OutputTokens += res.Usage.OutputTokens
+	a.total.CacheReadTokens += res.Usage.CacheReadTokens
+	a.total.CacheWriteTokens += res.Usage.CacheWriteTokens
+	a.mu.Unlock()
+	msg := res.Message
+	msg.Role = provider.RoleAssistant
+	stored := StoredMessage{Message: msg, Usage: &res.Usage, StopReason: res.StopReason, Partial: res.Partial || err != nil, Model: a.cfg.Model.Provider + "/" + a.cfg.Model.ID}
+	if err != nil {
+		stored.Error = err.Error()
+		if ctx.Err() != nil {
+			stored.StopReason = provider.StopAborted
+		}
+	}
+	if len(msg.Parts) > 0 || err != nil {
+		// A cut or aborted answer is kept and marked, never dropped.
+		if _, serr := a.cfg.Session.Append(context.WithoutCancel(ctx), session.TypeAssistant, stored); serr != nil && err == nil {
+			err = fmt.Errorf("save the answer: %w", serr)
+		}
+	}
+	a.emit(Event{Type: EventMessageEnd, Text: textOf(msg), StopReason: stored.StopReason, Usage: &res.Usage, Error: stored.Error})
+	if err != nil && ctx.Err() != nil {
+		return msg, provider.StopAborted, nil
+	}
+	if err != nil {
+		return msg, provider.StopError, err
+	}
+	if stored.Partial {
+		// Tool calls of a partial message may be incomplete: do not run them.
+		return msg, provider.StopError, nil
+	}
+	return msg, res.StopReason, nil
+}
+
+func textOf(m provider.Message) string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if p.Type == provider.PartText {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+func toolCalls(m provider.Message) []ToolCall {
+	var out []ToolCall
+	for _, p := range m.Parts {
+		if p.Type == provider.PartToolCall {
+			args := p.Arguments
+			if len(args) == 0 {
+				args = json.RawMessage("{}")
+			}
+			out = append(out, ToolCall{ID: p.ToolCallID, Name: p.ToolName, Args: args})
+		}
+	}
+	return out
+}
+
+func (a *Agent) needsApproval(name string) bool {
+	s, ok := specOf(name)
+	if !ok {
+		return false
+	}
+	switch a.cfg.Permission {
+	case PermissionFullAuto:
+		return false
+	case PermissionAutoEdits:
+		return s.runs
+	default:
+		return s.runs || s.edits
+	}
+}
+
+// execute runs one tool call with its preflight and approval, and stores
+// the result.
+func (a *Agent) execute(ctx context.Context, c ToolCall) {
+	a.emit(Event{Type: EventToolStart, ToolCallID: c.ID, ToolName: c.Name, Args: c.Args})
+	var pre *PreflightInfo
+	target, isFileTool := targetOf(c)
+	if isFileTool {
+		pre = a.preflight(ctx, target)
+	}
+	var res ToolResult
+	switch {
+	case !a.knownTool(c.Name):
+		res = ToolResult{Text: fmt.Sprintf("Error: there is no tool named %q in this session.", c.Name), IsError: true}
+	case a.needsApproval(c.Name) && !a.approved(ctx, c, target):
+		res = ToolResult{Text: fmt.Sprintf("The user denied this %s call. Do not retry it; ask the user or choose another way.", c.Name), IsError: true}
+	default:
+		start := time.Now()
+		res = runTool(ctx, a.cfg.Root, c)
+		ms := float64(time.Since(start).Microseconds()) / 1000
+		a.store(c, res, pre, ms)
+		a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, Path: displayRel(a.cfg.Root, res.Path), IsError: res.IsError,
+			Result: res.Text, Preflight: pre, ToolMs: ms})
+		return
+	}
+	a.store(c, res, pre, 0)
+	a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, IsError: true, Result: res.Text, Preflight: pre})
+}
+
+func (a *Agent) knownTool(name string) bool {
+	for _, t := range a.cfg.Tools {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *Agent) approved(ctx context.Context, c ToolCall, target string) bool {
+	if a.cfg.Approve == nil {
+		return false
+	}
+	req := Approval{ToolCallID: c.ID, Tool: c.Name, Args: c.Args}
+	if target != "" {
+		req.Path = target
+	}
+	if c.Name == "bash" {
+		var args struct {
+			Command string `json:"command"`
+		}
+		json.Unmarshal(c.Args, &args)
+		req.Command = args.Command
+	}
+	ok, err := a.cfg.Approve(ctx, req)
+	return err == nil && ok
+}
+
+func (a *Agent) store(c ToolCall, res ToolResult, pre *PreflightInfo, ms float64) {
+	msg := provider.Message{Role: provider.RoleTool, Parts: []provider.Part{{Type: provider.PartToolResult, ToolCallID: c.ID,
+		ToolName: c.Name, Text: res.Text, IsError: res.IsError}}}
+	stored := StoredMessage{Message: msg, Tool: c.Name, Preflight: pre, ToolMs: ms}
+	if res.Path != "" {
+		stored.Path = displayRel(a.cfg.Root, res.Path)
+	}
+	a.cfg.Session.Append(context.Background(), session.TypeToolResult, stored)
+}
+
+func (a *Agent) recordAborted(calls []ToolCall) {
+	for _, c := range calls {
+		res := ToolResult{Text: "The user aborted before this tool ran.", IsError: true}
+		a.store(c, res, nil, 0)
+		a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, IsError: true, Result: res.Text})
+	}
+}
+
+// preflight asks the host for target's chain, through the per-prompt claim
+// cache keyed by (bound root, canonical target directory). Both successes
+// and fallbacks are cached. The call is bounded; a stalled or failing host
+// gives the base chain, marked.
+func (a *Agent) preflight(ctx context.Context, target string) *PreflightInfo {
+	start := time.Now()
+	// Fast path: a target already seen in this prompt, spelled the same,
+	// costs a map lookup and no syscall.
+	raw := claimKey{root: a.cfg.Root, raw: target}
+	a.mu.Lock()
+	ce, hit := a.claims[raw]
+	a.mu.Unlock()
+	if !hit {
+		canon, err := Confine(a.cfg.Root, target)
+		if err != nil {
+			return nil // the tool itself refuses the path
+		}
+		dir := canon
+		if fi, err := os.Stat(canon); err != nil || !fi.IsDir() {
+			dir = filepath.Dir(canon)
+		}
+		key := claimKey{root: a.cfg.Root, dir: dir}
+		a.mu.Lock()
+		ce, hit = a.claims[key]
+		a.mu.Unlock()
+		if !hit {
+			ce = a.ask(ctx, target)
+		}
+		a.mu.Lock()
+		a.claims[key], a.claims[raw] = ce, ce
+		a.mu.Unlock()
+	}
+	info := &PreflightInfo{Cache: "hit"}
+	if !hit {
+		info.Cache = "miss"
+	}
+	if ce.fallback {
+		info.Fallback = "base"
+	}
+	info.Labels = ce.claim.Labels
+	info.Ms = float64(time.Since(start).Microseconds()) / 1000
+	return info
+}
+
+func (a *Agent) ask(ctx context.Context, target string) claimEntry {
+	if a.cfg.Preflight == nil {
+		return claimEntry{fallback: true, claim: Claim{Fallback: true, Reason: "no preflight proxy"}}
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.cfg.PreflightTimeout)
+	defer cancel()
+	type answer struct {
+		c   Claim
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		c, err := a.cfg.Preflight.Preflight(ctx, target)
+		ch <- answer{c, err}
+	}()
+	select {
+	case ans := <-ch:
+		if ans.err != nil {
+			return claimEntry{fallback: true, claim: Claim{Fallback: true, Reason: ans.err.Error()}}
+		}
+		return claimEntry{claim: ans.c, fallback: ans.c.Fallback}
+	case <-ctx.Done():
+		// A host that ignores ctx must not hold the tool: give up now.
+		return claimEntry{fallback: true, claim: Claim{Fallback: true, Reason: "preflight timed out"}}
+	}
+}
+
+// ClearClaims empties the claim cache (done before each prompt and
+// compaction; exposed for the runtime's state reporting and tests).
+func (a *Agent) ClearClaims() {
+	a.mu.Lock()
+	a.claims = map[claimKey]claimEntry{}
+	a.mu.Unlock()
+}

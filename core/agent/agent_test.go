@@ -1,0 +1,323 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
+	"github.com/pi-tui/pi-tui/store"
+)
+
+func tempRoot(t *testing.T) string {
+	t.Helper()
+	d, _ := filepath.EvalSymlinks(t.TempDir())
+	return d
+}
+
+func call(name string, args any) ToolCall {
+	b, _ := json.Marshal(args)
+	return ToolCall{ID: "x", Name: name, Args: b}
+}
+
+func TestConfineRefusesEscapes(t *testing.T) {
+	root := tempRoot(t)
+	outside := tempRoot(t)
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644)
+	os.Symlink(outside, filepath.Join(root, "out"))
+	os.Symlink(filepath.Join(outside, "nothing"), filepath.Join(root, "dangling"))
+	os.Mkdir(filepath.Join(root, "in"), 0o755)
+	for _, p := range []string{"../x", "/etc/passwd", "out/secret", "out/new.txt", "dangling", "in/../../x"} {
+		if _, err := Confine(root, p); err == nil {
+			t.Errorf("Confine(%q) allowed an escape", p)
+		}
+	}
+	for p, want := range map[string]string{"in/new.go": filepath.Join(root, "in/new.go"), ".": root, "": root, root + "/in": filepath.Join(root, "in")} {
+		if got, err := Confine(root, p); err != nil || got != want {
+			t.Errorf("Confine(%q) = %q, %v", p, got, err)
+		}
+	}
+	res := runTool(context.Background(), root, call("write", map[string]string{"path": "out/new.txt", "content": "x"}))
+	if !res.IsError || !strings.Contains(res.Text, "outside the project root") {
+		t.Errorf("write through a link out: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "new.txt")); err == nil {
+		t.Error("a file was written outside the root")
+	}
+}
+
+func TestReadCutAndContinue(t *testing.T) {
+	root := tempRoot(t)
+	var b strings.Builder
+	for i := 1; i <= 2500; i++ {
+		b.WriteString("line\n")
+	}
+	os.WriteFile(filepath.Join(root, "big.txt"), []byte(b.String()), 0o644)
+	res := runTool(context.Background(), root, call("read", map[string]any{"path": "big.txt"}))
+	if res.IsError || res.FullRead || !strings.Contains(res.Text, "Continue with offset 2001") {
+		t.Fatalf("first read: full=%v %q", res.FullRead, res.Text[len(res.Text)-80:])
+	}
+	res = runTool(context.Background(), root, call("read", map[string]any{"path": "big.txt", "offset": 2001}))
+	if res.IsError || strings.Count(res.Text, "line\n") != 500 || strings.Contains(res.Text, "Continue") {
+		t.Errorf("second read: %q", res.Text[:40])
+	}
+	os.WriteFile(filepath.Join(root, "small.txt"), []byte("hello\n"), 0o644)
+	if res := runTool(context.Background(), root, call("read", map[string]any{"path": "small.txt"})); !res.FullRead || res.Text != "hello\n" {
+		t.Errorf("small read = %+v", res)
+	}
+}
+
+func TestEditAndWrite(t *testing.T) {
+	root := tempRoot(t)
+	p := filepath.Join(root, "a.go")
+	os.WriteFile(p, []byte("one two two\n"), 0o600)
+	for _, c := range []struct {
+		args map[string]string
+		want string
+	}{
+		{map[string]string{"path": "a.go", "oldText": "three", "newText": "x"}, "was not found"},
+		{map[string]string{"path": "a.go", "oldText": "two", "newText": "x"}, "occurs 2 times"},
+		{map[string]string{"path": "missing.go", "oldText": "a", "newText": "b"}, "no such file"},
+	} {
+		if res := runTool(context.Background(), root, call("edit", c.args)); !res.IsError || !strings.Contains(res.Text, c.want) {
+			t.Errorf("edit %v = %+v", c.args, res)
+		}
+	}
+	if res := runTool(context.Background(), root, call("edit", map[string]string{"path": "a.go", "oldText": "one", "newText": "1"})); res.IsError {
+		t.Fatal(res.Text)
+	}
+	data, _ := os.ReadFile(p)
+	fi, _ := os.Stat(p)
+	if string(data) != "1 two two\n" || fi.Mode().Perm() != 0o600 {
+		t.Errorf("after edit: %q %v", data, fi.Mode())
+	}
+	if res := runTool(context.Background(), root, call("write", map[string]string{"path": "dir/new.txt", "content": "x"})); res.IsError || !res.Wrote {
+		t.Errorf("write = %+v", res)
+	}
+	if res := runTool(context.Background(), root, call("bash", map[string]any{"command": "pwd; exit 3"})); !res.IsError || !strings.Contains(res.Text, root) || !strings.Contains(res.Text, "Exit status 3") {
+		t.Errorf("bash = %+v", res)
+	}
+	if res := runTool(context.Background(), root, call("grep", map[string]any{"pattern": "two"})); !strings.Contains(res.Text, "a.go:1:") {
+		t.Errorf("grep = %+v", res)
+	}
+}
+
+// harness: a real session in a real store, and a fake model.
+type harness struct {
+	t    *testing.T
+	sess *session.Session
+	sm   *session.Manager
+	ag   *Agent
+	root string
+	fake *fakemodel.Server
+	evs  chan Event
+}
+
+func newHarness(t *testing.T, script fakemodel.Script, cfg func(*Config)) *harness {
+	t.Helper()
+	base := tempRoot(t)
+	st, err := store.Open(context.Background(), filepath.Join(base, "db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	root := filepath.Join(base, "proj")
+	os.MkdirAll(root, 0o755)
+	p, _, err := projects.NewRegistry(st).Add(context.Background(), root, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm := session.NewManager(st)
+	sess, err := sm.Create(context.Background(), p.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := fakemodel.New(t, script)
+	client, err := provider.New(settings.ProviderConfig{Name: "fake", API: "openai-completions", BaseURL: fake.URL, APIKey: "k"},
+		func(string) string { return "" }, provider.Options{MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, sess: sess, sm: sm, root: root, fake: fake, evs: make(chan Event, 1000)}
+	c := Config{Session: sess, Root: root, Client: client, Model: provider.Model{Provider: "fake", ID: "m1", ContextWindow: 100000},
+		System: "sys", Permission: PermissionFullAuto, OnEvent: func(e Event) { h.evs <- e }}
+	if cfg != nil {
+		cfg(&c)
+	}
+	h.ag = New(c)
+	_ = paths.Places{}
+	return h
+}
+
+func types(s *session.Session) string {
+	var out []string
+	for _, e := range s.Path() {
+		out = append(out, e.Type)
+	}
+	return strings.Join(out, ",")
+}
+
+func TestAbortMidStreamLeavesAConsistentSession(t *testing.T) {
+	hold := make(chan struct{})
+	script := func(n int, req fakemodel.Request) fakemodel.Reply {
+		if n == 0 {
+			return fakemodel.Reply{Text: "partial answer that never ends", Hold: hold}
+		}
+		return fakemodel.Reply{Text: "fresh answer"}
+	}
+	h := newHarness(t, script, nil)
+	done := make(chan Result, 1)
+	go func() {
+		res, _ := h.ag.Prompt(context.Background(), "start")
+		done <- res
+	}()
+	for e := range h.evs { // the first delta has arrived: abort mid-stream
+		if e.Type == EventMessageUpdate {
+			break
+		}
+	}
+	h.ag.Abort()
+	res := <-done
+	close(hold)
+	if !res.Aborted {
+		t.Fatalf("result = %+v", res)
+	}
+	path := h.sess.Path()
+	if types(h.sess) != "user,assistant" {
+		t.Fatalf("entries = %s", types(h.sess))
+	}
+	var sm StoredMessage
+	json.Unmarshal(path[1].Payload, &sm)
+	if !sm.Partial || sm.StopReason != provider.StopAborted || !strings.HasPrefix(textOf(sm.Message), "partial") {
+		t.Errorf("aborted answer stored as %+v", sm)
+	}
+	// The session resumes, in a new agent over the reopened session too.
+	reopened, err := h.sm.Open(context.Background(), h.sess.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2 := New(Config{Session: reopened, Root: h.root, Client: h.ag.cfg.Client, Model: h.ag.cfg.Model, Permission: PermissionFullAuto})
+	res2, err := h2.Prompt(context.Background(), "continue")
+	if err != nil || res2.Text != "fresh answer" {
+		t.Fatalf("resume = %+v, %v", res2, err)
+	}
+	msgs := Messages(reopened.Context())
+	if len(msgs) != 4 || msgs[1].Role != provider.RoleAssistant {
+		t.Errorf("resumed context = %+v", msgs)
+	}
+}
+
+func TestAbortBetweenToolCallsRecordsResults(t *testing.T) {
+	script := func(n int, req fakemodel.Request) fakemodel.Reply {
+		if n == 0 {
+			return fakemodel.Reply{Calls: []fakemodel.Call{
+				{ID: "slow", Name: "bash", Args: map[string]any{"command": "sleep 30"}},
+				{ID: "next", Name: "ls", Args: map[string]any{}},
+			}}
+		}
+		return fakemodel.Reply{Text: "after"}
+	}
+	h := newHarness(t, script, nil)
+	done := make(chan Result, 1)
+	go func() {
+		res, _ := h.ag.Prompt(context.Background(), "go")
+		done <- res
+	}()
+	for e := range h.evs {
+		if e.Type == EventToolStart && e.ToolName == "bash" {
+			break
+		}
+	}
+	h.ag.Abort()
+	select {
+	case res := <-done:
+		if !res.Aborted {
+			t.Fatalf("not aborted: %+v", res)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("abort did not stop the running command")
+	}
+	if got := types(h.sess); got != "user,assistant,tool_result,tool_result" {
+		t.Errorf("entries = %s (every call needs a result)", got)
+	}
+	if res, err := h.ag.Prompt(context.Background(), "again"); err != nil || res.Text != "after" {
+		t.Errorf("next prompt = %+v %v", res, err)
+	}
+}
+
+func TestCompactionAndBranching(t *testing.T) {
+	script := func(n int, req fakemodel.Request) fakemodel.Reply {
+		if strings.Contains(req.Raw, "Summarise the conversation above") {
+			return fakemodel.Reply{Text: "SUMMARY: the user said hello twice."}
+		}
+		return fakemodel.Reply{Text: "answer " + string(rune('A'+n))}
+	}
+	h := newHarness(t, script, nil)
+	h.ag.Prompt(context.Background(), "hello")
+	h.ag.Prompt(context.Background(), "hello again")
+	summary, err := h.ag.Compact(context.Background(), "")
+	if err != nil || !strings.Contains(summary, "SUMMARY") {
+		t.Fatalf("compact = %q, %v", summary, err)
+	}
+	res, _ := h.ag.Prompt(context.Background(), "third")
+	reqs := h.fake.Requests()
+	last := reqs[len(reqs)-1].Raw
+	if !strings.Contains(last, "SUMMARY: the user said hello twice.") || strings.Contains(last, `"hello"`) || !strings.Contains(last, "hello again") {
+		t.Errorf("after compaction the request should carry the summary and the kept tail:\n%s", last)
+	}
+	if res.Text == "" {
+		t.Error("no answer after compaction")
+	}
+	var comp session.Compaction
+	for _, e := range h.sess.Path() {
+		if e.Type == session.TypeCompaction {
+			json.Unmarshal(e.Payload, &comp)
+		}
+	}
+	if comp.FirstKeptEntryID == "" || comp.TokensBefore == 0 {
+		t.Errorf("compaction entry = %+v", comp)
+	}
+
+	// Branch to before the second prompt: the old branch stays.
+	first := h.sess.Path()[1] // the first answer
+	if err := h.sess.Branch(context.Background(), first.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.ag.Prompt(context.Background(), "another way")
+	if got := types(h.sess); got != "user,assistant,user,assistant" {
+		t.Errorf("branch path = %s", got)
+	}
+	if len(h.sess.Entries()) < 9 {
+		t.Errorf("the old branch was lost: %d entries", len(h.sess.Entries()))
+	}
+}
+
+func TestUnknownToolAndDenials(t *testing.T) {
+	script := func(n int, req fakemodel.Request) fakemodel.Reply {
+		if n == 0 {
+			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "a", Name: "rm_rf", Args: map[string]any{}}, {ID: "b", Name: "bash", Args: map[string]any{"command": "touch x"}}}}
+		}
+		return fakemodel.Reply{Text: req.LastToolResult}
+	}
+	asked := 0
+	h := newHarness(t, script, func(c *Config) {
+		c.Permission = PermissionAutoEdits
+		c.Approve = func(ctx context.Context, a Approval) (bool, error) { asked++; return a.Command != "touch x", nil }
+	})
+	res, _ := h.ag.Prompt(context.Background(), "do it")
+	if asked != 1 || !strings.Contains(res.Text, "denied") {
+		t.Errorf("asked %d, answer %q", asked, res.Text)
+	}
+	if _, err := os.Stat(filepath.Join(h.root, "x")); err == nil {
+		t.Error("a denied command ran")
+	}
+}

@@ -1,0 +1,77 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Confine turns a path a model named into a canonical path inside root.
+// Relative paths are relative to root. The path need not exist (a file
+// about to be written): its deepest existing ancestor is resolved and the
+// rest appended. A path that leaves root, lexically or through a link, is
+// refused with a sentence the model can act on.
+func Confine(root, p string) (string, error) {
+	if strings.ContainsRune(p, 0) {
+		return "", errors.New("the path contains a NUL byte")
+	}
+	if strings.TrimSpace(p) == "" {
+		p = "."
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(root, p)
+	}
+	abs = filepath.Clean(abs)
+	rest := ""
+	cur := abs
+	for {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			full := filepath.Join(real, rest)
+			if !within(root, full) {
+				return "", fmt.Errorf("%s is outside the project root %s (paths and links may not leave it)", p, root)
+			}
+			return full, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			if strings.Contains(err.Error(), "too many links") {
+				return "", fmt.Errorf("%s goes through a loop of symbolic links", p)
+			}
+			return "", fmt.Errorf("%s: %v", p, plain(err))
+		}
+		// A dangling link must not let a write escape: refuse it.
+		if fi, lerr := os.Lstat(cur); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s is a link to a missing target", displayRel(root, cur))
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return "", fmt.Errorf("%s cannot be resolved", p)
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+func within(root, p string) bool {
+	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
+}
+
+// displayRel writes p relative to root for messages to the model.
+func displayRel(root, p string) string {
+	if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return p
+}
+
+func plain(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

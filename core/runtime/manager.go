@@ -1,0 +1,561 @@
+// Package runtime manages agent runtimes: one agent bound to one session,
+// launched with metadata whose fingerprint decides reuse (DESIGN §5). Before
+// each prompt the host rebuilds the spec; an idle runtime with the same
+// fingerprint is reused, a different one is retired and a new one launched
+// with the session's history from the store. Idle runtimes are retired
+// proactively when their root instructions or memory change, and after an
+// idle TTL. The host side of the instruction preflight lives here too.
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/session"
+)
+
+// Runtime event types.
+const (
+	EventLaunched = "runtime_launched"
+	EventReused   = "runtime_reused"
+	EventRetired  = "runtime_retired"
+)
+
+// TimingFile is the timing log in the data dir: one JSON line per tool call.
+const TimingFile = "timing.log"
+
+// Options configure a Manager.
+type Options struct {
+	Host *host.Host
+	Env  func(string) string
+	// Provider tunes model clients (retries, timeouts).
+	Provider provider.Options
+	// PreflightTimeout bounds one preflight; 0 means 2 s.
+	PreflightTimeout time.Duration
+	// IdleTTL retires idle runtimes; 0 means the host preference.
+	IdleTTL time.Duration
+	// Approve decides tool calls that need approval; nil denies them.
+	Approve agent.Approver
+	// OnEvent receives runtime and agent events, one at a time.
+	OnEvent func(agent.Event)
+	// Tools is the tool set; nil means all.
+	Tools []string
+	// WrapPreflight lets tests slow down or break the host side of the
+	// preflight proxy.
+	WrapPreflight func(agent.Preflighter) agent.Preflighter
+	Now           func() time.Time
+}
+
+// Runtime is a launched agent bound to one session.
+type Runtime struct {
+	Spec    Spec
+	Agent   *agent.Agent
+	Session *session.Session
+
+	fp       string
+	ttl      time.Duration // idle TTL in force when the spec was built
+	lastUsed time.Time
+	idle     *time.Timer
+}
+
+// Manager owns the runtimes of one host.
+type Manager struct {
+	opts     Options
+	sessions *session.Manager
+	seed     maphash.Seed // for spec fingerprints
+
+	mu        sync.Mutex
+	runtimes  map[string]*Runtime
+	resolvers map[string]*instructions.Resolver
+	watcher   *fsnotify.Watcher
+	watched   map[string]int
+	last      map[string]agent.Event // last launch/reuse/retire per session
+	closed    bool
+
+	emitMu sync.Mutex
+	timing *os.File
+	unsub  func()
+}
+
+// New returns a Manager. It starts a file watcher; Close stops it.
+func New(opts Options) (*Manager, error) {
+	if opts.Env == nil {
+		opts.Env = func(string) string { return "" }
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.OnEvent == nil {
+		opts.OnEvent = func(agent.Event) {}
+	}
+	m := &Manager{opts: opts, sessions: session.NewManager(opts.Host.Store), seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
+		resolvers: map[string]*instructions.Resolver{}, watched: map[string]int{}, last: map[string]agent.Event{}}
+	if w, err := fsnotify.NewWatcher(); err == nil {
+		m.watcher = w
+		go m.watch(w)
+	}
+	m.unsub = opts.Host.Memory.Subscribe(func(root string) {
+		m.refreshWhere(func(rt *Runtime) bool { return rt.Spec.Root == root }, ReasonMemoryChanged)
+	})
+	return m, nil
+}
+
+// Sessions returns the session manager the runtimes use.
+func (m *Manager) Sessions() *session.Manager { return m.sessions }
+
+// Close retires every runtime and stops watching.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	for _, rt := range m.runtimes {
+		rt.Agent.Abort()
+		m.retireLocked(rt, ReasonShutdown)
+	}
+	w := m.watcher
+	m.mu.Unlock()
+	m.unsub()
+	if w != nil {
+		w.Close()
+	}
+	m.emitMu.Lock()
+	defer m.emitMu.Unlock()
+	if m.timing != nil {
+		return m.timing.Close()
+	}
+	return nil
+}
+
+// emit serialises events from prompts, the watcher and timers.
+func (m *Manager) emit(e agent.Event) {
+	m.emitMu.Lock()
+	defer m.emitMu.Unlock()
+	if e.Type == agent.EventToolEnd && e.Preflight != nil {
+		m.logTiming(e)
+	}
+	m.opts.OnEvent(e)
+}
+
+// logTiming appends one line per file tool call to timing.log; failures
+// to log never fail the tool.
+func (m *Manager) logTiming(e agent.Event) {
+	if m.timing == nil {
+		f, err := os.OpenFile(filepath.Join(m.opts.Host.Places.DataDir, TimingFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return
+		}
+		m.timing = f
+	}
+	line, _ := json.Marshal(struct {
+		Time        string  `json:"time"`
+		SessionID   string  `json:"sessionId"`
+		ToolCallID  string  `json:"toolCallId"`
+		Tool        string  `json:"tool"`
+		PreflightMs float64 `json:"preflightMs"`
+		Cache       string  `json:"cache"`
+		Fallback    string  `json:"fallback,omitempty"`
+		ToolMs      float64 `json:"toolMs"`
+	}{m.opts.Now().UTC().Format(time.RFC3339Nano), e.SessionID, e.ToolCallID, e.ToolName, e.Preflight.Ms, e.Preflight.Cache,
+		e.Preflight.Fallback, e.ToolMs})
+	m.timing.Write(append(line, '\n'))
+}
+
+// resolver returns a cached resolver for the model and the current
+// agent-guidance.json (a changed file gives a new resolver).
+func (m *Manager) resolver(model instructions.Model) *instructions.Resolver {
+	agentDir := m.opts.Host.Places.AgentDir
+	key := model.Provider + "/" + model.ID
+	if fi, err := os.Stat(filepath.Join(agentDir, instructions.GuidanceFile)); err == nil {
+		key += fmt.Sprintf("|%d|%d", fi.Size(), fi.ModTime().UnixNano())
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r, ok := m.resolvers[key]; ok {
+		return r
+	}
+	if len(m.resolvers) > 16 {
+		clear(m.resolvers)
+	}
+	r := instructions.New(instructions.Options{AgentDir: agentDir, Home: m.opts.Host.Places.Home, Model: model})
+	m.resolvers[key] = r
+	return r
+}
+
+// built is a spec with what launching needs.
+type built struct {
+	spec   Spec
+	client provider.Client
+	model  provider.Model
+	res    *instructions.Resolver
+	ttl    time.Duration
+}
+
+// build computes the launch spec of a session: the project's root, trust,
+// the model, the root chain and the memory.
+func (m *Manager) build(ctx context.Context, projectID, sessionID, modelSpec string) (built, error) {
+	h := m.opts.Host
+	p, err := h.Projects.Binding(ctx, projectID)
+	if err != nil {
+		return built{}, err
+	}
+	if p.Missing {
+		return built{}, fmt.Errorf("the project folder %s is gone; restore it or remove the project", p.Root)
+	}
+	prefs, err := h.Preferences(ctx)
+	if err != nil {
+		return built{}, err
+	}
+	client, model, err := provider.Resolve(h.Places.AgentDir, m.opts.Env, modelSpec, m.opts.Provider)
+	if err != nil {
+		return built{}, err
+	}
+	res := m.resolver(instructions.Model{Provider: model.Provider, ID: model.ID})
+	chain, err := res.ResolveRoot(ctx, p.Root)
+	if err != nil {
+		return built{}, err
+	}
+	mem, err := h.Memory.Load(ctx, p.Root)
+	var unreadable *memory.UnreadableError
+	if err != nil && !errors.As(err, &unreadable) {
+		return built{}, err
+	}
+	tools := m.opts.Tools
+	if tools == nil {
+		tools = agent.DefaultTools
+	}
+	spec := Spec{SessionID: sessionID, Root: p.Root, Model: model.Provider + "/" + model.ID, Tools: tools,
+		Permission: prefs.PermissionMode, Trusted: p.Trusted, Sections: Sections{Base: basePrompt, Instructions: chain.Text,
+			Memory: memorySection(mem.Content), Environment: environment(p.Root, m.opts.Now())}}
+	ttl := m.opts.IdleTTL
+	if ttl <= 0 {
+		ttl = prefs.IdleTTL
+	}
+	return built{spec: spec, client: client, model: model, res: res, ttl: ttl}, nil
+}
+
+// Prepare re-registers a session's binding before a prompt or compaction
+// and returns the runtime to use: the idle one when its fingerprint is
+// unchanged, else a new one (the old retired with the reason). A busy
+// runtime is never swapped: ErrBusy.
+func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Runtime, error) {
+	m.mu.Lock()
+	rt := m.runtimes[sessionID]
+	m.mu.Unlock()
+	var sess *session.Session
+	if rt != nil {
+		if rt.Agent.Busy() {
+			return nil, agent.ErrBusy
+		}
+		sess = rt.Session
+	} else {
+		s, err := m.sessions.Open(ctx, sessionID)
+		if err != nil {
+			return nil, err
+		}
+		sess = s
+	}
+	b, err := m.build(ctx, sess.ProjectID(), sessionID, modelSpec)
+	if err != nil {
+		return nil, err
+	}
+	fp := b.spec.Fingerprint(m.seed)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, errors.New("the runtime manager is closed")
+	}
+	reason := ReasonNew
+	if last, ok := m.last[sessionID]; ok && last.Type == EventRetired && last.Reason != ReasonShutdown {
+		// Retired proactively (instructions or memory changed while idle):
+		// the launch says why, as a swap at this prompt would.
+		reason = last.Reason
+	}
+	if cur := m.runtimes[sessionID]; cur != nil {
+		if cur.Agent.Busy() {
+			return nil, agent.ErrBusy
+		}
+		if cur.fp == fp {
+			cur.ttl = b.ttl
+			m.touchLocked(cur)
+			m.note(agent.Event{Type: EventReused, SessionID: sessionID, Model: cur.Spec.Model})
+			return cur, nil
+		}
+		reason = why(cur.Spec, b.spec)
+		m.retireLocked(cur, reason)
+		// Launch with the history from the store, not the old process memory.
+		s, err := m.sessions.Open(ctx, sessionID)
+		if err != nil {
+			return nil, err
+		}
+		sess = s
+	}
+	rt = m.launchLocked(b, sess, fp)
+	m.note(agent.Event{Type: EventLaunched, SessionID: sessionID, Reason: reason, Model: b.spec.Model})
+	return rt, nil
+}
+
+// note records and emits a runtime event. Called with m.mu held; events
+// go out through emit's own lock.
+func (m *Manager) note(e agent.Event) {
+	m.last[e.SessionID] = e
+	m.emit(e)
+}
+
+func (m *Manager) launchLocked(b built, sess *session.Session, fp string) *Runtime {
+	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl}
+	var pf agent.Preflighter = &proxy{root: b.spec.Root, trusted: b.spec.Trusted, res: b.res}
+	if m.opts.WrapPreflight != nil {
+		pf = m.opts.WrapPreflight(pf)
+	}
+	rt.Agent = agent.New(agent.Config{Session: sess, Root: b.spec.Root, Client: b.client, Model: b.model,
+		System: b.spec.Sections.System(), Tools: b.spec.Tools, Permission: b.spec.Permission, Preflight: pf,
+		PreflightTimeout: m.opts.PreflightTimeout, Approve: m.opts.Approve, OnEvent: m.emit})
+	m.runtimes[sess.ID()] = rt
+	m.watchLocked(b.spec.Root, 1)
+	m.watchLocked(m.opts.Host.Places.AgentDir, 1)
+	m.touchLocked(rt)
+	return rt
+}
+
+func (m *Manager) retireLocked(rt *Runtime, reason string) {
+	id := rt.Session.ID()
+	if m.runtimes[id] != rt {
+		return
+	}
+	delete(m.runtimes, id)
+	if rt.idle != nil {
+		rt.idle.Stop()
+	}
+	m.watchLocked(rt.Spec.Root, -1)
+	m.watchLocked(m.opts.Host.Places.AgentDir, -1)
+	m.note(agent.Event{Type: EventRetired, SessionID: id, Reason: reason, Model: rt.Spec.Model})
+}
+
+// touchLocked marks a runtime used now and restarts its idle timer.
+func (m *Manager) touchLocked(rt *Runtime) {
+	rt.lastUsed = m.opts.Now()
+	ttl := rt.ttl
+	if ttl <= 0 {
+		ttl = 15 * time.Minute
+	}
+	if rt.idle != nil {
+		rt.idle.Stop()
+	}
+	rt.idle = time.AfterFunc(ttl, func() { m.expire(rt, ttl) })
+}
+
+func (m *Manager) expire(rt *Runtime, ttl time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if rt.Agent.Busy() {
+		rt.idle = time.AfterFunc(ttl, func() { m.expire(rt, ttl) })
+		return
+	}
+	m.retireLocked(rt, ReasonIdleTimeout)
+}
+
+// Retire retires a session's runtime if it is idle (model switch, session
+// switch, shutdown). It reports whether one was retired.
+func (m *Manager) Retire(sessionID, reason string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rt := m.runtimes[sessionID]
+	if rt == nil || rt.Agent.Busy() {
+		return false
+	}
+	m.retireLocked(rt, reason)
+	return true
+}
+
+// Prompt prepares the session's runtime and runs text on it.
+func (m *Manager) Prompt(ctx context.Context, sessionID, modelSpec, text string) (agent.Result, error) {
+	rt, err := m.Prepare(ctx, sessionID, modelSpec)
+	if err != nil {
+		return agent.Result{}, err
+	}
+	defer m.touch(rt)
+	return rt.Agent.Prompt(ctx, text)
+}
+
+// Compact prepares the runtime and compacts its session.
+func (m *Manager) Compact(ctx context.Context, sessionID, modelSpec, extra string) (string, error) {
+	rt, err := m.Prepare(ctx, sessionID, modelSpec)
+	if err != nil {
+		return "", err
+	}
+	defer m.touch(rt)
+	return rt.Agent.Compact(ctx, extra)
+}
+
+func (m *Manager) touch(rt *Runtime) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.runtimes[rt.Session.ID()] == rt {
+		m.touchLocked(rt)
+	}
+}
+
+// Abort stops a session's running prompt.
+func (m *Manager) Abort(sessionID string) bool {
+	m.mu.Lock()
+	rt := m.runtimes[sessionID]
+	m.mu.Unlock()
+	if rt == nil || !rt.Agent.Busy() {
+		return false
+	}
+	rt.Agent.Abort()
+	return true
+}
+
+// Session returns the live session object of a runtime, or opens it.
+func (m *Manager) Session(ctx context.Context, id string) (*session.Session, error) {
+	m.mu.Lock()
+	rt := m.runtimes[id]
+	m.mu.Unlock()
+	if rt != nil {
+		return rt.Session, nil
+	}
+	return m.sessions.Open(ctx, id)
+}
+
+// Branch moves a session's leaf to an earlier entry. A busy session
+// cannot branch.
+func (m *Manager) Branch(ctx context.Context, sessionID, entryID string) error {
+	m.mu.Lock()
+	rt := m.runtimes[sessionID]
+	m.mu.Unlock()
+	if rt != nil && rt.Agent.Busy() {
+		return agent.ErrBusy
+	}
+	s, err := m.Session(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	return s.Branch(ctx, entryID)
+}
+
+// State is what get_state reports.
+type State struct {
+	SessionID string          `json:"sessionId"`
+	Runtime   string          `json:"runtime"` // none, idle, working
+	Model     string          `json:"model,omitempty"`
+	Last      *agent.Event    `json:"last,omitempty"`
+	Usage     *provider.Usage `json:"usage,omitempty"`
+	Leaf      string          `json:"leafId,omitempty"`
+	Title     string          `json:"title,omitempty"`
+}
+
+// State reports a session's runtime state.
+func (m *Manager) State(sessionID string) State {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st := State{SessionID: sessionID, Runtime: "none"}
+	if e, ok := m.last[sessionID]; ok {
+		st.Last = &e
+	}
+	if rt := m.runtimes[sessionID]; rt != nil {
+		st.Runtime, st.Model = "idle", rt.Spec.Model
+		if rt.Agent.Busy() {
+			st.Runtime = "working"
+		}
+		_, total := rt.Agent.Usage()
+		st.Usage = &total
+		st.Leaf, st.Title = rt.Session.Leaf(), rt.Session.Title()
+	}
+	return st
+}
+
+// refreshWhere rebuilds the spec of each idle runtime that match selects
+// and retires it when the fingerprint moved (proactive retirement).
+func (m *Manager) refreshWhere(match func(*Runtime) bool, hint string) {
+	m.mu.Lock()
+	var list []*Runtime
+	for _, rt := range m.runtimes {
+		if match(rt) && !rt.Agent.Busy() {
+			list = append(list, rt)
+		}
+	}
+	m.mu.Unlock()
+	for _, rt := range list {
+		model := rt.Spec.Model
+		b, err := m.build(context.Background(), rt.Session.ProjectID(), rt.Session.ID(), model)
+		m.mu.Lock()
+		if m.runtimes[rt.Session.ID()] == rt && !rt.Agent.Busy() {
+			switch {
+			case err != nil:
+				m.retireLocked(rt, hint)
+			case b.spec.Fingerprint(m.seed) != rt.fp:
+				m.retireLocked(rt, why(rt.Spec, b.spec))
+			}
+		}
+		m.mu.Unlock()
+	}
+}
+
+// watchLocked counts users of a directory watch.
+func (m *Manager) watchLocked(dir string, delta int) {
+	if m.watcher == nil || dir == "" {
+		return
+	}
+	n := m.watched[dir] + delta
+	switch {
+	case n <= 0:
+		delete(m.watched, dir)
+		m.watcher.Remove(dir)
+	case n == delta: // first user
+		m.watched[dir] = n
+		m.watcher.Add(dir)
+	default:
+		m.watched[dir] = n
+	}
+}
+
+// watch retires idle runtimes when an instruction candidate in a root or
+// in the agent dir changes.
+func (m *Manager) watch(w *fsnotify.Watcher) {
+	for {
+		select {
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			if !relevant(filepath.Base(ev.Name)) {
+				continue
+			}
+			dir := filepath.Dir(ev.Name)
+			agentDir := m.opts.Host.Places.AgentDir
+			m.refreshWhere(func(rt *Runtime) bool { return dir == agentDir || rt.Spec.Root == dir }, ReasonInstructionsChanged)
+		case _, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+		}
+	}
+}
+
+// relevant names the files whose change can change a root chain.
+func relevant(name string) bool {
+	switch name {
+	case "AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD", ".claude", "CODEX.md", "GEMINI.md",
+		instructions.GuidanceFile, "settings.json", "models.json":
+		return true
+	}
+	return filepath.Ext(name) == ".md"
+}

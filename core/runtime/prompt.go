@@ -1,0 +1,54 @@
+package runtime
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/pi-tui/pi-tui/core/memory"
+)
+
+// basePrompt is the first section of every system prompt: who the agent
+// is, what its tools do, how to work.
+const basePrompt = `You are pi, a coding agent working inside one project on the user's machine, through tools.
+
+Tools:
+- read: read a file (cut at 2000 lines or 50 KiB; continue with offset and limit)
+- write: create or replace a file
+- edit: replace one exact, unique piece of text in a file
+- bash: run a shell command in the project root
+- ls, grep, find: list, search and find files
+
+Guidelines:
+- Paths are relative to the project root; you cannot reach outside it.
+- Read before you edit. Prefer small, exact edits.
+- When a tool result carries instructions for a directory, follow them for work in that directory.
+- Say what you changed and what you verified. Ask when the request is unclear.`
+
+// Sections of a system prompt, for the context inspector.
+type Sections struct {
+	Base         string
+	Instructions string
+	Memory       string
+	Environment  string
+}
+
+// System joins the sections in their order: base, project instructions,
+// project memory, environment.
+func (s Sections) System() string {
+	parts := []string{s.Base}
+	for _, p := range []string{s.Instructions, s.Memory, s.Environment} {
+		if strings.TrimSpace(p) != "" {
+			parts = append(parts, strings.TrimRight(p, "\n"))
+		}
+	}
+	return strings.Join(parts, "\n\n") + "\n"
+}
+
+func environment(root string, now time.Time) string {
+	return fmt.Sprintf("# Environment\n\n- Project root: %s\n- Date: %s\n- Platform: %s/%s",
+		root, now.Format("2006-01-02"), runtime.GOOS, runtime.GOARCH)
+}
+
+func memorySection(projection string) string { return memory.Frame(projection) }

@@ -1,0 +1,310 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
+)
+
+// rig is a host with one trusted project, a fake model and a manager.
+type rig struct {
+	t      testing.TB
+	h      *host.Host
+	root   string
+	fake   *fakemodel.Server
+	m      *Manager
+	mu     sync.Mutex
+	events []agent.Event
+	sid    string
+}
+
+func newRig(t *testing.T, script fakemodel.Script, tweak func(*Options)) *rig {
+	return newRigOpts(t, script, tweak)
+}
+
+func newRigTB(tb testing.TB, script fakemodel.Script) *rig { return newRigOpts(tb, script, nil) }
+
+func newRigOpts(t testing.TB, script fakemodel.Script, tweak func(*Options)) *rig {
+	t.Helper()
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	pl := paths.Places{Home: base, AgentDir: filepath.Join(base, "agent"), DataDir: filepath.Join(base, "data")}
+	h, err := host.Open(context.Background(), pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	r := &rig{t: t, h: h, root: filepath.Join(base, "proj")}
+	r.write("AGENTS.md", "Root rule: use tabs.")
+	r.write("packages/api/AGENTS.md", "API rule: errors wrap.")
+	r.write("packages/api/handler.go", "package api\n")
+	r.fake = fakemodel.New(t, script)
+	os.MkdirAll(pl.AgentDir, 0o755)
+	os.WriteFile(filepath.Join(pl.AgentDir, "models.json"), []byte(r.fake.ModelsJSON("openai-completions")), 0o644)
+	os.WriteFile(filepath.Join(pl.AgentDir, "settings.json"), []byte(`{"defaultProvider":"fake","defaultModel":"m1"}`), 0o644)
+	p, _, err := h.Projects.Add(context.Background(), r.root, "proj", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Host: h, Env: func(k string) string {
+		if k == "FAKE_API_KEY" {
+			return "test-key"
+		}
+		return ""
+	}, Provider: provider.Options{MaxRetries: 0, Backoff: time.Millisecond}, OnEvent: func(e agent.Event) {
+		r.mu.Lock()
+		r.events = append(r.events, e)
+		r.mu.Unlock()
+	}}
+	if tweak != nil {
+		tweak(&opts)
+	}
+	r.m, err = New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.m.Close() })
+	s, err := r.m.Sessions().Create(context.Background(), p.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.sid = s.ID()
+	return r
+}
+
+func (r *rig) write(rel, body string) {
+	p := filepath.Join(r.root, rel)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *rig) prompt(text string) agent.Result {
+	r.t.Helper()
+	res, err := r.m.Prompt(context.Background(), r.sid, "", text)
+	if err != nil {
+		r.t.Fatalf("prompt: %v", err)
+	}
+	return res
+}
+
+// take returns and forgets the events so far.
+func (r *rig) take() []agent.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ev := r.events
+	r.events = nil
+	return ev
+}
+
+func find(evs []agent.Event, typ string) []agent.Event {
+	var out []agent.Event
+	for _, e := range evs {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// readThenAnswer: the first call of each prompt reads a nested file, the
+// second answers.
+func readThenAnswer(n int, req fakemodel.Request) fakemodel.Reply {
+	if req.LastToolResult == "" {
+		return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "call_" + string(rune('a'+n)), Name: "read", Args: map[string]string{"path": "packages/api/handler.go"}}}}
+	}
+	return fakemodel.Reply{Text: "The handler is empty."}
+}
+
+func TestLaunchReuseAndRetire(t *testing.T) {
+	r := newRig(t, readThenAnswer, nil)
+	res := r.prompt("What does the handler do?")
+	if res.Text != "The handler is empty." {
+		t.Fatalf("answer = %q", res.Text)
+	}
+	reqs := r.fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls, want 2", len(reqs))
+	}
+	sys := reqs[0].System
+	if !strings.Contains(sys, "Root rule: use tabs.") || strings.Contains(sys, "API rule") {
+		t.Errorf("system prompt should carry the root chain only:\n%s", sys)
+	}
+	if !strings.Contains(reqs[1].LastToolResult, "package api") {
+		t.Errorf("tool result sent = %q", reqs[1].LastToolResult)
+	}
+	ev := r.take()
+	if l := find(ev, EventLaunched); len(l) != 1 || l[0].Reason != ReasonNew {
+		t.Errorf("launch events = %+v", l)
+	}
+	ends := find(ev, agent.EventToolEnd)
+	if len(ends) != 1 || ends[0].Preflight == nil || ends[0].Preflight.Cache != "miss" || ends[0].Preflight.Fallback != "" {
+		t.Fatalf("tool end = %+v", ends)
+	}
+	if got := strings.Join(ends[0].Preflight.Labels, ","); got != "AGENTS.md,packages/api/AGENTS.md" {
+		t.Errorf("preflight chain = %s", got)
+	}
+
+	// Nothing changed: reused.
+	r.prompt("Again?")
+	if len(find(r.take(), EventReused)) != 1 {
+		t.Error("no runtime_reused with nothing changed")
+	}
+
+	// The root AGENTS.md changes: retired (by the watcher or at the prompt)
+	// with instructions-changed, and the next request has the new text.
+	r.write("AGENTS.md", "Root rule: use spaces.")
+	r.prompt("And now?")
+	ev = r.take()
+	var retired []string
+	for _, e := range find(ev, EventRetired) {
+		retired = append(retired, e.Reason)
+	}
+	if strings.Join(retired, ",") != ReasonInstructionsChanged {
+		t.Errorf("retirements = %v", retired)
+	}
+	if l := find(ev, EventLaunched); len(l) != 1 || l[0].Reason != ReasonInstructionsChanged {
+		t.Errorf("launch = %+v", l)
+	}
+	reqs = r.fake.Requests()
+	if !strings.Contains(reqs[len(reqs)-2].System, "use spaces") {
+		t.Error("the new instructions did not reach the model")
+	}
+
+	// Memory saved through the host: memory-changed.
+	m, _ := r.h.Memory.Load(context.Background(), r.root)
+	if _, err := r.h.Memory.Save(context.Background(), m, []memory.Entry{{Content: "Deploys happen on Fridays."}}); err != nil {
+		t.Fatal(err)
+	}
+	r.prompt("Memory?")
+	ev = r.take()
+	if l := find(ev, EventLaunched); len(l) != 1 || l[0].Reason != ReasonMemoryChanged {
+		t.Errorf("after a memory save: %+v", find(ev, EventLaunched))
+	}
+	reqs = r.fake.Requests()
+	if sys := reqs[len(reqs)-2].System; !strings.Contains(sys, "Deploys happen on Fridays.") || !strings.Contains(sys, "do not override") {
+		t.Errorf("memory not framed in the system prompt:\n%s", sys)
+	}
+}
+
+func TestMemoryChangedByAnotherWriterIsNoticedAtTheNextPrompt(t *testing.T) {
+	r := newRig(t, readThenAnswer, nil)
+	r.prompt("hello")
+	r.take()
+	// A second store handle stands for another process: no notification.
+	other, err := host.Open(context.Background(), r.h.Places)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	m, _ := other.Memory.Load(context.Background(), r.root)
+	if _, err := other.Memory.Save(context.Background(), m, []memory.Entry{{Content: "from elsewhere"}}); err != nil {
+		t.Fatal(err)
+	}
+	r.prompt("again")
+	ev := r.take()
+	if ret := find(ev, EventRetired); len(ret) != 1 || ret[0].Reason != ReasonMemoryChanged {
+		t.Errorf("retired = %+v", ret)
+	}
+}
+
+func TestPreflightCacheAndTimingLog(t *testing.T) {
+	script := func(n int, req fakemodel.Request) fakemodel.Reply {
+		switch n {
+		case 0:
+			return fakemodel.Reply{Calls: []fakemodel.Call{
+				{ID: "c1", Name: "read", Args: map[string]string{"path": "packages/api/handler.go"}},
+				{ID: "c2", Name: "ls", Args: map[string]string{"path": "packages/api"}},
+			}}
+		}
+		return fakemodel.Reply{Text: "done"}
+	}
+	r := newRig(t, script, nil)
+	r.prompt("look")
+	ends := find(r.take(), agent.EventToolEnd)
+	if len(ends) != 2 || ends[0].Preflight.Cache != "miss" || ends[1].Preflight.Cache != "hit" {
+		t.Fatalf("cache markers = %+v / %+v", ends[0].Preflight, ends[1].Preflight)
+	}
+	data, err := os.ReadFile(filepath.Join(r.h.Places.DataDir, TimingFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("timing.log has %d lines", len(lines))
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(lines[1]), &rec); err != nil || rec["cache"] != "hit" || rec["tool"] != "ls" {
+		t.Errorf("timing line = %s (%v)", lines[1], err)
+	}
+	for _, k := range []string{"preflightMs", "toolMs", "sessionId"} {
+		if _, ok := rec[k]; !ok {
+			t.Errorf("timing line lacks %s", k)
+		}
+	}
+}
+
+// stalling is a host that never answers a preflight and ignores ctx.
+type stalling struct{ release chan struct{} }
+
+func (s stalling) Preflight(ctx context.Context, target string) (agent.Claim, error) {
+	<-s.release
+	return agent.Claim{}, nil
+}
+
+func TestStalledResolverFallsBackWithinTheBound(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	r := newRig(t, readThenAnswer, func(o *Options) {
+		o.PreflightTimeout = 30 * time.Millisecond
+		o.WrapPreflight = func(agent.Preflighter) agent.Preflighter { return stalling{release} }
+	})
+	res := r.prompt("read it")
+	if res.Text != "The handler is empty." {
+		t.Fatalf("the tool did not complete: %q", res.Text)
+	}
+	ends := find(r.take(), agent.EventToolEnd)
+	if len(ends) != 1 || ends[0].IsError || ends[0].Preflight.Fallback != "base" {
+		t.Fatalf("tool end = %+v", ends)
+	}
+}
+
+func TestUntrustedProjectGetsTheRootChain(t *testing.T) {
+	r := newRig(t, readThenAnswer, nil)
+	list, _ := r.h.Projects.List(context.Background(), true)
+	r.h.Projects.SetTrusted(context.Background(), list[0].ID, false)
+	r.prompt("read")
+	ends := find(r.take(), agent.EventToolEnd)
+	if got := strings.Join(ends[0].Preflight.Labels, ","); got != "AGENTS.md" {
+		t.Errorf("untrusted preflight chain = %s", got)
+	}
+}
+
+func TestApprovalsAndDenials(t *testing.T) {
+	script := func(n int, req fakemodel.Request) fakemodel.Reply {
+		if req.LastToolResult == "" {
+			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "w1", Name: "write", Args: map[string]string{"path": "new.txt", "content": "hi"}}}}
+		}
+		return fakemodel.Reply{Text: "ok: " + req.LastToolResult}
+	}
+	r := newRig(t, script, nil) // ask mode, no approver: denied
+	res := r.prompt("write it")
+	if !strings.Contains(res.Text, "denied") {
+		t.Errorf("answer = %q", res.Text)
+	}
+	if _, err := os.Stat(filepath.Join(r.root, "new.txt")); err == nil {
+		t.Error("a denied write happened")
+	}
+}

@@ -1,0 +1,77 @@
+package runtime
+
+import (
+	"hash/maphash"
+	"strconv"
+	"strings"
+)
+
+// Spec is a runtime's launch metadata (DESIGN §5). Two runtimes with equal
+// specs behave the same, so an idle one can be reused.
+type Spec struct {
+	SessionID  string
+	Root       string
+	Model      string // PROVIDER/ID
+	Tools      []string
+	Permission string
+	Trusted    bool
+	Sections   Sections
+}
+
+// Fingerprint hashes everything in the spec. Fingerprints are compared
+// only within one Manager (runtimes do not outlive the process), so a fast
+// seeded hash is enough; no cryptographic strength is needed.
+func (s Spec) Fingerprint(seed maphash.Seed) string {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	for _, part := range []string{s.SessionID, s.Root, s.Model, strings.Join(s.Tools, ","), s.Permission,
+		boolText(s.Trusted), s.Sections.Base, s.Sections.Instructions, s.Sections.Memory, s.Sections.Environment} {
+		h.WriteString(part)
+		h.WriteByte(0)
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+func boolText(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// Retirement reasons.
+const (
+	ReasonNew                 = "new"
+	ReasonInstructionsChanged = "instructions-changed"
+	ReasonMemoryChanged       = "memory-changed"
+	ReasonModelChanged        = "model-changed"
+	ReasonPermissionChanged   = "permission-changed"
+	ReasonTrustChanged        = "trust-changed"
+	ReasonToolsChanged        = "tools-changed"
+	ReasonRootChanged         = "root-changed"
+	ReasonEnvironmentChanged  = "environment-changed"
+	ReasonIdleTimeout         = "idle-timeout"
+	ReasonSessionChanged      = "session-changed"
+	ReasonShutdown            = "shutdown"
+)
+
+// why names the first difference between two specs.
+func why(old, cur Spec) string {
+	switch {
+	case old.Root != cur.Root:
+		return ReasonRootChanged
+	case old.Model != cur.Model:
+		return ReasonModelChanged
+	case old.Sections.Instructions != cur.Sections.Instructions:
+		return ReasonInstructionsChanged
+	case old.Sections.Memory != cur.Sections.Memory:
+		return ReasonMemoryChanged
+	case old.Permission != cur.Permission:
+		return ReasonPermissionChanged
+	case old.Trusted != cur.Trusted:
+		return ReasonTrustChanged
+	case strings.Join(old.Tools, ",") != strings.Join(cur.Tools, ","):
+		return ReasonToolsChanged
+	}
+	return ReasonEnvironmentChanged
+}
