@@ -29,6 +29,11 @@ Usage:
                                                         the instruction chain a runtime gets for the
                                                         project root, or for TARGET (absolute, or
                                                         relative to the root; need not exist yet)
+  pi-tui prompt [--project P] [--model PROVIDER/ID] [--session ID|--continue] [--json] [--yes] TEXT
+                                                        run one prompt headless; prints the answer
+                                                        (--json: the event stream); TEXT - reads stdin
+  pi-tui rpc [--project P] [--model PROVIDER/ID]        JSON lines on stdin/stdout
+  pi-tui sessions list PROJECT [--json]
   pi-tui help
 
 PROJECT is a registered project's id, path or name. Without --project or --root,
@@ -184,8 +189,20 @@ func (a *app) dispatch(args []string) error {
 		return a.memory(args[1:])
 	case "instructions":
 		return a.instructionsCmd(args[1:])
+	case "prompt":
+		return a.promptCmd(args[1:])
+	case "rpc":
+		return a.rpcCmd(args[1:])
+	case "sessions":
+		return a.sessionsCmd(args[1:])
 	}
 	return usagef("unknown command %q", args[0])
+}
+
+// placesOrEmpty is places() for callers that only need a best effort.
+func (a *app) placesOrEmpty() paths.Places {
+	pl, _ := a.places()
+	return pl
 }
 
 func (a *app) places() (paths.Places, error) {

@@ -1,0 +1,399 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/core/session"
+)
+
+// openHost opens the host for the headless commands.
+func (a *app) openHost() (*host.Host, error) {
+	pl, err := a.places()
+	if err != nil {
+		return nil, err
+	}
+	st, err := a.open()
+	if err != nil {
+		return nil, err
+	}
+	return host.New(pl, st), nil
+}
+
+// projectFor picks --project or the registered project holding the
+// working directory.
+func (a *app) projectFor(flagValue string) (projects.Project, error) {
+	if flagValue != "" {
+		_, p, err := a.find(flagValue)
+		return p, err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return projects.Project{}, err
+	}
+	p, ok, err := a.projectHolding(cwd)
+	if err != nil {
+		return projects.Project{}, err
+	}
+	if !ok {
+		return projects.Project{}, errors.New("no project given and the working directory is not inside a registered project: pass --project P, or register this folder with: pi-tui projects add DIR")
+	}
+	return p, nil
+}
+
+// jsonLines writes one JSON value per line, from any goroutine.
+type jsonLines struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+func newJSONLines(w io.Writer) *jsonLines {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &jsonLines{enc: enc}
+}
+
+func (j *jsonLines) write(v any) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.enc.Encode(v)
+}
+
+func (a *app) promptCmd(args []string) error {
+	fs := a.flags("prompt")
+	project := fs.String("project", "", "")
+	model := fs.String("model", "", "")
+	sessionID := fs.String("session", "", "")
+	cont := fs.Bool("continue", false, "")
+	asJSON := fs.Bool("json", false, "")
+	yes := fs.Bool("yes", false, "")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return a.helpFor("pi-tui prompt")
+	}
+	if err != nil {
+		return err
+	}
+	text := strings.TrimSpace(strings.Join(pos, " "))
+	if text == "-" {
+		data, err := io.ReadAll(io.LimitReader(a.stdin, 4<<20))
+		if err != nil {
+			return fmt.Errorf("read the prompt from standard input: %w", err)
+		}
+		text = strings.TrimSpace(string(data))
+	}
+	if text == "" {
+		return usagef("prompt needs TEXT (or - to read it from standard input)")
+	}
+	if *sessionID != "" && *cont {
+		return usagef("prompt: give --session or --continue, not both")
+	}
+	h, err := a.openHost()
+	if err != nil {
+		return err
+	}
+	p, err := a.projectFor(*project)
+	if err != nil {
+		return err
+	}
+	out := newJSONLines(a.stdout)
+	opts := runtime.Options{Host: h, Env: a.env}
+	if *asJSON {
+		opts.OnEvent = func(e agent.Event) { out.write(e) }
+	}
+	if *yes {
+		opts.Approve = func(context.Context, agent.Approval) (bool, error) { return true, nil }
+	}
+	m, err := runtime.New(opts)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	s, err := a.sessionFor(m.Sessions(), p, *sessionID, *cont)
+	if err != nil {
+		return err
+	}
+	res, err := m.Prompt(a.ctx, s, *model, text)
+	if err != nil {
+		return err
+	}
+	if res.Aborted {
+		return errors.New("the prompt was aborted; what arrived is kept in the session")
+	}
+	if !*asJSON {
+		fmt.Fprintln(a.stdout, res.Text)
+	}
+	return nil
+}
+
+// sessionFor returns the session id to use: --session (which must belong
+// to the project), the latest with --continue, or a new one.
+func (a *app) sessionFor(sm *session.Manager, p projects.Project, id string, cont bool) (string, error) {
+	switch {
+	case id != "":
+		s, err := sm.Open(a.ctx, id)
+		if err != nil {
+			return "", err
+		}
+		if s.ProjectID() != p.ID {
+			return "", fmt.Errorf("session %s belongs to another project", id)
+		}
+		return id, nil
+	case cont:
+		if sum, ok, err := sm.Latest(a.ctx, p.ID); err != nil {
+			return "", err
+		} else if ok {
+			return sum.ID, nil
+		}
+	}
+	s, err := sm.Create(a.ctx, p.ID, "")
+	if err != nil {
+		return "", err
+	}
+	return s.ID(), nil
+}
+
+func (a *app) sessionsCmd(args []string) error {
+	if len(args) == 0 || args[0] != "list" {
+		return usagef("sessions: the subcommand is list (pi-tui sessions list PROJECT [--json])")
+	}
+	fs := a.flags("sessions list")
+	asJSON := fs.Bool("json", false, "")
+	pos, err := parse(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return a.helpFor("pi-tui sessions")
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("sessions list needs exactly one PROJECT")
+	}
+	_, p, err := a.find(pos[0])
+	if err != nil {
+		return err
+	}
+	st, err := a.open()
+	if err != nil {
+		return err
+	}
+	list, err := session.NewManager(st).List(a.ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		type row struct {
+			ID        string `json:"id"`
+			Title     string `json:"title"`
+			CreatedAt int64  `json:"createdAt"`
+			UpdatedAt int64  `json:"updatedAt"`
+			Entries   int    `json:"entries"`
+		}
+		rows := make([]row, 0, len(list))
+		for _, s := range list {
+			rows = append(rows, row{s.ID, s.Title, s.CreatedAt, s.UpdatedAt, s.Entries})
+		}
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(a.stdout, "%s has no sessions yet. Start one with: pi-tui prompt --project %s TEXT\n", p.Name, p.ID)
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUPDATED\tENTRIES\tTITLE")
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.ID, time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04"), s.Entries, s.Title)
+	}
+	return tw.Flush()
+}
+
+// rpcCommand is one line of rpc input.
+type rpcCommand struct {
+	ID           string `json:"id"`
+	Type         string `json:"type"`
+	Message      string `json:"message"`
+	EntryID      string `json:"entryId"`
+	Model        string `json:"model"`
+	Provider     string `json:"provider"`
+	ModelID      string `json:"modelId"`
+	Instructions string `json:"customInstructions"`
+}
+
+type rpcResponse struct {
+	Type    string `json:"type"`
+	ID      string `json:"id,omitempty"`
+	Command string `json:"command"`
+	Success bool   `json:"success"`
+	Error   string `json:"error,omitempty"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (a *app) rpcCmd(args []string) error {
+	fs := a.flags("rpc")
+	project := fs.String("project", "", "")
+	model := fs.String("model", "", "")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return a.helpFor("pi-tui rpc")
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("rpc takes no arguments; it reads JSON commands on standard input")
+	}
+	h, err := a.openHost()
+	if err != nil {
+		return err
+	}
+	p, err := a.projectFor(*project)
+	if err != nil {
+		return err
+	}
+	out := newJSONLines(a.stdout)
+	m, err := runtime.New(runtime.Options{Host: h, Env: a.env, OnEvent: func(e agent.Event) { out.write(e) }})
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	r := &rpcServer{app: a, m: m, out: out, project: p, model: *model}
+	if r.session, err = a.sessionFor(m.Sessions(), p, "", false); err != nil {
+		return err
+	}
+	return r.serve(a.stdin)
+}
+
+// rpcServer serves one rpc stream. Prompts and compactions run in the
+// background so abort and get_state can arrive meanwhile.
+type rpcServer struct {
+	app     *app
+	m       *runtime.Manager
+	out     *jsonLines
+	project projects.Project
+	model   string
+	session string
+	work    sync.WaitGroup
+	jobs    chan func() // prompts and compactions, run one after another
+}
+
+func (r *rpcServer) serve(in io.Reader) error {
+	// One worker runs prompts and compactions in the order they came: a
+	// prompt sent while the agent works waits its turn.
+	r.jobs = make(chan func(), 64)
+	go func() {
+		for job := range r.jobs {
+			job()
+			r.work.Done()
+		}
+	}()
+	defer close(r.jobs)
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var c rpcCommand
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			r.out.write(rpcResponse{Type: "response", Command: "parse", Error: "invalid JSON: " + err.Error()})
+			continue
+		}
+		r.handle(c)
+	}
+	r.work.Wait()
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read rpc input: %w", err)
+	}
+	return nil
+}
+
+func (r *rpcServer) enqueue(job func()) {
+	r.work.Add(1)
+	r.jobs <- job
+}
+
+func (r *rpcServer) reply(c rpcCommand, err error, data any) {
+	resp := rpcResponse{Type: "response", ID: c.ID, Command: c.Type, Success: err == nil, Data: data}
+	if err != nil {
+		resp.Error = err.Error()
+	}
+	r.out.write(resp)
+}
+
+func (r *rpcServer) handle(c rpcCommand) {
+	ctx := r.app.ctx
+	switch c.Type {
+	case "prompt":
+		if strings.TrimSpace(c.Message) == "" {
+			r.reply(c, errors.New("message is empty"), nil)
+			return
+		}
+		r.reply(c, nil, nil)
+		sessionID, model := r.session, r.model
+		r.enqueue(func() {
+			if _, err := r.m.Prompt(ctx, sessionID, model, c.Message); err != nil {
+				r.out.write(agent.Event{Type: agent.EventAgentEnd, SessionID: sessionID, Error: err.Error()})
+			}
+		})
+	case "abort":
+		r.reply(c, nil, map[string]bool{"aborted": r.m.Abort(r.session)})
+	case "get_state":
+		st := r.m.State(r.session)
+		r.reply(c, nil, struct {
+			runtime.State
+			Project string `json:"project"`
+			Root    string `json:"root"`
+			ModelIn string `json:"modelSetting,omitempty"`
+		}{st, r.project.Name, r.project.Root, r.model})
+	case "new_session":
+		s, err := r.m.Sessions().Create(ctx, r.project.ID, "")
+		if err != nil {
+			r.reply(c, err, nil)
+			return
+		}
+		r.m.Retire(r.session, runtime.ReasonSessionChanged)
+		r.session = s.ID()
+		r.reply(c, nil, map[string]string{"sessionId": s.ID()})
+	case "compact":
+		r.reply(c, nil, nil)
+		sessionID, model := r.session, r.model
+		r.enqueue(func() {
+			if _, err := r.m.Compact(ctx, sessionID, model, c.Instructions); err != nil {
+				r.out.write(agent.Event{Type: agent.EventCompactionEnd, SessionID: sessionID, Error: err.Error()})
+			}
+		})
+	case "branch":
+		r.reply(c, r.m.Branch(ctx, r.session, c.EntryID), nil)
+	case "set_model":
+		spec := c.Model
+		if spec == "" && c.Provider != "" {
+			spec = c.Provider + "/" + c.ModelID
+		}
+		if _, _, err := provider.Resolve(r.app.placesOrEmpty().AgentDir, r.app.env, spec, provider.Options{}); err != nil {
+			r.reply(c, err, nil)
+			return
+		}
+		r.model = spec
+		r.reply(c, nil, map[string]string{"model": spec})
+	default:
+		r.reply(c, fmt.Errorf("unknown command %q (prompt, abort, get_state, new_session, compact, branch, set_model)", c.Type), nil)
+	}
+}

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
+)
+
+// rpcSession drives `pi-tui rpc` through its real entry point.
+type rpcSession struct {
+	t     *testing.T
+	in    *io.PipeWriter
+	lines *bufio.Scanner
+	done  chan int
+	n     int
+}
+
+func startRPC(t *testing.T, c *cli, args ...string) *rpcSession {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	r := &rpcSession{t: t, in: inW, lines: bufio.NewScanner(outR), done: make(chan int, 1)}
+	r.lines.Buffer(make([]byte, 1<<20), 16<<20)
+	go func() {
+		var errb strings.Builder
+		code := run(context.Background(), append([]string{"rpc"}, args...), inR, outW, &errb, func(k string) string { return c.env[k] })
+		if code != 0 {
+			t.Errorf("rpc exited %d: %s", code, errb.String())
+		}
+		outW.Close()
+		r.done <- code
+	}()
+	t.Cleanup(func() { inW.Close() })
+	return r
+}
+
+func (r *rpcSession) send(cmd string) {
+	r.t.Helper()
+	if _, err := fmt.Fprintln(r.in, cmd); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// until reads lines until one matches, returning every line read.
+func (r *rpcSession) until(match func(map[string]any) bool) []map[string]any {
+	r.t.Helper()
+	var seen []map[string]any
+	for r.lines.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(r.lines.Bytes(), &m); err != nil {
+			r.t.Fatalf("rpc wrote a line that is not JSON: %q", r.lines.Text())
+		}
+		seen = append(seen, m)
+		if match(m) {
+			return seen
+		}
+	}
+	r.t.Fatalf("rpc output ended; saw %v", seen)
+	return nil
+}
+
+// prompt sends a prompt and returns its events up to agent_end.
+func (r *rpcSession) prompt(text string) []map[string]any {
+	r.t.Helper()
+	r.n++
+	r.send(fmt.Sprintf(`{"id":"p%d","type":"prompt","message":%q}`, r.n, text))
+	return r.until(func(m map[string]any) bool { return m["type"] == "agent_end" })
+}
+
+func typed(evs []map[string]any, typ string) []map[string]any {
+	var out []map[string]any
+	for _, e := range evs {
+		if e["type"] == typ {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func modelRig(t *testing.T, c *cli, script fakemodel.Script) (*fakemodel.Server, string) {
+	t.Helper()
+	fake := fakemodel.New(t, script)
+	agentDir := filepath.Join(c.env["HOME"], ".pi", "agent")
+	writeFile(t, filepath.Join(agentDir, "models.json"), fake.ModelsJSON("openai-completions"))
+	writeFile(t, filepath.Join(agentDir, "settings.json"), `{"defaultProvider":"fake","defaultModel":"m1"}`)
+	c.env["FAKE_API_KEY"] = "test-key"
+	root := mkdir(t, c.env["HOME"], "mono")
+	writeFile(t, filepath.Join(root, "AGENTS.md"), "Root rule: keep functions short.")
+	writeFile(t, filepath.Join(root, "packages", "api", "AGENTS.md"), "API rule: wrap errors.")
+	writeFile(t, filepath.Join(root, "packages", "api", "handler.go"), "package api\n\nfunc Handle() {}\n")
+	c.ok("projects", "add", root, "--trust", "--name", "mono")
+	return fake, root
+}
+
+func readNestedThenAnswer(n int, req fakemodel.Request) fakemodel.Reply {
+	if req.LastToolResult == "" {
+		return fakemodel.Reply{Calls: []fakemodel.Call{{ID: fmt.Sprintf("call%d", n), Name: "read", Args: map[string]string{"path": "packages/api/handler.go"}}}}
+	}
+	return fakemodel.Reply{Text: "Handle does nothing yet."}
+}
+
+func TestRPCEndToEnd(t *testing.T) {
+	c := newCLI(t)
+	fake, root := modelRig(t, c, readNestedThenAnswer)
+	memFile := filepath.Join(t.TempDir(), "mem.txt")
+	os.WriteFile(memFile, []byte("The staging server is called hermes."), 0o644)
+	c.ok("memory", "set", "mono", "--file", memFile)
+
+	r := startRPC(t, c, "--project", "mono")
+	evs := r.prompt("What does the handler do?")
+	if resp := typed(evs, "response"); len(resp) != 1 || resp[0]["success"] != true || resp[0]["command"] != "prompt" {
+		t.Fatalf("response = %v", resp)
+	}
+	if l := typed(evs, "runtime_launched"); len(l) != 1 || l[0]["reason"] != "new" {
+		t.Errorf("launch = %v", l)
+	}
+	ends := typed(evs, "tool_execution_end")
+	if len(ends) != 1 {
+		t.Fatalf("tool events = %v", ends)
+	}
+	pre, _ := ends[0]["preflight"].(map[string]any)
+	if pre == nil || pre["cache"] != "miss" || pre["ms"] == nil || pre["fallback"] != nil {
+		t.Errorf("preflight markers = %v", ends[0]["preflight"])
+	}
+	if _, ok := ends[0]["toolMs"]; !ok {
+		t.Errorf("no toolMs apart from preflight: %v", ends[0])
+	}
+	if end := typed(evs, "agent_end"); end[0]["text"] != "Handle does nothing yet." {
+		t.Errorf("agent_end = %v", end[0])
+	}
+	if len(typed(evs, "message_update")) == 0 {
+		t.Error("no streamed message_update events")
+	}
+	sys := fake.Requests()[0].System
+	for _, want := range []string{"Root rule: keep functions short.", "The staging server is called hermes."} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("system prompt lacks %q", want)
+		}
+	}
+	if strings.Contains(sys, "API rule") {
+		t.Error("the nested chain leaked into the system prompt")
+	}
+
+	// Nothing changed: reused.
+	if evs = r.prompt("Again."); len(typed(evs, "runtime_reused")) != 1 {
+		t.Errorf("no reuse: %v", typed(evs, "runtime_launched"))
+	}
+
+	// AGENTS.md edited on disk: retired with instructions-changed.
+	writeFile(t, filepath.Join(root, "AGENTS.md"), "Root rule: keep functions tiny.")
+	evs = r.prompt("And now?")
+	if !hasReason(evs, "runtime_retired", "instructions-changed") {
+		t.Errorf("no instructions-changed retirement: %v", typed(evs, "runtime_retired"))
+	}
+	reqs := fake.Requests()
+	if !strings.Contains(reqs[len(reqs)-1].System, "keep functions tiny") {
+		t.Error("the next request does not carry the new instructions")
+	}
+
+	// Memory set by another process: memory-changed.
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "memory", "set", "mono", "--file", "-")
+	cmd.Env = []string{"HOME=" + c.env["HOME"], "PI_TUI_DATA_DIR=" + c.env["PI_TUI_DATA_DIR"]}
+	cmd.Stdin = strings.NewReader("The staging server is now called iris.")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("memory set: %v %s", err, out)
+	}
+	evs = r.prompt("Memory?")
+	if !hasReason(evs, "runtime_retired", "memory-changed") {
+		t.Errorf("no memory-changed retirement: %v", typed(evs, "runtime_retired"))
+	}
+	reqs = fake.Requests()
+	if !strings.Contains(reqs[len(reqs)-1].System, "iris") {
+		t.Error("the new memory did not reach the model")
+	}
+
+	// Bad JSON gets an error response and the process keeps serving.
+	r.send(`{"type": "prompt", "message": `)
+	bad := r.until(func(m map[string]any) bool { return m["type"] == "response" })
+	if last := bad[len(bad)-1]; last["success"] != false || !strings.Contains(fmt.Sprint(last["error"]), "invalid JSON") {
+		t.Errorf("bad JSON response = %v", last)
+	}
+	r.send(`{"id":"s1","type":"get_state"}`)
+	st := r.until(func(m map[string]any) bool { return m["id"] == "s1" })
+	data, _ := st[len(st)-1]["data"].(map[string]any)
+	if data["runtime"] != "idle" || data["model"] != "fake/m1" {
+		t.Errorf("state = %v", st[len(st)-1])
+	}
+	r.send(`{"id":"m1","type":"set_model","model":"nosuch/x"}`)
+	sm := r.until(func(m map[string]any) bool { return m["id"] == "m1" })
+	if sm[len(sm)-1]["success"] != false {
+		t.Errorf("unknown model accepted: %v", sm[len(sm)-1])
+	}
+	r.in.Close()
+	// Keep reading: on exit rpc still reports the runtime's retirement.
+	var tail []map[string]any
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		for r.lines.Scan() {
+			var m map[string]any
+			json.Unmarshal(r.lines.Bytes(), &m)
+			tail = append(tail, m)
+		}
+	}()
+	select {
+	case code := <-r.done:
+		if code != 0 {
+			t.Errorf("exit %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("rpc did not exit after its input closed")
+	}
+	<-drained
+	if !hasReason(tail, "runtime_retired", "shutdown") {
+		t.Errorf("no shutdown retirement at exit: %v", tail)
+	}
+}
+
+func hasReason(evs []map[string]any, typ, reason string) bool {
+	for _, e := range typed(evs, typ) {
+		if e["reason"] == reason {
+			return true
+		}
+	}
+	return false
+}
+
+func TestPromptCommand(t *testing.T) {
+	c := newCLI(t)
+	modelRig(t, c, readNestedThenAnswer)
+	code, out, errs := c.run("", "prompt", "--project", "mono", "What does it do?")
+	if code != 0 || out != "Handle does nothing yet.\n" {
+		t.Fatalf("prompt = %d %q %q", code, out, errs)
+	}
+	code, out, _ = c.run("", "prompt", "--project", "mono", "--continue", "--json", "More?")
+	if code != 0 || !strings.Contains(out, `"type":"tool_execution_end"`) || !strings.Contains(out, `"preflight"`) {
+		t.Fatalf("prompt --json = %d %s", code, out)
+	}
+	var list []map[string]any
+	json.Unmarshal([]byte(c.ok("sessions", "list", "mono", "--json")), &list)
+	if len(list) != 1 || list[0]["title"] != "What does it do?" {
+		t.Errorf("sessions = %v (--continue should reuse the session)", list)
+	}
+}
+
+func TestPromptWithoutModelSaysHowToSetOneUp(t *testing.T) {
+	c := newCLI(t)
+	root := mkdir(t, c.env["HOME"], "p")
+	c.ok("projects", "add", root)
+	c.fails(1, "ANTHROPIC_API_KEY", "prompt", "--project", "p", "hello")
+	// Everything else still works.
+	c.ok("instructions", "--project", "p")
+}
