@@ -40,16 +40,44 @@ const maxTurns = 100
 type Claim struct {
 	Labels []string `json:"labels"`
 	// Fallback is set when the path-specific chain could not be resolved
-	// (timeout, error, untrusted project) and the base chain applies.
+	// (timeout, error) and the base chain applies.
 	Fallback bool   `json:"fallback,omitempty"`
 	Reason   string `json:"reason,omitempty"`
+	// Deliver is set when nested instructions reach the model with tool
+	// results (a trusted project, subdirectoryContext on).
+	Deliver bool `json:"deliver,omitempty"`
+	// Sources are the chain's files that are not in the system prompt,
+	// outer first, with their content (cut to 16 KiB, with a note).
+	Sources []ContextFile `json:"-"`
+	// Base is the root chain, the one in the system prompt: the chain in
+	// effect before any file tool.
+	Base []string `json:"base,omitempty"`
+	// Untrusted is set for an untrusted project; Withheld names the nested
+	// files that are not loaded because of it.
+	Untrusted bool     `json:"untrusted,omitempty"`
+	Withheld  []string `json:"withheld,omitempty"`
+}
+
+// ContextFile is an instruction file as the host hands it over.
+type ContextFile struct {
+	Label     string
+	Path      string // canonical
+	Digest    string // identifies the content; equal digests, same text
+	Content   string // what the model receives (cut, with a note, when Truncated)
+	Bytes     int    // size of the whole normalised content
+	Truncated bool
 }
 
 // Preflighter is the host side of the preflight proxy. The agent names
-// only the target; the host resolves it against the root it bound to the
+// only a target; the host resolves it against the root it bound to the
 // session and ignores anything else.
 type Preflighter interface {
+	// Preflight returns the chain of target's directory.
 	Preflight(ctx context.Context, target string) (Claim, error)
+	// ContextFile reports whether path (canonical) is an instruction file
+	// of the chain of its own directory, with its digest, so a full read or
+	// a write of it can count as delivering it.
+	ContextFile(ctx context.Context, path string) (ContextFile, bool, error)
 }
 
 // PreflightInfo records one preflight apart from the tool's own time.
@@ -57,7 +85,8 @@ type PreflightInfo struct {
 	Ms       float64  `json:"ms"`
 	Cache    string   `json:"cache"`              // "hit" or "miss"
 	Fallback string   `json:"fallback,omitempty"` // "base" when the base chain applied
-	Labels   []string `json:"labels,omitempty"`
+	Labels   []string `json:"labels,omitempty"`   // the chain in effect for this tool
+	Withheld []string `json:"withheld,omitempty"` // nested files not loaded (untrusted)
 }
 
 // Approval is a request to run a tool that needs the user's consent.
@@ -113,6 +142,8 @@ type Event struct {
 	// Runtime events (launched, reused, retired) carry these.
 	Reason string `json:"reason,omitempty"`
 	Model  string `json:"model,omitempty"`
+	// Delivery says which instructions a tool result carried.
+	Delivery *DeliveryInfo `json:"delivery,omitempty"`
 }
 
 // Event types.
@@ -164,6 +195,9 @@ type Agent struct {
 	claims map[claimKey]claimEntry
 	usage  provider.Usage // of the last model call, for compaction and state
 	total  provider.Usage
+	// turnBytes counts instruction bytes delivered in the current turn
+	// (the tool results answering one model message).
+	turnBytes int
 }
 
 // New returns an agent; it does nothing until Prompt.
@@ -291,6 +325,9 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 				return res, fmt.Errorf("compaction before the next call failed: %w", err)
 			}
 		}
+		a.mu.Lock()
+		a.turnBytes = 0 // the delivery budget is per turn
+		a.mu.Unlock()
 		msg, stop, err := a.call(ctx)
 		res.Usage = a.totalUsage()
 		if t := textOf(msg); t != "" {
@@ -398,7 +435,7 @@ func toolCalls(m provider.Message) []ToolCall {
 			if len(args) == 0 {
 				args = json.RawMessage("{}")
 			}
-			out = append(out, ToolCall{ID: p.ToolCallID, Name: p.ToolName, Args: args})
+			out = append(out, ToolCall{ID: p.ToolCallID, Name: p.ToolName, Args: args, Origin: OriginModel})
 		}
 	}
 	return out
@@ -424,9 +461,10 @@ func (a *Agent) needsApproval(name string) bool {
 func (a *Agent) execute(ctx context.Context, c ToolCall) {
 	a.emit(Event{Type: EventToolStart, ToolCallID: c.ID, ToolName: c.Name, Args: c.Args})
 	var pre *PreflightInfo
+	var claim Claim
 	target, isFileTool := targetOf(c)
 	if isFileTool {
-		pre = a.preflight(ctx, target)
+		pre, claim = a.preflight(ctx, target)
 	}
 	var res ToolResult
 	switch {
@@ -438,9 +476,18 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) {
 		start := time.Now()
 		res = runTool(ctx, a.cfg.Root, c)
 		ms := float64(time.Since(start).Microseconds()) / 1000
-		a.store(c, res, pre, ms)
+		var d delivery
+		if pre != nil && !res.IsError && c.Origin == OriginModel {
+			d = a.deliver(ctx, c, res, pre, claim)
+			res.Text += d.block
+		}
+		entryID := a.store(c, res, pre, ms)
+		if len(d.record.Delivered) > 0 || len(d.record.Deferred) > 0 {
+			d.record.ToolResultID = entryID
+			a.cfg.Session.Append(context.Background(), session.TypeCustom, d.record)
+		}
 		a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, Path: displayRel(a.cfg.Root, res.Path), IsError: res.IsError,
-			Result: res.Text, Preflight: pre, ToolMs: ms})
+			Result: res.Text, Preflight: pre, ToolMs: ms, Delivery: d.info})
 		return
 	}
 	a.store(c, res, pre, 0)
@@ -475,14 +522,15 @@ func (a *Agent) approved(ctx context.Context, c ToolCall, target string) bool {
 	return err == nil && ok
 }
 
-func (a *Agent) store(c ToolCall, res ToolResult, pre *PreflightInfo, ms float64) {
+func (a *Agent) store(c ToolCall, res ToolResult, pre *PreflightInfo, ms float64) string {
 	msg := provider.Message{Role: provider.RoleTool, Parts: []provider.Part{{Type: provider.PartToolResult, ToolCallID: c.ID,
 		ToolName: c.Name, Text: res.Text, IsError: res.IsError}}}
 	stored := StoredMessage{Message: msg, Tool: c.Name, Preflight: pre, ToolMs: ms}
 	if res.Path != "" {
 		stored.Path = displayRel(a.cfg.Root, res.Path)
 	}
-	a.cfg.Session.Append(context.Background(), session.TypeToolResult, stored)
+	e, _ := a.cfg.Session.Append(context.Background(), session.TypeToolResult, stored)
+	return e.ID
 }
 
 func (a *Agent) recordAborted(calls []ToolCall) {
@@ -497,7 +545,7 @@ func (a *Agent) recordAborted(calls []ToolCall) {
 // cache keyed by (bound root, canonical target directory). Both successes
 // and fallbacks are cached. The call is bounded; a stalled or failing host
 // gives the base chain, marked.
-func (a *Agent) preflight(ctx context.Context, target string) *PreflightInfo {
+func (a *Agent) preflight(ctx context.Context, target string) (*PreflightInfo, Claim) {
 	start := time.Now()
 	// Fast path: a target already seen in this prompt, spelled the same,
 	// costs a map lookup and no syscall.
@@ -508,7 +556,7 @@ func (a *Agent) preflight(ctx context.Context, target string) *PreflightInfo {
 	if !hit {
 		canon, err := Confine(a.cfg.Root, target)
 		if err != nil {
-			return nil // the tool itself refuses the path
+			return nil, Claim{} // the tool itself refuses the path
 		}
 		dir := canon
 		if fi, err := os.Stat(canon); err != nil || !fi.IsDir() {
@@ -532,9 +580,9 @@ func (a *Agent) preflight(ctx context.Context, target string) *PreflightInfo {
 	if ce.fallback {
 		info.Fallback = "base"
 	}
-	info.Labels = ce.claim.Labels
+	info.Labels, info.Withheld = ce.claim.Labels, ce.claim.Withheld
 	info.Ms = float64(time.Since(start).Microseconds()) / 1000
-	return info
+	return info, ce.claim
 }
 
 func (a *Agent) ask(ctx context.Context, target string) claimEntry {

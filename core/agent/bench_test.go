@@ -9,6 +9,10 @@ import (
 
 type countingHost struct{ n int }
 
+func (c *countingHost) ContextFile(context.Context, string) (ContextFile, bool, error) {
+	return ContextFile{}, false, nil
+}
+
 func (c *countingHost) Preflight(ctx context.Context, target string) (Claim, error) {
 	c.n++
 	return Claim{Labels: []string{"AGENTS.md", "packages/api/AGENTS.md"}}, nil
@@ -26,7 +30,7 @@ func BenchmarkPreflightCacheHit(b *testing.B) {
 	a.preflight(ctx, "packages/api/handler.go")
 	b.ReportAllocs()
 	for b.Loop() {
-		if info := a.preflight(ctx, "packages/api/handler.go"); info.Cache != "hit" {
+		if info, _ := a.preflight(ctx, "packages/api/handler.go"); info.Cache != "hit" {
 			b.Fatal("miss")
 		}
 	}
@@ -49,7 +53,7 @@ func BenchmarkPreflightSameDirectory(b *testing.B) {
 	for b.Loop() {
 		i++
 		a.claims = map[claimKey]claimEntry{{root: root, dir: filepath.Join(root, "packages", "api")}: {}}
-		if info := a.preflight(ctx, "packages/api/b.go"); info.Cache != "hit" {
+		if info, _ := a.preflight(ctx, "packages/api/b.go"); info.Cache != "hit" {
 			b.Fatal("miss")
 		}
 	}

@@ -36,7 +36,16 @@ type ToolCall struct {
 	ID   string
 	Name string
 	Args json.RawMessage
+	// Origin says who issued the call: only calls the model made get
+	// nested instructions delivered with their results.
+	Origin string
 }
+
+// Call origins.
+const (
+	OriginModel = "model"
+	OriginTool  = "tool" // issued by another tool, not the model
+)
 
 // ToolResult is what a tool returns.
 type ToolResult struct {

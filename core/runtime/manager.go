@@ -320,7 +320,8 @@ func (m *Manager) note(e agent.Event) {
 
 func (m *Manager) launchLocked(b built, sess *session.Session, fp string) *Runtime {
 	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl}
-	var pf agent.Preflighter = &proxy{root: b.spec.Root, trusted: b.spec.Trusted, res: b.res}
+	var pf agent.Preflighter = newProxy(b.spec.Root, b.spec.Trusted, b.res, m.opts.Host.Places.Home, m.opts.Host.Places.AgentDir,
+		instructions.Model{Provider: b.model.Provider, ID: b.model.ID})
 	if m.opts.WrapPreflight != nil {
 		pf = m.opts.WrapPreflight(pf)
 	}

@@ -2,10 +2,18 @@ package runtime
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/instructions"
 )
+
+// deliveryBudget is the chain budget of the resolver that reads files for
+// delivery: large enough that every file of a chain is read whole up to
+// the 16 KiB delivery cap, still bounded.
+const deliveryBudget = 256 * 1024
 
 // proxy is the host side of the preflight: it resolves a target against
 // the root bound at launch. The runtime sends only a target; it cannot
@@ -13,28 +21,123 @@ import (
 type proxy struct {
 	root    string
 	trusted bool
-	res     *instructions.Resolver
+	res     *instructions.Resolver // the chain as budgeted for the prompt
+	full    *instructions.Resolver // the same rules, for delivery content
+
+	once       sync.Once
+	base       []string        // root chain labels (the system prompt)
+	basePaths  map[string]bool // canonical paths in the system prompt
+	baseDigest map[string]bool // contents in the system prompt
+	baseErr    error
 }
 
-// Preflight resolves target's chain. Untrusted projects get the root
-// chain: nested instructions need trust.
-func (p *proxy) Preflight(ctx context.Context, target string) (agent.Claim, error) {
-	if !p.trusted {
-		c, err := p.res.ResolveRoot(ctx, p.root)
+func newProxy(root string, trusted bool, res *instructions.Resolver, home, agentDir string, model instructions.Model) *proxy {
+	full := instructions.New(instructions.Options{AgentDir: agentDir, Home: home, Model: model, BudgetBytes: deliveryBudget,
+		Guidance: res.Guidance()})
+	return &proxy{root: root, trusted: trusted, res: res, full: full}
+}
+
+// system loads, once, what the system prompt holds.
+func (p *proxy) system(ctx context.Context) error {
+	p.once.Do(func() {
+		c, err := p.full.ResolveRoot(ctx, p.root)
 		if err != nil {
-			return agent.Claim{}, err
+			p.baseErr = err
+			return
 		}
-		return agent.Claim{Labels: labels(c), Reason: "untrusted project: nested instructions are not loaded until it is trusted"}, nil
+		p.base = labels(c)
+		p.basePaths, p.baseDigest = map[string]bool{}, map[string]bool{}
+		for _, s := range c.Sources {
+			p.basePaths[s.Canonical] = true
+			p.baseDigest[instructions.Digest(s.Content)] = true
+		}
+	})
+	return p.baseErr
+}
+
+// Preflight resolves target's chain and hands over the nested files with
+// their content. Untrusted projects get the root chain and the names of
+// what is withheld: nested instructions need trust.
+func (p *proxy) Preflight(ctx context.Context, target string) (agent.Claim, error) {
+	if err := p.system(ctx); err != nil {
+		return agent.Claim{}, err
 	}
 	c, err := p.res.ResolveTarget(ctx, p.root, target)
 	if err != nil {
 		return agent.Claim{}, err
 	}
-	claim := agent.Claim{Labels: labels(c), Fallback: c.Fallback}
-	if c.Fallback && len(c.Warnings) > 0 {
-		claim.Reason = c.Warnings[len(c.Warnings)-1]
+	if c.Fallback {
+		reason := "the target is outside the project"
+		if len(c.Warnings) > 0 {
+			reason = c.Warnings[len(c.Warnings)-1]
+		}
+		return agent.Claim{Labels: p.base, Base: p.base, Fallback: true, Reason: reason}, nil
+	}
+	if !p.trusted {
+		var withheld []string
+		for _, s := range c.Sources {
+			if !p.basePaths[s.Canonical] && s.Scope == instructions.ScopeProject {
+				withheld = append(withheld, s.Label)
+			}
+		}
+		return agent.Claim{Labels: p.base, Base: p.base, Untrusted: true, Withheld: withheld}, nil
+	}
+	claim := agent.Claim{Labels: labels(c), Base: p.base, Deliver: p.res.Guidance().SubdirectoryContext()}
+	if !claim.Deliver {
+		return claim, nil
+	}
+	fc, err := p.full.ResolveTarget(ctx, p.root, target)
+	if err != nil {
+		return agent.Claim{}, err
+	}
+	for _, s := range fc.Sources {
+		if cf, ok := p.deliverable(s); ok {
+			claim.Sources = append(claim.Sources, cf)
+		}
 	}
 	return claim, nil
+}
+
+// deliverable turns a chain source into a file for delivery, unless the
+// system prompt already holds it (by path or by content).
+func (p *proxy) deliverable(s instructions.Source) (agent.ContextFile, bool) {
+	digest := instructions.Digest(s.Content)
+	if p.basePaths[s.Canonical] || p.baseDigest[digest] {
+		return agent.ContextFile{}, false
+	}
+	cf := agent.ContextFile{Label: s.Label, Path: s.Canonical, Digest: digest, Content: s.Content, Bytes: len(s.Content)}
+	if s.Truncated {
+		cf.Bytes = s.Bytes
+	}
+	if len(cf.Content) > instructions.DeliveryFileBytes || s.Truncated {
+		cf.Content = instructions.Cut(cf.Content, instructions.DeliveryFileBytes)
+		cf.Truncated = true
+		cf.Content += fmt.Sprintf("\n\n[Truncated: %s is shown only in part (%d of %d bytes); read the file for the rest.]",
+			s.Label, len(cf.Content), cf.Bytes)
+	}
+	return cf, true
+}
+
+// ContextFile reports whether path is an instruction file of its own
+// directory's chain (one that delivery would send), with its digest.
+func (p *proxy) ContextFile(ctx context.Context, path string) (agent.ContextFile, bool, error) {
+	if !p.trusted {
+		return agent.ContextFile{}, false, nil
+	}
+	if err := p.system(ctx); err != nil {
+		return agent.ContextFile{}, false, err
+	}
+	fc, err := p.full.ResolveTarget(ctx, p.root, filepath.Dir(path)+string(filepath.Separator))
+	if err != nil {
+		return agent.ContextFile{}, false, err
+	}
+	for _, s := range fc.Sources {
+		if s.Canonical == path || s.Path == path {
+			cf, ok := p.deliverable(s)
+			return cf, ok, nil
+		}
+	}
+	return agent.ContextFile{}, false, nil
 }
 
 func labels(c *instructions.Chain) []string {

@@ -259,6 +259,11 @@ func TestPreflightCacheAndTimingLog(t *testing.T) {
 // stalling is a host that never answers a preflight and ignores ctx.
 type stalling struct{ release chan struct{} }
 
+func (s stalling) ContextFile(context.Context, string) (agent.ContextFile, bool, error) {
+	<-s.release
+	return agent.ContextFile{}, false, nil
+}
+
 func (s stalling) Preflight(ctx context.Context, target string) (agent.Claim, error) {
 	<-s.release
 	return agent.Claim{}, nil

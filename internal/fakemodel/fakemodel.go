@@ -38,7 +38,9 @@ type Request struct {
 	// LastToolResult is the content of the last tool result sent, if the
 	// request ends with tool results.
 	LastToolResult string
-	Raw            string
+	// LastUser is the text of the last user message.
+	LastUser string
+	Raw      string
 }
 
 // Script decides the reply to the n-th request (0-based).
@@ -88,6 +90,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	req := Request{Path: r.URL.Path, Body: body, Raw: raw.String()}
 	anthropic := strings.HasSuffix(r.URL.Path, "/messages")
 	req.System, req.LastToolResult = extract(body, anthropic)
+	req.LastUser = lastUser(body)
 	s.mu.Lock()
 	n := len(s.requests)
 	s.requests = append(s.requests, req)
@@ -153,6 +156,20 @@ func extract(body map[string]any, anthropic bool) (system, lastTool string) {
 		}
 	}
 	return
+}
+
+func lastUser(body map[string]any) string {
+	msgs, _ := body["messages"].([]any)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m, _ := msgs[i].(map[string]any)
+		if m["role"] != "user" {
+			continue
+		}
+		if t := contentText(m["content"]); t != "" {
+			return t
+		}
+	}
+	return ""
 }
 
 func contentText(v any) string {

@@ -1,0 +1,221 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pi-tui/pi-tui/core/session"
+)
+
+// CustomSubdirContext is the kind of the custom session entry that records
+// a delivery (the name pi-agent-guidance uses). Custom entries are never
+// sent to the model.
+const CustomSubdirContext = "pi-agent-guidance:subdirectory-context"
+
+// DeliveryTurnBytes caps the instruction text delivered with the tool
+// results of one model turn.
+const DeliveryTurnBytes = 32 * 1024
+
+// Delivered is one file a tool result carried, or a full read or write of
+// a context file that counts as delivering it.
+type Delivered struct {
+	Label     string `json:"label"`
+	Path      string `json:"path"`
+	Digest    string `json:"digest"`
+	Bytes     int    `json:"bytes"`
+	Truncated bool   `json:"truncated,omitempty"`
+	Via       string `json:"via"` // "block", "read" or "write"
+}
+
+// DeliveryRecord is the payload of a CustomSubdirContext entry, tied to
+// the tool result entry that carried it.
+type DeliveryRecord struct {
+	Kind         string      `json:"kind"`
+	ToolCallID   string      `json:"toolCallId"`
+	ToolResultID string      `json:"toolResultId"`
+	Delivered    []Delivered `json:"delivered,omitempty"`
+	Deferred     []string    `json:"deferred,omitempty"`
+}
+
+// DeliveryInfo is what a tool event says about delivered instructions.
+type DeliveryInfo struct {
+	Chain     []string        `json:"chain"`
+	Delivered []DeliveredFile `json:"delivered,omitempty"`
+	Deferred  []string        `json:"deferred,omitempty"`
+	Untrusted bool            `json:"untrusted,omitempty"`
+	Withheld  []string        `json:"withheld,omitempty"`
+}
+
+// DeliveredFile is one delivered file in an event.
+type DeliveredFile struct {
+	Label     string `json:"label"`
+	Bytes     int    `json:"bytes"`
+	Truncated bool   `json:"truncated,omitempty"`
+	Via       string `json:"via"`
+}
+
+type delivery struct {
+	block  string
+	record DeliveryRecord
+	info   *DeliveryInfo
+}
+
+// window returns the entries the model can see on the current branch,
+// custom entries included: from the latest compaction's first kept entry
+// (or right after the compaction) to the leaf, without the compaction
+// itself. Delivery state is read from here and nowhere else, so a
+// compaction that summarised a delivery away, a branch that never saw it,
+// or a fresh process all get it right.
+func (a *Agent) window() []session.Entry {
+	path := a.cfg.Session.Path()
+	last := -1
+	for i, e := range path {
+		if e.Type == session.TypeCompaction {
+			last = i
+		}
+	}
+	if last < 0 {
+		return path
+	}
+	var c session.Compaction
+	json.Unmarshal(path[last].Payload, &c)
+	start := last + 1
+	for i := 0; i < last; i++ {
+		if path[i].ID == c.FirstKeptEntryID {
+			start = i
+			break
+		}
+	}
+	out := append([]session.Entry(nil), path[start:last]...)
+	return append(out, path[last+1:]...)
+}
+
+// deliveredIn maps each delivered file's path to the digest it was
+// delivered with, from records whose tool result is in the window.
+func deliveredIn(window []session.Entry) map[string]string {
+	results := map[string]bool{}
+	for _, e := range window {
+		if e.Type == session.TypeToolResult {
+			results[e.ID] = true
+		}
+	}
+	out := map[string]string{}
+	for _, e := range window {
+		if e.Type != session.TypeCustom {
+			continue
+		}
+		var r DeliveryRecord
+		if json.Unmarshal(e.Payload, &r) != nil || r.Kind != CustomSubdirContext || !results[r.ToolResultID] {
+			continue
+		}
+		for _, d := range r.Delivered {
+			out[d.Path] = d.Digest
+		}
+	}
+	return out
+}
+
+// previousChain is the chain (and withheld files) in effect for the last
+// file tool on the branch; before any, the base chain.
+func previousChain(window []session.Entry, base []string) (labels, withheld []string) {
+	for i := len(window) - 1; i >= 0; i-- {
+		if window[i].Type != session.TypeToolResult {
+			continue
+		}
+		var sm StoredMessage
+		if json.Unmarshal(window[i].Payload, &sm) == nil && sm.Preflight != nil && sm.Preflight.Fallback == "" {
+			return sm.Preflight.Labels, sm.Preflight.Withheld
+		}
+	}
+	return base, nil
+}
+
+// deliver decides what a successful, model-issued file tool's result
+// carries: when the chain differs from the previous file tool's, a block
+// naming the whole chain now in effect (so a sibling folder's rules
+// visibly stop applying), with the content of the chain's files not yet
+// delivered on this branch, within the turn's budget.
+func (a *Agent) deliver(ctx context.Context, c ToolCall, res ToolResult, pre *PreflightInfo, claim Claim) delivery {
+	d := delivery{record: DeliveryRecord{Kind: CustomSubdirContext, ToolCallID: c.ID}}
+	if pre.Fallback != "" || a.cfg.Preflight == nil {
+		return d // the base chain applies; nothing to say about this path
+	}
+	window := a.window()
+	delivered := deliveredIn(window)
+	prevLabels, prevWithheld := previousChain(window, claim.Base)
+	if claim.Untrusted {
+		if len(claim.Withheld) > 0 && !slices.Equal(claim.Withheld, prevWithheld) {
+			d.block = fmt.Sprintf("\n\n<instructions>\nThis project is untrusted, so the nested instruction files for this path are not loaded: %s. "+
+				"Only the project's root instructions apply; nested instructions load once the user trusts the project in pi-tui.\n</instructions>",
+				strings.Join(claim.Withheld, ", "))
+			d.info = &DeliveryInfo{Chain: claim.Labels, Untrusted: true, Withheld: claim.Withheld}
+		}
+		return d
+	}
+	if !claim.Deliver {
+		return d // subdirectoryContext is off
+	}
+	// A full read or a write of a context file delivers it.
+	if (c.Name == "read" && res.FullRead) || (c.Name == "write" && res.Wrote) {
+		if cf, ok, err := a.cfg.Preflight.ContextFile(ctx, res.Path); err == nil && ok {
+			delivered[cf.Path] = cf.Digest
+			d.record.Delivered = append(d.record.Delivered, Delivered{Label: cf.Label, Path: cf.Path, Digest: cf.Digest, Bytes: cf.Bytes, Via: c.Name})
+		}
+	}
+	var pending []ContextFile
+	for _, f := range claim.Sources {
+		if delivered[f.Path] != f.Digest {
+			pending = append(pending, f)
+		}
+	}
+	if slices.Equal(claim.Labels, prevLabels) && len(pending) == 0 {
+		return d // same chain, nothing new: no block
+	}
+	var sent []ContextFile
+	a.mu.Lock()
+	for _, f := range pending {
+		if a.turnBytes+len(f.Content) > DeliveryTurnBytes {
+			d.record.Deferred = append(d.record.Deferred, f.Label)
+			continue
+		}
+		a.turnBytes += len(f.Content)
+		sent = append(sent, f)
+	}
+	a.mu.Unlock()
+	d.block = renderBlock(claim.Labels, sent, d.record.Deferred)
+	d.info = &DeliveryInfo{Chain: claim.Labels, Deferred: d.record.Deferred}
+	for _, f := range sent {
+		d.record.Delivered = append(d.record.Delivered, Delivered{Label: f.Label, Path: f.Path, Digest: f.Digest, Bytes: f.Bytes, Truncated: f.Truncated, Via: "block"})
+	}
+	for _, r := range d.record.Delivered {
+		d.info.Delivered = append(d.info.Delivered, DeliveredFile{Label: r.Label, Bytes: r.Bytes, Truncated: r.Truncated, Via: r.Via})
+	}
+	return d
+}
+
+// renderBlock writes the appended block: the chain now in effect, then
+// each newly delivered file under its label, then a note on files left for
+// a later turn.
+func renderBlock(chain []string, sent []ContextFile, deferred []string) string {
+	var b strings.Builder
+	b.WriteString("\n\n<instructions>\nInstructions in effect for this path, outer first; later ones are closer to the work and take precedence:\n")
+	for _, l := range chain {
+		b.WriteString("- " + l + "\n")
+	}
+	if len(chain) == 0 {
+		b.WriteString("- (none)\n")
+	}
+	b.WriteString("Instructions of other folders that are not listed no longer apply.\n")
+	for _, f := range sent {
+		b.WriteString("\n## " + f.Label + "\n\n" + strings.TrimRight(f.Content, "\n") + "\n")
+	}
+	if len(deferred) > 0 {
+		b.WriteString("\nNot delivered in this turn (budget): " + strings.Join(deferred, ", ") +
+			". They come with a later file operation in their folder, or read them now.\n")
+	}
+	b.WriteString("</instructions>")
+	return b.String()
+}
