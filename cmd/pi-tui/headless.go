@@ -112,10 +112,15 @@ func (a *app) promptCmd(args []string) error {
 		return err
 	}
 	out := newJSONLines(a.stdout)
-	opts := runtime.Options{Host: h, Env: a.env}
-	if *asJSON {
-		opts.OnEvent = func(e agent.Event) { out.write(e) }
-	}
+	var denied []string
+	opts := runtime.Options{Host: h, Env: a.env, OnEvent: func(e agent.Event) {
+		if e.Type == agent.EventToolEnd && e.Denied {
+			denied = append(denied, e.ToolName)
+		}
+		if *asJSON {
+			out.write(e)
+		}
+	}}
 	if *yes {
 		opts.Approve = func(context.Context, agent.Approval) (bool, error) { return true, nil }
 	}
@@ -129,7 +134,15 @@ func (a *app) promptCmd(args []string) error {
 		return err
 	}
 	res, err := m.Prompt(a.ctx, s, *model, text)
+	if len(denied) > 0 {
+		fmt.Fprintf(a.stderr, "pi-tui: note: %d tool call(s) needed approval and were denied (%s); run with --yes to allow them\n",
+			len(denied), strings.Join(denied, ", "))
+	}
 	if err != nil {
+		if !*asJSON && res.Text != "" {
+			// Keep what arrived: the partial answer, then the reason.
+			fmt.Fprintln(a.stdout, res.Text)
+		}
 		return err
 	}
 	if res.Aborted {
@@ -229,7 +242,7 @@ type rpcCommand struct {
 	ID           string `json:"id"`
 	Type         string `json:"type"`
 	Message      string `json:"message"`
-	EntryID      string `json:"entryId"`
+	EntryID      *string `json:"entryId"`
 	Model        string `json:"model"`
 	Provider     string `json:"provider"`
 	ModelID      string `json:"modelId"`
@@ -349,9 +362,8 @@ func (r *rpcServer) handle(c rpcCommand) {
 		r.reply(c, nil, nil)
 		sessionID, model := r.session, r.model
 		r.enqueue(func() {
-			if _, err := r.m.Prompt(ctx, sessionID, model, c.Message); err != nil {
-				r.out.write(agent.Event{Type: agent.EventAgentEnd, SessionID: sessionID, Error: err.Error()})
-			}
+			// Failures end with the agent_end the runtime emits.
+			r.m.Prompt(ctx, sessionID, model, c.Message)
 		})
 	case "abort":
 		r.reply(c, nil, map[string]bool{"aborted": r.m.Abort(r.session)})
@@ -381,11 +393,19 @@ func (r *rpcServer) handle(c rpcCommand) {
 			}
 		})
 	case "branch":
-		r.reply(c, r.m.Branch(ctx, r.session, c.EntryID), nil)
+		if c.EntryID == nil {
+			r.reply(c, errors.New(`branch needs "entryId": the entry to continue from ("" for before the first one)`), nil)
+			return
+		}
+		r.reply(c, r.m.Branch(ctx, r.session, *c.EntryID), nil)
 	case "set_model":
 		spec := c.Model
 		if spec == "" && c.Provider != "" {
 			spec = c.Provider + "/" + c.ModelID
+		}
+		if spec == "" {
+			r.reply(c, errors.New(`set_model needs "model": "PROVIDER/ID"`), nil)
+			return
 		}
 		if _, _, err := provider.Resolve(r.app.placesOrEmpty().AgentDir, r.app.env, spec, provider.Options{}); err != nil {
 			r.reply(c, err, nil)

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,7 +130,7 @@ func TestRPCEndToEnd(t *testing.T) {
 		t.Fatalf("tool events = %v", ends)
 	}
 	pre, _ := ends[0]["preflight"].(map[string]any)
-	if pre == nil || pre["cache"] != "miss" || pre["ms"] == nil || pre["fallback"] != nil {
+	if pre == nil || pre["cache"] != "miss" || pre["ms"] == nil || pre["fallback"] != "" {
 		t.Errorf("preflight markers = %v", ends[0]["preflight"])
 	}
 	if _, ok := ends[0]["toolMs"]; !ok {
@@ -261,4 +262,62 @@ func TestPromptWithoutModelSaysHowToSetOneUp(t *testing.T) {
 	c.fails(1, "ANTHROPIC_API_KEY", "prompt", "--project", "p", "hello")
 	// Everything else still works.
 	c.ok("instructions", "--project", "p")
+}
+
+func TestRPCContractDetails(t *testing.T) {
+	c := newCLI(t)
+	var fail atomic.Bool
+	modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply {
+		if fail.Load() {
+			return fakemodel.Reply{Status: 401}
+		}
+		return fakemodel.Reply{Text: "hi"}
+	})
+	r := startRPC(t, c, "--project", "mono")
+	evs := r.prompt("one")
+	end := typed(evs, "agent_end")[0]
+	if end["stopReason"] != "end" {
+		t.Errorf("agent_end stopReason = %v", end["stopReason"])
+	}
+	u1 := end["usage"].(map[string]any)["input"]
+	evs = r.prompt("two")
+	if u2 := typed(evs, "agent_end")[0]["usage"].(map[string]any)["input"]; u2 != u1 {
+		t.Errorf("usage is not per prompt: %v then %v", u1, u2)
+	}
+	if typed(evs, "runtime_reused")[0]["reason"] != "unchanged" {
+		t.Errorf("reuse without a reason: %v", typed(evs, "runtime_reused"))
+	}
+	for _, bad := range []string{`{"id":"b1","type":"branch"}`, `{"id":"b2","type":"branch","entryId":"nope"}`,
+		`{"id":"m1","type":"set_model"}`, `{"id":"m2","type":"set_model","model":"fake/unlisted"}`} {
+		r.send(bad)
+		resp := r.until(func(m map[string]any) bool { return m["type"] == "response" })
+		if last := resp[len(resp)-1]; last["success"] != false || last["error"] == "" {
+			t.Errorf("%s accepted: %v", bad, last)
+		}
+	}
+	// A failing model: exactly one agent_end, with the reason.
+	fail.Store(true)
+	evs = r.prompt("three")
+	r.send(`{"id":"s","type":"get_state"}`)
+	more := r.until(func(m map[string]any) bool { return m["id"] == "s" })
+	if n := len(typed(append(evs, more...), "agent_end")); n != 1 {
+		t.Errorf("%d agent_end events for one failed prompt", n)
+	}
+	if !strings.Contains(fmt.Sprint(typed(evs, "agent_end")[0]["error"]), "API key") {
+		t.Errorf("agent_end = %v", typed(evs, "agent_end")[0])
+	}
+}
+
+func TestPromptSaysWhatWasDenied(t *testing.T) {
+	c := newCLI(t)
+	modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply {
+		if req.LastToolResult == "" {
+			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "w", Name: "write", Args: map[string]string{"path": "x.txt", "content": "x"}}}}
+		}
+		return fakemodel.Reply{Text: "done"}
+	})
+	code, out, errs := c.run("", "prompt", "--project", "mono", "write it")
+	if code != 0 || out != "done\n" || !strings.Contains(errs, "denied (write)") || !strings.Contains(errs, "--yes") {
+		t.Errorf("prompt = %d %q %q", code, out, errs)
+	}
 }

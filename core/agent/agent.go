@@ -83,8 +83,8 @@ type Preflighter interface {
 // PreflightInfo records one preflight apart from the tool's own time.
 type PreflightInfo struct {
 	Ms       float64  `json:"ms"`
-	Cache    string   `json:"cache"`              // "hit" or "miss"
-	Fallback string   `json:"fallback,omitempty"` // "base" when the base chain applied
+	Cache    string   `json:"cache"`    // "hit" or "miss"
+	Fallback string   `json:"fallback"` // "base" when the base chain applied, else ""
 	Labels   []string `json:"labels,omitempty"`   // the chain in effect for this tool
 	Withheld []string `json:"withheld,omitempty"` // nested files not loaded (untrusted)
 }
@@ -144,6 +144,8 @@ type Event struct {
 	Model  string `json:"model,omitempty"`
 	// Delivery says which instructions a tool result carried.
 	Delivery *DeliveryInfo `json:"delivery,omitempty"`
+	// Denied marks a tool call that needed approval and did not get it.
+	Denied bool `json:"denied,omitempty"`
 }
 
 // Event types.
@@ -294,13 +296,22 @@ func (a *Agent) Prompt(parent context.Context, text string) (Result, error) {
 		return Result{}, fmt.Errorf("save the prompt: %w", err)
 	}
 	a.emit(Event{Type: EventAgentStart})
+	before := a.totalUsage()
 	res, err := a.loop(ctx)
+	// Usage of this prompt, not of the runtime's life.
+	res.Usage.InputTokens -= before.InputTokens
+	res.Usage.OutputTokens -= before.OutputTokens
+	res.Usage.CacheReadTokens -= before.CacheReadTokens
+	res.Usage.CacheWriteTokens -= before.CacheWriteTokens
 	// Idle before agent_end goes out: a client that answers agent_end with
 	// the next prompt must find the agent free.
 	a.end()
-	end := Event{Type: EventAgentEnd, Text: res.Text, Usage: &res.Usage}
+	end := Event{Type: EventAgentEnd, Text: res.Text, Usage: &res.Usage, StopReason: provider.StopEnd}
 	if res.Aborted {
 		end.StopReason = provider.StopAborted
+	}
+	if err != nil {
+		end.StopReason = provider.StopError
 	}
 	if err != nil {
 		end.Error = err.Error()
@@ -472,6 +483,9 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) {
 		res = ToolResult{Text: fmt.Sprintf("Error: there is no tool named %q in this session.", c.Name), IsError: true}
 	case a.needsApproval(c.Name) && !a.approved(ctx, c, target):
 		res = ToolResult{Text: fmt.Sprintf("The user denied this %s call. Do not retry it; ask the user or choose another way.", c.Name), IsError: true}
+		a.store(c, res, pre, 0)
+		a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, IsError: true, Result: res.Text, Preflight: pre, Denied: true})
+		return
 	default:
 		start := time.Now()
 		res = runTool(ctx, a.cfg.Root, c)

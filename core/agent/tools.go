@@ -161,10 +161,17 @@ func runTool(ctx context.Context, root string, call ToolCall) ToolResult {
 }
 
 func decode(args json.RawMessage, v any) error {
-	if err := json.Unmarshal(args, v); err != nil {
-		return fmt.Errorf("the arguments are not valid JSON for this tool: %v", err)
+	err := json.Unmarshal(args, v)
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Errorf("the argument %q must be a %s, not a JSON %s", te.Field, te.Type.Kind(), te.Value)
+	case errors.As(err, &te):
+		return fmt.Errorf("the arguments must be a JSON object, not a JSON %s", te.Value)
 	}
-	return nil
+	return fmt.Errorf("the arguments are not valid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
 }
 
 func toolRead(root string, raw json.RawMessage) (ToolResult, error) {

@@ -18,6 +18,7 @@ const (
 	ErrCutOff               // the stream ended before the answer did
 	ErrBadRequest           // 400: the server refused the request
 	ErrNoModel              // no usable model is configured
+	ErrBadModel             // the model named is not one that can be used
 	ErrAborted              // the caller cancelled the call (Err is the context's error)
 )
 
@@ -79,6 +80,8 @@ func kindText(k ErrorKind, status int) string {
 		return "the server refused the request"
 	case ErrNoModel:
 		return "no model is configured"
+	case ErrBadModel:
+		return "that model cannot be used"
 	case ErrAborted:
 		return "the call was cancelled"
 	}

@@ -44,7 +44,7 @@ func Resolve(agentDir string, env func(string) string, spec string, opts Options
 	if strings.TrimSpace(spec) != "" {
 		provName, id, err = settings.ParseModel(spec)
 		if err != nil {
-			return nil, Model{}, &Error{Kind: ErrNoModel, Detail: err.Error(), Hint: available(agentDir, env)}
+			return nil, Model{}, &Error{Kind: ErrBadModel, Detail: err.Error(), Hint: available(agentDir, env)}
 		}
 	} else {
 		d, err := settings.ReadDefaults(agentDir)
@@ -70,6 +70,11 @@ func Resolve(agentDir string, env func(string) string, spec string, opts Options
 	if p == nil {
 		return nil, Model{}, &Error{Kind: ErrNotFound, Detail: fmt.Sprintf("there is no provider %q", provName), Hint: available(agentDir, env)}
 	}
+	if strings.TrimSpace(spec) != "" && len(p.Models) > 0 && !hasModel(p, id) {
+		// A provider that lists its models only serves those; one without
+		// a list (a local server) may serve any.
+		return nil, Model{}, &Error{Kind: ErrBadModel, Detail: fmt.Sprintf("provider %q has no model %q", p.Name, id), Hint: available(agentDir, env)}
+	}
 	m := Model{Provider: p.Name, ID: id, Name: id, API: p.API}
 	for _, mc := range p.Models {
 		if mc.ID == id {
@@ -85,6 +90,15 @@ func Resolve(agentDir string, env func(string) string, spec string, opts Options
 		return nil, Model{}, err
 	}
 	return c, m, nil
+}
+
+func hasModel(p *settings.ProviderConfig, id string) bool {
+	for _, mc := range p.Models {
+		if mc.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 func findProvider(ps []settings.ProviderConfig, name string) *settings.ProviderConfig {

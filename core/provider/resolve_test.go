@@ -35,10 +35,12 @@ func TestResolveModelsJSON(t *testing.T) {
 	if m != want || m.String() != "ollama/qwen3:8b" {
 		t.Errorf("model = %+v", m)
 	}
-	// An id the provider does not list is still used.
-	_, m, err = Resolve(dir, envOf(nil), "ollama/library/llama3.2:1b", Options{})
-	if err != nil || m.ID != "library/llama3.2:1b" || m.Name != m.ID {
-		t.Errorf("unlisted id: %+v, %v", m, err)
+	// A provider that lists its models serves only those; the error
+	// lists what is available.
+	_, _, err = Resolve(dir, envOf(nil), "ollama/library/llama3.2:1b", Options{})
+	wantKind(t, err, ErrBadModel)
+	if err == nil || !strings.Contains(err.Error(), "available: ollama/qwen3:8b") {
+		t.Errorf("unlisted id: %v", err)
 	}
 	// models.json's openai replaces the built-in one.
 	c, m, err = Resolve(dir, envOf(map[string]string{"PROXY_KEY": "k"}), "openai/gpt-x", Options{})
@@ -90,7 +92,7 @@ func TestResolveUnknownProvider(t *testing.T) {
 		}
 	}
 	_, _, err = Resolve(dir, envOf(nil), "no-slash", Options{})
-	wantKind(t, err, ErrNoModel)
+	wantKind(t, err, ErrBadModel)
 	if !strings.Contains(err.Error(), "PROVIDER/ID") {
 		t.Errorf("error = %v", err)
 	}

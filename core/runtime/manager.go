@@ -54,6 +54,10 @@ type Options struct {
 	OnEvent func(agent.Event)
 	// Tools is the tool set; nil means all.
 	Tools []string
+	// Resolve picks the model client for a model spec ("" = the default);
+	// nil means provider.Resolve over the agent dir's models.json and
+	// settings.json. Scripts and tests pass their own client here.
+	Resolve func(modelSpec string) (provider.Client, provider.Model, error)
 	// WrapPreflight lets tests slow down or break the host side of the
 	// preflight proxy.
 	WrapPreflight func(agent.Preflighter) agent.Preflighter
@@ -67,6 +71,7 @@ type Runtime struct {
 	Session *session.Session
 
 	fp       string
+	window   int           // the model's context window
 	ttl      time.Duration // idle TTL in force when the spec was built
 	lastUsed time.Time
 	idle     *time.Timer
@@ -86,9 +91,12 @@ type Manager struct {
 	last      map[string]agent.Event // last launch/reuse/retire per session
 	closed    bool
 
-	emitMu sync.Mutex
-	timing *os.File
-	unsub  func()
+	emitMu    sync.Mutex
+	timing    *os.File
+	unsub     func()
+	subs      map[int]func(agent.Event)
+	nextSub   int
+	approvers map[string]agent.Approver // per session, set by the UI that prompts
 }
 
 // New returns a Manager. It starts a file watcher; Close stops it.
@@ -151,6 +159,59 @@ func (m *Manager) emit(e agent.Event) {
 		m.logTiming(e)
 	}
 	m.opts.OnEvent(e)
+	for _, fn := range m.subs {
+		fn(e)
+	}
+}
+
+// Subscribe calls fn with every event (after OnEvent), one at a time, so
+// several user interfaces can share one manager. fn must not block. The
+// returned func unsubscribes.
+func (m *Manager) Subscribe(fn func(agent.Event)) (cancel func()) {
+	m.emitMu.Lock()
+	defer m.emitMu.Unlock()
+	if m.subs == nil {
+		m.subs = map[int]func(agent.Event){}
+	}
+	id := m.nextSub
+	m.nextSub++
+	m.subs[id] = fn
+	return func() {
+		m.emitMu.Lock()
+		delete(m.subs, id)
+		m.emitMu.Unlock()
+	}
+}
+
+// SetApprover routes a session's approval requests to fn (the interface
+// that shows the session); nil restores Options.Approve.
+func (m *Manager) SetApprover(sessionID string, fn agent.Approver) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.approvers == nil {
+		m.approvers = map[string]agent.Approver{}
+	}
+	if fn == nil {
+		delete(m.approvers, sessionID)
+		return
+	}
+	m.approvers[sessionID] = fn
+}
+
+// approve picks the session's approver at the moment a tool asks.
+func (m *Manager) approve(sessionID string) agent.Approver {
+	return func(ctx context.Context, req agent.Approval) (bool, error) {
+		m.mu.Lock()
+		fn := m.approvers[sessionID]
+		m.mu.Unlock()
+		if fn == nil {
+			fn = m.opts.Approve
+		}
+		if fn == nil {
+			return false, nil
+		}
+		return fn(ctx, req)
+	}
 }
 
 // logTiming appends one line per file tool call to timing.log; failures
@@ -170,10 +231,11 @@ func (m *Manager) logTiming(e agent.Event) {
 		Tool        string  `json:"tool"`
 		PreflightMs float64 `json:"preflightMs"`
 		Cache       string  `json:"cache"`
-		Fallback    string  `json:"fallback,omitempty"`
+		Fallback    string  `json:"fallback"`
 		ToolMs      float64 `json:"toolMs"`
+		Denied      bool    `json:"denied,omitempty"`
 	}{m.opts.Now().UTC().Format(time.RFC3339Nano), e.SessionID, e.ToolCallID, e.ToolName, e.Preflight.Ms, e.Preflight.Cache,
-		e.Preflight.Fallback, e.ToolMs})
+		e.Preflight.Fallback, e.ToolMs, e.Denied})
 	m.timing.Write(append(line, '\n'))
 }
 
@@ -222,7 +284,13 @@ func (m *Manager) build(ctx context.Context, projectID, sessionID, modelSpec str
 	if err != nil {
 		return built{}, err
 	}
-	client, model, err := provider.Resolve(h.Places.AgentDir, m.opts.Env, modelSpec, m.opts.Provider)
+	resolve := m.opts.Resolve
+	if resolve == nil {
+		resolve = func(spec string) (provider.Client, provider.Model, error) {
+			return provider.Resolve(h.Places.AgentDir, m.opts.Env, spec, m.opts.Provider)
+		}
+	}
+	client, model, err := resolve(modelSpec)
 	if err != nil {
 		return built{}, err
 	}
@@ -294,7 +362,7 @@ func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Ru
 		if cur.fp == fp {
 			cur.ttl = b.ttl
 			m.touchLocked(cur)
-			m.note(agent.Event{Type: EventReused, SessionID: sessionID, Model: cur.Spec.Model})
+			m.note(agent.Event{Type: EventReused, SessionID: sessionID, Reason: "unchanged", Model: cur.Spec.Model})
 			return cur, nil
 		}
 		reason = why(cur.Spec, b.spec)
@@ -319,7 +387,7 @@ func (m *Manager) note(e agent.Event) {
 }
 
 func (m *Manager) launchLocked(b built, sess *session.Session, fp string) *Runtime {
-	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl}
+	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl, window: b.model.ContextWindow}
 	var pf agent.Preflighter = newProxy(b.spec.Root, b.spec.Trusted, b.res, m.opts.Host.Places.Home, m.opts.Host.Places.AgentDir,
 		instructions.Model{Provider: b.model.Provider, ID: b.model.ID})
 	if m.opts.WrapPreflight != nil {
@@ -327,7 +395,7 @@ func (m *Manager) launchLocked(b built, sess *session.Session, fp string) *Runti
 	}
 	rt.Agent = agent.New(agent.Config{Session: sess, Root: b.spec.Root, Client: b.client, Model: b.model,
 		System: b.spec.Sections.System(), Tools: b.spec.Tools, Permission: b.spec.Permission, Preflight: pf,
-		PreflightTimeout: m.opts.PreflightTimeout, Approve: m.opts.Approve, OnEvent: m.emit})
+		PreflightTimeout: m.opts.PreflightTimeout, Approve: m.approve(sess.ID()), OnEvent: m.emit})
 	m.runtimes[sess.ID()] = rt
 	m.watchLocked(b.spec.Root, 1)
 	m.watchLocked(m.opts.Host.Places.AgentDir, 1)
@@ -389,6 +457,9 @@ func (m *Manager) Retire(sessionID, reason string) bool {
 func (m *Manager) Prompt(ctx context.Context, sessionID, modelSpec, text string) (agent.Result, error) {
 	rt, err := m.Prepare(ctx, sessionID, modelSpec)
 	if err != nil {
+		// The agent never started: the prompt still ends, once, with the
+		// reason, so clients waiting for agent_end are not left hanging.
+		m.emit(agent.Event{Type: agent.EventAgentEnd, SessionID: sessionID, Error: err.Error(), StopReason: provider.StopError})
 		return agent.Result{}, err
 	}
 	defer m.touch(rt)
@@ -559,4 +630,53 @@ func relevant(name string) bool {
 		return true
 	}
 	return filepath.Ext(name) == ".md"
+}
+
+// Inspection is what the context inspector shows: the system prompt's
+// sections as a runtime for the session would receive them, and the
+// instruction sources with their sizes.
+type Inspection struct {
+	Model    string
+	Sections Sections
+	System   string
+	Sources  []SourceSize
+}
+
+// SourceSize is one instruction source of the root chain.
+type SourceSize struct {
+	Label     string
+	Bytes     int
+	Shown     int
+	Truncated bool
+}
+
+// Inspect builds (without launching anything) the system prompt the
+// session's runtime gets.
+func (m *Manager) Inspect(ctx context.Context, sessionID, modelSpec string) (Inspection, error) {
+	s, err := m.Session(ctx, sessionID)
+	if err != nil {
+		return Inspection{}, err
+	}
+	b, err := m.build(ctx, s.ProjectID(), sessionID, modelSpec)
+	if err != nil {
+		return Inspection{}, err
+	}
+	in := Inspection{Model: b.spec.Model, Sections: b.spec.Sections, System: b.spec.Sections.System()}
+	if c, err := b.res.ResolveRoot(ctx, b.spec.Root); err == nil {
+		for _, src := range c.Sources {
+			in.Sources = append(in.Sources, SourceSize{Label: src.Label, Bytes: src.Bytes, Shown: src.ShownBytes, Truncated: src.Truncated})
+		}
+	}
+	return in, nil
+}
+
+// ContextWindow returns the context window of the model a session would
+// use, for the status bar's fill meter (0 when unknown).
+func (m *Manager) ContextWindow(sessionID string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if rt := m.runtimes[sessionID]; rt != nil {
+		return rt.window
+	}
+	return 0
 }

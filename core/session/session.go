@@ -117,6 +117,9 @@ func (m *Manager) Create(ctx context.Context, projectID, title string) (*Session
 // links are broken is refused with ErrDamaged.
 func (m *Manager) Open(ctx context.Context, id string) (*Session, error) {
 	row, rows, err := m.st.LoadSession(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("there is no session %s; list them with pi-tui sessions list PROJECT: %w", id, store.ErrNotFound)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
@@ -310,7 +313,7 @@ func (s *Session) Branch(ctx context.Context, entryID string) error {
 	if entryID != "" {
 		i, ok := s.index[entryID]
 		if !ok {
-			return fmt.Errorf("move session %s to entry %s: %w", s.id, entryID, store.ErrNotFound)
+			return fmt.Errorf("session %s has no entry %s (get_state shows the current leafId): %w", s.id, entryID, store.ErrNotFound)
 		}
 		to = i
 	}
