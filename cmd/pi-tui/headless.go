@@ -239,14 +239,14 @@ func (a *app) sessionsCmd(args []string) error {
 
 // rpcCommand is one line of rpc input.
 type rpcCommand struct {
-	ID           string `json:"id"`
-	Type         string `json:"type"`
-	Message      string `json:"message"`
+	ID           string  `json:"id"`
+	Type         string  `json:"type"`
+	Message      string  `json:"message"`
 	EntryID      *string `json:"entryId"`
-	Model        string `json:"model"`
-	Provider     string `json:"provider"`
-	ModelID      string `json:"modelId"`
-	Instructions string `json:"customInstructions"`
+	Model        string  `json:"model"`
+	Provider     string  `json:"provider"`
+	ModelID      string  `json:"modelId"`
+	Instructions string  `json:"customInstructions"`
 }
 
 type rpcResponse struct {

@@ -83,8 +83,8 @@ type Preflighter interface {
 // PreflightInfo records one preflight apart from the tool's own time.
 type PreflightInfo struct {
 	Ms       float64  `json:"ms"`
-	Cache    string   `json:"cache"`    // "hit" or "miss"
-	Fallback string   `json:"fallback"` // "base" when the base chain applied, else ""
+	Cache    string   `json:"cache"`              // "hit" or "miss"
+	Fallback string   `json:"fallback"`           // "base" when the base chain applied, else ""
 	Labels   []string `json:"labels,omitempty"`   // the chain in effect for this tool
 	Withheld []string `json:"withheld,omitempty"` // nested files not loaded (untrusted)
 }
