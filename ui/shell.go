@@ -24,12 +24,14 @@ import (
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
 	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/editor"
 	"github.com/pi-tui/pi-tui/ui/instructionsview"
 	"github.com/pi-tui/pi-tui/ui/memoryeditor"
 	"github.com/pi-tui/pi-tui/ui/projects"
+	sessionview "github.com/pi-tui/pi-tui/ui/session"
 	"github.com/pi-tui/pi-tui/ui/settings"
 )
 
@@ -51,6 +53,9 @@ type Options struct {
 	// Exec runs an external program (the $EDITOR) in the terminal; nil
 	// means tea.ExecProcess.
 	Exec func(cmd *exec.Cmd, done func(error) tea.Msg) tea.Cmd
+	// Runtimes runs the agent sessions; several programs (SSH sessions)
+	// may share one. Required.
+	Runtimes *runtime.Manager
 }
 
 type tab int
@@ -73,6 +78,7 @@ const (
 	focusProjects focus = iota
 	focusProjectsFilter
 	focusSession
+	focusSessionText // the chat input has the keys
 	focusSettings
 	focusLayer
 	focusLayerText
@@ -88,7 +94,7 @@ type Model struct {
 	tab      tab
 	projects *projects.Model
 	settings *settings.Model
-	session  sessionTab
+	session  *sessionview.Model
 	stack    []common.Layer
 
 	quitAsk *dialog.Confirm // the open quit confirmation, if any
@@ -129,13 +135,13 @@ func New(opts Options) *Model {
 		OpenSession:      m.openSession,
 	})
 	m.settings = settings.New(opts.Host, st, opts.Env, m.editGlobal)
-	m.session = sessionTab{st: st}
+	m.session = sessionview.New(sessionview.Deps{Host: opts.Host, Runtimes: opts.Runtimes, UI: st, Markdown: m.markdown, Env: opts.Env})
 	return m
 }
 
 // Init loads the projects and the settings.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.projects.Init(), m.settings.Init(), m.loadStatus())
+	return tea.Batch(m.projects.Init(), m.settings.Init(), m.session.Init(), m.loadStatus())
 }
 
 func (m *Model) loadStatus() tea.Cmd {
@@ -168,6 +174,9 @@ func (m *Model) focus() focus {
 	}
 	switch m.tab {
 	case tabSession:
+		if m.session.CapturesText() {
+			return focusSessionText
+		}
 		return focusSession
 	case tabSettings:
 		return focusSettings
@@ -227,6 +236,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		m.help.Width = msg.Width
 		m.projects.SetSize(msg.Width, m.bodyHeight())
 		m.settings.SetSize(msg.Width, m.bodyHeight())
+		m.session.SetSize(msg.Width, m.bodyHeight())
 		return nil
 	case common.PushMsg:
 		// A layer opened by a command (after some I/O).
@@ -255,7 +265,7 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 		m.stack[i], cmd = l.Update(msg)
 		cmds = append(cmds, cmd)
 	}
-	cmds = append(cmds, m.projects.Update(msg), m.settings.Update(msg))
+	cmds = append(cmds, m.projects.Update(msg), m.settings.Update(msg), m.session.Update(msg))
 	return tea.Batch(cmds...)
 }
 
@@ -306,6 +316,19 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		return m.projects.Update(msg)
+	case focusSessionText:
+		switch {
+		case msg.Type == tea.KeyF1:
+			m.showHelp = true
+			return nil
+		case key.Matches(msg, m.keys.NextTab):
+			m.tab = (m.tab + 1) % tabCount
+			return nil
+		case key.Matches(msg, m.keys.PrevTab):
+			m.tab = (m.tab + tabCount - 1) % tabCount
+			return nil
+		}
+		return m.session.Update(msg)
 	}
 	switch {
 	case key.Matches(msg, m.keys.Quit):
@@ -332,6 +355,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	switch f {
 	case focusProjects:
 		return m.projects.Update(msg)
+	case focusSession:
+		return m.session.Update(msg)
 	case focusSettings:
 		// Settings may have fixed a file the status bar warns about.
 		return tea.Batch(m.settings.Update(msg), m.loadStatus())
@@ -346,6 +371,9 @@ func (m *Model) quit() tea.Cmd {
 		if u := l.Unsaved(); u != "" {
 			unsaved = append(unsaved, u)
 		}
+	}
+	if m.session.Busy() {
+		unsaved = append(unsaved, "the running agent turn (it will be aborted)")
 	}
 	if len(unsaved) == 0 {
 		return tea.Quit
@@ -414,8 +442,8 @@ func (m *Model) showInstructions(p coreprojects.Project) tea.Cmd {
 }
 
 func (m *Model) openSession(p coreprojects.Project) tea.Cmd {
-	m.tab, m.session.project = tabSession, &p
-	return nil
+	m.tab = tabSession
+	return m.session.Open(p)
 }
 
 // markdown renders text for previews with glamour. Glamour ignores
@@ -466,7 +494,7 @@ func (m *Model) bodyView(n, h int) string {
 		case tabSettings:
 			return m.settings.View()
 		case tabSession:
-			return m.session.View(m.width, h)
+			return m.session.View()
 		}
 		return m.projects.View()
 	}
@@ -508,9 +536,13 @@ func (m *Model) statusBar() string {
 	if m.noticeErr && left != "" {
 		left = "✗ " + left
 	}
-	right := "model: " + m.status.model + " · runtime: none"
+	model := m.status.model
+	if rm := m.session.RuntimeModel(); rm != "" {
+		model = rm
+	}
+	right := "model: " + model + " · runtime: " + m.session.RuntimeState()
 	if m.status.model == "" {
-		right = "runtime: none"
+		right = "runtime: " + m.session.RuntimeState()
 	}
 	if m.status.warn != "" {
 		right = "⚠ " + m.status.warn + " · " + right
@@ -541,6 +573,8 @@ func (m *Model) fullHelp() string {
 		groups = m.projects.Help()
 	case m.tab == tabSettings:
 		groups = m.settings.Help()
+	case m.tab == tabSession:
+		groups = m.session.Help()
 	}
 	k := m.keys
 	if len(m.stack) > 0 {
@@ -592,21 +626,4 @@ func overlay(bg, box string, w, h int) string {
 		bl[y] = head + l + strings.Repeat(" ", pad) + tail
 	}
 	return strings.Join(bl, "\n")
-}
-
-// sessionTab stands in for the session view until runtimes land.
-type sessionTab struct {
-	st      *common.UI
-	project *coreprojects.Project
-}
-
-func (s sessionTab) View(w, h int) string {
-	title := "Session"
-	if s.project != nil {
-		title += " · " + s.project.Name
-	}
-	text := "No runtime yet: this build of pi-tui manages projects, their instructions and their memory, " +
-		"but does not chat with a model in this tab yet; use pi-tui prompt or pi-tui rpc from a shell."
-	return s.st.Title.Render(title) + "\n\n" + ansi.Wrap(text, max(w-2, 20), "") + "\n\n" +
-		s.st.Dim.Render("1 Projects · 3 Settings · ? help")
 }

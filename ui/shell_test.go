@@ -19,6 +19,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/runtime"
 )
 
 // updating reports whether -update was given (teatest defines the flag).
@@ -90,7 +91,13 @@ func (f *fixture) add(rel, name string, trusted bool) {
 func (f *fixture) model() *Model {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
-	return New(Options{Host: f.host, Renderer: r, Env: func(k string) string { return f.env[k] }})
+	env := func(k string) string { return f.env[k] }
+	rts, err := runtime.New(runtime.Options{Host: f.host, Env: env})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { rts.Close() })
+	return New(Options{Host: f.host, Renderer: r, Env: env, Runtimes: rts})
 }
 
 // run starts the program at w×h.

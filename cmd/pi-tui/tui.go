@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/ui"
 )
 
@@ -37,7 +38,12 @@ func (a *app) tui() error {
 	if a.env("NO_COLOR") != "" {
 		r.SetColorProfile(termenv.Ascii)
 	}
-	m := ui.New(ui.Options{Host: h, Renderer: r, Env: a.env})
+	rts, err := runtime.New(runtime.Options{Host: h, Env: a.env})
+	if err != nil {
+		return err
+	}
+	defer rts.Close()
+	m := ui.New(ui.Options{Host: h, Renderer: r, Env: a.env, Runtimes: rts})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(a.ctx), tea.WithInput(in), tea.WithOutput(out))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
 		return fmt.Errorf("terminal UI: %w", err)

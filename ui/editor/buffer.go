@@ -68,6 +68,8 @@ type Buffer struct {
 	width, height int // text area size in cells (gutter excluded)
 
 	focused bool
+	noEnd   bool   // do not mark rows past the end with ~
+	prompt  string // drawn in the gutter of the first row (an input's "› ")
 	keys    KeyMap
 
 	cursorStyle lipgloss.Style
@@ -80,6 +82,13 @@ func New(cursor, gutter lipgloss.Style) *Buffer {
 	return &Buffer{lines: []string{""}, wraps: [][]int{nil}, width: 40, height: 10, focused: true,
 		keys: DefaultKeyMap(), cursorStyle: cursor, gutterStyle: gutter}
 }
+
+// HideEnd stops marking rows past the end of the text with "~" (for a
+// small input rather than a file).
+func (b *Buffer) HideEnd() { b.noEnd = true }
+
+// SetPrompt draws p (two cells) before the first row, marking an input.
+func (b *Buffer) SetPrompt(p string) { b.prompt = p }
 
 // KeyMap returns the editing keys, for help.
 func (b *Buffer) KeyMap() KeyMap { return b.keys }
@@ -539,11 +548,15 @@ func (b *Buffer) View() string {
 			out.WriteByte('\n')
 		}
 		if i >= len(b.lines) {
-			out.WriteString(b.gutterStyle.Render("~ "))
+			if !b.noEnd {
+				out.WriteString(b.gutterStyle.Render("~ "))
+			}
 			continue
 		}
 		segs := b.segments(i)
-		if s == 0 {
+		if s == 0 && i == 0 && b.prompt != "" {
+			out.WriteString(b.gutterStyle.Render(b.prompt))
+		} else if s == 0 {
 			out.WriteString("  ")
 		} else {
 			out.WriteString(b.gutterStyle.Render("↪ "))

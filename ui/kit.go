@@ -1,0 +1,79 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/runtime"
+)
+
+// KitOptions describe a pi-tui for a script or a test to drive, the way
+// a person would (see kit_test.go for a teatest example).
+type KitOptions struct {
+	DataDir  string // pi-tui's data dir (database, logs); required
+	AgentDir string // pi's agent dir (AGENTS.md, models.json); required
+	Home     string // for "~" in paths; defaults to DataDir's parent
+	// Client answers prompts instead of the configured providers; Model
+	// describes it (ID, ContextWindow). Nil Client uses models.json.
+	Client provider.Client
+	Model  provider.Model
+	// Env looks up environment variables ($EDITOR, API keys); nil: none.
+	Env func(string) string
+	// Renderer sets the colours; nil renders plain text without colour.
+	Renderer *lipgloss.Renderer
+	// Approve decides tool calls needing approval when no dialog does;
+	// nil leaves them to the UI's dialog.
+	Runtime runtime.Options
+}
+
+// NewKit returns a root model over its own store and runtime manager, and
+// a func that releases them. It is the constructor for automating pi-tui:
+//
+//	m, done, err := ui.NewKit(ctx, ui.KitOptions{DataDir: d, AgentDir: a, Client: c, Model: provider.Model{ID: "m1"}})
+//	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
+func NewKit(ctx context.Context, o KitOptions) (*Model, func() error, error) {
+	if o.DataDir == "" || o.AgentDir == "" {
+		return nil, nil, errors.New("ui kit: DataDir and AgentDir are required")
+	}
+	if o.Home == "" {
+		o.Home = filepath.Dir(o.DataDir)
+	}
+	if o.Env == nil {
+		o.Env = func(string) string { return "" }
+	}
+	if o.Renderer == nil {
+		o.Renderer = lipgloss.NewRenderer(io.Discard)
+		o.Renderer.SetColorProfile(termenv.Ascii)
+	}
+	h, err := host.Open(ctx, paths.Places{DataDir: o.DataDir, AgentDir: o.AgentDir, Home: o.Home})
+	if err != nil {
+		return nil, nil, err
+	}
+	ro := o.Runtime
+	ro.Host, ro.Env = h, o.Env
+	if o.Client != nil {
+		client, model := o.Client, o.Model
+		if model.Provider == "" {
+			model.Provider = "kit"
+		}
+		ro.Resolve = func(string) (provider.Client, provider.Model, error) { return client, model, nil }
+	}
+	rts, err := runtime.New(ro)
+	if err != nil {
+		h.Close()
+		return nil, nil, err
+	}
+	m := New(Options{Host: h, Renderer: o.Renderer, Env: o.Env, Runtimes: rts})
+	done := func() error {
+		return errors.Join(rts.Close(), h.Close())
+	}
+	return m, done, nil
+}

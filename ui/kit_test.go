@@ -1,0 +1,223 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
+)
+
+// kitRig drives pi-tui through NewKit, as a user's own teatest script
+// would: real store, real files, a scripted model server.
+type kitRig struct {
+	*session
+	home string
+	fake *fakemodel.Server
+}
+
+func newKitRig(t *testing.T, w, h int, script fakemodel.Script, trusted bool) *kitRig {
+	t.Helper()
+	home, _ := filepath.EvalSymlinks(t.TempDir())
+	root := filepath.Join(home, "proj")
+	for rel, body := range map[string]string{
+		"AGENTS.md":          "Root rules.",
+		"pkg/api/AGENTS.md":  "API rules: wrap errors.",
+		"pkg/api/handler.go": "package api\n",
+		"notes.txt":          "hello\n",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755)
+		os.WriteFile(filepath.Join(root, rel), []byte(body), 0o644)
+	}
+	fake := fakemodel.New(t, script)
+	client, err := provider.New(settings.ProviderConfig{Name: "fake", API: "openai-completions", BaseURL: fake.URL, APIKey: "k"},
+		func(string) string { return "" }, provider.Options{MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, done, err := NewKit(context.Background(), KitOptions{DataDir: filepath.Join(home, "data"), AgentDir: filepath.Join(home, ".pi", "agent"),
+		Home: home, Client: client, Model: provider.Model{Provider: "fake", ID: "m1", ContextWindow: 100000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { done() })
+	if _, _, err := m.opts.Host.Projects.Add(context.Background(), root, "proj", trusted); err != nil {
+		t.Fatal(err)
+	}
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
+	t.Cleanup(func() { tm.Quit() })
+	return &kitRig{session: &session{t: t, tm: tm}, home: home, fake: fake}
+}
+
+// chat opens the project's first session from the row menu.
+func (r *kitRig) chat() {
+	r.waitFor("proj")
+	r.keys("enter", "o")
+	r.waitFor("No sessions yet")
+	r.keys("n")
+	r.waitFor("Type a message")
+}
+
+func (r *kitRig) say(text string) {
+	r.tm.Type(text)
+	r.keys("enter")
+}
+
+// TestKitExample is the example for users: drive pi-tui like a person.
+func TestKitExample(t *testing.T) {
+	r := newKitRig(t, 100, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
+		return fakemodel.Reply{Text: "Hello from **the model**."}
+	}, true)
+	r.chat()
+	r.say("hi")
+	r.waitFor("Hello from", "the model")
+	final := r.final()
+	if !strings.Contains(final, "runtime idle") || !strings.Contains(final, "runtime launched: new") {
+		t.Errorf("status:\n%s", final)
+	}
+}
+
+func TestSessionReadShowsPreflightAndDelivery(t *testing.T) {
+	r := newKitRig(t, 140, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
+		if req.LastToolResult == "" {
+			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "r1", Name: "read", Args: map[string]string{"path": "pkg/api/handler.go"}}}}
+		}
+		return fakemodel.Reply{Text: "It is empty."}
+	}, true)
+	r.chat()
+	r.say("what is in the handler?")
+	r.waitFor("It is empty.")
+	final := r.final()
+	for _, want := range []string{"✓ read pkg/api/handler.go", "preflight", "miss", "+pkg/api/AGENTS.md"} {
+		if !strings.Contains(final, want) {
+			t.Errorf("transcript lacks %q:\n%s", want, final)
+		}
+	}
+}
+
+func TestSessionApprovalGrantedAndDenied(t *testing.T) {
+	r := newKitRig(t, 100, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
+		if req.LastToolResult != "" {
+			return fakemodel.Reply{Text: "result: " + req.LastToolResult}
+		}
+		return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "w", Name: "write", Args: map[string]string{"path": "notes.txt", "content": "bye\n"}}}}
+	}, true)
+	r.chat()
+	r.say("change it")
+	r.waitFor("Allow write?", "- hello", "+ bye", "allow once")
+	r.keys("n")
+	r.waitFor("denied")
+	if data, _ := os.ReadFile(filepath.Join(r.home, "proj", "notes.txt")); string(data) != "hello\n" {
+		t.Fatalf("a denied write happened: %q", data)
+	}
+	r.say("again")
+	r.waitFor("Allow write?")
+	r.keys("y")
+	r.waitFor("result: Wrote")
+	if data, _ := os.ReadFile(filepath.Join(r.home, "proj", "notes.txt")); string(data) != "bye\n" {
+		t.Errorf("an allowed write did not happen: %q", data)
+	}
+	r.final()
+}
+
+func TestSessionAbortQueueTreeAndContext(t *testing.T) {
+	hold := make(chan struct{})
+	r := newKitRig(t, 120, 36, func(n int, req fakemodel.Request) fakemodel.Reply {
+		switch {
+		case strings.Contains(req.LastUser, "slow"):
+			return fakemodel.Reply{Text: "partial words then more", Hold: hold}
+		}
+		return fakemodel.Reply{Text: "answer to " + req.LastUser}
+	}, true)
+	defer close(hold)
+	r.chat()
+	r.say("slow one")
+	r.waitFor("partial")
+	// Typed while the agent works: queued, sent after.
+	r.say("queued one")
+	r.waitFor("queued: sent when the agent is done")
+	r.keys("esc") // abort: the queue is dropped with it
+	r.waitFor("partial: the answer was cut off or aborted")
+	r.say("after abort")
+	r.waitFor("answer to after abort")
+	// A message typed while the agent works is sent when it is done.
+	r.say("first")
+	r.say("second")
+	r.waitFor("answer to second")
+	// /tree: branch before "first"; the message comes back to edit.
+	r.say("/tree")
+	r.waitFor("Branch: continue from before")
+	r.keys("3")
+	r.waitFor("branched")
+	r.keys("enter")
+	r.waitFor("answer to first")
+	// /context shows the system prompt's sections.
+	r.say("/context")
+	r.waitFor("System prompt for", "project instructions", "AGENTS.md", "project memory", "environment")
+	r.keys("esc")
+	r.final()
+}
+
+func TestSessionGoldens(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		t.Run(itoa(size.w)+"x"+itoa(size.h), func(t *testing.T) {
+			r := newKitRig(t, size.w, size.h, func(n int, req fakemodel.Request) fakemodel.Reply {
+				if req.LastToolResult == "" {
+					return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "r1", Name: "read", Args: map[string]string{"path": "pkg/api/handler.go"}}}}
+				}
+				return fakemodel.Reply{Text: "The handler is **empty**."}
+			}, true)
+			r.chat()
+			r.say("what is in the handler?")
+			r.waitFor("empty")
+			r.tm.Send(tea.WindowSizeMsg{Width: size.w, Height: size.h})
+			golden(t, "session-"+itoa(size.w)+"x"+itoa(size.h), stableSession(r.final()))
+		})
+	}
+}
+
+// stableSession masks what differs between runs: timings.
+func stableSession(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		for _, unit := range []string{"ms ", "ms·", "ms\n"} {
+			_ = unit
+		}
+		out = append(out, maskNumbersBefore(l, "ms"))
+	}
+	return strings.Join(out, "\n")
+}
+
+// maskNumbersBefore replaces a number directly followed by unit with #.
+func maskNumbersBefore(l, unit string) string {
+	var b strings.Builder
+	for i := 0; i < len(l); {
+		j := i
+		for j < len(l) && (l[j] >= '0' && l[j] <= '9' || l[j] == '.') {
+			j++
+		}
+		if j > i && strings.HasPrefix(l[j:], unit) {
+			b.WriteString("#")
+			i = j
+			continue
+		}
+		if j > i {
+			b.WriteString(l[i:j])
+			i = j
+			continue
+		}
+		b.WriteByte(l[i])
+		i++
+	}
+	return b.String()
+}
+
+var _ = time.Second

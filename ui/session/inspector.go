@@ -1,0 +1,82 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/ui/common"
+)
+
+// inspector shows the system prompt's sections and sizes exactly as sent.
+type inspector struct {
+	ui   *common.UI
+	in   runtime.Inspection
+	vp   viewport.Model
+	full bool
+	w, h int
+}
+
+func newInspector(ui *common.UI, in runtime.Inspection) *inspector { return &inspector{ui: ui, in: in} }
+
+func (p *inspector) content() string {
+	if p.full {
+		return p.in.System
+	}
+	s := p.in.Sections
+	var b strings.Builder
+	fmt.Fprintf(&b, "System prompt for %s: %d bytes\n\n", p.in.Model, len(p.in.System))
+	row := func(name string, n int) { fmt.Fprintf(&b, "  %-24s %7d bytes\n", name, n) }
+	row("base", len(s.Base))
+	row("project instructions", len(s.Instructions))
+	for _, src := range p.in.Sources {
+		cut := ""
+		if src.Truncated {
+			cut = fmt.Sprintf(" (cut from %d)", src.Bytes)
+		}
+		fmt.Fprintf(&b, "    %-22s %7d bytes%s\n", src.Label, src.Shown, cut)
+	}
+	row("project memory", len(s.Memory))
+	row("environment", len(s.Environment))
+	b.WriteString("\nv shows the whole prompt · esc closes")
+	return b.String()
+}
+
+func (p *inspector) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
+	if km, ok := msg.(tea.KeyMsg); ok {
+		switch km.String() {
+		case "esc", "q":
+			return p, p.ui.Close(p)
+		case "v":
+			p.full = !p.full
+			p.vp.SetContent(ansi.Wrap(p.content(), max(p.w, 20), ""))
+			p.vp.GotoTop()
+			return p, nil
+		}
+	}
+	var cmd tea.Cmd
+	p.vp, cmd = p.vp.Update(msg)
+	return p, cmd
+}
+
+func (p *inspector) View(w, h int) string {
+	if w != p.w || h != p.h {
+		p.w, p.h = w, h
+		p.vp.Width, p.vp.Height = w, max(h-1, 3)
+		p.vp.SetContent(ansi.Wrap(p.content(), max(w, 20), ""))
+	}
+	return p.ui.Title.Render("Context · what the model is sent") + "\n" + p.vp.View()
+}
+
+func (p *inspector) Title() string { return "Context" }
+func (p *inspector) Help() [][]key.Binding {
+	return [][]key.Binding{{key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "whole prompt")), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"))}}
+}
+func (p *inspector) FullScreen() bool   { return true }
+func (p *inspector) Unsaved() string    { return "" }
+func (p *inspector) CapturesText() bool { return false }

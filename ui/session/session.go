@@ -1,0 +1,730 @@
+// Package session is the Session tab: a project's sessions (newest first,
+// new or resume) and the chat with the agent: a transcript with markdown,
+// streamed answers, tool calls with their preflight markers and the
+// instructions their results carried, approvals, and the runtime's state.
+// The runtime works on its own goroutines; its events arrive through a
+// queue as messages, and every action starts as a command.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/runtime"
+	coresession "github.com/pi-tui/pi-tui/core/session"
+	coresettings "github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/dialog"
+	"github.com/pi-tui/pi-tui/ui/editor"
+)
+
+// Deps are what the tab needs from the program.
+type Deps struct {
+	Host     *host.Host
+	Runtimes *runtime.Manager
+	UI       *common.UI
+	Markdown func(text string, width int) (string, error)
+	Env      func(string) string
+}
+
+// Keys of the chat.
+type Keys struct {
+	Send, Newline, Abort, HistPrev, HistNext, ScrollUp, ScrollDown, Tools, Thinking, Sessions key.Binding
+	Open, New, Up, Down                                                                       key.Binding
+}
+
+func defaultKeys() Keys {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return Keys{
+		Send:       b("enter", "send", "enter"),
+		Newline:    b("alt+enter/ctrl+j", "new line", "alt+enter", "ctrl+j"),
+		Abort:      b("esc", "abort the running turn", "esc"),
+		HistPrev:   b("↑", "previous message (input empty)", "up"),
+		HistNext:   b("↓", "next message", "down"),
+		ScrollUp:   b("pgup", "scroll up", "pgup", "shift+up"),
+		ScrollDown: b("pgdn", "scroll down", "pgdown", "shift+down"),
+		Tools:      b("ctrl+o", "expand tool calls", "ctrl+o"),
+		Thinking:   b("ctrl+t", "show thinking", "ctrl+t"),
+		Sessions:   b("ctrl+l", "sessions list", "ctrl+l"),
+		Open:       b("enter", "open session", "enter"),
+		New:        b("n", "new session", "n"),
+		Up:         b("↑/k", "up", "up", "k"),
+		Down:       b("↓/j", "down", "down", "j"),
+	}
+}
+
+// Model is the Session tab.
+type Model struct {
+	d    Deps
+	keys Keys
+	br   *bridge
+	sub  func()
+
+	project *projects.Project
+	list    []coresession.Summary
+	cursor  int
+	listErr string
+
+	sid      string // the open session, "" in the list
+	title    string
+	items    []*item
+	live     *item            // the streaming answer
+	calls    map[string]*item // running tool calls by id
+	bottom   int              // lines scrolled up from the bottom
+	input    *editor.Buffer
+	history  []string
+	histPos  int
+	queue    []string
+	working  bool
+	model    string // model spec chosen with /model ("" = default)
+	running  string // the model the runtime runs, from its events
+	runtime  string // none, idle, working, retired
+	lastRT   string // last launch/reuse/retire with its reason
+	usage    provider.Usage
+	window   int
+	tools    bool
+	thinking bool
+
+	width, height int
+}
+
+// New returns the tab; Init starts listening to the runtime.
+func New(d Deps) *Model {
+	m := &Model{d: d, keys: defaultKeys(), br: newBridge(), calls: map[string]*item{}, runtime: "none",
+		input: editor.New(d.UI.Cursor, d.UI.Gutter)}
+	m.input.HideEnd()
+	m.input.SetPrompt("› ")
+	m.sub = d.Runtimes.Subscribe(func(e agent.Event) { m.br.push(e) })
+	return m
+}
+
+// Init starts delivering runtime events.
+func (m *Model) Init() tea.Cmd { return m.br.wait() }
+
+// SetSize sets the area the tab draws in.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.input.SetSize(w, m.inputHeight())
+}
+
+func (m *Model) inputHeight() int { return min(max(m.input.Lines(), 2), 6) }
+
+// CapturesText reports whether keys go to the input.
+func (m *Model) CapturesText() bool { return m.sid != "" }
+
+// RuntimeModel is the model the session's runtime runs ("" before one
+// launched), for the status bar.
+func (m *Model) RuntimeModel() string {
+	if m.sid == "" {
+		return ""
+	}
+	return m.running
+}
+
+// RuntimeState is the runtime's state for the status bar.
+func (m *Model) RuntimeState() string {
+	if m.sid == "" {
+		return "none"
+	}
+	return m.runtime
+}
+
+// Busy reports whether the agent is working, so quitting asks first.
+func (m *Model) Busy() bool { return m.working }
+
+// Help lists the keys of the current mode.
+func (m *Model) Help() [][]key.Binding {
+	k := m.keys
+	if m.sid == "" {
+		return [][]key.Binding{{k.Open, k.New, k.Up, k.Down}}
+	}
+	cmds := key.NewBinding(key.WithKeys("/"), key.WithHelp("/compact /tree /new /model /context", "commands"))
+	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown, k.Tools, k.Thinking, k.Sessions}}
+}
+
+type listMsg struct {
+	list []coresession.Summary
+	err  error
+}
+
+type openedMsg struct {
+	id      string
+	title   string
+	entries []coresession.Entry
+	err     error
+}
+
+type promptDoneMsg struct {
+	id  string
+	err error
+}
+
+// Open shows project p's sessions.
+func (m *Model) Open(p projects.Project) tea.Cmd {
+	m.project = &p
+	m.close()
+	return m.loadList()
+}
+
+func (m *Model) close() {
+	if m.sid != "" {
+		m.d.Runtimes.SetApprover(m.sid, nil)
+	}
+	m.sid, m.items, m.live, m.calls, m.queue = "", nil, nil, map[string]*item{}, nil
+	m.working, m.runtime, m.lastRT = false, "none", ""
+}
+
+func (m *Model) loadList() tea.Cmd {
+	if m.project == nil {
+		return nil
+	}
+	sm, pid := m.d.Runtimes.Sessions(), m.project.ID
+	return func() tea.Msg {
+		list, err := sm.List(context.Background(), pid)
+		return listMsg{list, err}
+	}
+}
+
+func (m *Model) openSession(id string) tea.Cmd {
+	rts := m.d.Runtimes
+	return func() tea.Msg {
+		s, err := rts.Session(context.Background(), id)
+		if err != nil {
+			return openedMsg{err: err}
+		}
+		return openedMsg{id: id, title: s.Title(), entries: s.Path()}
+	}
+}
+
+func (m *Model) newSession() tea.Cmd {
+	if m.project == nil {
+		return nil
+	}
+	sm, pid := m.d.Runtimes.Sessions(), m.project.ID
+	return func() tea.Msg {
+		s, err := sm.Create(context.Background(), pid, "")
+		if err != nil {
+			return openedMsg{err: err}
+		}
+		return openedMsg{id: s.ID()}
+	}
+}
+
+// Update handles the tab's messages.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case eventsMsg:
+		var cmds []tea.Cmd
+		for _, e := range msg {
+			cmds = append(cmds, m.event(e))
+		}
+		return tea.Batch(append(cmds, m.br.wait())...)
+	case listMsg:
+		m.list, m.listErr = msg.list, ""
+		if msg.err != nil {
+			m.listErr = msg.err.Error()
+		}
+		m.cursor = min(m.cursor, max(len(m.list)-1, 0))
+		return nil
+	case openedMsg:
+		if msg.err != nil {
+			return common.Failure(msg.err)
+		}
+		m.close()
+		m.sid, m.title = msg.id, msg.title
+		m.items = itemsFrom(msg.entries)
+		m.bottom = 0
+		m.d.Runtimes.SetApprover(m.sid, m.br.approver(m.project.Root))
+		st := m.d.Runtimes.State(m.sid)
+		m.runtime = st.Runtime
+		return nil
+	case promptDoneMsg:
+		if msg.id != m.sid {
+			return nil
+		}
+		m.working = false
+		var cmd tea.Cmd
+		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+			m.notice(msg.err.Error())
+		}
+		if len(m.queue) > 0 {
+			next := m.queue[0]
+			m.queue = m.queue[1:]
+			cmd = m.send(next)
+		}
+		return tea.Batch(cmd, m.loadList())
+	case branchedMsg:
+		m.handleBranched(msg)
+		return common.Notice("branched: the old branch is kept; edit the message and press enter")
+	case tea.KeyMsg:
+		if m.sid == "" {
+			return m.listKey(msg)
+		}
+		return m.chatKey(msg)
+	}
+	return nil
+}
+
+func (m *Model) notice(text string) {
+	m.items = append(m.items, &item{kind: kindNotice, text: text, ready: true})
+}
+
+// event applies one runtime event of this session.
+func (m *Model) event(ev tea.Msg) tea.Cmd {
+	if a, ok := ev.(approvalMsg); ok {
+		return m.askApproval(a)
+	}
+	e, ok := ev.(agent.Event)
+	if !ok || e.SessionID != m.sid || m.sid == "" {
+		return nil
+	}
+	switch e.Type {
+	case runtime.EventLaunched:
+		m.runtime, m.lastRT, m.running = "idle", "runtime launched: "+reasonText(e.Reason), e.Model
+		m.window = m.d.Runtimes.ContextWindow(m.sid)
+	case runtime.EventReused:
+		m.runtime, m.lastRT, m.running = "idle", "runtime reused", e.Model
+	case runtime.EventRetired:
+		m.runtime, m.lastRT = "retired", "runtime retired: "+reasonText(e.Reason)
+	case agent.EventAgentStart:
+		m.runtime = "working"
+	case agent.EventMessageUpdate:
+		if m.live == nil {
+			m.live = &item{kind: kindAssistant, ready: true, streaming: true}
+			m.items = append(m.items, m.live)
+		}
+		m.live.text += e.Delta
+		m.live.thinking += e.Thinking
+	case agent.EventMessageEnd:
+		if m.live == nil && (e.Text != "" || e.Error != "") {
+			m.live = &item{kind: kindAssistant, ready: true, text: e.Text}
+			m.items = append(m.items, m.live)
+		}
+		if m.live != nil {
+			m.live.streaming = false
+			m.live.errText = e.Error
+			m.live.partial = e.Error != ""
+			m.live.cacheKey = ""
+		}
+		m.live = nil
+	case agent.EventToolStart:
+		it := &item{kind: kindTool, ready: true, callID: e.ToolCallID, tool: e.ToolName, args: string(e.Args), status: "running"}
+		m.calls[e.ToolCallID] = it
+		m.items = append(m.items, it)
+	case agent.EventToolEnd:
+		it := m.calls[e.ToolCallID]
+		if it == nil {
+			it = &item{kind: kindTool, ready: true, callID: e.ToolCallID, tool: e.ToolName}
+			m.items = append(m.items, it)
+		}
+		delete(m.calls, e.ToolCallID)
+		it.status, it.path, it.result, it.toolMs, it.pre, it.delivery = "ok", e.Path, e.Result, e.ToolMs, e.Preflight, e.Delivery
+		if e.IsError {
+			it.status = "error"
+		}
+		it.cacheKey = ""
+	case agent.EventCompactionEnd:
+		if e.Error != "" {
+			m.notice("compaction failed: " + e.Error)
+		} else {
+			m.items = append(m.items, &item{kind: kindCompaction, ready: true, text: e.Summary})
+		}
+	case agent.EventAgentEnd:
+		m.runtime = "idle"
+		if e.Usage != nil {
+			m.usage = *e.Usage
+		}
+		if e.Error != "" && m.live == nil {
+			m.notice(errorAdvice(e.Error))
+		}
+	}
+	return nil
+}
+
+// errorAdvice adds what to do to a model error shown in the transcript.
+func errorAdvice(msg string) string {
+	switch {
+	case strings.Contains(msg, "no model is configured"), strings.Contains(msg, "API key"):
+		return msg + " (Settings › Default model, or the README's Models section)"
+	case strings.Contains(msg, "cannot reach"):
+		return msg + " (check the provider's baseUrl in models.json and that the server runs)"
+	}
+	return msg
+}
+
+func reasonText(r string) string {
+	switch r {
+	case runtime.ReasonInstructionsChanged:
+		return "AGENTS.md changed"
+	case runtime.ReasonMemoryChanged:
+		return "memory changed"
+	case runtime.ReasonModelChanged:
+		return "model changed"
+	case runtime.ReasonIdleTimeout:
+		return "idle timeout"
+	case runtime.ReasonNew:
+		return "new"
+	}
+	return r
+}
+
+func (m *Model) listKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		m.cursor = max(m.cursor-1, 0)
+	case key.Matches(msg, k.Down):
+		m.cursor = min(m.cursor+1, max(len(m.list)-1, 0))
+	case key.Matches(msg, k.New):
+		return m.newSession()
+	case key.Matches(msg, k.Open):
+		if m.cursor < len(m.list) {
+			return m.openSession(m.list[m.cursor].ID)
+		}
+		return m.newSession()
+	}
+	return nil
+}
+
+func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Abort):
+		if m.working {
+			m.queue = nil
+			m.d.Runtimes.Abort(m.sid)
+			return common.Notice("aborting…")
+		}
+		return nil
+	case key.Matches(msg, k.Sessions):
+		if m.working {
+			return common.Failure(errors.New("the agent is working; press esc to abort it first"))
+		}
+		m.close()
+		return m.loadList()
+	case key.Matches(msg, k.Tools):
+		m.tools = !m.tools
+		return nil
+	case key.Matches(msg, k.Thinking):
+		m.thinking = !m.thinking
+		return nil
+	case key.Matches(msg, k.ScrollUp):
+		m.bottom += max(m.transcriptHeight()/2, 1)
+		return nil
+	case key.Matches(msg, k.ScrollDown):
+		m.bottom = max(m.bottom-max(m.transcriptHeight()/2, 1), 0)
+		return nil
+	case key.Matches(msg, k.Newline):
+		m.input.Insert("\n")
+		m.input.SetSize(m.width, m.inputHeight())
+		return nil
+	case key.Matches(msg, k.Send) && !msg.Paste:
+		text := strings.TrimSpace(m.input.Value())
+		if text == "" {
+			return nil
+		}
+		m.input.SetValue("")
+		m.input.SetSize(m.width, m.inputHeight())
+		m.history = append(m.history, text)
+		m.histPos = len(m.history)
+		if strings.HasPrefix(text, "/") {
+			return m.command(text)
+		}
+		if m.working {
+			// The agent is busy: the message waits its turn.
+			m.queue = append(m.queue, text)
+			return common.Notice("queued: sent when the agent is done")
+		}
+		return m.send(text)
+	case m.input.Len() == 0 && key.Matches(msg, k.HistPrev):
+		if m.histPos > 0 {
+			m.histPos--
+			m.input.SetValue(m.history[m.histPos])
+		}
+		return nil
+	case m.histPos < len(m.history) && key.Matches(msg, k.HistNext) && m.input.Value() == m.history[m.histPos]:
+		m.histPos++
+		if m.histPos < len(m.history) {
+			m.input.SetValue(m.history[m.histPos])
+		} else {
+			m.input.SetValue("")
+		}
+		return nil
+	}
+	m.input.Update(msg)
+	m.input.SetSize(m.width, m.inputHeight())
+	return nil
+}
+
+// send starts a prompt; its events stream back through the bridge.
+func (m *Model) send(text string) tea.Cmd {
+	m.items = append(m.items, &item{kind: kindUser, ready: true, text: text})
+	m.working, m.bottom = true, 0
+	if m.title == "" {
+		m.title = text
+	}
+	rts, id, model := m.d.Runtimes, m.sid, m.model
+	return func() tea.Msg {
+		_, err := rts.Prompt(context.Background(), id, model, text)
+		return promptDoneMsg{id: id, err: err}
+	}
+}
+
+// command runs a slash command typed in the input.
+func (m *Model) command(text string) tea.Cmd {
+	name, arg, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
+	if m.working && name != "model" {
+		return common.Failure(fmt.Errorf("/%s waits until the agent is done (esc aborts it)", name))
+	}
+	switch name {
+	case "compact":
+		m.working = true
+		rts, id, model := m.d.Runtimes, m.sid, m.model
+		return func() tea.Msg {
+			_, err := rts.Compact(context.Background(), id, model, strings.TrimSpace(arg))
+			return promptDoneMsg{id: id, err: err}
+		}
+	case "new":
+		return m.newSession()
+	case "tree":
+		return m.treePicker()
+	case "model":
+		return m.modelPicker()
+	case "context":
+		return m.inspect()
+	}
+	return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /context", name))
+}
+
+func (m *Model) treePicker() tea.Cmd {
+	s, err := m.d.Runtimes.Session(context.Background(), m.sid)
+	if err != nil {
+		return common.Failure(err)
+	}
+	var users []coresession.Entry
+	for _, e := range s.Path() {
+		if e.Type == coresession.TypeUser {
+			users = append(users, e)
+		}
+	}
+	if len(users) == 0 {
+		return common.Notice("no messages to branch from yet")
+	}
+	if len(users) > 35 {
+		users = users[len(users)-35:]
+	}
+	keysFor := "123456789abcdefghijklmnopqrstuvwxyz"
+	var items []dialog.Item
+	for i := range users {
+		it := &item{kind: kindUser, entry: &users[i]}
+		it.decode()
+		label := strings.ReplaceAll(it.text, "\n", " ")
+		if r := []rune(label); len(r) > 50 {
+			label = string(r[:49]) + "…"
+		}
+		k := string(keysFor[i])
+		entry := users[i]
+		items = append(items, dialog.Item{Key: key.NewBinding(key.WithKeys(k), key.WithHelp(k, label)), Run: func() tea.Cmd {
+			return m.branchTo(entry, it.text)
+		}})
+	}
+	return m.d.UI.Push(dialog.NewMenu(m.d.UI, "Branch: continue from before which message?", items))
+}
+
+// branchTo moves the leaf to just before a user message and puts that
+// message in the input to edit and send again; the old branch stays.
+func (m *Model) branchTo(e coresession.Entry, text string) tea.Cmd {
+	rts, id := m.d.Runtimes, m.sid
+	m.input.SetValue(text)
+	return func() tea.Msg {
+		if err := rts.Branch(context.Background(), id, e.ParentID); err != nil {
+			return openedMsg{err: err}
+		}
+		s, err := rts.Session(context.Background(), id)
+		if err != nil {
+			return openedMsg{err: err}
+		}
+		return branchedMsg{entries: s.Path()}
+	}
+}
+
+type branchedMsg struct{ entries []coresession.Entry }
+
+func (m *Model) modelPicker() tea.Cmd {
+	refs, err := coresettings.AvailableModels(m.d.Host.Places.AgentDir, m.d.Env)
+	if len(refs) == 0 {
+		if err == nil {
+			err = errors.New("no model is available: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or add a provider to models.json")
+		}
+		return common.Failure(err)
+	}
+	keysFor := "123456789abcdefghijklmnopqrstuvwxyz"
+	var items []dialog.Item
+	for i, r := range refs {
+		if i >= len(keysFor) {
+			break
+		}
+		k, spec := string(keysFor[i]), r.String()
+		items = append(items, dialog.Item{Key: key.NewBinding(key.WithKeys(k), key.WithHelp(k, spec)), Run: func() tea.Cmd {
+			m.model = spec
+			return common.Notice("model %s: the runtime restarts (model-changed) at the next prompt", spec)
+		}})
+	}
+	return m.d.UI.Push(dialog.NewMenu(m.d.UI, "Model for this session", items))
+}
+
+func (m *Model) inspect() tea.Cmd {
+	rts, id, model := m.d.Runtimes, m.sid, m.model
+	return func() tea.Msg {
+		in, err := rts.Inspect(context.Background(), id, model)
+		if err != nil {
+			return common.NoticeMsg{Text: err.Error(), Error: true}
+		}
+		return common.PushMsg{Layer: newInspector(m.d.UI, in)}
+	}
+}
+
+// askApproval shows the approval dialog for a tool call.
+func (m *Model) askApproval(a approvalMsg) tea.Cmd {
+	var body strings.Builder
+	switch a.req.Tool {
+	case "bash":
+		body.WriteString("Run this command in the project root?\n\n  " + a.req.Command)
+	default:
+		body.WriteString(fmt.Sprintf("%s %s?\n\n%s", a.req.Tool, a.req.Path, head(a.diff, 16)))
+	}
+	answer := func(v bool) func() tea.Cmd {
+		return func() tea.Cmd { a.reply <- v; return nil }
+	}
+	return m.d.UI.Push(dialog.NewChoose(m.d.UI, "Allow "+a.req.Tool+"?", body.String(),
+		dialog.Choice{Key: key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "allow once")), Run: answer(true)},
+		dialog.Choice{Key: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "allow "+a.req.Tool+" for this session")), Run: func() tea.Cmd {
+			m.br.allowForSession(a.req.Tool)
+			a.reply <- true
+			return nil
+		}},
+		dialog.Choice{Key: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "deny")), Run: answer(false)}))
+}
+
+// HandleBranched applies a branch picked with /tree.
+func (m *Model) handleBranched(msg branchedMsg) {
+	m.items = itemsFrom(msg.entries)
+	m.bottom = 0
+}
+
+func (m *Model) transcriptHeight() int { return max(m.height-m.inputHeight()-3, 3) }
+
+// View draws the tab.
+func (m *Model) View() string {
+	st := m.d.UI
+	if m.project == nil {
+		return st.Title.Render("Session") + "\n\n" + "Open a project's session from Projects: enter, then o." + "\n\n" + st.Dim.Render("1 Projects · ? help")
+	}
+	if m.sid == "" {
+		return m.listView()
+	}
+	var b strings.Builder
+	title := m.title
+	if title == "" {
+		title = "new session"
+	}
+	b.WriteString(st.Title.Render("Session · "+m.project.Name) + st.Dim.Render("  "+ansi.Truncate(title, max(m.width-30, 10), "…")) + "\n")
+	b.WriteString(m.transcript(m.transcriptHeight()) + "\n")
+	b.WriteString(st.Dim.Render(m.stateLine()) + "\n")
+	b.WriteString(m.input.View())
+	return b.String()
+}
+
+func (m *Model) stateLine() string {
+	parts := []string{"runtime " + m.runtime}
+	if m.model != "" {
+		parts = append(parts, "model "+m.model)
+	}
+	if m.lastRT != "" {
+		parts = append(parts, m.lastRT)
+	}
+	if t := m.usage.InputTokens + m.usage.OutputTokens; t > 0 {
+		fill := ""
+		if m.window > 0 {
+			fill = fmt.Sprintf(" (%d%% of %dk)", (m.usage.InputTokens+m.usage.OutputTokens)*100/m.window, m.window/1000)
+		}
+		parts = append(parts, fmt.Sprintf("tokens %d in / %d out%s", m.usage.InputTokens, m.usage.OutputTokens, fill))
+	}
+	if len(m.queue) > 0 {
+		parts = append(parts, fmt.Sprintf("%d queued", len(m.queue)))
+	}
+	// State first: it is what a glance is for; key hints fill what is left.
+	line := strings.Join(parts, " · ")
+	hint := "enter send · alt+enter new line · /compact /tree /new /model /context"
+	if m.working {
+		line = "working… esc aborts · " + line
+	} else if ansi.StringWidth(line)+3+ansi.StringWidth(hint) <= m.width {
+		line += " · " + hint
+	}
+	return ansi.Truncate(line, m.width, "…")
+}
+
+// transcript draws the last h lines (or h lines ending m.bottom lines up).
+// Items are drawn from the end backwards, only as many as fit: a long
+// session costs what its visible part costs.
+func (m *Model) transcript(h int) string {
+	opts := viewOpts{tools: m.tools, thinking: m.thinking, markdown: m.d.Markdown}
+	need := h + m.bottom
+	var lines []string
+	for i := len(m.items) - 1; i >= 0 && len(lines) < need; i-- {
+		l := m.items[i].render(m.d.UI, m.width, opts)
+		lines = append(append([]string(nil), l...), lines...)
+	}
+	if len(m.items) == 0 {
+		lines = []string{m.d.UI.Dim.Render("Type a message and press enter. The agent works in " + m.project.Name + "; its tools stay inside the project folder.")}
+	}
+	end := max(len(lines)-m.bottom, 0)
+	start := max(end-h, 0)
+	m.bottom = len(lines) - end
+	out := lines[start:end]
+	for len(out) < h {
+		out = append([]string{""}, out...)
+	}
+	return strings.Join(out, "\n")
+}
+
+func (m *Model) listView() string {
+	st := m.d.UI
+	var b strings.Builder
+	b.WriteString(st.Title.Render("Sessions · "+m.project.Name) + st.Dim.Render("  enter open · n new · ? help") + "\n\n")
+	if m.listErr != "" {
+		b.WriteString(st.Error.Render(m.listErr))
+		return b.String()
+	}
+	if len(m.list) == 0 {
+		b.WriteString("No sessions yet. Press " + st.Key.Render("n") + " (or enter) to start one.")
+		return b.String()
+	}
+	for i, s := range m.list {
+		title := s.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		line := fmt.Sprintf("%s  %s  %d entries", time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04"), title, s.Entries)
+		line = ansi.Truncate(line, max(m.width-4, 10), "…")
+		if i == m.cursor {
+			b.WriteString(st.Selected.Render("› "+line) + "\n")
+		} else {
+			b.WriteString("  " + line + "\n")
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,235 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/provider"
+	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/ui/common"
+)
+
+func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
+
+type itemKind int
+
+const (
+	kindUser itemKind = iota
+	kindAssistant
+	kindTool
+	kindNotice
+	kindCompaction
+)
+
+// item is one block of the transcript. Items from the store keep their
+// entry and are decoded only when first drawn, so opening a long session
+// costs little; live items are built from events.
+type item struct {
+	kind  itemKind
+	entry *coresession.Entry // decoded lazily
+	ready bool
+
+	text      string
+	thinking  string
+	partial   bool
+	errText   string
+	streaming bool
+
+	// tool calls and results
+	callID   string
+	tool     string
+	args     string
+	path     string
+	status   string // running, ok, error
+	result   string
+	toolMs   float64
+	pre      *agent.PreflightInfo
+	delivery *agent.DeliveryInfo
+
+	// drawn lines, cached for a width and the toggles they depend on
+	cacheKey string
+	lines    []string
+}
+
+func itemsFrom(entries []coresession.Entry) []*item {
+	out := make([]*item, 0, len(entries))
+	for i := range entries {
+		e := &entries[i]
+		switch e.Type {
+		case coresession.TypeUser:
+			out = append(out, &item{kind: kindUser, entry: e})
+		case coresession.TypeAssistant:
+			out = append(out, &item{kind: kindAssistant, entry: e})
+		case coresession.TypeToolResult:
+			out = append(out, &item{kind: kindTool, entry: e})
+		case coresession.TypeCompaction:
+			out = append(out, &item{kind: kindCompaction, entry: e})
+		}
+	}
+	return out
+}
+
+// decode fills a stored item's fields from its entry.
+func (it *item) decode() {
+	if it.ready || it.entry == nil {
+		it.ready = true
+		return
+	}
+	it.ready = true
+	if it.kind == kindCompaction {
+		var c coresession.Compaction
+		json.Unmarshal(it.entry.Payload, &c)
+		it.text = c.Summary
+		return
+	}
+	var sm agent.StoredMessage
+	if json.Unmarshal(it.entry.Payload, &sm) != nil {
+		it.errText = "(this entry cannot be read)"
+		return
+	}
+	for _, p := range sm.Message.Parts {
+		switch p.Type {
+		case provider.PartText:
+			it.text += p.Text
+		case provider.PartThinking:
+			it.thinking += p.Text
+		case provider.PartToolCall:
+			if it.args != "" {
+				it.args += "\n"
+			}
+			it.args += p.ToolName + " " + string(p.Arguments)
+		case provider.PartToolResult:
+			it.callID, it.tool, it.result = p.ToolCallID, p.ToolName, p.Text
+			it.status = "ok"
+			if p.IsError {
+				it.status = "error"
+			}
+		}
+	}
+	it.partial, it.errText = sm.Partial, sm.Error
+	if it.kind == kindTool {
+		it.tool, it.path, it.pre, it.toolMs = sm.Tool, sm.Path, sm.Preflight, sm.ToolMs
+	}
+}
+
+// render draws an item at width. Finished assistant text goes through
+// glamour (markdown); while streaming it is wrapped plain text, so every
+// token costs a wrap of one message, not a markdown render.
+func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
+	key := fmt.Sprintf("%d|%v|%v|%v|%d", width, opts.tools, opts.thinking, it.streaming, len(it.text)+len(it.thinking)+len(it.result))
+	if it.cacheKey == key && it.lines != nil {
+		return it.lines
+	}
+	it.decode()
+	var b strings.Builder
+	wrap := func(s string) string { return ansi.Wrap(s, max(width-2, 10), "") }
+	switch it.kind {
+	case kindUser:
+		b.WriteString(st.Key.Render("you") + "\n" + wrap(it.text))
+	case kindAssistant:
+		b.WriteString(st.Title.Render("pi"))
+		if it.partial {
+			b.WriteString(st.Warn.Render("  (partial: the answer was cut off or aborted)"))
+		}
+		b.WriteString("\n")
+		if it.thinking != "" {
+			if opts.thinking {
+				b.WriteString(st.Dim.Render(wrap(it.thinking)) + "\n")
+			} else {
+				b.WriteString(st.Dim.Render(fmt.Sprintf("(thinking, %d chars: ctrl+t shows it)", len(it.thinking))) + "\n")
+			}
+		}
+		text := it.text
+		if !it.streaming && text != "" && opts.markdown != nil {
+			if out, err := opts.markdown(text, width); err == nil {
+				text = strings.Trim(out, "\n")
+			} else {
+				text = wrap(text)
+			}
+		} else {
+			text = wrap(text)
+		}
+		b.WriteString(text)
+		if it.args != "" && opts.tools {
+			b.WriteString("\n" + st.Dim.Render(wrap("calls: "+it.args)))
+		}
+		if it.errText != "" {
+			b.WriteString("\n" + st.Error.Render(wrap("✗ "+it.errText)))
+		}
+	case kindTool:
+		b.WriteString(it.toolLine(st, width))
+		if opts.tools {
+			if it.args != "" {
+				b.WriteString("\n" + st.Dim.Render(wrap("  input: "+it.args)))
+			}
+			if it.result != "" {
+				b.WriteString("\n" + st.Dim.Render(wrap("  output: "+strings.TrimSpace(head(it.result, 30)))))
+			}
+		}
+	case kindNotice:
+		b.WriteString(st.Error.Render(wrap("! " + it.text)))
+	case kindCompaction:
+		b.WriteString(st.Dim.Render(wrap("── earlier conversation compacted: " + head(it.text, 6))))
+	}
+	it.lines = strings.Split(b.String(), "\n")
+	it.lines = append(it.lines, "")
+	it.cacheKey = key
+	return it.lines
+}
+
+// toolLine is the compact line of a tool call: tool, target, status, time,
+// preflight markers and the instructions its result carried.
+func (it *item) toolLine(st *common.UI, width int) string {
+	mark := map[string]string{"running": "…", "ok": "✓", "error": "✗"}[it.status]
+	line := fmt.Sprintf("  %s %s %s", mark, it.tool, it.path)
+	if it.status != "running" && it.toolMs > 0 {
+		line += fmt.Sprintf(" · %.0fms", it.toolMs)
+	}
+	if it.pre != nil {
+		line += fmt.Sprintf(" · preflight %.1fms %s", it.pre.Ms, it.pre.Cache)
+		if it.pre.Fallback != "" {
+			line += " fallback:" + it.pre.Fallback
+		}
+	}
+	if d := it.delivery; d != nil {
+		var parts []string
+		for _, f := range d.Delivered {
+			p := fmt.Sprintf("+%s (%s)", f.Label, sizeText(f.Bytes))
+			if f.Truncated {
+				p += " cut"
+			}
+			parts = append(parts, p)
+		}
+		for _, f := range d.Deferred {
+			parts = append(parts, "deferred "+f)
+		}
+		if d.Untrusted {
+			parts = append(parts, "untrusted: nested instructions withheld")
+		}
+		if len(parts) == 0 {
+			parts = append(parts, "chain: "+strings.Join(d.Chain, " › "))
+		}
+		line += " · instructions " + strings.Join(parts, ", ")
+	}
+	style := st.Dim
+	if it.status == "error" {
+		style = st.Error
+	}
+	return style.Render(ansi.Wrap(line, max(width-2, 10), ""))
+}
+
+func sizeText(n int) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+}
+
+type viewOpts struct {
+	tools, thinking bool
+	markdown        func(string, int) (string, error)
+}
