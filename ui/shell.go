@@ -381,8 +381,8 @@ func (m *Model) quit() tea.Cmd {
 	if m.quitAsk != nil {
 		return tea.Quit // ctrl+c while already asking
 	}
-	m.quitAsk = dialog.NewConfirm(m.st, "Quit without saving?",
-		"Unsaved changes in "+strings.Join(unsaved, ", ")+" will be lost.\n\ny quits anyway; n or esc goes back (ctrl+c again also quits).",
+	m.quitAsk = dialog.NewConfirm(m.st, "Quit pi-tui?",
+		"This would lose "+strings.Join(unsaved, ", ")+".\n\ny quits anyway; n or esc goes back (ctrl+c again also quits).",
 		func() tea.Cmd { return tea.Quit })
 	return m.st.Push(m.quitAsk)
 }
@@ -593,6 +593,13 @@ func fit(s string, w, h int) string {
 		lines = lines[:h]
 	}
 	for i, l := range lines {
+		// A tab is zero cells to the width functions but jumps to the
+		// next tab stop on the terminal, which would shift everything
+		// after it (and hide dialogs drawn over it): expand tabs here.
+		if strings.IndexByte(l, '\t') >= 0 {
+			l = strings.ReplaceAll(l, "\t", "    ")
+			lines[i] = l
+		}
 		if ansi.StringWidth(l) > w {
 			lines[i] = ansi.Truncate(l, w, "")
 		}

@@ -271,7 +271,7 @@ func TestUnsavedEditorAsksBeforeQuitAndClose(t *testing.T) {
 	s.waitFor("text")
 	s.tm.Type("x")
 	s.keys("ctrl+c")
-	s.waitFor("Quit without saving?")
+	s.waitFor("Quit pi-tui?")
 	s.keys("n", "esc") // back to the editor, then esc asks again
 	s.waitFor("Unsaved changes", "discard and close")
 	s.keys("s") // save and close

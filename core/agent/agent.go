@@ -484,7 +484,7 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) {
 	case a.needsApproval(c.Name) && !a.approved(ctx, c, target):
 		res = ToolResult{Text: fmt.Sprintf("The user denied this %s call. Do not retry it; ask the user or choose another way.", c.Name), IsError: true}
 		a.store(c, res, pre, 0)
-		a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, IsError: true, Result: res.Text, Preflight: pre, Denied: true})
+		a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, Path: target, IsError: true, Result: res.Text, Preflight: pre, Denied: true})
 		return
 	default:
 		start := time.Now()

@@ -51,14 +51,14 @@ func defaultKeys() Keys {
 	return Keys{
 		Send:       b("enter", "send", "enter"),
 		Newline:    b("alt+enter/ctrl+j", "new line", "alt+enter", "ctrl+j"),
-		Abort:      b("esc", "abort the running turn", "esc"),
-		HistPrev:   b("↑", "previous message (input empty)", "up"),
-		HistNext:   b("↓", "next message", "down"),
+		Abort:      b("esc", "abort the turn", "esc"),
+		HistPrev:   b("↑", "earlier message", "up"),
+		HistNext:   b("↓", "later message", "down"),
 		ScrollUp:   b("pgup", "scroll up", "pgup", "shift+up"),
 		ScrollDown: b("pgdn", "scroll down", "pgdown", "shift+down"),
-		Tools:      b("ctrl+o", "expand tool calls", "ctrl+o"),
-		Thinking:   b("ctrl+t", "show thinking", "ctrl+t"),
-		Sessions:   b("ctrl+l", "sessions list", "ctrl+l"),
+		Tools:      b("ctrl+o", "tool details", "ctrl+o"),
+		Thinking:   b("ctrl+t", "thinking", "ctrl+t"),
+		Sessions:   b("ctrl+l", "sessions", "ctrl+l"),
 		Open:       b("enter", "open session", "enter"),
 		New:        b("n", "new session", "n"),
 		Up:         b("↑/k", "up", "up", "k"),
@@ -89,10 +89,12 @@ type Model struct {
 	histPos  int
 	queue    []string
 	working  bool
-	model    string // model spec chosen with /model ("" = default)
-	running  string // the model the runtime runs, from its events
-	runtime  string // none, idle, working, retired
-	lastRT   string // last launch/reuse/retire with its reason
+	model    string         // model spec chosen with /model ("" = default)
+	running  string         // the model the runtime runs, from its events
+	ended    bool           // agent_end arrived for the current prompt
+	lastCall provider.Usage // the last model call, for the context meter
+	runtime  string         // none, idle, working, retired
+	lastRT   string         // last launch/reuse/retire with its reason
 	usage    provider.Usage
 	window   int
 	tools    bool
@@ -151,8 +153,8 @@ func (m *Model) Help() [][]key.Binding {
 	if m.sid == "" {
 		return [][]key.Binding{{k.Open, k.New, k.Up, k.Down}}
 	}
-	cmds := key.NewBinding(key.WithKeys("/"), key.WithHelp("/compact /tree /new /model /context", "commands"))
-	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown, k.Tools, k.Thinking, k.Sessions}}
+	cmds := key.NewBinding(key.WithKeys("/"), key.WithHelp("/compact /tree", "/new /model /context"))
+	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown}, {k.Tools, k.Thinking, k.Sessions}}
 }
 
 type listMsg struct {
@@ -184,7 +186,8 @@ func (m *Model) close() {
 		m.d.Runtimes.SetApprover(m.sid, nil)
 	}
 	m.sid, m.items, m.live, m.calls, m.queue = "", nil, nil, map[string]*item{}, nil
-	m.working, m.runtime, m.lastRT = false, "none", ""
+	m.working, m.runtime, m.lastRT, m.running, m.model = false, "none", "", "", ""
+	m.usage, m.lastCall = provider.Usage{}, provider.Usage{}
 }
 
 func (m *Model) loadList() tea.Cmd {
@@ -246,6 +249,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.close()
 		m.sid, m.title = msg.id, msg.title
 		m.items = itemsFrom(msg.entries)
+		m.model = modelOf(msg.entries)
 		m.bottom = 0
 		m.d.Runtimes.SetApprover(m.sid, m.br.approver(m.project.Root))
 		st := m.d.Runtimes.State(m.sid)
@@ -257,8 +261,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.working = false
 		var cmd tea.Cmd
-		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
-			m.notice(msg.err.Error())
+		if msg.err != nil && !m.ended && !errors.Is(msg.err, context.Canceled) {
+			m.notice(msg.err.Error()) // failed before the agent could say so
 		}
 		if len(m.queue) > 0 {
 			next := m.queue[0]
@@ -309,13 +313,17 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		m.live.text += e.Delta
 		m.live.thinking += e.Thinking
 	case agent.EventMessageEnd:
-		if m.live == nil && (e.Text != "" || e.Error != "") {
+		if e.Usage != nil && e.Usage.InputTokens > 0 {
+			m.lastCall = *e.Usage
+		}
+		if m.live == nil && e.Text != "" {
 			m.live = &item{kind: kindAssistant, ready: true, text: e.Text}
 			m.items = append(m.items, m.live)
 		}
 		if m.live != nil {
+			// What arrived stays, marked partial when the answer broke
+			// off; the reason is said once, by agent_end.
 			m.live.streaming = false
-			m.live.errText = e.Error
 			m.live.partial = e.Error != ""
 			m.live.cacheKey = ""
 		}
@@ -344,12 +352,17 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		}
 	case agent.EventAgentEnd:
 		m.runtime = "idle"
+		m.ended = true
 		if e.Usage != nil {
 			m.usage = *e.Usage
 		}
-		if e.Error != "" && m.live == nil {
+		switch {
+		case e.StopReason == provider.StopAborted:
+			m.items = append(m.items, &item{kind: kindNotice, ready: true, text: "aborted; what arrived is kept", mild: true})
+		case e.Error != "":
 			m.notice(errorAdvice(e.Error))
 		}
+		return common.Notice("")
 	}
 	return nil
 }
@@ -449,7 +462,9 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 			return common.Notice("queued: sent when the agent is done")
 		}
 		return m.send(text)
-	case m.input.Len() == 0 && key.Matches(msg, k.HistPrev):
+	case key.Matches(msg, k.HistPrev) && (m.input.Len() == 0 || m.showingHistory()):
+		// Like a shell: ↑ steps back through what was sent, as long as
+		// the input still shows an earlier message unchanged.
 		if m.histPos > 0 {
 			m.histPos--
 			m.input.SetValue(m.history[m.histPos])
@@ -469,10 +484,16 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
+// showingHistory reports whether the input holds the history entry it
+// was filled with, unedited.
+func (m *Model) showingHistory() bool {
+	return m.histPos < len(m.history) && m.input.Value() == m.history[m.histPos]
+}
+
 // send starts a prompt; its events stream back through the bridge.
 func (m *Model) send(text string) tea.Cmd {
 	m.items = append(m.items, &item{kind: kindUser, ready: true, text: text})
-	m.working, m.bottom = true, 0
+	m.working, m.bottom, m.ended = true, 0, false
 	if m.title == "" {
 		m.title = text
 	}
@@ -580,7 +601,14 @@ func (m *Model) modelPicker() tea.Cmd {
 		k, spec := string(keysFor[i]), r.String()
 		items = append(items, dialog.Item{Key: key.NewBinding(key.WithKeys(k), key.WithHelp(k, spec)), Run: func() tea.Cmd {
 			m.model = spec
-			return common.Notice("model %s: the runtime restarts (model-changed) at the next prompt", spec)
+			rts, id := m.d.Runtimes, m.sid
+			// Kept in the session, so resuming it later uses this model.
+			return tea.Batch(common.Notice("model %s: the runtime restarts (model-changed) at the next prompt", spec), func() tea.Msg {
+				if s, err := rts.Session(context.Background(), id); err == nil {
+					s.Append(context.Background(), coresession.TypeModelChange, map[string]string{"model": spec})
+				}
+				return nil
+			})
 		}})
 	}
 	return m.d.UI.Push(dialog.NewMenu(m.d.UI, "Model for this session", items))
@@ -658,8 +686,8 @@ func (m *Model) stateLine() string {
 	}
 	if t := m.usage.InputTokens + m.usage.OutputTokens; t > 0 {
 		fill := ""
-		if m.window > 0 {
-			fill = fmt.Sprintf(" (%d%% of %dk)", (m.usage.InputTokens+m.usage.OutputTokens)*100/m.window, m.window/1000)
+		if ctx := m.lastCall.InputTokens + m.lastCall.OutputTokens + m.lastCall.CacheReadTokens; m.window > 0 && ctx > 0 {
+			fill = fmt.Sprintf(" · context %d%% of %dk", ctx*100/m.window, m.window/1000)
 		}
 		parts = append(parts, fmt.Sprintf("tokens %d in / %d out%s", m.usage.InputTokens, m.usage.OutputTokens, fill))
 	}

@@ -50,12 +50,40 @@ type item struct {
 	pre      *agent.PreflightInfo
 	delivery *agent.DeliveryInfo
 
+	mild bool // a notice that is information, not an error
+
 	// drawn lines, cached for a width and the toggles they depend on
 	cacheKey string
 	lines    []string
 }
 
+// modelOf returns the model chosen last in the session ("" = default).
+func modelOf(entries []coresession.Entry) string {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Type == coresession.TypeModelChange {
+			var v struct {
+				Model string `json:"model"`
+			}
+			if json.Unmarshal(entries[i].Payload, &v) == nil {
+				return v.Model
+			}
+		}
+	}
+	return ""
+}
+
 func itemsFrom(entries []coresession.Entry) []*item {
+	// Deliveries are recorded after their tool result; link them back so a
+	// resumed session shows what each result carried.
+	deliveries := map[string]*agent.DeliveryRecord{}
+	for i := range entries {
+		if entries[i].Type == coresession.TypeCustom {
+			var r agent.DeliveryRecord
+			if json.Unmarshal(entries[i].Payload, &r) == nil && r.Kind == agent.CustomSubdirContext {
+				deliveries[r.ToolResultID] = &r
+			}
+		}
+	}
 	out := make([]*item, 0, len(entries))
 	for i := range entries {
 		e := &entries[i]
@@ -65,7 +93,14 @@ func itemsFrom(entries []coresession.Entry) []*item {
 		case coresession.TypeAssistant:
 			out = append(out, &item{kind: kindAssistant, entry: e})
 		case coresession.TypeToolResult:
-			out = append(out, &item{kind: kindTool, entry: e})
+			it := &item{kind: kindTool, entry: e}
+			if r := deliveries[e.ID]; r != nil {
+				it.delivery = &agent.DeliveryInfo{Deferred: r.Deferred}
+				for _, d := range r.Delivered {
+					it.delivery.Delivered = append(it.delivery.Delivered, agent.DeliveredFile{Label: d.Label, Bytes: d.Bytes, Truncated: d.Truncated, Via: d.Via})
+				}
+			}
+			out = append(out, it)
 		case coresession.TypeCompaction:
 			out = append(out, &item{kind: kindCompaction, entry: e})
 		}
@@ -126,7 +161,11 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 	}
 	it.decode()
 	var b strings.Builder
-	wrap := func(s string) string { return ansi.Wrap(s, max(width-2, 10), "") }
+	// Tabs are expanded before wrapping: the width functions count a tab
+	// as nothing, the terminal as a jump.
+	wrap := func(s string) string {
+		return indent(ansi.Wrap(strings.ReplaceAll(s, "\t", "    "), max(width-4, 10), ""))
+	}
 	switch it.kind {
 	case kindUser:
 		b.WriteString(st.Key.Render("you") + "\n" + wrap(it.text))
@@ -146,7 +185,7 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 		text := it.text
 		if !it.streaming && text != "" && opts.markdown != nil {
 			if out, err := opts.markdown(text, width); err == nil {
-				text = strings.Trim(out, "\n")
+				text = strings.ReplaceAll(strings.Trim(out, "\n"), "\t", "    ")
 			} else {
 				text = wrap(text)
 			}
@@ -171,9 +210,13 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 			}
 		}
 	case kindNotice:
-		b.WriteString(st.Error.Render(wrap("! " + it.text)))
+		if it.mild {
+			b.WriteString(st.Dim.Render(wrap("· " + it.text)))
+		} else {
+			b.WriteString(st.Error.Render(wrap("! " + it.text)))
+		}
 	case kindCompaction:
-		b.WriteString(st.Dim.Render(wrap("── earlier conversation compacted: " + head(it.text, 6))))
+		b.WriteString(st.Dim.Render("── earlier conversation compacted; its summary:") + "\n" + st.Dim.Render(wrap(head(it.text, 8))))
 	}
 	it.lines = strings.Split(b.String(), "\n")
 	it.lines = append(it.lines, "")
@@ -185,7 +228,14 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 // preflight markers and the instructions its result carried.
 func (it *item) toolLine(st *common.UI, width int) string {
 	mark := map[string]string{"running": "…", "ok": "✓", "error": "✗"}[it.status]
-	line := fmt.Sprintf("  %s %s %s", mark, it.tool, it.path)
+	target := it.path
+	if it.tool == "bash" || target == "" {
+		target = argSummary(it.tool, it.args)
+	}
+	line := fmt.Sprintf("%s %s %s", mark, it.tool, target)
+	if it.status == "error" && strings.Contains(it.result, "denied") {
+		line += " · denied"
+	}
 	if it.status != "running" && it.toolMs > 0 {
 		line += fmt.Sprintf(" · %.0fms", it.toolMs)
 	}
@@ -219,7 +269,33 @@ func (it *item) toolLine(st *common.UI, width int) string {
 	if it.status == "error" {
 		style = st.Error
 	}
-	return style.Render(ansi.Wrap(line, max(width-2, 10), ""))
+	return style.Render(indent(ansi.Wrap(line, max(width-4, 10), "")))
+}
+
+// indent puts two spaces before every line.
+func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
+
+// argSummary names a tool call's target from its arguments: the path, or
+// bash's command.
+func argSummary(tool, args string) string {
+	var a map[string]any
+	raw := args
+	if i := strings.IndexByte(raw, '{'); i >= 0 {
+		raw = raw[i:]
+	}
+	if json.Unmarshal([]byte(raw), &a) != nil {
+		return ""
+	}
+	if tool == "bash" {
+		c, _ := a["command"].(string)
+		c = strings.ReplaceAll(c, "\n", " ")
+		if r := []rune(c); len(r) > 60 {
+			c = string(r[:59]) + "…"
+		}
+		return c
+	}
+	p, _ := a["path"].(string)
+	return p
 }
 
 func sizeText(n int) string {
