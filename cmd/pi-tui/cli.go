@@ -34,6 +34,7 @@ Usage:
                                                         (--json: the event stream); TEXT - reads stdin
   pi-tui rpc [--project P] [--model PROVIDER/ID]        JSON lines on stdin/stdout
   pi-tui sessions list PROJECT [--json]
+  pi-tui serve [--listen 127.0.0.1:23234] [--authorized-keys FILE] [--host-key FILE]   the UI over SSH
   pi-tui help
 
 PROJECT is a registered project's id, path or name. Without --project or --root,
@@ -195,6 +196,8 @@ func (a *app) dispatch(args []string) error {
 		return a.rpcCmd(args[1:])
 	case "sessions":
 		return a.sessionsCmd(args[1:])
+	case "serve":
+		return a.serveCmd(args[1:])
 	}
 	return usagef("unknown command %q", args[0])
 }

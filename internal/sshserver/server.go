@@ -1,0 +1,275 @@
+// Package sshserver serves a Bubble Tea program over SSH with wish: one
+// program, renderer and window size per session, public-key
+// authentication only against an authorized_keys file, a host key created
+// on first start, an idle timeout, a cap on concurrent sessions and a
+// connection log. What runs in a session is up to Config.NewModel; pi-tui
+// gives every session the full shell over one shared host core.
+package sshserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os/exec"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/ssh"
+	"github.com/charmbracelet/wish"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// Defaults for the zero Config fields.
+const (
+	DefaultListen      = "127.0.0.1:23234"
+	DefaultIdleTimeout = 30 * time.Minute
+	DefaultMaxSessions = 32
+	// shutdownGrace is how long Serve waits, after asking every program to
+	// quit, for clients to hang up before closing their connections.
+	shutdownGrace = 3 * time.Second
+)
+
+// ExecFunc runs an external program (the $EDITOR) in the session's
+// terminal and reports its end with done; it fits ui.Options.Exec.
+type ExecFunc = func(cmd *exec.Cmd, done func(error) tea.Msg) tea.Cmd
+
+// Config configures a Server.
+type Config struct {
+	// Listen is the TCP address; empty means DefaultListen (loopback).
+	Listen string
+	// HostKeyPath is the ed25519 host key, created (0600) when missing.
+	HostKeyPath string
+	// AuthorizedKeysPath is an OpenSSH authorized_keys file; the server
+	// refuses to start without at least one usable key in it.
+	AuthorizedKeysPath string
+	// IdleTimeout closes a connection without traffic for this long; zero
+	// means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// MaxSessions caps concurrent sessions; zero means DefaultMaxSessions.
+	MaxSessions int
+	// Log receives one line per authentication attempt and session event
+	// (time, user, key fingerprint, remote address, outcome); nil discards.
+	Log io.Writer
+	// Warn receives warnings such as skipped authorized_keys lines; nil
+	// discards.
+	Warn io.Writer
+	// NewModel builds the model of one session. r is the session's own
+	// renderer; exec runs a program in the session's terminal.
+	NewModel func(sess ssh.Session, r *lipgloss.Renderer, exec ExecFunc) tea.Model
+}
+
+// Server is an SSH server for one model factory.
+type Server struct {
+	cfg    Config
+	keys   map[string]string // wire encoding → SHA256 fingerprint
+	hostFP string
+	ln     net.Listener
+	srv    *ssh.Server
+
+	logMu sync.Mutex
+
+	mu       sync.Mutex
+	active   int
+	programs map[*tea.Program]struct{}
+	closing  bool
+}
+
+// New checks the configuration, loads the authorized keys and the host key
+// (creating it on first start) and listens on cfg.Listen. Serve starts
+// answering.
+func New(cfg Config) (*Server, error) {
+	if cfg.NewModel == nil {
+		return nil, errors.New("sshserver: Config.NewModel is required")
+	}
+	if cfg.AuthorizedKeysPath == "" {
+		return nil, errors.New("no authorized keys file given: pi-tui serve accepts public keys only")
+	}
+	if cfg.HostKeyPath == "" {
+		return nil, errors.New("no host key path given")
+	}
+	if cfg.Listen == "" {
+		cfg.Listen = DefaultListen
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if cfg.Warn == nil {
+		cfg.Warn = io.Discard
+	}
+	keys, err := loadAuthorizedKeys(cfg.AuthorizedKeysPath, cfg.Warn)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := loadOrCreateHostKey(cfg.HostKeyPath)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, keys: keys, hostFP: gossh.FingerprintSHA256(signer.PublicKey()), programs: map[*tea.Program]struct{}{}}
+	s.srv, err = wish.NewServer(
+		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil }, // before wish would make one of its own
+		wish.WithPublicKeyAuth(s.checkKey),
+		wish.WithIdleTimeout(cfg.IdleTimeout),
+		ssh.AllocatePty(), // a real PTY, so $EDITOR runs on the client's terminal
+		wish.WithMiddleware(s.teaMiddleware),
+		func(srv *ssh.Server) error {
+			srv.ServerConfigCallback = s.serverConfig
+			// Sessions only: no port forwarding, no other channel types.
+			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
+			return nil
+		},
+	)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	s.ln = ln
+	return s, nil
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// HostKeyFingerprint is the SHA256 fingerprint of the host key, as ssh
+// shows it on first connection.
+func (s *Server) HostKeyFingerprint() string { return s.hostFP }
+
+// AuthorizedKeys is how many usable keys were loaded.
+func (s *Server) AuthorizedKeys() int { return len(s.keys) }
+
+// Serve answers connections until ctx is cancelled; then it stops
+// accepting, asks every session's program to quit, waits briefly for the
+// clients to hang up and closes what remains. It returns nil after a
+// shutdown through ctx.
+func (s *Server) Serve(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.srv.Serve(s.ln) }()
+	select {
+	case err := <-errc:
+		if errors.Is(err, ssh.ErrServerClosed) {
+			return nil
+		}
+		return err
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	s.closing = true
+	for p := range s.programs {
+		p.Quit()
+	}
+	s.mu.Unlock()
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := s.srv.Shutdown(sctx); err != nil {
+		s.srv.Close()
+	}
+	<-errc
+	return nil
+}
+
+// serverConfig adds to wish's configuration what it does not expose: a
+// log line for the key actually verified and for refused methods.
+func (s *Server) serverConfig(ssh.Context) *gossh.ServerConfig {
+	return &gossh.ServerConfig{
+		MaxAuthTries: 6,
+		VerifiedPublicKeyCallback: func(conn gossh.ConnMetadata, key gossh.PublicKey, perms *gossh.Permissions, _ string) (*gossh.Permissions, error) {
+			s.logConn(conn.User(), gossh.FingerprintSHA256(key), conn.RemoteAddr(), "accepted")
+			return perms, nil
+		},
+		AuthLogCallback: func(conn gossh.ConnMetadata, method string, err error) {
+			if err != nil && method != "publickey" && method != "none" {
+				s.logConn(conn.User(), "-", conn.RemoteAddr(), "rejected method="+method)
+			}
+		},
+	}
+}
+
+// checkKey accepts exactly the keys of the authorized_keys file. A key
+// offered but unknown is logged as rejected here; a known key is logged
+// once the client has proved it holds it (serverConfig).
+func (s *Server) checkKey(ctx ssh.Context, key ssh.PublicKey) bool {
+	if _, ok := s.keys[string(key.Marshal())]; ok {
+		return true
+	}
+	s.logConn(ctx.User(), gossh.FingerprintSHA256(key), ctx.RemoteAddr(), "rejected unknown-key")
+	return false
+}
+
+// logConn writes one line: time, outcome, user, key fingerprint, address.
+// Never the key itself.
+func (s *Server) logConn(user, fingerprint string, addr net.Addr, outcome string) {
+	a := "-"
+	if addr != nil {
+		a = addr.String()
+	}
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	fmt.Fprintf(s.cfg.Log, "%s %s user=%q key=%s addr=%s\n", time.Now().UTC().Format(time.RFC3339), outcome, user, fingerprint, a)
+}
+
+func (s *Server) logSession(sess ssh.Session, outcome string) {
+	fp := "-"
+	if k := sess.PublicKey(); k != nil {
+		fp = gossh.FingerprintSHA256(k)
+	}
+	s.logConn(sess.User(), fp, sess.RemoteAddr(), outcome)
+}
+
+// admit counts a session in, unless the cap is reached or the server is
+// shutting down.
+func (s *Server) admit() (reason, msg string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closing:
+		return "shutting-down", "pi-tui is shutting down; try again later", false
+	case s.active >= s.cfg.MaxSessions:
+		return "too-many-sessions", fmt.Sprintf("pi-tui: too many sessions (%d open, the limit); try again later", s.active), false
+	}
+	s.active++
+	return "", "", true
+}
+
+func (s *Server) leave() {
+	s.mu.Lock()
+	s.active--
+	s.mu.Unlock()
+}
+
+func (s *Server) track(p *tea.Program) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.programs[p] = struct{}{}
+	return true
+}
+
+func (s *Server) untrack(p *tea.Program) {
+	s.mu.Lock()
+	delete(s.programs, p)
+	s.mu.Unlock()
+}
+
+// say writes a one-line message to the client and ends the session.
+func say(sess ssh.Session, msg string) {
+	eol := "\n"
+	if _, _, ok := sess.Pty(); ok {
+		eol = "\r\n" // the client's terminal is raw
+	}
+	io.WriteString(sess.Stderr(), msg+eol)
+	sess.Exit(1)
+}
