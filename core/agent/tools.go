@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/internal/atomicfile"
 )
 
 // Limits of the read tool (DESIGN §7).
@@ -262,28 +263,7 @@ func writeAtomic(p string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return plain(err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
-	if err != nil {
-		return plain(err)
-	}
-	_, werr := tmp.Write(data)
-	if werr == nil {
-		werr = tmp.Chmod(mode)
-	}
-	if werr == nil {
-		werr = tmp.Sync()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), p)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return plain(werr)
-	}
-	return nil
+	return atomicfile.Write(p, data, mode)
 }
 
 func toolWrite(root string, raw json.RawMessage) (ToolResult, error) {

@@ -6,7 +6,6 @@
 package agentsmd
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/pi-tui/pi-tui/internal/atomicfile"
 )
 
 // MaxEditBytes is the largest file the built-in editor takes; bigger files
@@ -193,36 +194,9 @@ func Save(d Doc, content string, overwrite bool) (Doc, error) {
 		}
 		d.Mode = fi.Mode().Perm()
 	}
-	dir := filepath.Dir(target)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".pi-tui-*")
-	if err != nil {
-		return d, fmt.Errorf("save %s: cannot create a file in %s: %w", d.Path, dir, plain(err))
-	}
-	clean := func() { tmp.Close(); os.Remove(tmp.Name()) }
 	data := []byte(content)
-	if _, err := io.Copy(tmp, bytes.NewReader(data)); err != nil {
-		clean()
-		return d, fmt.Errorf("save %s: %w; the file on disk is unchanged", d.Path, plain(err))
-	}
-	if err := tmp.Chmod(d.Mode); err != nil {
-		clean()
-		return d, fmt.Errorf("save %s: %w", d.Path, plain(err))
-	}
-	if err := tmp.Sync(); err != nil {
-		clean()
-		return d, fmt.Errorf("save %s: %w; the file on disk is unchanged", d.Path, plain(err))
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return d, fmt.Errorf("save %s: %w; the file on disk is unchanged", d.Path, plain(err))
-	}
-	if err := os.Rename(tmp.Name(), target); err != nil {
-		os.Remove(tmp.Name())
-		return d, fmt.Errorf("save %s: %w; the file on disk is unchanged", d.Path, plain(err))
-	}
-	if f, err := os.Open(dir); err == nil {
-		f.Sync()
-		f.Close()
+	if err := atomicfile.Write(target, data, d.Mode); err != nil {
+		return d, fmt.Errorf("save %s: %w; the file on disk is unchanged", d.Path, err)
 	}
 	d.Content, d.Exists, d.sum = content, true, sha256.Sum256(data)
 	return d, nil

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/pi-tui/pi-tui/internal/atomicfile"
 )
 
 // member is one top-level key of a JSON object with its value kept as the
@@ -150,26 +152,8 @@ func UpdateFile(path string, change func(*Object) error) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		target = real
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".pi-tui-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, plain(err))
-	}
-	_, werr := tmp.Write(o.Bytes())
-	if werr == nil {
-		werr = tmp.Chmod(mode)
-	}
-	if werr == nil {
-		werr = tmp.Sync()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), target)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w; the file is unchanged", path, plain(werr))
+	if err := atomicfile.Write(target, o.Bytes(), mode); err != nil {
+		return fmt.Errorf("write %s: %w; the file is unchanged", path, err)
 	}
 	return nil
 }
