@@ -94,9 +94,15 @@ func TestSSHEndToEnd(t *testing.T) {
 	tm.waitFor("No memory yet")
 	tm.keys("a", "Tab")
 	tm.text("Remote note.")
-	tm.keys("Escape", "C-s")
+	// Escape then another key at once reads as alt+key on a terminal:
+	// wait for the list before saving.
+	tm.keys("Escape")
+	tm.waitFor("a add · enter edit")
+	tm.keys("C-s")
 	tm.waitFor("saved memory of shop")
-	tm.keys("Escape", "Enter", "o")
+	tm.keys("Escape")
+	tm.waitFor("memory 1")
+	tm.keys("Enter", "o")
 	tm.waitFor("No sessions yet")
 	tm.keys("n")
 	tm.waitFor("Type a message")

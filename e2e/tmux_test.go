@@ -144,7 +144,11 @@ func TestTerminalEndToEnd(t *testing.T) {
 	tm.waitFor("No memory yet")
 	tm.keys("a", "Tab")
 	tm.text("Deploys go out on Fridays.")
-	tm.keys("Escape", "C-s")
+	// Escape then another key at once reads as alt+key on a terminal:
+	// wait for the list before saving.
+	tm.keys("Escape")
+	tm.waitFor("a add · enter edit")
+	tm.keys("C-s")
 	tm.waitFor("saved memory of shop")
 	tm.keys("Escape")
 	out, err := exec.Command("env", append(env, bin, "memory", "show", "shop")...).CombinedOutput()

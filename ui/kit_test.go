@@ -113,7 +113,7 @@ func TestSessionApprovalGrantedAndDenied(t *testing.T) {
 	r.chat()
 	r.say("change it")
 	r.waitFor("Allow write?", "- hello", "+ bye", "allow once")
-	r.keys("n")
+	r.keys("esc") // closing the dialog denies: nothing waits on an answer
 	r.waitFor("denied")
 	if data, _ := os.ReadFile(filepath.Join(r.home, "proj", "notes.txt")); string(data) != "hello\n" {
 		t.Fatalf("a denied write happened: %q", data)

@@ -139,6 +139,10 @@ func New(opts Options) *Model {
 	return m
 }
 
+// Close releases what the program holds in shared services (its runtime
+// subscription and approvals); call it when the program has ended.
+func (m *Model) Close() { m.session.Close() }
+
 // Init loads the projects and the settings.
 func (m *Model) Init() tea.Cmd {
 	return tea.Batch(m.projects.Init(), m.settings.Init(), m.session.Init(), m.loadStatus())
@@ -373,7 +377,7 @@ func (m *Model) quit() tea.Cmd {
 		}
 	}
 	if m.session.Busy() {
-		unsaved = append(unsaved, "the running agent turn (it will be aborted)")
+		unsaved = append(unsaved, "the agent's running turn (it is aborted; what arrived is kept)")
 	}
 	if len(unsaved) == 0 {
 		return tea.Quit

@@ -45,7 +45,9 @@ func (a *app) tui() error {
 	defer rts.Close()
 	m := ui.New(ui.Options{Host: h, Renderer: r, Env: a.env, Runtimes: rts})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(a.ctx), tea.WithInput(in), tea.WithOutput(out))
-	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
+	_, err = p.Run()
+	m.Close()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
 		return fmt.Errorf("terminal UI: %w", err)
 	}
 	return nil

@@ -284,6 +284,7 @@ func (a *Agent) emit(e Event) {
 func (a *Agent) Prompt(parent context.Context, text string) (Result, error) {
 	ctx, err := a.begin(parent)
 	if err != nil {
+		a.emit(Event{Type: EventAgentEnd, Error: err.Error(), StopReason: provider.StopError})
 		return Result{}, err
 	}
 	s := a.cfg.Session
@@ -293,7 +294,10 @@ func (a *Agent) Prompt(parent context.Context, text string) (Result, error) {
 	user := StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: text}}}}
 	if _, err := s.Append(ctx, session.TypeUser, user); err != nil {
 		a.end()
-		return Result{}, fmt.Errorf("save the prompt: %w", err)
+		err = fmt.Errorf("the prompt could not be saved, so it was not sent: %w", err)
+		// Every prompt ends with one agent_end, failures included.
+		a.emit(Event{Type: EventAgentEnd, Error: err.Error(), StopReason: provider.StopError})
+		return Result{}, err
 	}
 	a.emit(Event{Type: EventAgentStart})
 	before := a.totalUsage()

@@ -71,6 +71,7 @@ type Runtime struct {
 	Session *session.Session
 
 	fp       string
+	reserved bool          // handed out by Prepare; its prompt has not ended
 	window   int           // the model's context window
 	ttl      time.Duration // idle TTL in force when the spec was built
 	lastUsed time.Time
@@ -89,14 +90,17 @@ type Manager struct {
 	watcher   *fsnotify.Watcher
 	watched   map[string]int
 	last      map[string]agent.Event // last launch/reuse/retire per session
+	queued    []agent.Event          // noted under mu, sent by unlock
 	closed    bool
+	running   sync.WaitGroup // prompts and compactions in flight
 
 	emitMu    sync.Mutex
 	timing    *os.File
 	unsub     func()
 	subs      map[int]func(agent.Event)
 	nextSub   int
-	approvers map[string]agent.Approver // per session, set by the UI that prompts
+	approvers map[string][]approverEntry // per session: the latest registered answers
+	nextAppr  int
 }
 
 // New returns a Manager. It starts a file watcher; Close stops it.
@@ -138,7 +142,15 @@ func (m *Manager) Close() error {
 		m.retireLocked(rt, ReasonShutdown)
 	}
 	w := m.watcher
-	m.mu.Unlock()
+	m.unlock()
+	// Let aborted turns store what arrived before the caller closes the
+	// store under them.
+	done := make(chan struct{})
+	go func() { m.running.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
 	m.unsub()
 	if w != nil {
 		w.Close()
@@ -183,26 +195,48 @@ func (m *Manager) Subscribe(fn func(agent.Event)) (cancel func()) {
 	}
 }
 
+type approverEntry struct {
+	id int
+	fn agent.Approver
+}
+
 // SetApprover routes a session's approval requests to fn (the interface
-// that shows the session); nil restores Options.Approve.
-func (m *Manager) SetApprover(sessionID string, fn agent.Approver) {
+// showing the session) until the returned func removes it. When several
+// interfaces show one session, the latest one asks; removing it hands the
+// questions back to the one before, never to nobody.
+func (m *Manager) SetApprover(sessionID string, fn agent.Approver) (remove func()) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.approvers == nil {
-		m.approvers = map[string]agent.Approver{}
+		m.approvers = map[string][]approverEntry{}
 	}
-	if fn == nil {
-		delete(m.approvers, sessionID)
-		return
+	m.nextAppr++
+	id := m.nextAppr
+	m.approvers[sessionID] = append(m.approvers[sessionID], approverEntry{id: id, fn: fn})
+	return func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		list := m.approvers[sessionID]
+		for i, e := range list {
+			if e.id == id {
+				m.approvers[sessionID] = append(list[:i:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(m.approvers[sessionID]) == 0 {
+			delete(m.approvers, sessionID)
+		}
 	}
-	m.approvers[sessionID] = fn
 }
 
 // approve picks the session's approver at the moment a tool asks.
 func (m *Manager) approve(sessionID string) agent.Approver {
 	return func(ctx context.Context, req agent.Approval) (bool, error) {
 		m.mu.Lock()
-		fn := m.approvers[sessionID]
+		var fn agent.Approver
+		if list := m.approvers[sessionID]; len(list) > 0 {
+			fn = list[len(list)-1].fn
+		}
 		m.mu.Unlock()
 		if fn == nil {
 			fn = m.opts.Approve
@@ -345,7 +379,7 @@ func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Ru
 	}
 	fp := b.spec.Fingerprint(m.seed)
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.unlock()
 	if m.closed {
 		return nil, errors.New("the runtime manager is closed")
 	}
@@ -361,6 +395,7 @@ func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Ru
 		}
 		if cur.fp == fp {
 			cur.ttl = b.ttl
+			cur.reserved = true // a prompt is about to start: no retiring it
 			m.touchLocked(cur)
 			m.note(agent.Event{Type: EventReused, SessionID: sessionID, Reason: "unchanged", Model: cur.Spec.Model})
 			return cur, nil
@@ -375,15 +410,27 @@ func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Ru
 		sess = s
 	}
 	rt = m.launchLocked(b, sess, fp)
+	rt.reserved = true
 	m.note(agent.Event{Type: EventLaunched, SessionID: sessionID, Reason: reason, Model: b.spec.Model})
 	return rt, nil
 }
 
-// note records and emits a runtime event. Called with m.mu held; events
-// go out through emit's own lock.
+// note records a runtime event. Called with m.mu held, it only queues
+// the event: unlock sends it, after m.mu is released, so a slow event
+// reader (a blocked stdout) never holds the manager.
 func (m *Manager) note(e agent.Event) {
 	m.last[e.SessionID] = e
-	m.emit(e)
+	m.queued = append(m.queued, e)
+}
+
+// unlock releases m.mu and then sends the events noted under it.
+func (m *Manager) unlock() {
+	evs := m.queued
+	m.queued = nil
+	m.mu.Unlock()
+	for _, e := range evs {
+		m.emit(e)
+	}
 }
 
 func (m *Manager) launchLocked(b built, sess *session.Session, fp string) *Runtime {
@@ -432,8 +479,8 @@ func (m *Manager) touchLocked(rt *Runtime) {
 
 func (m *Manager) expire(rt *Runtime, ttl time.Duration) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if rt.Agent.Busy() {
+	defer m.unlock()
+	if rt.Agent.Busy() || rt.reserved {
 		rt.idle = time.AfterFunc(ttl, func() { m.expire(rt, ttl) })
 		return
 	}
@@ -444,9 +491,9 @@ func (m *Manager) expire(rt *Runtime, ttl time.Duration) {
 // switch, shutdown). It reports whether one was retired.
 func (m *Manager) Retire(sessionID, reason string) bool {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.unlock()
 	rt := m.runtimes[sessionID]
-	if rt == nil || rt.Agent.Busy() {
+	if rt == nil || rt.Agent.Busy() || rt.reserved {
 		return false
 	}
 	m.retireLocked(rt, reason)
@@ -455,6 +502,8 @@ func (m *Manager) Retire(sessionID, reason string) bool {
 
 // Prompt prepares the session's runtime and runs text on it.
 func (m *Manager) Prompt(ctx context.Context, sessionID, modelSpec, text string) (agent.Result, error) {
+	m.running.Add(1)
+	defer m.running.Done()
 	rt, err := m.Prepare(ctx, sessionID, modelSpec)
 	if err != nil {
 		// The agent never started: the prompt still ends, once, with the
@@ -468,6 +517,8 @@ func (m *Manager) Prompt(ctx context.Context, sessionID, modelSpec, text string)
 
 // Compact prepares the runtime and compacts its session.
 func (m *Manager) Compact(ctx context.Context, sessionID, modelSpec, extra string) (string, error) {
+	m.running.Add(1)
+	defer m.running.Done()
 	rt, err := m.Prepare(ctx, sessionID, modelSpec)
 	if err != nil {
 		return "", err
@@ -476,9 +527,11 @@ func (m *Manager) Compact(ctx context.Context, sessionID, modelSpec, extra strin
 	return rt.Agent.Compact(ctx, extra)
 }
 
+// touch ends a prompt's reservation and restarts the idle timer.
 func (m *Manager) touch(rt *Runtime) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.unlock()
+	rt.reserved = false
 	if m.runtimes[rt.Session.ID()] == rt {
 		m.touchLocked(rt)
 	}
@@ -560,7 +613,7 @@ func (m *Manager) refreshWhere(match func(*Runtime) bool, hint string) {
 	m.mu.Lock()
 	var list []*Runtime
 	for _, rt := range m.runtimes {
-		if match(rt) && !rt.Agent.Busy() {
+		if match(rt) && !rt.Agent.Busy() && !rt.reserved {
 			list = append(list, rt)
 		}
 	}
@@ -569,7 +622,7 @@ func (m *Manager) refreshWhere(match func(*Runtime) bool, hint string) {
 		model := rt.Spec.Model
 		b, err := m.build(context.Background(), rt.Session.ProjectID(), rt.Session.ID(), model)
 		m.mu.Lock()
-		if m.runtimes[rt.Session.ID()] == rt && !rt.Agent.Busy() {
+		if m.runtimes[rt.Session.ID()] == rt && !rt.Agent.Busy() && !rt.reserved {
 			switch {
 			case err != nil:
 				m.retireLocked(rt, hint)
@@ -577,7 +630,7 @@ func (m *Manager) refreshWhere(match func(*Runtime) bool, hint string) {
 				m.retireLocked(rt, why(rt.Spec, b.spec))
 			}
 		}
-		m.mu.Unlock()
+		m.unlock()
 	}
 }
 

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -311,5 +312,26 @@ func TestApprovalsAndDenials(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(r.root, "new.txt")); err == nil {
 		t.Error("a denied write happened")
+	}
+}
+
+func TestApproversStackPerSession(t *testing.T) {
+	script := func(n int, req fakemodel.Request) fakemodel.Reply {
+		if req.LastToolResult == "" {
+			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: fmt.Sprint("b", n), Name: "bash", Args: map[string]string{"command": "true"}}}}
+		}
+		return fakemodel.Reply{Text: req.LastToolResult}
+	}
+	r := newRig(t, script, nil)
+	var asked []string
+	first := r.m.SetApprover(r.sid, func(context.Context, agent.Approval) (bool, error) { asked = append(asked, "first"); return true, nil })
+	second := r.m.SetApprover(r.sid, func(context.Context, agent.Approval) (bool, error) { asked = append(asked, "second"); return true, nil })
+	r.prompt("one")
+	second() // the second client leaves: the first answers again
+	r.prompt("two")
+	first()
+	res := r.prompt("three") // nobody left: denied
+	if strings.Join(asked, ",") != "second,first" || !strings.Contains(res.Text, "denied") {
+		t.Errorf("asked = %v, last answer %q", asked, res.Text)
 	}
 }

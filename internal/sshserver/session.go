@@ -90,7 +90,12 @@ func (s *Server) teaMiddleware(next ssh.Handler) ssh.Handler {
 				}
 			}
 		}()
-		_, err := p.Run()
+		final, err := p.Run()
+		// A model holding shared services (subscriptions, approvals, a
+		// running turn) releases them when its client is gone.
+		if c, ok := final.(interface{ Close() }); ok {
+			c.Close()
+		}
 		outcome := "session-end"
 		if err != nil {
 			outcome = "session-error " + strings.Join(strings.Fields(err.Error()), "_")

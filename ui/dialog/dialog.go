@@ -21,7 +21,7 @@ import (
 func box(st *common.UI, width int, title, body, help string) string {
 	w := min(max(width-4, 20), 72)
 	inner := lipgloss.JoinVertical(lipgloss.Left,
-		st.DialogHead.Render(title), "", lipgloss.NewStyle().Width(w-4).Render(body), "", st.Dim.Render(help))
+		st.DialogHead.Render(title), "", st.R.NewStyle().Width(w-4).Render(body), "", st.Dim.Render(help))
 	return st.Dialog.Width(w).Render(inner)
 }
 
@@ -82,6 +82,14 @@ type Choose struct {
 	title   string
 	body    string
 	choices []Choice
+	onEsc   func() tea.Cmd
+}
+
+// OnEscape sets what esc does besides closing (an approval's esc denies,
+// so nothing waits on an answer that never comes).
+func (c *Choose) OnEscape(fn func() tea.Cmd) *Choose {
+	c.onEsc = fn
+	return c
 }
 
 // NewChoose returns a dialog with the given choices; esc is always "close".
@@ -103,7 +111,11 @@ func (c *Choose) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			}
 		}
 		if km.String() == "esc" {
-			return c, c.st.Close(c)
+			c.st.Close(c)
+			if c.onEsc != nil {
+				return c, c.onEsc()
+			}
+			return c, nil
 		}
 	}
 	return c, nil

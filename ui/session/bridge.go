@@ -20,7 +20,7 @@ type bridge struct {
 	mu      sync.Mutex
 	pending []tea.Msg
 	signal  chan struct{}
-	allow   map[string]bool // tools allowed for the rest of the session
+	allow   map[string]bool // session id + tool → allowed for the rest of that session
 }
 
 func newBridge() *bridge {
@@ -62,10 +62,10 @@ type approvalMsg struct {
 // approver is the session's approver: it asks the UI and waits for the
 // answer (or the prompt's end). "Allow for this session" is remembered
 // here, per tool.
-func (b *bridge) approver(root string) agent.Approver {
+func (b *bridge) approver(sessionID, root string) agent.Approver {
 	return func(ctx context.Context, req agent.Approval) (bool, error) {
 		b.mu.Lock()
-		ok := b.allow[req.Tool]
+		ok := b.allow[sessionID+"\x00"+req.Tool]
 		b.mu.Unlock()
 		if ok {
 			return true, nil
@@ -81,9 +81,9 @@ func (b *bridge) approver(root string) agent.Approver {
 	}
 }
 
-func (b *bridge) allowForSession(tool string) {
+func (b *bridge) allowForSession(sessionID, tool string) {
 	b.mu.Lock()
-	b.allow[tool] = true
+	b.allow[sessionID+"\x00"+tool] = true
 	b.mu.Unlock()
 }
 

@@ -72,6 +72,11 @@ type Model struct {
 	keys Keys
 	br   *bridge
 	sub  func()
+	// ctx lives as long as the program: closing it (the terminal or SSH
+	// client went away) aborts a running turn and unblocks an approval.
+	ctx       context.Context
+	cancel    context.CancelFunc
+	unApprove func() // removes this view's approver for the open session
 
 	project *projects.Project
 	list    []coresession.Summary
@@ -107,10 +112,22 @@ type Model struct {
 func New(d Deps) *Model {
 	m := &Model{d: d, keys: defaultKeys(), br: newBridge(), calls: map[string]*item{}, runtime: "none",
 		input: editor.New(d.UI.Cursor, d.UI.Gutter)}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
 	m.input.HideEnd()
 	m.input.SetPrompt("› ")
 	m.sub = d.Runtimes.Subscribe(func(e agent.Event) { m.br.push(e) })
 	return m
+}
+
+// Close releases the view when its program ends: it aborts a running turn,
+// stops listening to the runtime and hands approvals back.
+func (m *Model) Close() {
+	m.cancel()
+	m.sub()
+	if m.unApprove != nil {
+		m.unApprove()
+		m.unApprove = nil
+	}
 }
 
 // Init starts delivering runtime events.
@@ -176,14 +193,18 @@ type promptDoneMsg struct {
 
 // Open shows project p's sessions.
 func (m *Model) Open(p projects.Project) tea.Cmd {
+	if m.working {
+		return common.Failure(fmt.Errorf("the agent is working in %s; press esc in the Session tab to abort it first", m.project.Name))
+	}
 	m.project = &p
 	m.close()
 	return m.loadList()
 }
 
 func (m *Model) close() {
-	if m.sid != "" {
-		m.d.Runtimes.SetApprover(m.sid, nil)
+	if m.unApprove != nil {
+		m.unApprove()
+		m.unApprove = nil
 	}
 	m.sid, m.items, m.live, m.calls, m.queue = "", nil, nil, map[string]*item{}, nil
 	m.working, m.runtime, m.lastRT, m.running, m.model = false, "none", "", "", ""
@@ -251,7 +272,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.items = itemsFrom(msg.entries)
 		m.model = modelOf(msg.entries)
 		m.bottom = 0
-		m.d.Runtimes.SetApprover(m.sid, m.br.approver(m.project.Root))
+		m.unApprove = m.d.Runtimes.SetApprover(m.sid, m.br.approver(m.sid, m.project.Root))
 		st := m.d.Runtimes.State(m.sid)
 		m.runtime = st.Runtime
 		return nil
@@ -270,6 +291,16 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			cmd = m.send(next)
 		}
 		return tea.Batch(cmd, m.loadList())
+	case treeMsg:
+		if m.sid != "" {
+			return m.showTree(msg.path)
+		}
+		return nil
+	case modelsMsg:
+		if m.sid != "" {
+			return m.showModels(msg.refs, msg.err)
+		}
+		return nil
 	case branchedMsg:
 		m.handleBranched(msg)
 		return common.Notice("branched: the old branch is kept; edit the message and press enter")
@@ -417,8 +448,14 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Abort):
 		if m.working {
-			m.queue = nil
 			m.d.Runtimes.Abort(m.sid)
+			if len(m.queue) > 0 {
+				// Queued messages are not sent after an abort; they come back
+				// to the input, nothing lost.
+				m.input.SetValue(strings.Join(append(m.queue, m.input.Value()), "\n\n"))
+				m.queue = nil
+				return common.Notice("aborting; the queued messages are back in the input")
+			}
 			return common.Notice("aborting…")
 		}
 		return nil
@@ -497,9 +534,9 @@ func (m *Model) send(text string) tea.Cmd {
 	if m.title == "" {
 		m.title = text
 	}
-	rts, id, model := m.d.Runtimes, m.sid, m.model
+	rts, id, model, ctx := m.d.Runtimes, m.sid, m.model, m.ctx
 	return func() tea.Msg {
-		_, err := rts.Prompt(context.Background(), id, model, text)
+		_, err := rts.Prompt(ctx, id, model, text)
 		return promptDoneMsg{id: id, err: err}
 	}
 }
@@ -513,9 +550,9 @@ func (m *Model) command(text string) tea.Cmd {
 	switch name {
 	case "compact":
 		m.working = true
-		rts, id, model := m.d.Runtimes, m.sid, m.model
+		rts, id, model, ctx := m.d.Runtimes, m.sid, m.model, m.ctx
 		return func() tea.Msg {
-			_, err := rts.Compact(context.Background(), id, model, strings.TrimSpace(arg))
+			_, err := rts.Compact(ctx, id, model, strings.TrimSpace(arg))
 			return promptDoneMsg{id: id, err: err}
 		}
 	case "new":
@@ -530,13 +567,24 @@ func (m *Model) command(text string) tea.Cmd {
 	return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /context", name))
 }
 
+// treePicker loads the session's path (a store read when no runtime
+// holds it) in a command, then offers its user messages.
 func (m *Model) treePicker() tea.Cmd {
-	s, err := m.d.Runtimes.Session(context.Background(), m.sid)
-	if err != nil {
-		return common.Failure(err)
+	rts, id := m.d.Runtimes, m.sid
+	return func() tea.Msg {
+		s, err := rts.Session(context.Background(), id)
+		if err != nil {
+			return common.NoticeMsg{Text: err.Error(), Error: true}
+		}
+		return treeMsg{path: s.Path()}
 	}
+}
+
+type treeMsg struct{ path []coresession.Entry }
+
+func (m *Model) showTree(path []coresession.Entry) tea.Cmd {
 	var users []coresession.Entry
-	for _, e := range s.Path() {
+	for _, e := range path {
 		if e.Type == coresession.TypeUser {
 			users = append(users, e)
 		}
@@ -584,8 +632,21 @@ func (m *Model) branchTo(e coresession.Entry, text string) tea.Cmd {
 
 type branchedMsg struct{ entries []coresession.Entry }
 
+// modelPicker reads models.json in a command, then offers the models.
 func (m *Model) modelPicker() tea.Cmd {
-	refs, err := coresettings.AvailableModels(m.d.Host.Places.AgentDir, m.d.Env)
+	agentDir, env := m.d.Host.Places.AgentDir, m.d.Env
+	return func() tea.Msg {
+		refs, err := coresettings.AvailableModels(agentDir, env)
+		return modelsMsg{refs: refs, err: err}
+	}
+}
+
+type modelsMsg struct {
+	refs []coresettings.ModelRef
+	err  error
+}
+
+func (m *Model) showModels(refs []coresettings.ModelRef, err error) tea.Cmd {
 	if len(refs) == 0 {
 		if err == nil {
 			err = errors.New("no model is available: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or add a provider to models.json")
@@ -637,14 +698,16 @@ func (m *Model) askApproval(a approvalMsg) tea.Cmd {
 	answer := func(v bool) func() tea.Cmd {
 		return func() tea.Cmd { a.reply <- v; return nil }
 	}
+	sid := m.sid
 	return m.d.UI.Push(dialog.NewChoose(m.d.UI, "Allow "+a.req.Tool+"?", body.String(),
 		dialog.Choice{Key: key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "allow once")), Run: answer(true)},
 		dialog.Choice{Key: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "allow "+a.req.Tool+" for this session")), Run: func() tea.Cmd {
-			m.br.allowForSession(a.req.Tool)
+			m.br.allowForSession(sid, a.req.Tool)
 			a.reply <- true
 			return nil
 		}},
-		dialog.Choice{Key: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "deny")), Run: answer(false)}))
+		dialog.Choice{Key: key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "deny")), Run: answer(false)}).
+		OnEscape(answer(false)))
 }
 
 // HandleBranched applies a branch picked with /tree.
