@@ -177,7 +177,7 @@ func TestSessionGoldens(t *testing.T) {
 			}, true)
 			r.chat()
 			r.say("what is in the handler?")
-			r.waitFor("empty")
+			r.waitFor("empty", "tokens 200 in") // usage arrives with agent_end
 			r.tm.Send(tea.WindowSizeMsg{Width: size.w, Height: size.h})
 			golden(t, "session-"+itoa(size.w)+"x"+itoa(size.h), stableSession(r.final()))
 		})

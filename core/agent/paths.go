@@ -57,7 +57,8 @@ func Confine(root, p string) (string, error) {
 }
 
 func within(root, p string) bool {
-	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
+	// The root "/" holds every absolute path (its prefix is not "//").
+	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // displayRel writes p relative to root for messages to the model.

@@ -103,7 +103,8 @@ func (d Doc) target() (string, error) {
 }
 
 func within(root, p string) bool {
-	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
+	// The root "/" holds every absolute path (its prefix is not "//").
+	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // readRegular reads a regular file without ever opening a FIFO or device.

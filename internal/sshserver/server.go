@@ -170,13 +170,25 @@ func (s *Server) Serve(ctx context.Context) error {
 		p.Quit()
 	}
 	s.mu.Unlock()
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := s.srv.Shutdown(sctx); err != nil {
-		s.srv.Close()
+	// Wait for the programs to end, then close everything. The library's
+	// graceful Shutdown is not used: it waits on a WaitGroup that a
+	// connection still in its handshake adds to concurrently (a data race
+	// the race detector reports); Close has no such wait.
+	s.ln.Close()
+	deadline := time.Now().Add(shutdownGrace)
+	for time.Now().Before(deadline) && s.running() > 0 {
+		time.Sleep(10 * time.Millisecond)
 	}
+	s.srv.Close()
 	<-errc
 	return nil
+}
+
+// running counts the programs still running.
+func (s *Server) running() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.programs)
 }
 
 // serverConfig adds to wish's configuration what it does not expose: a

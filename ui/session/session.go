@@ -760,7 +760,9 @@ func (m *Model) stateLine() string {
 	// State first: it is what a glance is for; key hints fill what is left.
 	line := strings.Join(parts, " · ")
 	hint := "enter send · alt+enter new line · /compact /tree /new /model /context"
-	if m.working {
+	// "working" follows the runtime's own state, which agent_end ends in
+	// event order; m.working also covers the moment before it starts.
+	if m.working && m.runtime != "idle" {
 		line = "working… esc aborts · " + line
 	} else if ansi.StringWidth(line)+3+ansi.StringWidth(hint) <= m.width {
 		line += " · " + hint
