@@ -295,57 +295,32 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	m.notice, m.noticeErr = "", false
 	f := m.focus()
+	// Help: f1 everywhere; ? too where it is not a character being typed.
+	typing := f == focusLayerText || f == focusProjectsFilter || f == focusSessionText
+	if msg.Type == tea.KeyF1 || (!typing && key.Matches(msg, m.keys.Help)) {
+		m.showHelp = true
+		return nil
+	}
 	switch f {
-	case focusLayerText:
-		if msg.Type == tea.KeyF1 {
-			m.showHelp = true
-			return nil
-		}
-		top := len(m.stack) - 1
-		var cmd tea.Cmd
-		m.stack[top], cmd = m.stack[top].Update(msg)
-		return cmd
-	case focusLayer:
-		if key.Matches(msg, m.keys.Help) {
-			m.showHelp = true
-			return nil
-		}
+	case focusLayerText, focusLayer:
 		top := len(m.stack) - 1
 		var cmd tea.Cmd
 		m.stack[top], cmd = m.stack[top].Update(msg)
 		return cmd
 	case focusProjectsFilter:
-		if msg.Type == tea.KeyF1 {
-			m.showHelp = true
-			return nil
-		}
 		return m.projects.Update(msg)
 	case focusSessionText:
-		switch {
-		case msg.Type == tea.KeyF1:
-			m.showHelp = true
-			return nil
-		case key.Matches(msg, m.keys.NextTab):
-			m.tab = (m.tab + 1) % tabCount
-			return nil
-		case key.Matches(msg, m.keys.PrevTab):
-			m.tab = (m.tab + tabCount - 1) % tabCount
+		if m.tabKey(msg) {
 			return nil
 		}
 		return m.session.Update(msg)
 	}
+	if m.tabKey(msg) {
+		return nil
+	}
 	switch {
 	case key.Matches(msg, m.keys.Quit):
 		return m.quit()
-	case key.Matches(msg, m.keys.Help) || msg.Type == tea.KeyF1:
-		m.showHelp = true
-		return nil
-	case key.Matches(msg, m.keys.NextTab):
-		m.tab = (m.tab + 1) % tabCount
-		return nil
-	case key.Matches(msg, m.keys.PrevTab):
-		m.tab = (m.tab + tabCount - 1) % tabCount
-		return nil
 	case key.Matches(msg, m.keys.Projects):
 		m.tab = tabProjects
 		return nil
@@ -366,6 +341,19 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return tea.Batch(m.settings.Update(msg), m.loadStatus())
 	}
 	return nil
+}
+
+// tabKey switches tabs on tab / shift+tab and reports whether it did.
+func (m *Model) tabKey(msg tea.KeyMsg) bool {
+	switch {
+	case key.Matches(msg, m.keys.NextTab):
+		m.tab = (m.tab + 1) % tabCount
+	case key.Matches(msg, m.keys.PrevTab):
+		m.tab = (m.tab + tabCount - 1) % tabCount
+	default:
+		return false
+	}
+	return true
 }
 
 // quit leaves at once unless an editor holds unsaved text; then it asks.
