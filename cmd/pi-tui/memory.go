@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
 // maxMemoryInput bounds what `memory set` reads: far above anything that
@@ -142,7 +143,7 @@ func (a *app) readInput(name string) ([]byte, error) {
 	if name != "-" {
 		fi, err := os.Stat(name)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", name, plainErr(err))
+			return nil, fmt.Errorf("read %s: %w", name, fsutil.PlainError(err))
 		}
 		if fi.IsDir() {
 			return nil, fmt.Errorf("read %s: it is a directory, not a file", name)
@@ -152,29 +153,19 @@ func (a *app) readInput(name string) ([]byte, error) {
 		}
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", name, plainErr(err))
+			return nil, fmt.Errorf("read %s: %w", name, fsutil.PlainError(err))
 		}
 		defer f.Close()
 		r = f
 	}
 	data, err := io.ReadAll(io.LimitReader(r, maxMemoryInput+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, plainErr(err))
+		return nil, fmt.Errorf("read %s: %w", name, fsutil.PlainError(err))
 	}
 	if len(data) > maxMemoryInput {
 		return nil, fmt.Errorf("read %s: the file is over %d MiB; memory holds at most %s bytes", name, maxMemoryInput>>20, groupDigits(memory.LimitBytes))
 	}
 	return data, nil
-}
-
-// plainErr strips the "open NAME:" prefix of *PathError, since callers
-// name the file themselves.
-func plainErr(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 func groupDigits(n int) string { return memory.GroupDigits(n) }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
 // Confine turns a path a model named into a canonical path inside root.
@@ -32,7 +34,7 @@ func Confine(root, p string) (string, error) {
 		real, err := filepath.EvalSymlinks(cur)
 		if err == nil {
 			full := filepath.Join(real, rest)
-			if !within(root, full) {
+			if !fsutil.Within(root, full) {
 				return "", fmt.Errorf("%s is outside the project root %s (paths and links may not leave it)", p, root)
 			}
 			return full, nil
@@ -41,7 +43,7 @@ func Confine(root, p string) (string, error) {
 			if strings.Contains(err.Error(), "too many links") {
 				return "", fmt.Errorf("%s goes through a loop of symbolic links", p)
 			}
-			return "", fmt.Errorf("%s: %v", p, plain(err))
+			return "", fmt.Errorf("%s: %v", p, fsutil.PlainError(err))
 		}
 		// A dangling link must not let a write escape: refuse it.
 		if fi, lerr := os.Lstat(cur); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -56,23 +58,10 @@ func Confine(root, p string) (string, error) {
 	}
 }
 
-func within(root, p string) bool {
-	// The root "/" holds every absolute path (its prefix is not "//").
-	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
-}
-
 // displayRel writes p relative to root for messages to the model.
 func displayRel(root, p string) string {
 	if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
 		return filepath.ToSlash(rel)
 	}
 	return p
-}
-
-func plain(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

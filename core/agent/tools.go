@@ -21,6 +21,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/internal/atomicfile"
+	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
 // Limits of the read tool (DESIGN §7).
@@ -191,7 +192,7 @@ func toolRead(root string, raw json.RawMessage) (ToolResult, error) {
 	res := ToolResult{Path: p}
 	fi, err := os.Stat(p)
 	if err != nil {
-		return res, fmt.Errorf("%s: %v", a.Path, plain(err))
+		return res, fmt.Errorf("%s: %v", a.Path, fsutil.PlainError(err))
 	}
 	if fi.IsDir() {
 		return res, fmt.Errorf("%s is a directory; use ls", a.Path)
@@ -201,7 +202,7 @@ func toolRead(root string, raw json.RawMessage) (ToolResult, error) {
 	}
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return res, fmt.Errorf("%s: %v", a.Path, plain(err))
+		return res, fmt.Errorf("%s: %v", a.Path, fsutil.PlainError(err))
 	}
 	defer f.Close()
 	offset := max(a.Offset, 1)
@@ -261,7 +262,7 @@ func writeAtomic(p string, data []byte) error {
 		mode = fi.Mode().Perm()
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return plain(err)
+		return fsutil.PlainError(err)
 	}
 	return atomicfile.Write(p, data, mode)
 }
@@ -306,7 +307,7 @@ func toolEdit(root string, raw json.RawMessage) (ToolResult, error) {
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return res, fmt.Errorf("%s: %v", a.Path, plain(err))
+		return res, fmt.Errorf("%s: %v", a.Path, fsutil.PlainError(err))
 	}
 	switch n := strings.Count(string(data), a.OldText); n {
 	case 0:
@@ -404,7 +405,7 @@ func toolLs(root string, raw json.RawMessage) (ToolResult, error) {
 	res := ToolResult{Path: p}
 	ents, err := os.ReadDir(p)
 	if err != nil {
-		return res, fmt.Errorf("%s: %v", displayRel(root, p), plain(err))
+		return res, fmt.Errorf("%s: %v", displayRel(root, p), fsutil.PlainError(err))
 	}
 	var b limitedBuffer
 	for _, e := range ents {

@@ -13,11 +13,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"unicode/utf8"
 
 	"github.com/pi-tui/pi-tui/internal/atomicfile"
+	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
 // MaxEditBytes is the largest file the built-in editor takes; bigger files
@@ -45,7 +45,7 @@ type Doc struct {
 func Load(root, name string) (Doc, error) {
 	canon, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return Doc{}, fmt.Errorf("open %s: %w", filepath.Join(root, name), plain(err))
+		return Doc{}, fmt.Errorf("open %s: %w", filepath.Join(root, name), fsutil.PlainError(err))
 	}
 	d := Doc{Root: canon, Path: filepath.Join(canon, name), Mode: 0o644}
 	target, err := d.target()
@@ -75,7 +75,7 @@ func (d Doc) target() (string, error) {
 		return d.Path, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("open %s: %w", d.Path, plain(err))
+		return "", fmt.Errorf("open %s: %w", d.Path, fsutil.PlainError(err))
 	}
 	if fi.Mode()&fs.ModeSymlink == 0 {
 		return d.Path, nil
@@ -85,7 +85,7 @@ func (d Doc) target() (string, error) {
 		// A dangling link: where would it write? Resolve its directory.
 		dest, rerr := os.Readlink(d.Path)
 		if rerr != nil {
-			return "", fmt.Errorf("open %s: %w", d.Path, plain(err))
+			return "", fmt.Errorf("open %s: %w", d.Path, fsutil.PlainError(err))
 		}
 		if !filepath.IsAbs(dest) {
 			dest = filepath.Join(filepath.Dir(d.Path), dest)
@@ -96,22 +96,17 @@ func (d Doc) target() (string, error) {
 		}
 		real = filepath.Join(dir, filepath.Base(dest))
 	}
-	if !within(d.Root, real) {
+	if !fsutil.Within(d.Root, real) {
 		return "", fmt.Errorf("open %s: it is a link to %s, outside %s; pi-tui will not write through it", d.Path, real, d.Root)
 	}
 	return real, nil
-}
-
-func within(root, p string) bool {
-	// The root "/" holds every absolute path (its prefix is not "//").
-	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // readRegular reads a regular file without ever opening a FIFO or device.
 func readRegular(path string) ([]byte, fs.FileInfo, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, plain(err)
+		return nil, nil, fsutil.PlainError(err)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("it is not a regular file (%s)", kind(fi.Mode()))
@@ -121,12 +116,12 @@ func readRegular(path string) ([]byte, fs.FileInfo, error) {
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, nil, plain(err)
+		return nil, nil, fsutil.PlainError(err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxEditBytes+1))
 	if err != nil {
-		return nil, nil, plain(err)
+		return nil, nil, fsutil.PlainError(err)
 	}
 	if len(data) > MaxEditBytes {
 		return nil, nil, fmt.Errorf("it is over %d bytes, too big for the built-in editor; edit it with $EDITOR (ctrl+e)", MaxEditBytes)
@@ -146,14 +141,6 @@ func kind(m fs.FileMode) string {
 		return "a device"
 	}
 	return "not a plain file"
-}
-
-func plain(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // ChangedOnDisk reports whether the file on disk is no longer what d

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/pi-tui/pi-tui/internal/atomicfile"
+	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
 // member is one top-level key of a JSON object with its value kept as the
@@ -130,7 +131,7 @@ func UpdateFile(path string, change func(*Object) error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return fmt.Errorf("read %s: %w", path, plain(err))
+		return fmt.Errorf("read %s: %w", path, fsutil.PlainError(err))
 	default:
 		if len(bytes.TrimSpace(data)) > 0 {
 			if o, err = ParseObject(data); err != nil {
@@ -145,7 +146,7 @@ func UpdateFile(path string, change func(*Object) error) error {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", path, plain(err))
+		return fmt.Errorf("write %s: %w", path, fsutil.PlainError(err))
 	}
 	// Write through a link to its target, so a dotfiles symlink survives.
 	target := path
@@ -156,12 +157,4 @@ func UpdateFile(path string, change func(*Object) error) error {
 		return fmt.Errorf("write %s: %w; the file is unchanged", path, err)
 	}
 	return nil
-}
-
-func plain(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

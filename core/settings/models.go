@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
 // ModelsFile is pi's model configuration inside the agent dir.
@@ -69,7 +71,7 @@ func ReadModels(agentDir string) ([]ProviderConfig, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, plain(err))
+		return nil, fmt.Errorf("read %s: %w", path, fsutil.PlainError(err))
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
@@ -77,7 +79,7 @@ func ReadModels(agentDir string) ([]ProviderConfig, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxSize))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, plain(err))
+		return nil, fmt.Errorf("read %s: %w", path, fsutil.PlainError(err))
 	}
 	var doc struct {
 		Providers map[string]ProviderConfig `json:"providers"`

@@ -5,10 +5,11 @@
 package atomicfile
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
 // Write replaces path with data, with mode perm. path itself is replaced:
@@ -18,7 +19,7 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return plain(err)
+		return fsutil.PlainError(err)
 	}
 	_, err = tmp.Write(data)
 	if err == nil {
@@ -35,21 +36,11 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return plain(err)
+		return fsutil.PlainError(err)
 	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync() // the rename is durable once the directory is synced
 		d.Close()
 	}
 	return nil
-}
-
-// plain drops the *PathError's "op path:" prefix (the temp file's random
-// name means nothing to a user; callers name the file themselves).
-func plain(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
