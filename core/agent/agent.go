@@ -96,6 +96,10 @@ type Approval struct {
 	Path       string          `json:"path,omitempty"`
 	Command    string          `json:"command,omitempty"`
 	Args       json.RawMessage `json:"args"`
+	// Reason says why this call asks even where its kind of tool would not
+	// (a write under .git/ or to a file that tools run), so the dialog can
+	// tell the user; "" for the ordinary approval of the permission mode.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Approver decides an Approval. A nil Approver denies everything that

@@ -3,10 +3,12 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
@@ -64,4 +66,34 @@ func displayRel(root, p string) string {
 		return filepath.ToSlash(rel)
 	}
 	return p
+}
+
+// ReadPreview returns up to limit bytes of the file at path (canonical,
+// inside root) for showing it to the user, such as the diff an approval
+// shows. It opens through the root, never blocks on a FIFO and refuses
+// anything but a regular file, so a hostile repository cannot hang or
+// redirect the preview.
+func ReadPreview(root, path string, limit int64) ([]byte, error) {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return nil, fmt.Errorf("%s is outside the project root", path)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fsutil.PlainError(err)
+	}
+	defer r.Close()
+	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fsutil.PlainError(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fsutil.PlainError(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("it is not a regular file")
+	}
+	return io.ReadAll(io.LimitReader(f, limit))
 }
