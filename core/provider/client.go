@@ -48,6 +48,22 @@ type Options struct {
 
 	// sleep waits between attempts; tests replace it.
 	sleep func(ctx context.Context, d time.Duration) error
+	// afterFunc starts the first-byte and idle timer; tests replace it so
+	// a timeout fires when the test says, not when a busy machine lets it.
+	afterFunc func(d time.Duration, f func()) timer
+}
+
+// timer is the part of *time.Timer the stream watchdog uses.
+type timer interface {
+	Reset(d time.Duration) bool
+	Stop() bool
+}
+
+func (o Options) startTimer(d time.Duration, f func()) timer {
+	if o.afterFunc != nil {
+		return o.afterFunc(d, f)
+	}
+	return time.AfterFunc(d, f)
 }
 
 const (
@@ -293,7 +309,7 @@ func (c *conn) attempt(ctx context.Context, model string, body []byte, dec decod
 	if fb <= 0 {
 		fb = math.MaxInt64 // disabled; the idle timeout may still apply
 	}
-	timer := time.AfterFunc(fb, func() {
+	timer := c.opts.startTimer(fb, func() {
 		if gotByte.Load() {
 			cancel(errIdleTimeout)
 		} else {
@@ -528,7 +544,7 @@ func clean(s string) string {
 // watchReader re-arms the idle timer on every chunk of the body.
 type watchReader struct {
 	r     io.Reader
-	timer *time.Timer
+	timer timer
 	idle  time.Duration
 	got   *atomic.Bool
 }

@@ -221,11 +221,16 @@ func TestEmptyStreamRetried(t *testing.T) {
 }
 
 func TestFirstByteTimeout(t *testing.T) {
+	arrived := make(chan struct{}, 1)
 	srv := newServer(t, func(_ int, s *server, w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
 		s.block(r) // never answers
 	})
 	opts := testOpts(&sleeps{})
 	opts.FirstByteTimeout = 20 * time.Millisecond
+	mt := newManualTimer(&opts)
+	// The deadline passes once the server holds the request, never before.
+	go func() { <-arrived; mt.fire() }()
 	c := newClient(t, APIAnthropicMessages, srv.URL, opts)
 	_, res, err := collect(t, context.Background(), c, simpleRequest())
 	wantKind(t, err, ErrTimeout)
@@ -243,6 +248,17 @@ func TestIdleTimeout(t *testing.T) {
 		})
 		opts := testOpts(&sleeps{})
 		opts.FirstByteTimeout, opts.IdleTimeout = time.Minute, 20*time.Millisecond
+		mt := newManualTimer(&opts)
+		// The stream stalls once the client has read what was sent: the
+		// watchdog was re-armed with the idle timeout.
+		go func() {
+			for d := range mt.resets {
+				if d == opts.IdleTimeout {
+					mt.fire()
+					return
+				}
+			}
+		}()
 		c := newClient(t, api, srv.URL, opts)
 		_, res, err := collect(t, context.Background(), c, simpleRequest())
 		wantKind(t, err, ErrTimeout)

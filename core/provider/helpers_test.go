@@ -208,3 +208,41 @@ func simpleRequest() Request {
 func settingsProvider(api, base string) settings.ProviderConfig {
 	return settings.ProviderConfig{Name: "p", API: api, BaseURL: base}
 }
+
+// manualTimer stands in for the stream watchdog's timer: it fires only
+// when the test calls fire, so a timeout test waits on events (the request
+// arrived, a chunk was read) instead of racing a short deadline on a busy
+// machine.
+type manualTimer struct {
+	mu     sync.Mutex
+	f      func()
+	resets chan time.Duration // every Reset, in order: the client read a chunk
+}
+
+func newManualTimer(opts *Options) *manualTimer {
+	mt := &manualTimer{resets: make(chan time.Duration, 1024)}
+	opts.afterFunc = func(_ time.Duration, f func()) timer {
+		mt.mu.Lock()
+		mt.f = f
+		mt.mu.Unlock()
+		return mt
+	}
+	return mt
+}
+
+func (m *manualTimer) Reset(d time.Duration) bool {
+	select {
+	case m.resets <- d:
+	default:
+	}
+	return true
+}
+
+func (m *manualTimer) Stop() bool { return true }
+
+func (m *manualTimer) fire() {
+	m.mu.Lock()
+	f := m.f
+	m.mu.Unlock()
+	f()
+}
