@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -293,8 +294,13 @@ func (a *app) rpcCmd(args []string) error {
 	return r.serve(a.stdin)
 }
 
+// rpcMaxLine bounds one command line. A longer line is skipped with an
+// error response; the commands after it are still read.
+const rpcMaxLine = 16 << 20
+
 // rpcServer serves one rpc stream. Prompts and compactions run in the
-// background so abort and get_state can arrive meanwhile.
+// background, one after another, so abort and get_state are answered at
+// once however many prompts wait.
 type rpcServer struct {
 	app     *app
 	m       *runtime.Manager
@@ -302,46 +308,141 @@ type rpcServer struct {
 	project projects.Project
 	model   string
 	session string
-	work    sync.WaitGroup
-	jobs    chan func() // prompts and compactions, run one after another
+	queue   jobQueue
 }
 
 func (r *rpcServer) serve(in io.Reader) error {
-	// One worker runs prompts and compactions in the order they came: a
-	// prompt sent while the agent works waits its turn.
-	r.jobs = make(chan func(), 64)
+	done := make(chan struct{})
 	go func() {
-		for job := range r.jobs {
+		defer close(done)
+		for {
+			job, ok := r.queue.next()
+			if !ok {
+				return
+			}
 			job()
-			r.work.Done()
 		}
 	}()
-	defer close(r.jobs)
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
+	br := bufio.NewReaderSize(in, 64*1024)
+	var readErr error
+	for {
+		raw, tooLong, err := readLine(br, rpcMaxLine)
+		if tooLong {
+			r.out.write(rpcResponse{Type: "response", Command: "parse", Error: "line too long: a command may be at most 16 MiB; it was skipped"})
+		} else if line := strings.TrimSpace(string(raw)); line != "" {
+			var c rpcCommand
+			if err := json.Unmarshal([]byte(line), &c); err != nil {
+				r.out.write(rpcResponse{Type: "response", Command: "parse", Error: "invalid JSON: " + err.Error()})
+			} else {
+				r.handle(c)
+			}
 		}
-		var c rpcCommand
-		if err := json.Unmarshal([]byte(line), &c); err != nil {
-			r.out.write(rpcResponse{Type: "response", Command: "parse", Error: "invalid JSON: " + err.Error()})
-			continue
+		if err != nil {
+			if err != io.EOF {
+				readErr = err
+			}
+			break
 		}
-		r.handle(c)
 	}
-	r.work.Wait()
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read rpc input: %w", err)
+	// Input ended: what was queued still runs, then rpc exits.
+	r.queue.close()
+	<-done
+	if readErr != nil {
+		return fmt.Errorf("read rpc input: %w", readErr)
 	}
 	return nil
 }
 
-func (r *rpcServer) enqueue(job func()) {
-	r.work.Add(1)
-	r.jobs <- job
+// readLine returns the next line without its end. A line longer than max
+// is read to its end and dropped (tooLong), so memory stays bounded by max
+// whatever a caller sends. err is io.EOF with the last line (or none).
+func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > max+1 { // +1: the newline itself
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return bytes.TrimSuffix(line, []byte("\n")), tooLong, err
+	}
 }
+
+// jobQueue holds prompts and compactions in the order they came, without
+// bound on the reader's side: enqueueing never blocks, so the command
+// reader keeps answering while the agent works.
+type jobQueue struct {
+	mu     sync.Mutex
+	jobs   []func()
+	closed bool
+	wake   chan struct{}
+}
+
+func (q *jobQueue) init() {
+	if q.wake == nil {
+		q.wake = make(chan struct{}, 1)
+	}
+}
+
+func (q *jobQueue) push(job func()) {
+	q.mu.Lock()
+	q.init()
+	q.jobs = append(q.jobs, job)
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *jobQueue) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// next waits for the next job; false once the queue is closed and empty.
+func (q *jobQueue) next() (func(), bool) {
+	for {
+		q.mu.Lock()
+		q.init()
+		if len(q.jobs) > 0 {
+			job := q.jobs[0]
+			q.jobs = q.jobs[1:]
+			q.mu.Unlock()
+			return job, true
+		}
+		if q.closed {
+			q.mu.Unlock()
+			return nil, false
+		}
+		wake := q.wake
+		q.mu.Unlock()
+		<-wake
+	}
+}
+
+// drop removes the jobs that have not started and says how many.
+func (q *jobQueue) drop() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := len(q.jobs)
+	q.jobs = nil
+	return n
+}
+
+func (q *jobQueue) close() {
+	q.mu.Lock()
+	q.init()
+	q.closed = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (r *rpcServer) enqueue(job func()) { r.queue.push(job) }
 
 func (r *rpcServer) reply(c rpcCommand, err error, data any) {
 	resp := rpcResponse{Type: "response", ID: c.ID, Command: c.Type, Success: err == nil, Data: data}
@@ -366,7 +467,9 @@ func (r *rpcServer) handle(c rpcCommand) {
 			r.m.Prompt(ctx, sessionID, model, c.Message)
 		})
 	case "abort":
-		r.reply(c, nil, map[string]bool{"aborted": r.m.Abort(r.session)})
+		// Waiting prompts go too: abort means stop, not "skip to the next".
+		dropped := r.queue.drop()
+		r.reply(c, nil, map[string]any{"aborted": r.m.Abort(r.session), "dropped": dropped})
 	case "get_state":
 		st := r.m.State(r.session)
 		r.reply(c, nil, struct {

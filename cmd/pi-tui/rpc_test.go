@@ -321,3 +321,67 @@ func TestPromptSaysWhatWasDenied(t *testing.T) {
 		t.Errorf("prompt = %d %q %q", code, out, errs)
 	}
 }
+
+// A line longer than the 16 MiB limit gets an error response and the
+// commands after it are still answered.
+func TestRPCOverlongLineIsAnsweredAndSkipped(t *testing.T) {
+	c := newCLI(t)
+	modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "hi"} })
+	r := startRPC(t, c, "--project", "mono")
+	go func() {
+		// The pipe blocks until rpc reads, so write from a goroutine.
+		long := `{"id":"big","type":"prompt","message":"` + strings.Repeat("x", 17<<20) + `"}`
+		fmt.Fprintln(r.in, long)
+		fmt.Fprintln(r.in, `{"id":"after","type":"get_state"}`)
+	}()
+	seen := r.until(func(m map[string]any) bool { return m["id"] == "after" })
+	resp := typed(seen, "response")
+	if len(resp) != 2 || resp[0]["success"] != false || !strings.Contains(fmt.Sprint(resp[0]["error"]), "16 MiB") {
+		t.Fatalf("responses = %v", resp)
+	}
+	if resp[1]["success"] != true {
+		t.Errorf("the command after the long line failed: %v", resp[1])
+	}
+}
+
+// abort is answered at once, whatever the queue holds, and drops the
+// prompts that were waiting.
+func TestRPCAbortIsAnsweredWhileManyPromptsWait(t *testing.T) {
+	c := newCLI(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	started := make(chan struct{}, 1)
+	modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply {
+		if n == 0 {
+			started <- struct{}{}
+			return fakemodel.Reply{Text: "slow", Hold: hold}
+		}
+		return fakemodel.Reply{Text: "fast"}
+	})
+	r := startRPC(t, c, "--project", "mono")
+	go func() {
+		for i := range 70 {
+			fmt.Fprintf(r.in, `{"id":"p%d","type":"prompt","message":"m%d"}`+"\n", i, i)
+		}
+		<-started
+		fmt.Fprintln(r.in, `{"id":"a","type":"abort"}`)
+	}()
+	seen := r.until(func(m map[string]any) bool { return m["id"] == "a" })
+	for _, e := range seen {
+		if e["type"] == "agent_end" {
+			t.Fatalf("abort was answered only after a prompt ended: %v", seen)
+		}
+	}
+	a := seen[len(seen)-1]
+	data, _ := a["data"].(map[string]any)
+	if a["success"] != true || data["aborted"] != true || data["dropped"] != float64(69) {
+		t.Fatalf("abort = %v", a)
+	}
+	// The aborted prompt ends; nothing queued runs after it.
+	r.until(func(m map[string]any) bool { return m["type"] == "agent_end" })
+	r.send(`{"id":"s","type":"get_state"}`)
+	rest := r.until(func(m map[string]any) bool { return m["id"] == "s" })
+	if n := len(typed(rest, "agent_start")); n != 0 {
+		t.Errorf("%d dropped prompts ran after the abort", n)
+	}
+}
