@@ -100,3 +100,48 @@ func TestReadOnlyDataDir(t *testing.T) {
 		t.Errorf("value = %q, %v; want old", kv.Value, err)
 	}
 }
+
+// fill takes every free byte of the file system holding dir.
+func fill(t *testing.T, dir string) {
+	t.Helper()
+	filler, err := os.Create(filepath.Join(dir, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer filler.Close()
+	for chunk := make([]byte, 4096); ; {
+		if _, err := filler.Write(chunk); err != nil {
+			break
+		}
+	}
+	for b := make([]byte, 1); ; { // the last partial block too
+		if _, err := filler.Write(b); err != nil {
+			break
+		}
+	}
+}
+
+// Opening the database on a disk filled to the last block says the disk
+// is full, not "I/O error": SQLite fails to grow its WAL index there.
+func TestCompletelyFullDiskSaysDiskIsFull(t *testing.T) {
+	dir := mountTmpfs(t, "256k")
+	ctx := context.Background()
+	path := filepath.Join(dir, FileName)
+	st, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.InsertProject(ctx, ProjectRow{ID: "p1", Name: "p", Root: "/p", CreatedAt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	fill(t, dir)
+	st, err = Open(ctx, path, Options{})
+	if err == nil {
+		defer st.Close()
+		_, err = st.CreateSession(ctx, "s1", "p1", "")
+	}
+	if err == nil || !strings.Contains(err.Error(), "disk is full") {
+		t.Errorf("error on a full disk = %v; want it to say the disk is full", err)
+	}
+}

@@ -117,6 +117,14 @@ func (s *Store) Now() time.Time { return s.now() }
 // pi-tui database, or one written by a newer pi-tui, is refused and left as
 // it was.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	st, err := open(ctx, path, opts)
+	if err != nil {
+		return nil, fullDisk(filepath.Dir(path), err)
+	}
+	return st, nil
+}
+
+func open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = 5 * time.Second
 	}
@@ -338,9 +346,9 @@ func (s *Store) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
-		return err
+		return fullDisk(filepath.Dir(s.path), err)
 	}
-	return Describe(tx.Commit())
+	return fullDisk(filepath.Dir(s.path), Describe(tx.Commit()))
 }
 
 // Describe turns SQLite's result codes into sentences a user can act on,
