@@ -17,8 +17,8 @@ const DefaultBudgetBytes = 32768
 const readSlack = 4096
 
 // normalize turns raw file bytes into the text the model receives: it drops
-// a UTF-8 byte order mark, turns CRLF into LF, replaces each run of invalid
-// UTF-8 byte with U+FFFD (as pi's decoder does, so sizes agree) and trims
+// a UTF-8 byte order mark, turns CRLF into LF, replaces each maximal invalid
+// UTF-8 subsequence with U+FFFD (as pi's decoder does, so sizes agree) and trims
 // surrounding white space. When the read was
 // partial (complete is false) a code point split by the read limit is
 // dropped rather than replaced, and only leading space is trimmed: the tail
@@ -48,20 +48,58 @@ func normalize(b []byte, complete bool) []byte {
 	return bytes.TrimLeftFunc(b, unicode.IsSpace)
 }
 
-// replaceInvalid replaces every byte that is not part of a valid UTF-8
-// sequence with U+FFFD, one replacement per byte.
+// replaceInvalid replaces each maximal invalid subsequence with one
+// U+FFFD, the WHATWG rule that Node's decoder (and so pi) follows: a lead
+// byte and the continuation bytes that could still have completed it count
+// as one error ("\xe2\x82b" is one U+FFFD then "b"), while each byte that
+// could never start or continue a sequence is an error of its own
+// ("\xff\xfe" is two). Byte counts and fair shares then agree with pi's.
 func replaceInvalid(b []byte) []byte {
 	out := make([]byte, 0, len(b)+len(b)/4)
 	for len(b) > 0 {
 		r, n := utf8.DecodeRune(b)
-		if r == utf8.RuneError && n == 1 {
-			out = append(out, "\uFFFD"...)
-		} else {
+		if r != utf8.RuneError || n > 1 {
 			out = append(out, b[:n]...)
+			b = b[n:]
+			continue
 		}
-		b = b[n:]
+		out = append(out, "\uFFFD"...)
+		b = b[invalidPrefix(b):]
 	}
 	return out
+}
+
+// invalidPrefix returns the length of the maximal subpart at the start of
+// b, which does not begin a valid sequence: the lead byte plus the
+// continuation bytes that fit it, or 1 for a byte that cannot lead.
+func invalidPrefix(b []byte) int {
+	need, lo, hi := 0, byte(0x80), byte(0xBF)
+	switch c := b[0]; {
+	case c >= 0xC2 && c <= 0xDF:
+		need = 1
+	case c == 0xE0:
+		need, lo = 2, 0xA0
+	case c == 0xED:
+		need, hi = 2, 0x9F
+	case c >= 0xE1 && c <= 0xEF:
+		need = 2
+	case c == 0xF0:
+		need, lo = 3, 0x90
+	case c == 0xF4:
+		need, hi = 3, 0x8F
+	case c >= 0xF1 && c <= 0xF3:
+		need = 3
+	default:
+		return 1 // a continuation byte, C0, C1 or F5..FF
+	}
+	i := 1
+	for ; i <= need && i < len(b); i++ {
+		if b[i] < lo || b[i] > hi {
+			break
+		}
+		lo, hi = 0x80, 0xBF // only the second byte has a narrower range
+	}
+	return i
 }
 
 // dropPartialRune removes an incomplete UTF-8 sequence at the end of b, left

@@ -379,17 +379,59 @@ func FuzzCut(f *testing.F) {
 	})
 }
 
-// refValidUTF8 replaces each invalid byte with U+FFFD, the simple way.
+// refValidUTF8 is the WHATWG UTF-8 decoder written as the standard states
+// it (bytes needed, bytes seen, lower and upper boundary), independent of
+// replaceInvalid: an error emits U+FFFD and the byte that broke a sequence
+// is looked at again.
 func refValidUTF8(s string) string {
 	var b strings.Builder
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
+	need, seen, lower, upper := 0, 0, byte(0x80), byte(0xBF)
+	var cp rune
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if need == 0 {
+			switch {
+			case c <= 0x7F:
+				b.WriteByte(c)
+			case c >= 0xC2 && c <= 0xDF:
+				need, cp = 1, rune(c&0x1F)
+			case c >= 0xE0 && c <= 0xEF:
+				if c == 0xE0 {
+					lower = 0xA0
+				}
+				if c == 0xED {
+					upper = 0x9F
+				}
+				need, cp = 2, rune(c&0x0F)
+			case c >= 0xF0 && c <= 0xF4:
+				if c == 0xF0 {
+					lower = 0x90
+				}
+				if c == 0xF4 {
+					upper = 0x8F
+				}
+				need, cp = 3, rune(c&0x07)
+			default:
 				b.WriteString("\uFFFD")
-				continue
 			}
+			continue
 		}
-		b.WriteRune(r)
+		if c < lower || c > upper {
+			need, seen, cp, lower, upper = 0, 0, 0, 0x80, 0xBF
+			b.WriteString("\uFFFD")
+			i-- // prepend the byte to the stream
+			continue
+		}
+		lower, upper = 0x80, 0xBF
+		cp = cp<<6 | rune(c&0x3F)
+		seen++
+		if seen == need {
+			b.WriteRune(cp)
+			need, seen, cp = 0, 0, 0
+		}
+	}
+	if need != 0 {
+		b.WriteString("\uFFFD")
 	}
 	return b.String()
 }

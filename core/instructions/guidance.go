@@ -26,7 +26,7 @@ const maxGuidanceBytes = 1 << 20
 // receives and whether subdirectory context is delivered. It is immutable
 // once built, so one value can be shared by concurrent resolutions.
 type Guidance struct {
-	providers map[string][]string // lower-cased provider name -> files
+	providers map[string][]string // provider name, exactly as pi spells it -> files
 	models    []modelRule         // in file order: the first match wins
 	subdir    bool
 	warnings  []string
@@ -133,7 +133,7 @@ func ParseGuidance(data []byte) (*Guidance, error) {
 				return nil, err
 			}
 			for _, r := range rules {
-				g.providers[strings.ToLower(r.pattern)] = r.files
+				g.providers[r.pattern] = r.files // pi compares provider names exactly
 			}
 		case "models":
 			rules, err := parseNameMap(dec, "models")
@@ -277,7 +277,7 @@ func (g *Guidance) FilesFor(m Model) []string {
 			return r.files
 		}
 	}
-	return g.providers[strings.ToLower(m.Provider)]
+	return g.providers[m.Provider]
 }
 
 // SubdirectoryContext reports whether nested chains should be delivered to

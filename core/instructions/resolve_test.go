@@ -168,6 +168,8 @@ func TestGuidanceModelsAndProviders(t *testing.T) {
 		{Model{"bedrock", "claude-3-5-haiku"}, []string{"C35.md"}},    // models apply to any provider
 		{Model{"anthropic", "claude-3.5"}, []string{"CALL.md"}},       // '.' is literal, not a wildcard
 		{Model{"anthropic", "x-claude-3-5"}, []string{"EXTRA.md"}},    // anchored
+		{Model{"OpenAI", "o3"}, nil},                                   // provider names match case-sensitively, as pi's
+		{Model{"Anthropic", "opus"}, nil},                              // not the built-in "anthropic" either
 	}
 	for _, tc := range cases {
 		r := tr.resolver(tc.m)
@@ -345,7 +347,7 @@ func TestNormalisation(t *testing.T) {
 	tr.write("AGENTS.md", raw)
 	c := tr.target(noModel, "")
 	s := c.Sources[0]
-	want := "first\nsecond \uFFFD\uFFFD bad\nlone\rcr" // one U+FFFD per invalid byte, as pi
+	want := "first\nsecond \uFFFD\uFFFD bad\nlone\rcr" // \xff and \xfe can never lead: one U+FFFD each, as pi
 	if s.Content != want || s.ShownBytes != len(want) || s.Truncated {
 		t.Errorf("content %q shown %d", s.Content, s.ShownBytes)
 	}
@@ -706,5 +708,16 @@ func TestPermissionDenied(t *testing.T) {
 	wantLabels(t, c, "AGENTS.md")
 	if r := skipReason(c, closed); r != "permission denied (directory)" {
 		t.Errorf("locked dir: %q (skipped %+v)", r, c.Skipped)
+	}
+}
+
+// Invalid UTF-8 reads as Node (and so pi) reads it: one U+FFFD per maximal
+// invalid subsequence, not one per byte.
+func TestInvalidUTF8IsReplacedAsPiReplacesIt(t *testing.T) {
+	tr := newTree(t)
+	tr.write("AGENTS.md", "a\xe2\x82b \xff\xfe c\n")
+	s := tr.target(noModel, "").Sources[0]
+	if want := "a\uFFFDb \uFFFD\uFFFD c"; s.Content != want {
+		t.Errorf("content = %q, want %q", s.Content, want)
 	}
 }
