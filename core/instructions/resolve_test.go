@@ -168,8 +168,8 @@ func TestGuidanceModelsAndProviders(t *testing.T) {
 		{Model{"bedrock", "claude-3-5-haiku"}, []string{"C35.md"}},    // models apply to any provider
 		{Model{"anthropic", "claude-3.5"}, []string{"CALL.md"}},       // '.' is literal, not a wildcard
 		{Model{"anthropic", "x-claude-3-5"}, []string{"EXTRA.md"}},    // anchored
-		{Model{"OpenAI", "o3"}, nil},                                   // provider names match case-sensitively, as pi's
-		{Model{"Anthropic", "opus"}, nil},                              // not the built-in "anthropic" either
+		{Model{"OpenAI", "o3"}, nil},                                  // provider names match case-sensitively, as pi's
+		{Model{"Anthropic", "opus"}, nil},                             // not the built-in "anthropic" either
 	}
 	for _, tc := range cases {
 		r := tr.resolver(tc.m)
