@@ -16,6 +16,11 @@ const DefaultBudgetBytes = 32768
 // costs at most budget+slack bytes of I/O.
 const readSlack = 4096
 
+// readGrowth bounds the re-reads of a file whose normalised text came out
+// shorter than the budget (CRLF line ends, leading blank lines): at most
+// readGrowth × (budget + slack) raw bytes are read from one file.
+const readGrowth = 4
+
 // normalize turns raw file bytes into the text the model receives: it drops
 // a UTF-8 byte order mark, turns CRLF into LF, replaces each maximal invalid
 // UTF-8 subsequence with U+FFFD (as pi's decoder does, so sizes agree) and trims

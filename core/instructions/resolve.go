@@ -701,12 +701,30 @@ func (x *run) check(scope, base, dir, name, path string, fi fileInfo) (string, f
 
 // read reads and normalises a checked file, bounded by the budget.
 func (x *run) read(scope, kind, dir, path, canon string, fi fileInfo) (Source, string) {
+	// Read until the normalised text could fill the whole budget: CRLF
+	// endings, a BOM or leading blank lines shrink the text, so a fixed
+	// raw window would show a large CRLF file less than its fair share.
+	// The raw read stays bounded whatever normalisation removes.
 	limit := x.r.budget + readSlack
-	data, size, complete, err := readBounded(canon, fi, limit, x.r.readHook)
-	if err != nil {
-		return Source{}, shortErr(err)
+	maxRead := readGrowth * limit
+	var (
+		data     []byte
+		text     []byte
+		size     int64
+		complete bool
+		err      error
+	)
+	for {
+		data, size, complete, err = readBounded(canon, fi, limit, x.r.readHook)
+		if err != nil {
+			return Source{}, shortErr(err)
+		}
+		text = normalize(data, complete)
+		if complete || len(text) > x.r.budget || limit >= maxRead {
+			break
+		}
+		limit = min(2*limit, maxRead)
 	}
-	text := normalize(data, complete)
 	if bytes.IndexByte(text, 0) >= 0 {
 		// NUL never appears in text a person wrote; this is a binary
 		// file (or a sparse one) that would only fill the budget.

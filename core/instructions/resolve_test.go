@@ -643,13 +643,24 @@ func TestHugeSparseFileIsReadBounded(t *testing.T) {
 		t.Errorf("note missing")
 	}
 	// A huge file that is blank at the start is skipped, and says why.
-	q := tr.write("sub/AGENTS.md", strings.Repeat(" ", 40000)+"late rules")
+	// (Blank text is read on, a few times over, in case the rules start
+	// late; the raw read stays bounded.)
+	q := tr.write("sub/AGENTS.md", strings.Repeat(" ", 200000)+"late rules")
 	if err := os.Truncate(q, 1<<30); err != nil {
 		t.Fatal(err)
 	}
-	c = tr.target(noModel, "sub/x")
+	r = tr.resolver(noModel)
+	read = 0
+	r.readHook = func(n int) { read += n }
+	c, err = r.ResolveTarget(context.Background(), tr.root, tr.abs("sub/x"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if r := skipReason(c, q); !strings.HasPrefix(r, "only white space in its first") {
 		t.Errorf("blank prefix reason %q", r)
+	}
+	if bound := 2 * readGrowth * (DefaultBudgetBytes + readSlack); read > bound {
+		t.Errorf("read %d bytes of a blank 1 GB file; bound %d", read, bound)
 	}
 }
 
@@ -719,5 +730,19 @@ func TestInvalidUTF8IsReplacedAsPiReplacesIt(t *testing.T) {
 	s := tr.target(noModel, "").Sources[0]
 	if want := "a\uFFFDb \uFFFD\uFFFD c"; s.Content != want {
 		t.Errorf("content = %q, want %q", s.Content, want)
+	}
+}
+
+// A large CRLF file alone in the chain shows (nearly) the whole budget:
+// the CRs that normalisation drops do not shrink what the model gets.
+func TestLargeCRLFFileGetsItsFullShare(t *testing.T) {
+	tr := newTree(t)
+	tr.write("AGENTS.md", strings.Repeat("rule\r\n", 20000)) // 120 KB
+	s := tr.target(noModel, "").Sources[0]
+	if !s.Truncated || s.ShownBytes < DefaultBudgetBytes-8 || s.ShownBytes > DefaultBudgetBytes {
+		t.Errorf("shown %d of a %d-byte budget (truncated %v)", s.ShownBytes, DefaultBudgetBytes, s.Truncated)
+	}
+	if strings.Contains(s.Content, "\r") {
+		t.Error("CRs reached the model")
 	}
 }
