@@ -65,6 +65,20 @@ const (
 	TagProjectMemory   = "project-memory"
 )
 
+// WriteInstructionFile writes one instruction file's text as an
+// <instruction-file> element, its tags on lines of their own, with
+// marker-like tags in the text defused, so the element always ends where
+// pi-tui ends it. The system prompt's instruction section and the blocks
+// appended to tool results both enclose file text this way.
+func WriteInstructionFile(b *strings.Builder, content string) {
+	b.WriteString("<" + TagInstructionFile + ">\n")
+	if content = strings.TrimRight(content, "\n"); content != "" {
+		b.WriteString(Neutralize(content))
+		b.WriteByte('\n')
+	}
+	b.WriteString("</" + TagInstructionFile + ">\n")
+}
+
 // stems are matched after "<" (and an optional "/") to find marker-like
 // tags: every tag whose name starts with "instruction" (instructions,
 // instruction-file, instruction_files, …) or spells "project-memory".
