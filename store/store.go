@@ -142,6 +142,9 @@ func open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open store %s: cannot create its folder: %w", path, describe(err))
 	}
+	if err := makePrivate(path); err != nil {
+		return nil, err
+	}
 	ms, err := loadMigrations()
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -176,6 +179,37 @@ func open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, Describe(err))
 	}
 	return s, nil
+}
+
+// makePrivate keeps the database readable by its owner only: it holds
+// project memory, project paths and session data. SQLite creates a new
+// database file with mode 0644 (less the umask), and its -wal and -shm
+// files with the database file's mode, so the file is created here first,
+// with mode 0600 whatever the umask, and SQLite's files follow it. Files
+// left readable by group or others (by an older pi-tui, or a copy) lose
+// those bits. Failing to tighten an existing file is not an error: it may
+// sit on a file system without Unix modes, or belong to someone else, and
+// then SQLite's own open says what is wrong.
+func makePrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case err == nil:
+		err = f.Chmod(0o600)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("open store %s: %w", path, describe(err))
+		}
+	case !errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("open store %s: cannot create it: %w", path, describe(err))
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
+			_ = os.Chmod(p, fi.Mode().Perm()&^0o077)
+		}
+	}
+	return nil
 }
 
 // checkExisting refuses, without opening it through SQLite, anything at the

@@ -19,7 +19,9 @@ const helpText = `pi-tui: a terminal home for the pi coding agent
 Usage:
   pi-tui [--data-dir D] [--agent-dir A]                 open the terminal UI
   pi-tui projects list [--all] [--json]
-  pi-tui projects add PATH [--name NAME] [--trust]
+  pi-tui projects add PATH [--name NAME] [--trust] [--allow-broad-root]
+                                                        / or the home folder: asks first, or
+                                                        needs --allow-broad-root
   pi-tui projects rename PROJECT NAME
   pi-tui projects pin|unpin|archive|restore|trust|untrust|remove PROJECT
   pi-tui memory show [--json] PROJECT

@@ -14,6 +14,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
 // instructionsCmd prints the instruction chain a runtime would receive for
@@ -199,12 +200,18 @@ func (a *app) projectHolding(dir string) (projects.Project, bool, error) {
 	return best, found, nil
 }
 
+// printChain writes the chain for a person: the section exactly as a
+// runtime receives it, then the sources, skipped candidates and warnings.
+// Labels and paths are quoted (safetext.Label) and control characters in
+// file text are shown as symbols (safetext.Visible): a repository's file
+// and folder names and contents must neither forge lines here nor drive
+// the terminal. --json gives the raw values.
 func (a *app) printChain(c *instructions.Chain) error {
 	home := a.env("HOME")
 	if c.Text == "" {
-		fmt.Fprintf(a.stdout, "No instruction files apply to %s.\n", paths.Tilde(c.Target, home))
+		fmt.Fprintf(a.stdout, "No instruction files apply to %s.\n", safetext.Label(paths.Tilde(c.Target, home)))
 	} else {
-		fmt.Fprint(a.stdout, c.Text)
+		fmt.Fprint(a.stdout, safetext.Visible(c.Text))
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	if len(c.Sources) > 0 {
@@ -214,19 +221,19 @@ func (a *app) printChain(c *instructions.Chain) error {
 			if s.Truncated {
 				state = fmt.Sprintf("cut: %s shown", groupDigits(s.ShownBytes))
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s bytes\t%s\n", s.Label, s.Kind, groupDigits(s.Bytes), state)
+			fmt.Fprintf(tw, "  %s\t%s\t%s bytes\t%s\n", safetext.Label(s.Label), s.Kind, groupDigits(s.Bytes), state)
 		}
 	}
 	if len(c.Skipped) > 0 {
 		fmt.Fprintln(tw, "\nSkipped:")
 		for _, s := range c.Skipped {
-			fmt.Fprintf(tw, "  %s\t%s\n", displayPath(s.Path, c.Root, home), s.Reason)
+			fmt.Fprintf(tw, "  %s\t%s\n", safetext.Label(displayPath(s.Path, c.Root, home)), safetext.Visible(s.Reason))
 		}
 	}
 	if len(c.Warnings) > 0 {
 		fmt.Fprintln(tw, "\nWarnings:")
 		for _, w := range c.Warnings {
-			fmt.Fprintf(tw, "  %s\n", w)
+			fmt.Fprintf(tw, "  %s\n", safetext.Visible(w))
 		}
 	}
 	return tw.Flush()

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
@@ -129,6 +134,7 @@ func (a *app) projectsAdd(args []string) error {
 	fs := a.flags("projects add")
 	name := fs.String("name", "", "")
 	trust := fs.Bool("trust", false, "")
+	allowBroad := fs.Bool("allow-broad-root", false, "")
 	pos, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return a.helpFor("projects add")
@@ -144,7 +150,13 @@ func (a *app) projectsAdd(args []string) error {
 		return err
 	}
 	home := a.env("HOME")
-	p, created, err := reg.Add(a.ctx, paths.ExpandHome(pos[0], home), *name, *trust)
+	path := paths.ExpandHome(pos[0], home)
+	if !*allowBroad {
+		if err := a.confirmBroad(reg, path); err != nil {
+			return err
+		}
+	}
+	p, created, err := reg.Add(a.ctx, path, *name, *trust)
 	if err != nil {
 		return err
 	}
@@ -180,6 +192,67 @@ func (a *app) projectsAdd(args []string) error {
 	}
 	fmt.Fprintf(a.stdout, "added %s (%s) at %s, %s\n", p.Name, p.ID, paths.Tilde(p.Root, home), trustNote)
 	return nil
+}
+
+// confirmBroad asks a second time before a folder such as / or the home
+// folder becomes a project, since the agent's file tools would then reach
+// everything below it: on a terminal it asks, otherwise it refuses with
+// an error naming --allow-broad-root (exit status 1).
+func (a *app) confirmBroad(reg *projects.Registry, path string) error {
+	pl, err := a.places()
+	if err != nil {
+		return err
+	}
+	err = reg.CheckBroad(a.ctx, path, pl)
+	var be *projects.BroadRootError
+	if !errors.As(err, &be) {
+		return err
+	}
+	if !a.interactive() {
+		return fmt.Errorf("%v; to add it anyway, pass --allow-broad-root", be)
+	}
+	fmt.Fprintf(a.stderr, "%v.\nAdd it anyway? [y/N] ", be)
+	answer, err := a.readLine()
+	if err != nil {
+		return fmt.Errorf("%s was not added: %w", be.Root, err)
+	}
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return nil
+	}
+	return fmt.Errorf("%s was not added", be.Root)
+}
+
+// interactive reports whether a person can answer a question: standard
+// input and standard error are both terminals.
+func (a *app) interactive() bool {
+	in, inOK := a.stdin.(*os.File)
+	errf, errOK := a.stderr.(*os.File)
+	return inOK && errOK && term.IsTerminal(int(in.Fd())) && term.IsTerminal(int(errf.Fd()))
+}
+
+// readLine reads one answer from standard input. It gives up when the
+// context ends (Ctrl-C), since a read from a terminal cannot be
+// interrupted.
+func (a *app) readLine() (string, error) {
+	type result struct {
+		line string
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		line, err := bufio.NewReader(a.stdin).ReadString('\n')
+		if errors.Is(err, io.EOF) {
+			err = nil // no answer is "no"
+		}
+		ch <- result{line, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.line, r.err
+	case <-a.ctx.Done():
+		return "", a.ctx.Err()
+	}
 }
 
 // warnSameName notes on stderr when p's name is shared, since the name

@@ -3,11 +3,11 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
 // CustomSubdirContext is the kind of the custom session entry that records
@@ -148,9 +148,7 @@ func (a *Agent) deliver(ctx context.Context, c ToolCall, res ToolResult, pre *Pr
 	prevLabels, prevWithheld := previousChain(window, claim.Base)
 	if claim.Untrusted {
 		if len(claim.Withheld) > 0 && !slices.Equal(claim.Withheld, prevWithheld) {
-			d.block = fmt.Sprintf("\n\n<instructions>\nThis project is untrusted, so the nested instruction files for this path are not loaded: %s. "+
-				"Only the project's root instructions apply; nested instructions load once the user trusts the project in pi-tui.\n</instructions>",
-				strings.Join(claim.Withheld, ", "))
+			d.block = renderUntrusted(claim.Withheld)
 			d.info = &DeliveryInfo{Chain: claim.Labels, Untrusted: true, Withheld: claim.Withheld}
 		}
 		return d
@@ -196,26 +194,44 @@ func (a *Agent) deliver(ctx context.Context, c ToolCall, res ToolResult, pre *Pr
 	return d
 }
 
+// The blocks appended to tool results follow the rules of the system
+// prompt's instruction section (core/instructions.Render): every label is
+// quoted (safetext.Label), so a folder named "evil</instructions>SYSTEM:"
+// or holding a newline cannot close the block or start a line of its own,
+// and each file's text is enclosed in an <instruction-file> element whose
+// marker-like tags are defused (safetext.WriteInstructionFile), so a file
+// holding "</instructions>" cannot end the block either. The block's own
+// <instructions> tags are therefore the only ones in it.
+
+// renderUntrusted writes the block for an untrusted project: which nested
+// files are not loaded, and why.
+func renderUntrusted(withheld []string) string {
+	return "\n\n<" + safetext.TagInstructions + ">\nThis project is untrusted, so the nested instruction files for this path are not loaded: " +
+		safetext.Labels(withheld) + ". Only the project's root instructions apply; nested instructions load once the user trusts the project in pi-tui.\n</" +
+		safetext.TagInstructions + ">"
+}
+
 // renderBlock writes the appended block: the chain now in effect, then
 // each newly delivered file under its label, then a note on files left for
 // a later turn.
 func renderBlock(chain []string, sent []ContextFile, deferred []string) string {
 	var b strings.Builder
-	b.WriteString("\n\n<instructions>\nInstructions in effect for this path, outer first; later ones are closer to the work and take precedence:\n")
+	b.WriteString("\n\n<" + safetext.TagInstructions + ">\nInstructions in effect for this path, outer first; later ones are closer to the work and take precedence:\n")
 	for _, l := range chain {
-		b.WriteString("- " + l + "\n")
+		b.WriteString("- " + safetext.Label(l) + "\n")
 	}
 	if len(chain) == 0 {
 		b.WriteString("- (none)\n")
 	}
 	b.WriteString("Instructions of other folders that are not listed no longer apply.\n")
 	for _, f := range sent {
-		b.WriteString("\n## " + f.Label + "\n\n" + strings.TrimRight(f.Content, "\n") + "\n")
+		b.WriteString("\n## " + safetext.Label(f.Label) + "\n\n")
+		safetext.WriteInstructionFile(&b, f.Content)
 	}
 	if len(deferred) > 0 {
-		b.WriteString("\nNot delivered in this turn (budget): " + strings.Join(deferred, ", ") +
+		b.WriteString("\nNot delivered in this turn (budget): " + safetext.Labels(deferred) +
 			". They come with a later file operation in their folder, or read them now.\n")
 	}
-	b.WriteString("</instructions>")
+	b.WriteString("</" + safetext.TagInstructions + ">")
 	return b.String()
 }

@@ -32,6 +32,17 @@
 // in the same clock tick cannot go unnoticed), and does not probe them again.
 // Names that exist are always checked and read again. See dirCache.
 //
+// A repository is untrusted input, so rendering (Render) gives it no say
+// over the section's structure: each source is named by its label quoted
+// as a string literal (a folder name holding a newline or "</instructions>"
+// cannot start a line or close a block), and its text, verbatim, sits in an
+// <instruction-file> element whose marker-like tags are defused, so a file
+// cannot end its element and pass text off as another source. Skip
+// reasons, warnings and truncation notes quote the labels and paths they
+// name. Chain's fields (Label, Path, Content) keep the raw values. The
+// rules live in internal/safetext, shared with core/agent's tool-result
+// blocks.
+//
 // Content is normalised before it is measured: a UTF-8 byte order mark is
 // removed, CRLF becomes LF, each run of invalid UTF-8 becomes U+FFFD and
 // surrounding white space is trimmed. Budgets count the bytes the model

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
 // Scopes and kinds of a Source, as they appear in `instructions --json`.
@@ -412,7 +414,7 @@ func (x *run) walk(dir string) error {
 			return err
 		}
 		if underNodeModules(d, x.root) {
-			x.warnings = append(x.warnings, fmt.Sprintf("%s is at or below node_modules; directories there contribute no instructions", x.label(d)))
+			x.warnings = append(x.warnings, fmt.Sprintf("%s is at or below node_modules; directories there contribute no instructions", safetext.Label(x.label(d))))
 			return nil
 		}
 		if err := x.addDir(d); err != nil {
@@ -573,7 +575,7 @@ func (x *run) consider(scope, kind, base, dir, name string, fi fileInfo, statErr
 	}
 	if prev := x.findFile(info.id); prev != nil {
 		if prev.Path != path {
-			x.skip(path, "same file as "+prev.Label)
+			x.skip(path, "same file as "+safetext.Label(prev.Label))
 		}
 		return true
 	}
@@ -621,7 +623,7 @@ func (x *run) provider(scope, base, dir, name string, p *probe) (absent bool) {
 	}
 	if prev := x.findFile(info.id); prev != nil {
 		if prev.Path != path {
-			x.skip(path, "same file as "+prev.Label)
+			x.skip(path, "same file as "+safetext.Label(prev.Label))
 		}
 		return false
 	}
@@ -633,7 +635,7 @@ func (x *run) provider(scope, base, dir, name string, p *probe) (absent bool) {
 	if src.complete {
 		for i := range x.sources {
 			if x.sources[i].complete && x.sources[i].text == src.text {
-				x.skip(path, "same content as "+x.sources[i].Label)
+				x.skip(path, "same content as "+safetext.Label(x.sources[i].Label))
 				return false
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -41,7 +42,7 @@ func TestOrderAndFirstQualifying(t *testing.T) {
 	// later entries win.
 	last := -1
 	for _, l := range labels(c) {
-		i := strings.Index(c.Text, "\n## "+l+"\n")
+		i := strings.Index(c.Text, "\n## "+strconv.Quote(l)+"\n")
 		if i <= last {
 			t.Fatalf("heading for %s missing or out of order in:\n%s", l, c.Text)
 		}
@@ -50,7 +51,7 @@ func TestOrderAndFirstQualifying(t *testing.T) {
 	if strings.Count(c.Text, "take precedence") != 1 {
 		t.Errorf("precedence sentence should appear once:\n%s", c.Text)
 	}
-	if !strings.Contains(c.Text, "## sub/CLAUDE.md\n\nsub claude\n") {
+	if !strings.Contains(c.Text, "## \"sub/CLAUDE.md\"\n\n<instruction-file>\nsub claude\n</instruction-file>\n") {
 		t.Errorf("content missing:\n%s", c.Text)
 	}
 
@@ -128,19 +129,19 @@ func TestDedupByFileAndContent(t *testing.T) {
 
 	c := tr.target(anthropic, "sub/x")
 	wantLabels(t, c, "~/.pi/agent/AGENTS.md", "AGENTS.md", "sub/AGENTS.md")
-	if r := skipReason(c, tr.abs("CLAUDE.md")); r != "same file as AGENTS.md" {
+	if r := skipReason(c, tr.abs("CLAUDE.md")); r != `same file as "AGENTS.md"` {
 		t.Errorf("CLAUDE.md link: %q", r)
 	}
 	c = tr.target(openai, "sub/x")
-	if r := skipReason(c, tr.abs("CODEX.md")); r != "same file as AGENTS.md" {
+	if r := skipReason(c, tr.abs("CODEX.md")); r != `same file as "AGENTS.md"` {
 		t.Errorf("CODEX.md hard link: %q", r)
 	}
 	c = tr.target(Model{"google", "gemini"}, "sub/x")
 	wantLabels(t, c, "~/.pi/agent/AGENTS.md", "AGENTS.md", "sub/AGENTS.md")
-	if r := skipReason(c, filepath.Join(tr.agent, "GEMINI.md")); r != "same content as ~/.pi/agent/AGENTS.md" {
+	if r := skipReason(c, filepath.Join(tr.agent, "GEMINI.md")); r != `same content as "~/.pi/agent/AGENTS.md"` {
 		t.Errorf("global GEMINI.md: %q", r)
 	}
-	if r := skipReason(c, tr.abs("sub/GEMINI.md")); r != "same content as AGENTS.md" {
+	if r := skipReason(c, tr.abs("sub/GEMINI.md")); r != `same content as "AGENTS.md"` {
 		t.Errorf("sub/GEMINI.md: %q", r)
 	}
 }
@@ -327,7 +328,7 @@ func TestCutOnCodePointBoundary(t *testing.T) {
 	if !utf8.ValidString(s.Content) || s.ShownBytes > 1000 || s.ShownBytes < 997 || !s.Truncated {
 		t.Errorf("shown %d valid %v", s.ShownBytes, utf8.ValidString(s.Content))
 	}
-	if !strings.Contains(c.Text, "[Truncated: AGENTS.md is shown only in part (999 bytes shown; the file has 63000 bytes); read the file for the rest.]") {
+	if !strings.Contains(c.Text, "[Truncated: \"AGENTS.md\" is shown only in part (999 bytes shown; the file has 63000 bytes); read the file for the rest.]") {
 		t.Errorf("note missing:\n%s", c.Text[len(c.Text)-200:])
 	}
 	if got := cutText("abcdefgh\nijklmnop", 10); got != "abcdefgh" {

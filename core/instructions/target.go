@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
 // location is where a target lands inside the root.
@@ -36,7 +38,7 @@ func (x *run) locate(givenRoot, target string) (location, string) {
 	if !within(x.root, abs) {
 		rel, ok := relWithin(givenRoot, abs)
 		if !ok || !filepath.IsAbs(target) {
-			return refused, fmt.Sprintf("target %s is outside the project root %s; only the root instructions apply", abs, x.root)
+			return refused, fmt.Sprintf("target %s is outside the project root %s; only the root instructions apply", safetext.Label(abs), safetext.Label(x.root))
 		}
 		abs = joinRel(x.root, rel)
 	}
@@ -71,10 +73,11 @@ func (x *run) locate(givenRoot, target string) (location, string) {
 				case isNotExist(lerr):
 					what = "goes through a dangling link"
 				}
-				return refused, fmt.Sprintf("target %s %s; only the root instructions apply", abs, what)
+				return refused, fmt.Sprintf("target %s %s; only the root instructions apply", safetext.Label(abs), what)
 			}
 			if !within(x.root, resolved) {
-				return refused, fmt.Sprintf("target %s leaves the project root %s through a link (to %s); only the root instructions apply", abs, x.root, resolved)
+				return refused, fmt.Sprintf("target %s leaves the project root %s through a link (to %s); only the root instructions apply",
+					safetext.Label(abs), safetext.Label(x.root), safetext.Label(resolved))
 			}
 			next, lexical = resolved, false
 			fi, err = x.sys.stat(resolved)

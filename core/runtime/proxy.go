@@ -8,6 +8,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
 // deliveryBudget is the chain budget of the resolver that reads files for
@@ -113,7 +114,7 @@ func (p *proxy) deliverable(s instructions.Source) (agent.ContextFile, bool) {
 		cf.Content = instructions.Cut(cf.Content, instructions.DeliveryFileBytes)
 		cf.Truncated = true
 		cf.Content += fmt.Sprintf("\n\n[Truncated: %s is shown only in part (%d of %d bytes); read the file for the rest.]",
-			s.Label, len(cf.Content), cf.Bytes)
+			safetext.Label(s.Label), len(cf.Content), cf.Bytes)
 	}
 	return cf, true
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/internal/safetext"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -154,7 +155,7 @@ func (pg *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			pg.showText = !pg.showText
 			if pg.chain != nil {
 				if pg.showText {
-					pg.vp.SetContent(pg.wrap(pg.chain.Text))
+					pg.vp.SetContent(pg.wrap(safetext.Visible(pg.chain.Text)))
 				} else {
 					pg.vp.SetContent(pg.wrap(pg.details()))
 				}
@@ -179,7 +180,10 @@ func (pg *Page) wrap(s string) string {
 }
 
 // details is the chain as a table: sources with sizes and cuts, skipped
-// candidates with reasons, warnings.
+// candidates with reasons, warnings. Labels and paths are quoted
+// (safetext.Label) and control characters shown (safetext.Visible), as in
+// the section the agent gets: a repository's names must not forge lines
+// here or drive the terminal.
 func (pg *Page) details() string {
 	c, st := pg.chain, pg.st
 	if c == nil {
@@ -188,7 +192,7 @@ func (pg *Page) details() string {
 	var b strings.Builder
 	target := "the project root"
 	if c.Target != c.Root {
-		target = displayPath(c.Target, c.Root, pg.host.Places.Home)
+		target = safetext.Label(displayPath(c.Target, c.Root, pg.host.Places.Home))
 	}
 	fmt.Fprintf(&b, "Chain for %s — %s of %s bytes\n\n", target, common.Group(c.UsedBytes), common.Group(c.BudgetBytes))
 	if len(c.Sources) == 0 {
@@ -203,12 +207,12 @@ func (pg *Page) details() string {
 		if s.Kind == instructions.KindProvider {
 			kind = " (provider)"
 		}
-		fmt.Fprintf(&b, "%2d. %s%s  %s bytes  %s\n", i+1, s.Label, kind, common.Group(s.Bytes), state)
+		fmt.Fprintf(&b, "%2d. %s%s  %s bytes  %s\n", i+1, safetext.Label(s.Label), kind, common.Group(s.Bytes), state)
 	}
 	if len(c.Skipped) > 0 {
 		b.WriteString("\n" + st.Section.Render("Skipped") + "\n")
 		for _, s := range c.Skipped {
-			fmt.Fprintf(&b, "  %s: %s\n", displayPath(s.Path, c.Root, pg.host.Places.Home), s.Reason)
+			fmt.Fprintf(&b, "  %s: %s\n", safetext.Label(displayPath(s.Path, c.Root, pg.host.Places.Home)), safetext.Visible(s.Reason))
 		}
 	}
 	var warns []string
@@ -220,12 +224,12 @@ func (pg *Page) details() string {
 		warns = append(warns, "no default model in settings.json: provider files (CLAUDE.md, CODEX.md, GEMINI.md) are not shown")
 	}
 	if !pg.p.Trusted && pg.untrustedTarget != "" {
-		warns = append(warns, "this project is untrusted: for "+pg.untrustedTarget+" a runtime gets only the root chain shown above, until you trust the project (t in the row menu)")
+		warns = append(warns, "this project is untrusted: for "+safetext.Label(pg.untrustedTarget)+" a runtime gets only the root chain shown above, until you trust the project (t in the row menu)")
 	}
 	if len(warns) > 0 {
 		b.WriteString("\n" + st.Section.Render("Warnings") + "\n")
 		for _, w := range warns {
-			b.WriteString("  " + st.Warn.Render("!") + " " + w + "\n")
+			b.WriteString("  " + st.Warn.Render("!") + " " + safetext.Visible(w) + "\n")
 		}
 	}
 	return b.String()

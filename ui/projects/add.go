@@ -2,6 +2,7 @@ package projects
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,12 +16,15 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
+	coreprojects "github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
 // addDialog asks for a folder, an optional name and whether to trust it.
 // Memory is deliberately not asked for (ADR 0234): a hint says it can be
-// added later from the row menu.
+// added later from the row menu. A folder such as / or the home folder
+// takes a second step: the dialog says that the agent's file tools will
+// reach everything below it and adds it only on "y".
 type addDialog struct {
 	host  *host.Host
 	st    *common.UI
@@ -28,6 +32,8 @@ type addDialog struct {
 	name  textinput.Model
 	trust bool
 	field int // 0 path, 1 name, 2 trust
+	// broad is the second question's sentence while it is asked.
+	broad string
 
 	completions []string
 	errText     string
@@ -37,6 +43,8 @@ type addDialog struct {
 
 type addKeys struct {
 	Complete, Next, Prev, Toggle, Submit, Cancel key.Binding
+	// The second step for a broad folder.
+	Confirm, Back key.Binding
 }
 
 func newAddDialog(h *host.Host, st *common.UI) *addDialog {
@@ -56,6 +64,8 @@ func newAddDialog(h *host.Host, st *common.UI) *addDialog {
 		Toggle:   key.NewBinding(key.WithKeys(" ", "y", "n"), key.WithHelp("space/y/n", "trust")),
 		Submit:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "add")),
 		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Confirm:  key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "add anyway")),
+		Back:     key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "back")),
 	}}
 }
 
@@ -63,6 +73,9 @@ type completionMsg struct {
 	for_  string
 	items []string
 }
+
+// broadMsg asks the second question: the folder is too broad.
+type broadMsg struct{ sentence string }
 
 type addedMsg struct {
 	id      string
@@ -82,6 +95,10 @@ func (d *addDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			return d, nil // typed on meanwhile
 		}
 		d.applyCompletion(msg.items)
+		return d, nil
+	case broadMsg:
+		d.busy = false
+		d.broad = msg.sentence
 		return d, nil
 	case addedMsg:
 		d.busy = false
@@ -107,6 +124,22 @@ func (d *addDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 
 func (d *addDialog) key(msg tea.KeyMsg) tea.Cmd {
 	k := d.keys
+	if d.broad != "" {
+		switch {
+		case key.Matches(msg, k.Confirm):
+			d.broad = ""
+			return d.add(true)
+		case key.Matches(msg, k.Back):
+			d.broad = ""
+			d.focus(0)
+		}
+		return nil
+	}
+	if d.busy && !key.Matches(msg, k.Cancel) {
+		// The answer to ctrl+s is on its way; a "y" typed ahead must not
+		// land in the path, nor answer a question not yet shown.
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Cancel):
 		return d.st.Close(d)
@@ -165,9 +198,25 @@ func (d *addDialog) submit() tea.Cmd {
 		d.focus(0)
 		return nil
 	}
+	return d.add(false)
+}
+
+// add registers the folder off the UI goroutine. Unless the user already
+// confirmed it, a folder that is too broad (/, the home folder, one
+// holding pi's or pi-tui's own files) is not added but asked about.
+func (d *addDialog) add(confirmed bool) tea.Cmd {
 	d.busy = true
-	reg, path, name, trust := d.host.Projects, paths.ExpandHome(d.path.Value(), d.host.Places.Home), d.name.Value(), d.trust
+	reg, pl, name, trust := d.host.Projects, d.host.Places, d.name.Value(), d.trust
+	path := paths.ExpandHome(d.path.Value(), pl.Home)
 	return func() tea.Msg {
+		if !confirmed {
+			var be *coreprojects.BroadRootError
+			if err := reg.CheckBroad(context.Background(), path, pl); errors.As(err, &be) {
+				return broadMsg{sentence: be.Error() + "."}
+			} else if err != nil {
+				return addedMsg{err: err}
+			}
+		}
 		p, created, err := reg.Add(context.Background(), path, name, trust)
 		if err != nil {
 			return addedMsg{err: err}
@@ -252,6 +301,13 @@ func (d *addDialog) applyCompletion(items []string) {
 func (d *addDialog) View(width, height int) string {
 	st := d.st
 	w := min(max(width-4, 30), 72)
+	if d.broad != "" {
+		return st.Dialog.Width(w).Render(lipgloss.JoinVertical(lipgloss.Left,
+			st.DialogHead.Render("Add a project"), "",
+			st.R.NewStyle().Width(w-4).Render(d.broad), "",
+			st.Warn.Render("Add it anyway?"), "",
+			st.Dim.Render(d.keys.Confirm.Help().Key+" "+d.keys.Confirm.Help().Desc+" · "+d.keys.Back.Help().Key+" "+d.keys.Back.Help().Desc)))
+	}
 	d.path.Width, d.name.Width = w-12, w-12
 	label := func(i int, s string) string {
 		if d.field == i {
@@ -299,8 +355,11 @@ func (d *addDialog) View(width, height int) string {
 func (d *addDialog) Title() string { return "Add a project" }
 func (d *addDialog) Help() [][]key.Binding {
 	k := d.keys
+	if d.broad != "" {
+		return [][]key.Binding{{k.Confirm, k.Back}}
+	}
 	return [][]key.Binding{{k.Complete, k.Next, k.Prev, k.Toggle, k.Submit, k.Cancel}}
 }
 func (d *addDialog) FullScreen() bool   { return false }
 func (d *addDialog) Unsaved() string    { return "" }
-func (d *addDialog) CapturesText() bool { return d.field < 2 }
+func (d *addDialog) CapturesText() bool { return d.broad == "" && d.field < 2 }
