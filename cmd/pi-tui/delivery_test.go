@@ -53,6 +53,8 @@ func deliveryTree(t *testing.T, c *cli, trusted bool) (*fakemodel.Server, string
 	}
 	// e has two lines, so reading one line of it is a partial read.
 	writeFile(t, filepath.Join(root, "packages", "e", "AGENTS.md"), "E package rules.\nSecond line.\n")
+	writeFile(t, filepath.Join(root, "packages", "g", "AGENTS.md"), "G package rules. "+strings.Repeat("g", 100))
+	writeFile(t, filepath.Join(root, "packages", "g", "x.go"), "package g\n")
 	big := strings.Repeat("a rule line of a big package\n", 700) // ~20 KiB
 	for _, pkg := range []string{"c", "d"} {
 		writeFile(t, filepath.Join(root, "packages", pkg, "AGENTS.md"), strings.ToUpper(pkg)+" BIG\n"+big)
@@ -157,13 +159,14 @@ func TestDeliveryEndToEnd(t *testing.T) {
 		t.Errorf("after branching: %v", d)
 	}
 
-	// Over the turn budget: c (cut to 16 KiB) comes, d is named and deferred.
-	d2 := deliveries(r.prompt("read packages/c/x.go packages/d/x.go"))
-	if len(d2) != 2 || !strings.Contains(deliveredLabels(d2[0]), "packages/c/AGENTS.md") {
+	// Over the turn budget, which counts file text and not truncation
+	// notes: c (cut to 16 KiB) and g come, d does not fit and is deferred.
+	d2 := deliveries(r.prompt("read packages/c/x.go packages/g/x.go packages/d/x.go"))
+	if len(d2) != 3 || !strings.Contains(deliveredLabels(d2[0]), "packages/c/AGENTS.md") || !strings.Contains(deliveredLabels(d2[1]), "packages/g/AGENTS.md") {
 		t.Fatalf("budget turn: %v", d2)
 	}
-	if def, _ := d2[1]["deferred"].([]any); len(def) != 1 || def[0] != "packages/d/AGENTS.md" {
-		t.Errorf("deferred = %v", d2[1])
+	if def, _ := d2[2]["deferred"].([]any); len(def) != 1 || def[0] != "packages/d/AGENTS.md" {
+		t.Errorf("deferred = %v", d2[2])
 	}
 	if list, _ := d2[0]["delivered"].([]any); len(list) == 0 || list[0].(map[string]any)["truncated"] != true {
 		t.Errorf("the 20 KiB file was not cut: %v", d2[0])

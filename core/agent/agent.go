@@ -64,6 +64,7 @@ type ContextFile struct {
 	Path      string // canonical
 	Digest    string // identifies the content; equal digests, same text
 	Content   string // what the model receives (cut, with a note, when Truncated)
+	Shown     int    // bytes of the file's text in Content, the note not counted
 	Bytes     int    // size of the whole normalised content
 	Truncated bool
 }
@@ -117,8 +118,12 @@ type Config struct {
 	Permission       string
 	Preflight        Preflighter
 	PreflightTimeout time.Duration
-	Approve          Approver
-	OnEvent          func(Event)
+	// BaseChain labels the root chain, the one in the system prompt. It is
+	// the chain in effect when a preflight falls back (timeout, error), so
+	// the tool result can still say which instructions apply.
+	BaseChain []string
+	Approve   Approver
+	OnEvent   func(Event)
 	// CompactAt is the fraction of the context window at which the loop
 	// compacts before the next call; 0 means 0.8.
 	CompactAt float64
@@ -625,13 +630,19 @@ func (a *Agent) ask(ctx context.Context, target string) claimEntry {
 	select {
 	case ans := <-ch:
 		if ans.err != nil {
-			return claimEntry{fallback: true, claim: Claim{Fallback: true, Reason: ans.err.Error()}}
+			return a.fallback(ans.err.Error())
 		}
 		return claimEntry{claim: ans.c, fallback: ans.c.Fallback}
 	case <-ctx.Done():
 		// A host that ignores ctx must not hold the tool: give up now.
-		return claimEntry{fallback: true, claim: Claim{Fallback: true, Reason: "preflight timed out"}}
+		return a.fallback("preflight timed out")
 	}
+}
+
+// fallback is the claim when the host could not say: the base chain.
+func (a *Agent) fallback(reason string) claimEntry {
+	base := a.cfg.BaseChain
+	return claimEntry{fallback: true, claim: Claim{Fallback: true, Reason: reason, Labels: base, Base: base}}
 }
 
 // ClearClaims empties the claim cache (done before each prompt and

@@ -47,6 +47,9 @@ type DeliveryInfo struct {
 	Deferred  []string        `json:"deferred,omitempty"`
 	Untrusted bool            `json:"untrusted,omitempty"`
 	Withheld  []string        `json:"withheld,omitempty"`
+	// Fallback is set when the chain could not be resolved in time and the
+	// base chain applies.
+	Fallback bool `json:"fallback,omitempty"`
 }
 
 // DeliveredFile is one delivered file in an event.
@@ -126,7 +129,8 @@ func previousChain(window []session.Entry, base []string) (labels, withheld []st
 			continue
 		}
 		var sm StoredMessage
-		if json.Unmarshal(window[i].Payload, &sm) == nil && sm.Preflight != nil && sm.Preflight.Fallback == "" {
+		if json.Unmarshal(window[i].Payload, &sm) == nil && sm.Preflight != nil {
+			// A fallback's labels are the base chain: it was in effect.
 			return sm.Preflight.Labels, sm.Preflight.Withheld
 		}
 	}
@@ -140,12 +144,22 @@ func previousChain(window []session.Entry, base []string) (labels, withheld []st
 // delivered on this branch, within the turn's budget.
 func (a *Agent) deliver(ctx context.Context, c ToolCall, res ToolResult, pre *PreflightInfo, claim Claim) delivery {
 	d := delivery{record: DeliveryRecord{Kind: CustomSubdirContext, ToolCallID: c.ID}}
-	if pre.Fallback != "" || a.cfg.Preflight == nil {
-		return d // the base chain applies; nothing to say about this path
+	if a.cfg.Preflight == nil {
+		return d // no host to ask: nothing to say about this path
 	}
 	window := a.window()
 	delivered := deliveredIn(window)
 	prevLabels, prevWithheld := previousChain(window, claim.Base)
+	if pre.Fallback != "" {
+		// The base chain applies. Say so when another chain was in effect,
+		// or the model would go on following a folder's rules that this
+		// path may not have.
+		if !slices.Equal(claim.Labels, prevLabels) {
+			d.block = renderFallback(claim.Labels, claim.Reason)
+			d.info = &DeliveryInfo{Chain: claim.Labels, Fallback: true}
+		}
+		return d
+	}
 	if claim.Untrusted {
 		if len(claim.Withheld) > 0 && !slices.Equal(claim.Withheld, prevWithheld) {
 			d.block = renderUntrusted(claim.Withheld)
@@ -174,12 +188,21 @@ func (a *Agent) deliver(ctx context.Context, c ToolCall, res ToolResult, pre *Pr
 	}
 	var sent []ContextFile
 	a.mu.Lock()
-	for _, f := range pending {
-		if a.turnBytes+len(f.Content) > DeliveryTurnBytes {
-			d.record.Deferred = append(d.record.Deferred, f.Label)
-			continue
+	for i, f := range pending {
+		// The budget counts file text, not truncation notes; the first file
+		// that does not fit stops the turn, so a deeper file never arrives
+		// before an outer one it would override.
+		n := f.Shown
+		if n == 0 {
+			n = len(f.Content)
 		}
-		a.turnBytes += len(f.Content)
+		if a.turnBytes+n > DeliveryTurnBytes {
+			for _, rest := range pending[i:] {
+				d.record.Deferred = append(d.record.Deferred, rest.Label)
+			}
+			break
+		}
+		a.turnBytes += n
 		sent = append(sent, f)
 	}
 	a.mu.Unlock()
@@ -209,6 +232,23 @@ func renderUntrusted(withheld []string) string {
 	return "\n\n<" + safetext.TagInstructions + ">\nThis project is untrusted, so the nested instruction files for this path are not loaded: " +
 		safetext.Labels(withheld) + ". Only the project's root instructions apply; nested instructions load once the user trusts the project in pi-tui.\n</" +
 		safetext.TagInstructions + ">"
+}
+
+// renderFallback writes the block for a path whose chain could not be
+// resolved: the base chain applies, and deeper files may exist unseen.
+func renderFallback(base []string, reason string) string {
+	var b strings.Builder
+	b.WriteString("\n\n<" + safetext.TagInstructions + ">\nThe instructions for this path could not be checked in time (" +
+		safetext.Visible(reason) + "), so only the project's root instructions are known to apply, outer first:\n")
+	for _, l := range base {
+		b.WriteString("- " + safetext.Label(l) + "\n")
+	}
+	if len(base) == 0 {
+		b.WriteString("- (none)\n")
+	}
+	b.WriteString("Instructions of other folders that are not listed no longer apply. This path's folders may hold instruction files " +
+		"(AGENTS.md) that could not be checked; read them if the work depends on them.\n</" + safetext.TagInstructions + ">")
+	return b.String()
 }
 
 // renderBlock writes the appended block: the chain now in effect, then

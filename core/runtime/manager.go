@@ -300,6 +300,7 @@ type built struct {
 	client provider.Client
 	model  provider.Model
 	res    *instructions.Resolver
+	base   []string // the root chain's labels
 	ttl    time.Duration
 }
 
@@ -349,7 +350,7 @@ func (m *Manager) build(ctx context.Context, projectID, sessionID, modelSpec str
 	if ttl <= 0 {
 		ttl = prefs.IdleTTL
 	}
-	return built{spec: spec, client: client, model: model, res: res, ttl: ttl}, nil
+	return built{spec: spec, client: client, model: model, res: res, base: labels(chain), ttl: ttl}, nil
 }
 
 // Prepare re-registers a session's binding before a prompt or compaction
@@ -442,7 +443,7 @@ func (m *Manager) launchLocked(b built, sess *session.Session, fp string) *Runti
 	}
 	rt.Agent = agent.New(agent.Config{Session: sess, Root: b.spec.Root, Client: b.client, Model: b.model,
 		System: b.spec.Sections.System(), Tools: b.spec.Tools, Permission: b.spec.Permission, Preflight: pf,
-		PreflightTimeout: m.opts.PreflightTimeout, Approve: m.approve(sess.ID()), OnEvent: m.emit})
+		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID()), OnEvent: m.emit})
 	m.runtimes[sess.ID()] = rt
 	m.watchLocked(b.spec.Root, 1)
 	m.watchLocked(m.opts.Host.Places.AgentDir, 1)

@@ -2,13 +2,11 @@ package runtime
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"sync"
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/instructions"
-	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
 // deliveryBudget is the chain budget of the resolver that reads files for
@@ -106,15 +104,16 @@ func (p *proxy) deliverable(s instructions.Source) (agent.ContextFile, bool) {
 	if p.basePaths[s.Canonical] || p.baseDigest[digest] {
 		return agent.ContextFile{}, false
 	}
-	cf := agent.ContextFile{Label: s.Label, Path: s.Canonical, Digest: digest, Content: s.Content, Bytes: len(s.Content)}
+	cf := agent.ContextFile{Label: s.Label, Path: s.Canonical, Digest: digest, Content: s.Content, Shown: len(s.Content), Bytes: len(s.Content)}
 	if s.Truncated {
 		cf.Bytes = s.Bytes
 	}
 	if len(cf.Content) > instructions.DeliveryFileBytes || s.Truncated {
 		cf.Content = instructions.Cut(cf.Content, instructions.DeliveryFileBytes)
 		cf.Truncated = true
-		cf.Content += fmt.Sprintf("\n\n[Truncated: %s is shown only in part (%d of %d bytes); read the file for the rest.]",
-			safetext.Label(s.Label), len(cf.Content), cf.Bytes)
+		cf.Shown = len(cf.Content)
+		// The same note, word for word, as the system prompt's.
+		cf.Content += "\n\n" + instructions.TruncationNote(instructions.Source{Label: s.Label, ShownBytes: cf.Shown, Bytes: cf.Bytes})
 	}
 	return cf, true
 }

@@ -335,3 +335,57 @@ func TestApproversStackPerSession(t *testing.T) {
 		t.Errorf("asked = %v, last answer %q", asked, res.Text)
 	}
 }
+
+// failUnder answers preflights through the real proxy except for targets
+// under prefix, which fail as a timed-out resolver does: the agent falls
+// back to the base chain either way, and an error needs no clock.
+type failUnder struct {
+	agent.Preflighter
+	prefix string
+}
+
+func (s failUnder) Preflight(ctx context.Context, target string) (agent.Claim, error) {
+	if strings.HasPrefix(target, s.prefix) {
+		return agent.Claim{}, context.DeadlineExceeded
+	}
+	return s.Preflighter.Preflight(ctx, target)
+}
+
+// After a read in a folder with its own rules, a read whose preflight
+// falls back still tells the model which chain is in effect: the base
+// chain, with a word that deeper files could not be checked.
+func TestFallbackResultNamesTheBaseChain(t *testing.T) {
+	script := func(n int, req fakemodel.Request) fakemodel.Reply {
+		switch n {
+		case 0:
+			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "r1", Name: "read", Args: map[string]string{"path": "packages/api/handler.go"}}}}
+		case 1:
+			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "r2", Name: "read", Args: map[string]string{"path": "packages/web/page.go"}}}}
+		}
+		return fakemodel.Reply{Text: "done"}
+	}
+	r := newRig(t, script, func(o *Options) {
+		o.WrapPreflight = func(p agent.Preflighter) agent.Preflighter {
+			return failUnder{Preflighter: p, prefix: "packages/web"}
+		}
+	})
+	r.write("packages/web/AGENTS.md", "Web rule.")
+	r.write("packages/web/page.go", "package web\n")
+	r.prompt("read both")
+	ends := find(r.take(), agent.EventToolEnd)
+	if len(ends) != 2 {
+		t.Fatalf("tool ends = %+v", ends)
+	}
+	fb := ends[1]
+	if fb.Preflight == nil || fb.Preflight.Fallback != "base" || strings.Join(fb.Preflight.Labels, ",") != "AGENTS.md" {
+		t.Fatalf("fallback event preflight = %+v", fb.Preflight)
+	}
+	for _, want := range []string{"<instructions>", `"AGENTS.md"`, "could not be checked"} {
+		if !strings.Contains(fb.Result, want) {
+			t.Errorf("fallback result lacks %q:\n%s", want, fb.Result)
+		}
+	}
+	if strings.Contains(fb.Result, "packages/api/AGENTS.md") {
+		t.Errorf("the fallback block still names the api rules:\n%s", fb.Result)
+	}
+}

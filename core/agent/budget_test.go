@@ -1,0 +1,108 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
+)
+
+// chains is a preflighter that answers from a fixed map of target folder
+// to chain, as the host would after resolving.
+type chains map[string][]ContextFile
+
+func (c chains) Preflight(_ context.Context, target string) (Claim, error) {
+	files := c[filepath.Dir(target)]
+	cl := Claim{Deliver: true, Base: []string{"AGENTS.md"}, Labels: []string{"AGENTS.md"}, Sources: files}
+	for _, f := range files {
+		cl.Labels = append(cl.Labels, f.Label)
+	}
+	return cl, nil
+}
+
+func (c chains) ContextFile(context.Context, string) (ContextFile, bool, error) {
+	return ContextFile{}, false, nil
+}
+
+// file is a nested instruction file of n content bytes, cut with a note
+// when it is larger than the 16 KiB a delivery carries.
+func file(label string, n int) ContextFile {
+	cf := ContextFile{Label: label, Path: "/p/" + label, Digest: label, Content: strings.Repeat("r", min(n, 16384)), Bytes: n}
+	cf.Shown = len(cf.Content)
+	if n > 16384 {
+		cf.Truncated = true
+		cf.Content += "\n\n[Truncated: \"" + label + "\" is shown only in part (16384 bytes shown; the file has " + "…" + " bytes); read the file for the rest.]"
+	}
+	return cf
+}
+
+// twoReads is a model that reads two files in one turn, then answers.
+func twoReads(a, b string) fakemodel.Script {
+	return func(n int, req fakemodel.Request) fakemodel.Reply {
+		if n == 0 {
+			return fakemodel.Reply{Calls: []fakemodel.Call{
+				{ID: "r1", Name: "read", Args: map[string]string{"path": a}},
+				{ID: "r2", Name: "read", Args: map[string]string{"path": b}}}}
+		}
+		return fakemodel.Reply{Text: "done"}
+	}
+}
+
+func deliveryEnds(h *harness) []*DeliveryInfo {
+	var out []*DeliveryInfo
+	for {
+		select {
+		case e := <-h.evs:
+			if e.Type == EventToolEnd {
+				out = append(out, e.Delivery)
+			}
+		default:
+			return out
+		}
+	}
+}
+
+// The per-turn budget counts file content only: two files cut at 16 KiB
+// fill 32 KiB exactly and share a turn, their notes notwithstanding.
+func TestTurnBudgetCountsContentNotNotes(t *testing.T) {
+	fs := chains{"a": {file("a/AGENTS.md", 20000)}, "b": {file("b/AGENTS.md", 20000)}}
+	h := newHarness(t, twoReads("a/x.go", "b/x.go"), func(c *Config) { c.Preflight = fs })
+	for _, d := range []string{"a", "b"} {
+		os.MkdirAll(filepath.Join(h.root, d), 0o755)
+		os.WriteFile(filepath.Join(h.root, d, "x.go"), []byte("package x\n"), 0o644)
+	}
+	if _, err := h.ag.Prompt(context.Background(), "read"); err != nil {
+		t.Fatal(err)
+	}
+	ds := deliveryEnds(h)
+	if len(ds) != 2 || ds[1] == nil || len(ds[1].Deferred) != 0 || len(ds[1].Delivered) != 1 {
+		t.Fatalf("second delivery = %+v", ds)
+	}
+}
+
+// A file that does not fit stops the turn's delivery: the deeper files
+// after it wait too, so rules never arrive inner before outer.
+func TestTurnBudgetKeepsOuterFirst(t *testing.T) {
+	// 16 KiB + 100 bytes in the first read; 16 KiB more would pass the
+	// 32 KiB budget, 100 more would not.
+	fs := chains{"a": {file("a/AGENTS.md", 20000), file("a/CLAUDE.md", 100)},
+		"b/c": {file("b/AGENTS.md", 20000), file("b/c/AGENTS.md", 100)}}
+	h := newHarness(t, twoReads("a/x.go", "b/c/x.go"), func(c *Config) { c.Preflight = fs })
+	for _, d := range []string{"a", "b/c"} {
+		os.MkdirAll(filepath.Join(h.root, d), 0o755)
+		os.WriteFile(filepath.Join(h.root, d, "x.go"), []byte("package x\n"), 0o644)
+	}
+	if _, err := h.ag.Prompt(context.Background(), "read"); err != nil {
+		t.Fatal(err)
+	}
+	ds := deliveryEnds(h)
+	if len(ds) != 2 || ds[1] == nil {
+		t.Fatalf("deliveries = %+v", ds)
+	}
+	if len(ds[1].Delivered) != 0 || strings.Join(ds[1].Deferred, ",") != "b/AGENTS.md,b/c/AGENTS.md" {
+		t.Errorf("second delivery = delivered %+v, deferred %q; want both deferred, outer first", ds[1].Delivered, ds[1].Deferred)
+	}
+}
