@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
@@ -32,6 +33,10 @@ type KitOptions struct {
 	// Approve decides tool calls needing approval when no dialog does;
 	// nil leaves them to the UI's dialog.
 	Runtime runtime.Options
+	// Now is the UI's clock; nil means time.Now. A script moves a fake
+	// clock past common.QuietPeriod (and sends common.QuietMsg{}) to let
+	// an approval dialog take keys without waiting.
+	Now func() time.Time
 }
 
 // NewKit returns a root model over its own store and runtime manager, and
@@ -71,7 +76,7 @@ func NewKit(ctx context.Context, o KitOptions) (*Model, func() error, error) {
 		h.Close()
 		return nil, nil, err
 	}
-	m := New(Options{Host: h, Renderer: o.Renderer, Env: o.Env, Runtimes: rts})
+	m := New(Options{Host: h, Renderer: o.Renderer, Env: o.Env, Runtimes: rts, Now: o.Now})
 	done := func() error {
 		return errors.Join(rts.Close(), h.Close())
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,14 +15,69 @@ import (
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
+	"github.com/pi-tui/pi-tui/ui/common"
 )
 
 // kitRig drives pi-tui through NewKit, as a user's own teatest script
 // would: real store, real files, a scripted model server.
 type kitRig struct {
 	*session
-	home string
-	fake *fakemodel.Server
+	home  string
+	fake  *fakemodel.Server
+	m     *Model
+	clock *fakeClock
+}
+
+// fakeClock is the UI's clock in kit tests: it stands still until a test
+// moves it, so an approval's quiet period ends exactly when the test says.
+type fakeClock struct{ ns atomic.Int64 }
+
+func newFakeClock() *fakeClock {
+	c := &fakeClock{}
+	c.ns.Store(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC).UnixNano())
+	return c
+}
+
+func (c *fakeClock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// wait moves the clock on by d and has waiting dialogs look at it.
+func (r *kitRig) wait(d time.Duration) {
+	r.clock.advance(d)
+	r.tm.Send(common.QuietMsg{})
+}
+
+// abortAll aborts the project's running turns, as another program or a
+// closed terminal would.
+func (r *kitRig) abortAll() {
+	for _, id := range r.sessionIDs() {
+		r.m.opts.Runtimes.Abort(id)
+	}
+}
+
+// settle lets the keyboard rest past the quiet period and waits until the
+// open approval dialog says it takes keys.
+func (r *kitRig) settle() {
+	r.t.Helper()
+	r.wait(common.QuietPeriod)
+	r.waitFor("▶ ready")
+}
+
+func (r *kitRig) sessionIDs() []string {
+	r.t.Helper()
+	ps, err := r.m.opts.Host.Projects.List(context.Background(), true)
+	if err != nil || len(ps) == 0 {
+		r.t.Fatalf("projects: %v", err)
+	}
+	list, err := r.m.opts.Runtimes.Sessions().List(context.Background(), ps[0].ID)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range list {
+		ids = append(ids, s.ID)
+	}
+	return ids
 }
 
 func newKitRig(t *testing.T, w, h int, script fakemodel.Script, trusted bool) *kitRig {
@@ -43,8 +99,9 @@ func newKitRig(t *testing.T, w, h int, script fakemodel.Script, trusted bool) *k
 	if err != nil {
 		t.Fatal(err)
 	}
+	clock := newFakeClock()
 	m, done, err := NewKit(context.Background(), KitOptions{DataDir: filepath.Join(home, "data"), AgentDir: filepath.Join(home, ".pi", "agent"),
-		Home: home, Client: client, Model: provider.Model{Provider: "fake", ID: "m1", ContextWindow: 100000}})
+		Home: home, Client: client, Model: provider.Model{Provider: "fake", ID: "m1", ContextWindow: 100000}, Now: clock.now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +111,7 @@ func newKitRig(t *testing.T, w, h int, script fakemodel.Script, trusted bool) *k
 	}
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
 	t.Cleanup(func() { tm.Quit() })
-	return &kitRig{session: &session{t: t, tm: tm}, home: home, fake: fake}
+	return &kitRig{session: &session{t: t, tm: tm}, home: home, fake: fake, m: m, clock: clock}
 }
 
 // chat opens the project's first session from the row menu.
@@ -113,6 +170,7 @@ func TestSessionApprovalGrantedAndDenied(t *testing.T) {
 	r.chat()
 	r.say("change it")
 	r.waitFor("Allow write?", "- hello", "+ bye", "allow once")
+	r.settle()
 	r.keys("esc") // closing the dialog denies: nothing waits on an answer
 	r.waitFor("denied")
 	if data, _ := os.ReadFile(filepath.Join(r.home, "proj", "notes.txt")); string(data) != "hello\n" {
@@ -120,6 +178,7 @@ func TestSessionApprovalGrantedAndDenied(t *testing.T) {
 	}
 	r.say("again")
 	r.waitFor("Allow write?")
+	r.settle()
 	r.keys("y")
 	r.waitFor("result: Wrote")
 	if data, _ := os.ReadFile(filepath.Join(r.home, "proj", "notes.txt")); string(data) != "bye\n" {

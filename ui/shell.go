@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
@@ -56,6 +57,9 @@ type Options struct {
 	// Runtimes runs the agent sessions; several programs (SSH sessions)
 	// may share one. Required.
 	Runtimes *runtime.Manager
+	// Now is the clock; nil means time.Now. Tests pass a fake one to
+	// drive the quiet period of approval dialogs without waiting.
+	Now func() time.Time
 }
 
 type tab int
@@ -121,6 +125,9 @@ func New(opts Options) *Model {
 		opts.Env = func(string) string { return "" }
 	}
 	st := common.NewUI(common.NewStyles(opts.Renderer))
+	if opts.Now != nil {
+		st.Now = opts.Now
+	}
 	m := &Model{opts: opts, st: st, keys: common.NewGlobalKeys(), help: help.New(), width: 80, height: 24}
 	m.help.Styles.ShortKey = st.Key
 	m.help.Styles.FullKey = st.Key
@@ -169,8 +176,12 @@ func (m *Model) loadStatus() tea.Cmd {
 }
 
 // focus tells where a key goes now.
-func (m *Model) focus() focus {
-	if n := len(m.stack); n > 0 {
+func (m *Model) focus() focus { return m.focusAt(len(m.stack)) }
+
+// focusAt tells where a key would go if only the bottom n layers were
+// open.
+func (m *Model) focusAt(n int) focus {
+	if n > 0 {
 		if m.stack[n-1].CapturesText() {
 			return focusLayerText
 		}
@@ -214,6 +225,9 @@ func (m *Model) applyNav() tea.Cmd {
 }
 
 func (m *Model) push(l common.Layer) tea.Cmd {
+	// A layer opened by a background event (an approval) must be seen:
+	// the help screen would hide it.
+	m.showHelp = false
 	m.stack = append(m.stack, l)
 	if in, ok := l.(interface{ Init() tea.Cmd }); ok {
 		return in.Init()
@@ -274,6 +288,10 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 }
 
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	// Every key counts for the quiet period of guarded dialogs, whoever
+	// gets it; it is recorded after routing so the key itself is judged
+	// by the rest before it.
+	defer m.st.KeySeen()
 	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 {
 		// Several characters in one read are typed or pasted text (a
 		// terminal without bracketed paste, a slow link), never a key: the
@@ -294,6 +312,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	m.notice, m.noticeErr = "", false
+	if cmd, done := m.guardedKey(msg); done {
+		return cmd
+	}
 	f := m.focus()
 	// Help: f1 everywhere; ? too where it is not a character being typed.
 	typing := f == focusLayerText || f == focusProjectsFilter || f == focusSessionText
@@ -341,6 +362,48 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return tea.Batch(m.settings.Update(msg), m.loadStatus())
 	}
 	return nil
+}
+
+// guardedKey routes a key while the top layer is a guarded dialog in its
+// quiet period: typed text goes on to the text field beneath, where the
+// user was typing, and everything else to the dialog, which ignores it
+// and says so. Nothing typed is lost and nothing typed answers.
+func (m *Model) guardedKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	n := len(m.stack)
+	if n == 0 {
+		return nil, false
+	}
+	g, ok := m.stack[n-1].(common.Guarded)
+	if !ok || !g.Holding() {
+		return nil, false
+	}
+	if isText(msg) {
+		switch m.focusAt(n - 1) {
+		case focusLayerText:
+			var cmd tea.Cmd
+			m.stack[n-2], cmd = m.stack[n-2].Update(msg)
+			return cmd, true
+		case focusProjectsFilter:
+			return m.projects.Update(msg), true
+		case focusSessionText:
+			return m.session.Update(msg), true
+		}
+	}
+	var cmd tea.Cmd
+	m.stack[n-1], cmd = m.stack[n-1].Update(msg)
+	return cmd, true
+}
+
+// isText reports whether a key edits text (characters, space,
+// backspace) rather than commands something.
+func isText(msg tea.KeyMsg) bool {
+	switch msg.Type {
+	case tea.KeyRunes:
+		return !msg.Alt
+	case tea.KeySpace, tea.KeyBackspace:
+		return true
+	}
+	return false
 }
 
 // tabKey switches tabs on tab / shift+tab and reports whether it did.
@@ -455,7 +518,11 @@ func (m *Model) markdown(text string, width int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return tr.Render(text)
+	// The text comes from a model or a file: controls are shown, and
+	// character references that would decode into one (&#27;) are kept
+	// as written; the output keeps glamour's own styling and nothing else.
+	out, err := tr.Render(common.MarkdownSafe(text))
+	return common.SafeANSI(out), err
 }
 
 // View draws the screen.
@@ -524,7 +591,9 @@ func (m *Model) header() string {
 }
 
 func (m *Model) statusBar() string {
-	left := m.notice
+	// Notices carry error text from tools and files (a file name with an
+	// escape sequence in it): shown, never interpreted.
+	left := common.VisibleLine(m.notice)
 	if m.noticeErr && left != "" {
 		left = "✗ " + left
 	}

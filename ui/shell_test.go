@@ -111,16 +111,21 @@ func (f *fixture) run(w, h int) *session {
 type session struct {
 	t  *testing.T
 	tm *teatest.TestModel
+	// raw is every byte the program wrote to the terminal so far, for
+	// checking what reached it (an escape sequence must not).
+	raw bytes.Buffer
 }
 
 // waitFor waits until the program has drawn all of the strings.
 func (s *session) waitFor(want ...string) {
 	s.t.Helper()
-	var seen bytes.Buffer
+	start := s.raw.Len()
 	teatest.WaitFor(s.t, s.tm.Output(), func(b []byte) bool {
-		seen.Write(b)
+		// b is all this wait has read so far; keep what is new.
+		s.raw.Write(b[s.raw.Len()-start:])
+		seen := s.raw.Bytes()[start:]
 		for _, w := range want {
-			if !bytes.Contains(seen.Bytes(), []byte(w)) {
+			if !bytes.Contains(seen, []byte(w)) {
 				return false
 			}
 		}
@@ -141,6 +146,10 @@ func (s *session) keys(ks ...string) {
 			s.tm.Send(tea.KeyMsg{Type: tea.KeyDown})
 		case "up":
 			s.tm.Send(tea.KeyMsg{Type: tea.KeyUp})
+		case "end":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyEnd})
+		case "pgdown":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyPgDown})
 		case "ctrl+s":
 			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlS})
 		case "ctrl+c":
@@ -159,11 +168,15 @@ func (s *session) keys(ks ...string) {
 	}
 }
 
-// final quits and returns the last frame as View() draws it.
+// final quits and returns the last frame as View() draws it; raw then
+// holds everything the program wrote.
 func (s *session) final() string {
 	s.t.Helper()
 	s.tm.Quit()
-	return s.tm.FinalModel(s.t, teatest.WithFinalTimeout(5*time.Second)).View()
+	view := s.tm.FinalModel(s.t, teatest.WithFinalTimeout(5*time.Second)).View()
+	rest, _ := io.ReadAll(s.tm.Output())
+	s.raw.Write(rest)
+	return view
 }
 
 func golden(t *testing.T, name, got string) {

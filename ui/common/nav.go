@@ -1,16 +1,28 @@
 package common
 
-import tea "github.com/charmbracelet/bubbletea"
+import (
+	"time"
 
-// UI is what every screen of one program shares: its styles and its
-// navigation. An SSH session has its own.
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// UI is what every screen of one program shares: its styles, its
+// navigation and its clock. An SSH session has its own.
 type UI struct {
 	*Styles
 	Nav *Nav
+	// Now is the program's clock (tests move a fake one).
+	Now func() time.Time
+	// lastKey is when the program last saw a key, for QuietPeriod.
+	lastKey time.Time
 }
 
 // NewUI returns the shared state for one program.
-func NewUI(st *Styles) *UI { return &UI{Styles: st, Nav: &Nav{}} }
+func NewUI(st *Styles) *UI { return &UI{Styles: st, Nav: &Nav{}, Now: time.Now} }
+
+// KeySeen records that a key arrived now; the shell calls it for every
+// key, after routing it.
+func (u *UI) KeySeen() { u.lastKey = u.Now() }
 
 // Nav records the layers a screen opens or closes while it handles a
 // message. The shell applies them before the next message, so a key typed

@@ -16,6 +16,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/mattn/go-runewidth"
+
+	"github.com/pi-tui/pi-tui/ui/common"
 )
 
 // tabWidth is how many cells a tab takes on screen; the file keeps the tab.
@@ -431,6 +433,9 @@ func cellWidth(r rune, x int) int {
 	if r == '\t' {
 		return tabWidth - x%tabWidth
 	}
+	if _, ok := common.Glyph(r); ok {
+		return 1 // drawn as a one-cell stand-in
+	}
 	return max(runewidth.RuneWidth(r), 0)
 }
 
@@ -592,6 +597,10 @@ func (b *Buffer) drawRow(out *strings.Builder, runes []rune, cursorLine bool, st
 		text := string(r)
 		if r == '\t' {
 			text = strings.Repeat(" ", w)
+		} else if g, ok := common.Glyph(r); ok {
+			// A control character in a file (an escape sequence in a
+			// hostile AGENTS.md) is shown, never sent to the terminal.
+			text = string(g)
 		}
 		if j == cursorAt {
 			out.WriteString(b.cursorStyle.Render(text))

@@ -107,3 +107,24 @@ func TestWrapAndCursorVisible(t *testing.T) {
 		}
 	}
 }
+
+// TestControlsShowAsGlyphs: a file's escape sequences are drawn as
+// one-cell stand-ins, never sent to the terminal, and the cursor still
+// lands where the text is.
+func TestControlsShowAsGlyphs(t *testing.T) {
+	b := newTestBuffer(40, 3)
+	b.Focus()
+	b.SetValue("a\x1b[8mb\u202ec\x9b")
+	view := b.View()
+	if strings.ContainsAny(view, "\x1b\u202e\u009b") {
+		t.Fatalf("a control reached the view: %q", view)
+	}
+	if !strings.Contains(view, "a␛[8mb�c") {
+		t.Fatalf("view = %q", view)
+	}
+	keys(b, "home", "right", "right")
+	b.Insert("X")
+	if got := b.Value(); got != "a\x1bX[8mb\u202ec\x9b" {
+		t.Fatalf("editing around a control: %q", got)
+	}
+}

@@ -267,7 +267,7 @@ func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Preview):
 		p.mode = modePreview
-		p.preview.SetContent(ansi.Wrap(memory.Frame(p.projection()), max(p.width, 20), ""))
+		p.preview.SetContent(ansi.Wrap(strings.ReplaceAll(common.Visible(memory.Frame(p.projection())), "\t", "    "), max(p.width, 20), ""))
 		p.preview.GotoTop()
 	}
 	return nil
@@ -360,15 +360,16 @@ func (p *Page) layout() {
 	p.preview.Width, p.preview.Height = p.width, max(p.height-3, 3)
 }
 
+// entryName names an entry in the list, one line, its controls shown.
 func entryName(e memory.Entry) string {
 	if t := strings.TrimSpace(e.Title); t != "" {
-		return t
+		return common.VisibleLine(t)
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(e.Content), "\n")
 	if first == "" {
 		return "(empty)"
 	}
-	return first
+	return common.VisibleLine(first)
 }
 
 // View draws the page.

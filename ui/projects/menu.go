@@ -9,6 +9,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/paths"
 	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 )
 
@@ -69,7 +70,7 @@ func (m *Model) menu(p coreprojects.Project) *dialog.Menu {
 		return "trusted " + p.Name + ": nested instructions load", r.SetTrusted(ctx, p.ID, true)
 	})})
 	items = append(items, dialog.Item{Key: bind("D", "Remove…"), Run: func() tea.Cmd { return m.st.Push(m.removeDialog(p)) }})
-	title := p.Name
+	title := common.VisibleLine(p.Name)
 	if p.Missing {
 		title += " (folder missing)"
 	}

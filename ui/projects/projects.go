@@ -506,7 +506,8 @@ func (m *Model) renderProject(p coreprojects.Project, home string) (string, stri
 	if !p.Trusted {
 		flags = append(flags, "untrusted")
 	}
-	l1 := p.Name + "  " + paths.Tilde(p.Root, home)
+	// A name or folder may carry control characters: shown, not acted on.
+	l1 := common.VisibleLine(p.Name + "  " + paths.Tilde(p.Root, home))
 	if len(flags) > 0 {
 		l1 += "  [" + strings.Join(flags, ", ") + "]"
 	}

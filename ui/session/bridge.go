@@ -2,7 +2,9 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
@@ -52,30 +54,75 @@ func (b *bridge) wait() tea.Cmd {
 	}
 }
 
-// approvalMsg asks the user about a tool call; the answer goes to reply.
-type approvalMsg struct {
+// ask is one tool call waiting for the user's answer. The answer is
+// delivered at most once and never after the approver stopped waiting
+// (the turn was aborted or ended), so a late key cannot answer a question
+// nobody asks any more.
+type ask struct {
+	sid   string // the session whose turn asks
 	req   agent.Approval
-	diff  string
-	reply chan bool
+	diff  string // what a write or edit would change, computed off the UI goroutine
+	mu    sync.Mutex
+	done  bool
+	reply chan bool // buffered: answering never blocks Update
 }
+
+// answerWith delivers v and reports whether anyone was still waiting;
+// first, when not nil, runs just before, only if the answer goes out.
+func (a *ask) answerWith(v bool, first func()) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.done {
+		return false
+	}
+	if first != nil {
+		first()
+	}
+	a.done = true
+	a.reply <- v
+	return true
+}
+
+// withdraw ends the question unanswered and reports whether it was still
+// open.
+func (a *ask) withdraw() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.done {
+		return false
+	}
+	a.done = true
+	return true
+}
+
+// approvalMsg asks the user about a tool call.
+type approvalMsg struct{ ask *ask }
+
+// approvalGoneMsg says an ask was withdrawn before the user answered: its
+// dialog must close.
+type approvalGoneMsg struct{ ask *ask }
 
 // approver is the session's approver: it asks the UI and waits for the
 // answer (or the prompt's end). "Allow for this session" is remembered
-// here, per tool.
+// here, per tool; it does not cover a call that asks for a reason of its
+// own (a write under .git/), which asks every time.
 func (b *bridge) approver(sessionID, root string) agent.Approver {
 	return func(ctx context.Context, req agent.Approval) (bool, error) {
 		b.mu.Lock()
 		ok := b.allow[sessionID+"\x00"+req.Tool]
 		b.mu.Unlock()
-		if ok {
+		if ok && req.Reason == "" {
 			return true, nil
 		}
-		reply := make(chan bool, 1)
-		b.push(approvalMsg{req: req, diff: diffFor(root, req), reply: reply})
+		a := &ask{sid: sessionID, req: req, diff: diffFor(root, req), reply: make(chan bool, 1)}
+		b.push(approvalMsg{a})
 		select {
-		case v := <-reply:
+		case v := <-a.reply:
 			return v, nil
 		case <-ctx.Done():
+			if a.withdraw() {
+				b.push(approvalGoneMsg{a})
+			}
 			return false, ctx.Err()
 		}
 	}
@@ -87,8 +134,14 @@ func (b *bridge) allowForSession(sessionID, tool string) {
 	b.mu.Unlock()
 }
 
-// diffFor shows what a write or edit would change. It runs on the agent's
-// goroutine (it reads the file), never in Update.
+// previewLimit bounds how much of the current file a write's diff reads.
+const previewLimit = 1 << 20
+
+// diffFor shows what a write or edit would change: the whole change, as
+// the user approves all of it. It runs on the agent's goroutine (it reads
+// the file), never in Update, and reads through agent.ReadPreview: bounded,
+// confined to the root, and never blocking on a FIFO a hostile repository
+// put where the file should be.
 func diffFor(root string, req agent.Approval) string {
 	args := map[string]any{}
 	jsonUnmarshal(req.Args, &args)
@@ -99,13 +152,24 @@ func diffFor(root string, req agent.Approval) string {
 		return prefixLines("- ", oldText) + prefixLines("+ ", newText)
 	case "write":
 		content, _ := args["content"].(string)
+		whole := prefixLines("+ ", content)
 		path, err := agent.Confine(root, req.Path)
 		if err != nil {
-			return "(the path is outside the project; the tool will refuse it)"
+			return fmt.Sprintf("(%v: the tool will refuse it)\n", err)
 		}
-		old, err := os.ReadFile(path)
-		if err != nil {
-			return fmt.Sprintf("new file, %d bytes\n", len(content)) + prefixLines("+ ", head(content, 40))
+		fi, err := os.Stat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Sprintf("(new file, %d bytes)\n", len(content)) + whole
+		case err == nil && !fi.Mode().IsRegular():
+			return "(not a regular file)\n" + whole
+		}
+		old, err := agent.ReadPreview(root, path, previewLimit+1)
+		switch {
+		case err != nil:
+			return fmt.Sprintf("(the current file cannot be read: %v; the new content follows)\n", err) + whole
+		case len(old) > previewLimit:
+			return "(the current file is over 1 MiB: not compared; the new content follows whole)\n" + whole
 		}
 		return lineDiff(string(old), content)
 	}
@@ -135,7 +199,8 @@ func head(s string, lines int) string {
 func lineDiff(a, b string) string {
 	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
 	if len(al)*len(bl) > 4_000_000 {
-		return fmt.Sprintf("(%d lines replaced by %d lines; too large to diff here)\n", len(al), len(bl))
+		return fmt.Sprintf("(%d lines replaced by %d lines: too large to compare; the new content follows whole)\n", len(al), len(bl)) +
+			prefixLines("+ ", b)
 	}
 	n, m := len(al), len(bl)
 	lcs := make([][]int32, n+1)
@@ -152,8 +217,7 @@ func lineDiff(a, b string) string {
 		}
 	}
 	var out strings.Builder
-	shown := 0
-	for i, j := 0, 0; (i < n || j < m) && shown < 200; {
+	for i, j := 0, 0; i < n || j < m; {
 		switch {
 		case i < n && j < m && al[i] == bl[j]:
 			i++
@@ -161,11 +225,9 @@ func lineDiff(a, b string) string {
 		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
 			out.WriteString("+ " + bl[j] + "\n")
 			j++
-			shown++
 		default:
 			out.WriteString("- " + al[i] + "\n")
 			i++
-			shown++
 		}
 	}
 	if out.Len() == 0 {

@@ -24,9 +24,11 @@ type inspector struct {
 
 func newInspector(ui *common.UI, in runtime.Inspection) *inspector { return &inspector{ui: ui, in: in} }
 
+// content is the text shown; the system prompt holds instruction files
+// and memory, so its controls are made visible.
 func (p *inspector) content() string {
 	if p.full {
-		return p.in.System
+		return strings.ReplaceAll(common.Visible(p.in.System), "\t", "    ")
 	}
 	s := p.in.Sections
 	var b strings.Builder
@@ -39,7 +41,7 @@ func (p *inspector) content() string {
 		if src.Truncated {
 			cut = fmt.Sprintf(" (cut from %d)", src.Bytes)
 		}
-		fmt.Fprintf(&b, "    %-22s %7d bytes%s\n", src.Label, src.Shown, cut)
+		fmt.Fprintf(&b, "    %-22s %7d bytes%s\n", common.VisibleLine(src.Label), src.Shown, cut)
 	}
 	row("project memory", len(s.Memory))
 	row("environment", len(s.Environment))

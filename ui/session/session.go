@@ -104,6 +104,7 @@ type Model struct {
 	window   int
 	tools    bool
 	thinking bool
+	asks     []*approvalDialog // open approval dialogs, oldest first
 
 	width, height int
 }
@@ -122,6 +123,7 @@ func New(d Deps) *Model {
 // Close releases the view when its program ends: it aborts a running turn,
 // stops listening to the runtime and hands approvals back.
 func (m *Model) Close() {
+	m.denyAsks()
 	m.cancel()
 	m.sub()
 	if m.unApprove != nil {
@@ -202,6 +204,10 @@ func (m *Model) Open(p projects.Project) tea.Cmd {
 }
 
 func (m *Model) close() {
+	// Leaving a session denies what it still asks (a turn another
+	// program started): keys typed while looking at another session must
+	// never answer it, and its agent must not wait forever.
+	m.denyAsks()
 	if m.unApprove != nil {
 		m.unApprove()
 		m.unApprove = nil
@@ -319,8 +325,14 @@ func (m *Model) notice(text string) {
 
 // event applies one runtime event of this session.
 func (m *Model) event(ev tea.Msg) tea.Cmd {
-	if a, ok := ev.(approvalMsg); ok {
-		return m.askApproval(a)
+	switch a := ev.(type) {
+	case approvalMsg:
+		return m.askApproval(a.ask)
+	case approvalGoneMsg:
+		if m.dropAsk(a.ask) {
+			m.items = append(m.items, &item{kind: kindNotice, ready: true, mild: true, text: "the approval question was withdrawn: its turn ended"})
+		}
+		return nil
 	}
 	e, ok := ev.(agent.Event)
 	if !ok || e.SessionID != m.sid || m.sid == "" {
@@ -382,6 +394,11 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 			m.items = append(m.items, &item{kind: kindCompaction, ready: true, text: e.Summary})
 		}
 	case agent.EventAgentEnd:
+		// The turn is over: nothing it asked may still be answered.
+		for _, d := range append([]*approvalDialog(nil), m.asks...) {
+			d.ask.withdraw()
+			m.dropAsk(d.ask)
+		}
 		m.runtime = "idle"
 		m.ended = true
 		if e.Usage != nil {
@@ -600,7 +617,7 @@ func (m *Model) showTree(path []coresession.Entry) tea.Cmd {
 	for i := range users {
 		it := &item{kind: kindUser, entry: &users[i]}
 		it.decode()
-		label := strings.ReplaceAll(it.text, "\n", " ")
+		label := common.VisibleLine(it.text)
 		if r := []rune(label); len(r) > 50 {
 			label = string(r[:49]) + "…"
 		}
@@ -686,28 +703,53 @@ func (m *Model) inspect() tea.Cmd {
 	}
 }
 
-// askApproval shows the approval dialog for a tool call.
-func (m *Model) askApproval(a approvalMsg) tea.Cmd {
-	var body strings.Builder
-	switch a.req.Tool {
-	case "bash":
-		body.WriteString("Run this command in the project root?\n\n  " + a.req.Command)
-	default:
-		body.WriteString(fmt.Sprintf("%s %s?\n\n%s", a.req.Tool, a.req.Path, head(a.diff, 16)))
+// askApproval shows the approval dialog for a tool call of the open
+// session. A question from a session no longer on screen (it was asked as
+// the user left it) is denied at once: what the user types now is about
+// another session.
+func (m *Model) askApproval(a *ask) tea.Cmd {
+	if a.sid != m.sid || m.sid == "" {
+		a.answerWith(false, nil)
+		return common.Notice("denied a %s call of a session that is no longer open", a.req.Tool)
 	}
-	answer := func(v bool) func() tea.Cmd {
-		return func() tea.Cmd { a.reply <- v; return nil }
+	d := newApprovalDialog(m.d.UI, a, m.project.Name, m.answerAsk)
+	m.asks = append(m.asks, d)
+	return m.d.UI.Push(d)
+}
+
+// answerAsk closes an approval dialog with the user's answer.
+func (m *Model) answerAsk(d *approvalDialog, allow, forSession bool) tea.Cmd {
+	m.dropAsk(d.ask)
+	var remember func()
+	if forSession {
+		// Remembered before the answer goes out, so the agent's next call
+		// of the tool does not ask again.
+		remember = func() { m.br.allowForSession(d.ask.sid, d.ask.req.Tool) }
 	}
-	sid := m.sid
-	return m.d.UI.Push(dialog.NewChoose(m.d.UI, "Allow "+a.req.Tool+"?", body.String(),
-		dialog.Choice{Key: key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "allow once")), Run: answer(true)},
-		dialog.Choice{Key: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "allow "+a.req.Tool+" for this session")), Run: func() tea.Cmd {
-			m.br.allowForSession(sid, a.req.Tool)
-			a.reply <- true
-			return nil
-		}},
-		dialog.Choice{Key: key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "deny")), Run: answer(false)}).
-		OnEscape(answer(false)))
+	if !d.ask.answerWith(allow, remember) {
+		return common.Notice("that question was already withdrawn: its turn had ended")
+	}
+	return nil
+}
+
+// dropAsk closes the dialog of a and reports whether one was open.
+func (m *Model) dropAsk(a *ask) bool {
+	for i, d := range m.asks {
+		if d.ask == a {
+			m.asks = append(m.asks[:i:i], m.asks[i+1:]...)
+			m.d.UI.Close(d)
+			return true
+		}
+	}
+	return false
+}
+
+// denyAsks denies and closes every open approval.
+func (m *Model) denyAsks() {
+	for _, d := range append([]*approvalDialog(nil), m.asks...) {
+		d.ask.answerWith(false, nil)
+		m.dropAsk(d.ask)
+	}
 }
 
 // HandleBranched applies a branch picked with /tree.
@@ -732,7 +774,7 @@ func (m *Model) View() string {
 	if title == "" {
 		title = "new session"
 	}
-	b.WriteString(st.Title.Render("Session · "+m.project.Name) + st.Dim.Render("  "+ansi.Truncate(title, max(m.width-30, 10), "…")) + "\n")
+	b.WriteString(st.Title.Render("Session · "+common.VisibleLine(m.project.Name)) + st.Dim.Render("  "+ansi.Truncate(common.VisibleLine(title), max(m.width-30, 10), "…")) + "\n")
 	b.WriteString(m.transcript(m.transcriptHeight()) + "\n")
 	b.WriteString(st.Dim.Render(m.stateLine()) + "\n")
 	b.WriteString(m.input.View())
@@ -797,7 +839,7 @@ func (m *Model) transcript(h int) string {
 func (m *Model) listView() string {
 	st := m.d.UI
 	var b strings.Builder
-	b.WriteString(st.Title.Render("Sessions · "+m.project.Name) + st.Dim.Render("  enter open · n new · ? help") + "\n\n")
+	b.WriteString(st.Title.Render("Sessions · "+common.VisibleLine(m.project.Name)) + st.Dim.Render("  enter open · n new · ? help") + "\n\n")
 	if m.listErr != "" {
 		b.WriteString(st.Error.Render(m.listErr))
 		return b.String()
@@ -811,7 +853,7 @@ func (m *Model) listView() string {
 		if title == "" {
 			title = "(untitled)"
 		}
-		line := fmt.Sprintf("%s  %s  %d entries", time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04"), title, s.Entries)
+		line := fmt.Sprintf("%s  %s  %d entries", time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04"), common.VisibleLine(title), s.Entries)
 		line = ansi.Truncate(line, max(m.width-4, 10), "…")
 		if i == m.cursor {
 			b.WriteString(st.Selected.Render("› "+line) + "\n")

@@ -161,10 +161,12 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 	}
 	it.decode()
 	var b strings.Builder
-	// Tabs are expanded before wrapping: the width functions count a tab
-	// as nothing, the terminal as a jump.
+	// Everything here came from a model, a tool or a file: its controls
+	// are shown, never sent to the terminal. Tabs are expanded before
+	// wrapping: the width functions count a tab as nothing, the terminal
+	// as a jump.
 	wrap := func(s string) string {
-		return indent(ansi.Wrap(strings.ReplaceAll(s, "\t", "    "), max(width-4, 10), ""))
+		return indent(ansi.Wrap(strings.ReplaceAll(common.Visible(s), "\t", "    "), max(width-4, 10), ""))
 	}
 	switch it.kind {
 	case kindUser:
@@ -184,8 +186,8 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 		}
 		text := it.text
 		if !it.streaming && text != "" && opts.markdown != nil {
-			if out, err := opts.markdown(text, width); err == nil {
-				text = strings.ReplaceAll(strings.Trim(out, "\n"), "\t", "    ")
+			if out, err := opts.markdown(common.MarkdownSafe(text), width); err == nil {
+				text = strings.ReplaceAll(strings.Trim(common.SafeANSI(out), "\n"), "\t", "    ")
 			} else {
 				text = wrap(text)
 			}
@@ -228,11 +230,11 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 // preflight markers and the instructions its result carried.
 func (it *item) toolLine(st *common.UI, width int) string {
 	mark := map[string]string{"running": "…", "ok": "✓", "error": "✗"}[it.status]
-	target := it.path
+	target := common.VisibleLine(it.path)
 	if it.tool == "bash" || target == "" {
 		target = argSummary(it.tool, it.args)
 	}
-	line := fmt.Sprintf("%s %s %s", mark, it.tool, target)
+	line := fmt.Sprintf("%s %s %s", mark, common.VisibleLine(it.tool), target)
 	if it.status == "error" && strings.Contains(it.result, "denied") {
 		line += " · denied"
 	}
@@ -263,7 +265,7 @@ func (it *item) toolLine(st *common.UI, width int) string {
 		if len(parts) == 0 {
 			parts = append(parts, "chain: "+strings.Join(d.Chain, " › "))
 		}
-		line += " · instructions " + strings.Join(parts, ", ")
+		line += " · instructions " + common.VisibleLine(strings.Join(parts, ", "))
 	}
 	style := st.Dim
 	if it.status == "error" {
@@ -288,14 +290,20 @@ func argSummary(tool, args string) string {
 	}
 	if tool == "bash" {
 		c, _ := a["command"].(string)
-		c = strings.ReplaceAll(c, "\n", " ")
+		// A command's later lines must not hide behind its first: the
+		// count comes first and says there are more.
+		first, rest, multi := strings.Cut(strings.TrimSuffix(c, "\n"), "\n")
+		c = common.VisibleLine(first)
 		if r := []rune(c); len(r) > 60 {
 			c = string(r[:59]) + "…"
+		}
+		if multi {
+			c = fmt.Sprintf("(%d lines) %s⏎…", strings.Count(rest, "\n")+2, c)
 		}
 		return c
 	}
 	p, _ := a["path"].(string)
-	return p
+	return common.VisibleLine(p)
 }
 
 func sizeText(n int) string {
