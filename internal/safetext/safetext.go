@@ -13,6 +13,7 @@
 package safetext
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -181,39 +182,106 @@ func skipSeparators(s string, i int) int {
 	return i
 }
 
-// Visible returns s with control characters other than newline and tab
-// shown as visible symbols (ESC as ␛, NUL as ␀, C1 controls as \u0080…),
-// for printing text pi-tui does not control to a terminal: an instruction
-// file holding escape sequences must not retitle the window, move the
-// cursor or write the clipboard of the user inspecting it.
+// Visible returns s with every character that a terminal would act on
+// instead of print written out as text: C0 controls other than line feed
+// and tab, DEL, C1 controls (U+0080–U+009F), bytes that are not UTF-8, and
+// the bidirectional overrides, embeddings, isolates and marks that reorder
+// what is drawn. ESC becomes the four characters \x1b, U+202E becomes
+// \u202e. Text from a model, a tool or a file goes through it before it is
+// drawn, so a hostile repository or model cannot hide text (SGR 8), set
+// the clipboard (OSC 52), retitle the window (OSC 0) or reorder a command
+// the user is asked to approve. Line feeds and tabs are kept for the
+// caller's layout; VisibleLine is for places that are one line.
 func Visible(s string) string {
-	clean := true
-	for _, r := range s {
-		if isHiddenControl(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	if isPlain(s) {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
-	for _, r := range s {
-		switch {
-		case !isHiddenControl(r):
-			b.WriteRune(r)
-		case r < 0x20:
-			b.WriteRune(0x2400 + r) // Control Pictures block
-		case r == 0x7f:
-			b.WriteRune('\u2421')
-		default:
-			b.WriteString(strconv.QuoteRuneToASCII(r)[1:7])
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			} else {
+				b.WriteByte(c)
+			}
+			i++
+			continue
 		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		case Interpreted(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
 	}
 	return b.String()
 }
 
-func isHiddenControl(r rune) bool {
-	return r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0))
+// VisibleLine is Visible for a place that holds one line (a tool call's
+// summary, a title, the status bar): a line break shows as ⏎ and a tab as
+// a space, so nothing after the first line can slip out of view.
+func VisibleLine(s string) string {
+	s = Visible(s)
+	if strings.ContainsAny(s, "\n\t") {
+		s = strings.NewReplacer("\r\n", "⏎", "\n", "⏎", "\t", " ").Replace(s)
+	}
+	return s
+}
+
+// Glyph returns a printable one-cell stand-in for a character that a
+// terminal would interpret (the Control Pictures block for C0 and DEL,
+// U+FFFD for the others), for views such as the text editor that keep one
+// cell per character so the cursor stays where the text is.
+func Glyph(r rune) (rune, bool) {
+	switch {
+	case r == '\n' || r == '\t':
+		return r, false
+	case r < 0x20:
+		return 0x2400 + r, true
+	case r == 0x7f:
+		return '␡', true
+	case Interpreted(r) || r == utf8.RuneError:
+		return '�', true
+	}
+	return r, false
+}
+
+// Interpreted reports whether a non-ASCII code point is one a terminal or
+// the bidirectional algorithm acts on rather than prints.
+func Interpreted(r rune) bool {
+	switch {
+	case r >= 0x80 && r <= 0x9f: // C1 controls (0x9b is CSI on some terminals)
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069: // embeddings, overrides, isolates
+		return true
+	case r == 0x200e || r == 0x200f || r == 0x061c: // LRM, RLM, ALM
+		return true
+	}
+	return false
+}
+
+// isPlain reports whether s needs no change: the common case, checked
+// without allocating.
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+			return false
+		}
+		if c >= utf8.RuneSelf {
+			for _, r := range s[i:] {
+				if r == utf8.RuneError || Interpreted(r) || r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return true
 }

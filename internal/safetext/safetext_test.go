@@ -68,7 +68,8 @@ func TestNeutralize(t *testing.T) {
 }
 
 func TestVisible(t *testing.T) {
-	if got := Visible("a\tb\nc\x1b]0;title\x07\x7f\u0085é"); got != "a\tb\nc␛]0;title␇␡\\u0085é" {
+	if got := Visible("a\tb\nc\x1b]0;title\x07\x7f\u0085é\u202e"); got != `a	b
+c\x1b]0;title\x07\x7f\u0085é\u202e` {
 		t.Errorf("Visible = %q", got)
 	}
 	if s := "no controls here\n"; Visible(s) != s {

@@ -40,7 +40,7 @@ func unsafeRune(s string, keepTab bool) (rune, bool) {
 		case r == utf8.RuneError && n == 1:
 			return rune(s[i]), true
 		case r == '\n', r == '\t' && keepTab:
-		case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f, interpreted(r):
+		case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
 			return r, true
 		}
 		i += n
