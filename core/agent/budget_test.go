@@ -51,6 +51,21 @@ func twoReads(a, b string) fakemodel.Script {
 	}
 }
 
+// promptTwoReads runs one prompt whose model reads a then b in one turn,
+// with fs as the host's chains, and returns each tool end's delivery.
+func promptTwoReads(t *testing.T, fs chains, a, b string) []*DeliveryInfo {
+	t.Helper()
+	h := newHarness(t, twoReads(a, b), func(c *Config) { c.Preflight = fs })
+	for _, p := range []string{a, b} {
+		os.MkdirAll(filepath.Join(h.root, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(h.root, p), []byte("package x\n"), 0o644)
+	}
+	if _, err := h.ag.Prompt(context.Background(), "read"); err != nil {
+		t.Fatal(err)
+	}
+	return deliveryEnds(h)
+}
+
 func deliveryEnds(h *harness) []*DeliveryInfo {
 	var out []*DeliveryInfo
 	for {
@@ -69,15 +84,7 @@ func deliveryEnds(h *harness) []*DeliveryInfo {
 // fill 32 KiB exactly and share a turn, their notes notwithstanding.
 func TestTurnBudgetCountsContentNotNotes(t *testing.T) {
 	fs := chains{"a": {file("a/AGENTS.md", 20000)}, "b": {file("b/AGENTS.md", 20000)}}
-	h := newHarness(t, twoReads("a/x.go", "b/x.go"), func(c *Config) { c.Preflight = fs })
-	for _, d := range []string{"a", "b"} {
-		os.MkdirAll(filepath.Join(h.root, d), 0o755)
-		os.WriteFile(filepath.Join(h.root, d, "x.go"), []byte("package x\n"), 0o644)
-	}
-	if _, err := h.ag.Prompt(context.Background(), "read"); err != nil {
-		t.Fatal(err)
-	}
-	ds := deliveryEnds(h)
+	ds := promptTwoReads(t, fs, "a/x.go", "b/x.go")
 	if len(ds) != 2 || ds[1] == nil || len(ds[1].Deferred) != 0 || len(ds[1].Delivered) != 1 {
 		t.Fatalf("second delivery = %+v", ds)
 	}
@@ -90,15 +97,7 @@ func TestTurnBudgetKeepsOuterFirst(t *testing.T) {
 	// 32 KiB budget, 100 more would not.
 	fs := chains{"a": {file("a/AGENTS.md", 20000), file("a/CLAUDE.md", 100)},
 		"b/c": {file("b/AGENTS.md", 20000), file("b/c/AGENTS.md", 100)}}
-	h := newHarness(t, twoReads("a/x.go", "b/c/x.go"), func(c *Config) { c.Preflight = fs })
-	for _, d := range []string{"a", "b/c"} {
-		os.MkdirAll(filepath.Join(h.root, d), 0o755)
-		os.WriteFile(filepath.Join(h.root, d, "x.go"), []byte("package x\n"), 0o644)
-	}
-	if _, err := h.ag.Prompt(context.Background(), "read"); err != nil {
-		t.Fatal(err)
-	}
-	ds := deliveryEnds(h)
+	ds := promptTwoReads(t, fs, "a/x.go", "b/c/x.go")
 	if len(ds) != 2 || ds[1] == nil {
 		t.Fatalf("deliveries = %+v", ds)
 	}
