@@ -19,14 +19,17 @@ import (
 // the UI, so events queue without bound and a command delivers them in
 // batches.
 type bridge struct {
+	// done ends with the program: a wait that is pending then returns
+	// instead of blocking forever (one goroutine per closed program).
+	done    <-chan struct{}
 	mu      sync.Mutex
 	pending []tea.Msg
 	signal  chan struct{}
 	allow   map[string]bool // session id + tool → allowed for the rest of that session
 }
 
-func newBridge() *bridge {
-	return &bridge{signal: make(chan struct{}, 1), allow: map[string]bool{}}
+func newBridge(done <-chan struct{}) *bridge {
+	return &bridge{done: done, signal: make(chan struct{}, 1), allow: map[string]bool{}}
 }
 
 func (b *bridge) push(msg tea.Msg) {
@@ -45,7 +48,11 @@ type eventsMsg []tea.Msg
 // wait returns a command that delivers the next batch.
 func (b *bridge) wait() tea.Cmd {
 	return func() tea.Msg {
-		<-b.signal
+		select {
+		case <-b.signal:
+		case <-b.done:
+			return nil // the program is closing; nothing waits for events
+		}
 		b.mu.Lock()
 		batch := b.pending
 		b.pending = nil

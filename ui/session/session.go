@@ -111,9 +111,10 @@ type Model struct {
 
 // New returns the tab; Init starts listening to the runtime.
 func New(d Deps) *Model {
-	m := &Model{d: d, keys: defaultKeys(), br: newBridge(), calls: map[string]*item{}, runtime: "none",
+	m := &Model{d: d, keys: defaultKeys(), calls: map[string]*item{}, runtime: "none",
 		input: editor.New(d.UI.Cursor, d.UI.Gutter)}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
+	m.br = newBridge(m.ctx.Done())
 	m.input.HideEnd()
 	m.input.SetPrompt("› ")
 	m.sub = d.Runtimes.Subscribe(func(e agent.Event) { m.br.push(e) })

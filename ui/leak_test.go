@@ -1,0 +1,84 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	coreruntime "github.com/pi-tui/pi-tui/core/runtime"
+)
+
+// settle waits, bounded by the test's own deadline, until the goroutine
+// count is at most want, and returns the last count seen. Goroutines end
+// asynchronously after Close; this waits on the count, not on a clock.
+func settle(t *testing.T, want int) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	n := runtime.NumGoroutine()
+	for n > want && ctx.Err() == nil {
+		runtime.Gosched()
+		time.Sleep(time.Millisecond)
+		n = runtime.NumGoroutine()
+	}
+	return n
+}
+
+// Every goroutine a program starts ends with it: 200 programs opened and
+// closed over one host and one runtime manager (as SSH sessions are)
+// leave the goroutine count where it was.
+func TestProgramsLeaveNoGoroutines(t *testing.T) {
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	env := func(string) string { return "" }
+	rts, err := coreruntime.New(coreruntime.Options{Host: f.host, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rts.Close()
+	open := func() {
+		r := lipgloss.NewRenderer(io.Discard)
+		r.SetColorProfile(termenv.Ascii)
+		m := New(Options{Host: f.host, Renderer: r, Env: env, Runtimes: rts})
+		in, inW := io.Pipe()
+		out := &firstWrite{drawn: make(chan struct{})}
+		p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler())
+		done := make(chan struct{})
+		go func() { p.Run(); close(done) }()
+		p.Send(tea.WindowSizeMsg{Width: 80, Height: 24})
+		<-out.drawn // running: Init's commands have started
+		p.Quit()
+		<-done
+		m.Close()
+		inW.Close()
+	}
+	open() // the first program may start process-wide goroutines (renderers, caches)
+	base := runtime.NumGoroutine()
+	for range 200 {
+		open()
+	}
+	if n := settle(t, base); n > base {
+		t.Errorf("goroutines: %d before, %d after 200 programs", base, n)
+	}
+}
+
+// firstWrite tells when a program has drawn its first frame.
+type firstWrite struct {
+	once  sync.Once
+	drawn chan struct{}
+}
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("Projects")) {
+		w.once.Do(func() { close(w.drawn) })
+	}
+	return len(p), nil
+}
