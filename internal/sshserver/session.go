@@ -195,9 +195,10 @@ func (st *sessionState) size() (int, int) {
 	return st.cols, st.rows
 }
 
+// note records a window-change (already clamped, so never 0×0).
 func (st *sessionState) note(payload []byte) {
-	var win struct{ Cols, Rows, Width, Height uint32 }
-	if err := gossh.Unmarshal(payload, &win); err != nil || win.Cols == 0 || win.Rows == 0 {
+	var win windowPayload
+	if err := gossh.Unmarshal(payload, &win); err != nil {
 		return
 	}
 	st.mu.Lock()
@@ -247,7 +248,11 @@ func (c watchedChannel) Accept() (gossh.Channel, <-chan *gossh.Request, error) {
 	go func() {
 		defer close(out)
 		for r := range reqs {
-			if r.Type == "window-change" {
+			switch r.Type {
+			case "pty-req":
+				r.Payload = clampPtyRequest(r.Payload)
+			case "window-change":
+				r.Payload = clampWindowChange(r.Payload)
 				c.st.note(r.Payload)
 			}
 			out <- r
@@ -255,4 +260,48 @@ func (c watchedChannel) Accept() (gossh.Channel, <-chan *gossh.Request, error) {
 		c.st.closed()
 	}()
 	return ch, out, nil
+}
+
+// maxWindowCols and maxWindowRows bound the window size a client may
+// claim: more than any screen shows, little enough that a frame stays a few
+// megabytes.
+const (
+	maxWindowCols = 1000
+	maxWindowRows = 500
+)
+
+// windowPayload is a window-change request; ptyPayload a pty-req (RFC
+// 4254 6.2 and 6.7).
+type windowPayload struct{ Cols, Rows, Width, Height uint32 }
+
+type ptyPayload struct {
+	Term                      string
+	Cols, Rows, Width, Height uint32
+	Modes                     string
+}
+
+// clampWindowChange and clampPtyRequest rewrite a request's window size to
+// one a terminal can have, so that neither the PTY nor the program is
+// asked for 2³¹ lines. A payload that does not parse is left to the
+// library, which refuses it.
+func clampWindowChange(payload []byte) []byte {
+	var w windowPayload
+	if gossh.Unmarshal(payload, &w) != nil {
+		return payload
+	}
+	w.Cols, w.Rows = clampSize(w.Cols, maxWindowCols), clampSize(w.Rows, maxWindowRows)
+	return gossh.Marshal(w)
+}
+
+func clampPtyRequest(payload []byte) []byte {
+	var p ptyPayload
+	if gossh.Unmarshal(payload, &p) != nil {
+		return payload
+	}
+	p.Cols, p.Rows = clampSize(p.Cols, maxWindowCols), clampSize(p.Rows, maxWindowRows)
+	return gossh.Marshal(p)
+}
+
+func clampSize(v, most uint32) uint32 {
+	return max(1, min(v, most))
 }
