@@ -2,7 +2,10 @@
 // program, renderer and window size per session, public-key
 // authentication only against an authorized_keys file, a host key created
 // on first start, an idle timeout, a cap on concurrent sessions and a
-// connection log. What runs in a session is up to Config.NewModel; pi-tui
+// connection log. It holds up against misbehaving clients: writes to a
+// client time out, a program whose client is gone is ended, window sizes
+// are clamped, and connections that do not authenticate are capped and
+// timed out. What runs in a session is up to Config.NewModel; pi-tui
 // gives every session the full shell over one shared host core.
 package sshserver
 
@@ -31,6 +34,11 @@ const (
 	// DefaultWriteTimeout bounds one write to a client: a client that takes
 	// nothing for this long is disconnected.
 	DefaultWriteTimeout = 10 * time.Second
+	// DefaultHandshakeTimeout bounds the time from connecting to being
+	// authenticated; long enough to type a key's passphrase.
+	DefaultHandshakeTimeout = 30 * time.Second
+	// DefaultMaxUnauthenticated caps connections not yet authenticated.
+	DefaultMaxUnauthenticated = 64
 	// shutdownGrace is how long Serve waits, after asking every program to
 	// quit, for clients to hang up before closing their connections.
 	shutdownGrace = 3 * time.Second
@@ -58,6 +66,12 @@ type Config struct {
 	// client that takes nothing for this long is disconnected. Zero means
 	// DefaultWriteTimeout.
 	WriteTimeout time.Duration
+	// HandshakeTimeout closes a connection not authenticated this long
+	// after it was accepted; zero means DefaultHandshakeTimeout.
+	HandshakeTimeout time.Duration
+	// MaxUnauthenticated caps connections not yet authenticated (the next
+	// is closed at once); zero means DefaultMaxUnauthenticated.
+	MaxUnauthenticated int
 	// Log receives one line per authentication attempt and session event
 	// (time, user, key fingerprint, remote address, outcome); nil discards.
 	Log io.Writer
@@ -84,6 +98,12 @@ type Server struct {
 	programs map[*live]struct{}
 	closing  bool
 	changed  chan struct{} // closed and replaced when active or programs change
+
+	// Connections not yet authenticated (preauth.go).
+	pendMu     sync.Mutex
+	pending    map[*pendingConn]struct{}
+	pendClosed bool // shutting down: refuse new connections
+	pendFull   bool // a refusal was logged since the count was last under the cap
 }
 
 // New checks the configuration, loads the authorized keys and the host key
@@ -111,6 +131,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = DefaultWriteTimeout
 	}
+	if cfg.HandshakeTimeout <= 0 {
+		cfg.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if cfg.MaxUnauthenticated <= 0 {
+		cfg.MaxUnauthenticated = DefaultMaxUnauthenticated
+	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
@@ -125,7 +151,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, keys: keys, hostFP: gossh.FingerprintSHA256(signer.PublicKey()), programs: map[*live]struct{}{}}
+	s := &Server{cfg: cfg, keys: keys, hostFP: gossh.FingerprintSHA256(signer.PublicKey()), programs: map[*live]struct{}{}, pending: map[*pendingConn]struct{}{}}
 	s.srv, err = wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil }, // before wish would make one of its own
 		wish.WithPublicKeyAuth(s.checkKey),
@@ -134,6 +160,7 @@ func New(cfg Config) (*Server, error) {
 		wish.WithMiddleware(s.teaMiddleware),
 		func(srv *ssh.Server) error {
 			srv.ServerConfigCallback = s.serverConfig
+			srv.ConnCallback = s.admitConn
 			// Sessions only: no port forwarding, no other channel types.
 			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
 			return nil
@@ -194,6 +221,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	// that a connection still in its handshake adds to concurrently (a
 	// data race the race detector reports); Close has no such wait.
 	s.ln.Close()
+	s.closePending()
 	s.waitPrograms(shutdownGrace)
 	s.srv.Close()
 	s.waitPrograms(killAfter + time.Second)
@@ -219,12 +247,16 @@ func (s *Server) waitPrograms(d time.Duration) {
 }
 
 // serverConfig adds to wish's configuration what it does not expose: a
-// log line for the key actually verified and for refused methods.
-func (s *Server) serverConfig(ssh.Context) *gossh.ServerConfig {
+// log line for the key actually verified and for refused methods, and the
+// end of the handshake limits once the key is verified.
+func (s *Server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 	return &gossh.ServerConfig{
 		MaxAuthTries: 6,
 		VerifiedPublicKeyCallback: func(conn gossh.ConnMetadata, key gossh.PublicKey, perms *gossh.Permissions, _ string) (*gossh.Permissions, error) {
 			s.logConn(conn.User(), gossh.FingerprintSHA256(key), conn.RemoteAddr(), "accepted")
+			if pc, ok := ctx.Value(pendingKey{}).(*pendingConn); ok {
+				pc.authenticated()
+			}
 			return perms, nil
 		},
 		AuthLogCallback: func(conn gossh.ConnMetadata, method string, err error) {
