@@ -47,7 +47,7 @@ func (s *Server) admitConn(ctx ssh.Context, c net.Conn) net.Conn {
 	pc := &pendingConn{Conn: c, s: s, deadline: time.Now().Add(s.cfg.HandshakeTimeout)}
 	s.pending[pc] = struct{}{}
 	s.pendMu.Unlock()
-	pc.SetDeadline(time.Time{}) // the handshake deadline
+	c.SetDeadline(pc.deadline)
 	ctx.SetValue(pendingKey{}, pc)
 	return pc
 }
