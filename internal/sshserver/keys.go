@@ -17,19 +17,31 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 )
 
-// harmlessOptions are authorized_keys options that only forbid things this
-// server never offers (forwarding, agent, X11, rc files), so a key carrying
-// them can be used as is. Any other option (from=, command=, no-pty,
-// expiry-time=, cert-authority, …) would be a restriction or a meaning
-// pi-tui does not implement: such a key is skipped rather than accepted
-// with the restriction silently dropped.
+// harmlessOptions are authorized_keys options that only forbid or permit
+// things this server never offers (forwarding, agent, X11, rc files), so a
+// key carrying them can be used as is. restrict, no-pty and pty decide
+// whether the key may have a terminal (checkOptions). Any other option
+// (from=, command=, expiry-time=, cert-authority, …) would be a
+// restriction or a meaning pi-tui does not implement: such a key is
+// skipped rather than accepted with the restriction silently dropped.
 var harmlessOptions = map[string]bool{
-	"restrict":            true,
 	"no-port-forwarding":  true,
 	"no-agent-forwarding": true,
 	"no-x11-forwarding":   true,
 	"no-user-rc":          true,
+	"port-forwarding":     true,
+	"agent-forwarding":    true,
+	"x11-forwarding":      true,
+	"user-rc":             true,
 }
+
+// Limits on the authorized_keys file: a longer line is skipped like any bad
+// line; a larger file (a device or a pipe that never ends) is refused
+// rather than read forever.
+const (
+	maxKeyLine  = 1 << 20
+	maxKeysFile = 64 << 20
+)
 
 // loadAuthorizedKeys parses an OpenSSH authorized_keys file line by line.
 // A line that is not a usable key is reported to warn (with the file and
@@ -45,35 +57,24 @@ func loadAuthorizedKeys(path string, warn io.Writer) (map[string]string, error) 
 	}
 	defer f.Close()
 	keys := map[string]string{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || line[0] == '#' {
-			continue
+	limited := &io.LimitedReader{R: f, N: maxKeysFile + 1}
+	r := bufio.NewReader(limited)
+	for n := 1; ; n++ {
+		line, long, err := readLine(r)
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("read authorized keys %s: line %d: %w", path, n, err)
 		}
-		key, _, options, rest, err := gossh.ParseAuthorizedKey(line)
-		if err == nil && len(bytes.TrimSpace(rest)) > 0 {
-			err = errors.New("more than one key on the line")
+		if limited.N == 0 {
+			return nil, fmt.Errorf("authorized keys %s is larger than %d MiB: pass a file of public keys", path, maxKeysFile>>20)
 		}
-		if err != nil {
-			fmt.Fprintf(warn, "pi-tui serve: warning: %s:%d: not a public key (%v); line skipped\n", path, n, err)
-			continue
+		if long {
+			fmt.Fprintf(warn, "pi-tui serve: warning: %s:%d: line longer than %d MiB; line skipped\n", path, n, maxKeyLine>>20)
+		} else if key, fp := parseKeyLine(path, n, line, warn); key != nil {
+			keys[string(key.Marshal())] = fp
 		}
-		if bad := unsupportedOption(options); bad != "" {
-			fmt.Fprintf(warn, "pi-tui serve: warning: %s:%d: option %q is not supported by pi-tui serve; key skipped\n", path, n, bad)
-			continue
+		if err == io.EOF {
+			break
 		}
-		if _, isCert := key.(*gossh.Certificate); isCert {
-			fmt.Fprintf(warn, "pi-tui serve: warning: %s:%d: certificates are not supported; key skipped\n", path, n)
-			continue
-		}
-		keys[string(key.Marshal())] = gossh.FingerprintSHA256(key)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read authorized keys %s: line %d: %w", path, n+1, err)
 	}
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("no usable public key in %s: pi-tui serve accepts public keys only and refuses to start without one; add a line such as the contents of ~/.ssh/id_ed25519.pub", path)
@@ -81,14 +82,79 @@ func loadAuthorizedKeys(path string, warn io.Writer) (map[string]string, error) 
 	return keys, nil
 }
 
-func unsupportedOption(options []string) string {
+// readLine reads one line without its line ending. A line longer than
+// maxKeyLine is read to its end but not kept (long). At the end of the
+// input err is io.EOF, with the last line if it had no newline.
+func readLine(r *bufio.Reader) (line []byte, long bool, err error) {
+	for {
+		frag, err := r.ReadSlice('\n')
+		if !long {
+			line = append(line, frag...)
+			if len(line) > maxKeyLine+2 { // room for "\r\n"
+				line, long = nil, true
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		if len(line) > maxKeyLine {
+			line, long = nil, true
+		}
+		return line, long, err
+	}
+}
+
+// parseKeyLine returns the key of one line and its fingerprint, or nil
+// after a warning when the line is not a usable key. Blank lines and
+// comments give nil without a warning.
+func parseKeyLine(path string, n int, line []byte, warn io.Writer) (gossh.PublicKey, string) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] == '#' {
+		return nil, ""
+	}
+	key, _, options, rest, err := gossh.ParseAuthorizedKey(line)
+	if err == nil && len(bytes.TrimSpace(rest)) > 0 {
+		err = errors.New("more than one key on the line")
+	}
+	if err != nil {
+		fmt.Fprintf(warn, "pi-tui serve: warning: %s:%d: not a public key (%v); line skipped\n", path, n, err)
+		return nil, ""
+	}
+	bad, noPty := checkOptions(options)
+	switch {
+	case bad != "":
+		fmt.Fprintf(warn, "pi-tui serve: warning: %s:%d: option %q is not supported by pi-tui serve; key skipped\n", path, n, bad)
+		return nil, ""
+	case noPty:
+		fmt.Fprintf(warn, "pi-tui serve: warning: %s:%d: no terminal allowed (restrict or no-pty without a later pty), and pi-tui needs one; key skipped (write restrict,pty to allow it)\n", path, n)
+		return nil, ""
+	}
+	if _, isCert := key.(*gossh.Certificate); isCert {
+		fmt.Fprintf(warn, "pi-tui serve: warning: %s:%d: certificates are not supported; key skipped\n", path, n)
+		return nil, ""
+	}
+	return key, gossh.FingerprintSHA256(key)
+}
+
+// checkOptions returns the first option pi-tui does not implement, if
+// any, and whether the options leave the key without a terminal. As in
+// OpenSSH, options apply in order: restrict and no-pty forbid a PTY, a
+// later pty allows it again.
+func checkOptions(options []string) (unsupported string, noPty bool) {
+	pty := true
 	for _, o := range options {
 		name, _, _ := strings.Cut(o, "=")
-		if !harmlessOptions[strings.ToLower(name)] {
-			return name
+		switch lower := strings.ToLower(name); {
+		case lower == "restrict" || lower == "no-pty":
+			pty = false
+		case lower == "pty":
+			pty = true
+		case !harmlessOptions[lower]:
+			return name, false
 		}
 	}
-	return ""
+	return "", !pty
 }
 
 // loadOrCreateHostKey reads the host key at path, or creates an ed25519

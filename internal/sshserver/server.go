@@ -2,7 +2,10 @@
 // program, renderer and window size per session, public-key
 // authentication only against an authorized_keys file, a host key created
 // on first start, an idle timeout, a cap on concurrent sessions and a
-// connection log. What runs in a session is up to Config.NewModel; pi-tui
+// connection log. It holds up against misbehaving clients: writes to a
+// client time out, a program whose client is gone is ended, window sizes
+// are clamped, and connections that do not authenticate are capped and
+// timed out. What runs in a session is up to Config.NewModel; pi-tui
 // gives every session the full shell over one shared host core.
 package sshserver
 
@@ -28,6 +31,14 @@ const (
 	DefaultListen      = "127.0.0.1:23234"
 	DefaultIdleTimeout = 30 * time.Minute
 	DefaultMaxSessions = 32
+	// DefaultWriteTimeout bounds one write to a client: a client that takes
+	// nothing for this long is disconnected.
+	DefaultWriteTimeout = 10 * time.Second
+	// DefaultHandshakeTimeout bounds the time from connecting to being
+	// authenticated; long enough to type a key's passphrase.
+	DefaultHandshakeTimeout = 30 * time.Second
+	// DefaultMaxUnauthenticated caps connections not yet authenticated.
+	DefaultMaxUnauthenticated = 64
 	// shutdownGrace is how long Serve waits, after asking every program to
 	// quit, for clients to hang up before closing their connections.
 	shutdownGrace = 3 * time.Second
@@ -51,6 +62,16 @@ type Config struct {
 	IdleTimeout time.Duration
 	// MaxSessions caps concurrent sessions; zero means DefaultMaxSessions.
 	MaxSessions int
+	// WriteTimeout bounds every write to a client (see guardedChannel); a
+	// client that takes nothing for this long is disconnected. Zero means
+	// DefaultWriteTimeout.
+	WriteTimeout time.Duration
+	// HandshakeTimeout closes a connection not authenticated this long
+	// after it was accepted; zero means DefaultHandshakeTimeout.
+	HandshakeTimeout time.Duration
+	// MaxUnauthenticated caps connections not yet authenticated (the next
+	// is closed at once); zero means DefaultMaxUnauthenticated.
+	MaxUnauthenticated int
 	// Log receives one line per authentication attempt and session event
 	// (time, user, key fingerprint, remote address, outcome); nil discards.
 	Log io.Writer
@@ -74,8 +95,15 @@ type Server struct {
 
 	mu       sync.Mutex
 	active   int
-	programs map[*tea.Program]struct{}
+	programs map[*live]struct{}
 	closing  bool
+	changed  chan struct{} // closed and replaced when active or programs change
+
+	// Connections not yet authenticated (preauth.go).
+	pendMu     sync.Mutex
+	pending    map[*pendingConn]struct{}
+	pendClosed bool // shutting down: refuse new connections
+	pendFull   bool // a refusal was logged since the count was last under the cap
 }
 
 // New checks the configuration, loads the authorized keys and the host key
@@ -100,6 +128,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSessions <= 0 {
 		cfg.MaxSessions = DefaultMaxSessions
 	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.HandshakeTimeout <= 0 {
+		cfg.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if cfg.MaxUnauthenticated <= 0 {
+		cfg.MaxUnauthenticated = DefaultMaxUnauthenticated
+	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
@@ -114,7 +151,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, keys: keys, hostFP: gossh.FingerprintSHA256(signer.PublicKey()), programs: map[*tea.Program]struct{}{}}
+	s := &Server{cfg: cfg, keys: keys, hostFP: gossh.FingerprintSHA256(signer.PublicKey()), programs: map[*live]struct{}{}, pending: map[*pendingConn]struct{}{}}
 	s.srv, err = wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil }, // before wish would make one of its own
 		wish.WithPublicKeyAuth(s.checkKey),
@@ -123,6 +160,7 @@ func New(cfg Config) (*Server, error) {
 		wish.WithMiddleware(s.teaMiddleware),
 		func(srv *ssh.Server) error {
 			srv.ServerConfigCallback = s.serverConfig
+			srv.ConnCallback = s.admitConn
 			// Sessions only: no port forwarding, no other channel types.
 			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
 			return nil
@@ -151,8 +189,9 @@ func (s *Server) AuthorizedKeys() int { return len(s.keys) }
 
 // Serve answers connections until ctx is cancelled; then it stops
 // accepting, asks every session's program to quit, waits briefly for the
-// clients to hang up and closes what remains. It returns nil after a
-// shutdown through ctx.
+// clients to hang up and closes what remains. No step of the shutdown
+// waits on a client: a program whose client is gone is killed after a
+// bound. It returns nil after a shutdown through ctx.
 func (s *Server) Serve(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(s.ln) }()
@@ -164,40 +203,60 @@ func (s *Server) Serve(ctx context.Context) error {
 		return err
 	case <-ctx.Done():
 	}
+	// The programs are asked outside the lock: asking does not wait, but
+	// a session ending takes the lock.
 	s.mu.Lock()
 	s.closing = true
-	for p := range s.programs {
-		p.Quit()
+	programs := make([]*live, 0, len(s.programs))
+	for l := range s.programs {
+		programs = append(programs, l)
 	}
 	s.mu.Unlock()
-	// Wait for the programs to end, then close everything. The library's
-	// graceful Shutdown is not used: it waits on a WaitGroup that a
-	// connection still in its handshake adds to concurrently (a data race
-	// the race detector reports); Close has no such wait.
-	s.ln.Close()
-	deadline := time.Now().Add(shutdownGrace)
-	for time.Now().Before(deadline) && s.running() > 0 {
-		time.Sleep(10 * time.Millisecond)
+	for _, l := range programs {
+		l.stop()
 	}
+	// Wait for the programs to end, then close every connection: the
+	// programs still running lose their clients, and end within killAfter.
+	// The library's graceful Shutdown is not used: it waits on a WaitGroup
+	// that a connection still in its handshake adds to concurrently (a
+	// data race the race detector reports); Close has no such wait.
+	s.ln.Close()
+	s.closePending()
+	s.waitPrograms(shutdownGrace)
 	s.srv.Close()
+	s.waitPrograms(killAfter + time.Second)
 	<-errc
 	return nil
 }
 
-// running counts the programs still running.
-func (s *Server) running() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.programs)
+// waitPrograms waits until no program runs, at most d.
+func (s *Server) waitPrograms(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		_, running, changed := s.watch()
+		if running == 0 {
+			return
+		}
+		select {
+		case <-changed:
+		case <-t.C:
+			return
+		}
+	}
 }
 
 // serverConfig adds to wish's configuration what it does not expose: a
-// log line for the key actually verified and for refused methods.
-func (s *Server) serverConfig(ssh.Context) *gossh.ServerConfig {
+// log line for the key actually verified and for refused methods, and the
+// end of the handshake limits once the key is verified.
+func (s *Server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 	return &gossh.ServerConfig{
 		MaxAuthTries: 6,
 		VerifiedPublicKeyCallback: func(conn gossh.ConnMetadata, key gossh.PublicKey, perms *gossh.Permissions, _ string) (*gossh.Permissions, error) {
 			s.logConn(conn.User(), gossh.FingerprintSHA256(key), conn.RemoteAddr(), "accepted")
+			if pc, ok := ctx.Value(pendingKey{}).(*pendingConn); ok {
+				pc.authenticated()
+			}
 			return perms, nil
 		},
 		AuthLogCallback: func(conn gossh.ConnMetadata, method string, err error) {
@@ -251,28 +310,51 @@ func (s *Server) admit() (reason, msg string, ok bool) {
 		return "too-many-sessions", fmt.Sprintf("pi-tui: too many sessions (%d open, the limit); try again later", s.active), false
 	}
 	s.active++
+	s.notifyLocked()
 	return "", "", true
 }
 
 func (s *Server) leave() {
 	s.mu.Lock()
 	s.active--
+	s.notifyLocked()
 	s.mu.Unlock()
 }
 
-func (s *Server) track(p *tea.Program) bool {
+// notifyLocked wakes whoever waits on a change of the counts.
+func (s *Server) notifyLocked() {
+	if s.changed != nil {
+		close(s.changed)
+	}
+	s.changed = make(chan struct{})
+}
+
+// watch reports the sessions admitted and the programs running, and a
+// channel closed at the next change of either.
+func (s *Server) watch() (active, running int, changed <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.active, len(s.programs), s.changed
+}
+
+func (s *Server) track(l *live) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
 		return false
 	}
-	s.programs[p] = struct{}{}
+	s.programs[l] = struct{}{}
+	s.notifyLocked()
 	return true
 }
 
-func (s *Server) untrack(p *tea.Program) {
+func (s *Server) untrack(l *live) {
 	s.mu.Lock()
-	delete(s.programs, p)
+	delete(s.programs, l)
+	s.notifyLocked()
 	s.mu.Unlock()
 }
 
