@@ -135,7 +135,9 @@ func TestKitExample(t *testing.T) {
 	}, true)
 	r.chat()
 	r.say("hi")
-	r.waitFor("Hello from", "the model")
+	// Wait for everything asserted below, not only the answer: the status
+	// line changes when the turn's end arrives, a moment after the text.
+	r.waitFor("Hello from", "the model", "runtime idle", "runtime launched: new")
 	final := r.final()
 	if !strings.Contains(final, "runtime idle") || !strings.Contains(final, "runtime launched: new") {
 		t.Errorf("status:\n%s", final)
