@@ -317,25 +317,53 @@ func (r *rpcServer) serve(in io.Reader) error {
 		}
 	}()
 	defer close(r.jobs)
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
+	// Input is read on its own goroutine so a signal (the context) ends
+	// the server even while standard input stays open and silent.
+	lines := make(chan string)
+	readErr := make(chan error, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64*1024), 16<<20)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-stop:
+				return
+			}
 		}
-		var c rpcCommand
-		if err := json.Unmarshal([]byte(line), &c); err != nil {
-			r.out.write(rpcResponse{Type: "response", Command: "parse", Error: "invalid JSON: " + err.Error()})
-			continue
+		readErr <- sc.Err()
+		close(lines)
+	}()
+	ctx := r.app.ctx
+	for {
+		select {
+		case <-ctx.Done():
+			// Running and queued work sees the same context and ends.
+			r.m.Abort(r.session)
+			r.work.Wait()
+			return errors.New("stopped by a signal; the session keeps what arrived")
+		case line, ok := <-lines:
+			if !ok {
+				r.work.Wait()
+				if err := <-readErr; err != nil {
+					return fmt.Errorf("read rpc input: %w", err)
+				}
+				return nil
+			}
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			var c rpcCommand
+			if err := json.Unmarshal([]byte(line), &c); err != nil {
+				r.out.write(rpcResponse{Type: "response", Command: "parse", Error: "invalid JSON: " + err.Error()})
+				continue
+			}
+			r.handle(c)
 		}
-		r.handle(c)
 	}
-	r.work.Wait()
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read rpc input: %w", err)
-	}
-	return nil
 }
 
 func (r *rpcServer) enqueue(job func()) {
