@@ -323,34 +323,76 @@ func (r *rpcServer) serve(in io.Reader) error {
 			job()
 		}
 	}()
-	br := bufio.NewReaderSize(in, 64*1024)
-	var readErr error
+	// Input is read on its own goroutine so a signal (the context) ends
+	// the server even while standard input stays open and silent.
+	type line struct {
+		raw     []byte
+		tooLong bool
+	}
+	lines := make(chan line)
+	readErr := make(chan error, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(lines)
+		br := bufio.NewReaderSize(in, 64*1024)
+		for {
+			raw, tooLong, err := readLine(br, rpcMaxLine)
+			if len(raw) > 0 || tooLong {
+				select {
+				case lines <- line{raw, tooLong}:
+				case <-stop:
+					return
+				}
+			}
+			if err != nil {
+				if err != io.EOF {
+					readErr <- err
+				}
+				return
+			}
+		}
+	}()
+	finish := func() {
+		// What was queued still runs (unless aborted), then rpc exits.
+		r.queue.close()
+		<-done
+	}
+	ctx := r.app.ctx
 	for {
-		raw, tooLong, err := readLine(br, rpcMaxLine)
-		if tooLong {
-			r.out.write(rpcResponse{Type: "response", Command: "parse", Error: "line too long: a command may be at most 16 MiB; it was skipped"})
-		} else if line := strings.TrimSpace(string(raw)); line != "" {
+		select {
+		case <-ctx.Done():
+			// Running and queued work sees the same context and ends.
+			r.queue.drop()
+			r.m.Abort(r.session)
+			finish()
+			return errors.New("stopped by a signal; the session keeps what arrived")
+		case l, ok := <-lines:
+			if !ok {
+				finish()
+				select {
+				case err := <-readErr:
+					return fmt.Errorf("read rpc input: %w", err)
+				default:
+					return nil
+				}
+			}
+			if l.tooLong {
+				r.out.write(rpcResponse{Type: "response", Command: "parse", Error: "line too long: a command may be at most 16 MiB; it was skipped"})
+				continue
+			}
+			text := strings.TrimSpace(string(l.raw))
+			if text == "" {
+				continue
+			}
 			var c rpcCommand
-			if err := json.Unmarshal([]byte(line), &c); err != nil {
+			if err := json.Unmarshal([]byte(text), &c); err != nil {
 				r.out.write(rpcResponse{Type: "response", Command: "parse", Error: "invalid JSON: " + err.Error()})
-			} else {
-				r.handle(c)
+				continue
 			}
-		}
-		if err != nil {
-			if err != io.EOF {
-				readErr = err
-			}
-			break
+			r.handle(c)
 		}
 	}
-	// Input ended: what was queued still runs, then rpc exits.
-	r.queue.close()
-	<-done
-	if readErr != nil {
-		return fmt.Errorf("read rpc input: %w", readErr)
-	}
-	return nil
 }
 
 // readLine returns the next line without its end. A line longer than max

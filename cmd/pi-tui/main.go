@@ -5,14 +5,48 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
+// shutdownGrace is how long pi-tui gives the work in progress, after
+// SIGINT or SIGTERM, to wind down: the turn is aborted, the processes of a
+// running command are killed and the session keeps what arrived. If that
+// has not finished by then (something is stuck), pi-tui exits anyway; a
+// second signal exits at once.
+const shutdownGrace = 3 * time.Second
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
-	stop()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv) }()
+	var code int
+	select {
+	case code = <-done:
+	case sig := <-sigs:
+		cancel()
+		select {
+		case code = <-done:
+		case <-sigs:
+			code = signalExit(sig)
+		case <-time.After(shutdownGrace):
+			fmt.Fprintf(os.Stderr, "pi-tui: stopped by %v before the work in progress finished winding down\n", sig)
+			code = signalExit(sig)
+		}
+	}
+	cancel()
 	os.Exit(code)
+}
+
+// signalExit is the shell's exit status for a process ended by sig.
+func signalExit(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 1
 }

@@ -109,8 +109,11 @@ type Approver func(ctx context.Context, req Approval) (bool, error)
 
 // Config is what a runtime is launched with.
 type Config struct {
-	Session          *session.Session
-	Root             string // bound by the host; tools are confined to it
+	Session *session.Session
+	Root    string // bound by the host; the file tools are confined to it
+	// AgentDir is pi's agent dir: its models.json names the environment
+	// variables holding provider keys, which bash commands do not get.
+	AgentDir         string
 	Client           provider.Client
 	Model            provider.Model
 	System           string
@@ -209,6 +212,8 @@ type Agent struct {
 	// turnBytes counts instruction bytes delivered in the current turn
 	// (the tool results answering one model message).
 	turnBytes int
+	// run executes one tool call (tests replace it with a stuck tool).
+	run func(ctx context.Context, env toolEnv, c ToolCall) ToolResult
 }
 
 // New returns an agent; it does nothing until Prompt.
@@ -225,7 +230,7 @@ func New(cfg Config) *Agent {
 	if cfg.OnEvent == nil {
 		cfg.OnEvent = func(Event) {}
 	}
-	return &Agent{cfg: cfg, claims: map[claimKey]claimEntry{}}
+	return &Agent{cfg: cfg, claims: map[claimKey]claimEntry{}, run: func(ctx context.Context, env toolEnv, c ToolCall) ToolResult { return env.run(ctx, c) }}
 }
 
 // Busy reports whether a prompt or compaction is running.
@@ -465,18 +470,49 @@ func toolCalls(m provider.Message) []ToolCall {
 	return out
 }
 
-func (a *Agent) needsApproval(name string) bool {
-	s, ok := specOf(name)
-	if !ok {
-		return false
+// approval says whether a call needs the user's approval and, when it
+// asks for more than its permission mode would, why. Writes and edits of
+// files that run on use (.git/, hooks, .envrc, .pi/extensions, …) ask in
+// every mode but full-auto; the decision is made on the canonical path.
+func (a *Agent) approval(c ToolCall, target string) (need bool, reason string) {
+	s, ok := specOf(c.Name)
+	if !ok || a.cfg.Permission == PermissionFullAuto {
+		return false, ""
 	}
-	switch a.cfg.Permission {
-	case PermissionFullAuto:
-		return false
-	case PermissionAutoEdits:
-		return s.runs
+	if s.edits && target != "" {
+		if canon, err := Confine(a.cfg.Root, target); err == nil {
+			if reason = runOnUse(a.cfg.Root, canon); reason != "" {
+				return true, reason
+			}
+		}
+	}
+	if a.cfg.Permission == PermissionAutoEdits {
+		return s.runs, ""
+	}
+	return s.runs || s.edits, ""
+}
+
+// runInTurn runs a tool call so that an abort ends the turn at once, even
+// when a file tool is stuck in a system call no context can interrupt
+// (a hung network mount, say): the turn records the call as aborted and
+// moves on; the stuck call finishes, or not, on its own. bash is waited
+// for, since it stops with its context and reports what it printed.
+func (a *Agent) runInTurn(ctx context.Context, env toolEnv, c ToolCall) ToolResult {
+	done := make(chan ToolResult, 1)
+	go func() { done <- a.run(ctx, env, c) }()
+	select {
+	case res := <-done:
+		return res
+	case <-ctx.Done():
+	}
+	if c.Name == "bash" {
+		return <-done
+	}
+	select {
+	case res := <-done:
+		return res
 	default:
-		return s.runs || s.edits
+		return ToolResult{Text: "Aborted while the tool was still running; its outcome is unknown.", IsError: true}
 	}
 }
 
@@ -490,18 +526,20 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) {
 	if isFileTool {
 		pre, claim = a.preflight(ctx, target)
 	}
+	need, reason := a.approval(c, target)
+	env := toolEnv{root: a.cfg.Root, agentDir: a.cfg.AgentDir, runOnUseOK: a.cfg.Permission == PermissionFullAuto || reason != ""}
 	var res ToolResult
 	switch {
 	case !a.knownTool(c.Name):
 		res = ToolResult{Text: fmt.Sprintf("Error: there is no tool named %q in this session.", c.Name), IsError: true}
-	case a.needsApproval(c.Name) && !a.approved(ctx, c, target):
+	case need && !a.approved(ctx, c, target, reason):
 		res = ToolResult{Text: fmt.Sprintf("The user denied this %s call. Do not retry it; ask the user or choose another way.", c.Name), IsError: true}
 		a.store(c, res, pre, 0)
 		a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, Path: target, IsError: true, Result: res.Text, Preflight: pre, Denied: true})
 		return
 	default:
 		start := time.Now()
-		res = runTool(ctx, a.cfg.Root, c)
+		res = a.runInTurn(ctx, env, c)
 		ms := float64(time.Since(start).Microseconds()) / 1000
 		var d delivery
 		if pre != nil && !res.IsError && c.Origin == OriginModel {
@@ -530,11 +568,11 @@ func (a *Agent) knownTool(name string) bool {
 	return false
 }
 
-func (a *Agent) approved(ctx context.Context, c ToolCall, target string) bool {
+func (a *Agent) approved(ctx context.Context, c ToolCall, target, reason string) bool {
 	if a.cfg.Approve == nil {
 		return false
 	}
-	req := Approval{ToolCallID: c.ID, Tool: c.Name, Args: c.Args}
+	req := Approval{ToolCallID: c.ID, Tool: c.Name, Args: c.Args, Reason: reason}
 	if target != "" {
 		req.Path = target
 	}

@@ -321,3 +321,38 @@ func TestUnknownToolAndDenials(t *testing.T) {
 		t.Error("a denied command ran")
 	}
 }
+
+// TestAbsoluteLinksInsideTheProjectStillWork: os.Root refuses absolute
+// links, but the tools resolve paths first, so a project whose links are
+// absolute and stay inside works as before.
+func TestAbsoluteLinksInsideTheProjectStillWork(t *testing.T) {
+	root := tempRoot(t)
+	os.MkdirAll(filepath.Join(root, "real", "sub"), 0o755)
+	os.WriteFile(filepath.Join(root, "real", "a.txt"), []byte("alpha\n"), 0o644)
+	os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "lnk"))
+	os.Symlink(filepath.Join(root, "real", "a.txt"), filepath.Join(root, "file-link"))
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		args map[string]string
+		want string
+	}{
+		{"read", map[string]string{"path": "lnk/a.txt"}, "alpha"},
+		{"read", map[string]string{"path": "file-link"}, "alpha"},
+		{"write", map[string]string{"path": "lnk/sub/new.txt", "content": "beta\n"}, "Wrote 5 bytes to real/sub/new.txt"},
+		{"edit", map[string]string{"path": "file-link", "oldText": "alpha", "newText": "gamma"}, "Edited real/a.txt"},
+		{"ls", map[string]string{"path": "lnk"}, "a.txt\nsub/"},
+		{"grep", map[string]string{"pattern": "gamma|beta", "path": "lnk"}, "real/a.txt:1: gamma\nreal/sub/new.txt:1: beta"},
+		{"find", map[string]string{"pattern": "*.txt", "path": "lnk"}, "real/a.txt\nreal/sub/new.txt"},
+	} {
+		if res := runTool(ctx, root, call(c.name, c.args)); res.IsError || !strings.Contains(res.Text, c.want) {
+			t.Errorf("%s %v = %+v", c.name, c.args, res)
+		}
+	}
+	if data, err := ReadPreview(root, "lnk/a.txt", 100); err != nil || string(data) != "gamma\n" {
+		t.Errorf("ReadPreview = %q, %v", data, err)
+	}
+	if fi, err := os.Lstat(filepath.Join(root, "file-link")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the edit replaced the link instead of its target")
+	}
+}

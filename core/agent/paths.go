@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
@@ -68,32 +67,26 @@ func displayRel(root, p string) string {
 	return p
 }
 
-// ReadPreview returns up to limit bytes of the file at path (canonical,
-// inside root) for showing it to the user, such as the diff an approval
-// shows. It opens through the root, never blocks on a FIFO and refuses
-// anything but a regular file, so a hostile repository cannot hang or
-// redirect the preview.
+// ReadPreview returns up to limit bytes of the file at path (relative to
+// root, or absolute inside it) for showing it to the user, such as the
+// diff an approval shows. The path is made canonical as the tools do, then
+// opened through an os.Root on root, without blocking, and refused unless
+// the opened file is a regular file: a hostile repository can neither hang
+// the preview with a FIFO nor redirect it outside with a link swapped in.
 func ReadPreview(root, path string, limit int64) ([]byte, error) {
-	rel, err := filepath.Rel(root, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return nil, fmt.Errorf("%s is outside the project root", path)
-	}
-	r, err := os.OpenRoot(root)
+	canon, err := Confine(root, path)
 	if err != nil {
-		return nil, fsutil.PlainError(err)
+		return nil, err
 	}
-	defer r.Close()
-	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	p, err := openProject(root)
 	if err != nil {
-		return nil, fsutil.PlainError(err)
+		return nil, err
+	}
+	defer p.close()
+	f, _, err := p.openRegular(canon)
+	if err != nil {
+		return nil, fileError(displayRel(root, canon), err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fsutil.PlainError(err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("it is not a regular file")
-	}
-	return io.ReadAll(io.LimitReader(f, limit))
+	return io.ReadAll(io.LimitReader(f, max(limit, 0)))
 }

@@ -1,26 +1,18 @@
 package agent
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
+	"path"
 	"sort"
 	"strings"
-	"syscall"
-	"time"
-	"unicode/utf8"
 
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/internal/atomicfile"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
@@ -74,13 +66,13 @@ type toolSpec struct {
 }
 
 var toolSpecs = []toolSpec{
-	{name: "read", pathArg: "path", desc: "Read a text file. Output is cut at 2000 lines or 50 KiB; use offset (1-based line) and limit to read further.",
-		schema: `{"type":"object","properties":{"path":{"type":"string","description":"file path, relative to the project root"},"offset":{"type":"integer","description":"first line to read (1-based)"},"limit":{"type":"integer","description":"number of lines"}},"required":["path"]}`},
+	{name: "read", pathArg: "path", desc: "Read a text file. Output is cut at 2000 lines or 50 KiB; use offset (1-based line) and limit to read further, and column to read on inside a very long line.",
+		schema: `{"type":"object","properties":{"path":{"type":"string","description":"file path, relative to the project root"},"offset":{"type":"integer","description":"first line to read (1-based)"},"limit":{"type":"integer","description":"number of lines"},"column":{"type":"integer","description":"byte column in the offset line to start at (1-based), to read on inside a long line"}},"required":["path"]}`},
 	{name: "write", pathArg: "path", edits: true, desc: "Write a file (created or replaced, atomically). Parent folders are created.",
 		schema: `{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`},
 	{name: "edit", pathArg: "path", edits: true, desc: "Replace one exact, unique occurrence of oldText with newText in a file.",
 		schema: `{"type":"object","properties":{"path":{"type":"string"},"oldText":{"type":"string"},"newText":{"type":"string"}},"required":["path","oldText","newText"]}`},
-	{name: "bash", runs: true, desc: "Run a shell command in the project root. Output is cut at 50 KiB.",
+	{name: "bash", runs: true, desc: "Run a shell command with bash, starting in the project root. It is not confined to the project: it runs as the user. Output is cut at 50 KiB; background processes are stopped when the command ends.",
 		schema: `{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","description":"seconds, default 120"}},"required":["command"]}`},
 	{name: "ls", pathArg: "path", optional: true, desc: "List a directory (default: the project root).",
 		schema: `{"type":"object","properties":{"path":{"type":"string"}}}`},
@@ -134,27 +126,45 @@ func targetOf(call ToolCall) (string, bool) {
 	return p, true
 }
 
-// runTool executes a tool confined to root.
-func runTool(ctx context.Context, root string, call ToolCall) ToolResult {
+// toolEnv is what a tool call runs with: the bound root, the agent dir
+// (for the provider key names kept out of bash's environment), and
+// whether a write to a file that runs on use was approved.
+type toolEnv struct {
+	root     string
+	agentDir string
+	// runOnUseOK is set when the call may write a file that runs on use
+	// (the user approved it, or the mode is full-auto).
+	runOnUseOK bool
+}
+
+// run executes a tool. File tools go through an os.Root on the project
+// root; bash runs in the root, unconfined.
+func (env toolEnv) run(ctx context.Context, call ToolCall) ToolResult {
 	var res ToolResult
 	var err error
-	switch call.Name {
-	case "read":
-		res, err = toolRead(root, call.Args)
-	case "write":
-		res, err = toolWrite(root, call.Args)
-	case "edit":
-		res, err = toolEdit(root, call.Args)
-	case "bash":
-		res, err = toolBash(ctx, root, call.Args)
-	case "ls":
-		res, err = toolLs(root, call.Args)
-	case "grep":
-		res, err = toolGrep(ctx, root, call.Args)
-	case "find":
-		res, err = toolFind(ctx, root, call.Args)
-	default:
-		err = fmt.Errorf("there is no tool named %q", call.Name)
+	if call.Name == "bash" {
+		res, err = toolBash(ctx, env, call.Args)
+	} else {
+		var p *project
+		if p, err = openProject(env.root); err == nil {
+			defer p.close()
+			switch call.Name {
+			case "read":
+				res, err = toolRead(p, call.Args)
+			case "write":
+				res, err = toolWrite(p, env, call.Args)
+			case "edit":
+				res, err = toolEdit(p, env, call.Args)
+			case "ls":
+				res, err = toolLs(p, call.Args)
+			case "grep":
+				res, err = toolGrep(ctx, p, call.Args)
+			case "find":
+				res, err = toolFind(ctx, p, call.Args)
+			default:
+				err = fmt.Errorf("there is no tool named %q", call.Name)
+			}
+		}
 	}
 	if err != nil {
 		return ToolResult{Text: "Error: " + err.Error(), IsError: true, Path: res.Path}
@@ -176,98 +186,21 @@ func decode(args json.RawMessage, v any) error {
 	return fmt.Errorf("the arguments are not valid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
 }
 
-func toolRead(root string, raw json.RawMessage) (ToolResult, error) {
-	var a struct {
-		Path   string `json:"path"`
-		Offset int    `json:"offset"`
-		Limit  int    `json:"limit"`
+// guardRunOnUse refuses a write to a file that runs on use unless the call
+// was approved for it. The agent asks before the call; this check, made
+// again on the path the tool resolved itself, covers a path that changed
+// in between.
+func guardRunOnUse(p *project, env toolEnv, canon, name string) error {
+	if env.runOnUseOK {
+		return nil
 	}
-	if err := decode(raw, &a); err != nil {
-		return ToolResult{}, err
+	if why := runOnUse(p.root, canon); why != "" {
+		return fmt.Errorf("%s needs the user's approval: %s", name, why)
 	}
-	p, err := Confine(root, a.Path)
-	if err != nil {
-		return ToolResult{}, err
-	}
-	res := ToolResult{Path: p}
-	fi, err := os.Stat(p)
-	if err != nil {
-		return res, fmt.Errorf("%s: %v", a.Path, fsutil.PlainError(err))
-	}
-	if fi.IsDir() {
-		return res, fmt.Errorf("%s is a directory; use ls", a.Path)
-	}
-	if !fi.Mode().IsRegular() {
-		return res, fmt.Errorf("%s is not a regular file", a.Path)
-	}
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return res, fmt.Errorf("%s: %v", a.Path, fsutil.PlainError(err))
-	}
-	defer f.Close()
-	offset := max(a.Offset, 1)
-	limit := a.Limit
-	if limit <= 0 || limit > readMaxLines {
-		limit = readMaxLines
-	}
-	br := bufio.NewReaderSize(f, 64*1024)
-	var out strings.Builder
-	line, lines := 0, 0
-	cut := false
-	for {
-		text, err := br.ReadString('\n')
-		if text == "" && err != nil {
-			break
-		}
-		line++
-		if line < offset {
-			continue
-		}
-		if lines == limit || out.Len()+len(text) > readMaxBytes {
-			cut = true
-			break
-		}
-		out.WriteString(text)
-		lines++
-		if err != nil {
-			break
-		}
-	}
-	body := out.String()
-	if bytes.IndexByte([]byte(body), 0) >= 0 {
-		return res, fmt.Errorf("%s looks binary (it contains NUL bytes)", a.Path)
-	}
-	if !utf8.ValidString(body) {
-		body = strings.ToValidUTF8(body, "\uFFFD")
-	}
-	if line < offset && offset > 1 {
-		return res, fmt.Errorf("%s has %d lines; offset %d is past the end", a.Path, line, offset)
-	}
-	res.FullRead = offset == 1 && !cut
-	if cut {
-		body += fmt.Sprintf("\n[Output cut at line %d of %s. Continue with offset %d.]", offset+lines-1, a.Path, offset+lines)
-	}
-	res.Text = body
-	return res, nil
+	return nil
 }
 
-// writeAtomic writes data to p through a temp file in the same directory,
-// keeping an existing file's mode.
-func writeAtomic(p string, data []byte) error {
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(p); err == nil {
-		if !fi.Mode().IsRegular() {
-			return errors.New("it is not a regular file")
-		}
-		mode = fi.Mode().Perm()
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fsutil.PlainError(err)
-	}
-	return atomicfile.Write(p, data, mode)
-}
-
-func toolWrite(root string, raw json.RawMessage) (ToolResult, error) {
+func toolWrite(p *project, env toolEnv, raw json.RawMessage) (ToolResult, error) {
 	var a struct {
 		Path    string  `json:"path"`
 		Content *string `json:"content"`
@@ -278,17 +211,28 @@ func toolWrite(root string, raw json.RawMessage) (ToolResult, error) {
 	if a.Content == nil {
 		return ToolResult{}, errors.New("content is missing")
 	}
-	p, err := Confine(root, a.Path)
+	canon, err := Confine(p.root, a.Path)
 	if err != nil {
 		return ToolResult{}, err
 	}
-	if err := writeAtomic(p, []byte(*a.Content)); err != nil {
-		return ToolResult{Path: p}, fmt.Errorf("write %s: %v", a.Path, err)
+	res := ToolResult{Path: canon}
+	if err := guardRunOnUse(p, env, canon, a.Path); err != nil {
+		return res, err
 	}
-	return ToolResult{Path: p, Wrote: true, Text: fmt.Sprintf("Wrote %d bytes to %s.", len(*a.Content), displayRel(root, p))}, nil
+	fd, err := p.openDir(canon, true)
+	if err != nil {
+		return res, writeError("write", a.Path, err)
+	}
+	defer fd.close()
+	if err := fd.write([]byte(*a.Content)); err != nil {
+		return res, writeError("write", a.Path, err)
+	}
+	res.Wrote = true
+	res.Text = fmt.Sprintf("Wrote %d bytes to %s.", len(*a.Content), displayRel(p.root, canon))
+	return res, nil
 }
 
-func toolEdit(root string, raw json.RawMessage) (ToolResult, error) {
+func toolEdit(p *project, env toolEnv, raw json.RawMessage) (ToolResult, error) {
 	var a struct {
 		Path    string `json:"path"`
 		OldText string `json:"oldText"`
@@ -297,17 +241,25 @@ func toolEdit(root string, raw json.RawMessage) (ToolResult, error) {
 	if err := decode(raw, &a); err != nil {
 		return ToolResult{}, err
 	}
-	p, err := Confine(root, a.Path)
+	canon, err := Confine(p.root, a.Path)
 	if err != nil {
 		return ToolResult{}, err
 	}
-	res := ToolResult{Path: p}
+	res := ToolResult{Path: canon}
 	if a.OldText == "" {
 		return res, errors.New("oldText is empty; to create a file use write")
 	}
-	data, err := os.ReadFile(p)
+	if err := guardRunOnUse(p, env, canon, a.Path); err != nil {
+		return res, err
+	}
+	fd, err := p.openDir(canon, false)
 	if err != nil {
-		return res, fmt.Errorf("%s: %v", a.Path, fsutil.PlainError(err))
+		return res, fileError(a.Path, err)
+	}
+	defer fd.close()
+	data, _, err := fd.readRegular()
+	if err != nil {
+		return res, fileError(a.Path, err)
 	}
 	switch n := strings.Count(string(data), a.OldText); n {
 	case 0:
@@ -317,56 +269,11 @@ func toolEdit(root string, raw json.RawMessage) (ToolResult, error) {
 		return res, fmt.Errorf("oldText occurs %d times in %s; include more surrounding lines so it is unique", n, a.Path)
 	}
 	out := strings.Replace(string(data), a.OldText, a.NewText, 1)
-	if err := writeAtomic(p, []byte(out)); err != nil {
-		return res, fmt.Errorf("edit %s: %v", a.Path, err)
+	if err := fd.write([]byte(out)); err != nil {
+		return res, writeError("edit", a.Path, err)
 	}
-	res.Text = fmt.Sprintf("Edited %s.", displayRel(root, p))
+	res.Text = fmt.Sprintf("Edited %s.", displayRel(p.root, canon))
 	return res, nil
-}
-
-func toolBash(ctx context.Context, root string, raw json.RawMessage) (ToolResult, error) {
-	var a struct {
-		Command string `json:"command"`
-		Timeout int    `json:"timeout"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return ToolResult{}, err
-	}
-	if strings.TrimSpace(a.Command) == "" {
-		return ToolResult{}, errors.New("command is empty")
-	}
-	timeout := time.Duration(a.Timeout) * time.Second
-	if timeout <= 0 || timeout > 30*time.Minute {
-		timeout = 120 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "-c", a.Command)
-	cmd.Dir = root
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
-	var out limitedBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	text := out.String()
-	if out.cut {
-		text += fmt.Sprintf("\n[Output cut at %d KiB.]", outputLimit/1024)
-	}
-	switch {
-	case ctx.Err() == context.DeadlineExceeded:
-		return ToolResult{Text: text + fmt.Sprintf("\n[Timed out after %s.]", timeout), IsError: true}, nil
-	case err != nil:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return ToolResult{Text: text + fmt.Sprintf("\n[Exit status %d.]", ee.ExitCode()), IsError: true}, nil
-		}
-		return ToolResult{}, fmt.Errorf("cannot run the command: %v", err)
-	}
-	if text == "" {
-		text = "(no output)"
-	}
-	return ToolResult{Text: text}, nil
 }
 
 // limitedBuffer keeps the first outputLimit bytes written to it.
@@ -391,29 +298,41 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 
 func (l *limitedBuffer) String() string { return strings.ToValidUTF8(l.buf.String(), "\uFFFD") }
 
-func toolLs(root string, raw json.RawMessage) (ToolResult, error) {
+func toolLs(p *project, raw json.RawMessage) (ToolResult, error) {
 	var a struct {
 		Path string `json:"path"`
 	}
 	if err := decode(raw, &a); err != nil {
 		return ToolResult{}, err
 	}
-	p, err := Confine(root, a.Path)
+	canon, err := Confine(p.root, a.Path)
 	if err != nil {
 		return ToolResult{}, err
 	}
-	res := ToolResult{Path: p}
-	ents, err := os.ReadDir(p)
+	res := ToolResult{Path: canon}
+	name := displayRel(p.root, canon)
+	f, err := p.r.OpenFile(p.rel(canon), os.O_RDONLY|fsutil.ONonblock, 0)
 	if err != nil {
-		return res, fmt.Errorf("%s: %v", displayRel(root, p), fsutil.PlainError(err))
+		return res, fileError(name, err)
 	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return res, fileError(name, err)
+	} else if !fi.IsDir() {
+		return res, fmt.Errorf("%s is not a directory (it is %s); use read for a file", name, fsutil.Kind(fi.Mode()))
+	}
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return res, fileError(name, err)
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	var b limitedBuffer
 	for _, e := range ents {
-		name := e.Name()
+		n := e.Name()
 		if e.IsDir() {
-			name += "/"
+			n += "/"
 		}
-		fmt.Fprintln(&b, name)
+		fmt.Fprintln(&b, n)
 	}
 	res.Text = b.String()
 	if res.Text == "" {
@@ -425,98 +344,36 @@ func toolLs(root string, raw json.RawMessage) (ToolResult, error) {
 	return res, nil
 }
 
-// walk visits regular files below dir, skipping .git and node_modules and
-// never following links out of root.
-func walk(ctx context.Context, root, dir string, visit func(path string, d fs.DirEntry) bool) error {
-	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
+// walk visits the files below start (a name in the root's io/fs view)
+// that are not directories, skipping .git and node_modules. It reads the
+// tree through the os.Root, so it never leaves the root, and it follows no
+// links: a link is visited as a link. A folder that cannot be read is
+// passed to unreadable (when set).
+func walk(ctx context.Context, p *project, start string, visit func(name string, d fs.DirEntry) bool, unreadable func(name string)) error {
+	return fs.WalkDir(p.r.FS(), start, func(name string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if d.IsDir() {
-			if n := d.Name(); path != dir && (n == ".git" || n == "node_modules") {
-				return filepath.SkipDir
+		if err != nil {
+			if unreadable != nil {
+				unreadable(name)
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() {
+		if d.IsDir() {
+			if n := d.Name(); name != start && (n == ".git" || n == "node_modules") {
+				return fs.SkipDir
+			}
 			return nil
 		}
-		if !visit(path, d) {
-			return filepath.SkipAll
+		if !visit(name, d) {
+			return fs.SkipAll
 		}
 		return nil
 	})
 }
 
-func toolGrep(ctx context.Context, root string, raw json.RawMessage) (ToolResult, error) {
-	var a struct {
-		Pattern string `json:"pattern"`
-		Path    string `json:"path"`
-		Glob    string `json:"glob"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return ToolResult{}, err
-	}
-	re, err := regexp.Compile(a.Pattern)
-	if err != nil {
-		return ToolResult{}, fmt.Errorf("pattern is not a valid regular expression: %v", err)
-	}
-	p, err := Confine(root, a.Path)
-	if err != nil {
-		return ToolResult{}, err
-	}
-	res := ToolResult{Path: p}
-	var b limitedBuffer
-	matches := 0
-	grepFile := func(path string) {
-		f, err := os.Open(path)
-		if err != nil {
-			return
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(io.LimitReader(f, 8<<20))
-		sc.Buffer(make([]byte, 64*1024), 1<<20)
-		for n := 1; sc.Scan(); n++ {
-			line := sc.Bytes()
-			if bytes.IndexByte(line, 0) >= 0 {
-				return // binary
-			}
-			if re.Match(line) {
-				matches++
-				fmt.Fprintf(&b, "%s:%d: %s\n", displayRel(root, path), n, line)
-			}
-		}
-	}
-	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-		grepFile(p)
-	} else {
-		err := walk(ctx, root, p, func(path string, d fs.DirEntry) bool {
-			if a.Glob != "" {
-				if ok, _ := filepath.Match(a.Glob, d.Name()); !ok {
-					return true
-				}
-			}
-			grepFile(path)
-			return !b.cut
-		})
-		if err != nil {
-			return res, err
-		}
-	}
-	res.Text = b.String()
-	if matches == 0 {
-		res.Text = "No matches."
-	}
-	if b.cut {
-		res.Text += "\n[Matches cut at 50 KiB; narrow the pattern or the path.]"
-	}
-	return res, nil
-}
-
-func toolFind(ctx context.Context, root string, raw json.RawMessage) (ToolResult, error) {
+func toolFind(ctx context.Context, p *project, raw json.RawMessage) (ToolResult, error) {
 	var a struct {
 		Pattern string `json:"pattern"`
 		Path    string `json:"path"`
@@ -524,21 +381,24 @@ func toolFind(ctx context.Context, root string, raw json.RawMessage) (ToolResult
 	if err := decode(raw, &a); err != nil {
 		return ToolResult{}, err
 	}
-	if _, err := filepath.Match(a.Pattern, ""); err != nil {
+	if _, err := path.Match(a.Pattern, ""); err != nil {
 		return ToolResult{}, fmt.Errorf("pattern is not a valid glob: %v", err)
 	}
-	p, err := Confine(root, a.Path)
+	canon, err := Confine(p.root, a.Path)
 	if err != nil {
 		return ToolResult{}, err
 	}
-	res := ToolResult{Path: p}
+	res := ToolResult{Path: canon}
 	var found []string
-	err = walk(ctx, root, p, func(path string, d fs.DirEntry) bool {
-		if ok, _ := filepath.Match(a.Pattern, d.Name()); ok {
-			found = append(found, displayRel(root, path))
+	err = walk(ctx, p, p.fsName(canon), func(name string, d fs.DirEntry) bool {
+		if !d.Type().IsRegular() {
+			return true
+		}
+		if ok, _ := path.Match(a.Pattern, d.Name()); ok {
+			found = append(found, name)
 		}
 		return len(found) < 5000
-	})
+	}, nil)
 	if err != nil {
 		return res, err
 	}

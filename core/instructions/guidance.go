@@ -83,21 +83,23 @@ func LoadGuidance(agentDir string) (*Guidance, []string) {
 }
 
 func readGuidanceFile(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
+	// Open without blocking, then check the type on the descriptor: a
+	// check by path before the open could be raced by a swap to a FIFO.
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
 		return nil, errors.New(shortErr(err))
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", kindOfMode(fi.Mode()))
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, errors.New(shortErr(err))
 	}
-	defer f.Close()
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", kindOfMode(fi.Mode()))
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxGuidanceBytes+1))
 	if err != nil {
 		return nil, errors.New(shortErr(err))

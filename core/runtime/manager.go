@@ -441,7 +441,7 @@ func (m *Manager) launchLocked(b built, sess *session.Session, fp string) *Runti
 	if m.opts.WrapPreflight != nil {
 		pf = m.opts.WrapPreflight(pf)
 	}
-	rt.Agent = agent.New(agent.Config{Session: sess, Root: b.spec.Root, Client: b.client, Model: b.model,
+	rt.Agent = agent.New(agent.Config{Session: sess, Root: b.spec.Root, AgentDir: m.opts.Host.Places.AgentDir, Client: b.client, Model: b.model,
 		System: b.spec.Sections.System(), Tools: b.spec.Tools, Permission: b.spec.Permission, Preflight: pf,
 		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID()), OnEvent: m.emit})
 	m.runtimes[sess.ID()] = rt

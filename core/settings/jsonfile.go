@@ -120,6 +120,9 @@ func (o *Object) Bytes() []byte {
 	return b.Bytes()
 }
 
+// maxEditSize bounds the JSON files UpdateFile rewrites.
+const maxEditSize = 16 << 20
+
 // UpdateFile applies change to the JSON object in path and writes it back
 // atomically (temp file and rename, mode kept). A missing file starts as
 // {}. An existing file that is not a valid JSON object is left untouched
@@ -127,20 +130,20 @@ func (o *Object) Bytes() []byte {
 func UpdateFile(path string, change func(*Object) error) error {
 	o := &Object{}
 	mode := fs.FileMode(0o644)
-	data, err := os.ReadFile(path)
+	// Opened without blocking and checked on the descriptor: a FIFO here
+	// is refused, never waited on.
+	data, fi, err := fsutil.ReadRegular(path, maxEditSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return fmt.Errorf("read %s: %w", path, fsutil.PlainError(err))
+		return fmt.Errorf("read %s: %w; it was left as it is", path, fsutil.PlainError(err))
 	default:
 		if len(bytes.TrimSpace(data)) > 0 {
 			if o, err = ParseObject(data); err != nil {
 				return fmt.Errorf("%s is not a valid JSON object (%v); it was left as it is: fix it by hand first", path, err)
 			}
 		}
-		if fi, err := os.Stat(path); err == nil {
-			mode = fi.Mode().Perm()
-		}
+		mode = fi.Mode().Perm()
 	}
 	if err := change(o); err != nil {
 		return err

@@ -4,11 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
@@ -66,18 +65,10 @@ func BuiltInProviders() []ProviderConfig {
 // error; an invalid one is an error naming the file.
 func ReadModels(agentDir string) ([]ProviderConfig, error) {
 	path := filepath.Join(agentDir, ModelsFile)
-	f, err := os.Open(path)
+	data, _, err := fsutil.ReadRegular(path, maxSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, fsutil.PlainError(err))
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSize))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, fsutil.PlainError(err))
 	}
@@ -123,4 +114,63 @@ func AvailableModels(agentDir string, env func(string) string) ([]ModelRef, erro
 		}
 	}
 	return out, err
+}
+
+// wellKnownKeyVars are environment variables that hold model providers'
+// keys, for pi's built-in providers and common gateways. They are kept out
+// of the environment of commands the agent runs.
+var wellKnownKeyVars = []string{
+	"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN",
+	"OPENAI_API_KEY", "AZURE_OPENAI_API_KEY",
+	"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY",
+	"GROQ_API_KEY", "XAI_API_KEY", "OPENROUTER_API_KEY", "MISTRAL_API_KEY",
+	"DEEPSEEK_API_KEY", "CEREBRAS_API_KEY", "ZAI_API_KEY", "HF_TOKEN",
+	"TOGETHER_API_KEY", "FIREWORKS_API_KEY", "PERPLEXITY_API_KEY", "COHERE_API_KEY",
+	"AI_GATEWAY_API_KEY",
+}
+
+// SecretEnvNames lists the environment variables that may hold pi-tui's
+// model keys: the built-in providers' and other well-known provider
+// variables, and every apiKey or header value in A/models.json that is
+// written as a variable name (pi reads such a value from the
+// environment). An unreadable models.json adds nothing; the rest still
+// applies.
+func SecretEnvNames(agentDir string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(name string) {
+		if isVarName(name) && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	for _, n := range wellKnownKeyVars {
+		add(n)
+	}
+	for _, p := range BuiltInProviders() {
+		add(p.APIKey)
+	}
+	custom, _ := ReadModels(agentDir)
+	for _, p := range custom {
+		add(strings.TrimSpace(p.APIKey))
+		for _, v := range p.Headers {
+			add(strings.TrimSpace(v))
+		}
+	}
+	return out
+}
+
+// isVarName reports whether s can name an environment variable.
+func isVarName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
 }

@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
 // FileName is the settings file inside the agent dir.
@@ -31,20 +31,12 @@ type Defaults struct {
 // names the file.
 func ReadDefaults(agentDir string) (Defaults, error) {
 	path := filepath.Join(agentDir, FileName)
-	f, err := os.Open(path)
+	data, _, err := fsutil.ReadRegular(path, maxSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Defaults{}, nil
 	}
 	if err != nil {
-		return Defaults{}, fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
-		return Defaults{}, fmt.Errorf("read %s: not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSize))
-	if err != nil {
-		return Defaults{}, fmt.Errorf("read %s: %w", path, err)
+		return Defaults{}, fmt.Errorf("read %s: %w", path, fsutil.PlainError(err))
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {

@@ -5,9 +5,12 @@
 package atomicfile
 
 import (
+	"errors"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
@@ -40,6 +43,56 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync() // the rename is durable once the directory is synced
+		d.Close()
+	}
+	return nil
+}
+
+// WriteIn replaces the file name (one path element, no separators) in the
+// directory dir with data, with mode perm. Every step — creating the temp
+// file, the rename, the directory sync — goes through dir's open
+// descriptor, so a directory swapped for a link while the write runs
+// cannot move the file anywhere else. Nothing is left behind on failure.
+func WriteIn(dir *os.Root, name string, data []byte, perm fs.FileMode) error {
+	if name == "" || name == "." || name == ".." || filepath.Base(name) != name {
+		return errors.New("not a file name: " + name)
+	}
+	var tmp *os.File
+	var tmpName string
+	for range 100 {
+		tmpName = "." + name + ".tmp-" + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		f, err := dir.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return fsutil.PlainError(err)
+		}
+		tmp = f
+		break
+	}
+	if tmp == nil {
+		return errors.New("no free temporary file name")
+	}
+	_, err := tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = dir.Rename(tmpName, name)
+	}
+	if err != nil {
+		dir.Remove(tmpName)
+		return fsutil.PlainError(err)
+	}
+	if d, err := dir.Open("."); err == nil {
+		d.Sync()
 		d.Close()
 	}
 	return nil

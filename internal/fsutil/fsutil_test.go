@@ -31,3 +31,26 @@ func TestPlainError(t *testing.T) {
 		t.Error("a plain error was changed")
 	}
 }
+
+func TestOpenRegularRefusesAFIFOWithoutWaiting(t *testing.T) {
+	dir := t.TempDir()
+	fifo := dir + "/pipe"
+	if err := mkfifo(fifo); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	_, fi, err := OpenRegular(fifo) // would block without O_NONBLOCK: nobody writes
+	var nr *NotRegularError
+	if !errors.As(err, &nr) || fi == nil || err.Error() != "not a regular file; it is a named pipe (FIFO)" {
+		t.Errorf("OpenRegular(FIFO) = %v, %v", fi, err)
+	}
+	os.WriteFile(dir+"/f", []byte("12345"), 0o644)
+	if data, _, err := ReadRegular(dir+"/f", 5); err != nil || string(data) != "12345" {
+		t.Errorf("ReadRegular = %q, %v", data, err)
+	}
+	if _, _, err := ReadRegular(dir+"/f", 4); err == nil {
+		t.Error("a file over the limit was read")
+	}
+	if _, _, err := ReadRegular(dir+"/missing", 4); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing = %v", err)
+	}
+}

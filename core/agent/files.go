@@ -1,0 +1,163 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pi-tui/pi-tui/internal/atomicfile"
+	"github.com/pi-tui/pi-tui/internal/fsutil"
+)
+
+// project is one tool call's access to the project's files. Every open,
+// listing, walk, write and rename goes through an os.Root on the project
+// root, which resolves each path element on an open directory descriptor
+// and refuses any link that leads out. So a folder swapped for a link
+// while a tool runs cannot send the tool outside: there is no gap between
+// the check (Confine) and the use.
+//
+// Paths are first made canonical by Confine, which is what keeps a
+// project's absolute links that point inside it working: os.Root refuses
+// every absolute link, and a canonical path has none.
+type project struct {
+	root string
+	r    *os.Root
+}
+
+func openProject(root string) (*project, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("the project root %s cannot be opened: %v", root, fsutil.PlainError(err))
+	}
+	return &project{root: root, r: r}, nil
+}
+
+func (p *project) close() { p.r.Close() }
+
+// rel turns a canonical path inside the root (from Confine) into the name
+// os.Root takes.
+func (p *project) rel(canon string) string {
+	rel, err := filepath.Rel(p.root, canon)
+	if err != nil {
+		return canon // not inside: os.Root refuses it
+	}
+	return rel
+}
+
+// fsName is rel for the io/fs view of the root (slash-separated).
+func (p *project) fsName(canon string) string { return filepath.ToSlash(p.rel(canon)) }
+
+// fileError words an error of a root-bound operation on name (as the
+// model wrote it, or relative to the root) as one sentence.
+func fileError(name string, err error) error {
+	var nr *fsutil.NotRegularError
+	if errors.As(err, &nr) {
+		return fmt.Errorf("%s is %v", name, nr)
+	}
+	return fmt.Errorf("%s: %s", name, reason(err))
+}
+
+// writeError words a failed write or edit of name.
+func writeError(op, name string, err error) error {
+	return fmt.Errorf("%s %s: %s", op, name, reason(err))
+}
+
+// reason is the part of a file error that says what went wrong.
+func reason(err error) string {
+	if strings.Contains(err.Error(), "path escapes from parent") {
+		return "a link on the way leads outside the project root (it may have changed while the tool ran); nothing outside was touched"
+	}
+	return fsutil.PlainError(err).Error()
+}
+
+// openRegular opens a file for reading without blocking and returns it
+// only when the opened descriptor is a regular file: a FIFO, socket or
+// device is refused, never waited on.
+func (p *project) openRegular(canon string) (*os.File, fs.FileInfo, error) {
+	return openRegularIn(p.r, p.rel(canon))
+}
+
+func openRegularIn(r *os.Root, name string) (*os.File, fs.FileInfo, error) {
+	f, err := r.OpenFile(name, os.O_RDONLY|fsutil.ONonblock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fsutil.CheckRegular(f)
+}
+
+// maxEditBytes bounds the file edit loads whole.
+const maxEditBytes = 64 << 20
+
+// fileDir is the open directory of a file about to be written or edited,
+// with the file's name in it. Everything the write does happens relative
+// to the open directory.
+type fileDir struct {
+	d    *os.Root
+	name string
+}
+
+func (fd fileDir) close() { fd.d.Close() }
+
+// openDir opens the directory that holds canon (creating it first when
+// create is set) and checks that it is still the canonical directory
+// Confine found, so a decision made on the canonical path (such as
+// whether writing it needs approval) holds for the write.
+func (p *project) openDir(canon string, create bool) (fileDir, error) {
+	rel := p.rel(canon)
+	if rel == "." {
+		return fileDir{}, errors.New("it is the project root, a directory")
+	}
+	dir, name := filepath.Dir(rel), filepath.Base(rel)
+	if create && dir != "." {
+		if err := p.r.MkdirAll(dir, 0o755); err != nil {
+			return fileDir{}, err
+		}
+	}
+	d, err := p.r.OpenRoot(dir)
+	if err != nil {
+		return fileDir{}, err
+	}
+	if !isDirectoryAt(d, filepath.Dir(canon)) {
+		d.Close()
+		return fileDir{}, errors.New("its folder was moved or replaced while the tool ran; nothing was written")
+	}
+	return fileDir{d: d, name: name}, nil
+}
+
+// readRegular reads the whole file (bounded) through the open directory.
+func (fd fileDir) readRegular() ([]byte, fs.FileInfo, error) {
+	f, fi, err := openRegularIn(fd.d, fd.name)
+	if err != nil {
+		return nil, fi, err
+	}
+	defer f.Close()
+	if fi.Size() > maxEditBytes {
+		return nil, fi, fmt.Errorf("it is %d MiB, more than the %d MiB edit works on; change it with bash", fi.Size()>>20, maxEditBytes>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxEditBytes+1))
+	if err == nil && len(data) > maxEditBytes {
+		err = fmt.Errorf("it grew past %d MiB while being read", maxEditBytes>>20)
+	}
+	return data, fi, err
+}
+
+// write replaces the file atomically with data. An existing file keeps
+// its mode (a new one gets 0644); anything but a regular file there is
+// refused rather than replaced.
+func (fd fileDir) write(data []byte) error {
+	mode := fs.FileMode(0o644)
+	fi, err := fd.d.Lstat(fd.name)
+	switch {
+	case err == nil && !fi.Mode().IsRegular():
+		return &fsutil.NotRegularError{Mode: fi.Mode()}
+	case err == nil:
+		mode = fi.Mode().Perm()
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	return atomicfile.WriteIn(fd.d, fd.name, data, mode)
+}

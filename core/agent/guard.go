@@ -1,0 +1,47 @@
+package agent
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// runOnUse says, in one line for the approval dialog, why writing the
+// file at canon (canonical, inside root) can run code without any bash
+// approval: git runs hooks and reads core.fsmonitor from .git/, direnv
+// runs .envrc, pi loads .pi/extensions and runs .pi/settings.json's
+// shellPath, VS Code runs tasks. "" when the file is not one of those.
+//
+// The decision is made on the canonical path, so sub/../.git/config, a
+// link to .git, or a link to a hook all count. Names are compared without
+// case, since on a case-insensitive file system .GIT is .git.
+func runOnUse(root, canon string) string {
+	rel, err := filepath.Rel(root, canon)
+	if err != nil || rel == "." {
+		return ""
+	}
+	parts := strings.Split(strings.ToLower(filepath.ToSlash(rel)), "/")
+	last := len(parts) - 1
+	for i, p := range parts {
+		switch {
+		case p == ".git" && i == last:
+			return "a .git file tells git where the repository is, with its config and hooks: a change can make git run code"
+		case p == ".git" && parts[i+1] == "hooks":
+			return "it is a git hook (.git/hooks): git runs it as a program"
+		case p == ".git":
+			return "it is inside .git/, which git reads as configuration and hooks: a change can run code at the next git command (core.fsmonitor, core.hooksPath)"
+		case p == ".husky" && i < last:
+			return "it is under .husky/, whose scripts git runs as hooks"
+		case p == ".pi" && i < last && parts[i+1] == "extensions":
+			return "pi loads the files in .pi/extensions/ as code"
+		}
+	}
+	switch {
+	case parts[last] == ".envrc":
+		return "direnv runs .envrc as a shell script when you enter the folder"
+	case last > 0 && parts[last-1] == ".pi" && parts[last] == "settings.json":
+		return ".pi/settings.json can set the shell pi runs commands with (shellPath, shellCommandPrefix)"
+	case last > 0 && parts[last-1] == ".vscode" && parts[last] == "tasks.json":
+		return "VS Code can run the tasks in .vscode/tasks.json when the folder opens"
+	}
+	return ""
+}
