@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
 // basePrompt is the first section of every system prompt: who the agent
@@ -48,9 +49,11 @@ func (s Sections) System() string {
 	return strings.Join(parts, "\n\n") + "\n"
 }
 
+// environment says where and when the agent works. The root is quoted like
+// every label (ADR 0014): a folder name may hold a newline and a heading.
 func environment(root string, now time.Time) string {
 	return fmt.Sprintf("# Environment\n\n- Project root: %s\n- Date: %s\n- Platform: %s/%s",
-		root, now.Format("2006-01-02"), runtime.GOOS, runtime.GOARCH)
+		safetext.Label(root), now.Format("2006-01-02"), runtime.GOOS, runtime.GOARCH)
 }
 
 func memorySection(projection string) string { return memory.Frame(projection) }
