@@ -302,11 +302,12 @@ func (a *Agent) Prompt(parent context.Context, text string) (Result, error) {
 		return Result{}, err
 	}
 	s := a.cfg.Session
-	if s.Title() == "" {
-		s.SetTitle(ctx, titleOf(text))
-	}
 	user := StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: text}}}}
-	if _, err := s.Append(ctx, session.TypeUser, user); err != nil {
+	_, err = s.Append(ctx, session.TypeUser, user)
+	if err == nil && s.Title() == "" {
+		err = s.SetTitle(ctx, titleOf(text))
+	}
+	if err != nil {
 		a.end()
 		err = fmt.Errorf("the prompt could not be saved, so it was not sent: %w", err)
 		// Every prompt ends with one agent_end, failures included.
@@ -377,11 +378,15 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 			if ctx.Err() != nil {
 				// Every tool call needs a result, or the next request is
 				// invalid: record the rest as aborted.
-				a.recordAborted(calls[i:])
 				res.Aborted = true
-				return res, nil
+				return res, a.recordAborted(calls[i:])
 			}
-			a.execute(ctx, c)
+			if err := a.execute(ctx, c); err != nil {
+				// The model must not go on over a history that lacks the
+				// result (the disk is full or read-only): stop the turn and
+				// say why. The next prompt drops the unanswered call.
+				return res, err
+			}
 		}
 		if ctx.Err() != nil {
 			res.Aborted = true
@@ -517,8 +522,9 @@ func (a *Agent) runInTurn(ctx context.Context, env toolEnv, c ToolCall) ToolResu
 }
 
 // execute runs one tool call with its preflight and approval, and stores
-// the result.
-func (a *Agent) execute(ctx context.Context, c ToolCall) {
+// the result. The error is a result (or delivery record) that could not be
+// saved; the tool's own failures are results.
+func (a *Agent) execute(ctx context.Context, c ToolCall) error {
 	a.emit(Event{Type: EventToolStart, ToolCallID: c.ID, ToolName: c.Name, Args: c.Args})
 	var pre *PreflightInfo
 	var claim Claim
@@ -534,9 +540,9 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) {
 		res = ToolResult{Text: fmt.Sprintf("Error: there is no tool named %q in this session.", c.Name), IsError: true}
 	case need && !a.approved(ctx, c, target, reason):
 		res = ToolResult{Text: fmt.Sprintf("The user denied this %s call. Do not retry it; ask the user or choose another way.", c.Name), IsError: true}
-		a.store(c, res, pre, 0)
+		_, err := a.store(c, res, pre, 0)
 		a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, Path: target, IsError: true, Result: res.Text, Preflight: pre, Denied: true})
-		return
+		return err
 	default:
 		start := time.Now()
 		res = a.runInTurn(ctx, env, c)
@@ -546,17 +552,20 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) {
 			d = a.deliver(ctx, c, res, pre, claim)
 			res.Text += d.block
 		}
-		entryID := a.store(c, res, pre, ms)
-		if len(d.record.Delivered) > 0 || len(d.record.Deferred) > 0 {
+		entryID, err := a.store(c, res, pre, ms)
+		if err == nil && (len(d.record.Delivered) > 0 || len(d.record.Deferred) > 0) {
 			d.record.ToolResultID = entryID
-			a.cfg.Session.Append(context.Background(), session.TypeCustom, d.record)
+			if _, rerr := a.cfg.Session.Append(context.Background(), session.TypeCustom, d.record); rerr != nil {
+				err = fmt.Errorf("the record of the instructions delivered with the %s result could not be saved, so the turn stopped: %w", c.Name, rerr)
+			}
 		}
 		a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, Path: displayRel(a.cfg.Root, res.Path), IsError: res.IsError,
 			Result: res.Text, Preflight: pre, ToolMs: ms, Delivery: d.info})
-		return
+		return err
 	}
-	a.store(c, res, pre, 0)
+	_, err := a.store(c, res, pre, 0)
 	a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, IsError: true, Result: res.Text, Preflight: pre})
+	return err
 }
 
 func (a *Agent) knownTool(name string) bool {
@@ -587,23 +596,32 @@ func (a *Agent) approved(ctx context.Context, c ToolCall, target, reason string)
 	return err == nil && ok
 }
 
-func (a *Agent) store(c ToolCall, res ToolResult, pre *PreflightInfo, ms float64) string {
+func (a *Agent) store(c ToolCall, res ToolResult, pre *PreflightInfo, ms float64) (string, error) {
 	msg := provider.Message{Role: provider.RoleTool, Parts: []provider.Part{{Type: provider.PartToolResult, ToolCallID: c.ID,
 		ToolName: c.Name, Text: res.Text, IsError: res.IsError}}}
 	stored := StoredMessage{Message: msg, Tool: c.Name, Preflight: pre, ToolMs: ms}
 	if res.Path != "" {
 		stored.Path = displayRel(a.cfg.Root, res.Path)
 	}
-	e, _ := a.cfg.Session.Append(context.Background(), session.TypeToolResult, stored)
-	return e.ID
+	e, err := a.cfg.Session.Append(context.Background(), session.TypeToolResult, stored)
+	if err != nil {
+		return "", fmt.Errorf("the %s result could not be saved, so the turn stopped: %w", c.Name, err)
+	}
+	return e.ID, nil
 }
 
-func (a *Agent) recordAborted(calls []ToolCall) {
+// recordAborted stores a result for each call that will not run; the
+// first save that fails is returned (the rest are tried anyway).
+func (a *Agent) recordAborted(calls []ToolCall) error {
+	var first error
 	for _, c := range calls {
 		res := ToolResult{Text: "The user aborted before this tool ran.", IsError: true}
-		a.store(c, res, nil, 0)
+		if _, err := a.store(c, res, nil, 0); err != nil && first == nil {
+			first = err
+		}
 		a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, IsError: true, Result: res.Text})
 	}
+	return first
 }
 
 // preflight asks the host for target's chain, through the per-prompt claim

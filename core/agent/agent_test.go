@@ -114,6 +114,7 @@ func TestEditAndWrite(t *testing.T) {
 // harness: a real session in a real store, and a fake model.
 type harness struct {
 	t    *testing.T
+	st   *store.Store
 	sess *session.Session
 	sm   *session.Manager
 	ag   *Agent
@@ -147,7 +148,7 @@ func newHarness(t *testing.T, script fakemodel.Script, cfg func(*Config)) *harne
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, sess: sess, sm: sm, root: root, fake: fake, evs: make(chan Event, 1000)}
+	h := &harness{t: t, st: st, sess: sess, sm: sm, root: root, fake: fake, evs: make(chan Event, 1000)}
 	c := Config{Session: sess, Root: root, Client: client, Model: provider.Model{Provider: "fake", ID: "m1", ContextWindow: 100000},
 		System: "sys", Permission: PermissionFullAuto, OnEvent: func(e Event) { h.evs <- e }}
 	if cfg != nil {

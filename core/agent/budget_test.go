@@ -105,3 +105,46 @@ func TestTurnBudgetKeepsOuterFirst(t *testing.T) {
 		t.Errorf("second delivery = delivered %+v, deferred %q; want both deferred, outer first", ds[1].Delivered, ds[1].Deferred)
 	}
 }
+
+// closing is a host whose preflight closes the store under the agent, as
+// a disk that fills or turns read-only between two appends would.
+type closing struct{ st interface{ Close() error } }
+
+func (c closing) Preflight(context.Context, string) (Claim, error) {
+	c.st.Close()
+	return Claim{}, nil
+}
+
+func (c closing) ContextFile(context.Context, string) (ContextFile, bool, error) {
+	return ContextFile{}, false, nil
+}
+
+// A tool result that cannot be saved ends the turn with that error: the
+// model is not called again over a history that lacks the result.
+func TestUnsavedToolResultEndsTheTurn(t *testing.T) {
+	var h *harness
+	h = newHarness(t, func(n int, req fakemodel.Request) fakemodel.Reply {
+		if n == 0 {
+			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "r", Name: "read", Args: map[string]string{"path": "x.go"}}}}
+		}
+		return fakemodel.Reply{Text: "went on without the result"}
+	}, func(c *Config) { c.Preflight = closing{} })
+	h.ag.cfg.Preflight = closing{h.st}
+	os.WriteFile(filepath.Join(h.root, "x.go"), []byte("package x\n"), 0o644)
+	_, err := h.ag.Prompt(context.Background(), "read it")
+	if err == nil || !strings.Contains(err.Error(), "could not be saved") {
+		t.Fatalf("prompt error = %v", err)
+	}
+	if n := len(h.fake.Requests()); n != 1 {
+		t.Errorf("the model was called %d times; the turn should stop after the failed save", n)
+	}
+	var end Event
+	for len(h.evs) > 0 {
+		if e := <-h.evs; e.Type == EventAgentEnd {
+			end = e
+		}
+	}
+	if end.Error == "" || end.StopReason != "error" {
+		t.Errorf("agent_end = %+v", end)
+	}
+}
