@@ -4,8 +4,9 @@ package agent
 
 import "syscall"
 
-// bashSysProcAttr puts the shell in a process group of its own, so the
-// whole group can be killed.
+// bashSysProcAttr starts the shell in a session of its own, without a
+// controlling terminal; the session is its process group, so the whole
+// group can be killed.
 func bashSysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true}
+	return &syscall.SysProcAttr{Setsid: true}
 }
