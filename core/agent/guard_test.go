@@ -29,6 +29,9 @@ var runOnUseCalls = []fakemodel.Call{
 	{ID: "c12", Name: "write", Args: map[string]string{"path": ".husky/pre-commit", "content": "x"}},
 	{ID: "c13", Name: "write", Args: map[string]string{"path": ".vscode/tasks.json", "content": "{}"}},
 	{ID: "c14", Name: "write", Args: map[string]string{"path": "hooklink", "content": "x"}}, // hooklink -> .git/hooks/pre-push
+	// A planted repository: vendor2/ has HEAD, objects/ and refs/, so git
+	// reads vendor2/config (core.worktree, core.fsmonitor) in there.
+	{ID: "c15", Name: "write", Args: map[string]string{"path": "vendor2/config", "content": "[core]\n\tfsmonitor = touch pwned\n"}},
 }
 
 // ordinaryCall is a write that auto-edits lets through without asking.
@@ -36,13 +39,14 @@ var ordinaryCall = fakemodel.Call{ID: "ok", Name: "write", Args: map[string]stri
 
 func runOnUseProject(t *testing.T, root string) {
 	t.Helper()
-	for _, d := range []string{".git/hooks", ".git/info", "sub", "vendor/lib/.git", "web", "src"} {
+	for _, d := range []string{".git/hooks", ".git/info", "sub", "vendor/lib/.git", "web", "src", "vendor2/objects", "vendor2/refs"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	os.WriteFile(filepath.Join(root, ".git", "config"), []byte("[core]\n"), 0o644)
 	os.WriteFile(filepath.Join(root, ".git", "hooks", "pre-push"), []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(filepath.Join(root, "vendor2", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
 	if err := os.Symlink(filepath.Join(root, ".git"), filepath.Join(root, "gitdir")); err != nil {
 		t.Fatal(err)
 	}
@@ -135,5 +139,40 @@ func TestFullAutoWritesRunOnUseFiles(t *testing.T) {
 	h.ag.Prompt(context.Background(), "go")
 	if data, _ := os.ReadFile(filepath.Join(h.root, ".git", "config")); asked != 0 || !strings.Contains(string(data), "fsmonitor") {
 		t.Errorf("full-auto asked %d times; .git/config = %q", asked, data)
+	}
+}
+
+// The write that would complete a git directory's shape asks, whichever
+// of its parts comes last; a folder that holds only some of them does not.
+func TestWritesThatPlantARepositoryAsk(t *testing.T) {
+	cases := []struct {
+		have  []string // existing entries; a trailing / is a folder
+		write string
+		asks  bool
+	}{
+		{[]string{"v/HEAD", "v/objects/", "v/refs/"}, "v/config", true},
+		{[]string{"v/config", "v/objects/", "v/refs/"}, "v/HEAD", true},
+		{[]string{"v/HEAD", "v/objects/"}, "v/refs/heads/main", true},
+		{[]string{"v/HEAD", "v/refs/"}, "v/objects/ab/cdef", true},
+		{[]string{"HEAD", "objects/", "refs/"}, "config", true}, // the project folder itself
+		{[]string{"v/HEAD"}, "v/config", false},
+		{[]string{"v/objects/", "v/refs/"}, "v/config", false},
+		{[]string{"src/HEAD", "src/objects/", "src/refs/"}, "docs/readme.md", false},
+	}
+	for _, c := range cases {
+		root := tempRoot(t)
+		for _, h := range c.have {
+			p := filepath.Join(root, filepath.FromSlash(strings.TrimSuffix(h, "/")))
+			if strings.HasSuffix(h, "/") {
+				os.MkdirAll(p, 0o755)
+			} else {
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, []byte("x"), 0o644)
+			}
+		}
+		why := runOnUse(root, filepath.Join(root, filepath.FromSlash(c.write)))
+		if (why != "") != c.asks {
+			t.Errorf("have %v, write %s: reason %q, want asks=%v", c.have, c.write, why, c.asks)
+		}
 	}
 }
