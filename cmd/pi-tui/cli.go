@@ -12,6 +12,8 @@ import (
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/store"
+
+	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
 const helpText = `pi-tui: a terminal home for the pi coding agent
@@ -91,8 +93,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return 1
 }
 
+// oneLine folds an error onto one line with its control characters shown
+// as text: errors can carry a server's or a file's words.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return safetext.Visible(strings.Join(strings.Fields(s), " "))
 }
 
 func (a *app) close() {

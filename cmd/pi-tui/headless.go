@@ -21,6 +21,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
 // openHost opens the host for the headless commands.
@@ -142,7 +143,7 @@ func (a *app) promptCmd(args []string) error {
 	if err != nil {
 		if !*asJSON && res.Text != "" {
 			// Keep what arrived: the partial answer, then the reason.
-			fmt.Fprintln(a.stdout, res.Text)
+			fmt.Fprintln(a.stdout, safetext.Visible(res.Text))
 		}
 		return err
 	}
@@ -150,7 +151,10 @@ func (a *app) promptCmd(args []string) error {
 		return errors.New("the prompt was aborted; what arrived is kept in the session")
 	}
 	if !*asJSON {
-		fmt.Fprintln(a.stdout, res.Text)
+		// The model's text, with control characters shown as text: an
+		// answer must not set the clipboard or hide text in the terminal
+		// it is printed to. --json carries it exactly.
+		fmt.Fprintln(a.stdout, safetext.Visible(res.Text))
 	}
 	return nil
 }

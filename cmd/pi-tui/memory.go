@@ -10,6 +10,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
+	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
 // maxMemoryInput bounds what `memory set` reads: far above anything that
@@ -69,7 +70,13 @@ func (a *app) memoryShow(args []string) error {
 		fmt.Fprintf(a.stderr, "pi-tui: %s has no memory; add some with: pi-tui memory set %s --file F\n", p.Name, p.ID)
 		return nil
 	}
-	_, err = fmt.Fprintln(a.stdout, m.Content)
+	// Exactly what an agent is given; on a terminal, its control
+	// characters are shown as text rather than acted on.
+	content := m.Content
+	if isTerminal(a.stdout) {
+		content = safetext.Visible(content)
+	}
+	_, err = fmt.Fprintln(a.stdout, content)
 	return err
 }
 

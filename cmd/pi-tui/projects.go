@@ -16,6 +16,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
 func (a *app) projects(args []string) error {
@@ -74,7 +75,7 @@ func (a *app) projectsList(args []string) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tID\tROOT\tMEMORY\tSESSIONS\tLAST OPENED\tSTATE")
 	for _, p := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", p.Name, p.ID, paths.Tilde(p.Root, home),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", p.Name, p.ID, safetext.VisibleLine(paths.Tilde(p.Root, home)),
 			memoryCell(p), p.Sessions, openedCell(p.LastOpenedAt), stateCell(p))
 	}
 	return tw.Flush()
@@ -181,7 +182,7 @@ func (a *app) projectsAdd(args []string) error {
 		if len(changed) > 0 {
 			note = "; " + strings.Join(changed, ", ")
 		}
-		fmt.Fprintf(a.stdout, "already registered: %s (%s) at %s%s\n", p.Name, p.ID, paths.Tilde(p.Root, home), note)
+		fmt.Fprintf(a.stdout, "already registered: %s (%s) at %s%s\n", p.Name, p.ID, safetext.VisibleLine(paths.Tilde(p.Root, home)), note)
 		a.warnSameName(reg, p)
 		return nil
 	}
@@ -190,7 +191,7 @@ func (a *app) projectsAdd(args []string) error {
 	if p.Trusted {
 		trustNote = "trusted"
 	}
-	fmt.Fprintf(a.stdout, "added %s (%s) at %s, %s\n", p.Name, p.ID, paths.Tilde(p.Root, home), trustNote)
+	fmt.Fprintf(a.stdout, "added %s (%s) at %s, %s\n", p.Name, p.ID, safetext.VisibleLine(paths.Tilde(p.Root, home)), trustNote)
 	return nil
 }
 

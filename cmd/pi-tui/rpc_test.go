@@ -385,3 +385,28 @@ func TestRPCAbortIsAnsweredWhileManyPromptsWait(t *testing.T) {
 		t.Errorf("%d dropped prompts ran after the abort", n)
 	}
 }
+
+// What the model says, and what a folder is called, reach the user's
+// terminal with control characters shown as text: an answer cannot set
+// the clipboard, retitle the window or hide text. --json stays exact.
+func TestCLIOutputShowsControlsAsText(t *testing.T) {
+	c := newCLI(t)
+	hostile := "hello \x1b]52;c;cHduZWQ=\x07 \x1b[8mhidden\x1b[0m \x1b]0;TITLE\x07 end"
+	modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: hostile} })
+	out := c.ok("prompt", "--project", "mono", "hi")
+	if strings.ContainsRune(out, 0x1b) || strings.ContainsRune(out, 0x07) || !strings.Contains(out, `\x1b]52;c;`) {
+		t.Errorf("prompt printed %q", out)
+	}
+	code, js, _ := c.run("", "prompt", "--project", "mono", "--json", "hi")
+	if code != 0 || !strings.Contains(js, `\u001b]52;c;`) {
+		t.Errorf("--json lost the exact text: %q", js)
+	}
+	evil := mkdir(t, c.env["HOME"], "evil\x1b]0;PTITLE\x07")
+	added := c.ok("projects", "add", evil, "--name", "evil")
+	listed := c.ok("projects", "list")
+	for _, s := range []string{added, listed} {
+		if strings.ContainsRune(s, 0x1b) || !strings.Contains(s, `evil\x1b]0;PTITLE\x07`) {
+			t.Errorf("a folder name reached the terminal raw: %q", s)
+		}
+	}
+}
