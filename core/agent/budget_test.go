@@ -122,8 +122,7 @@ func (c closing) ContextFile(context.Context, string) (ContextFile, bool, error)
 // A tool result that cannot be saved ends the turn with that error: the
 // model is not called again over a history that lacks the result.
 func TestUnsavedToolResultEndsTheTurn(t *testing.T) {
-	var h *harness
-	h = newHarness(t, func(n int, req fakemodel.Request) fakemodel.Reply {
+	h := newHarness(t, func(n int, req fakemodel.Request) fakemodel.Reply {
 		if n == 0 {
 			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "r", Name: "read", Args: map[string]string{"path": "x.go"}}}}
 		}
