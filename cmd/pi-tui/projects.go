@@ -60,6 +60,9 @@ func (a *app) projectsList(args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, e := range reg.TrustProblems(a.ctx) {
+		fmt.Fprintf(a.stderr, "pi-tui: warning: %v; no project is trusted by it until it is fixed\n", e)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
