@@ -48,8 +48,11 @@ func TestLoadMergesGlobalAndProjectAsPi(t *testing.T) {
 	if r.Enabled || r.MaxRetries == nil || *r.MaxRetries != 5 || r.BaseDelay == nil || *r.BaseDelay != 10*time.Millisecond {
 		t.Errorf("retry = %+v", r)
 	}
-	if got := strings.Join(e.SkillPaths(), ","); got != "c" {
+	if got := e.merged["skills"].([]any); len(got) != 1 || got[0] != "c" {
 		t.Errorf("skills = %q; a project's array replaces the global one", got)
+	}
+	if g, p := e.ResourcePaths("skills"); strings.Join(g, ",") != "a,b" || strings.Join(p, ",") != "c" {
+		t.Errorf("skills paths = %q %q; pi reads both lists", g, p)
 	}
 	if sh := e.Shell(home); sh.Path != "/home/u/bin/zsh" || sh.Prefix != "set -e" {
 		t.Errorf("shell = %+v", sh)
@@ -65,8 +68,8 @@ func TestLoadMergesGlobalAndProjectAsPi(t *testing.T) {
 	if sh := u.Shell(home); sh.Prefix != "" {
 		t.Errorf("untrusted project's shellCommandPrefix was used: %+v", sh)
 	}
-	if got := strings.Join(u.SkillPaths(), ","); got != "a,b" {
-		t.Errorf("skills = %q", got)
+	if g, p := u.ResourcePaths("skills"); strings.Join(g, ",") != "a,b" || p != nil {
+		t.Errorf("untrusted skills paths = %q %q", g, p)
 	}
 
 	none := Load(t.TempDir(), "", false)

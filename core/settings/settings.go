@@ -137,8 +137,9 @@ type Source struct {
 // key by key, at every depth; any other value, arrays included, replaces
 // the global one). The project file counts only for a trusted project.
 type Effective struct {
-	merged map[string]any
-	global map[string]any
+	merged  map[string]any
+	global  map[string]any
+	project map[string]any // empty unless the project is trusted
 	// Problems are the files that could not be used, one sentence each;
 	// such a file counts as empty, as it does for pi.
 	Problems []error
@@ -155,13 +156,13 @@ func Load(agentDir, root string, projectTrusted bool) Effective {
 	if err != nil {
 		e.Problems = append(e.Problems, err)
 	}
-	e.global = g
-	e.merged = g
+	e.global, e.merged, e.project = g, g, map[string]any{}
 	if root != "" && projectTrusted {
 		p, err := readObject(filepath.Join(root, ProjectDir, FileName))
 		if err != nil {
 			e.Problems = append(e.Problems, err)
 		}
+		e.project = p
 		e.merged = merge(g, p)
 	}
 	return e
@@ -278,8 +279,8 @@ func (e *Effective) stringAt(m map[string]any, path string) string {
 	return s
 }
 
-func (e *Effective) stringsAt(path string) []string {
-	v, ok := lookup(e.merged, path)
+func (e *Effective) stringsAt(m map[string]any, path string) []string {
+	v, ok := lookup(m, path)
 	if !ok {
 		return nil
 	}
@@ -358,12 +359,13 @@ func (e *Effective) Shell(home string) Shell {
 	return Shell{Path: p, Prefix: e.stringAt(e.merged, "shellCommandPrefix")}
 }
 
-// SkillPaths and PromptPaths are the extra skill and prompt template
-// locations of the skills and prompts keys.
-func (e *Effective) SkillPaths() []string { return e.stringsAt("skills") }
-
-// PromptPaths: see SkillPaths.
-func (e *Effective) PromptPaths() []string { return e.stringsAt("prompts") }
+// ResourcePaths returns the entries of the "skills" or "prompts" key of
+// the global file and of the project's file (trusted projects only). pi
+// reads the two lists side by side, each relative to its own folder, so
+// they are not merged.
+func (e *Effective) ResourcePaths(key string) (global, project []string) {
+	return e.stringsAt(e.global, key), e.stringsAt(e.project, key)
+}
 
 // EnableSkillCommands reports whether /skill:name commands exist (pi's
 // enableSkillCommands, on by default).
