@@ -331,7 +331,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case focusProjectsFilter:
 		return m.projects.Update(msg)
 	case focusSessionText:
-		if m.tabKey(msg) {
+		// tab completes a /command being typed; elsewhere it switches tabs.
+		if !m.session.Completing() && m.tabKey(msg) {
 			return nil
 		}
 		return m.session.Update(msg)
