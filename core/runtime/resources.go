@@ -112,4 +112,3 @@ func (m *Manager) Expand(ctx context.Context, sessionID, text string) (string, e
 	}
 	return set.Expand(text)
 }
-
