@@ -398,3 +398,21 @@ func (e *Effective) Problem() string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// Brief is a problem short enough for a status bar: a *FileError as
+// FILE:LINE:COLUMN (the file written with ~ for home) and what is wrong in
+// a few words; anything else as it is.
+func Brief(err error, home string) string {
+	var fe *FileError
+	if !errors.As(err, &fe) {
+		return err.Error()
+	}
+	path := fe.Path
+	if home != "" && strings.HasPrefix(path, home+string(filepath.Separator)) {
+		path = "~" + path[len(home):]
+	}
+	if fe.Line == 0 {
+		return path + " is not usable"
+	}
+	return fmt.Sprintf("%s:%d:%d is not valid JSON", path, fe.Line, fe.Column)
+}
