@@ -210,14 +210,14 @@ func (r *Registry) Get(ctx context.Context, id string) (Project, error) {
 // (root, trust, whether the folder is missing), with one prepared query
 // and without the memory summary a listing computes.
 func (r *Registry) Binding(ctx context.Context, id string) (Project, error) {
-	root, trusted, err := r.st.ProjectBinding(ctx, id)
+	// The store's trust flag is history: trust.json decides.
+	root, _, err := r.st.ProjectBinding(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return Project{}, &NotFoundError{Query: id}
 	}
 	if err != nil {
 		return Project{}, err
 	}
-	_ = trusted // the store's flag is history; trust.json decides
 	return r.withTrust(ctx, fromRow(store.ProjectRow{ID: id, Root: root})), nil
 }
 
