@@ -6,6 +6,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/paths"
 	coreprojects "github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/runtime"
+	coresettings "github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/editor"
@@ -159,18 +161,23 @@ func (m *Model) loadStatus() tea.Cmd {
 	h := m.opts.Host
 	return func() tea.Msg {
 		var s statusInfo
+		var warns []string
 		mod, err := h.DefaultModel()
 		switch {
 		case err != nil:
-			s.warn = "settings.json is invalid"
+			warns = append(warns, coresettings.Brief(err, h.Places.Home)+" (see Settings)")
 		case mod.Provider == "":
 			s.model = "no model"
 		default:
 			s.model = mod.Provider + "/" + mod.ID
 		}
-		if _, warns := instructions.LoadGuidance(h.Places.AgentDir); len(warns) > 0 {
-			s.warn = "agent-guidance.json is invalid (see Settings)"
+		if _, gw := instructions.LoadGuidance(h.Places.AgentDir); len(gw) > 0 {
+			warns = append(warns, "agent-guidance.json is invalid (see Settings)")
 		}
+		for _, e := range h.Projects.TrustProblems(context.Background()) {
+			warns = append(warns, coresettings.Brief(e, h.Places.Home)+": no project trusted by it")
+		}
+		s.warn = strings.Join(warns, " · ")
 		return statusMsg(s)
 	}
 }
@@ -331,7 +338,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case focusProjectsFilter:
 		return m.projects.Update(msg)
 	case focusSessionText:
-		if m.tabKey(msg) {
+		// tab completes a /command being typed; elsewhere it switches tabs.
+		if !m.session.Completing() && m.tabKey(msg) {
 			return nil
 		}
 		return m.session.Update(msg)

@@ -240,7 +240,11 @@ func (a *app) registry() (*projects.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return projects.NewRegistry(st), nil
+	pl, err := a.places()
+	if err != nil {
+		return nil, err
+	}
+	return projects.NewRegistry(st, pl.AgentDir), nil
 }
 
 func (a *app) memoryService() (*memory.Service, error) {

@@ -135,6 +135,10 @@ func (a *app) promptCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	// /skill:name and /template calls expand as pi expands them.
+	if text, err = m.Expand(a.ctx, s, text); err != nil {
+		return err
+	}
 	res, err := m.Prompt(a.ctx, s, *model, text)
 	if len(denied) > 0 {
 		fmt.Fprintf(a.stderr, "pi-tui: note: %d tool call(s) needed approval and were denied (%s); run with --yes to allow them\n",
@@ -509,8 +513,14 @@ func (r *rpcServer) handle(c rpcCommand) {
 		r.reply(c, nil, nil)
 		sessionID, model := r.session, r.model
 		r.enqueue(func() {
+			// /skill:name and /template calls expand as pi expands them.
+			text, err := r.m.Expand(ctx, sessionID, c.Message)
+			if err != nil {
+				r.out.write(agent.Event{Type: agent.EventAgentEnd, SessionID: sessionID, Error: err.Error(), StopReason: provider.StopError})
+				return
+			}
 			// Failures end with the agent_end the runtime emits.
-			r.m.Prompt(ctx, sessionID, model, c.Message)
+			r.m.Prompt(ctx, sessionID, model, text)
 		})
 	case "abort":
 		// Waiting prompts go too: abort means stop, not "skip to the next".

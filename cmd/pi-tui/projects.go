@@ -61,6 +61,9 @@ func (a *app) projectsList(args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, e := range reg.TrustProblems(a.ctx) {
+		fmt.Fprintf(a.stderr, "pi-tui: warning: %v; no project is trusted by it until it is fixed\n", e)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
@@ -187,7 +190,7 @@ func (a *app) projectsAdd(args []string) error {
 		return nil
 	}
 	a.warnSameName(reg, p)
-	trustNote := "untrusted: nested instructions stay off until you run pi-tui projects trust " + p.ID
+	trustNote := "untrusted: nested instructions and the project's .pi settings, skills and prompts stay off until you run pi-tui projects trust " + p.ID
 	if p.Trusted {
 		trustNote = "trusted"
 	}
@@ -343,9 +346,9 @@ func (a *app) projectsFlag(sub string, args []string) error {
 		case p.Trusted == (sub == "trust"):
 			did = "was already " + sub + "ed"
 		case sub == "trust":
-			err, did = reg.SetTrusted(a.ctx, p.ID, true), "trusted: nested instructions will load"
+			err, did = reg.SetTrusted(a.ctx, p.ID, true), "trusted (in pi's trust.json): nested instructions and the project's .pi settings, skills and prompts will load"
 		default:
-			err, did = reg.SetTrusted(a.ctx, p.ID, false), "untrusted: only root instructions will load"
+			err, did = reg.SetTrusted(a.ctx, p.ID, false), "untrusted (in pi's trust.json): only root instructions will load"
 		}
 	case "remove":
 		err = reg.Remove(a.ctx, p.ID)

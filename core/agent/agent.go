@@ -20,6 +20,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/settings"
 )
 
 // Permission modes (DESIGN §7).
@@ -128,8 +129,12 @@ type Config struct {
 	Approve   Approver
 	OnEvent   func(Event)
 	// CompactAt is the fraction of the context window at which the loop
-	// compacts before the next call; 0 means 0.8.
-	CompactAt float64
+	// compacts before the next call; 0 means 0.8. Compaction, when set
+	// (pi's compaction.* settings), decides instead (see compact_keep.go).
+	CompactAt  float64
+	Compaction *settings.Compaction
+	// Shell is how bash runs (pi's shellPath and shellCommandPrefix).
+	Shell settings.Shell
 }
 
 // Event is one thing that happened, for rpc, prompt --json and the UI.
@@ -533,7 +538,7 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) error {
 		pre, claim = a.preflight(ctx, target)
 	}
 	need, reason := a.approval(c, target)
-	env := toolEnv{root: a.cfg.Root, agentDir: a.cfg.AgentDir, runOnUseOK: a.cfg.Permission == PermissionFullAuto || reason != ""}
+	env := toolEnv{root: a.cfg.Root, agentDir: a.cfg.AgentDir, shell: a.cfg.Shell, runOnUseOK: a.cfg.Permission == PermissionFullAuto || reason != ""}
 	var res ToolResult
 	switch {
 	case !a.knownTool(c.Name):

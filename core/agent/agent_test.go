@@ -133,7 +133,7 @@ func newHarness(t *testing.T, script fakemodel.Script, cfg func(*Config)) *harne
 	t.Cleanup(func() { st.Close() })
 	root := filepath.Join(base, "proj")
 	os.MkdirAll(root, 0o755)
-	p, _, err := projects.NewRegistry(st).Add(context.Background(), root, "", true)
+	p, _, err := projects.NewRegistry(st, t.TempDir()).Add(context.Background(), root, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
 // KeepKeysEnv is the environment variable by which a user lets bash
@@ -47,6 +48,10 @@ func toolBash(ctx context.Context, env toolEnv, raw json.RawMessage) (ToolResult
 	if timeout <= 0 || timeout > 30*time.Minute {
 		timeout = 120 * time.Second
 	}
+	shell, command, err := shellCommand(env.shell, a.Command)
+	if err != nil {
+		return ToolResult{}, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -58,7 +63,7 @@ func toolBash(ctx context.Context, env toolEnv, raw json.RawMessage) (ToolResult
 		return ToolResult{}, fmt.Errorf("cannot run the command: %v", err)
 	}
 	defer pr.Close()
-	cmd := exec.Command("bash", "-c", a.Command)
+	cmd := exec.Command(shell, "-c", command)
 	cmd.Dir = env.root
 	cmd.Env = bashEnv(os.Environ(), env.agentDir)
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -151,4 +156,20 @@ func bashEnv(environ []string, agentDir string) []string {
 		}
 	}
 	return out
+}
+
+// shellCommand applies pi's shellPath (the shell instead of bash, which
+// must exist) and shellCommandPrefix (a line run before the command).
+func shellCommand(sh settings.Shell, command string) (shell, line string, err error) {
+	shell = "bash"
+	if sh.Path != "" {
+		if _, err := os.Stat(sh.Path); err != nil {
+			return "", "", fmt.Errorf("the shell %s set as shellPath in settings.json cannot be used: %v", sh.Path, fsutil.PlainError(err))
+		}
+		shell = sh.Path
+	}
+	if sh.Prefix != "" {
+		command = sh.Prefix + "\n" + command
+	}
+	return shell, command, nil
 }

@@ -27,6 +27,9 @@ func (a *Agent) needsCompaction() bool {
 	u := a.usage
 	a.mu.Unlock()
 	used := u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
+	if over, ok := a.overThreshold(used, w); ok {
+		return over
+	}
 	return float64(used) > a.cfg.CompactAt*float64(w)
 }
 
@@ -57,18 +60,12 @@ func (a *Agent) lastSummary() string {
 	return ""
 }
 
-// compact asks the model to summarise the entries before a kept tail (the
-// latest user turn onwards) and records a compaction entry with the
+// compact asks the model to summarise the entries before a kept tail (see
+// keepFrom) and records a compaction entry with the
 // summary, the first kept entry and the tokens before.
 func (a *Agent) compact(ctx context.Context, extra string) error {
 	entries := a.cfg.Session.Context()
-	cut := -1
-	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].Type == session.TypeUser {
-			cut = i
-			break
-		}
-	}
+	cut := a.keepFrom(entries)
 	if cut <= 0 {
 		return ErrNothingToCompact
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
@@ -132,6 +133,7 @@ func targetOf(call ToolCall) (string, bool) {
 type toolEnv struct {
 	root     string
 	agentDir string
+	shell    settings.Shell // shellPath and shellCommandPrefix
 	// runOnUseOK is set when the call may write a file that runs on use
 	// (the user approved it, or the mode is full-auto).
 	runOnUseOK bool

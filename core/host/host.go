@@ -39,7 +39,7 @@ func Open(ctx context.Context, places paths.Places) (*Host, error) {
 
 // New builds the services over an open store (the caller keeps closing it).
 func New(places paths.Places, st *store.Store) *Host {
-	return &Host{Places: places, Store: st, Projects: projects.NewRegistry(st), Memory: memory.NewService(st)}
+	return &Host{Places: places, Store: st, Projects: projects.NewRegistry(st, places.AgentDir), Memory: memory.NewService(st)}
 }
 
 // Close releases the store.

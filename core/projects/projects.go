@@ -1,6 +1,7 @@
 // Package projects is the registry of project folders: canonical roots,
-// names, pin/archive/trust flags and last-opened times. A project is known
-// by its canonical root (absolute, clean, symlinks resolved), so a folder
+// names, pin/archive flags and last-opened times, and their trust, which
+// lives in pi's trust.json (see Trust). A project is known by its
+// canonical root (absolute, clean, symlinks resolved), so a folder
 // reached through a link or a relative path is still one project.
 package projects
 
@@ -16,6 +17,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode"
 
@@ -39,13 +41,25 @@ type Project struct {
 	CreatedAt     int64  `json:"-"`
 }
 
-// Registry manages projects in the store.
+// Registry manages projects in the store; their trust comes from
+// trust.json in the agent dir.
 type Registry struct {
-	st *store.Store
+	st       *store.Store
+	agentDir string
+	trust    *Trust
+
+	mu       sync.Mutex
+	migrated bool // the store's trust flags were carried into trust.json
 }
 
-// NewRegistry returns a Registry over st.
-func NewRegistry(st *store.Store) *Registry { return &Registry{st: st} }
+// NewRegistry returns a Registry over st whose trust is agentDir's
+// trust.json.
+func NewRegistry(st *store.Store, agentDir string) *Registry {
+	return &Registry{st: st, agentDir: agentDir, trust: NewTrust(agentDir)}
+}
+
+// Trust returns the trust record the registry reads.
+func (r *Registry) Trust() *Trust { return r.trust }
 
 // NotFoundError says no project matches what the user typed.
 type NotFoundError struct{ Query string }
@@ -127,6 +141,11 @@ func (r *Registry) Add(ctx context.Context, path, name string, trusted bool) (p 
 	if err != nil {
 		return Project{}, false, err
 	}
+	if created && trusted {
+		if err := r.trust.Set(ctx, root, true); err != nil {
+			return Project{}, false, fmt.Errorf("the project was added, but trusting it failed: %w", err)
+		}
+	}
 	p, err = r.Get(ctx, id)
 	return p, created, err
 }
@@ -184,21 +203,22 @@ func (r *Registry) Get(ctx context.Context, id string) (Project, error) {
 	if len(rows) == 0 {
 		return Project{}, &NotFoundError{Query: id}
 	}
-	return fromRow(rows[0]), nil
+	return r.withTrust(ctx, fromRow(rows[0])), nil
 }
 
 // Binding returns what a runtime needs of a project before each prompt
 // (root, trust, whether the folder is missing), with one prepared query
 // and without the memory summary a listing computes.
 func (r *Registry) Binding(ctx context.Context, id string) (Project, error) {
-	root, trusted, err := r.st.ProjectBinding(ctx, id)
+	// The store's trust flag is history: trust.json decides.
+	root, _, err := r.st.ProjectBinding(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return Project{}, &NotFoundError{Query: id}
 	}
 	if err != nil {
 		return Project{}, err
 	}
-	return fromRow(store.ProjectRow{ID: id, Root: root, Trusted: trusted}), nil
+	return r.withTrust(ctx, fromRow(store.ProjectRow{ID: id, Root: root})), nil
 }
 
 // List returns projects: pinned first, then the rest, archived last, each
@@ -209,11 +229,12 @@ func (r *Registry) List(ctx context.Context, all bool) ([]Project, error) {
 		return nil, err
 	}
 	out := make([]Project, 0, len(rows))
+	tv := r.view(ctx)
 	for _, row := range rows {
 		if row.Archived && !all {
 			continue
 		}
-		out = append(out, fromRow(row))
+		out = append(out, tv.apply(fromRow(row)))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return group(out[i]) < group(out[j]) })
 	return out, nil
@@ -229,10 +250,12 @@ func group(p Project) int {
 	return 1
 }
 
+// fromRow is a project as stored; its trust is applied from trust.json
+// by the caller.
 func fromRow(row store.ProjectRow) Project {
 	p := Project{
 		ID: row.ID, Name: row.Name, Root: row.Root, Pinned: row.Pinned, Archived: row.Archived,
-		Trusted: row.Trusted, Sessions: row.Sessions, CreatedAt: row.CreatedAt,
+		Sessions: row.Sessions, CreatedAt: row.CreatedAt,
 	}
 	if row.LastOpenedAt != 0 {
 		t := row.LastOpenedAt
@@ -259,7 +282,7 @@ func (r *Registry) Find(ctx context.Context, query string) (Project, error) {
 	if rows, err := r.st.ProjectsWhere(ctx, memory.Namespace, "id", q); err != nil {
 		return Project{}, err
 	} else if len(rows) == 1 {
-		return fromRow(rows[0]), nil
+		return r.withTrust(ctx, fromRow(rows[0])), nil
 	}
 	if looksLikePath(q) {
 		if p, ok, err := r.findPath(ctx, q); ok || err != nil {
@@ -285,12 +308,13 @@ func (r *Registry) Find(ctx context.Context, query string) (Project, error) {
 	}
 	switch len(rows) {
 	case 1:
-		return fromRow(rows[0]), nil
+		return r.withTrust(ctx, fromRow(rows[0])), nil
 	case 0:
 	default:
 		matches := make([]Project, len(rows))
+		tv := r.view(ctx)
 		for i, row := range rows {
-			matches[i] = fromRow(row)
+			matches[i] = tv.apply(fromRow(row))
 		}
 		return Project{}, &AmbiguousError{Query: q, Matches: matches}
 	}
@@ -316,7 +340,7 @@ func (r *Registry) findPath(ctx context.Context, q string) (Project, bool, error
 			return Project{}, false, err
 		}
 		if len(rows) == 1 {
-			return fromRow(rows[0]), true, nil
+			return r.withTrust(ctx, fromRow(rows[0])), true, nil
 		}
 	}
 	return Project{}, false, nil
@@ -330,9 +354,10 @@ func (r *Registry) SameName(ctx context.Context, id, name string) ([]Project, er
 		return nil, err
 	}
 	var out []Project
+	tv := r.view(ctx)
 	for _, row := range rows {
 		if row.ID != id {
-			out = append(out, fromRow(row))
+			out = append(out, tv.apply(fromRow(row)))
 		}
 	}
 	return out, nil
@@ -358,9 +383,23 @@ func (r *Registry) SetArchived(ctx context.Context, id string, v bool) error {
 	return r.st.UpdateProject(ctx, id, "archived", v)
 }
 
-// SetTrusted trusts or untrusts a project. Only trusted projects get nested
-// instructions.
+// SetTrusted trusts or untrusts a project: it records the decision for
+// the project's folder in trust.json, where pi reads it too. Only trusted
+// projects get nested instructions and their .pi settings, skills and
+// prompt templates. The store's old flag follows along, for an older
+// pi-tui opening the same database, but is never read.
 func (r *Registry) SetTrusted(ctx context.Context, id string, v bool) error {
+	root, _, err := r.st.ProjectBinding(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return &NotFoundError{Query: id}
+	}
+	if err != nil {
+		return err
+	}
+	r.migrate(ctx) // the old flags go first, so this decision is not overwritten
+	if err := r.trust.Set(ctx, root, v); err != nil {
+		return err
+	}
 	return r.st.UpdateProject(ctx, id, "trusted", v)
 }
 

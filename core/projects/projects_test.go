@@ -19,7 +19,7 @@ func newRegistry(t *testing.T) (*Registry, *store.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return NewRegistry(st), st
+	return NewRegistry(st, t.TempDir()), st
 }
 
 func TestAddCanonicalisesAndDeduplicates(t *testing.T) {

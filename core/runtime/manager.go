@@ -24,6 +24,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/session"
 )
@@ -302,6 +303,9 @@ type built struct {
 	res    *instructions.Resolver
 	base   []string // the root chain's labels
 	ttl    time.Duration
+	// settings are pi's settings.json, skills and templates for the
+	// project.
+	settings resources
 }
 
 // build computes the launch spec of a session: the project's root, trust,
@@ -319,18 +323,21 @@ func (m *Manager) build(ctx context.Context, projectID, sessionID, modelSpec str
 	if err != nil {
 		return built{}, err
 	}
+	// pi's settings.json, the project's own only when it is trusted.
+	res := m.resources(p.Root, p.Trusted)
+	popts := res.providerOptions(m.opts.Provider)
 	resolve := m.opts.Resolve
 	if resolve == nil {
 		resolve = func(spec string) (provider.Client, provider.Model, error) {
-			return provider.Resolve(h.Places.AgentDir, m.opts.Env, spec, m.opts.Provider)
+			return provider.Resolve(h.Places.AgentDir, m.opts.Env, spec, popts)
 		}
 	}
 	client, model, err := resolve(modelSpec)
 	if err != nil {
 		return built{}, err
 	}
-	res := m.resolver(instructions.Model{Provider: model.Provider, ID: model.ID})
-	chain, err := res.ResolveRoot(ctx, p.Root)
+	resv := m.resolver(instructions.Model{Provider: model.Provider, ID: model.ID})
+	chain, err := resv.ResolveRoot(ctx, p.Root)
 	if err != nil {
 		return built{}, err
 	}
@@ -345,12 +352,13 @@ func (m *Manager) build(ctx context.Context, projectID, sessionID, modelSpec str
 	}
 	spec := Spec{SessionID: sessionID, Root: p.Root, Model: model.Provider + "/" + model.ID, Tools: tools,
 		Permission: prefs.PermissionMode, Trusted: p.Trusted, Sections: Sections{Base: basePrompt, Instructions: chain.Text,
-			Memory: memorySection(mem.Content), Environment: environment(p.Root, m.opts.Now())}}
+			Memory: memorySection(mem.Content), Skills: res.skills.PromptSection(tools), Environment: environment(p.Root, m.opts.Now())},
+		Settings: res.String()}
 	ttl := m.opts.IdleTTL
 	if ttl <= 0 {
 		ttl = prefs.IdleTTL
 	}
-	return built{spec: spec, client: client, model: model, res: res, base: labels(chain), ttl: ttl}, nil
+	return built{spec: spec, client: client, model: model, res: resv, base: labels(chain), ttl: ttl, settings: res}, nil
 }
 
 // Prepare re-registers a session's binding before a prompt or compaction
@@ -443,7 +451,8 @@ func (m *Manager) launchLocked(b built, sess *session.Session, fp string) *Runti
 	}
 	rt.Agent = agent.New(agent.Config{Session: sess, Root: b.spec.Root, AgentDir: m.opts.Host.Places.AgentDir, Client: b.client, Model: b.model,
 		System: b.spec.Sections.System(), Tools: b.spec.Tools, Permission: b.spec.Permission, Preflight: pf,
-		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID()), OnEvent: m.emit})
+		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID()), OnEvent: m.emit,
+		Compaction: &b.settings.compaction, Shell: b.settings.shell})
 	m.runtimes[sess.ID()] = rt
 	m.watchLocked(b.spec.Root, 1)
 	m.watchLocked(m.opts.Host.Places.AgentDir, 1)
@@ -680,7 +689,7 @@ func (m *Manager) watch(w *fsnotify.Watcher) {
 func relevant(name string) bool {
 	switch name {
 	case "AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD", ".claude", "CODEX.md", "GEMINI.md",
-		instructions.GuidanceFile, "settings.json", "models.json":
+		instructions.GuidanceFile, "settings.json", "models.json", projects.TrustFile:
 		return true
 	}
 	return filepath.Ext(name) == ".md"
@@ -694,6 +703,9 @@ type Inspection struct {
 	Sections Sections
 	System   string
 	Sources  []SourceSize
+	// Problems are settings files that could not be used and skill or
+	// template files that were skipped, one sentence each.
+	Problems []string
 }
 
 // SourceSize is one instruction source of the root chain.
@@ -715,7 +727,7 @@ func (m *Manager) Inspect(ctx context.Context, sessionID, modelSpec string) (Ins
 	if err != nil {
 		return Inspection{}, err
 	}
-	in := Inspection{Model: b.spec.Model, Sections: b.spec.Sections, System: b.spec.Sections.System()}
+	in := Inspection{Model: b.spec.Model, Sections: b.spec.Sections, System: b.spec.Sections.System(), Problems: b.settings.problems}
 	if c, err := b.res.ResolveRoot(ctx, b.spec.Root); err == nil {
 		for _, src := range c.Sources {
 			in.Sources = append(in.Sources, SourceSize{Label: src.Label, Bytes: src.Bytes, Shown: src.ShownBytes, Truncated: src.Truncated})

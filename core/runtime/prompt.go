@@ -34,14 +34,18 @@ type Sections struct {
 	Base         string
 	Instructions string
 	Memory       string
-	Environment  string
+	// Skills lists the skills the model may load, exactly as pi lists
+	// them (skills.Set.PromptSection); "" when there are none.
+	Skills      string
+	Environment string
 }
 
 // System joins the sections in their order: base, project instructions,
-// project memory, environment.
+// project memory, skills (after the context files, where pi puts them),
+// environment.
 func (s Sections) System() string {
 	parts := []string{s.Base}
-	for _, p := range []string{s.Instructions, s.Memory, s.Environment} {
+	for _, p := range []string{s.Instructions, s.Memory, s.Skills, s.Environment} {
 		if strings.TrimSpace(p) != "" {
 			parts = append(parts, strings.TrimRight(p, "\n"))
 		}

@@ -16,6 +16,9 @@ type Spec struct {
 	Permission string
 	Trusted    bool
 	Sections   Sections
+	// Settings are the values of pi's settings.json the runtime runs with
+	// (compaction, retry, shell), written out so a change is a new spec.
+	Settings string
 }
 
 // Fingerprint hashes everything in the spec. Fingerprints are compared
@@ -25,7 +28,8 @@ func (s Spec) Fingerprint(seed maphash.Seed) string {
 	var h maphash.Hash
 	h.SetSeed(seed)
 	for _, part := range []string{s.SessionID, s.Root, s.Model, strings.Join(s.Tools, ","), s.Permission,
-		boolText(s.Trusted), s.Sections.Base, s.Sections.Instructions, s.Sections.Memory, s.Sections.Environment} {
+		boolText(s.Trusted), s.Sections.Base, s.Sections.Instructions, s.Sections.Memory, s.Sections.Skills, s.Sections.Environment,
+		s.Settings} {
 		h.WriteString(part)
 		h.WriteByte(0)
 	}
@@ -49,6 +53,8 @@ const (
 	ReasonTrustChanged        = "trust-changed"
 	ReasonToolsChanged        = "tools-changed"
 	ReasonRootChanged         = "root-changed"
+	ReasonSkillsChanged       = "skills-changed"
+	ReasonSettingsChanged     = "settings-changed"
 	ReasonEnvironmentChanged  = "environment-changed"
 	ReasonIdleTimeout         = "idle-timeout"
 	ReasonSessionChanged      = "session-changed"
@@ -72,6 +78,10 @@ func why(old, cur Spec) string {
 		return ReasonTrustChanged
 	case strings.Join(old.Tools, ",") != strings.Join(cur.Tools, ","):
 		return ReasonToolsChanged
+	case old.Sections.Skills != cur.Sections.Skills:
+		return ReasonSkillsChanged
+	case old.Settings != cur.Settings:
+		return ReasonSettingsChanged
 	}
 	return ReasonEnvironmentChanged
 }

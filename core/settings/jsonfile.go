@@ -34,7 +34,7 @@ func ParseObject(data []byte) (*Object, error) {
 		return nil, err
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, errors.New("the top level is not a JSON object")
+		return nil, errNotObject
 	}
 	o := &Object{}
 	for dec.More() {
@@ -120,6 +120,18 @@ func (o *Object) Bytes() []byte {
 	return b.Bytes()
 }
 
+// objectError locates why data is not a JSON object: the line and column
+// of a syntax error, or that the top level is something else.
+func objectError(path string, data []byte, err error) error {
+	if verr := json.Unmarshal(data, new(any)); verr != nil {
+		return JSONError(path, data, verr)
+	}
+	if errors.Is(err, errNotObject) {
+		return JSONError(path, data, errNotObject)
+	}
+	return &FileError{Path: path, Problem: err.Error()}
+}
+
 // maxEditSize bounds the JSON files UpdateFile rewrites.
 const maxEditSize = 16 << 20
 
@@ -138,9 +150,10 @@ func UpdateFile(path string, change func(*Object) error) error {
 	case err != nil:
 		return fmt.Errorf("read %s: %w; it was left as it is", path, fsutil.PlainError(err))
 	default:
+		data = stripBOM(data)
 		if len(bytes.TrimSpace(data)) > 0 {
 			if o, err = ParseObject(data); err != nil {
-				return fmt.Errorf("%s is not a valid JSON object (%v); it was left as it is: fix it by hand first", path, err)
+				return fmt.Errorf("%w; it was left as it is: fix it by hand first", objectError(path, data, err))
 			}
 		}
 		mode = fi.Mode().Perm()

@@ -44,7 +44,11 @@ func (p *inspector) content() string {
 		fmt.Fprintf(&b, "    %-22s %7d bytes%s\n", common.VisibleLine(src.Label), src.Shown, cut)
 	}
 	row("project memory", len(s.Memory))
+	row("skills", len(s.Skills))
 	row("environment", len(s.Environment))
+	for _, pr := range p.in.Problems {
+		b.WriteString("\n" + p.ui.Warn.Render("! "+common.VisibleLine(pr)))
+	}
 	b.WriteString("\nv shows the whole prompt · esc closes")
 	return b.String()
 }

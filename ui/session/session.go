@@ -24,6 +24,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/runtime"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	coresettings "github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/skills"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/editor"
@@ -105,6 +106,8 @@ type Model struct {
 	tools    bool
 	thinking bool
 	asks     []*approvalDialog // open approval dialogs, oldest first
+	cmds     []skills.Command  // the session's skills and templates (commands.go)
+	cmdWarn  []string          // skill and template files skipped
 
 	width, height int
 }
@@ -173,8 +176,8 @@ func (m *Model) Help() [][]key.Binding {
 	if m.sid == "" {
 		return [][]key.Binding{{k.Open, k.New, k.Up, k.Down}}
 	}
-	cmds := key.NewBinding(key.WithKeys("/"), key.WithHelp("/compact /tree", "/new /model /context"))
-	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown}, {k.Tools, k.Thinking, k.Sessions}}
+	cmds := key.NewBinding(key.WithKeys("/"), key.WithHelp("/compact /tree", "/new /model /context, /skill:name, /template"))
+	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds, completeKey}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown}, {k.Tools, k.Thinking, k.Sessions}}
 }
 
 type listMsg struct {
@@ -256,6 +259,9 @@ func (m *Model) newSession() tea.Cmd {
 
 // Update handles the tab's messages.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.updateCommands(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case eventsMsg:
 		var cmds []tea.Cmd
@@ -282,7 +288,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.unApprove = m.d.Runtimes.SetApprover(m.sid, m.br.approver(m.sid, m.project.Root))
 		st := m.d.Runtimes.State(m.sid)
 		m.runtime = st.Runtime
-		return nil
+		return m.loadCommands()
 	case promptDoneMsg:
 		if msg.id != m.sid {
 			return nil
@@ -463,6 +469,9 @@ func (m *Model) listKey(msg tea.KeyMsg) tea.Cmd {
 
 func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
+	if cmd, ok := m.completionKey(msg); ok {
+		return cmd
+	}
 	switch {
 	case key.Matches(msg, k.Abort):
 		if m.working {
@@ -534,9 +543,10 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
+	before := m.input.Value()
 	m.input.Update(msg)
 	m.input.SetSize(m.width, m.inputHeight())
-	return nil
+	return m.afterInput(before)
 }
 
 // showingHistory reports whether the input holds the history entry it
@@ -562,6 +572,9 @@ func (m *Model) send(text string) tea.Cmd {
 // command runs a slash command typed in the input.
 func (m *Model) command(text string) tea.Cmd {
 	name, arg, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
+	if !isBuiltin(name) {
+		return m.callCommand(text) // a skill or a prompt template
+	}
 	if m.working && name != "model" {
 		return common.Failure(fmt.Errorf("/%s waits until the agent is done (esc aborts it)", name))
 	}
@@ -776,7 +789,11 @@ func (m *Model) View() string {
 		title = "new session"
 	}
 	b.WriteString(st.Title.Render("Session · "+common.VisibleLine(m.project.Name)) + st.Dim.Render("  "+ansi.Truncate(common.VisibleLine(title), max(m.width-30, 10), "…")) + "\n")
-	b.WriteString(m.transcript(m.transcriptHeight()) + "\n")
+	menu := m.suggestionLines()
+	b.WriteString(m.transcript(max(m.transcriptHeight()-len(menu), 1)) + "\n")
+	for _, l := range menu {
+		b.WriteString(l + "\n")
+	}
 	b.WriteString(st.Dim.Render(m.stateLine()) + "\n")
 	b.WriteString(m.input.View())
 	return b.String()

@@ -72,6 +72,9 @@ type state struct {
 	models      []coresettings.ModelRef
 	modelsErr   string
 	prefs       host.Preferences
+	// problems are pi files that cannot be used (settings.json,
+	// trust.json), one sentence each with the position.
+	problems []string
 }
 
 // New returns the Settings tab. editGlobal opens the global AGENTS.md
@@ -118,6 +121,15 @@ func (m *Model) load() tea.Cmd {
 		}
 		if s.models, err = coresettings.AvailableModels(agent, env); err != nil {
 			s.modelsErr = err.Error()
+		}
+		loaded := coresettings.Load(agent, "", false)
+		for _, p := range loaded.Problems {
+			if p.Error() != s.modelErr { // shown in the Default model row already
+				s.problems = append(s.problems, p.Error())
+			}
+		}
+		for _, p := range h.Projects.TrustProblems(context.Background()) {
+			s.problems = append(s.problems, p.Error()+"; no project is trusted by it until it is fixed")
 		}
 		s.prefs, err = h.Preferences(context.Background())
 		return loadedMsg{s: s, err: err}
@@ -309,6 +321,9 @@ func (m *Model) View() string {
 		} else {
 			b.WriteString("  " + r + "\n")
 		}
+	}
+	for _, p := range s.problems {
+		b.WriteString("  " + st.Warn.Render("! "+common.VisibleLine(p)) + "\n")
 	}
 	b.WriteString("\n" + st.Section.Render("Provider guidance in effect") + "\n")
 	for _, p := range knownProviders {
