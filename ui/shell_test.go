@@ -119,10 +119,17 @@ type session struct {
 // waitFor waits until the program has drawn all of the strings.
 func (s *session) waitFor(want ...string) {
 	s.t.Helper()
-	start := s.raw.Len()
+	s.waitFrom(s.raw.Len(), want...)
+}
+
+// waitFrom is waitFor over the output from offset start of everything
+// read so far (s.raw), so text that an earlier wait already read counts.
+func (s *session) waitFrom(start int, want ...string) {
+	s.t.Helper()
+	read := s.raw.Len()
 	teatest.WaitFor(s.t, s.tm.Output(), func(b []byte) bool {
 		// b is all this wait has read so far; keep what is new.
-		s.raw.Write(b[s.raw.Len()-start:])
+		s.raw.Write(b[s.raw.Len()-read:])
 		seen := s.raw.Bytes()[start:]
 		for _, w := range want {
 			if !bytes.Contains(seen, []byte(w)) {
@@ -131,6 +138,26 @@ func (s *session) waitFor(want ...string) {
 		}
 		return true
 	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+}
+
+// waitAny waits until one of want appears in the output produced since
+// the call, and returns it.
+func (s *session) waitAny(want ...string) string {
+	s.t.Helper()
+	start := s.raw.Len()
+	found := ""
+	teatest.WaitFor(s.t, s.tm.Output(), func(b []byte) bool {
+		s.raw.Write(b[s.raw.Len()-start:])
+		seen := s.raw.Bytes()[start:]
+		for _, w := range want {
+			if bytes.Contains(seen, []byte(w)) {
+				found = w
+				return true
+			}
+		}
+		return false
+	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+	return found
 }
 
 func (s *session) keys(ks ...string) {

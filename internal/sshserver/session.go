@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -65,9 +66,15 @@ func (s *Server) teaMiddleware(next ssh.Handler) ssh.Handler {
 		defer stop()
 		ctx, cancel := context.WithCancel(gone)
 		defer cancel()
+		in, err := privateInput(pty.Slave)
+		if err != nil {
+			s.logSession(sess, "refused pty-dup")
+			say(sess, "pi-tui could not set up the terminal: "+err.Error())
+			return
+		}
 		m := s.cfg.NewModel(sess, r, execIn(ctx, sess, pty.Term))
 		opts := []tea.ProgramOption{
-			tea.WithInput(pty.Slave),
+			tea.WithInput(in),
 			// The output hides the PTY's descriptor: Bubble Tea would read
 			// the window size from it in a goroutine nobody waits for,
 			// which races with the library closing the PTY after a short
@@ -442,4 +449,29 @@ func clampPtyRequest(payload []byte) []byte {
 
 func clampSize(v, most uint32) uint32 {
 	return max(1, min(v, most))
+}
+
+// privateInput returns the program's own handle on the PTY. Bubble Tea's
+// input reader reads the file's descriptor number (Fd) without a lock on
+// every wait, and it may outlive the program: stopping it waits at most
+// 500 ms, which a busy machine exceeds. Reading the library's PTY file
+// then raced with the library closing it (the race detector saw it). A
+// duplicate descriptor is never closed by the library; it is closed when
+// the reader has let go of it (the file's finalizer), by which time the
+// PTY is gone and the reader has returned.
+func privateInput(f *os.File) (*os.File, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	dup := -1
+	var derr error
+	if err := rc.Control(func(fd uintptr) { dup, derr = syscall.Dup(int(fd)) }); err != nil {
+		return nil, err
+	}
+	if derr != nil {
+		return nil, derr
+	}
+	syscall.CloseOnExec(dup)
+	return os.NewFile(uintptr(dup), f.Name()), nil
 }

@@ -79,7 +79,8 @@ func TestAddHomeFolderAsksASecondTime(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlS})
 	waitFor("the agent's file tools will reach everything below it")
 	key("y")
-	waitFor("added")
+	// The notice, not the form's "memory can be added later" hint.
+	waitFor("added " + filepath.Base(home))
 	if n := count(); n != 1 {
 		t.Errorf("%d projects after answering yes", n)
 	}
