@@ -317,8 +317,37 @@ func clean(s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = dropCRBeforeLF(s)
 	return strings.TrimSpace(s)
+}
+
+// dropCRBeforeLF turns every run of CRs ending a line into the line end
+// alone. Replacing "\r\n" once is not enough: "\r\r\n" would become
+// "\r\n", and normalising again would change it again (the fuzzer found
+// that). Lone CRs elsewhere are kept.
+func dropCRBeforeLF(s string) string {
+	if !strings.Contains(s, "\r\n") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\r' {
+			j := i
+			for j < len(s) && s[j] == '\r' {
+				j++
+			}
+			if j < len(s) && s[j] == '\n' {
+				i = j - 1 // the CRs go; the LF is written next
+				continue
+			}
+			b.WriteString(s[i:j])
+			i = j - 1
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // Project renders entries as the plain text a runtime receives: entries
