@@ -25,6 +25,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
 	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
@@ -156,7 +157,7 @@ func (m *Model) Init() tea.Cmd {
 }
 
 func (m *Model) loadStatus() tea.Cmd {
-	h := m.opts.Host
+	h, env := m.opts.Host, m.opts.Env
 	return func() tea.Msg {
 		var s statusInfo
 		mod, err := h.DefaultModel()
@@ -170,6 +171,13 @@ func (m *Model) loadStatus() tea.Cmd {
 		}
 		if _, warns := instructions.LoadGuidance(h.Places.AgentDir); len(warns) > 0 {
 			s.warn = "agent-guidance.json is invalid (see Settings)"
+		}
+		// models.json or auth.json that cannot be used, or an auth.json
+		// others can read: the sentence names the file and the position.
+		if reg := provider.Load(h.Places.AgentDir, env); reg.Err() != nil {
+			s.warn = tilde(reg.Err().Error(), h.Places.Home)
+		} else if w := reg.AuthWarning(); w != "" {
+			s.warn = tilde(w, h.Places.Home)
 		}
 		return statusMsg(s)
 	}
@@ -331,7 +339,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case focusProjectsFilter:
 		return m.projects.Update(msg)
 	case focusSessionText:
-		if m.tabKey(msg) {
+		// The chat keeps shift+tab for the thinking level (as pi does);
+		// tab still switches tabs.
+		if !m.session.ClaimsKey(msg) && m.tabKey(msg) {
 			return nil
 		}
 		return m.session.Update(msg)
@@ -694,4 +704,12 @@ func overlay(bg, box string, w, h int) string {
 		bl[y] = head + l + strings.Repeat(" ", pad) + tail
 	}
 	return strings.Join(bl, "\n")
+}
+
+// tilde writes the home folder as ~ in a sentence that names paths.
+func tilde(s, home string) string {
+	if home == "" || home == "/" {
+		return s
+	}
+	return strings.ReplaceAll(s, strings.TrimSuffix(home, "/")+"/", "~/")
 }

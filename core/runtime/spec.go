@@ -12,6 +12,7 @@ type Spec struct {
 	SessionID  string
 	Root       string
 	Model      string // PROVIDER/ID
+	Thinking   string // the thinking level the model's calls use
 	Tools      []string
 	Permission string
 	Trusted    bool
@@ -24,7 +25,7 @@ type Spec struct {
 func (s Spec) Fingerprint(seed maphash.Seed) string {
 	var h maphash.Hash
 	h.SetSeed(seed)
-	for _, part := range []string{s.SessionID, s.Root, s.Model, strings.Join(s.Tools, ","), s.Permission,
+	for _, part := range []string{s.SessionID, s.Root, s.Model, s.Thinking, strings.Join(s.Tools, ","), s.Permission,
 		boolText(s.Trusted), s.Sections.Base, s.Sections.Instructions, s.Sections.Memory, s.Sections.Environment} {
 		h.WriteString(part)
 		h.WriteByte(0)
@@ -45,6 +46,7 @@ const (
 	ReasonInstructionsChanged = "instructions-changed"
 	ReasonMemoryChanged       = "memory-changed"
 	ReasonModelChanged        = "model-changed"
+	ReasonThinkingChanged     = "thinking-changed"
 	ReasonPermissionChanged   = "permission-changed"
 	ReasonTrustChanged        = "trust-changed"
 	ReasonToolsChanged        = "tools-changed"
@@ -62,6 +64,8 @@ func why(old, cur Spec) string {
 		return ReasonRootChanged
 	case old.Model != cur.Model:
 		return ReasonModelChanged
+	case old.Thinking != cur.Thinking:
+		return ReasonThinkingChanged
 	case old.Sections.Instructions != cur.Sections.Instructions:
 		return ReasonInstructionsChanged
 	case old.Sections.Memory != cur.Sections.Memory:
