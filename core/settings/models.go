@@ -246,7 +246,7 @@ func JSONError(path string, data []byte, err error) error {
 	switch {
 	case errors.As(err, &se):
 		line, col := Position(data, se.Offset)
-		if se.Offset >= int64(len(data)) {
+		if se.Error() == "unexpected end of JSON input" {
 			return fmt.Errorf("%s is not valid JSON: it ends too early (line %d, column %d)", path, line, col)
 		}
 		return fmt.Errorf("%s is not valid JSON at line %d, column %d", path, line, col)

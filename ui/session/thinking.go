@@ -46,6 +46,7 @@ func levelOf(entries []coresession.Entry) string {
 // thinkState is what the chat knows about thinking for the session's
 // model: the level in effect and the levels the model supports.
 type thinkState struct {
+	known     bool   // Describe answered for spec
 	spec      string // the model spec it was found for
 	level     string
 	levels    []string
@@ -80,16 +81,16 @@ func (m *Model) described(msg describedMsg) {
 		return // the session or its choice moved on since
 	}
 	if msg.err != nil {
-		m.think = thinkState{spec: msg.spec, err: msg.err.Error()}
+		m.think = thinkState{known: true, spec: msg.spec, err: msg.err.Error()}
 		return
 	}
-	m.think = thinkState{spec: msg.spec, level: msg.d.Model.Thinking, levels: msg.d.Levels, reasoning: msg.d.Model.Reasoning}
+	m.think = thinkState{known: true, spec: msg.spec, level: msg.d.Model.Thinking, levels: msg.d.Levels, reasoning: msg.d.Model.Reasoning}
 }
 
 // thinkingText is the state line's part about thinking.
 func (m *Model) thinkingText() string {
 	switch {
-	case m.think.spec == "" || m.think.err != "":
+	case !m.think.known || m.think.err != "":
 		if m.level != "" {
 			return "thinking " + m.level
 		}
