@@ -94,8 +94,11 @@ func TestSessionThinkingLevel(t *testing.T) {
 	if first.Body["reasoning_effort"] != "low" || second.Body["reasoning_effort"] != "high" || len(fake.Requests()) != 2 {
 		t.Fatalf("reasoning_effort = %v then %v", first.Body["reasoning_effort"], second.Body["reasoning_effort"])
 	}
-	// Back to the list and into the session again: the level stays.
-	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlL})
+	s.final()
+	// Another program opens the session from the store: the level stays.
+	s = f.run(140, 30)
+	s.waitFor("proj")
+	s.keys("enter", "o")
 	s.waitFor("entries")
 	s.keys("enter")
 	s.waitFor("pong", "thinking high")

@@ -1,10 +1,13 @@
 package provider
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/pi-tui/pi-tui/core/settings"
@@ -18,6 +21,10 @@ type Model struct {
 	// use, already clamped to what the model supports.
 	Reasoning bool
 	Thinking  string
+	// KeyTag changes when the key's source changes (another auth.json or
+	// models.json value, another environment value), so a runtime holding
+	// an old key can be replaced. It is a digest, never the key.
+	KeyTag string
 }
 
 // String is PROVIDER/ID.
@@ -52,12 +59,39 @@ func Resolve(agentDir string, env func(string) string, spec string, opts Options
 		}
 		maps.Copy(headers, m.Headers)
 	}
+	plan := r.keyPlan(p)
 	c, err := buildClient(target{provider: p.name, api: m.API, baseURL: m.BaseURL, models: []ModelInfo{m}, headers: headers,
-		authHeader: p.authHeader, plan: r.keyPlan(p), thinking: level}, env, opts)
+		authHeader: p.authHeader, plan: plan, thinking: level}, env, opts)
 	if err != nil {
 		return nil, Model{}, err
 	}
-	return c, model(m, level), nil
+	mod := model(m, level)
+	mod.KeyTag = keyTag(plan, headers, env)
+	return c, mod, nil
+}
+
+// keyTag digests where a key and the header values come from, and the
+// environment values they read.
+func keyTag(plan keyPlan, headers map[string]string, env func(string) string) string {
+	h := sha256.New()
+	write := func(s string) { h.Write([]byte(s)); h.Write([]byte{0}) }
+	write(plan.raw)
+	write(plan.envVar)
+	if plan.envVar != "" {
+		write(env(plan.envVar))
+	}
+	for _, n := range settings.ValueVars(plan.raw) {
+		write(env(n))
+	}
+	keys := slices.Sorted(maps.Keys(headers))
+	for _, k := range keys {
+		write(k)
+		write(headers[k])
+		for _, n := range settings.ValueVars(headers[k]) {
+			write(env(n))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 func model(m ModelInfo, level string) Model {

@@ -36,7 +36,7 @@ func TestResolveModelsJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Model{Provider: "ollama", ID: "qwen3:8b", Name: "Qwen 3 8B", API: APIOpenAICompletions, ContextWindow: 32768, MaxTokens: 8192, Thinking: ThinkingOff}
-	if m != want || m.String() != "ollama/qwen3:8b" {
+	if want.KeyTag = m.KeyTag; m != want || m.String() != "ollama/qwen3:8b" || len(m.KeyTag) != 16 {
 		t.Errorf("model = %+v", m)
 	}
 	// A provider that lists its models serves only those; the error

@@ -192,6 +192,13 @@ func streamError(raw json.RawMessage) *Error {
 	if kind == ErrServer && len(code) == 3 && code[0] == '5' {
 		e.Status, _ = atoi3(code)
 	}
+	if kind == ErrAuth {
+		// The server rejected the key (a missing key never gets this far).
+		e.Status = 401
+		if code == "403" || o.Status == "PERMISSION_DENIED" || o.Type == "permission_error" {
+			e.Status = 403
+		}
+	}
 	return e
 }
 

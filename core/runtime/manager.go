@@ -348,7 +348,7 @@ func (m *Manager) build(ctx context.Context, projectID, sessionID, modelSpec str
 	if tools == nil {
 		tools = agent.DefaultTools
 	}
-	spec := Spec{SessionID: sessionID, Root: p.Root, Model: model.Provider + "/" + model.ID, Thinking: model.Thinking, Tools: tools,
+	spec := Spec{SessionID: sessionID, Root: p.Root, Model: model.Provider + "/" + model.ID, Thinking: model.Thinking, KeyTag: model.KeyTag, Tools: tools,
 		Permission: prefs.PermissionMode, Trusted: p.Trusted, Sections: Sections{Base: basePrompt, Instructions: chain.Text,
 			Memory: memorySection(mem.Content), Environment: environment(p.Root, m.opts.Now())}}
 	ttl := m.opts.IdleTTL
@@ -686,7 +686,7 @@ func (m *Manager) watch(w *fsnotify.Watcher) {
 func relevant(name string) bool {
 	switch name {
 	case "AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD", ".claude", "CODEX.md", "GEMINI.md",
-		instructions.GuidanceFile, "settings.json", "models.json":
+		instructions.GuidanceFile, "settings.json", "models.json", "auth.json":
 		return true
 	}
 	return filepath.Ext(name) == ".md"

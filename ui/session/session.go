@@ -445,6 +445,8 @@ func reasonText(r string) string {
 		return "model changed"
 	case runtime.ReasonThinkingChanged:
 		return "thinking level changed"
+	case runtime.ReasonKeyChanged:
+		return "API key changed"
 	case runtime.ReasonIdleTimeout:
 		return "idle timeout"
 	case runtime.ReasonNew:
