@@ -296,6 +296,9 @@ func (r *Registry) keyPlan(p *providerInfo) keyPlan {
 		kp.raw, kp.what = p.apiKey, fmt.Sprintf("the apiKey of provider %q in %s", p.name, settings.ModelsFile)
 	}
 	if kp.raw != "" {
+		if kp.note != "" {
+			kp.note = fmt.Sprintf("%s holds an OAuth login for %s, which pi-tui cannot use; it uses %s instead", authPath, p.name, kp.what)
+		}
 		ok, missing := valueLooksSet(kp.raw, r.env)
 		kp.ok = ok
 		if !ok {
@@ -310,6 +313,9 @@ func (r *Registry) keyPlan(p *providerInfo) keyPlan {
 	for _, v := range p.env {
 		if strings.TrimSpace(r.env(v)) != "" {
 			kp.envVar, kp.ok = v, true
+			if kp.note != "" {
+				kp.note = fmt.Sprintf("%s holds an OAuth login for %s, which pi-tui cannot use; it uses %s instead", authPath, p.name, v)
+			}
 			return kp
 		}
 	}

@@ -54,6 +54,11 @@ func TestOAuthLoginsAreNamed(t *testing.T) {
 	if !strings.Contains(err.Error(), "holds an OAuth login for anthropic, which pi-tui cannot use") || strings.Contains(err.Error(), "SECRET") {
 		t.Errorf("error = %v", err)
 	}
+	// With a key in the environment, that key is used and the note says so.
+	r = Load(dir, envOf(map[string]string{"ANTHROPIC_API_KEY": "sk-ant"}))
+	if p := strings.Join(r.Problems(), "\n"); !strings.Contains(p, "holds an OAuth login for anthropic, which pi-tui cannot use; it uses ANTHROPIC_API_KEY instead") {
+		t.Errorf("problems = %s", p)
+	}
 	// An OAuth token in the environment is named too.
 	r = Load(t.TempDir(), envOf(map[string]string{"ANTHROPIC_OAUTH_TOKEN": token}))
 	for _, l := range r.Models() {
