@@ -26,6 +26,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
 	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtime"
 	coresettings "github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/ui/common"
@@ -158,7 +159,7 @@ func (m *Model) Init() tea.Cmd {
 }
 
 func (m *Model) loadStatus() tea.Cmd {
-	h := m.opts.Host
+	h, env := m.opts.Host, m.opts.Env
 	return func() tea.Msg {
 		var s statusInfo
 		var warns []string
@@ -173,6 +174,13 @@ func (m *Model) loadStatus() tea.Cmd {
 		}
 		if _, gw := instructions.LoadGuidance(h.Places.AgentDir); len(gw) > 0 {
 			warns = append(warns, "agent-guidance.json is invalid (see Settings)")
+		}
+		// models.json or auth.json that cannot be used, or an auth.json
+		// others can read: the sentence names the file and the position.
+		if reg := provider.Load(h.Places.AgentDir, env); reg.Err() != nil {
+			warns = append(warns, tilde(reg.Err().Error(), h.Places.Home))
+		} else if w := reg.AuthWarning(); w != "" {
+			warns = append(warns, tilde(w, h.Places.Home))
 		}
 		for _, e := range h.Projects.TrustProblems(context.Background()) {
 			warns = append(warns, coresettings.Brief(e, h.Places.Home)+": no project trusted by it")
@@ -339,7 +347,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.projects.Update(msg)
 	case focusSessionText:
 		// tab completes a /command being typed; elsewhere it switches tabs.
-		if !m.session.Completing() && m.tabKey(msg) {
+		// The chat keeps shift+tab for the thinking level (as pi does).
+		if !m.session.Completing() && !m.session.ClaimsKey(msg) && m.tabKey(msg) {
 			return nil
 		}
 		return m.session.Update(msg)
@@ -702,4 +711,12 @@ func overlay(bg, box string, w, h int) string {
 		bl[y] = head + l + strings.Repeat(" ", pad) + tail
 	}
 	return strings.Join(bl, "\n")
+}
+
+// tilde writes the home folder as ~ in a sentence that names paths.
+func tilde(s, home string) string {
+	if home == "" || home == "/" {
+		return s
+	}
+	return strings.ReplaceAll(s, strings.TrimSuffix(home, "/")+"/", "~/")
 }

@@ -33,9 +33,10 @@ Usage:
                                                         the instruction chain a runtime gets for the
                                                         project root, or for TARGET (absolute, or
                                                         relative to the root; need not exist yet)
-  pi-tui prompt [--project P] [--model PROVIDER/ID] [--session ID|--continue] [--json] [--yes] TEXT
+  pi-tui prompt [--project P] [--model PROVIDER/ID] [--thinking LEVEL] [--session ID|--continue] [--json] [--yes] TEXT
                                                         run one prompt headless; prints the answer
-                                                        (--json: the event stream); TEXT - reads stdin
+                                                        (--json: the event stream); TEXT - reads stdin;
+                                                        LEVEL: off, minimal, low, medium, high, xhigh
   pi-tui rpc [--project P] [--model PROVIDER/ID]        JSON lines on stdin/stdout
   pi-tui sessions list PROJECT [--json]
   pi-tui serve [--listen 127.0.0.1:23234] [--authorized-keys FILE] [--host-key FILE]   the UI over SSH
@@ -47,7 +48,7 @@ instructions uses the registered project holding the working directory.
 Global flags (anywhere on the line):
   --data-dir D    pi-tui's data (database, logs); default $PI_TUI_DATA_DIR,
                   else $XDG_DATA_HOME/pi-tui, else ~/.local/share/pi-tui
-  --agent-dir A   pi's agent dir (AGENTS.md, models.json, settings.json);
+  --agent-dir A   pi's agent dir (AGENTS.md, models.json, auth.json, settings.json);
                   default $PI_CODING_AGENT_DIR, else ~/.pi/agent
 
 Exit status: 0 success, 1 failure (one line on stderr), 2 bad usage.

@@ -80,6 +80,7 @@ func (a *app) promptCmd(args []string) error {
 	fs := a.flags("prompt")
 	project := fs.String("project", "", "")
 	model := fs.String("model", "", "")
+	thinking := fs.String("thinking", "", "")
 	sessionID := fs.String("session", "", "")
 	cont := fs.Bool("continue", false, "")
 	asJSON := fs.Bool("json", false, "")
@@ -104,6 +105,15 @@ func (a *app) promptCmd(args []string) error {
 	}
 	if *sessionID != "" && *cont {
 		return usagef("prompt: give --session or --continue, not both")
+	}
+	spec := *model
+	if *thinking != "" {
+		level, err := provider.ParseThinkingLevel(*thinking)
+		if err != nil {
+			return usagef("prompt --thinking: %v", err)
+		}
+		m, _ := provider.SplitThinking(spec)
+		spec = provider.WithThinking(m, level)
 	}
 	h, err := a.openHost()
 	if err != nil {
@@ -139,7 +149,7 @@ func (a *app) promptCmd(args []string) error {
 	if text, err = m.Expand(a.ctx, s, text); err != nil {
 		return err
 	}
-	res, err := m.Prompt(a.ctx, s, *model, text)
+	res, err := m.Prompt(a.ctx, s, spec, text)
 	if len(denied) > 0 {
 		fmt.Fprintf(a.stderr, "pi-tui: note: %d tool call(s) needed approval and were denied (%s); run with --yes to allow them\n",
 			len(denied), strings.Join(denied, ", "))
@@ -255,6 +265,7 @@ type rpcCommand struct {
 	Model        string  `json:"model"`
 	Provider     string  `json:"provider"`
 	ModelID      string  `json:"modelId"`
+	Level        string  `json:"level"`
 	Instructions string  `json:"customInstructions"`
 }
 
@@ -315,8 +326,18 @@ type rpcServer struct {
 	out     *jsonLines
 	project projects.Project
 	model   string
+	level   string // set_thinking_level's ("" = the model spec's or the default)
 	session string
 	queue   jobQueue
+}
+
+// spec is the model spec prompts use: the model and the thinking level.
+func (r *rpcServer) spec() string {
+	if r.level == "" {
+		return r.model
+	}
+	m, _ := provider.SplitThinking(r.model)
+	return provider.WithThinking(m, r.level)
 }
 
 func (r *rpcServer) serve(in io.Reader) error {
@@ -511,7 +532,7 @@ func (r *rpcServer) handle(c rpcCommand) {
 			return
 		}
 		r.reply(c, nil, nil)
-		sessionID, model := r.session, r.model
+		sessionID, model := r.session, r.spec()
 		r.enqueue(func() {
 			// /skill:name and /template calls expand as pi expands them.
 			text, err := r.m.Expand(ctx, sessionID, c.Message)
@@ -533,7 +554,7 @@ func (r *rpcServer) handle(c rpcCommand) {
 			Project string `json:"project"`
 			Root    string `json:"root"`
 			ModelIn string `json:"modelSetting,omitempty"`
-		}{st, r.project.Name, r.project.Root, r.model})
+		}{st, r.project.Name, r.project.Root, r.spec()})
 	case "new_session":
 		s, err := r.m.Sessions().Create(ctx, r.project.ID, "")
 		if err != nil {
@@ -545,7 +566,7 @@ func (r *rpcServer) handle(c rpcCommand) {
 		r.reply(c, nil, map[string]string{"sessionId": s.ID()})
 	case "compact":
 		r.reply(c, nil, nil)
-		sessionID, model := r.session, r.model
+		sessionID, model := r.session, r.spec()
 		r.enqueue(func() {
 			if _, err := r.m.Compact(ctx, sessionID, model, c.Instructions); err != nil {
 				r.out.write(agent.Event{Type: agent.EventCompactionEnd, SessionID: sessionID, Error: err.Error()})
@@ -566,13 +587,27 @@ func (r *rpcServer) handle(c rpcCommand) {
 			r.reply(c, errors.New(`set_model needs "model": "PROVIDER/ID"`), nil)
 			return
 		}
-		if _, _, err := provider.Resolve(r.app.placesOrEmpty().AgentDir, r.app.env, spec, provider.Options{}); err != nil {
+		// Checked without building a client: no key command runs here.
+		if _, err := provider.Describe(r.app.placesOrEmpty().AgentDir, r.app.env, spec); err != nil {
 			r.reply(c, err, nil)
 			return
 		}
 		r.model = spec
 		r.reply(c, nil, map[string]string{"model": spec})
+	case "set_thinking_level":
+		level, err := provider.ParseThinkingLevel(c.Level)
+		if err != nil {
+			r.reply(c, fmt.Errorf(`set_thinking_level needs "level": %v`, err), nil)
+			return
+		}
+		r.level = level
+		data := map[string]string{"level": level}
+		// Say what the model will use: an unsupported level is clamped.
+		if d, err := provider.Describe(r.app.placesOrEmpty().AgentDir, r.app.env, r.spec()); err == nil {
+			data["thinkingLevel"] = d.Model.Thinking
+		}
+		r.reply(c, nil, data)
 	default:
-		r.reply(c, fmt.Errorf("unknown command %q (prompt, abort, get_state, new_session, compact, branch, set_model)", c.Type), nil)
+		r.reply(c, fmt.Errorf("unknown command %q (prompt, abort, get_state, new_session, compact, branch, set_model, set_thinking_level)", c.Type), nil)
 	}
 }

@@ -15,12 +15,29 @@ type anthropicClient struct {
 const defaultAnthropicMaxTokens = 8192
 
 type anRequest struct {
-	Model     string      `json:"model"`
-	MaxTokens int         `json:"max_tokens"`
-	System    string      `json:"system,omitempty"`
-	Messages  []anMessage `json:"messages"`
-	Tools     []anTool    `json:"tools,omitempty"`
-	Stream    bool        `json:"stream"`
+	Model        string            `json:"model"`
+	MaxTokens    int               `json:"max_tokens"`
+	System       string            `json:"system,omitempty"`
+	Messages     []anMessage       `json:"messages"`
+	Tools        []anTool          `json:"tools,omitempty"`
+	Thinking     *anThinkingConfig `json:"thinking,omitempty"`
+	OutputConfig *anOutputConfig   `json:"output_config,omitempty"`
+	Stream       bool              `json:"stream"`
+}
+
+// anThinkingConfig switches thinking: enabled with a budget (older
+// models), adaptive (newer ones, steered by output_config.effort), or
+// disabled.
+type anThinkingConfig struct {
+	Type         string `json:"type"`
+	BudgetTokens int    `json:"budget_tokens,omitempty"`
+	// Display asks newer models to return their thinking summarised
+	// (they omit it by default), so it can be shown.
+	Display string `json:"display,omitempty"`
+}
+
+type anOutputConfig struct {
+	Effort string `json:"effort"`
 }
 
 type anMessage struct {
@@ -84,12 +101,14 @@ func toolID(id string) string {
 
 func (a *anthropicClient) body(req Request) ([]byte, error) {
 	r := anRequest{Model: req.Model, MaxTokens: req.MaxTokens, System: req.System, Stream: true}
+	m := a.c.modelInfo(req.Model)
 	if r.MaxTokens <= 0 {
-		r.MaxTokens = a.c.modelConfig(req.Model).MaxTokens
+		r.MaxTokens = m.MaxTokens
 	}
 	if r.MaxTokens <= 0 {
 		r.MaxTokens = defaultAnthropicMaxTokens
 	}
+	a.thinking(&r, m, a.c.level(req, m))
 	for _, m := range req.Messages {
 		role := "user"
 		if m.Role == RoleAssistant {
@@ -129,6 +148,39 @@ func (a *anthropicClient) body(req Request) ([]byte, error) {
 		r.Tools = append(r.Tools, anTool{Name: t.Name, Description: t.Description, InputSchema: s})
 	}
 	return json.Marshal(r)
+}
+
+// thinking sets the request's thinking for a level (pi's mapping):
+// adaptive models get an effort, or thinking disabled at off; the others
+// get budget_tokens (minimal 1024, low 2048, medium 8192, high 16384,
+// unless the model's thinkingLevelMap gives a number), with max_tokens
+// raised to leave room for the answer, up to the model's limit.
+func (a *anthropicClient) thinking(r *anRequest, m ModelInfo, level string) {
+	if !m.Reasoning {
+		return
+	}
+	adaptive := m.Thinking == "adaptive" || m.Thinking == "" && anthropicAdaptive(m.ID)
+	switch {
+	case adaptive && level == ThinkingOff:
+		r.Thinking = &anThinkingConfig{Type: "disabled"}
+	case adaptive:
+		r.Thinking = &anThinkingConfig{Type: "adaptive", Display: "summarized"}
+		r.OutputConfig = &anOutputConfig{Effort: anthropicEffort(m, level)}
+	case level != ThinkingOff:
+		budget := budgetFor(m, level)
+		limit := r.MaxTokens + budget
+		if m.MaxTokens > 0 && limit > m.MaxTokens {
+			limit = max(m.MaxTokens, r.MaxTokens)
+		}
+		if limit <= budget {
+			budget = limit - minThinkingBudget
+		}
+		if budget < minThinkingBudget {
+			return // no room to think: answer without
+		}
+		r.MaxTokens = limit
+		r.Thinking = &anThinkingConfig{Type: "enabled", BudgetTokens: budget}
+	}
 }
 
 // Stream implements Client.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -70,6 +72,22 @@ func BenchmarkOpenAIStreamDecode(b *testing.B) {
 		}
 		if st.stop != StopEnd {
 			b.Fatal("not finished")
+		}
+	}
+}
+
+// BenchmarkLoad measures what every Resolve, picker and status bar pays:
+// parsing the built-in catalogue and reading models.json, auth.json and
+// settings.json.
+func BenchmarkLoad(b *testing.B) {
+	dir := b.TempDir()
+	os.WriteFile(filepath.Join(dir, "models.json"), []byte(modelsJSON), 0o600)
+	os.WriteFile(filepath.Join(dir, "auth.json"), []byte(`{"openai":{"type":"api_key","key":"sk-x"},"anthropic":{"type":"oauth"}}`), 0o600)
+	env := envOf(map[string]string{"ANTHROPIC_API_KEY": "k"})
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := Load(dir, env); r.Err() != nil || len(r.Models()) == 0 {
+			b.Fatal(r.Err())
 		}
 	}
 }

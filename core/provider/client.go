@@ -14,6 +14,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode"
@@ -24,8 +25,9 @@ import (
 
 // API names in models.json.
 const (
-	APIOpenAICompletions = "openai-completions"
-	APIAnthropicMessages = "anthropic-messages"
+	APIOpenAICompletions  = "openai-completions"
+	APIAnthropicMessages  = "anthropic-messages"
+	APIGoogleGenerativeAI = "google-generative-ai"
 )
 
 // Options tune how a client talks HTTP. The zero value gives the defaults.
@@ -45,6 +47,9 @@ type Options struct {
 	// and 90 s; a negative value disables the timeout.
 	FirstByteTimeout time.Duration
 	IdleTimeout      time.Duration
+	// Commands remembers what !command keys printed; nil runs a key's
+	// command for every new client.
+	Commands *CommandCache
 
 	// sleep waits between attempts; tests replace it.
 	sleep func(ctx context.Context, d time.Duration) error
@@ -116,98 +121,204 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// conn is what both wire formats share: the endpoint, the headers, the
-// retry loop and the error mapping.
+// conn is what the wire formats share: the endpoint, the headers, the
+// key (found on first use), the retry loop and the error mapping.
 type conn struct {
-	name       string
-	baseURL    string
-	endpoint   string
-	header     http.Header
-	keyVar     string // the variable the key comes from, for hints
-	keyLiteral bool   // the key is written in models.json
-	keyMissing bool
-	models     []settings.ModelConfig
-	client     *http.Client
-	opts       Options
+	name     string
+	baseURL  string
+	endpoint string
+	api      string
+	header   http.Header
+	models   []ModelInfo
+	thinking string // the level when a request names none
+	client   *http.Client
+	opts     Options
+	env      func(string) string
+
+	// Where the key and header values come from; prepare resolves them
+	// once, on the first call, so a !command runs only when needed and
+	// can be cancelled with the call.
+	plan       keyPlan
+	rawHeaders map[string]string
+	authHeader bool
+
+	mu      sync.Mutex
+	ready   bool
+	keyFrom string   // where the key came from, for "check ..." hints
+	secrets []string // the key and header values, kept out of errors
 }
 
 // New returns a client for one provider of models.json (or a built-in
-// one). apiKey names an environment variable (looked up with env, nil
-// meaning os.Getenv) or is the key itself; a name-like value (A-Z, 0-9,
-// _) whose variable is unset leaves the key missing, and every call then
-// fails with ErrAuth saying which variable to set. Header values are
-// resolved the same way.
+// one). Its apiKey is read as pi reads it (see resolveValue) when the
+// first call is made; a value written as a variable's name whose variable
+// is unset makes every call fail with ErrAuth saying which variable to
+// set. Header values are read the same way (a name of an unset variable
+// is sent as written).
 func New(p settings.ProviderConfig, env func(string) string, opts Options) (Client, error) {
-	if env == nil {
-		env = os.Getenv
-	}
 	name := p.Name
 	if name == "" {
 		name = "provider"
 	}
-	base := strings.TrimRight(strings.TrimSpace(p.BaseURL), "/")
-	if p.API != APIOpenAICompletions && p.API != APIAnthropicMessages {
-		return nil, &Error{Kind: ErrNoModel, Provider: name, Detail: fmt.Sprintf("unknown api %q", p.API),
-			Hint: "set api to " + APIOpenAICompletions + " or " + APIAnthropicMessages + " in models.json"}
+	pi := &providerInfo{name: name, api: p.API, baseURL: strings.TrimSpace(p.BaseURL)}
+	if p.Compat != nil {
+		pi.compat = *p.Compat
+	}
+	var models []ModelInfo
+	for _, mc := range p.Models {
+		models = append(models, modelFromConfig(pi, mc))
+	}
+	t := target{provider: name, api: p.API, baseURL: p.BaseURL, models: models, headers: p.Headers, authHeader: p.AuthHeader,
+		plan: keyPlan{raw: strings.TrimSpace(p.APIKey), what: fmt.Sprintf("the apiKey of provider %q in %s", name, settings.ModelsFile)}}
+	return buildClient(t, env, opts)
+}
+
+// target is everything a client is built from.
+type target struct {
+	provider   string
+	api        string
+	baseURL    string
+	models     []ModelInfo
+	headers    map[string]string
+	authHeader bool
+	plan       keyPlan
+	thinking   string
+}
+
+func buildClient(t target, env func(string) string, opts Options) (Client, error) {
+	if env == nil {
+		env = os.Getenv
+	}
+	name := t.provider
+	base := strings.TrimRight(strings.TrimSpace(t.baseURL), "/")
+	switch t.api {
+	case APIOpenAICompletions, APIAnthropicMessages, APIGoogleGenerativeAI:
+	default:
+		return nil, &Error{Kind: ErrNoModel, Provider: name, Detail: fmt.Sprintf("unknown api %q", t.api),
+			Hint: "set api to " + APIOpenAICompletions + ", " + APIAnthropicMessages + " or " + APIGoogleGenerativeAI + " in models.json"}
 	}
 	if u, err := url.Parse(base); base == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &Error{Kind: ErrNoModel, Provider: name, Detail: fmt.Sprintf("baseUrl %q is not an http(s) URL", p.BaseURL),
+		return nil, &Error{Kind: ErrNoModel, Provider: name, Detail: fmt.Sprintf("baseUrl %q is not an http(s) URL", t.baseURL),
 			Hint: "set baseUrl, for example http://localhost:11434/v1, in models.json"}
 	}
-	c := &conn{name: name, baseURL: base, models: p.Models, client: opts.HTTPClient, opts: opts, header: http.Header{}}
+	c := &conn{name: name, baseURL: base, api: t.api, models: t.models, thinking: t.thinking, client: opts.HTTPClient, opts: opts,
+		header: http.Header{}, env: env, plan: t.plan, rawHeaders: t.headers, authHeader: t.authHeader}
 	if c.client == nil {
 		c.client = &http.Client{}
 	}
 	if c.opts.sleep == nil {
 		c.opts.sleep = sleepCtx
 	}
-	var key string
-	key, c.keyVar, c.keyMissing = resolveKey(p.APIKey, env)
-	c.keyLiteral = key != "" && c.keyVar == ""
 	c.header.Set("Content-Type", "application/json")
 	c.header.Set("Accept", "text/event-stream")
-	var cl Client
-	switch p.API {
+	switch t.api {
 	case APIOpenAICompletions:
 		c.endpoint = base + "/chat/completions"
-		if key != "" {
-			c.header.Set("Authorization", "Bearer "+key)
-		}
 		u, _ := url.Parse(base)
-		cl = &openAIClient{c: c, completionTokens: u.Hostname() == "api.openai.com"}
+		return &openAIClient{c: c, completionTokens: u.Hostname() == "api.openai.com"}, nil
 	case APIAnthropicMessages:
 		c.endpoint = strings.TrimSuffix(base, "/v1") + "/v1/messages"
-		if key != "" {
-			c.header.Set("x-api-key", key)
-		}
 		c.header.Set("anthropic-version", "2023-06-01")
-		cl = &anthropicClient{c: c}
+		return &anthropicClient{c: c}, nil
 	}
-	for k, v := range p.Headers {
-		if ev := env(v); ev != "" {
-			v = ev
-		}
-		c.header.Set(k, v)
-	}
-	return cl, nil
+	return &googleClient{c: c}, nil
 }
 
-// resolveKey turns models.json's apiKey into the key: the value of the
-// variable it names, else the literal unless it looks like a variable
-// name (then the key is missing).
-func resolveKey(apiKey string, env func(string) string) (key, keyVar string, missing bool) {
-	apiKey = strings.TrimSpace(apiKey)
-	if apiKey == "" {
-		return "", "", false
+// prepare finds the key and the header values, once. A key that is
+// missing or whose command failed is an ErrAuth saying what to do.
+func (c *conn) prepare(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ready {
+		return nil
 	}
-	if v := strings.TrimSpace(env(apiKey)); v != "" {
-		return v, apiKey, false
+	var key string
+	switch {
+	case c.plan.raw != "":
+		v, err := resolveValue(ctx, c.plan.raw, c.plan.what, c.env, c.opts.Commands)
+		if err != nil {
+			if ctx.Err() != nil {
+				return &Error{Kind: ErrAborted, Provider: c.name, Err: ctx.Err()}
+			}
+			hint := "fix " + c.plan.what
+			var ve *valueError
+			if errors.As(err, &ve) && ve.setVar != "" {
+				hint = "set " + ve.setVar
+			}
+			return &Error{Kind: ErrAuth, Provider: c.name, Detail: err.Error(), Hint: hint}
+		}
+		key = v
+		c.keyFrom = c.plan.what
+		if isEnvName(c.plan.raw) {
+			c.keyFrom = c.plan.raw
+		}
+	case c.plan.envVar != "":
+		key = strings.TrimSpace(c.env(c.plan.envVar))
+		c.keyFrom = c.plan.envVar
 	}
-	if isEnvName(apiKey) {
-		return "", apiKey, true
+	if key == "" && c.plan.needed {
+		return &Error{Kind: ErrAuth, Provider: c.name, Hint: c.plan.hint}
 	}
-	return apiKey, "", false
+	if key != "" {
+		c.secrets = append(c.secrets, key)
+		switch c.api {
+		case APIOpenAICompletions:
+			c.header.Set("Authorization", "Bearer "+key)
+		case APIAnthropicMessages:
+			c.header.Set("x-api-key", key)
+		case APIGoogleGenerativeAI:
+			c.header.Set("x-goog-api-key", key)
+		}
+		if c.authHeader {
+			c.header.Set("Authorization", "Bearer "+key)
+		}
+	}
+	for k, raw := range c.rawHeaders {
+		v := raw
+		if !isEnvName(strings.TrimSpace(raw)) || c.env(strings.TrimSpace(raw)) != "" {
+			r, err := resolveValue(ctx, raw, fmt.Sprintf("header %s of provider %q", k, c.name), c.env, c.opts.Commands)
+			if err != nil {
+				if ctx.Err() != nil {
+					return &Error{Kind: ErrAborted, Provider: c.name, Err: ctx.Err()}
+				}
+				return &Error{Kind: ErrOther, Provider: c.name, Detail: err.Error(), Hint: "fix the header in " + settings.ModelsFile}
+			}
+			v = r
+		}
+		c.header.Set(k, v)
+		if len(v) >= minSecret {
+			c.secrets = append(c.secrets, v)
+		}
+	}
+	c.ready = true
+	return nil
 }
+
+// minSecret is the shortest value redact removes: shorter ones would
+// blank ordinary words in server messages.
+const minSecret = 8
+
+// redact replaces every key and header value in s.
+func (c *conn) redact(s string) string {
+	c.mu.Lock()
+	secrets := c.secrets
+	c.mu.Unlock()
+	for _, k := range secrets {
+		if len(k) >= minSecret && strings.Contains(s, k) {
+			s = strings.ReplaceAll(s, k, "[redacted]")
+		}
+	}
+	return s
+}
+
+// redactedError keeps an error's chain but not its text when that held a
+// secret.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
 
 func isEnvName(s string) bool {
 	if s == "" {
@@ -222,26 +333,42 @@ func isEnvName(s string) bool {
 	return true
 }
 
-// modelConfig is the configured model with this id, if any.
-func (c *conn) modelConfig(id string) settings.ModelConfig {
+// modelInfo is the configured model with this id; an unknown id gets pi's
+// defaults.
+func (c *conn) modelInfo(id string) ModelInfo {
 	for _, m := range c.models {
 		if m.ID == id {
 			return m
 		}
 	}
-	return settings.ModelConfig{}
+	return ModelInfo{Provider: c.name, ID: id, Name: id, API: c.api, BaseURL: c.baseURL}
+}
+
+// level is the thinking level of a request, clamped to what the model
+// supports.
+func (c *conn) level(req Request, m ModelInfo) string {
+	l := req.Thinking
+	if l == "" {
+		l = c.thinking
+	}
+	if l == "" {
+		l = ThinkingOff
+	}
+	return ClampThinking(m.ThinkingLevels(), l)
 }
 
 func (c *conn) errorf(kind ErrorKind, status int, detail, hint string, err error) *Error {
-	return &Error{Kind: kind, Status: status, Provider: c.name, Detail: clean(detail), Hint: hint, Err: err}
+	if err != nil {
+		if msg := err.Error(); c.redact(msg) != msg {
+			err = &redactedError{msg: c.redact(msg), err: err}
+		}
+	}
+	return &Error{Kind: kind, Status: status, Provider: c.name, Detail: clean(c.redact(detail)), Hint: hint, Err: err}
 }
 
 func (c *conn) keyHint() string {
-	switch {
-	case c.keyVar != "":
-		return "check " + c.keyVar
-	case c.keyLiteral:
-		return fmt.Sprintf("check the apiKey of provider %q in models.json", c.name)
+	if c.keyFrom != "" {
+		return "check " + c.keyFrom
 	}
 	return fmt.Sprintf("set apiKey for provider %q in models.json", c.name)
 }
@@ -270,15 +397,21 @@ var (
 // run sends body to the endpoint and decodes the stream, retrying what
 // may be retried.
 func (c *conn) run(ctx context.Context, model string, body []byte, newDecoder func(*state) decoder, onEvent func(Event)) (Result, error) {
-	if c.keyMissing {
-		return Result{StopReason: StopError}, c.errorf(ErrAuth, 0, c.keyVar+" is not set", "set "+c.keyVar, nil)
+	return c.runAt(ctx, c.endpoint, model, body, newDecoder, onEvent)
+}
+
+// runAt is run with an endpoint of the call's own (Gemini names the model
+// in the path).
+func (c *conn) runAt(ctx context.Context, endpoint, model string, body []byte, newDecoder func(*state) decoder, onEvent func(Event)) (Result, error) {
+	if err := c.prepare(ctx); err != nil {
+		return Result{StopReason: StopError}, err
 	}
 	for attempt := 0; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return c.aborted(nil, err)
 		}
 		st := &state{onEvent: onEvent}
-		o := c.attempt(ctx, model, body, newDecoder(st), st)
+		o := c.attempt(ctx, endpoint, model, body, newDecoder(st), st)
 		if o.err == nil || !o.retry || attempt >= c.opts.retries() || o.retryAfter > maxRetryAfter {
 			return o.res, o.err
 		}
@@ -300,7 +433,7 @@ type outcome struct {
 	retry      bool          // the call may be tried again
 }
 
-func (c *conn) attempt(ctx context.Context, model string, body []byte, dec decoder, st *state) outcome {
+func (c *conn) attempt(ctx context.Context, endpoint, model string, body []byte, dec decoder, st *state) outcome {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var gotByte atomic.Bool
@@ -317,7 +450,7 @@ func (c *conn) attempt(ctx context.Context, model string, body []byte, dec decod
 		}
 	})
 	defer timer.Stop()
-	req, err := http.NewRequestWithContext(actx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
 		return outcome{res: Result{StopReason: StopError}, err: c.errorf(ErrOther, 0, "", "check the baseUrl "+c.baseURL, err)}
 	}
@@ -335,7 +468,7 @@ func (c *conn) attempt(ctx context.Context, model string, body []byte, dec decod
 		}
 		return outcome{
 			res:        Result{StopReason: StopError},
-			err:        c.statusError(resp.StatusCode, model, serverMessage(data)),
+			err:        c.statusError(resp.StatusCode, model, data),
 			retryAfter: parseRetryAfter(resp.Header.Get("Retry-After")),
 			retry:      resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500,
 		}
@@ -370,8 +503,11 @@ func (c *conn) attempt(ctx context.Context, model string, body []byte, dec decod
 		}
 		if err := dec.handle(typ, data); err != nil {
 			var pe *Error
-			if errors.As(err, &pe) && pe.Provider == "" {
-				pe.Provider = c.name
+			if errors.As(err, &pe) {
+				if pe.Provider == "" {
+					pe.Provider = c.name
+				}
+				pe.Detail = clean(c.redact(pe.Detail))
 			}
 			return outcome{res: st.result(StopError, true), err: err}
 		}
@@ -417,8 +553,12 @@ func (c *conn) failure(ctx, actx context.Context, st *state, streaming bool, err
 	return outcome{res: res, err: c.errorf(ErrNetwork, 0, "", "check the baseUrl "+c.baseURL+" and that the server runs", err), retry: true}
 }
 
-func (c *conn) statusError(status int, model, msg string) *Error {
+func (c *conn) statusError(status int, model string, body []byte) *Error {
+	msg := serverMessage(body)
 	switch {
+	case status == http.StatusBadRequest && bytes.Contains(body, []byte("API_KEY_INVALID")):
+		// Gemini reports a bad key as a 400.
+		return c.errorf(ErrAuth, status, msg, c.keyHint(), nil)
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return c.errorf(ErrAuth, status, msg, c.keyHint(), nil)
 	case status == http.StatusNotFound:
@@ -460,9 +600,10 @@ func parseRetryAfter(v string) time.Duration {
 	return 0
 }
 
-// serverMessage finds the human message in an error body: OpenAI's and
-// Anthropic's {"error":{"message"}}, Ollama's {"error":"…"}, a plain
-// {"message"}, or the text itself.
+// serverMessage finds the human message in an error body: OpenAI's,
+// Anthropic's and Gemini's {"error":{"message"}}, Ollama's {"error":"…"},
+// a plain {"message"}, or the text itself. It is not cleaned: callers
+// redact keys from it first, then clean it (errorf does both).
 func serverMessage(data []byte) string {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
@@ -475,19 +616,19 @@ func serverMessage(data []byte) string {
 	}
 	if json.Unmarshal(data, &doc) == nil {
 		if m := errorMessage(doc.Error); m != "" {
-			return clean(m)
+			return m
 		}
 		if doc.Message != "" {
-			return clean(doc.Message)
+			return doc.Message
 		}
 		if doc.Detail != "" {
-			return clean(doc.Detail)
+			return doc.Detail
 		}
 	}
 	if data[0] == '<' {
 		return "" // an HTML error page says nothing useful in one line
 	}
-	return clean(string(data))
+	return string(data)
 }
 
 // errorMessage reads an "error" member that is a string or an object

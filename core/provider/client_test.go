@@ -11,12 +11,16 @@ import (
 	"github.com/pi-tui/pi-tui/core/settings"
 )
 
-var apis = []string{APIOpenAICompletions, APIAnthropicMessages}
+var apis = []string{APIOpenAICompletions, APIAnthropicMessages, APIGoogleGenerativeAI}
 
 // writeText streams one text delta in the api's format.
 func writeText(api string, s stream, text string) {
-	if api == APIOpenAICompletions {
+	switch api {
+	case APIOpenAICompletions:
 		s.data(`{"choices":[{"index":0,"delta":{"content":"` + text + `"}}]}`)
+		return
+	case APIGoogleGenerativeAI:
+		s.data(`{"candidates":[{"content":{"role":"model","parts":[{"text":"` + text + `"}]},"index":0}]}`)
 		return
 	}
 	s.event("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"`+text+`"}}`)
@@ -24,9 +28,13 @@ func writeText(api string, s stream, text string) {
 
 // writeEnd ends an answer in the api's format.
 func writeEnd(api string, s stream) {
-	if api == APIOpenAICompletions {
+	switch api {
+	case APIOpenAICompletions:
 		s.data(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)
 		s.data(`[DONE]`)
+		return
+	case APIGoogleGenerativeAI:
+		s.data(`{"candidates":[{"content":{"role":"model","parts":[]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2}}`)
 		return
 	}
 	s.event("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}`)
@@ -344,7 +352,7 @@ func TestMissingKey(t *testing.T) {
 	}
 	_, _, err = collect(t, context.Background(), c, simpleRequest())
 	wantKind(t, err, ErrAuth)
-	if err.Error() != "openai: no API key is set (OPENAI_API_KEY is not set); set OPENAI_API_KEY" {
+	if err.Error() != `openai: no API key is set (the apiKey of provider "openai" in models.json names OPENAI_API_KEY, which is not set); set OPENAI_API_KEY` {
 		t.Errorf("error = %q", err)
 	}
 	if len(srv.requests()) != 0 {
@@ -387,8 +395,8 @@ func TestNewKeysAndHeaders(t *testing.T) {
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {
-	_, err := New(settings.ProviderConfig{Name: "g", API: "google-generative-ai", BaseURL: "https://x"}, nil, Options{})
-	if err == nil || !strings.Contains(err.Error(), `unknown api "google-generative-ai"`) {
+	_, err := New(settings.ProviderConfig{Name: "g", API: "openai-responses", BaseURL: "https://x"}, nil, Options{})
+	if err == nil || !strings.Contains(err.Error(), `unknown api "openai-responses"`) {
 		t.Errorf("unknown api: %v", err)
 	}
 	_, err = New(settings.ProviderConfig{Name: "g", API: APIOpenAICompletions, BaseURL: "localhost:11434"}, nil, Options{})

@@ -20,6 +20,7 @@ const (
 	ErrNoModel              // no usable model is configured
 	ErrBadModel             // the model named is not one that can be used
 	ErrAborted              // the caller cancelled the call (Err is the context's error)
+	ErrConfig               // models.json, auth.json or settings.json cannot be used (Detail names the file)
 )
 
 // Error is a failed model call. Error() is one sentence that says what
@@ -42,9 +43,13 @@ func (e *Error) Error() string {
 	if s != "" {
 		s += ": "
 	}
-	s += kindText(e.Kind, e.Status)
-	if msg != "" {
-		s += " (" + msg + ")"
+	switch k := kindText(e.Kind, e.Status); {
+	case k == "":
+		s += msg
+	case msg != "":
+		s += k + " (" + msg + ")"
+	default:
+		s += k
 	}
 	if e.Hint != "" {
 		s += "; " + e.Hint
@@ -84,6 +89,8 @@ func kindText(k ErrorKind, status int) string {
 		return "that model cannot be used"
 	case ErrAborted:
 		return "the call was cancelled"
+	case ErrConfig:
+		return "" // the detail is the sentence
 	}
 	if status != 0 {
 		return fmt.Sprintf("the call failed (HTTP %d)", status)

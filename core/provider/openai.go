@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/pi-tui/pi-tui/core/settings"
 )
 
 // openAIClient speaks the Chat Completions API (OpenAI and the many
@@ -24,8 +26,16 @@ type oaRequest struct {
 	Tools               []oaTool        `json:"tools,omitempty"`
 	MaxTokens           int             `json:"max_tokens,omitempty"`
 	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
+	ReasoningEffort     string          `json:"reasoning_effort,omitempty"`
+	Thinking            *oaThinking     `json:"thinking,omitempty"`        // Z.ai
+	EnableThinking      *bool           `json:"enable_thinking,omitempty"` // Qwen
+	ChatTemplateKwargs  map[string]bool `json:"chat_template_kwargs,omitempty"`
 	Stream              bool            `json:"stream"`
 	StreamOptions       oaStreamOptions `json:"stream_options"`
+}
+
+type oaThinking struct {
+	Type string `json:"type"` // enabled | disabled
 }
 
 type oaStreamOptions struct {
@@ -77,8 +87,18 @@ func toolSchema(c *conn, t Tool) (json.RawMessage, error) {
 
 func (o *openAIClient) body(req Request) ([]byte, error) {
 	r := oaRequest{Model: req.Model, Stream: true, StreamOptions: oaStreamOptions{IncludeUsage: true}}
+	m := o.c.modelInfo(req.Model)
+	compat := detectCompat(o.c.baseURL, m.Compat)
+	completionTokens := o.completionTokens
+	switch compat.MaxTokensField {
+	case "max_tokens":
+		completionTokens = false
+	case "max_completion_tokens":
+		completionTokens = true
+	}
+	thinkOpenAI(&r, m, compat, o.c.level(req, m))
 	if req.MaxTokens > 0 {
-		if o.completionTokens {
+		if completionTokens {
 			r.MaxCompletionTokens = req.MaxTokens
 		} else {
 			r.MaxTokens = req.MaxTokens
@@ -118,6 +138,61 @@ func (o *openAIClient) body(req Request) ([]byte, error) {
 		r.Tools = append(r.Tools, oaTool{Type: "function", Function: oaToolSpec{Name: t.Name, Description: t.Description, Parameters: s}})
 	}
 	return json.Marshal(r)
+}
+
+// detectCompat fills what the configuration leaves open from the server,
+// as pi does: xAI, Z.ai and DeepSeek take no reasoning_effort, and Z.ai
+// switches thinking its own way.
+func detectCompat(baseURL string, c settings.Compat) settings.Compat {
+	zai := strings.Contains(baseURL, "api.z.ai")
+	if c.SupportsReasoningEffort == nil && (zai || strings.Contains(baseURL, "api.x.ai") || strings.Contains(baseURL, "deepseek.com")) {
+		no := false
+		c.SupportsReasoningEffort = &no
+	}
+	if c.ThinkingFormat == "" && zai {
+		c.ThinkingFormat = "zai"
+	}
+	return c
+}
+
+// thinkOpenAI sets the thinking switch of a request, only for reasoning
+// models: reasoning_effort is the level's value in the model's map (or
+// compat's reasoningEffortMap), else the level's name; at off it is sent
+// only when the map names a value for off (such as "none").
+func thinkOpenAI(r *oaRequest, m ModelInfo, compat settings.Compat, level string) {
+	if !m.Reasoning {
+		return
+	}
+	on := level != ThinkingOff
+	switch compat.ThinkingFormat {
+	case "zai":
+		t := "disabled"
+		if on {
+			t = "enabled"
+		}
+		r.Thinking = &oaThinking{Type: t}
+		return
+	case "qwen":
+		r.EnableThinking = &on
+		return
+	case "qwen-chat-template":
+		r.ChatTemplateKwargs = map[string]bool{"enable_thinking": on}
+		return
+	}
+	if compat.SupportsReasoningEffort != nil && !*compat.SupportsReasoningEffort {
+		return
+	}
+	if v, ok := compat.ReasoningEffortMap[level]; ok {
+		r.ReasoningEffort = v
+		return
+	}
+	if v, ok := m.mapped(level); ok {
+		r.ReasoningEffort = v
+		return
+	}
+	if on {
+		r.ReasoningEffort = level
+	}
 }
 
 // joinText is a message's text parts, one per line.

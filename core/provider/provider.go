@@ -1,7 +1,10 @@
 // Package provider talks to model servers. One small streaming interface,
-// Client, hides the wire formats (OpenAI Chat Completions and Anthropic
-// Messages, both over SSE) from the agent loop, which only sees text
-// deltas, complete tool calls, usage and a stop reason.
+// Client, hides the wire formats (OpenAI Chat Completions, Anthropic
+// Messages and Google's Gemini API, all over SSE) from the agent loop,
+// which only sees text and thinking deltas, complete tool calls, usage and
+// a stop reason. It also knows where models and keys come from: a
+// built-in catalogue, pi's models.json and auth.json, and the
+// environment (see Registry and Resolve).
 package provider
 
 import (
@@ -64,6 +67,10 @@ type Request struct {
 	Messages  []Message
 	Tools     []Tool
 	MaxTokens int
+	// Thinking is the thinking level (off … xhigh); "" means the
+	// client's own (the level it was resolved with). Levels the model
+	// does not support are clamped to the nearest one it does.
+	Thinking string
 }
 
 // Usage counts tokens of one call.

@@ -1,9 +1,13 @@
 package provider
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/pi-tui/pi-tui/core/settings"
@@ -13,123 +17,192 @@ import (
 type Model struct {
 	Provider, ID, Name, API  string
 	ContextWindow, MaxTokens int
+	// Reasoning says the model can think; Thinking is the level its calls
+	// use, already clamped to what the model supports.
+	Reasoning bool
+	Thinking  string
+	// KeyTag changes when the key's source changes (another auth.json or
+	// models.json value, another environment value), so a runtime holding
+	// an old key can be replaced. It is a digest, never the key.
+	KeyTag string
 }
 
 // String is PROVIDER/ID.
 func (m Model) String() string { return m.Provider + "/" + m.ID }
 
 // Resolve picks a model and returns a client for it. spec is
-// "PROVIDER/ID" (the id may contain '/'); "" means settings.json's
-// defaultProvider/defaultModel, else the first available model. Providers
-// are those of A/models.json and the built-in ones (a models.json
-// provider replaces a built-in one of the same name). An id the provider
-// does not list is still used, since servers such as Ollama have many
-// models; an unknown provider is an error listing what is available, and
-// with nothing usable the error says how to set a model up.
+// "PROVIDER/ID" (the id may contain '/' and ':'), optionally followed by
+// ":LEVEL" to set the thinking level; "" (or ":LEVEL") means
+// settings.json's defaultProvider/defaultModel, else the first model that
+// has a key. Models are the built-in catalogue's and A/models.json's
+// merged as pi merges them; keys come from A/auth.json, models.json and
+// the environment (see Registry). The thinking level is the spec's, else
+// settings.json's defaultThinkingLevel, else medium, clamped to what the
+// model supports. A provider that lists its models serves only those
+// (routers such as OpenRouter and local servers without a list serve
+// any); an unknown provider is an error listing what is available; with
+// nothing usable the error says how to set a model up. The key itself is
+// found on the first call (a !command runs then, cancellable with it).
 func Resolve(agentDir string, env func(string) string, spec string, opts Options) (Client, Model, error) {
 	if env == nil {
 		env = os.Getenv
 	}
-	custom, err := settings.ReadModels(agentDir)
+	r := Load(agentDir, env)
+	p, m, level, err := r.pick(spec)
 	if err != nil {
-		return nil, Model{}, &Error{Kind: ErrNoModel, Err: err, Hint: "fix " + filepath.Join(agentDir, settings.ModelsFile)}
+		return nil, Model{}, err
 	}
-	providers := append([]settings.ProviderConfig(nil), custom...)
-	for _, b := range settings.BuiltInProviders() {
-		if findProvider(custom, b.Name) == nil {
-			providers = append(providers, b)
+	headers := maps.Clone(p.headers)
+	if len(m.Headers) > 0 {
+		if headers == nil {
+			headers = map[string]string{}
+		}
+		maps.Copy(headers, m.Headers)
+	}
+	plan := r.keyPlan(p)
+	c, err := buildClient(target{provider: p.name, api: m.API, baseURL: m.BaseURL, models: []ModelInfo{m}, headers: headers,
+		authHeader: p.authHeader, plan: plan, thinking: level}, env, opts)
+	if err != nil {
+		return nil, Model{}, err
+	}
+	mod := model(m, level)
+	mod.KeyTag = keyTag(plan, headers, env)
+	return c, mod, nil
+}
+
+// keyTag digests where a key and the header values come from, and the
+// environment values they read.
+func keyTag(plan keyPlan, headers map[string]string, env func(string) string) string {
+	h := sha256.New()
+	write := func(s string) { h.Write([]byte(s)); h.Write([]byte{0}) }
+	write(plan.raw)
+	write(plan.envVar)
+	if plan.envVar != "" {
+		write(env(plan.envVar))
+	}
+	for _, n := range settings.ValueVars(plan.raw) {
+		write(env(n))
+	}
+	keys := slices.Sorted(maps.Keys(headers))
+	for _, k := range keys {
+		write(k)
+		write(headers[k])
+		for _, n := range settings.ValueVars(headers[k]) {
+			write(env(n))
 		}
 	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+func model(m ModelInfo, level string) Model {
+	return Model{Provider: m.Provider, ID: m.ID, Name: m.Name, API: m.API, ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens,
+		Reasoning: m.Reasoning, Thinking: level}
+}
+
+// Description is what Describe finds out about a model spec.
+type Description struct {
+	Model Model
+	// Levels are the thinking levels the model supports, lowest first.
+	Levels []string
+	// Usable says a key is there (or none is needed); Hint says what to
+	// do when it is not.
+	Usable bool
+	Hint   string
+}
+
+// Describe resolves spec as Resolve does, without building a client or
+// running any key command: what a status line or a level picker shows.
+func Describe(agentDir string, env func(string) string, spec string) (Description, error) {
+	if env == nil {
+		env = os.Getenv
+	}
+	r := Load(agentDir, env)
+	p, m, level, err := r.pick(spec)
+	if err != nil {
+		return Description{}, err
+	}
+	kp := r.keyPlan(p)
+	return Description{Model: model(m, level), Levels: m.ThinkingLevels(), Usable: kp.ok, Hint: kp.hint}, nil
+}
+
+// pick finds the model and the thinking level of a spec.
+func (r *Registry) pick(spec string) (*providerInfo, ModelInfo, string, error) {
+	if err := r.Err(); err != nil {
+		return nil, ModelInfo{}, "", &Error{Kind: ErrConfig, Detail: err.Error(), Hint: "fix it: pi-tui picks no model until it can read it"}
+	}
+	modelSpec, level := SplitThinking(spec)
 	var provName, id string
-	if strings.TrimSpace(spec) != "" {
-		provName, id, err = settings.ParseModel(spec)
+	if modelSpec != "" {
+		var err error
+		provName, id, err = settings.ParseModel(modelSpec)
 		if err != nil {
-			return nil, Model{}, &Error{Kind: ErrBadModel, Detail: err.Error(), Hint: available(agentDir, env)}
+			return nil, ModelInfo{}, "", &Error{Kind: ErrBadModel, Detail: err.Error(), Hint: r.available()}
 		}
 	} else {
-		d, err := settings.ReadDefaults(agentDir)
+		d, err := settings.ReadDefaults(r.agentDir)
 		if err != nil {
-			return nil, Model{}, &Error{Kind: ErrNoModel, Err: err, Hint: "fix " + filepath.Join(agentDir, settings.FileName)}
+			return nil, ModelInfo{}, "", &Error{Kind: ErrConfig, Detail: err.Error(), Hint: "fix it, or choose a model with --model PROVIDER/ID"}
 		}
 		provName, id = d.Provider, d.Model
 		if provName != "" && id == "" {
 			// A default provider without a model: its first model.
-			if p := findProvider(providers, provName); p != nil && len(p.Models) > 0 {
-				id = p.Models[0].ID
+			if p := r.provider(provName); p != nil && len(p.models) > 0 {
+				id = p.models[0].ID
 			}
 		}
 		if provName == "" || id == "" {
-			refs, _ := settings.AvailableModels(agentDir, env)
-			if len(refs) == 0 {
-				return nil, Model{}, &Error{Kind: ErrNoModel, Hint: setupHint(agentDir)}
+			usable := r.Usable()
+			if len(usable) == 0 {
+				return nil, ModelInfo{}, "", &Error{Kind: ErrNoModel, Hint: r.setupHint()}
 			}
-			provName, id = refs[0].Provider, refs[0].ID
+			provName, id = usable[0].Provider, usable[0].ID
 		}
 	}
-	p := findProvider(providers, provName)
-	if p == nil {
-		return nil, Model{}, &Error{Kind: ErrNotFound, Detail: fmt.Sprintf("there is no provider %q", provName), Hint: available(agentDir, env)}
+	p, m, ok := r.find(provName, id)
+	switch {
+	case p == nil:
+		return nil, ModelInfo{}, "", &Error{Kind: ErrNotFound, Detail: fmt.Sprintf("there is no provider %q", provName), Hint: r.available()}
+	case !ok:
+		return nil, ModelInfo{}, "", &Error{Kind: ErrBadModel, Detail: fmt.Sprintf("provider %q has no model %q", p.name, id), Hint: r.available()}
 	}
-	if strings.TrimSpace(spec) != "" && len(p.Models) > 0 && !hasModel(p, id) {
-		// A provider that lists its models only serves those; one without
-		// a list (a local server) may serve any.
-		return nil, Model{}, &Error{Kind: ErrBadModel, Detail: fmt.Sprintf("provider %q has no model %q", p.Name, id), Hint: available(agentDir, env)}
+	if level == "" {
+		level = r.DefaultThinking()
 	}
-	m := Model{Provider: p.Name, ID: id, Name: id, API: p.API}
-	for _, mc := range p.Models {
-		if mc.ID == id {
-			if mc.Name != "" {
-				m.Name = mc.Name
-			}
-			m.ContextWindow, m.MaxTokens = mc.ContextWindow, mc.MaxTokens
-			break
-		}
-	}
-	c, err := New(*p, env, opts)
-	if err != nil {
-		return nil, Model{}, err
-	}
-	return c, m, nil
+	return p, m, ClampThinking(m.ThinkingLevels(), level), nil
 }
 
-func hasModel(p *settings.ProviderConfig, id string) bool {
-	for _, mc := range p.Models {
-		if mc.ID == id {
-			return true
+// setupHint says how to configure a first model, naming any OAuth login
+// that pi-tui found but cannot use.
+func (r *Registry) setupHint() string {
+	h := "set an API key such as ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (or put one in " +
+		filepath.Join(r.agentDir, settings.AuthFile) + "), or add a provider to " + filepath.Join(r.agentDir, settings.ModelsFile) +
+		", then choose it with --model PROVIDER/ID or defaultProvider/defaultModel in " + filepath.Join(r.agentDir, settings.FileName)
+	var oauth []string
+	for _, n := range r.notes {
+		if strings.Contains(n, "OAuth") {
+			oauth = append(oauth, n)
 		}
 	}
-	return false
-}
-
-func findProvider(ps []settings.ProviderConfig, name string) *settings.ProviderConfig {
-	for i := range ps {
-		if ps[i].Name == name {
-			return &ps[i]
-		}
+	if len(oauth) > 0 {
+		h += " (" + strings.Join(oauth, "; ") + ")"
 	}
-	return nil
-}
-
-// setupHint says how to configure a first model.
-func setupHint(agentDir string) string {
-	return "set ANTHROPIC_API_KEY or OPENAI_API_KEY, or add a provider to " + filepath.Join(agentDir, settings.ModelsFile) +
-		", then choose it with --model PROVIDER/ID or defaultProvider/defaultModel in " + filepath.Join(agentDir, settings.FileName)
+	return h
 }
 
 // available lists the usable models for a hint (at most ten), or says how
 // to set one up when there are none.
-func available(agentDir string, env func(string) string) string {
-	refs, _ := settings.AvailableModels(agentDir, env)
-	if len(refs) == 0 {
-		return setupHint(agentDir)
+func (r *Registry) available() string {
+	usable := r.Usable()
+	if len(usable) == 0 {
+		return r.setupHint()
 	}
 	names := make([]string, 0, 10)
-	for i, r := range refs {
+	for i, l := range usable {
 		if i == 10 {
-			names = append(names, fmt.Sprintf("and %d more", len(refs)-10))
+			names = append(names, fmt.Sprintf("and %d more", len(usable)-10))
 			break
 		}
-		names = append(names, r.String())
+		names = append(names, l.String())
 	}
 	return "available: " + strings.Join(names, ", ")
 }

@@ -164,29 +164,40 @@ func streamError(raw json.RawMessage) *Error {
 		Type    string          `json:"type"`
 		Message string          `json:"message"`
 		Code    json.RawMessage `json:"code"`
+		Status  string          `json:"status"` // Gemini's
 	}
 	msg := errorMessage(raw)
 	_ = json.Unmarshal(raw, &o)
 	kind, hint := ErrOther, "try again"
 	code := string(trimSpace(o.Code))
 	switch {
-	case o.Type == "overloaded_error" || o.Type == "api_error" || o.Type == "server_error" || len(code) == 3 && code[0] == '5':
+	case o.Type == "overloaded_error" || o.Type == "api_error" || o.Type == "server_error" || len(code) == 3 && code[0] == '5' ||
+		o.Status == "INTERNAL" || o.Status == "UNAVAILABLE":
 		kind, hint = ErrServer, "try again later"
-	case o.Type == "rate_limit_error" || code == "429" || code == `"rate_limit_exceeded"`:
+	case o.Type == "rate_limit_error" || code == "429" || code == `"rate_limit_exceeded"` || o.Status == "RESOURCE_EXHAUSTED":
 		kind, hint = ErrRateLimit, "wait a moment and try again"
-	case o.Type == "authentication_error" || o.Type == "permission_error" || code == "401" || code == "403":
+	case o.Type == "authentication_error" || o.Type == "permission_error" || code == "401" || code == "403" ||
+		o.Status == "UNAUTHENTICATED" || o.Status == "PERMISSION_DENIED":
 		kind, hint = ErrAuth, "check the API key"
-	case o.Type == "not_found_error" || code == "404":
+	case o.Type == "not_found_error" || code == "404" || o.Status == "NOT_FOUND":
 		kind, hint = ErrNotFound, "check the model id and the baseUrl"
-	case o.Type == "invalid_request_error" || code == "400":
+	case o.Type == "invalid_request_error" || code == "400" || o.Status == "INVALID_ARGUMENT":
 		kind, hint = ErrBadRequest, ""
 	}
 	if msg == "" {
 		msg = "the server reported an error in the stream"
 	}
-	e := &Error{Kind: kind, Detail: clean(msg), Hint: hint}
+	// Not cleaned here: the client redacts keys first, then cleans.
+	e := &Error{Kind: kind, Detail: msg, Hint: hint}
 	if kind == ErrServer && len(code) == 3 && code[0] == '5' {
 		e.Status, _ = atoi3(code)
+	}
+	if kind == ErrAuth {
+		// The server rejected the key (a missing key never gets this far).
+		e.Status = 401
+		if code == "403" || o.Status == "PERMISSION_DENIED" || o.Type == "permission_error" {
+			e.Status = 403
+		}
 	}
 	return e
 }

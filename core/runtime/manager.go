@@ -115,6 +115,11 @@ func New(opts Options) (*Manager, error) {
 	if opts.OnEvent == nil {
 		opts.OnEvent = func(agent.Event) {}
 	}
+	if opts.Provider.Commands == nil {
+		// A key's !command runs once for the manager's life, as pi runs
+		// it once per process.
+		opts.Provider.Commands = provider.NewCommandCache()
+	}
 	m := &Manager{opts: opts, sessions: session.NewManager(opts.Host.Store), seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
 		resolvers: map[string]*instructions.Resolver{}, watched: map[string]int{}, last: map[string]agent.Event{}}
 	if w, err := fsnotify.NewWatcher(); err == nil {
@@ -350,7 +355,7 @@ func (m *Manager) build(ctx context.Context, projectID, sessionID, modelSpec str
 	if tools == nil {
 		tools = agent.DefaultTools
 	}
-	spec := Spec{SessionID: sessionID, Root: p.Root, Model: model.Provider + "/" + model.ID, Tools: tools,
+	spec := Spec{SessionID: sessionID, Root: p.Root, Model: model.Provider + "/" + model.ID, Thinking: model.Thinking, KeyTag: model.KeyTag, Tools: tools,
 		Permission: prefs.PermissionMode, Trusted: p.Trusted, Sections: Sections{Base: basePrompt, Instructions: chain.Text,
 			Memory: memorySection(mem.Content), Skills: res.skills.PromptSection(tools), Environment: environment(p.Root, m.opts.Now())},
 		Settings: res.String()}
@@ -591,6 +596,7 @@ type State struct {
 	SessionID string          `json:"sessionId"`
 	Runtime   string          `json:"runtime"` // none, idle, working
 	Model     string          `json:"model,omitempty"`
+	Thinking  string          `json:"thinkingLevel,omitempty"`
 	Last      *agent.Event    `json:"last,omitempty"`
 	Usage     *provider.Usage `json:"usage,omitempty"`
 	Leaf      string          `json:"leafId,omitempty"`
@@ -606,7 +612,7 @@ func (m *Manager) State(sessionID string) State {
 		st.Last = &e
 	}
 	if rt := m.runtimes[sessionID]; rt != nil {
-		st.Runtime, st.Model = "idle", rt.Spec.Model
+		st.Runtime, st.Model, st.Thinking = "idle", rt.Spec.Model, rt.Spec.Thinking
 		if rt.Agent.Busy() {
 			st.Runtime = "working"
 		}
@@ -689,7 +695,7 @@ func (m *Manager) watch(w *fsnotify.Watcher) {
 func relevant(name string) bool {
 	switch name {
 	case "AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD", ".claude", "CODEX.md", "GEMINI.md",
-		instructions.GuidanceFile, "settings.json", "models.json", projects.TrustFile:
+		instructions.GuidanceFile, "settings.json", "models.json", "auth.json", projects.TrustFile:
 		return true
 	}
 	return filepath.Ext(name) == ".md"

@@ -12,6 +12,8 @@ type Spec struct {
 	SessionID  string
 	Root       string
 	Model      string // PROVIDER/ID
+	Thinking   string // the thinking level the model's calls use
+	KeyTag     string // a digest of where the model's key comes from (never the key)
 	Tools      []string
 	Permission string
 	Trusted    bool
@@ -27,7 +29,7 @@ type Spec struct {
 func (s Spec) Fingerprint(seed maphash.Seed) string {
 	var h maphash.Hash
 	h.SetSeed(seed)
-	for _, part := range []string{s.SessionID, s.Root, s.Model, strings.Join(s.Tools, ","), s.Permission,
+	for _, part := range []string{s.SessionID, s.Root, s.Model, s.Thinking, s.KeyTag, strings.Join(s.Tools, ","), s.Permission,
 		boolText(s.Trusted), s.Sections.Base, s.Sections.Instructions, s.Sections.Memory, s.Sections.Skills, s.Sections.Environment,
 		s.Settings} {
 		h.WriteString(part)
@@ -49,6 +51,8 @@ const (
 	ReasonInstructionsChanged = "instructions-changed"
 	ReasonMemoryChanged       = "memory-changed"
 	ReasonModelChanged        = "model-changed"
+	ReasonThinkingChanged     = "thinking-changed"
+	ReasonKeyChanged          = "key-changed"
 	ReasonPermissionChanged   = "permission-changed"
 	ReasonTrustChanged        = "trust-changed"
 	ReasonToolsChanged        = "tools-changed"
@@ -68,6 +72,10 @@ func why(old, cur Spec) string {
 		return ReasonRootChanged
 	case old.Model != cur.Model:
 		return ReasonModelChanged
+	case old.Thinking != cur.Thinking:
+		return ReasonThinkingChanged
+	case old.KeyTag != cur.KeyTag:
+		return ReasonKeyChanged
 	case old.Sections.Instructions != cur.Sections.Instructions:
 		return ReasonInstructionsChanged
 	case old.Sections.Memory != cur.Sections.Memory:

@@ -99,7 +99,7 @@ func TestMalformedSettingsNamesFileLineAndColumn(t *testing.T) {
 	if len(e.Problems) != 2 {
 		t.Fatalf("problems = %v", e.Problems)
 	}
-	want := global + " is not valid JSON at line 3, column 3: "
+	want := global + " is not valid JSON at line 3, column 3"
 	if msg := e.Problems[0].Error(); !strings.HasPrefix(msg, want) || strings.Contains(msg, "\n") {
 		t.Errorf("global problem = %q, want prefix %q", msg, want)
 	}

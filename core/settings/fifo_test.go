@@ -33,7 +33,7 @@ func returns(t *testing.T, what string, f func() error) error {
 // naming the file, and left in place.
 func TestSettingsFilesThatAreFIFOs(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{ModelsFile, FileName, "agent-guidance.json"} {
+	for _, name := range []string{ModelsFile, FileName, AuthFile, "agent-guidance.json"} {
 		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +45,8 @@ func TestSettingsFilesThatAreFIFOs(t *testing.T) {
 		}
 	}
 	check("ReadModels", returns(t, "ReadModels", func() error { _, err := ReadModels(dir); return err }))
-	check("AvailableModels", returns(t, "AvailableModels", func() error { _, err := AvailableModels(dir, nil); return err }))
+	check("ReadAuth", returns(t, "ReadAuth", func() error { _, err := ReadAuth(dir); return err }))
+	check("ReadThinkingLevel", returns(t, "ReadThinkingLevel", func() error { _, err := ReadThinkingLevel(dir); return err }))
 	check("ReadDefaults", returns(t, "ReadDefaults", func() error { _, err := ReadDefaults(dir); return err }))
 	check("UpdateFile", returns(t, "UpdateFile", func() error {
 		return UpdateFile(filepath.Join(dir, "agent-guidance.json"), func(o *Object) error { return o.SetValue("subdirectoryContext", false) })
@@ -57,18 +58,19 @@ func TestSettingsFilesThatAreFIFOs(t *testing.T) {
 
 func TestSecretEnvNames(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, ModelsFile), []byte(`{"providers":{"gw":{"apiKey":"GW_TOKEN","headers":{"X-Key":"GW_HEADER_KEY","X-Plain":"not a name"}},"lit":{"apiKey":"sk-literal-123"}}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, ModelsFile), []byte(`{"providers":{"gw":{"apiKey":"GW_TOKEN","headers":{"X-Key":"GW_HEADER_KEY","X-Plain":"not a name","X-B":"Bearer ${GW_BRACED}"}},"lit":{"apiKey":"sk-literal-123"},"cmd":{"apiKey":"!pass show $NOT_READ"}}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, AuthFile), []byte(`{"x":{"type":"api_key","key":"$AUTH_DOLLAR"},"y":{"type":"oauth","access":"SECRET"}}`), 0o600)
 	names := SecretEnvNames(dir)
 	has := map[string]bool{}
 	for _, n := range names {
 		has[n] = true
 	}
-	for _, want := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GW_TOKEN", "GW_HEADER_KEY"} {
+	for _, want := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GW_TOKEN", "GW_HEADER_KEY", "GW_BRACED", "AUTH_DOLLAR"} {
 		if !has[want] {
 			t.Errorf("%s is missing from %v", want, names)
 		}
 	}
-	if has["not a name"] || has["PATH"] || has["HOME"] {
+	if has["not a name"] || has["PATH"] || has["HOME"] || has["NOT_READ"] || has["SECRET"] {
 		t.Errorf("names = %v", names)
 	}
 }

@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,23 +16,105 @@ import (
 // ModelsFile is pi's model configuration inside the agent dir.
 const ModelsFile = "models.json"
 
-// ModelConfig is one model of a provider.
-type ModelConfig struct {
-	ID            string `json:"id"`
-	Name          string `json:"name"`
-	ContextWindow int    `json:"contextWindow"`
-	MaxTokens     int    `json:"maxTokens"`
+// Cost is a model's price in dollars per million tokens.
+type Cost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
 }
 
-// ProviderConfig is one provider in models.json (pi's format).
+// CostOverride is a partial Cost: only the prices it names change.
+type CostOverride struct {
+	Input      *float64 `json:"input"`
+	Output     *float64 `json:"output"`
+	CacheRead  *float64 `json:"cacheRead"`
+	CacheWrite *float64 `json:"cacheWrite"`
+}
+
+// Compat holds the OpenAI-compatibility switches of pi's models.json that
+// pi-tui honours; other members are accepted and ignored.
+type Compat struct {
+	// SupportsReasoningEffort says whether the server takes
+	// reasoning_effort (nil: decided by the provider).
+	SupportsReasoningEffort *bool `json:"supportsReasoningEffort"`
+	// ReasoningEffortMap maps a thinking level to the value sent.
+	ReasoningEffortMap map[string]string `json:"reasoningEffortMap"`
+	// ThinkingFormat is how thinking is switched: openai
+	// (reasoning_effort), zai (thinking.type), qwen (enable_thinking) or
+	// qwen-chat-template (chat_template_kwargs.enable_thinking).
+	ThinkingFormat string `json:"thinkingFormat"`
+	// MaxTokensField is max_tokens or max_completion_tokens.
+	MaxTokensField string `json:"maxTokensField"`
+}
+
+// Merge returns c with the members o sets; nil leaves c as it is.
+func (c Compat) Merge(o *Compat) Compat {
+	if o == nil {
+		return c
+	}
+	if o.SupportsReasoningEffort != nil {
+		c.SupportsReasoningEffort = o.SupportsReasoningEffort
+	}
+	if o.ReasoningEffortMap != nil {
+		c.ReasoningEffortMap = o.ReasoningEffortMap
+	}
+	if o.ThinkingFormat != "" {
+		c.ThinkingFormat = o.ThinkingFormat
+	}
+	if o.MaxTokensField != "" {
+		c.MaxTokensField = o.MaxTokensField
+	}
+	return c
+}
+
+// ModelConfig is one model of a provider in models.json.
+type ModelConfig struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	API     string `json:"api"`     // overrides the provider's api
+	BaseURL string `json:"baseUrl"` // overrides the provider's baseUrl
+	// Reasoning marks a model that can think (pi's default: false).
+	Reasoning *bool `json:"reasoning"`
+	// ThinkingLevelMap maps a thinking level to the value the provider
+	// takes for it; null marks a level the model does not support.
+	ThinkingLevelMap map[string]*string `json:"thinkingLevelMap"`
+	Input            []string           `json:"input"`
+	ContextWindow    int                `json:"contextWindow"`
+	MaxTokens        int                `json:"maxTokens"`
+	Cost             *Cost              `json:"cost"`
+	Headers          map[string]string  `json:"headers"`
+	Compat           *Compat            `json:"compat"`
+}
+
+// ModelOverride changes some fields of a built-in model (modelOverrides).
+type ModelOverride struct {
+	Name             *string            `json:"name"`
+	Reasoning        *bool              `json:"reasoning"`
+	ThinkingLevelMap map[string]*string `json:"thinkingLevelMap"`
+	Input            []string           `json:"input"`
+	ContextWindow    *int               `json:"contextWindow"`
+	MaxTokens        *int               `json:"maxTokens"`
+	Cost             *CostOverride      `json:"cost"`
+	Headers          map[string]string  `json:"headers"`
+	Compat           *Compat            `json:"compat"`
+}
+
+// ProviderConfig is one provider in models.json (pi's format). A provider
+// that pi-tui also knows as a built-in one changes it: baseUrl, headers,
+// apiKey and compat apply to its models, modelOverrides change some of
+// them, and models adds models or replaces those with the same id.
 type ProviderConfig struct {
-	Name    string            `json:"-"`
-	BaseURL string            `json:"baseUrl"`
-	API     string            `json:"api"`    // openai-completions | anthropic-messages
-	APIKey  string            `json:"apiKey"` // an environment variable's name, or the key itself
-	Headers map[string]string `json:"headers"`
-	Models  []ModelConfig     `json:"models"`
-	BuiltIn bool              `json:"-"`
+	Name           string                   `json:"-"` // the key under "providers"
+	DisplayName    string                   `json:"name"`
+	BaseURL        string                   `json:"baseUrl"`
+	API            string                   `json:"api"`    // openai-completions | anthropic-messages | google-generative-ai
+	APIKey         string                   `json:"apiKey"` // a value as pi reads it: !command, $VAR, a variable's name, or the key
+	Headers        map[string]string        `json:"headers"`
+	Compat         *Compat                  `json:"compat"`
+	AuthHeader     bool                     `json:"authHeader"` // also send the key as Authorization: Bearer
+	Models         []ModelConfig            `json:"models"`
+	ModelOverrides map[string]ModelOverride `json:"modelOverrides"`
 }
 
 // ModelRef names a model for pickers: PROVIDER/ID and a display name.
@@ -42,27 +125,10 @@ type ModelRef struct {
 // String is PROVIDER/ID.
 func (m ModelRef) String() string { return m.Provider + "/" + m.ID }
 
-// BuiltInProviders are usable without models.json when their key variable
-// is set. The model lists are a starting point; models.json can add more.
-func BuiltInProviders() []ProviderConfig {
-	return []ProviderConfig{
-		{Name: "anthropic", API: "anthropic-messages", BaseURL: "https://api.anthropic.com", APIKey: "ANTHROPIC_API_KEY", BuiltIn: true,
-			Models: []ModelConfig{
-				{ID: "claude-sonnet-4-5", Name: "Claude Sonnet 4.5", ContextWindow: 200000, MaxTokens: 64000},
-				{ID: "claude-opus-4-1", Name: "Claude Opus 4.1", ContextWindow: 200000, MaxTokens: 32000},
-				{ID: "claude-haiku-4-5", Name: "Claude Haiku 4.5", ContextWindow: 200000, MaxTokens: 64000},
-			}},
-		{Name: "openai", API: "openai-completions", BaseURL: "https://api.openai.com/v1", APIKey: "OPENAI_API_KEY", BuiltIn: true,
-			Models: []ModelConfig{
-				{ID: "gpt-5", Name: "GPT-5", ContextWindow: 400000, MaxTokens: 128000},
-				{ID: "gpt-5-mini", Name: "GPT-5 mini", ContextWindow: 400000, MaxTokens: 128000},
-				{ID: "gpt-4.1", Name: "GPT-4.1", ContextWindow: 1047576, MaxTokens: 32768},
-			}},
-	}
-}
-
-// ReadModels reads A/models.json. A missing file is no providers and no
-// error; an invalid one is an error naming the file.
+// ReadModels reads A/models.json, providers sorted by name. A missing file
+// is no providers and no error. A file that is not valid is one error
+// sentence naming the file and, for a syntax or type error, the line and
+// column (comments are allowed, as pi allows them).
 func ReadModels(agentDir string) ([]ProviderConfig, error) {
 	path := filepath.Join(agentDir, ModelsFile)
 	data, _, err := fsutil.ReadRegular(path, maxSize)
@@ -72,11 +138,19 @@ func ReadModels(agentDir string) ([]ProviderConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, fsutil.PlainError(err))
 	}
+	return parseModels(path, data)
+}
+
+func parseModels(path string, data []byte) ([]ProviderConfig, error) {
+	data = StripJSONComments(data)
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil // an empty file configures nothing
+	}
 	var doc struct {
 		Providers map[string]ProviderConfig `json:"providers"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s is not valid: %v", path, err)
+		return nil, JSONError(path, data, err)
 	}
 	names := make([]string, 0, len(doc.Providers))
 	for n := range doc.Providers {
@@ -87,34 +161,82 @@ func ReadModels(agentDir string) ([]ProviderConfig, error) {
 	for _, n := range names {
 		p := doc.Providers[n]
 		p.Name = n
+		if err := checkProvider(path, p); err != nil {
+			return nil, err
+		}
 		out = append(out, p)
 	}
 	return out, nil
 }
 
-// AvailableModels lists the models a user can pick: those of models.json,
-// then the built-in providers whose key variable is set (env looks it up).
-// A models.json provider replaces a built-in one of the same name.
-func AvailableModels(agentDir string, env func(string) string) ([]ModelRef, error) {
-	custom, err := ReadModels(agentDir)
-	seen := map[string]bool{}
-	var out []ModelRef
-	for _, p := range custom {
-		seen[p.Name] = true
-		for _, m := range p.Models {
-			out = append(out, ModelRef{Provider: p.Name, ID: m.ID, Name: m.Name})
+// checkProvider rejects what pi rejects: models without an id or with
+// impossible sizes.
+func checkProvider(path string, p ProviderConfig) error {
+	if strings.TrimSpace(p.Name) == "" {
+		return fmt.Errorf("%s: a provider has an empty name", path)
+	}
+	for i, m := range p.Models {
+		where := fmt.Sprintf("%s: providers.%s.models[%d]", path, p.Name, i)
+		switch {
+		case strings.TrimSpace(m.ID) == "":
+			return fmt.Errorf("%s has no \"id\"", where)
+		case m.ContextWindow < 0:
+			return fmt.Errorf("%s (%s): contextWindow must be positive", where, m.ID)
+		case m.MaxTokens < 0:
+			return fmt.Errorf("%s (%s): maxTokens must be positive", where, m.ID)
 		}
 	}
-	for _, p := range BuiltInProviders() {
-		if seen[p.Name] || env == nil || env(p.APIKey) == "" {
+	return nil
+}
+
+// StripJSONComments blanks // and /* */ comments outside strings, keeping
+// every other byte (and every line break) where it was, so positions in
+// parse errors still point at the user's file.
+func StripJSONComments(data []byte) []byte {
+	if bytes.IndexByte(data, '/') < 0 {
+		return data
+	}
+	out := append([]byte(nil), data...)
+	inString, escaped := false, false
+	for i := 0; i < len(out); i++ {
+		c := out[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
 			continue
 		}
-		for _, m := range p.Models {
-			out = append(out, ModelRef{Provider: p.Name, ID: m.ID, Name: m.Name})
+		switch {
+		case c == '"':
+			inString = true
+		case c == '/' && i+1 < len(out) && out[i+1] == '/':
+			for i < len(out) && out[i] != '\n' {
+				out[i] = ' '
+				i++
+			}
+		case c == '/' && i+1 < len(out) && out[i+1] == '*':
+			out[i], out[i+1] = ' ', ' '
+			i += 2
+			for i < len(out) && !(out[i] == '*' && i+1 < len(out) && out[i+1] == '/') {
+				if out[i] != '\n' {
+					out[i] = ' '
+				}
+				i++
+			}
+			if i < len(out) {
+				out[i], out[i+1] = ' ', ' '
+				i++
+			}
 		}
 	}
-	return out, err
+	return out
 }
+
 
 // wellKnownKeyVars are environment variables that hold model providers'
 // keys, for pi's built-in providers and common gateways. They are kept out
@@ -130,11 +252,10 @@ var wellKnownKeyVars = []string{
 }
 
 // SecretEnvNames lists the environment variables that may hold pi-tui's
-// model keys: the built-in providers' and other well-known provider
-// variables, and every apiKey or header value in A/models.json that is
-// written as a variable name (pi reads such a value from the
-// environment). An unreadable models.json adds nothing; the rest still
-// applies.
+// model keys: the well-known provider variables, and every variable that
+// an apiKey or header value in A/models.json, or a key in A/auth.json,
+// reads (a bare name, $VAR or ${VAR}). An unreadable file adds nothing;
+// the rest still applies.
 func SecretEnvNames(agentDir string) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -147,17 +268,76 @@ func SecretEnvNames(agentDir string) []string {
 	for _, n := range wellKnownKeyVars {
 		add(n)
 	}
-	for _, p := range BuiltInProviders() {
-		add(p.APIKey)
-	}
 	custom, _ := ReadModels(agentDir)
 	for _, p := range custom {
-		add(strings.TrimSpace(p.APIKey))
+		for _, n := range ValueVars(p.APIKey) {
+			add(n)
+		}
 		for _, v := range p.Headers {
-			add(strings.TrimSpace(v))
+			for _, n := range ValueVars(v) {
+				add(n)
+			}
+		}
+		for _, m := range p.Models {
+			for _, v := range m.Headers {
+				for _, n := range ValueVars(v) {
+					add(n)
+				}
+			}
+		}
+	}
+	if auth, err := ReadAuth(agentDir); err == nil {
+		for _, e := range auth.Entries {
+			for _, n := range ValueVars(e.Key) {
+				add(n)
+			}
 		}
 	}
 	return out
+}
+
+// ValueVars names the environment variables a configuration value reads
+// (pi's syntax: a bare variable name, or $VAR and ${VAR} inside the
+// text). A !command reads none that pi-tui can know.
+func ValueVars(v string) []string {
+	v = strings.TrimSpace(v)
+	if v == "" || strings.HasPrefix(v, "!") {
+		return nil
+	}
+	if isVarName(v) {
+		return []string{v}
+	}
+	var out []string
+	for i := 0; i < len(v); i++ {
+		if v[i] != '$' || i+1 >= len(v) {
+			continue
+		}
+		switch c := v[i+1]; {
+		case c == '$' || c == '!':
+			i++
+		case c == '{':
+			if end := strings.IndexByte(v[i+2:], '}'); end >= 0 {
+				if name := v[i+2 : i+2+end]; isVarName(name) {
+					out = append(out, name)
+				}
+				i += 2 + end
+			}
+		default:
+			j := i + 1
+			for j < len(v) && isVarByte(v[j], j == i+1) {
+				j++
+			}
+			if j > i+1 {
+				out = append(out, v[i+1:j])
+				i = j - 1
+			}
+		}
+	}
+	return out
+}
+
+func isVarByte(c byte, first bool) bool {
+	return c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || !first && c >= '0' && c <= '9'
 }
 
 // isVarName reports whether s can name an environment variable.
@@ -166,11 +346,9 @@ func isVarName(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9' {
-			continue
+		if !isVarByte(s[i], i == 0) {
+			return false
 		}
-		return false
 	}
 	return true
 }

@@ -83,14 +83,20 @@ type FileError struct {
 }
 
 func (e *FileError) Error() string {
-	if e.Line == 0 {
+	switch {
+	case e.Line == 0:
 		return fmt.Sprintf("%s is not usable: %s", e.Path, e.Problem)
+	case e.Problem == "":
+		return fmt.Sprintf("%s is not valid JSON at line %d, column %d", e.Path, e.Line, e.Column)
 	}
 	return fmt.Sprintf("%s is not valid JSON at line %d, column %d: %s", e.Path, e.Line, e.Column, e.Problem)
 }
 
 // JSONError turns an error of encoding/json over data (a syntax error or
 // a value of the wrong type) into a *FileError with its line and column.
+// It never quotes the file's content (encoding/json's messages quote the
+// offending character), so it is safe for files that hold keys
+// (auth.json, models.json).
 func JSONError(path string, data []byte, err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
@@ -98,14 +104,41 @@ func JSONError(path string, data []byte, err error) error {
 	case errors.As(err, &syn):
 		// Offset counts the bytes read, the offending one included.
 		line, col := Position(data, int(syn.Offset)-1)
-		return &FileError{Path: path, Line: line, Column: col, Problem: syn.Error()}
+		problem := ""
+		if syn.Offset >= int64(len(data)) {
+			problem = "it ends too early"
+		}
+		return &FileError{Path: path, Line: line, Column: col, Problem: problem}
 	case errors.As(err, &typ):
 		line, col := Position(data, int(typ.Offset)-1)
-		return &FileError{Path: path, Line: line, Column: col, Problem: "the value has the wrong type (" + typ.Value + ")"}
+		where := "the value"
+		if typ.Field != "" {
+			where = typ.Field
+		}
+		return &FileError{Path: path, Line: line, Column: col, Problem: where + " must be " + kindOf(typ.Type.Kind().String()) + ", not " + typ.Value}
 	case errors.Is(err, errNotObject):
 		return &FileError{Path: path, Problem: "the top level is not a JSON object"}
 	}
 	return &FileError{Path: path, Problem: err.Error()}
+}
+
+func kindOf(k string) string {
+	switch k {
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "map", "struct":
+		return "an object"
+	case "slice", "array":
+		return "a list"
+	case "ptr", "interface":
+		return "a value of another type"
+	}
+	if strings.HasPrefix(k, "int") || strings.HasPrefix(k, "uint") || strings.HasPrefix(k, "float") {
+		return "a number"
+	}
+	return "a " + k
 }
 
 // Position turns a byte offset into a 1-based line and column; columns

@@ -27,6 +27,7 @@ var builtins = []skills.Command{
 	{Name: "tree", Description: "continue from an earlier message (the old branch stays)"},
 	{Name: "new", Description: "start a new session"},
 	{Name: "model", Description: "switch this session's model"},
+	{Name: "thinking", Description: "set this session's thinking level (off … xhigh), or pick one", ArgumentHint: "[level]"},
 	{Name: "context", Description: "show the system prompt's sections and sizes"},
 }
 

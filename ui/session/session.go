@@ -42,6 +42,7 @@ type Deps struct {
 // Keys of the chat.
 type Keys struct {
 	Send, Newline, Abort, HistPrev, HistNext, ScrollUp, ScrollDown, Tools, Thinking, Sessions key.Binding
+	Level                                                                                     key.Binding // cycles the thinking level
 	Open, New, Up, Down                                                                       key.Binding
 }
 
@@ -58,7 +59,8 @@ func defaultKeys() Keys {
 		ScrollUp:   b("pgup", "scroll up", "pgup", "shift+up"),
 		ScrollDown: b("pgdn", "scroll down", "pgdown", "shift+down"),
 		Tools:      b("ctrl+o", "tool details", "ctrl+o"),
-		Thinking:   b("ctrl+t", "thinking", "ctrl+t"),
+		Thinking:   b("ctrl+t", "show thinking", "ctrl+t"),
+		Level:      b("shift+tab", "thinking level", "shift+tab"),
 		Sessions:   b("ctrl+l", "sessions", "ctrl+l"),
 		Open:       b("enter", "open session", "enter"),
 		New:        b("n", "new session", "n"),
@@ -96,6 +98,8 @@ type Model struct {
 	queue    []string
 	working  bool
 	model    string         // model spec chosen with /model ("" = default)
+	level    string         // thinking level chosen with shift+tab or /thinking ("" = default)
+	think    thinkState     // the level in effect and the levels the model has
 	running  string         // the model the runtime runs, from its events
 	ended    bool           // agent_end arrived for the current prompt
 	lastCall provider.Usage // the last model call, for the context meter
@@ -176,8 +180,8 @@ func (m *Model) Help() [][]key.Binding {
 	if m.sid == "" {
 		return [][]key.Binding{{k.Open, k.New, k.Up, k.Down}}
 	}
-	cmds := key.NewBinding(key.WithKeys("/"), key.WithHelp("/compact /tree", "/new /model /context, /skill:name, /template"))
-	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds, completeKey}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown}, {k.Tools, k.Thinking, k.Sessions}}
+	cmds := key.NewBinding(key.WithKeys("/"), key.WithHelp("/compact /tree", "/new /model /thinking /context, /skill:name, /template"))
+	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds, completeKey}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown}, {k.Tools, k.Thinking, k.Level, k.Sessions}}
 }
 
 type listMsg struct {
@@ -217,7 +221,7 @@ func (m *Model) close() {
 		m.unApprove = nil
 	}
 	m.sid, m.items, m.live, m.calls, m.queue = "", nil, nil, map[string]*item{}, nil
-	m.working, m.runtime, m.lastRT, m.running, m.model = false, "none", "", "", ""
+	m.working, m.runtime, m.lastRT, m.running, m.model, m.level, m.think = false, "none", "", "", "", "", thinkState{}
 	m.usage, m.lastCall = provider.Usage{}, provider.Usage{}
 }
 
@@ -284,11 +288,15 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.sid, m.title = msg.id, msg.title
 		m.items = itemsFrom(msg.entries)
 		m.model = modelOf(msg.entries)
+		m.level = levelOf(msg.entries)
 		m.bottom = 0
 		m.unApprove = m.d.Runtimes.SetApprover(m.sid, m.br.approver(m.sid, m.project.Root))
 		st := m.d.Runtimes.State(m.sid)
 		m.runtime = st.Runtime
-		return m.loadCommands()
+		return tea.Batch(m.loadCommands(), m.describe())
+	case describedMsg:
+		m.described(msg)
+		return nil
 	case promptDoneMsg:
 		if msg.id != m.sid {
 			return nil
@@ -441,6 +449,10 @@ func reasonText(r string) string {
 		return "memory changed"
 	case runtime.ReasonModelChanged:
 		return "model changed"
+	case runtime.ReasonThinkingChanged:
+		return "thinking level changed"
+	case runtime.ReasonKeyChanged:
+		return "API key changed"
 	case runtime.ReasonIdleTimeout:
 		return "idle timeout"
 	case runtime.ReasonNew:
@@ -498,6 +510,8 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Thinking):
 		m.thinking = !m.thinking
 		return nil
+	case key.Matches(msg, k.Level):
+		return m.cycleThinking()
 	case key.Matches(msg, k.ScrollUp):
 		m.bottom += max(m.transcriptHeight()/2, 1)
 		return nil
@@ -562,7 +576,7 @@ func (m *Model) send(text string) tea.Cmd {
 	if m.title == "" {
 		m.title = text
 	}
-	rts, id, model, ctx := m.d.Runtimes, m.sid, m.model, m.ctx
+	rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
 	return func() tea.Msg {
 		_, err := rts.Prompt(ctx, id, model, text)
 		return promptDoneMsg{id: id, err: err}
@@ -575,13 +589,13 @@ func (m *Model) command(text string) tea.Cmd {
 	if !isBuiltin(name) {
 		return m.callCommand(text) // a skill or a prompt template
 	}
-	if m.working && name != "model" {
+	if m.working && name != "model" && name != "thinking" {
 		return common.Failure(fmt.Errorf("/%s waits until the agent is done (esc aborts it)", name))
 	}
 	switch name {
 	case "compact":
 		m.working = true
-		rts, id, model, ctx := m.d.Runtimes, m.sid, m.model, m.ctx
+		rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
 		return func() tea.Msg {
 			_, err := rts.Compact(ctx, id, model, strings.TrimSpace(arg))
 			return promptDoneMsg{id: id, err: err}
@@ -592,10 +606,12 @@ func (m *Model) command(text string) tea.Cmd {
 		return m.treePicker()
 	case "model":
 		return m.modelPicker()
+	case "thinking":
+		return m.thinkingCommand(strings.TrimSpace(arg))
 	case "context":
 		return m.inspect()
 	}
-	return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /context", name))
+	return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context", name))
 }
 
 // treePicker loads the session's path (a store read when no runtime
@@ -667,8 +683,12 @@ type branchedMsg struct{ entries []coresession.Entry }
 func (m *Model) modelPicker() tea.Cmd {
 	agentDir, env := m.d.Host.Places.AgentDir, m.d.Env
 	return func() tea.Msg {
-		refs, err := coresettings.AvailableModels(agentDir, env)
-		return modelsMsg{refs: refs, err: err}
+		reg := provider.Load(agentDir, env)
+		var refs []coresettings.ModelRef
+		for _, l := range reg.Usable() {
+			refs = append(refs, l.ModelRef)
+		}
+		return modelsMsg{refs: refs, err: reg.Err()}
 	}
 }
 
@@ -680,7 +700,7 @@ type modelsMsg struct {
 func (m *Model) showModels(refs []coresettings.ModelRef, err error) tea.Cmd {
 	if len(refs) == 0 {
 		if err == nil {
-			err = errors.New("no model is available: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or add a provider to models.json")
+			err = errors.New("no model is available: set an API key such as ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or add a provider to models.json")
 		}
 		return common.Failure(err)
 	}
@@ -695,7 +715,7 @@ func (m *Model) showModels(refs []coresettings.ModelRef, err error) tea.Cmd {
 			m.model = spec
 			rts, id := m.d.Runtimes, m.sid
 			// Kept in the session, so resuming it later uses this model.
-			return tea.Batch(common.Notice("model %s: the runtime restarts (model-changed) at the next prompt", spec), func() tea.Msg {
+			return tea.Batch(common.Notice("model %s: the runtime restarts (model-changed) at the next prompt", spec), m.describe(), func() tea.Msg {
 				if s, err := rts.Session(context.Background(), id); err == nil {
 					s.Append(context.Background(), coresession.TypeModelChange, map[string]string{"model": spec})
 				}
@@ -707,7 +727,7 @@ func (m *Model) showModels(refs []coresettings.ModelRef, err error) tea.Cmd {
 }
 
 func (m *Model) inspect() tea.Cmd {
-	rts, id, model := m.d.Runtimes, m.sid, m.model
+	rts, id, model := m.d.Runtimes, m.sid, m.spec()
 	return func() tea.Msg {
 		in, err := rts.Inspect(context.Background(), id, model)
 		if err != nil {
@@ -804,6 +824,9 @@ func (m *Model) stateLine() string {
 	if m.model != "" {
 		parts = append(parts, "model "+m.model)
 	}
+	if t := m.thinkingText(); t != "" {
+		parts = append(parts, t)
+	}
 	if m.lastRT != "" {
 		parts = append(parts, m.lastRT)
 	}
@@ -819,7 +842,7 @@ func (m *Model) stateLine() string {
 	}
 	// State first: it is what a glance is for; key hints fill what is left.
 	line := strings.Join(parts, " · ")
-	hint := "enter send · alt+enter new line · /compact /tree /new /model /context"
+	hint := "enter send · alt+enter new line · shift+tab thinking · /compact /tree /new /model /thinking /context"
 	// "working" follows the runtime's own state, which agent_end ends in
 	// event order; m.working also covers the moment before it starts.
 	if m.working && m.runtime != "idle" {

@@ -1,8 +1,9 @@
 // Package settings is the Settings tab: the global AGENTS.md, the provider
 // guidance in effect and the subdirectory-context switch (written to
-// agent-guidance.json, other keys kept), the default model (written to
-// settings.json, other keys kept), pi-tui's permission mode and runtime idle
-// TTL, and the paths in use. Reading and writing run as commands.
+// agent-guidance.json, other keys kept), the default model and thinking
+// level (written to settings.json, other keys kept), pi-tui's permission
+// mode and runtime idle TTL, what is wrong with models.json and auth.json,
+// and the paths in use. Reading and writing run as commands.
 package settings
 
 import (
@@ -18,9 +19,9 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/provider"
 	coresettings "github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/ui/common"
-	"github.com/pi-tui/pi-tui/ui/dialog"
 )
 
 // knownProviders are shown with the provider files they get.
@@ -35,6 +36,7 @@ const (
 	itemGlobal item = iota
 	itemSubdir
 	itemModel
+	itemThinking
 	itemPermission
 	itemTTL
 	itemCount
@@ -69,12 +71,13 @@ type state struct {
 	subdir      bool
 	model       instructions.Model
 	modelErr    string
-	models      []coresettings.ModelRef
-	modelsErr   string
-	prefs       host.Preferences
-	// problems are pi files that cannot be used (settings.json,
-	// trust.json), one sentence each with the position.
+	models      []provider.Listed
+	// problems are pi files that cannot be used (models.json, auth.json,
+	// settings.json, trust.json) and key problems, one sentence each with
+	// the position.
 	problems []string
+	thinking string // the default thinking level in effect
+	prefs    host.Preferences
 }
 
 // New returns the Settings tab. editGlobal opens the global AGENTS.md
@@ -119,9 +122,8 @@ func (m *Model) load() tea.Cmd {
 		if s.model, err = h.DefaultModel(); err != nil {
 			s.modelErr = err.Error()
 		}
-		if s.models, err = coresettings.AvailableModels(agent, env); err != nil {
-			s.modelsErr = err.Error()
-		}
+		reg := provider.Load(agent, env)
+		s.models, s.problems, s.thinking = reg.Models(), reg.Problems(), reg.DefaultThinking()
 		loaded := coresettings.Load(agent, "", false)
 		for _, p := range loaded.Problems {
 			if p.Error() != s.modelErr { // shown in the Default model row already
@@ -189,7 +191,14 @@ func (m *Model) activate() tea.Cmd {
 			return savedMsg{notice: fmt.Sprintf("subdirectory context %s (written to %s)", onOff(on), paths.Tilde(path, h.Places.Home)), err: err}
 		}
 	case itemModel:
-		return m.st.Push(m.modelMenu())
+		return m.st.Push(newModelPicker(m.st, m.state.models, m.state.model, m.setModel))
+	case itemThinking:
+		next := provider.NextThinking(provider.ThinkingLevelNames(), m.state.thinking)
+		path := filepath.Join(h.Places.AgentDir, coresettings.FileName)
+		return func() tea.Msg {
+			err := coresettings.UpdateFile(path, func(o *coresettings.Object) error { return o.SetValue(coresettings.ThinkingLevelKey, next) })
+			return savedMsg{notice: fmt.Sprintf("default thinking level: %s (written to %s)", next, paths.Tilde(path, h.Places.Home)), err: err}
+		}
 	case itemPermission:
 		next := host.PermissionModes[0]
 		for i, pm := range host.PermissionModes {
@@ -214,34 +223,12 @@ func (m *Model) activate() tea.Cmd {
 	return nil
 }
 
-func (m *Model) modelMenu() common.Layer {
-	h := m.host
-	var items []dialog.Item
-	keysFor := "123456789abcdefghijklmnopqrstuvwxyz"
-	for i, ref := range m.state.models {
-		if i >= len(keysFor) {
-			break
-		}
-		k := string(keysFor[i])
-		label := ref.String()
-		if ref.Provider == m.state.model.Provider && ref.ID == m.state.model.ID {
-			label += "  (current)"
-		}
-		items = append(items, dialog.Item{
-			Key: key.NewBinding(key.WithKeys(k), key.WithHelp(k, label)),
-			Run: func() tea.Cmd { return m.setModel(ref) },
-		})
-	}
-	if len(items) == 0 {
-		body := "No model is available: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or add providers to " +
-			paths.Tilde(filepath.Join(h.Places.AgentDir, coresettings.ModelsFile), h.Places.Home) + "."
-		return dialog.NewChoose(m.st, "Default model", body, dialog.Choice{Key: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "ok"))})
-	}
-	return dialog.NewMenu(m.st, "Default model", items)
-}
-
-func (m *Model) setModel(ref coresettings.ModelRef) tea.Cmd {
+func (m *Model) setModel(ref provider.Listed) tea.Cmd {
 	path := filepath.Join(m.host.Places.AgentDir, coresettings.FileName)
+	notice := "default model: " + ref.String()
+	if !ref.Usable {
+		notice += "; it needs a key: " + ref.Hint
+	}
 	return func() tea.Msg {
 		err := coresettings.UpdateFile(path, func(o *coresettings.Object) error {
 			if err := o.SetValue("defaultProvider", ref.Provider); err != nil {
@@ -249,7 +236,7 @@ func (m *Model) setModel(ref coresettings.ModelRef) tea.Cmd {
 			}
 			return o.SetValue("defaultModel", ref.ID)
 		})
-		return savedMsg{notice: "default model: " + ref.String(), err: err}
+		return savedMsg{notice: notice, err: err}
 	}
 }
 
@@ -311,6 +298,7 @@ func (m *Model) View() string {
 		itemGlobal:     fmt.Sprintf("Global instructions   %s (%s) — enter to edit", globalPath, global),
 		itemSubdir:     fmt.Sprintf("Subdirectory context  %s", subdirText(s.subdir)),
 		itemModel:      fmt.Sprintf("Default model         %s", model),
+		itemThinking:   fmt.Sprintf("Default thinking      %s — shift+tab or /thinking changes it per session", s.thinking),
 		itemPermission: fmt.Sprintf("Permission mode       %s", permissionText(s.prefs.PermissionMode)),
 		itemTTL:        fmt.Sprintf("Runtime idle TTL      %s — idle runtimes are retired after this", ttlText(s.prefs.IdleTTL)),
 	}
@@ -323,7 +311,7 @@ func (m *Model) View() string {
 		}
 	}
 	for _, p := range s.problems {
-		b.WriteString("  " + st.Warn.Render("! "+common.VisibleLine(p)) + "\n")
+		b.WriteString("  " + st.Warn.Render(truncate("! "+common.VisibleLine(tildeText(p, home)), m.width-2)) + "\n")
 	}
 	b.WriteString("\n" + st.Section.Render("Provider guidance in effect") + "\n")
 	for _, p := range knownProviders {
@@ -342,9 +330,6 @@ func (m *Model) View() string {
 	}
 	for _, w := range s.guideWarn {
 		b.WriteString("  " + st.Warn.Render("! "+w) + "\n")
-	}
-	if s.modelsErr != "" {
-		b.WriteString("  " + st.Warn.Render("! "+s.modelsErr) + "\n")
 	}
 	b.WriteString("\n" + st.Section.Render("Paths") + "\n")
 	b.WriteString("  agent dir  " + paths.Tilde(m.host.Places.AgentDir, home) + "\n")
