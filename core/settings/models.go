@@ -237,7 +237,6 @@ func StripJSONComments(data []byte) []byte {
 	return out
 }
 
-
 // wellKnownKeyVars are environment variables that hold model providers'
 // keys, for pi's built-in providers and common gateways. They are kept out
 // of the environment of commands the agent runs.
