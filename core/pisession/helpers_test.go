@@ -100,7 +100,7 @@ func contextTexts(t testing.TB, c Context) []string {
 		var b bytes.Buffer
 		b.WriteString(msg.Role + ":")
 		if msg.Content.IsText {
-			b.WriteString("(string)")
+			b.WriteString("(string)" + msg.Content.Text)
 		}
 		for i, p := range msg.Content.Parts {
 			if i > 0 {

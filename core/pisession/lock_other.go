@@ -10,3 +10,5 @@ func tryLock(*os.File) (bool, error) { return true, errNoLocking }
 func unlockFile(*os.File) {}
 
 func isReadOnlyFS(error) bool { return false }
+
+const openNonblock = 0

@@ -29,3 +29,7 @@ func tryLock(f *os.File) (locked bool, err error) {
 func unlockFile(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
 func isReadOnlyFS(err error) bool { return errors.Is(err, syscall.EROFS) }
+
+// openNonblock keeps Open from hanging on a FIFO named like a session; a
+// regular file ignores it.
+const openNonblock = syscall.O_NONBLOCK

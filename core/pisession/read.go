@@ -13,11 +13,13 @@ import (
 // more than this much of it in memory.
 const DefaultMaxLineBytes = 64 << 20
 
-// minBlock is the smallest read; a file is read in blocks that entries then
-// share, so a session costs one allocation per block rather than per line.
+// Files are read in blocks that entries then share, so a session costs one
+// allocation per block rather than one per line. Blocks are small enough
+// that the partial line a block ends with (copied into the next one, while
+// the earlier entries keep the old block alive) wastes little.
 const (
 	minBlock = 64 << 10
-	maxBlock = 16 << 20
+	maxBlock = 1 << 20
 )
 
 // rawLine is one line of a file.
@@ -40,7 +42,9 @@ type lineReader struct {
 	head    int
 	bufOff  int64 // file offset of buf[0]
 	maxLine int
-	scratch []byte // for skipping an over-long line
+	scratch []byte // for measuring and skipping long lines
+	// forceLong: the pending line is known to run past the limit.
+	forceLong bool
 }
 
 func newLineReader(r io.ReaderAt, from, to int64, maxLine int) *lineReader {
@@ -78,7 +82,8 @@ func (lr *lineReader) next() (l rawLine, ok bool, err error) {
 			}
 			return l, true, nil
 		}
-		if pending > lr.maxLine {
+		if pending > lr.maxLine || lr.forceLong {
+			lr.forceLong = false
 			return lr.skipLong()
 		}
 		if err := lr.fill(pending); err != nil {
@@ -87,13 +92,29 @@ func (lr *lineReader) next() (l rawLine, ok bool, err error) {
 	}
 }
 
-// fill reads the next block, carrying the pending partial line over.
+// fill reads the next block, carrying the pending partial line over. A
+// line longer than a block is first measured (reading ahead in a small
+// scratch buffer) and then read into one allocation of its own size, so it
+// is never copied from buffer to growing buffer; one over the limit is not
+// held at all.
 func (lr *lineReader) fill(pending int) error {
 	left := lr.end - lr.pos
-	size := int64(max(minBlock, 2*pending))
-	size = min(size, maxBlock, int64(lr.maxLine)+1)
-	size = max(size, int64(pending)+1)
-	size = min(size, int64(pending)+left)
+	size := int64(pending) + min(left, maxBlock)
+	if pending >= minBlock/2 {
+		d, found, err := lr.measure(int64(lr.maxLine - pending))
+		if err != nil {
+			return err
+		}
+		if !found && d > int64(lr.maxLine-pending) {
+			size = -1 // over the limit: the caller skips it
+		} else {
+			size = int64(pending) + d + min(left-d, minBlock)
+		}
+	}
+	if size < 0 {
+		lr.forceLong = true // next() skips it
+		return nil
+	}
 	nb := make([]byte, size)
 	copy(nb, lr.buf[lr.head:])
 	n, err := lr.r.ReadAt(nb[pending:], lr.pos)
@@ -109,6 +130,30 @@ func (lr *lineReader) fill(pending int) error {
 	lr.buf = nb[:pending+n]
 	lr.head = 0
 	return nil
+}
+
+// measure returns how many bytes from lr.pos up to and including the next
+// newline (found) or to the end of the range, looking at most limit+1
+// bytes ahead.
+func (lr *lineReader) measure(limit int64) (d int64, found bool, err error) {
+	if lr.scratch == nil {
+		lr.scratch = make([]byte, minBlock)
+	}
+	for lr.pos+d < lr.end && d <= limit {
+		want := min(int64(len(lr.scratch)), lr.end-lr.pos-d)
+		n, err := lr.r.ReadAt(lr.scratch[:want], lr.pos+d)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, false, fmt.Errorf("read at byte %d: %w", lr.pos+d, err)
+		}
+		if n == 0 {
+			break
+		}
+		if i := bytes.IndexByte(lr.scratch[:n], '\n'); i >= 0 {
+			return d + int64(i) + 1, true, nil
+		}
+		d += int64(n)
+	}
+	return d, false, nil
 }
 
 // skipLong passes over the rest of a line already longer than the limit.

@@ -217,13 +217,20 @@ func Open(ctx context.Context, path string, opts Options) (*Session, error) {
 	var f *os.File
 	var err error
 	if !readOnly {
-		f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND|openNonblock, 0)
 	}
 	if readOnly || err != nil && (errors.Is(err, fs.ErrPermission) || isReadOnlyFS(err)) {
-		f, err = os.Open(path)
+		f, err = os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
 		readOnly = true
 	}
 	if err != nil {
+		return nil, fmt.Errorf("open session %s: %w", path, err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = errors.New("not a regular file")
+		}
 		return nil, fmt.Errorf("open session %s: %w", path, err)
 	}
 	s := &Session{state: state{opts: opts, path: path, f: f, readOnly: readOnly}}
