@@ -105,7 +105,7 @@ func (s *state) upgradeLocked(ctx context.Context) error {
 		return err
 	}
 	defer release()
-	if _, _, err := s.refreshLocked(); err != nil {
+	if _, _, err := s.settledRefresh(ctx); err != nil {
 		return err
 	}
 	if !s.upgrade {

@@ -118,6 +118,10 @@ type state struct {
 	upgrade    bool                // an old format read in memory; rewritten on the first write
 	lastInfo   int32               // index of the latest session_info, -1
 	ownPending map[string][]byte   // lines written but not yet read back
+	tornWarned bool                // the partial last line was reported
+	// beforeWrite, in tests, runs between the refresh and the write of an
+	// append: the window in which pi may write a line of its own.
+	beforeWrite func()
 	warnings   []string
 	moreWarns  int
 }
@@ -274,11 +278,11 @@ func (s *state) loadLocked() error {
 	return nil
 }
 
-// readLocked reads whole lines from s.offset up to size and adds them. At
-// the end of the range an unterminated line that is a complete entry is
-// taken (pi takes it too); a partial one is left unread, so a writer that
-// is still writing it can finish.
-func (s *state) readLocked(size int64, initial bool) error {
+// readLocked reads whole lines from s.offset up to size and adds them. A
+// last line without its newline is left unread, so a writer that is still
+// writing it can finish, unless takeLast: then one that is a complete
+// entry is taken (pi takes it too).
+func (s *state) readLocked(size int64, takeLast bool) error {
 	if size <= s.offset {
 		return nil
 	}
@@ -291,8 +295,15 @@ func (s *state) readLocked(size int64, initial bool) error {
 		if !ok {
 			return nil
 		}
+		if s.needNL && l.terminated && l.n == 1 && l.off == s.offset {
+			// The newline the last entry was missing: its writer was
+			// still writing it.
+			s.offset++
+			s.needNL = false
+			continue
+		}
 		if !l.terminated {
-			if l.tooLong || !s.takeUnterminated(l, initial) {
+			if !takeLast || l.tooLong || !s.takeUnterminated(l) {
 				return nil
 			}
 			continue
@@ -308,12 +319,13 @@ func (s *state) readLocked(size int64, initial bool) error {
 
 // takeUnterminated adds a last line that lacks its newline when it is a
 // whole entry. It reports whether it did.
-func (s *state) takeUnterminated(l rawLine, initial bool) bool {
+func (s *state) takeUnterminated(l rawLine) bool {
 	if isBlank(l.b) {
 		return false
 	}
 	if validLine(l.b) != nil {
-		if initial {
+		if !s.tornWarned {
+			s.tornWarned = true
 			s.warn(fmt.Sprintf("line %d is incomplete (%d bytes without an end, perhaps a write cut short); it is skipped", s.lines+1, len(l.b)))
 		}
 		return false

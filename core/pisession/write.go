@@ -63,12 +63,13 @@ func (s *Session) Refresh(ctx context.Context) ([]Entry, error) {
 	if s.deferred {
 		return nil, nil
 	}
-	arrived, _, err := s.refreshLocked()
+	arrived, _, err := s.refreshLocked(false)
 	return arrived, err
 }
 
-// refreshLocked reads new lines; size is the file size it read up to.
-func (s *state) refreshLocked() (arrived []Entry, size int64, err error) {
+// refreshLocked reads new lines; size is the file size it read up to. A
+// last line without its newline is taken only if takeLast.
+func (s *state) refreshLocked(takeLast bool) (arrived []Entry, size int64, err error) {
 	fi, err := s.f.Stat()
 	if err != nil {
 		return nil, 0, fmt.Errorf("read %s: %w", s.path, err)
@@ -83,7 +84,7 @@ func (s *state) refreshLocked() (arrived []Entry, size int64, err error) {
 	size = fi.Size()
 	start := len(s.nodes)
 	oldLeaf := s.leaf
-	if err := s.readLocked(size, false); err != nil {
+	if err := s.readLocked(size, takeLast); err != nil {
 		return nil, size, fmt.Errorf("read %s: %w", s.path, err)
 	}
 	if len(s.nodes) == start {
@@ -104,6 +105,39 @@ func (s *state) refreshLocked() (arrived []Entry, size int64, err error) {
 		s.leaf = fl
 	}
 	return arrived, size, nil
+}
+
+// settledRefresh refreshes before a write. A partial last line is either
+// torn for good (a writer crashed) or another writer's line caught in the
+// middle of its write: pi takes no lock, and a line that crosses a page
+// boundary lands in two steps. Only a torn line may get the newline that
+// keeps the next line from gluing onto it (an in-flight one would end up
+// followed by a blank line, harmless but untidy), so a partial line is
+// given a few milliseconds to finish first.
+func (s *state) settledRefresh(ctx context.Context) ([]Entry, int64, error) {
+	arrived, size, err := s.refreshLocked(false)
+	wait := 10 * time.Microsecond
+	for tries := 0; err == nil && size > s.offset && tries < 10; tries++ {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return arrived, size, ctx.Err()
+		case <-t.C:
+		}
+		wait *= 2
+		var more []Entry
+		more, size, err = s.refreshLocked(false)
+		arrived = append(arrived, more...)
+	}
+	if err == nil && size > s.offset {
+		// Torn for good; a whole entry that only lacks its newline is
+		// taken, as pi takes it.
+		var more []Entry
+		more, size, err = s.refreshLocked(true)
+		arrived = append(arrived, more...)
+	}
+	return arrived, size, err
 }
 
 // descends reports whether i is anc or below it. With anc = -1 (before the
@@ -127,9 +161,13 @@ func (s *state) reloadLocked() ([]Entry, int64, error) {
 	if s.readOnly {
 		flag = os.O_RDONLY
 	}
-	f, err := os.OpenFile(s.path, flag, 0)
+	f, err := os.OpenFile(s.path, flag|openNonblock, 0)
 	if err != nil {
 		return nil, 0, fmt.Errorf("reopen %s: %w", s.path, err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, fmt.Errorf("reopen %s: it is no longer a regular file", s.path)
 	}
 	fresh := state{opts: s.opts, path: s.path, f: f, readOnly: s.readOnly}
 	if err := fresh.loadLocked(); err != nil {
@@ -142,10 +180,17 @@ func (s *state) reloadLocked() ([]Entry, int64, error) {
 			arrived = append(arrived, fresh.entry(int32(i)))
 		}
 	}
+	// Keep this Session's place, following the file's leaf when it
+	// continues that branch (as refreshLocked does).
 	if s.leaf >= 0 {
 		if i, ok := fresh.byID[s.nodes[s.leaf].id]; ok {
 			fresh.leaf = i
+			if fl := fresh.fileLeaf(); fl >= 0 && fresh.descends(fl, i, 1) {
+				fresh.leaf = fl
+			}
 		}
+	} else if len(s.nodes) > 0 {
+		fresh.leaf = -1 // moved before the first entry on purpose
 	}
 	s.f.Close()
 	*s = fresh
@@ -190,13 +235,14 @@ func (s *Session) Append(ctx context.Context, typ string, fields any, o AppendOp
 		return Appended{}, err
 	}
 	var arrived []Entry
+	var size int64
 	if !s.deferred {
 		release, err := s.lockFile(ctx)
 		if err != nil {
 			return Appended{}, err
 		}
 		defer release()
-		if arrived, _, err = s.refreshLocked(); err != nil {
+		if arrived, size, err = s.settledRefresh(ctx); err != nil {
 			return Appended{Arrived: arrived}, err
 		}
 	}
@@ -204,7 +250,7 @@ func (s *Session) Append(ctx context.Context, typ string, fields any, o AppendOp
 	if o.AtFileLeaf {
 		parent = s.fileLeaf()
 	}
-	i, more, err := s.writeEntryLocked(typ, body, parent)
+	i, more, err := s.writeEntryLocked(typ, body, parent, size)
 	arrived = append(arrived, more...)
 	if err != nil {
 		return Appended{Arrived: arrived}, err
@@ -294,8 +340,9 @@ func buildLine(typ, id, parentID, ts string, body []byte) []byte {
 }
 
 // writeEntryLocked writes one entry under parent (an index, or -1) and
-// returns its index. The caller holds the file lock and has refreshed.
-func (s *state) writeEntryLocked(typ string, body []byte, parent int32) (int32, []Entry, error) {
+// returns its index. The caller holds the file lock and has refreshed up to
+// size (see settledRefresh).
+func (s *state) writeEntryLocked(typ string, body []byte, parent int32, size int64) (int32, []Entry, error) {
 	id, err := newEntryID(s.opts.Rand, func(id string) bool {
 		_, taken := s.byID[id]
 		return taken
@@ -322,12 +369,15 @@ func (s *state) writeEntryLocked(typ string, body []byte, parent int32) (int32, 
 		s.pending = append(s.pending, line)
 		return s.insert(n), nil, nil
 	}
+	if s.beforeWrite != nil {
+		s.beforeWrite()
+	}
 	fi, err := s.f.Stat()
 	if err != nil {
 		return -1, nil, fmt.Errorf("append to %s: %w", s.path, err)
 	}
 	size0 := fi.Size()
-	torn := size0 > s.offset // a partial line nobody finished
+	torn := size > s.offset // a partial line nobody finished
 	data := make([]byte, 0, len(line)+2)
 	if torn || s.needNL {
 		data = append(data, '\n')
@@ -336,12 +386,15 @@ func (s *state) writeEntryLocked(typ string, body []byte, parent int32) (int32, 
 	if _, err := s.f.Write(data); err != nil {
 		return -1, nil, fmt.Errorf("append to %s: %w", s.path, err)
 	}
-	if fi, err = s.f.Stat(); err == nil && fi.Size() == size0+int64(len(data)) {
-		// Nobody wrote in between: the file is exactly what was read plus
-		// this line.
+	if fi, err = s.f.Stat(); err == nil && size0 == size && fi.Size() == size0+int64(len(data)) {
+		// Nobody wrote since the refresh: the file is exactly what was
+		// read plus this line.
 		if torn {
 			s.lines++
-			s.warn(fmt.Sprintf("line %d was left incomplete by a write cut short; it is skipped", s.lines))
+			if !s.tornWarned {
+				s.warn(fmt.Sprintf("line %d was left incomplete by a write cut short; it is skipped", s.lines))
+			}
+			s.tornWarned = false
 		}
 		s.lines++
 		n.line = s.lines
@@ -354,7 +407,7 @@ func (s *state) writeEntryLocked(typ string, body []byte, parent int32) (int32, 
 		s.ownPending = map[string][]byte{}
 	}
 	s.ownPending[id] = line
-	arrived, _, err := s.refreshLocked()
+	arrived, _, err := s.refreshLocked(false)
 	if err != nil {
 		return -1, arrived, err
 	}
@@ -429,13 +482,14 @@ func (s *Session) Branch(ctx context.Context, id string) (Appended, error) {
 		return Appended{}, err
 	}
 	var arrived []Entry
+	var size int64
 	if !s.deferred {
 		release, err := s.lockFile(ctx)
 		if err != nil {
 			return Appended{}, err
 		}
 		defer release()
-		if arrived, _, err = s.refreshLocked(); err != nil {
+		if arrived, size, err = s.settledRefresh(ctx); err != nil {
 			return Appended{Arrived: arrived}, err
 		}
 	}
@@ -452,7 +506,7 @@ func (s *Session) Branch(ctx context.Context, id string) (Appended, error) {
 		return Appended{Arrived: arrived}, nil
 	}
 	body, _ := payloadMembers(map[string]string{"customType": leafMarkerType})
-	i, more, err := s.writeEntryLocked(TypeCustom, body, target)
+	i, more, err := s.writeEntryLocked(TypeCustom, body, target, size)
 	arrived = append(arrived, more...)
 	if err != nil {
 		return Appended{Arrived: arrived}, err
@@ -529,13 +583,14 @@ func (s *Session) BranchWithSummary(ctx context.Context, id, summary string, det
 		return Appended{}, err
 	}
 	var arrived []Entry
+	var size int64
 	if !s.deferred {
 		release, err := s.lockFile(ctx)
 		if err != nil {
 			return Appended{}, err
 		}
 		defer release()
-		if arrived, _, err = s.refreshLocked(); err != nil {
+		if arrived, size, err = s.settledRefresh(ctx); err != nil {
 			return Appended{Arrived: arrived}, err
 		}
 	}
@@ -555,7 +610,7 @@ func (s *Session) BranchWithSummary(ctx context.Context, id, summary string, det
 	if err != nil {
 		return Appended{Arrived: arrived}, err
 	}
-	i, more, err := s.writeEntryLocked(TypeBranchSummary, body, target)
+	i, more, err := s.writeEntryLocked(TypeBranchSummary, body, target, size)
 	arrived = append(arrived, more...)
 	if err != nil {
 		return Appended{Arrived: arrived}, err
