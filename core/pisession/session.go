@@ -122,8 +122,8 @@ type state struct {
 	// beforeWrite, in tests, runs between the refresh and the write of an
 	// append: the window in which pi may write a line of its own.
 	beforeWrite func()
-	warnings   []string
-	moreWarns  int
+	warnings    []string
+	moreWarns   int
 }
 
 // NewSession describes a session to create.
