@@ -98,10 +98,10 @@ func (s *Session) Context() (Context, error) {
 	if err != nil {
 		return Context{}, err
 	}
-	if s.nodes[ci].firstKept != "" {
-		c.FirstKeptEntryID = s.nodes[ci].firstKept
+	if id, ok := s.firstKept[ci]; ok {
+		c.FirstKeptEntryID = id
 	}
-	sum, err := userText(compactionPrefix+c.Summary+compactionSuffix, s.nodes[ci].ts)
+	sum, err := userText(compactionPrefix+c.Summary+compactionSuffix, s.nodes[ci].ts())
 	if err != nil {
 		return Context{}, err
 	}
@@ -156,7 +156,7 @@ func (s *state) contextMessage(i int32) (ContextMessage, bool, error) {
 		if err := s.entry(i).Decode(&m); err != nil {
 			return cm, false, err
 		}
-		cm.Raw, err = userContent(m.Content, n.ts)
+		cm.Raw, err = userContent(m.Content, n.ts())
 		return cm, err == nil, err
 	case TypeBranchSummary:
 		var b BranchSummary
@@ -166,7 +166,7 @@ func (s *state) contextMessage(i int32) (ContextMessage, bool, error) {
 		if b.Summary == "" {
 			return cm, false, nil
 		}
-		cm.Raw, err = userText(branchPrefix+b.Summary+branchSuffix, n.ts)
+		cm.Raw, err = userText(branchPrefix+b.Summary+branchSuffix, n.ts())
 		return cm, err == nil, err
 	}
 	return cm, false, nil

@@ -180,7 +180,7 @@ func summarise(ctx context.Context, sum *Summary, opts Options) {
 			continue
 		}
 		msg := findMember(n.raw, "message")
-		if t := messageMillis(msg, n.ts); t > last {
+		if t := messageMillis(msg, n.ts()); t > last {
 			last = t
 		}
 		if sum.FirstMessage == "" && n.role == roleUser {

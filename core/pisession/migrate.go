@@ -50,7 +50,10 @@ func (s *state) migrateInMemory() {
 		if raw := findMember(n.raw, "firstKeptEntryIndex"); raw != nil {
 			// The index counts the header as 0, like pi's array of lines.
 			if k, err := strconv.Atoi(string(raw)); err == nil && k >= 1 && k-1 < len(s.nodes) {
-				n.firstKept = s.nodes[k-1].id
+				if s.firstKept == nil {
+					s.firstKept = map[int32]string{}
+				}
+				s.firstKept[int32(i)] = s.nodes[k-1].id
 			}
 		}
 	}
@@ -68,8 +71,8 @@ func (s *state) upgradedLine(i int) ([]byte, error) {
 			parent = mustJSON(n.parentID)
 		}
 		set = append(set, Member{Key: "parentId", Value: parent})
-		if n.firstKept != "" {
-			set = append(set, Member{Key: "firstKeptEntryId", Value: mustJSON(n.firstKept)})
+		if id, ok := s.firstKept[int32(i)]; ok {
+			set = append(set, Member{Key: "firstKeptEntryId", Value: mustJSON(id)})
 		}
 		if n.typ == TypeCompaction {
 			drop = append(drop, "firstKeptEntryIndex")
@@ -246,7 +249,8 @@ func WriteSession(ctx context.Context, dir string, d SessionDraft, opts Options)
 		if t.IsZero() {
 			t = d.Created
 		}
-		b.Write(buildLine(e.Type, e.ID, e.ParentID, FormatTimestamp(t), body))
+		line, _ := buildLine(e.Type, e.ID, e.ParentID, FormatTimestamp(t), body)
+		b.Write(line)
 		b.WriteByte('\n')
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -201,14 +201,14 @@ const (
 	roleOther
 )
 
-// entryFields is what one pass over an entry line picks out.
+// entryFields is what one pass over an entry line picks out. The raw
+// slices point into the line; nothing is allocated.
 type entryFields struct {
-	typ      string
-	id       string
-	idOK     bool
-	parentID string
-	parentOK bool // parentId is a string or null
+	typ      string // interned for known types
+	id       []byte // raw JSON value of id, nil when absent
+	parentID []byte // raw JSON value of parentId, nil when absent
 	ts       []byte
+	tsOff    int
 	msg      []byte // raw message value
 	role     uint8
 	version  int  // header only
@@ -248,7 +248,8 @@ func internType(raw []byte) (string, bool) {
 // scanEntry validates line as one JSON object and picks out the members the
 // tree needs. A member given twice counts by its last value, as in JSON.parse.
 func scanEntry(line []byte) (f entryFields, err error) {
-	err = eachMember(line, func(m *member) bool {
+	it := newObjIter(line)
+	for m, ok := it.next(); ok; m, ok = it.next() {
 		name := m.key
 		if m.escaped {
 			name = []byte(m.keyString())
@@ -257,15 +258,11 @@ func scanEntry(line []byte) (f entryFields, err error) {
 		case "type":
 			f.typ, _ = internType(m.val)
 		case "id":
-			f.id, f.idOK = stringValue(m.val)
+			f.id = m.val
 		case "parentId":
-			if isNull(m.val) {
-				f.parentID, f.parentOK = "", true
-			} else {
-				f.parentID, f.parentOK = stringValue(m.val)
-			}
+			f.parentID = m.val
 		case "timestamp":
-			f.ts = m.val
+			f.ts, f.tsOff = m.val, m.off
 		case "message":
 			f.msg = m.val
 		case "version":
@@ -274,15 +271,23 @@ func scanEntry(line []byte) (f entryFields, err error) {
 				f.version, f.hasVer = int(v), true
 			}
 		}
-		return true
-	})
-	if err != nil {
+	}
+	if err := it.finish(); err != nil {
 		return f, err
 	}
 	if f.typ == TypeMessage && f.msg != nil {
 		f.role = roleOf(f.msg)
 	}
 	return f, nil
+}
+
+// plainString returns the inside of a raw JSON string that needs no
+// unescaping (the usual case for ids), or ok=false.
+func plainString(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || needsUnquote(raw[1:len(raw)-1]) {
+		return nil, false
+	}
+	return raw[1 : len(raw)-1], true
 }
 
 // roleOf reads a valid message object's role. pi writes role first, so

@@ -1,6 +1,7 @@
 package pisession
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -75,13 +77,20 @@ type node struct {
 	id       string
 	parentID string // "" = null
 	typ      string
-	ts       []byte // raw JSON value of timestamp
-	parent   int32  // index of the parent, -1 for a root or a missing parent
-	role     uint8
+	tsOff    int32 // the raw JSON timestamp is raw[tsOff:tsOff+tsLen]
+	tsLen    int32
+	parent   int32 // index of the parent, -1 for a root or a missing parent
 	line     int32 // 1-based line in the file (0 while not yet written)
-	own      bool  // appended by this Session (not an arrival)
-	// firstKept replaces a v1 compaction's firstKeptEntryIndex.
-	firstKept string
+	role     uint8
+	own      bool // appended by this Session (not an arrival)
+}
+
+// ts returns the raw JSON value of the entry's timestamp (nil if none).
+func (n *node) ts() []byte {
+	if n.tsLen == 0 {
+		return nil
+	}
+	return n.raw[n.tsOff : n.tsOff+n.tsLen]
 }
 
 // Session is an open pi session file. Its methods are safe for concurrent
@@ -118,6 +127,7 @@ type state struct {
 	upgrade    bool                // an old format read in memory; rewritten on the first write
 	lastInfo   int32               // index of the latest session_info, -1
 	ownPending map[string][]byte   // lines written but not yet read back
+	firstKept  map[int32]string    // v1 compactions: firstKeptEntryIndex as an id
 	tornWarned bool                // the partial last line was reported
 	// beforeWrite, in tests, runs between the refresh and the write of an
 	// append: the window in which pi may write a line of its own.
@@ -252,7 +262,7 @@ func (s *state) loadLocked() error {
 	if err != nil {
 		return err
 	}
-	s.byID = make(map[string]int32, fi.Size()/1024+16)
+	s.byID = make(map[string]int32, fi.Size()/800+16)
 	s.leaf, s.lastInfo = -1, -1
 	if err := s.readLocked(fi.Size(), true); err != nil {
 		return err
@@ -287,6 +297,7 @@ func (s *state) readLocked(size int64, takeLast bool) error {
 		return nil
 	}
 	lr := newLineReader(s.f, s.offset, size, s.opts.MaxLineBytes)
+	sized := false
 	for {
 		l, ok, err := lr.next()
 		if err != nil {
@@ -294,6 +305,16 @@ func (s *state) readLocked(size int64, takeLast bool) error {
 		}
 		if !ok {
 			return nil
+		}
+		if !sized {
+			// Size the entry list once from the first block's line density,
+			// so a long session is not copied while it grows.
+			sized = true
+			if nl := bytes.Count(lr.buf, []byte{'\n'}); nl > 0 && len(lr.buf) > 0 {
+				est := int64(nl) * (size - s.offset) / int64(len(lr.buf))
+				est = min(est, (size-s.offset)/32, 1<<24)
+				s.nodes = slices.Grow(s.nodes, int(est)+16)
+			}
 		}
 		if s.needNL && l.terminated && l.n == 1 && l.off == s.offset {
 			// The newline the last entry was missing: its writer was
@@ -357,10 +378,11 @@ func (s *state) addLine(l rawLine) error {
 		s.warn(fmt.Sprintf("line %d holds bytes that are not UTF-8; they read as U+FFFD", line))
 	}
 	if s.header.Raw == nil {
-		if f.typ != TypeSession || !f.idOK {
+		id, idOK := stringValue(f.id)
+		if f.typ != TypeSession || !idOK {
 			return fmt.Errorf("line %d is not a session header (it has type %q): %w", line, f.typ, ErrNotSession)
 		}
-		s.header = Header{Version: 1, ID: f.id, Raw: l.b}
+		s.header = Header{Version: 1, ID: id, Raw: l.b}
 		if f.hasVer {
 			s.header.Version = f.version
 		}
@@ -379,14 +401,34 @@ func (s *state) addLine(l rawLine) error {
 		s.warn(fmt.Sprintf("line %d is a second session header; it is skipped", line))
 		return nil
 	}
-	if !f.idOK && s.header.Version >= 2 {
+	n := node{raw: l.b, typ: f.typ, tsOff: int32(f.tsOff), tsLen: int32(len(f.ts)), parent: -1, role: f.role, line: line}
+	if b, ok := plainString(f.id); ok {
+		n.id = string(b)
+	} else if id, ok := stringValue(f.id); ok {
+		n.id = id
+	} else if s.header.Version >= 2 {
 		s.warn(fmt.Sprintf("line %d (type %q) has no id; it is skipped", line, f.typ))
 		return nil
 	}
-	n := node{raw: l.b, id: f.id, parentID: f.parentID, typ: f.typ, ts: f.ts, parent: -1, role: f.role, line: line}
-	if mine, ok := s.ownPending[f.id]; ok && string(mine) == string(l.b) {
+	// A parent that is already known shares its id string; a parentId
+	// that is null, missing or not a string makes a root, as in pi.
+	if b, ok := plainString(f.parentID); ok {
+		last := int32(len(s.nodes)) - 1
+		// The newest entry always owns its id in byID (the later of two
+		// equal ids wins), so a match needs no map lookup.
+		if last >= 0 && len(b) > 0 && s.nodes[last].id == string(b) {
+			n.parent, n.parentID = last, s.nodes[last].id // the usual case
+		} else if p, found := s.byID[string(b)]; found {
+			n.parent, n.parentID = p, s.nodes[p].id
+		} else {
+			n.parentID = string(b)
+		}
+	} else if f.parentID != nil && !isNull(f.parentID) {
+		n.parentID, _ = stringValue(f.parentID)
+	}
+	if mine, ok := s.ownPending[n.id]; ok && string(mine) == string(l.b) {
 		n.own = true
-		delete(s.ownPending, f.id)
+		delete(s.ownPending, n.id)
 	}
 	s.insert(n)
 	return nil
@@ -401,7 +443,7 @@ func (s *state) insert(n node) int32 {
 		s.byID[n.id] = i
 		s.resolveAll()
 	} else {
-		if n.parentID != "" {
+		if n.parentID != "" && n.parent < 0 {
 			if p, ok := s.byID[n.parentID]; ok {
 				n.parent = p
 				n.parentID = s.nodes[p].id // share the string
@@ -411,8 +453,10 @@ func (s *state) insert(n node) int32 {
 		if n.id != "" {
 			s.byID[n.id] = i
 		}
-		if _, was := s.dangling[n.id]; was {
-			s.resolveAll() // a child that came first now has its parent
+		if s.dangling != nil {
+			if _, was := s.dangling[n.id]; was {
+				s.resolveAll() // a child that came first now has its parent
+			}
 		}
 	}
 	if n.parentID != "" && s.nodes[i].parent < 0 {
@@ -568,8 +612,7 @@ func (s *Session) ReadOnly() bool {
 
 func (s *state) entry(i int32) Entry {
 	n := &s.nodes[i]
-	ts, _ := stringValue(n.ts)
-	return Entry{Type: n.typ, ID: n.id, ParentID: n.parentID, Timestamp: ts, Raw: n.raw}
+	return Entry{Type: n.typ, ID: n.id, ParentID: n.parentID, Raw: n.raw, tsOff: n.tsOff, tsLen: n.tsLen}
 }
 
 // Len returns the number of entries, every branch counted.

@@ -54,13 +54,27 @@ type Header struct {
 // the rest on demand from Raw, which is the line exactly as stored, so
 // fields pi-tui does not know travel with it untouched.
 type Entry struct {
-	Type      string
-	ID        string
-	ParentID  string // "" when parentId is null (a root)
-	Timestamp string // ISO, as stored
+	Type     string
+	ID       string
+	ParentID string // "" when parentId is null (a root)
 	// Raw is the entry's line without its newline. It is shared with the
 	// session: treat it as read-only.
 	Raw json.RawMessage
+
+	tsOff, tsLen int32 // where the timestamp value is in Raw, when known
+}
+
+// Timestamp returns the entry's ISO timestamp as stored ("" if none). It is
+// read from Raw on demand, so listing a long branch costs no strings.
+func (e Entry) Timestamp() string {
+	var raw []byte
+	if e.tsLen > 0 && int(e.tsOff+e.tsLen) <= len(e.Raw) {
+		raw = e.Raw[e.tsOff : e.tsOff+e.tsLen]
+	} else {
+		raw = findMember(e.Raw, "timestamp")
+	}
+	s, _ := stringValue(raw)
+	return s
 }
 
 // Decode unmarshals the whole entry line into v.

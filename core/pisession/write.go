@@ -314,8 +314,9 @@ func payloadMembers(fields any) ([]byte, error) {
 	return bytes.TrimSpace(raw[1 : len(raw)-1]), nil
 }
 
-// buildLine writes an entry line (without newline).
-func buildLine(typ, id, parentID, ts string, body []byte) []byte {
+// buildLine writes an entry line (without newline); tsOff is where the
+// timestamp's JSON value starts.
+func buildLine(typ, id, parentID, ts string, body []byte) (line []byte, tsOff int) {
 	b := make([]byte, 0, 96+len(typ)+len(body))
 	b = append(b, `{"type":`...)
 	tb, _ := jsonMarshal(typ)
@@ -329,14 +330,16 @@ func buildLine(typ, id, parentID, ts string, body []byte) []byte {
 		pb, _ := jsonMarshal(parentID)
 		b = append(b, pb...)
 	}
-	b = append(b, `,"timestamp":"`...)
+	b = append(b, `,"timestamp":`...)
+	tsOff = len(b)
+	b = append(b, '"')
 	b = append(b, ts...)
 	b = append(b, '"')
 	if len(body) > 0 {
 		b = append(b, ',')
 		b = append(b, body...)
 	}
-	return append(b, '}')
+	return append(b, '}'), tsOff
 }
 
 // writeEntryLocked writes one entry under parent (an index, or -1) and
@@ -355,9 +358,9 @@ func (s *state) writeEntryLocked(typ string, body []byte, parent int32, size int
 		parentID = s.nodes[parent].id
 	}
 	ts := FormatTimestamp(s.opts.Now())
-	line := buildLine(typ, id, parentID, ts, body)
-	n := node{raw: line, id: id, parentID: parentID, typ: typ, parent: -1, own: true}
-	n.ts = findMember(line, "timestamp")
+	line, tsOff := buildLine(typ, id, parentID, ts, body)
+	n := node{raw: line, id: id, parentID: parentID, typ: typ, parent: -1, own: true,
+		tsOff: int32(tsOff), tsLen: int32(len(ts) + 2)}
 	if typ == TypeMessage {
 		if msg := findMember(line, "message"); msg != nil {
 			n.role = roleOf(msg)
