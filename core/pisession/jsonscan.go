@@ -77,7 +77,7 @@ func hasSpecial(w uint64) bool {
 // control bytes eight at a time. Each byte is looked at a bounded number of
 // times, so a long string full of escapes stays linear.
 func scanString(b []byte, i int) (end int, escaped bool, err error) {
-	i++ // opening quote
+	i++             // opening quote
 	q, bs := -1, -1 // next '"' and '\\' at or after i (absolute), -1 = unknown
 	for {
 		if q < i {
