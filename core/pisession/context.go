@@ -78,7 +78,10 @@ func (s *Session) Context() (Context, error) {
 	add := func(i int32) error {
 		m, ok, err := s.contextMessage(i)
 		if err != nil {
-			return err
+			// One unreadable entry must not make the whole session
+			// unusable; it is left out and said so.
+			s.warn(fmt.Sprintf("entry %s (line %d) is left out of the model's context: %v", s.nodes[i].id, s.nodes[i].line, err))
+			return nil
 		}
 		if ok {
 			out.Messages = append(out.Messages, m)
@@ -96,16 +99,18 @@ func (s *Session) Context() (Context, error) {
 	ci := path[comp]
 	c, err := s.entry(ci).Compaction()
 	if err != nil {
-		return Context{}, err
+		s.warn(fmt.Sprintf("compaction %s (line %d) cannot be read (%v); its summary is left out", s.nodes[ci].id, s.nodes[ci].line, err))
 	}
 	if id, ok := s.firstKept[ci]; ok {
 		c.FirstKeptEntryID = id
 	}
-	sum, err := userText(compactionPrefix+c.Summary+compactionSuffix, s.nodes[ci].ts())
-	if err != nil {
-		return Context{}, err
+	if err == nil {
+		sum, err := userText(compactionPrefix+c.Summary+compactionSuffix, s.nodes[ci].ts())
+		if err != nil {
+			return Context{}, err
+		}
+		out.Messages = append(out.Messages, ContextMessage{EntryID: s.nodes[ci].id, EntryType: TypeCompaction, Role: RoleUser, Raw: sum})
 	}
-	out.Messages = append(out.Messages, ContextMessage{EntryID: s.nodes[ci].id, EntryType: TypeCompaction, Role: RoleUser, Raw: sum})
 	start := comp // nothing kept unless firstKept is found before C
 	for k := 0; k < comp; k++ {
 		if s.nodes[path[k]].id == c.FirstKeptEntryID {

@@ -327,8 +327,10 @@ func (m *member) keyIs(name string) bool {
 	return m.keyString() == name
 }
 
+// keyString returns the member's name as a decoder sees it: escapes
+// resolved and invalid UTF-8 turned into U+FFFD.
 func (m *member) keyString() string {
-	if !m.escaped {
+	if !m.escaped && utf8.Valid(m.key) {
 		return string(m.key)
 	}
 	var s string
