@@ -72,10 +72,10 @@ func FuzzScanLine(f *testing.F) {
 // a small alphabet, so cycles, dangling parents and duplicates are common.
 func FuzzTree(f *testing.F) {
 	f.Add([]byte("ab bc cd"), true)
-	f.Add([]byte("ab ba"), true)        // a cycle
-	f.Add([]byte("a- bz cb"), true)     // a dangling parent
-	f.Add([]byte("a- a- ba"), true)     // a duplicate id
-	f.Add([]byte("aa"), true)           // its own parent
+	f.Add([]byte("ab ba"), true)    // a cycle
+	f.Add([]byte("a- bz cb"), true) // a dangling parent
+	f.Add([]byte("a- a- ba"), true) // a duplicate id
+	f.Add([]byte("aa"), true)       // its own parent
 	f.Add([]byte("a- b- cb ca xc"), false)
 	f.Fuzz(func(t *testing.T, spec []byte, withHeader bool) {
 		if len(spec) > 400 {
