@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 const goodHeader = `{"type":"session","version":3,"id":"%s","timestamp":"2026-12-01T05:00:00.000Z","cwd":"/p"}` + "\n"
@@ -254,5 +255,46 @@ func TestListUsesTheIndex(t *testing.T) {
 	}
 	if l, err := List(ctx, filepath.Join(dir, "missing"), nil, Options{}); err != nil || len(l) != 0 {
 		t.Errorf("missing folder: %v, %v", l, err)
+	}
+}
+
+func TestFindAndMostRecent(t *testing.T) {
+	dir := t.TempDir()
+	ctx := ctxT(t)
+	c := newClock()
+	var made []*Session
+	for range 3 {
+		s, err := Create(ctx, dir, NewSession{Cwd: "/p"}, Options{Now: c.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		made = append(made, s)
+	}
+	writeFile(t, filepath.Join(dir, "2026-12-02T00-00-00-000Z_zzzz.jsonl"), "garbage\n")
+	got, err := Find(dir, made[1].ID())
+	if err != nil || got != made[1].File() {
+		t.Errorf("Find = %s, %v", got, err)
+	}
+	if _, err := Find(dir, "nope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Find(nope) = %v", err)
+	}
+	if _, err := Find(dir, made[0].ID()[:4]); err == nil {
+		t.Error("an ambiguous prefix was accepted")
+	}
+	// The newest file with a header wins; the garbage file (newer) does not.
+	old := time.Now().Add(-time.Hour)
+	for i, s := range made {
+		ts := old.Add(time.Duration(i) * time.Minute)
+		if i == 0 {
+			ts = old.Add(30 * time.Minute)
+		}
+		os.Chtimes(s.File(), ts, ts)
+	}
+	if p, err := MostRecent(dir); err != nil || p != made[0].File() {
+		t.Errorf("MostRecent = %s, %v; want %s", p, err, made[0].File())
+	}
+	if _, err := MostRecent(t.TempDir()); !errors.Is(err, ErrNotFound) {
+		t.Errorf("MostRecent of an empty folder: %v", err)
 	}
 }
