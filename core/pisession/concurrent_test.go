@@ -375,3 +375,29 @@ func TestLineWrittenJustBeforeAppendIsRead(t *testing.T) {
 		t.Errorf("file:\n%s", readFile(t, path))
 	}
 }
+
+// pi upgrades an old file by rewriting it in place (same inode, longer):
+// a Session holding it notices from the header and reads it again.
+func TestFileRewrittenInPlace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.jsonl")
+	v2 := `{"type":"session","version":2,"id":"old2","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}
+{"type":"message","id":"aaaaaaaa","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"a","timestamp":1}}
+`
+	writeFile(t, path, v2)
+	s := mustOpen(t, path)
+	v3 := strings.Replace(v2, `"version":2`, `"version":3`, 1) +
+		`{"type":"message","id":"bbbbbbbb","parentId":"aaaaaaaa","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[],"api":"x","provider":"p","model":"m","stopReason":"stop","timestamp":2}}` + "\n"
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0) // as writeFileSync does
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(v3)
+	f.Close()
+	got, err := s.Refresh(ctxT(t))
+	if err != nil || ids(got) != "bbbbbbbb" {
+		t.Fatalf("Refresh = %s, %v", ids(got), err)
+	}
+	if s.Header().Version != 3 || s.Leaf() != "bbbbbbbb" {
+		t.Errorf("after the rewrite: version %d, leaf %s", s.Header().Version, s.Leaf())
+	}
+}

@@ -128,6 +128,7 @@ type state struct {
 	lastInfo   int32               // index of the latest session_info, -1
 	ownPending map[string][]byte   // lines written but not yet read back
 	firstKept  map[int32]string    // v1 compactions: firstKeptEntryIndex as an id
+	headerOff  int64               // where the header line starts in the file
 	tornWarned bool                // the partial last line was reported
 	// beforeWrite, in tests, runs between the refresh and the write of an
 	// append: the window in which pi may write a line of its own.
@@ -383,6 +384,7 @@ func (s *state) addLine(l rawLine) error {
 			return fmt.Errorf("line %d is not a session header (it has type %q): %w", line, f.typ, ErrNotSession)
 		}
 		s.header = Header{Version: 1, ID: id, Raw: l.b}
+		s.headerOff = l.off
 		if f.hasVer {
 			s.header.Version = f.version
 		}

@@ -78,7 +78,7 @@ func (s *state) refreshLocked(takeLast bool) (arrived []Entry, size int64, err e
 	if err != nil {
 		return nil, 0, fmt.Errorf("the session file %s is gone (%w); reopen the session", s.path, err)
 	}
-	if !os.SameFile(fi, pfi) || pfi.Size() < s.offset {
+	if !os.SameFile(fi, pfi) || pfi.Size() < s.offset || pfi.Size() != s.offset && !s.headerUnchanged() {
 		return s.reloadLocked()
 	}
 	size = fi.Size()
@@ -138,6 +138,19 @@ func (s *state) settledRefresh(ctx context.Context) ([]Entry, int64, error) {
 		arrived = append(arrived, more...)
 	}
 	return arrived, size, err
+}
+
+// headerUnchanged reports whether the file still starts with the header
+// read at open: pi upgrades old files by rewriting them in place, which
+// the size alone may not show.
+func (s *state) headerUnchanged() bool {
+	h := s.header.Raw
+	if len(h) == 0 || s.f == nil {
+		return true
+	}
+	buf := make([]byte, len(h))
+	n, _ := s.f.ReadAt(buf, s.headerOff)
+	return n == len(h) && bytes.Equal(buf, h)
 }
 
 // descends reports whether i is anc or below it. With anc = -1 (before the
