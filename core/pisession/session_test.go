@@ -453,3 +453,16 @@ func TestWriteSessionMigrationHelper(t *testing.T) {
 		t.Errorf("temporary files left: %v", tmp)
 	}
 }
+
+// A payload given as indented JSON is written on one line.
+func TestIndentedPayloadStaysOnOneLine(t *testing.T) {
+	s, _ := newSession(t, false)
+	e := must(t)(s.Append(ctxT(t), "thing", json.RawMessage("{\n  \"a\": [1,\n 2],\n  \"m\": {\"role\": \"x\"}\n}"), AppendOptions{}))
+	data := readFile(t, s.File())
+	if n := strings.Count(data, "\n"); n != 2 {
+		t.Fatalf("%d lines:\n%s", n, data)
+	}
+	if !strings.HasSuffix(data, `"a":[1,2],"m":{"role":"x"}}`+"\n") || !strings.Contains(string(e.Raw), `"a":[1,2]`) {
+		t.Errorf("line %s", e.Raw)
+	}
+}

@@ -299,9 +299,14 @@ func payloadMembers(fields any) ([]byte, error) {
 	case nil:
 		return nil, nil
 	case json.RawMessage:
-		raw = v
+		return payloadMembers([]byte(v))
 	case []byte:
-		raw = v
+		// Caller's JSON may be indented; a line must hold no newline.
+		var b bytes.Buffer
+		if err := json.Compact(&b, v); err != nil {
+			return nil, fmt.Errorf("the payload is not valid JSON: %w", err)
+		}
+		raw = b.Bytes()
 	default:
 		var err error
 		if raw, err = jsonMarshal(fields); err != nil {
