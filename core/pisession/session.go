@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -299,10 +300,17 @@ func (s *state) readLocked(size int64, takeLast bool) error {
 	}
 	lr := newLineReader(s.f, s.offset, size, s.opts.MaxLineBytes)
 	sized := false
+	var batch []scanned
 	for {
 		l, ok, err := lr.next()
 		if err != nil {
 			return err
+		}
+		if !ok || !l.terminated || len(batch) == cap(batch) && cap(batch) > 0 {
+			if err := s.addBatch(batch); err != nil {
+				return err
+			}
+			batch = batch[:0]
 		}
 		if !ok {
 			return nil
@@ -315,14 +323,10 @@ func (s *state) readLocked(size int64, takeLast bool) error {
 				est := int64(nl) * (size - s.offset) / int64(len(lr.buf))
 				est = min(est, (size-s.offset)/32, 1<<24)
 				s.nodes = slices.Grow(s.nodes, int(est)+16)
+				if est > 2*scanBatch {
+					batch = make([]scanned, 0, scanBatch)
+				}
 			}
-		}
-		if s.needNL && l.terminated && l.n == 1 && l.off == s.offset {
-			// The newline the last entry was missing: its writer was
-			// still writing it.
-			s.offset++
-			s.needNL = false
-			continue
 		}
 		if !l.terminated {
 			if !takeLast || l.tooLong || !s.takeUnterminated(l) {
@@ -330,13 +334,83 @@ func (s *state) readLocked(size int64, takeLast bool) error {
 			}
 			continue
 		}
-		s.lines++
-		s.offset = l.off + l.n
-		s.needNL = false
-		if err := s.addLine(l); err != nil {
+		if batch == nil {
+			if err := s.addOne(scanned{l: l}); err != nil {
+				return err
+			}
+			continue
+		}
+		batch = append(batch, scanned{l: l})
+	}
+}
+
+// scanBatch is how many lines a long read scans at a time, split among the
+// processors: the scan is most of the cost of opening a long session.
+const scanBatch = 2048
+
+// scanned is a line and what scanning it found.
+type scanned struct {
+	l       rawLine
+	f       entryFields
+	err     error
+	badUTF8 bool
+	done    bool
+}
+
+func (sc *scanned) scan() {
+	if sc.done {
+		return
+	}
+	sc.done = true
+	if sc.l.tooLong || isBlank(sc.l.b) {
+		return
+	}
+	sc.f, sc.err = scanEntry(sc.l.b)
+	sc.badUTF8 = sc.err == nil && !utf8.Valid(sc.l.b)
+}
+
+// addBatch scans the lines on all processors, then adds them in order.
+func (s *state) addBatch(batch []scanned) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	if n := min(runtime.GOMAXPROCS(0), len(batch)/64); n > 1 {
+		var wg sync.WaitGroup
+		per := (len(batch) + n - 1) / n
+		for k := 0; k < len(batch); k += per {
+			part := batch[k:min(k+per, len(batch))]
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range part {
+					part[i].scan()
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	for i := range batch {
+		if err := s.addOne(batch[i]); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// addOne adds a terminated line.
+func (s *state) addOne(sc scanned) error {
+	l := sc.l
+	if s.needNL && l.n == 1 && l.off == s.offset {
+		// The newline the last entry was missing: its writer was still
+		// writing it.
+		s.offset++
+		s.needNL = false
+		return nil
+	}
+	s.lines++
+	s.offset = l.off + l.n
+	s.needNL = false
+	return s.addLine(&sc)
 }
 
 // takeUnterminated adds a last line that lacks its newline when it is a
@@ -355,14 +429,15 @@ func (s *state) takeUnterminated(l rawLine) bool {
 	s.lines++
 	s.offset = l.off + l.n
 	s.needNL = true
-	_ = s.addLine(l)
+	_ = s.addLine(&scanned{l: l})
 	return true
 }
 
 // addLine adds one complete line: the header if none was found yet, else
 // an entry. Only a non-header first JSON line is an error.
-func (s *state) addLine(l rawLine) error {
+func (s *state) addLine(sc *scanned) error {
 	line := s.lines
+	l := sc.l
 	if l.tooLong {
 		s.warn(fmt.Sprintf("line %d is %d bytes, over the %d-byte limit; it is skipped (and kept in the file)", line, l.n, s.opts.MaxLineBytes))
 		return nil
@@ -370,12 +445,13 @@ func (s *state) addLine(l rawLine) error {
 	if isBlank(l.b) {
 		return nil
 	}
-	f, err := scanEntry(l.b)
-	if err != nil {
-		s.warn(fmt.Sprintf("line %d is not valid JSON (%v); it is skipped", line, err))
+	sc.scan()
+	f := sc.f
+	if sc.err != nil {
+		s.warn(fmt.Sprintf("line %d is not valid JSON (%v); it is skipped", line, sc.err))
 		return nil
 	}
-	if !utf8.Valid(l.b) {
+	if sc.badUTF8 {
 		s.warn(fmt.Sprintf("line %d holds bytes that are not UTF-8; they read as U+FFFD", line))
 	}
 	if s.header.Raw == nil {
