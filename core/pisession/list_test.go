@@ -2,6 +2,7 @@ package pisession
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -296,5 +297,36 @@ func TestFindAndMostRecent(t *testing.T) {
 	}
 	if _, err := MostRecent(t.TempDir()); !errors.Is(err, ErrNotFound) {
 		t.Errorf("MostRecent of an empty folder: %v", err)
+	}
+}
+
+// A long file is scanned in parallel batches; line numbers in warnings and
+// the tree are the same as when read line by line.
+func TestLongFileWithBadLinesInTheMiddle(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(header("big"))
+	parent := ""
+	for i := 1; i <= 10000; i++ {
+		id := fmt.Sprintf("%08x", i)
+		switch i {
+		case 5000:
+			b.WriteString("{not json\n")
+			continue
+		case 7000:
+			b.WriteString("\n")
+			continue
+		}
+		b.WriteString(msgLine(id, parent, "user", "t", i))
+		parent = id
+	}
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	writeFile(t, path, b.String())
+	s := mustOpen(t, path)
+	w := s.Warnings()
+	if len(w) != 1 || !strings.HasPrefix(w[0], "line 5001 is not valid JSON") {
+		t.Errorf("warnings %q", w)
+	}
+	if s.Len() != 9998 || s.Leaf() != fmt.Sprintf("%08x", 10000) || len(s.Path()) != 9998 {
+		t.Errorf("%d entries, leaf %s, path %d", s.Len(), s.Leaf(), len(s.Path()))
 	}
 }
