@@ -356,7 +356,10 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 	var res Result
 	for turn := 0; turn < maxTurns; turn++ {
 		if a.needsCompaction() {
-			if err := a.compact(ctx, ""); err != nil && ctx.Err() == nil {
+			// Nothing before the latest turn to summarise is no reason to
+			// fail the turn: the call goes ahead and the model says if the
+			// context is too long.
+			if err := a.compact(ctx, ""); err != nil && ctx.Err() == nil && !errors.Is(err, ErrNothingToCompact) {
 				return res, fmt.Errorf("compaction before the next call failed: %w", err)
 			}
 		}
@@ -484,22 +487,23 @@ func toolCalls(m provider.Message) []ToolCall {
 // asks for more than its permission mode would, why. Writes and edits of
 // files that run on use (.git/, hooks, .envrc, .pi/extensions, …) ask in
 // every mode but full-auto; the decision is made on the canonical path.
-func (a *Agent) approval(c ToolCall, target string) (need bool, reason string) {
+// canon is the canonical path of a run-on-use file the approval is about.
+func (a *Agent) approval(c ToolCall, target string) (need bool, reason, canon string) {
 	s, ok := specOf(c.Name)
 	if !ok || a.cfg.Permission == PermissionFullAuto {
-		return false, ""
+		return false, "", ""
 	}
 	if s.edits && target != "" {
-		if canon, err := Confine(a.cfg.Root, target); err == nil {
-			if reason = runOnUse(a.cfg.Root, canon); reason != "" {
-				return true, reason
+		if p, err := Confine(a.cfg.Root, target); err == nil {
+			if reason = runOnUse(a.cfg.Root, p); reason != "" {
+				return true, reason, p
 			}
 		}
 	}
 	if a.cfg.Permission == PermissionAutoEdits {
-		return s.runs, ""
+		return s.runs, "", ""
 	}
-	return s.runs || s.edits, ""
+	return s.runs || s.edits, "", ""
 }
 
 // runInTurn runs a tool call so that an abort ends the turn at once, even
@@ -537,8 +541,11 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) error {
 	if isFileTool {
 		pre, claim = a.preflight(ctx, target)
 	}
-	need, reason := a.approval(c, target)
-	env := toolEnv{root: a.cfg.Root, agentDir: a.cfg.AgentDir, shell: a.cfg.Shell, runOnUseOK: a.cfg.Permission == PermissionFullAuto || reason != ""}
+	need, reason, canon := a.approval(c, target)
+	env := toolEnv{root: a.cfg.Root, agentDir: a.cfg.AgentDir, shell: a.cfg.Shell, runOnUseOK: a.cfg.Permission == PermissionFullAuto}
+	if reason != "" {
+		env.approved = canon // asked about below; the approval covers this file only
+	}
 	var res ToolResult
 	switch {
 	case !a.knownTool(c.Name):

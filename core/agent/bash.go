@@ -44,8 +44,10 @@ func toolBash(ctx context.Context, env toolEnv, raw json.RawMessage) (ToolResult
 	if strings.TrimSpace(a.Command) == "" {
 		return ToolResult{}, errors.New("command is empty")
 	}
-	timeout := time.Duration(a.Timeout) * time.Second
-	if timeout <= 0 || timeout > 30*time.Minute {
+	// No timeout means two minutes; a long one is capped at half an hour,
+	// not replaced by the default.
+	timeout := min(time.Duration(a.Timeout)*time.Second, 30*time.Minute)
+	if a.Timeout <= 0 {
 		timeout = 120 * time.Second
 	}
 	shell, command, err := shellCommand(env.shell, a.Command)

@@ -78,10 +78,19 @@ func (a *Agent) keepFrom(entries []session.Entry) int {
 
 // overThreshold applies compaction.* to the context size; ok is false
 // when no settings were given.
+//
+// A reserve that leaves no room (a local model whose whole window is
+// 16,384 tokens or less, with pi's default reserve of 16,384) would compact
+// before every call, the first one included: a reserve of the whole window
+// or more is taken as a quarter of it. Nothing used, nothing to compact.
 func (a *Agent) overThreshold(used, window int) (over, ok bool) {
 	c := a.cfg.Compaction
 	if c == nil {
 		return false, false
 	}
-	return c.Enabled && used > window-c.ReserveTokens, true
+	reserve := c.ReserveTokens
+	if reserve >= window {
+		reserve = window / 4
+	}
+	return c.Enabled && used > 0 && used > window-reserve, true
 }

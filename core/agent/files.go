@@ -56,10 +56,22 @@ func (p *project) fsName(canon string) string { return filepath.ToSlash(p.rel(ca
 func fileError(name string, err error) error {
 	var nr *fsutil.NotRegularError
 	if errors.As(err, &nr) {
-		return fmt.Errorf("%s is %v", name, nr)
+		return fmt.Errorf("%s is %w", name, nr)
 	}
-	return fmt.Errorf("%s: %s", name, reason(err))
+	return &causedError{msg: name + ": " + reason(err), cause: err}
 }
+
+// causedError is a sentence for the model that still answers errors.Is
+// and errors.As for its cause (fs.ErrNotExist, a NotRegularError), so
+// callers such as the approval preview can tell a new file from a
+// failure.
+type causedError struct {
+	msg   string
+	cause error
+}
+
+func (e *causedError) Error() string { return e.msg }
+func (e *causedError) Unwrap() error { return e.cause }
 
 // writeError words a failed write or edit of name.
 func writeError(op, name string, err error) error {

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
 // runOnUse says, in one line for the approval dialog, why writing the
@@ -23,7 +25,60 @@ func runOnUse(root, canon string) string {
 	if why := byName(rel); why != "" {
 		return why
 	}
+	if why := inHooksPath(root, canon); why != "" {
+		return why
+	}
 	return makesGitDir(root, canon)
+}
+
+// inHooksPath says why canon is a git hook when the repository's
+// .git/config moves its hooks out of .git/ (core.hooksPath, a common
+// setup: .githooks/, tools/hooks/). "" otherwise, or when the config
+// cannot be read (a FIFO, a huge file: then nothing is known to run).
+func inHooksPath(root, canon string) string {
+	data, _, err := fsutil.ReadRegular(filepath.Join(root, ".git", "config"), 64<<10)
+	if err != nil {
+		return ""
+	}
+	hooks := hooksPathOf(string(data))
+	if hooks == "" {
+		return ""
+	}
+	if !filepath.IsAbs(hooks) {
+		hooks = filepath.Join(root, hooks)
+	}
+	if real, err := filepath.EvalSymlinks(hooks); err == nil {
+		hooks = real
+	}
+	if hooks = filepath.Clean(hooks); canon != hooks && fsutil.Within(hooks, canon) {
+		return "it is in the repository's hooks folder (core.hooksPath), whose scripts git runs as programs"
+	}
+	return ""
+}
+
+// hooksPathOf finds core.hooksPath in the text of a git config file: the
+// last hooksPath key of a [core] section, as git reads it (keys and
+// section names ignore case; quotes around the value are dropped).
+func hooksPathOf(config string) string {
+	inCore, value := false, ""
+	for _, line := range strings.Split(config, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			name := strings.ToLower(strings.TrimSpace(strings.Trim(line, "[]")))
+			inCore = name == "core"
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !inCore || !ok || !strings.EqualFold(strings.TrimSpace(k), "hooksPath") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if c := strings.IndexAny(v, "#;"); c >= 0 && !strings.HasPrefix(v, "\"") {
+			v = strings.TrimSpace(v[:c])
+		}
+		value = strings.Trim(v, "\"")
+	}
+	return value
 }
 
 // byName is runOnUse's decision from the path alone.

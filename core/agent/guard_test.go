@@ -176,3 +176,41 @@ func TestWritesThatPlantARepositoryAsk(t *testing.T) {
 		}
 	}
 }
+
+// An approval to write one run-on-use file covers that file only: if the
+// path resolves to another one by the time of the write (a link swapped
+// in), the write is refused.
+func TestApprovalCoversTheApprovedFileOnly(t *testing.T) {
+	root := tempRoot(t)
+	os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755)
+	approved := filepath.Join(root, ".envrc")
+	env := toolEnv{root: root, approved: approved}
+	res := env.run(context.Background(), call("write", map[string]string{"path": ".envrc", "content": "export A=1\n"}))
+	if res.IsError {
+		t.Fatalf("the approved write failed: %s", res.Text)
+	}
+	res = env.run(context.Background(), call("write", map[string]string{"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\n"}))
+	if !res.IsError || !strings.Contains(res.Text, "approval") {
+		t.Errorf("a write to another run-on-use file went through on the first one's approval: %q", res.Text)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("the hook was written")
+	}
+}
+
+// A repository whose config moves its hooks (core.hooksPath) has them
+// asked about like .git/hooks.
+func TestHooksPathAsks(t *testing.T) {
+	root := tempRoot(t)
+	os.MkdirAll(filepath.Join(root, ".git"), 0o755)
+	os.WriteFile(filepath.Join(root, ".git", "config"), []byte("[core]\n\tbare = false\n\thooksPath = .githooks # team hooks\n[user]\n\tname = x\n"), 0o644)
+	if why := runOnUse(root, filepath.Join(root, ".githooks", "pre-commit")); why == "" {
+		t.Error("a write to core.hooksPath's folder does not ask")
+	}
+	if why := runOnUse(root, filepath.Join(root, "src", "main.go")); why != "" {
+		t.Errorf("an ordinary file asks: %s", why)
+	}
+	if got := hooksPathOf("[Core]\n  HooksPath = \"tools/hooks\"\n[core \"x\"]\n"); got != "tools/hooks" {
+		t.Errorf("hooksPathOf = %q", got)
+	}
+}

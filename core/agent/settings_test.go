@@ -116,3 +116,25 @@ func TestBashUsesShellPathAndPrefix(t *testing.T) {
 		t.Errorf("missing shell output = %q", out)
 	}
 }
+
+// A local model whose whole window is no larger than pi's default reserve
+// (16,384 tokens) still answers the first prompt, and does not compact
+// before every call: the reserve is capped to a quarter of the window.
+func TestSmallWindowDoesNotCompactEveryCall(t *testing.T) {
+	script := func(n int, req fakemodel.Request) fakemodel.Reply {
+		if strings.Contains(req.Raw, "Summarise the conversation above") {
+			return fakemodel.Reply{Text: "SUMMARY"}
+		}
+		return fakemodel.Reply{Text: "ok"}
+	}
+	set := settings.Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000}
+	h := newHarness(t, script, func(cfg *Config) { cfg.Model.ContextWindow = 8192; cfg.Compaction = &set })
+	for _, p := range []string{"one", "two", "three"} {
+		if _, err := h.ag.Prompt(context.Background(), p); err != nil {
+			t.Fatalf("prompt %q: %v", p, err)
+		}
+	}
+	if got := len(compactions(h.sess)); got != 0 {
+		t.Errorf("%d compactions with 120 of 8,192 tokens used", got)
+	}
+}

@@ -134,9 +134,13 @@ type toolEnv struct {
 	root     string
 	agentDir string
 	shell    settings.Shell // shellPath and shellCommandPrefix
-	// runOnUseOK is set when the call may write a file that runs on use
-	// (the user approved it, or the mode is full-auto).
+	// runOnUseOK is set in full-auto, where a write to a file that runs on
+	// use needs no approval.
 	runOnUseOK bool
+	// approved is the canonical path of a run-on-use file the user
+	// approved writing: the approval covers that file and no other, so a
+	// path that resolves elsewhere by the time of the write is refused.
+	approved string
 }
 
 // run executes a tool. File tools go through an os.Root on the project
@@ -196,7 +200,7 @@ func guardRunOnUse(p *project, env toolEnv, canon, name string) error {
 	if env.runOnUseOK {
 		return nil
 	}
-	if why := runOnUse(p.root, canon); why != "" {
+	if why := runOnUse(p.root, canon); why != "" && canon != env.approved {
 		return fmt.Errorf("%s needs the user's approval: %s", name, why)
 	}
 	return nil

@@ -227,9 +227,13 @@ func Visible(s string) string {
 // summary, a title, the status bar): a line break shows as ⏎ and a tab as
 // a space, so nothing after the first line can slip out of view.
 func VisibleLine(s string) string {
-	s = Visible(s)
 	if strings.ContainsAny(s, "\n\t") {
-		s = strings.NewReplacer("\r\n", "⏎", "\n", "⏎", "\t", " ").Replace(s)
+		// CRLF is one line break: fold it before Visible escapes the CR.
+		s = strings.NewReplacer("\r\n", "\n", "\t", " ").Replace(s)
+	}
+	s = Visible(s)
+	if strings.Contains(s, "\n") {
+		s = strings.ReplaceAll(s, "\n", "⏎")
 	}
 	return s
 }

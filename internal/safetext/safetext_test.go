@@ -86,3 +86,10 @@ func BenchmarkNeutralize32K(b *testing.B) {
 		Neutralize(s)
 	}
 }
+
+// A CRLF line end is one break in a one-line place, not "\x0d⏎".
+func TestVisibleLineFoldsCRLF(t *testing.T) {
+	if got := VisibleLine("ls\r\nrm -rf x\n\x1b[8m"); got != `ls⏎rm -rf x⏎\x1b[8m` {
+		t.Errorf("VisibleLine = %q", got)
+	}
+}

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
 // bridge carries runtime events and approval requests from the agent's
@@ -164,15 +164,15 @@ func diffFor(root string, req agent.Approval) string {
 		if err != nil {
 			return fmt.Sprintf("(%v: the tool will refuse it)\n", err)
 		}
-		fi, err := os.Stat(path)
+		// One open, through the root, with the type checked on it: no
+		// stat first (check-then-open), and never a wait on a FIFO.
+		old, err := agent.ReadPreview(root, path, previewLimit+1)
+		var notRegular *fsutil.NotRegularError
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return fmt.Sprintf("(new file, %d bytes)\n", len(content)) + whole
-		case err == nil && !fi.Mode().IsRegular():
+		case errors.As(err, &notRegular):
 			return "(not a regular file)\n" + whole
-		}
-		old, err := agent.ReadPreview(root, path, previewLimit+1)
-		switch {
 		case err != nil:
 			return fmt.Sprintf("(the current file cannot be read: %v; the new content follows)\n", err) + whole
 		case len(old) > previewLimit:

@@ -96,7 +96,7 @@ func (m *Model) updateCommands(msg tea.Msg) (tea.Cmd, bool) {
 		case msg.text == msg.typed:
 			m.restoreInput(msg.typed)
 			name, _, _ := strings.Cut(strings.TrimPrefix(msg.typed, "/"), " ")
-			return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /context, or a skill or prompt template (type / to see them)", firstLine(name))), true
+			return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, or a skill or prompt template (type / to see them)", firstLine(name))), true
 		case m.working:
 			m.queue = append(m.queue, msg.text)
 			return common.Notice("queued: sent when the agent is done"), true

@@ -822,7 +822,7 @@ func (m *Model) View() string {
 func (m *Model) stateLine() string {
 	parts := []string{"runtime " + m.runtime}
 	if m.model != "" {
-		parts = append(parts, "model "+m.model)
+		parts = append(parts, "model "+common.VisibleLine(m.model)) // from the session file
 	}
 	if t := m.thinkingText(); t != "" {
 		parts = append(parts, t)
@@ -865,7 +865,7 @@ func (m *Model) transcript(h int) string {
 		lines = append(append([]string(nil), l...), lines...)
 	}
 	if len(m.items) == 0 {
-		lines = []string{m.d.UI.Dim.Render("Type a message and press enter. The agent works in " + m.project.Name + "; its tools stay inside the project folder.")}
+		lines = []string{m.d.UI.Dim.Render("Type a message and press enter. The agent works in " + common.VisibleLine(m.project.Name) + "; its tools stay inside the project folder.")}
 	}
 	end := max(len(lines)-m.bottom, 0)
 	start := max(end-h, 0)
