@@ -345,11 +345,11 @@ func (r *rpcServer) serve(in io.Reader) error {
 	go func() {
 		defer close(done)
 		for {
-			job, ok := r.queue.next()
+			j, ok := r.queue.next()
 			if !ok {
 				return
 			}
-			job()
+			j.run()
 		}
 	}()
 	// Input is read on its own goroutine so a signal (the context) ends
@@ -393,7 +393,7 @@ func (r *rpcServer) serve(in io.Reader) error {
 		case <-ctx.Done():
 			// Running and queued work sees the same context and ends.
 			r.queue.drop()
-			r.m.Abort(r.session)
+			r.m.Abort(r.queue.current())
 			finish()
 			return errors.New("stopped by a signal; the session keeps what arrived")
 		case l, ok := <-lines:
@@ -446,12 +446,20 @@ func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) 
 
 // jobQueue holds prompts and compactions in the order they came, without
 // bound on the reader's side: enqueueing never blocks, so the command
-// reader keeps answering while the agent works.
+// reader keeps answering while the agent works. It knows the session of
+// the job that runs, which is not always the rpc's current one (a
+// new_session may come while a prompt of the old session runs).
 type jobQueue struct {
-	mu     sync.Mutex
-	jobs   []func()
-	closed bool
-	wake   chan struct{}
+	mu      sync.Mutex
+	jobs    []job
+	running string // session of the job under way, "" when idle
+	closed  bool
+	wake    chan struct{}
+}
+
+type job struct {
+	session string
+	run     func()
 }
 
 func (q *jobQueue) init() {
@@ -460,10 +468,10 @@ func (q *jobQueue) init() {
 	}
 }
 
-func (q *jobQueue) push(job func()) {
+func (q *jobQueue) push(j job) {
 	q.mu.Lock()
 	q.init()
-	q.jobs = append(q.jobs, job)
+	q.jobs = append(q.jobs, j)
 	q.mu.Unlock()
 	q.signal()
 }
@@ -475,25 +483,35 @@ func (q *jobQueue) signal() {
 	}
 }
 
-// next waits for the next job; false once the queue is closed and empty.
-func (q *jobQueue) next() (func(), bool) {
+// next waits for the next job and marks it running (the previous one is
+// done); false once the queue is closed and empty.
+func (q *jobQueue) next() (job, bool) {
 	for {
 		q.mu.Lock()
 		q.init()
+		q.running = ""
 		if len(q.jobs) > 0 {
-			job := q.jobs[0]
+			j := q.jobs[0]
 			q.jobs = q.jobs[1:]
+			q.running = j.session
 			q.mu.Unlock()
-			return job, true
+			return j, true
 		}
 		if q.closed {
 			q.mu.Unlock()
-			return nil, false
+			return job{}, false
 		}
 		wake := q.wake
 		q.mu.Unlock()
 		<-wake
 	}
+}
+
+// current is the session of the job under way ("" when none runs).
+func (q *jobQueue) current() string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.running
 }
 
 // drop removes the jobs that have not started and says how many.
@@ -513,7 +531,9 @@ func (q *jobQueue) close() {
 	q.signal()
 }
 
-func (r *rpcServer) enqueue(job func()) { r.queue.push(job) }
+func (r *rpcServer) enqueue(sessionID string, run func()) {
+	r.queue.push(job{session: sessionID, run: run})
+}
 
 func (r *rpcServer) reply(c rpcCommand, err error, data any) {
 	resp := rpcResponse{Type: "response", ID: c.ID, Command: c.Type, Success: err == nil, Data: data}
@@ -533,7 +553,7 @@ func (r *rpcServer) handle(c rpcCommand) {
 		}
 		r.reply(c, nil, nil)
 		sessionID, model := r.session, r.spec()
-		r.enqueue(func() {
+		r.enqueue(sessionID, func() {
 			// /skill:name and /template calls expand as pi expands them.
 			text, err := r.m.Expand(ctx, sessionID, c.Message)
 			if err != nil {
@@ -545,8 +565,13 @@ func (r *rpcServer) handle(c rpcCommand) {
 		})
 	case "abort":
 		// Waiting prompts go too: abort means stop, not "skip to the next".
+		// The running job's session, which a new_session may have left.
 		dropped := r.queue.drop()
-		r.reply(c, nil, map[string]any{"aborted": r.m.Abort(r.session), "dropped": dropped})
+		sid := r.queue.current()
+		if sid == "" {
+			sid = r.session
+		}
+		r.reply(c, nil, map[string]any{"aborted": r.m.Abort(sid), "dropped": dropped})
 	case "get_state":
 		st := r.m.State(r.session)
 		r.reply(c, nil, struct {
@@ -567,7 +592,7 @@ func (r *rpcServer) handle(c rpcCommand) {
 	case "compact":
 		r.reply(c, nil, nil)
 		sessionID, model := r.session, r.spec()
-		r.enqueue(func() {
+		r.enqueue(sessionID, func() {
 			if _, err := r.m.Compact(ctx, sessionID, model, c.Instructions); err != nil {
 				r.out.write(agent.Event{Type: agent.EventCompactionEnd, SessionID: sessionID, Error: err.Error()})
 			}

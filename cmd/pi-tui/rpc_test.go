@@ -410,3 +410,29 @@ func TestCLIOutputShowsControlsAsText(t *testing.T) {
 		}
 	}
 }
+
+// abort stops the prompt that runs, even after new_session made another
+// session current.
+func TestRPCAbortAfterNewSession(t *testing.T) {
+	c := newCLI(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply {
+		return fakemodel.Reply{Text: "slow", Hold: hold}
+	})
+	r := startRPC(t, c, "--project", "mono")
+	r.send(`{"id":"p","type":"prompt","message":"take your time"}`)
+	r.until(func(m map[string]any) bool { return m["type"] == "agent_start" })
+	r.send(`{"id":"n","type":"new_session"}`)
+	r.until(func(m map[string]any) bool { return m["id"] == "n" })
+	r.send(`{"id":"a","type":"abort"}`)
+	seen := r.until(func(m map[string]any) bool { return m["id"] == "a" })
+	a := seen[len(seen)-1]
+	if data, _ := a["data"].(map[string]any); data["aborted"] != true {
+		t.Fatalf("abort = %v", a)
+	}
+	end := r.until(func(m map[string]any) bool { return m["type"] == "agent_end" })
+	if e := end[len(end)-1]; e["stopReason"] != "aborted" {
+		t.Errorf("agent_end = %v", e)
+	}
+}
