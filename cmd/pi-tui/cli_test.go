@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // cli runs pi-tui in-process with its own environment.
@@ -262,4 +263,23 @@ func buildBinary(tb testing.TB) string {
 		tb.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// serve gets the longer grace after a signal, wherever the global flags
+// stand.
+func TestGraceForServe(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{[]string{"serve"}, serveGrace},
+		{[]string{"--data-dir", "/d", "serve", "--listen", "x"}, serveGrace},
+		{[]string{"--agent-dir=/a", "serve"}, serveGrace},
+		{[]string{"prompt", "serve"}, shutdownGrace},
+		{[]string{"--data-dir", "serve"}, shutdownGrace},
+	} {
+		if got := graceFor(c.args); got != c.want {
+			t.Errorf("graceFor(%q) = %v, want %v", c.args, got, c.want)
+		}
+	}
 }

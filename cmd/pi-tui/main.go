@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -18,6 +19,28 @@ import (
 // has not finished by then (something is stuck), pi-tui exits anyway; a
 // second signal exits at once.
 const shutdownGrace = 3 * time.Second
+
+// serveGrace is the grace for `serve`: it asks every SSH session to end
+// (about 3 s + 3 s at most, ADR 0012) and then closes the runtimes (up to
+// 5 s), and exiting before that would skip the sessions' clean-up.
+const serveGrace = 15 * time.Second
+
+// graceFor is how long the command in args may take to wind down.
+func graceFor(args []string) time.Duration {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			if a == "serve" {
+				return serveGrace
+			}
+			break
+		}
+		if name := strings.TrimLeft(a, "-"); (name == "data-dir" || name == "agent-dir") && !strings.Contains(a, "=") {
+			i++ // the flag's value
+		}
+	}
+	return shutdownGrace
+}
 
 func main() {
 	sigs := make(chan os.Signal, 2)
@@ -34,7 +57,7 @@ func main() {
 		case code = <-done:
 		case <-sigs:
 			code = signalExit(sig)
-		case <-time.After(shutdownGrace):
+		case <-time.After(graceFor(os.Args[1:])):
 			fmt.Fprintf(os.Stderr, "pi-tui: stopped by %v before the work in progress finished winding down\n", sig)
 			code = signalExit(sig)
 		}
