@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +20,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/internal/lineread"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
@@ -366,7 +366,7 @@ func (r *rpcServer) serve(in io.Reader) error {
 		defer close(lines)
 		br := bufio.NewReaderSize(in, 64*1024)
 		for {
-			raw, tooLong, err := readLine(br, rpcMaxLine)
+			raw, tooLong, err := lineread.Next(br, rpcMaxLine)
 			if len(raw) > 0 || tooLong {
 				select {
 				case lines <- line{raw, tooLong}:
@@ -421,26 +421,6 @@ func (r *rpcServer) serve(in io.Reader) error {
 			}
 			r.handle(c)
 		}
-	}
-}
-
-// readLine returns the next line without its end. A line longer than max
-// is read to its end and dropped (tooLong), so memory stays bounded by max
-// whatever a caller sends. err is io.EOF with the last line (or none).
-func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > max+1 { // +1: the newline itself
-				tooLong, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return bytes.TrimSuffix(line, []byte("\n")), tooLong, err
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/pi-tui/pi-tui/internal/lineread"
 )
 
 // harmlessOptions are authorized_keys options that only forbid or permit
@@ -60,7 +62,8 @@ func loadAuthorizedKeys(path string, warn io.Writer) (map[string]string, error) 
 	limited := &io.LimitedReader{R: f, N: maxKeysFile + 1}
 	r := bufio.NewReader(limited)
 	for n := 1; ; n++ {
-		line, long, err := readLine(r)
+		line, long, err := lineread.Next(r, maxKeyLine)
+		line = bytes.TrimSuffix(line, []byte("\r"))
 		if err != nil && err != io.EOF {
 			return nil, fmt.Errorf("read authorized keys %s: line %d: %w", path, n, err)
 		}
@@ -80,29 +83,6 @@ func loadAuthorizedKeys(path string, warn io.Writer) (map[string]string, error) 
 		return nil, fmt.Errorf("no usable public key in %s: pi-tui serve accepts public keys only and refuses to start without one; add a line such as the contents of ~/.ssh/id_ed25519.pub", path)
 	}
 	return keys, nil
-}
-
-// readLine reads one line without its line ending. A line longer than
-// maxKeyLine is read to its end but not kept (long). At the end of the
-// input err is io.EOF, with the last line if it had no newline.
-func readLine(r *bufio.Reader) (line []byte, long bool, err error) {
-	for {
-		frag, err := r.ReadSlice('\n')
-		if !long {
-			line = append(line, frag...)
-			if len(line) > maxKeyLine+2 { // room for "\r\n"
-				line, long = nil, true
-			}
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-		if len(line) > maxKeyLine {
-			line, long = nil, true
-		}
-		return line, long, err
-	}
 }
 
 // parseKeyLine returns the key of one line and its fingerprint, or nil
