@@ -280,6 +280,7 @@ type keyPlan struct {
 func (r *Registry) keyPlan(p *providerInfo) keyPlan {
 	kp := keyPlan{needed: p.builtIn}
 	authPath := r.auth.Path
+	unusable := "" // what auth.json holds for the provider that cannot be used
 	if e, found := r.auth.Entry(p.name); found {
 		switch e.Type {
 		case settings.AuthAPIKey:
@@ -287,17 +288,20 @@ func (r *Registry) keyPlan(p *providerInfo) keyPlan {
 				kp.raw, kp.what = e.Key, fmt.Sprintf("%s's key for %s", settings.AuthFile, p.name)
 			}
 		case settings.AuthOAuth:
-			kp.note = fmt.Sprintf("%s holds an OAuth login for %s, which pi-tui cannot use: %s", authPath, p.name, r.keyAdvice(p))
+			unusable = fmt.Sprintf("%s holds an OAuth login for %s, which pi-tui cannot use", authPath, p.name)
 		default:
-			kp.note = fmt.Sprintf("%s has an entry of type %q for %s, which pi-tui cannot use: %s", authPath, e.Type, p.name, r.keyAdvice(p))
+			unusable = fmt.Sprintf("%s has an entry of type %q for %s, which pi-tui cannot use", authPath, e.Type, p.name)
+		}
+		if unusable != "" {
+			kp.note = unusable + ": " + r.keyAdvice(p)
 		}
 	}
 	if kp.raw == "" && p.apiKey != "" {
 		kp.raw, kp.what = p.apiKey, fmt.Sprintf("the apiKey of provider %q in %s", p.name, settings.ModelsFile)
 	}
 	if kp.raw != "" {
-		if kp.note != "" {
-			kp.note = fmt.Sprintf("%s holds an OAuth login for %s, which pi-tui cannot use; it uses %s instead", authPath, p.name, kp.what)
+		if unusable != "" {
+			kp.note = unusable + "; it uses " + kp.what + " instead"
 		}
 		ok, missing := valueLooksSet(kp.raw, r.env)
 		kp.ok = ok

@@ -146,9 +146,23 @@ func (m ModelInfo) mapped(level string) (string, bool) {
 	return *v, true
 }
 
-// anthropicBudgets are the thinking budgets of pi's levels for models
-// that take budget_tokens.
-var anthropicBudgets = map[string]int{ThinkingMinimal: 1024, ThinkingLow: 2048, ThinkingMedium: 8192, ThinkingHigh: 16384, ThinkingXHigh: 32768}
+// anthropicBudget is the thinking budget of one of pi's levels for models
+// that take budget_tokens (0 for a level without one).
+func anthropicBudget(level string) int {
+	switch level {
+	case ThinkingMinimal:
+		return 1024
+	case ThinkingLow:
+		return 2048
+	case ThinkingMedium:
+		return 8192
+	case ThinkingHigh:
+		return 16384
+	case ThinkingXHigh:
+		return 32768
+	}
+	return 0
+}
 
 // minThinkingBudget is the smallest budget Anthropic accepts.
 const minThinkingBudget = 1024
@@ -191,7 +205,7 @@ func budgetFor(m ModelInfo, level string) int {
 			return n
 		}
 	}
-	return anthropicBudgets[level]
+	return anthropicBudget(level)
 }
 
 // geminiThinking is the thinkingConfig for a level: a budget (thinkingBudget)

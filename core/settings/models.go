@@ -237,17 +237,19 @@ func StripJSONComments(data []byte) []byte {
 	return out
 }
 
-// wellKnownKeyVars are environment variables that hold model providers'
+// wellKnownKeyVars lists the environment variables that hold model providers'
 // keys, for pi's built-in providers and common gateways. They are kept out
 // of the environment of commands the agent runs.
-var wellKnownKeyVars = []string{
-	"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN",
-	"OPENAI_API_KEY", "AZURE_OPENAI_API_KEY",
-	"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY",
-	"GROQ_API_KEY", "XAI_API_KEY", "OPENROUTER_API_KEY", "MISTRAL_API_KEY",
-	"DEEPSEEK_API_KEY", "CEREBRAS_API_KEY", "ZAI_API_KEY", "HF_TOKEN",
-	"TOGETHER_API_KEY", "FIREWORKS_API_KEY", "PERPLEXITY_API_KEY", "COHERE_API_KEY",
-	"AI_GATEWAY_API_KEY",
+func wellKnownKeyVars() []string {
+	return []string{
+		"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN",
+		"OPENAI_API_KEY", "AZURE_OPENAI_API_KEY",
+		"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY",
+		"GROQ_API_KEY", "XAI_API_KEY", "OPENROUTER_API_KEY", "MISTRAL_API_KEY",
+		"DEEPSEEK_API_KEY", "CEREBRAS_API_KEY", "ZAI_API_KEY", "HF_TOKEN",
+		"TOGETHER_API_KEY", "FIREWORKS_API_KEY", "PERPLEXITY_API_KEY", "COHERE_API_KEY",
+		"AI_GATEWAY_API_KEY",
+	}
 }
 
 // SecretEnvNames lists the environment variables that may hold pi-tui's
@@ -264,7 +266,7 @@ func SecretEnvNames(agentDir string) []string {
 			out = append(out, name)
 		}
 	}
-	for _, n := range wellKnownKeyVars {
+	for _, n := range wellKnownKeyVars() {
 		add(n)
 	}
 	custom, _ := ReadModels(agentDir)

@@ -19,22 +19,20 @@ import (
 	"github.com/pi-tui/pi-tui/internal/lineread"
 )
 
-// harmlessOptions are authorized_keys options that only forbid or permit
+// harmless reports the authorized_keys options that only forbid or permit
 // things this server never offers (forwarding, agent, X11, rc files), so a
 // key carrying them can be used as is. restrict, no-pty and pty decide
 // whether the key may have a terminal (checkOptions). Any other option
 // (from=, command=, expiry-time=, cert-authority, …) would be a
 // restriction or a meaning pi-tui does not implement: such a key is
 // skipped rather than accepted with the restriction silently dropped.
-var harmlessOptions = map[string]bool{
-	"no-port-forwarding":  true,
-	"no-agent-forwarding": true,
-	"no-x11-forwarding":   true,
-	"no-user-rc":          true,
-	"port-forwarding":     true,
-	"agent-forwarding":    true,
-	"x11-forwarding":      true,
-	"user-rc":             true,
+func harmless(option string) bool {
+	switch option {
+	case "no-port-forwarding", "no-agent-forwarding", "no-x11-forwarding", "no-user-rc",
+		"port-forwarding", "agent-forwarding", "x11-forwarding", "user-rc":
+		return true
+	}
+	return false
 }
 
 // Limits on the authorized_keys file: a longer line is skipped like any bad
@@ -130,7 +128,7 @@ func checkOptions(options []string) (unsupported string, noPty bool) {
 			pty = false
 		case lower == "pty":
 			pty = true
-		case !harmlessOptions[lower]:
+		case !harmless(lower):
 			return name, false
 		}
 	}

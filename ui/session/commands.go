@@ -21,18 +21,20 @@ import (
 // list. On enter a skill or template is expanded exactly as pi expands it
 // and sent.
 
-// builtins are the chat's own commands, offered first.
-var builtins = []skills.Command{
-	{Name: "compact", Description: "summarise the session so far to free context", ArgumentHint: "[instructions]"},
-	{Name: "tree", Description: "continue from an earlier message (the old branch stays)"},
-	{Name: "new", Description: "start a new session"},
-	{Name: "model", Description: "switch this session's model"},
-	{Name: "thinking", Description: "set this session's thinking level (off … xhigh), or pick one", ArgumentHint: "[level]"},
-	{Name: "context", Description: "show the system prompt's sections and sizes"},
+// builtins returns the chat's own commands, offered first.
+func builtins() []skills.Command {
+	return []skills.Command{
+		{Name: "compact", Description: "summarise the session so far to free context", ArgumentHint: "[instructions]"},
+		{Name: "tree", Description: "continue from an earlier message (the old branch stays)"},
+		{Name: "new", Description: "start a new session"},
+		{Name: "model", Description: "switch this session's model"},
+		{Name: "thinking", Description: "set this session's thinking level (off … xhigh), or pick one", ArgumentHint: "[level]"},
+		{Name: "context", Description: "show the system prompt's sections and sizes"},
+	}
 }
 
 func isBuiltin(name string) bool {
-	for _, b := range builtins {
+	for _, b := range builtins() {
 		if b.Name == name {
 			return true
 		}
@@ -146,7 +148,7 @@ func (m *Model) suggestions() []skills.Command {
 		return nil
 	}
 	var out []skills.Command
-	for _, c := range append(append([]skills.Command(nil), builtins...), m.cmds...) {
+	for _, c := range append(builtins(), m.cmds...) {
 		if strings.HasPrefix(c.Name, typed) {
 			out = append(out, c)
 		}
