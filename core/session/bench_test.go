@@ -1,0 +1,64 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/pi-tui/pi-tui/core/provider"
+)
+
+// BenchmarkOpen20000 times what the session view does before its first
+// frame: open a 20,000-entry session file and build its branch (Path) and
+// the model's Context.
+func BenchmarkOpen20000(b *testing.B) {
+	e := setup(b, b.TempDir())
+	ctx := context.Background()
+	s, _ := e.m.Create(ctx, "p1", "big")
+	body := strings.Repeat("lorem ipsum dolor sit amet ", 8)
+	for i := range 20000 {
+		switch i % 4 {
+		case 0:
+			mustAppend(b, s, TypeUser, msg(provider.RoleUser, text(body)))
+		case 1:
+			a := msg(provider.RoleAssistant, text(body), provider.Part{Type: provider.PartToolCall, ToolCallID: fmt.Sprint(i), ToolName: "read", Arguments: json.RawMessage(`{"path":"a.go"}`)})
+			a.StopReason, a.Model = provider.StopToolUse, "anthropic/claude"
+			mustAppend(b, s, TypeAssistant, a)
+		case 2:
+			r := msg(provider.RoleTool, provider.Part{Type: provider.PartToolResult, ToolCallID: fmt.Sprint(i - 1), ToolName: "read", Text: body})
+			r.Path, r.ToolMs = "a.go", 1
+			mustAppend(b, s, TypeToolResult, r)
+		default:
+			a := msg(provider.RoleAssistant, text(body))
+			a.StopReason = provider.StopEnd
+			mustAppend(b, s, TypeAssistant, a)
+		}
+	}
+	s.Close()
+	b.ResetTimer()
+	for b.Loop() {
+		o, err := NewManager(e.st, Config{AgentDir: e.agent}).Open(ctx, s.ID())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(o.Path()) == 0 || len(o.Context()) == 0 {
+			b.Fatal("empty")
+		}
+		o.Close()
+	}
+}
+
+// BenchmarkAppend times one message append to an existing file.
+func BenchmarkAppend(b *testing.B) {
+	e := setup(b, b.TempDir())
+	ctx := context.Background()
+	s, _ := e.m.Create(ctx, "p1", "")
+	defer s.Close()
+	m := msg(provider.RoleUser, text("hello"))
+	mustAppend(b, s, TypeUser, m)
+	for b.Loop() {
+		mustAppend(b, s, TypeUser, m)
+	}
+}
