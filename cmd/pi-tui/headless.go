@@ -224,7 +224,8 @@ func (a *app) sessionsCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	list, err := session.NewManager(st).List(a.ctx, p.ID)
+	list, err := session.NewManager(st, session.Config{AgentDir: a.placesOrEmpty().AgentDir,
+		SessionDir: a.env("PI_CODING_AGENT_SESSION_DIR")}).List(a.ctx, p.ID)
 	if err != nil {
 		return err
 	}
@@ -235,10 +236,12 @@ func (a *app) sessionsCmd(args []string) error {
 			CreatedAt int64  `json:"createdAt"`
 			UpdatedAt int64  `json:"updatedAt"`
 			Entries   int    `json:"entries"`
+			Path      string `json:"path"`
+			Problem   string `json:"problem,omitempty"`
 		}
 		rows := make([]row, 0, len(list))
 		for _, s := range list {
-			rows = append(rows, row{s.ID, s.Title, s.CreatedAt, s.UpdatedAt, s.Entries})
+			rows = append(rows, row{s.ID, s.Title, s.CreatedAt, s.UpdatedAt, s.Entries, s.Path, s.Problem})
 		}
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
@@ -251,7 +254,14 @@ func (a *app) sessionsCmd(args []string) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tENTRIES\tTITLE")
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.ID, time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04"), s.Entries, s.Title)
+		title := s.Title
+		if title == "" {
+			title = s.FirstMessage
+		}
+		if s.Problem != "" {
+			title = "(" + s.Problem + ") " + title
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.ID, time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04"), s.Entries, safetext.Visible(firstLine(title)))
 	}
 	return tw.Flush()
 }
@@ -615,4 +625,10 @@ func (r *rpcServer) handle(c rpcCommand) {
 	default:
 		r.reply(c, fmt.Errorf("unknown command %q (prompt, abort, get_state, new_session, compact, branch, set_model, set_thinking_level)", c.Type), nil)
 	}
+}
+
+// firstLine keeps a listing to one line per session.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
 }

@@ -187,6 +187,8 @@ type StoredMessage struct {
 	Partial    bool             `json:"partial,omitempty"`
 	Error      string           `json:"error,omitempty"`
 	Model      string           `json:"model,omitempty"`
+	// API is the model's wire API (pi's "api": anthropic-messages, …).
+	API string `json:"api,omitempty"`
 	// Tool results only.
 	Tool      string         `json:"tool,omitempty"`
 	Path      string         `json:"path,omitempty"`
@@ -432,7 +434,7 @@ func (a *Agent) call(ctx context.Context) (provider.Message, string, error) {
 	a.mu.Unlock()
 	msg := res.Message
 	msg.Role = provider.RoleAssistant
-	stored := StoredMessage{Message: msg, Usage: &res.Usage, StopReason: res.StopReason, Partial: res.Partial || err != nil, Model: a.cfg.Model.Provider + "/" + a.cfg.Model.ID}
+	stored := StoredMessage{Message: msg, Usage: &res.Usage, StopReason: res.StopReason, Partial: res.Partial || err != nil, Model: a.cfg.Model.Provider + "/" + a.cfg.Model.ID, API: a.cfg.Model.API}
 	if err != nil {
 		stored.Error = err.Error()
 		if ctx.Err() != nil {

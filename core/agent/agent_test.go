@@ -137,7 +137,7 @@ func newHarness(t *testing.T, script fakemodel.Script, cfg func(*Config)) *harne
 	if err != nil {
 		t.Fatal(err)
 	}
-	sm := session.NewManager(st)
+	sm := session.NewManager(st, session.Config{AgentDir: filepath.Join(base, "agent")})
 	sess, err := sm.Create(context.Background(), p.ID, "")
 	if err != nil {
 		t.Fatal(err)

@@ -106,8 +106,8 @@ func TestTurnBudgetKeepsOuterFirst(t *testing.T) {
 	}
 }
 
-// closing is a host whose preflight closes the store under the agent, as
-// a disk that fills or turns read-only between two appends would.
+// closing is a host whose preflight closes the session file under the
+// agent, as a disk that fills or turns read-only between two appends would.
 type closing struct{ st interface{ Close() error } }
 
 func (c closing) Preflight(context.Context, string) (Claim, error) {
@@ -128,7 +128,7 @@ func TestUnsavedToolResultEndsTheTurn(t *testing.T) {
 		}
 		return fakemodel.Reply{Text: "went on without the result"}
 	}, func(c *Config) { c.Preflight = closing{} })
-	h.ag.cfg.Preflight = closing{h.st}
+	h.ag.cfg.Preflight = closing{h.sess}
 	os.WriteFile(filepath.Join(h.root, "x.go"), []byte("package x\n"), 0o644)
 	_, err := h.ag.Prompt(context.Background(), "read it")
 	if err == nil || !strings.Contains(err.Error(), "could not be saved") {

@@ -120,7 +120,8 @@ func New(opts Options) (*Manager, error) {
 		// it once per process.
 		opts.Provider.Commands = provider.NewCommandCache()
 	}
-	m := &Manager{opts: opts, sessions: session.NewManager(opts.Host.Store), seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
+	m := &Manager{opts: opts, sessions: session.NewManager(opts.Host.Store, session.Config{AgentDir: opts.Host.Places.AgentDir,
+		SessionDir: opts.Env("PI_CODING_AGENT_SESSION_DIR")}), seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
 		resolvers: map[string]*instructions.Resolver{}, watched: map[string]int{}, last: map[string]agent.Event{}}
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		m.watcher = w

@@ -2,62 +2,63 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/pi-tui/pi-tui/core/provider"
 )
 
-// BenchmarkOpen20000 times Open + Context of a session of 20,000 entries:
-// users, assistants, tool results, custom entries, model changes, with
-// branches and compactions.
+// BenchmarkOpen20000 times what the session view does before its first
+// frame: open a 20,000-entry session file and build its branch (Path) and
+// the model's Context.
 func BenchmarkOpen20000(b *testing.B) {
-	st, _ := setup(b)
+	e := setup(b, b.TempDir())
 	ctx := context.Background()
-	m := NewManager(st)
-	s, err := m.Create(ctx, "p1", "big")
-	if err != nil {
-		b.Fatal(err)
-	}
-	text := strings.Repeat("lorem ipsum dolor sit amet ", 8)
-	var kept string
+	s, _ := e.m.Create(ctx, "p1", "big")
+	body := strings.Repeat("lorem ipsum dolor sit amet ", 8)
 	for i := range 20000 {
-		var typ string
-		var payload any
-		switch {
-		case i%5000 == 4999:
-			typ, payload = TypeCompaction, Compaction{Summary: text, FirstKeptEntryID: kept, TokensBefore: 100000}
-		case i%100 == 99:
-			typ, payload = TypeCustom, map[string]any{"customType": "pi-agent-guidance:subdirectory-context", "files": []string{"a/AGENTS.md"}}
-		case i%1000 == 500:
-			typ, payload = TypeModelChange, map[string]string{"provider": "anthropic", "model": "claude"}
-		case i%3 == 0:
-			typ, payload = TypeUser, map[string]string{"text": text}
-		case i%3 == 1:
-			typ, payload = TypeAssistant, map[string]any{"text": text, "toolCalls": []map[string]string{{"id": fmt.Sprint(i), "name": "read", "path": "a/b.go"}}}
+		switch i % 4 {
+		case 0:
+			mustAppend(b, s, TypeUser, msg(provider.RoleUser, text(body)))
+		case 1:
+			a := msg(provider.RoleAssistant, text(body), provider.Part{Type: provider.PartToolCall, ToolCallID: fmt.Sprint(i), ToolName: "read", Arguments: json.RawMessage(`{"path":"a.go"}`)})
+			a.StopReason, a.Model = provider.StopToolUse, "anthropic/claude"
+			mustAppend(b, s, TypeAssistant, a)
+		case 2:
+			r := msg(provider.RoleTool, provider.Part{Type: provider.PartToolResult, ToolCallID: fmt.Sprint(i - 1), ToolName: "read", Text: body})
+			r.Path, r.ToolMs = "a.go", 1
+			mustAppend(b, s, TypeToolResult, r)
 		default:
-			typ, payload = TypeToolResult, map[string]any{"toolCallId": fmt.Sprint(i - 1), "content": text + text}
-		}
-		e := mustAppend(b, s, typ, payload)
-		if i%5000 == 4000 {
-			kept = e.ID
-		}
-		if i%3000 == 2999 { // a branch: go back 20 entries and continue from there
-			p := s.Path()
-			if err := s.Branch(ctx, p[len(p)-20].ID); err != nil {
-				b.Fatal(err)
-			}
+			a := msg(provider.RoleAssistant, text(body))
+			a.StopReason = provider.StopEnd
+			mustAppend(b, s, TypeAssistant, a)
 		}
 	}
-	want := len(s.Context())
-	b.ReportAllocs()
+	s.Close()
 	b.ResetTimer()
 	for b.Loop() {
-		o, err := m.Open(ctx, s.ID())
+		o, err := NewManager(e.st, Config{AgentDir: e.agent}).Open(ctx, s.ID())
 		if err != nil {
 			b.Fatal(err)
 		}
-		if n := len(o.Context()); n != want {
-			b.Fatalf("context has %d entries, want %d", n, want)
+		if len(o.Path()) == 0 || len(o.Context()) == 0 {
+			b.Fatal("empty")
 		}
+		o.Close()
+	}
+}
+
+// BenchmarkAppend times one message append to an existing file.
+func BenchmarkAppend(b *testing.B) {
+	e := setup(b, b.TempDir())
+	ctx := context.Background()
+	s, _ := e.m.Create(ctx, "p1", "")
+	defer s.Close()
+	m := msg(provider.RoleUser, text("hello"))
+	mustAppend(b, s, TypeUser, m)
+	for b.Loop() {
+		mustAppend(b, s, TypeUser, m)
 	}
 }

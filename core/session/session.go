@@ -1,28 +1,39 @@
-// Package session keeps conversations as trees of entries over the store.
+// Package session keeps conversations as pi's own session files.
+//
+// Every session is a pi v3 JSONL file in pi's folder for the project's root
+// (<agentDir>/sessions/--<cwd>--/, or the configured session folder), read
+// and written through core/pisession, so pi lists, opens and continues what
+// pi-tui wrote and the other way round. This package gives the rest of
+// pi-tui its familiar view of a session: a tree of entries of pi-tui's types
+// (user, assistant, tool_result, compaction, custom, model_change) with JSON
+// payloads. pi's message entries are translated on the way in and out;
+// pi-tui's own records (deliveries, thinking level aside) ride as custom
+// entries named "pi-tui.<kind>", which pi keeps and never sends to a model;
+// every entry pi-tui does not know stays in the file untouched.
 //
 // A session is an append-only tree: every entry has the entry that was the
 // leaf when it was appended as its parent, and the session's leaf says where
 // the conversation continues. Branching moves the leaf back to an earlier
-// entry; the next Append then starts a second branch beside the first, whose
-// entries stay in the tree. Path is the current branch (root → leaf) and
-// Context is the part of it the model sees.
+// entry. Path is the current branch (root → leaf) and Context is the part of
+// it the model sees, built exactly as pi builds it.
 //
-// One runtime owns a session at a time. A Session is safe for concurrent use
-// by the goroutines of that runtime, but two Session values opened on the
-// same session (two processes, or two Opens) do not see each other's
-// appends: both are stored, each with a distinct id, and the trees held in
-// memory diverge until the session is opened again.
+// Several writers (pi, other pi-tui processes) may hold a file: each append
+// first reads what the others added; Changed tells the UI when that happened.
 package session
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
+	"time"
 
+	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/store"
 )
 
@@ -44,13 +55,13 @@ func knownType(t string) bool {
 	return false
 }
 
-// ErrDamaged is returned by Open when a session's stored tree is not a tree
-// (an entry whose parent is missing or not older than itself, which is how
-// a cycle would show). Such a session is refused rather than guessed at.
-var ErrDamaged = errors.New("the session's history is damaged")
+// ErrDamaged is returned by Open when a session file's parent links form
+// a cycle. Such a file is refused rather than guessed at, and left alone.
+var ErrDamaged = pisession.ErrDamaged
 
-// Entry is one node of a session's tree. Payload is JSON; treat it as
-// read-only (entries share their payload memory with the session).
+// Entry is one node of a session's tree, in pi-tui's terms. Payload is
+// JSON; treat it as read-only (entries share their payload memory with the
+// session). ID is the pi entry's id.
 type Entry struct {
 	ID        string          `json:"id"`
 	ParentID  string          `json:"parentId,omitempty"` // "" for a root entry
@@ -67,217 +78,420 @@ type Compaction struct {
 	TokensBefore     int    `json:"tokensBefore"`
 }
 
-// Summary describes a session in a listing.
+// Summary describes a session file in a listing.
 type Summary struct {
 	ID, ProjectID, Title string
-	CreatedAt, UpdatedAt int64 // unix ms; UpdatedAt moves with appends and branch moves
+	CreatedAt, UpdatedAt int64 // unix ms; UpdatedAt is pi's "modified"
 	Entries              int
+	// Path is the session file.
+	Path string
+	// FirstMessage is the first user message, as pi's picker shows it.
+	FirstMessage string
+	// Problem says in one line what is wrong with the file ("" when
+	// nothing). Broken files cannot be opened; the others open.
+	Problem string
+	Broken  bool
 }
 
-// Manager creates, opens and lists sessions.
+// Config says where session files live.
+type Config struct {
+	// AgentDir is pi's agent folder (~/.pi/agent); sessions go to
+	// <AgentDir>/sessions/--<cwd>--/.
+	AgentDir string
+	// SessionDir, when set, holds every session file directly (pi's
+	// --session-dir, $PI_CODING_AGENT_SESSION_DIR or the sessionDir
+	// setting). When empty, the sessionDir of <AgentDir>/settings.json
+	// applies, if any.
+	SessionDir string
+	// Now is the clock for timestamps (time.Now when nil).
+	Now func() time.Time
+}
+
+// Manager creates, opens and lists the sessions of the store's projects.
 type Manager struct {
-	st    *store.Store
-	newID func(n int) string // n random bytes, hex; replaced by tests
+	st  *store.Store
+	cfg Config
+	idx *pisession.MemIndex
+
+	mu       sync.Mutex
+	pending  map[string]*Session // created, not yet written (no prompt sent)
+	known    map[string]string   // session id → file, as listed or opened
+	migrated bool
 }
 
-// NewManager returns a Manager over st.
-func NewManager(st *store.Store) *Manager {
-	return &Manager{st: st, newID: randomHex}
+// NewManager returns a Manager over st's projects.
+func NewManager(st *store.Store, cfg Config) *Manager {
+	if cfg.SessionDir == "" && cfg.AgentDir != "" {
+		cfg.SessionDir = settingsSessionDir(cfg.AgentDir)
+	}
+	return &Manager{st: st, cfg: cfg, idx: pisession.NewMemIndex(), pending: map[string]*Session{}, known: map[string]string{}}
 }
 
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// maxIDTries bounds the retries on an id clash; with 32 random bits a
-// second clash in a row is already unheard of.
-const maxIDTries = 16
-
-// Create adds an empty session to a project.
-func (m *Manager) Create(ctx context.Context, projectID, title string) (*Session, error) {
-	for try := 0; ; try++ {
-		row, err := m.st.CreateSession(ctx, "s"+m.newID(8), projectID, title)
-		if errors.Is(err, store.ErrDuplicate) && try < maxIDTries {
-			continue
+// settingsSessionDir reads pi's global sessionDir setting; a missing or
+// unreadable settings file means none.
+func settingsSessionDir(agentDir string) string {
+	b, err := os.ReadFile(filepath.Join(agentDir, "settings.json"))
+	if err != nil {
+		return ""
+	}
+	var s struct {
+		SessionDir string `json:"sessionDir"`
+	}
+	if json.Unmarshal(b, &s) != nil || s.SessionDir == "" {
+		return ""
+	}
+	d := s.SessionDir
+	if rest, ok := strings.CutPrefix(d, "~"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			d = filepath.Join(home, rest)
 		}
-		if err != nil {
+	}
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(agentDir, d)
+	}
+	return d
+}
+
+// Dir returns the folder of a project root's session files.
+func (m *Manager) Dir(root string) string {
+	if m.cfg.SessionDir != "" {
+		return m.cfg.SessionDir
+	}
+	return pisession.SessionsDir(m.cfg.AgentDir, root)
+}
+
+func (m *Manager) opts() pisession.Options { return pisession.Options{Now: m.cfg.Now} }
+
+// Create starts a session of a project. Nothing is written until its first
+// prompt is sent (a session exists once its first prompt is sent); until
+// then Open finds it in this Manager only.
+func (m *Manager) Create(ctx context.Context, projectID, title string) (*Session, error) {
+	root, _, err := m.st.ProjectBinding(ctx, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	ps, err := pisession.Create(ctx, m.Dir(root), pisession.NewSession{Cwd: root, Deferred: true}, m.opts())
+	if err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	s := newSession(ps, projectID)
+	if title != "" {
+		if _, err := ps.SetName(ctx, title); err != nil {
+			ps.Close()
 			return nil, fmt.Errorf("create session: %w", err)
 		}
-		return &Session{
-			st: m.st, newID: m.newID, id: row.ID, projectID: row.ProjectID, title: row.Title,
-			leaf: -1, index: map[string]int32{},
-		}, nil
 	}
-}
-
-// Open loads a session's whole tree. A stored leaf that names no entry
-// falls back to the last entry appended (see Repaired); a tree whose parent
-// links are broken is refused with ErrDamaged.
-func (m *Manager) Open(ctx context.Context, id string) (*Session, error) {
-	row, rows, err := m.st.LoadSession(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("there is no session %s; list them with pi-tui sessions list PROJECT: %w", id, store.ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open session: %w", err)
-	}
-	s := &Session{
-		st: m.st, newID: m.newID, id: row.ID, projectID: row.ProjectID, title: row.Title,
-		leaf:    -1,
-		entries: make([]Entry, len(rows)),
-		parent:  make([]int32, len(rows)),
-		index:   make(map[string]int32, len(rows)),
-	}
-	for i, r := range rows {
-		s.entries[i] = Entry{ID: r.ID, ParentID: r.ParentID, Type: r.Type, Payload: r.Payload, CreatedAt: r.CreatedAt}
-		s.parent[i] = -1
-		if r.ParentID != "" {
-			// Only older entries are in the index yet, so a parent that is
-			// missing, the entry itself or a newer one (a cycle) fails here.
-			p, ok := s.index[r.ParentID]
-			if !ok {
-				return nil, fmt.Errorf("open session %s: entry %s points to parent %s, which is missing or newer than it: %w; it was left as it is",
-					id, r.ID, r.ParentID, ErrDamaged)
-			}
-			s.parent[i] = p
-		}
-		s.index[r.ID] = int32(i)
-	}
-	if row.LeafID != "" {
-		if i, ok := s.index[row.LeafID]; ok {
-			s.leaf = i
-		} else if len(rows) > 0 {
-			s.leaf = int32(len(rows) - 1)
-			s.repaired = fmt.Sprintf("the session's current entry %s was missing; it continues from the last entry added (%s)",
-				row.LeafID, rows[len(rows)-1].ID)
-		}
-	}
+	m.mu.Lock()
+	m.pending[s.ID()] = s
+	m.known[s.ID()] = ps.File()
+	m.mu.Unlock()
 	return s, nil
 }
 
-// List returns a project's sessions, most recently updated first.
+// Open opens a session by id (or a unique prefix of one, as pi's --session
+// takes it). Lines the file has that pi would skip are skipped and listed by
+// Repaired; a file whose history is a cycle is refused with ErrDamaged.
+func (m *Manager) Open(ctx context.Context, id string) (*Session, error) {
+	if err := m.Migrate(ctx); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	if s := m.pending[id]; s != nil {
+		if !s.pi.Persisted() {
+			m.mu.Unlock()
+			return s, nil
+		}
+		delete(m.pending, id)
+	}
+	path := m.known[id]
+	if path == "" && id != "" {
+		// A prefix of a listed session's id, as pi's --session takes it.
+		n := 0
+		for k, p := range m.known {
+			if strings.HasPrefix(k, id) {
+				path, n = p, n+1
+			}
+		}
+		if n != 1 {
+			path = ""
+		}
+	}
+	m.mu.Unlock()
+	projects, err := m.st.Projects(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("open session: %w", err)
+	}
+	if path == "" {
+		seen := map[string]bool{}
+		for _, p := range projects {
+			dir := m.Dir(p.Root)
+			if seen[dir] {
+				continue
+			}
+			seen[dir] = true
+			f, err := pisession.Find(dir, id)
+			if err == nil {
+				path = f
+				break
+			}
+		}
+	}
+	if path == "" {
+		return nil, fmt.Errorf("there is no session %s; list them with pi-tui sessions list PROJECT: %w", id, store.ErrNotFound)
+	}
+	ps, err := pisession.Open(ctx, path, m.opts())
+	if err != nil {
+		return nil, fmt.Errorf("open session %s: %w; it was left as it is", id, err)
+	}
+	projectID := ""
+	for _, p := range projects {
+		if p.Root == ps.Header().Cwd {
+			projectID = p.ID
+			break
+		}
+	}
+	if projectID == "" {
+		for _, p := range projects {
+			if m.Dir(p.Root) == filepath.Dir(path) {
+				projectID = p.ID
+				break
+			}
+		}
+	}
+	m.mu.Lock()
+	m.known[ps.ID()] = path
+	m.mu.Unlock()
+	return newSession(ps, projectID), nil
+}
+
+// List returns a project's session files, most recently active first;
+// files that cannot be read are listed with their problem.
 func (m *Manager) List(ctx context.Context, projectID string) ([]Summary, error) {
-	rows, err := m.st.ProjectSessions(ctx, projectID, 0)
+	if err := m.Migrate(ctx); err != nil {
+		return nil, err
+	}
+	root, _, err := m.st.ProjectBinding(ctx, projectID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Summary, len(rows))
-	for i, r := range rows {
-		out[i] = summary(r)
+	dir := m.Dir(root)
+	sums, err := pisession.List(ctx, dir, m.idx, pisession.Options{ReadOnly: true})
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
 	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	shared := m.cfg.SessionDir != ""
+	out := make([]Summary, 0, len(sums))
+	m.mu.Lock()
+	for _, s := range sums {
+		if shared && !s.Broken && s.Cwd != root {
+			continue
+		}
+		if s.ID != "" {
+			m.known[s.ID] = s.Path
+		}
+		out = append(out, summaryOf(s, projectID))
+	}
+	m.mu.Unlock()
+	slices.SortStableFunc(out, func(a, b Summary) int {
+		switch {
+		case a.UpdatedAt > b.UpdatedAt:
+			return -1
+		case a.UpdatedAt < b.UpdatedAt:
+			return 1
+		}
+		return 0
+	})
 	return out, nil
 }
 
-// Latest returns a project's most recently updated session; found is false
-// when it has none.
+func summaryOf(s pisession.Summary, projectID string) Summary {
+	id := s.ID
+	if id == "" {
+		id = strings.TrimSuffix(filepath.Base(s.Path), ".jsonl")
+	}
+	out := Summary{ID: id, ProjectID: projectID, Title: s.Name, Entries: s.Entries, Path: s.Path,
+		FirstMessage: s.FirstMessage, Problem: s.Problem, Broken: s.Broken, UpdatedAt: s.LastActivity.UnixMilli()}
+	if t, err := pisession.ParseTimestamp(s.Created); err == nil {
+		out.CreatedAt = t.UnixMilli()
+	} else {
+		out.CreatedAt = s.ModTime.UnixMilli()
+	}
+	if s.LastActivity.IsZero() {
+		out.UpdatedAt = s.ModTime.UnixMilli()
+	}
+	return out
+}
+
+// Latest returns a project's most recently active session that opens
+// (pi's --continue); found is false when it has none.
 func (m *Manager) Latest(ctx context.Context, projectID string) (sum Summary, found bool, err error) {
-	rows, err := m.st.ProjectSessions(ctx, projectID, 1)
-	if err != nil || len(rows) == 0 {
+	list, err := m.List(ctx, projectID)
+	if err != nil {
 		return Summary{}, false, err
 	}
-	return summary(rows[0]), true, nil
+	for _, s := range list {
+		if !s.Broken {
+			return s, true, nil
+		}
+	}
+	return Summary{}, false, nil
 }
 
-func summary(r store.SessionRow) Summary {
-	return Summary{ID: r.ID, ProjectID: r.ProjectID, Title: r.Title, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Entries: r.Entries}
-}
-
-// Session is one open session tree. Its methods are safe for concurrent
-// use; writes go to the store first and change the Session only once
-// stored, so a failed write leaves it exactly as it was.
+// Session is one open session file. Its methods are safe for concurrent use.
 type Session struct {
-	st    *store.Store
-	newID func(n int) string
-
-	mu        sync.RWMutex
-	id        string
+	pi        *pisession.Session
 	projectID string
-	title     string
-	repaired  string
-	leaf      int32            // index in entries; -1 = before the first entry
-	entries   []Entry          // insertion (seq) order
-	parent    []int32          // parent[i] = index of entries[i]'s parent, -1 for a root; always < i
-	index     map[string]int32 // id → index
+
+	mu      sync.Mutex
+	views   map[string]cached // pi entry id → pi-tui's view (entries never change)
+	changed chan struct{}     // closed when other writers' entries arrive
 }
 
-// ID returns the session's id.
-func (s *Session) ID() string { return s.id }
+type cached struct {
+	e      Entry
+	ok     bool
+	merged bool // a tool result whose extras were added
+}
 
-// ProjectID returns the id of the session's project.
+func newSession(ps *pisession.Session, projectID string) *Session {
+	return &Session{pi: ps, projectID: projectID, views: map[string]cached{}, changed: make(chan struct{})}
+}
+
+// ID returns the session's id (the file header's).
+func (s *Session) ID() string { return s.pi.ID() }
+
+// ProjectID returns the id of the session's project ("" when no project
+// has the file's working directory as its root).
 func (s *Session) ProjectID() string { return s.projectID }
 
-// Title returns the session's title.
-func (s *Session) Title() string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.title
-}
+// File returns the session file's path (where it will be, before the first
+// prompt).
+func (s *Session) File() string { return s.pi.File() }
+
+// Title returns the session's name (pi's session_info).
+func (s *Session) Title() string { return s.pi.Name() }
 
 // Leaf returns the id of the current entry ("" before the first entry).
-func (s *Session) Leaf() string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.leaf < 0 {
-		return ""
-	}
-	return s.entries[s.leaf].ID
+func (s *Session) Leaf() string { return s.pi.Leaf() }
+
+// Repaired says what opening skipped (malformed lines, dangling parents),
+// or "" when the file read cleanly.
+func (s *Session) Repaired() string { return strings.Join(s.pi.Warnings(), "; ") }
+
+// Close releases the file. A session whose first prompt was never sent
+// leaves no file.
+func (s *Session) Close() error { return s.pi.Close() }
+
+// Changed returns a channel that is closed when entries other writers
+// appended have been read (by an append or Refresh); ask again after.
+func (s *Session) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
 }
 
-// Repaired says what Open had to repair (a stored leaf naming no entry), or
-// "" when the session loaded as stored.
-func (s *Session) Repaired() string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.repaired
+func (s *Session) arrived(es []pisession.Entry) {
+	if len(es) == 0 {
+		return
+	}
+	s.mu.Lock()
+	close(s.changed)
+	s.changed = make(chan struct{})
+	s.mu.Unlock()
+}
+
+// Refresh reads what other writers appended since the session last looked
+// and reports how many entries arrived.
+func (s *Session) Refresh(ctx context.Context) (int, error) {
+	if !s.pi.Persisted() {
+		return 0, nil
+	}
+	es, err := s.pi.Refresh(ctx)
+	s.arrived(es)
+	return len(es), err
 }
 
 // Append stores a new entry whose parent is the current leaf and moves the
 // leaf to it. payload is marshalled to JSON; a json.RawMessage is kept as
 // it is (it must be valid JSON). A compaction's payload must decode as
-// Compaction.
+// Compaction. The first user message creates the file.
 func (s *Session) Append(ctx context.Context, typ string, payload any) (Entry, error) {
 	if !knownType(typ) {
-		return Entry{}, fmt.Errorf("add to session %s: unknown entry type %q", s.id, typ)
+		return Entry{}, fmt.Errorf("add to session %s: unknown entry type %q", s.ID(), typ)
 	}
 	raw, err := marshal(payload)
 	if err != nil {
-		return Entry{}, fmt.Errorf("add %s to session %s: %w", typ, s.id, err)
+		return Entry{}, fmt.Errorf("add %s to session %s: %w", typ, s.ID(), err)
 	}
-	if typ == TypeCompaction {
-		var c Compaction
-		if err := json.Unmarshal(raw, &c); err != nil {
-			return Entry{}, fmt.Errorf("add compaction to session %s: the payload is not a compaction: %w", s.id, err)
+	var a pisession.Appended
+	switch typ {
+	case TypeUser, TypeAssistant, TypeToolResult:
+		var sm stored
+		if err := json.Unmarshal(raw, &sm); err != nil {
+			return Entry{}, fmt.Errorf("add %s to session %s: the payload is not a message: %w", typ, s.ID(), err)
 		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	parentID := ""
-	if s.leaf >= 0 {
-		parentID = s.entries[s.leaf].ID
-	}
-	for try := 0; ; try++ {
-		id := s.newID(4)
-		if _, taken := s.index[id]; taken && try < maxIDTries {
-			continue
-		}
-		row, err := s.st.AppendEntry(ctx, s.id, store.EntryRow{ID: id, ParentID: parentID, Type: typ, Payload: raw})
-		if errors.Is(err, store.ErrDuplicate) && try < maxIDTries {
-			continue // taken by another handle on this session
-		}
+		a, err = s.pi.AppendMessage(ctx, toPiMessage(typ, sm, s.now()))
+		s.arrived(a.Arrived)
 		if err != nil {
 			return Entry{}, err
 		}
-		e := Entry{ID: row.ID, ParentID: parentID, Type: typ, Payload: raw, CreatedAt: row.CreatedAt}
-		s.entries = append(s.entries, e)
-		s.parent = append(s.parent, s.leaf)
-		s.leaf = int32(len(s.entries) - 1)
-		s.index[e.ID] = s.leaf
-		s.repaired = ""
-		return e, nil
+		if typ == TypeToolResult && (sm.Path != "" || len(sm.Preflight) > 0 || sm.ToolMs != 0) {
+			x, xerr := s.pi.AppendCustom(ctx, customTool, toolExtras{ToolResultID: a.Entry.ID, Path: sm.Path, Preflight: sm.Preflight, ToolMs: sm.ToolMs})
+			s.arrived(x.Arrived)
+			if xerr != nil {
+				return Entry{}, xerr
+			}
+		}
+		if typ == TypeUser && !s.pi.Persisted() {
+			if err := s.pi.Flush(ctx); err != nil {
+				return Entry{}, err
+			}
+		}
+	case TypeCompaction:
+		var c Compaction
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return Entry{}, fmt.Errorf("add compaction to session %s: the payload is not a compaction: %w", s.ID(), err)
+		}
+		a, err = s.pi.AppendCompaction(ctx, pisession.Compaction{Summary: c.Summary, FirstKeptEntryID: c.FirstKeptEntryID, TokensBefore: int64(c.TokensBefore)})
+	case TypeModelChange:
+		var v struct {
+			Model string `json:"model"`
+		}
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return Entry{}, fmt.Errorf("add model change to session %s: %w", s.ID(), err)
+		}
+		prov, id, _ := strings.Cut(v.Model, "/")
+		a, err = s.pi.AppendModelChange(ctx, prov, id)
+	case TypeCustom:
+		var r record
+		_ = json.Unmarshal(raw, &r)
+		if r.Kind == kindThinking {
+			a, err = s.pi.AppendThinkingLevelChange(ctx, r.ThinkingLevel)
+		} else {
+			kind := r.Kind
+			if kind == "" {
+				kind = "record"
+			}
+			a, err = s.pi.AppendCustom(ctx, customPrefix+kind, raw)
+		}
 	}
+	if typ != TypeUser && typ != TypeAssistant && typ != TypeToolResult {
+		s.arrived(a.Arrived)
+		if err != nil {
+			return Entry{}, err
+		}
+	}
+	e := Entry{ID: a.Entry.ID, ParentID: a.Entry.ParentID, Type: typ, Payload: raw, CreatedAt: s.now().UnixMilli()}
+	s.mu.Lock()
+	s.views[e.ID] = cached{e: e, ok: true, merged: true}
+	s.mu.Unlock()
+	return e, nil
 }
+
+func (s *Session) now() time.Time { return time.Now() }
 
 func marshal(payload any) (json.RawMessage, error) {
 	if raw, ok := payload.(json.RawMessage); ok {
@@ -292,136 +506,152 @@ func marshal(payload any) (json.RawMessage, error) {
 	return json.Marshal(payload)
 }
 
-// SetTitle renames the session.
+// SetTitle names the session (pi's session_info entry).
 func (s *Session) SetTitle(ctx context.Context, title string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.st.SetSessionTitle(ctx, s.id, title); err != nil {
-		return err
-	}
-	s.title = title
-	return nil
+	a, err := s.pi.SetName(ctx, title)
+	s.arrived(a.Arrived)
+	return err
 }
 
 // Branch moves the leaf to an existing entry, or before the first entry
 // when entryID is "". The entries after it stay in the tree; the next
-// Append starts a new branch from there.
+// Append starts a new branch from there. pi reopens the file on the same
+// branch.
 func (s *Session) Branch(ctx context.Context, entryID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	to := int32(-1)
 	if entryID != "" {
-		i, ok := s.index[entryID]
-		if !ok {
-			return fmt.Errorf("session %s has no entry %s (get_state shows the current leafId): %w", s.id, entryID, store.ErrNotFound)
+		if _, ok := s.pi.Get(entryID); !ok {
+			return fmt.Errorf("session %s has no entry %s (get_state shows the current leafId): %w", s.ID(), entryID, store.ErrNotFound)
 		}
-		to = i
 	}
-	if err := s.st.SetSessionLeaf(ctx, s.id, entryID); err != nil {
-		return err
+	a, err := s.pi.Branch(ctx, entryID)
+	s.arrived(a.Arrived)
+	return err
+}
+
+// viewOf returns pi-tui's view of a pi entry, cached.
+func (s *Session) viewOf(pe pisession.Entry) (Entry, bool) {
+	s.mu.Lock()
+	c, hit := s.views[pe.ID]
+	s.mu.Unlock()
+	if hit {
+		return c.e, c.ok
 	}
-	s.leaf = to
-	s.repaired = ""
-	return nil
+	e, ok := view(pe)
+	s.mu.Lock()
+	if c, hit := s.views[pe.ID]; hit {
+		e, ok = c.e, c.ok
+	} else {
+		s.views[pe.ID] = cached{e: e, ok: ok}
+	}
+	s.mu.Unlock()
+	return e, ok
+}
+
+// views turns pi entries into pi-tui's, folding each tool result's extras
+// (a pi-tui.tool custom entry) into the result.
+func (s *Session) viewAll(pes []pisession.Entry) []Entry {
+	out := make([]Entry, 0, len(pes))
+	at := map[string]int{} // tool result id → index in out
+	for _, pe := range pes {
+		if pe.Type == pisession.TypeCustom && isToolExtras(pe.Raw) {
+			s.merge(pe, at, out)
+			continue
+		}
+		e, ok := s.viewOf(pe)
+		if !ok {
+			continue
+		}
+		if e.Type == TypeToolResult {
+			at[e.ID] = len(out)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// isToolExtras tells a pi-tui.tool entry cheaply, without decoding it.
+func isToolExtras(raw []byte) bool {
+	return strings.Contains(string(raw), `"customType":"`+customTool+`"`)
+}
+
+func (s *Session) merge(pe pisession.Entry, at map[string]int, out []Entry) {
+	c, err := pe.Custom()
+	if err != nil || c.CustomType != customTool {
+		return
+	}
+	var x toolExtras
+	if json.Unmarshal(c.Data, &x) != nil {
+		return
+	}
+	i, ok := at[x.ToolResultID]
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	cur := s.views[x.ToolResultID]
+	s.mu.Unlock()
+	if cur.merged {
+		out[i] = cur.e
+		return
+	}
+	out[i] = withExtras(out[i], x)
+	s.mu.Lock()
+	s.views[x.ToolResultID] = cached{e: out[i], ok: true, merged: true}
+	s.mu.Unlock()
 }
 
 // Get returns the entry with the given id, on any branch.
 func (s *Session) Get(id string) (Entry, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	i, ok := s.index[id]
+	pe, ok := s.pi.Get(id)
 	if !ok {
 		return Entry{}, false
 	}
-	return s.entries[i], true
+	return s.viewOf(pe)
 }
 
-// Entries returns all entries of the tree, every branch, in the order they
-// were added.
-func (s *Session) Entries() []Entry {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return append([]Entry(nil), s.entries...)
-}
+// Entries returns all entries of the tree that pi-tui shows, every branch,
+// in file order.
+func (s *Session) Entries() []Entry { return s.viewAll(s.pi.Entries()) }
 
 // Path returns the current branch: the entries from the root to the leaf.
-func (s *Session) Path() []Entry {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.path()
-}
+func (s *Session) Path() []Entry { return s.viewAll(s.pi.Path()) }
 
-func (s *Session) path() []Entry {
-	// parent[i] < i always holds, so these walks end within len(entries)
-	// steps.
-	n := 0
-	for i := s.leaf; i >= 0; i = s.parent[i] {
-		n++
-	}
-	out := make([]Entry, n)
-	for i := s.leaf; i >= 0; i = s.parent[i] {
-		n--
-		out[n] = s.entries[i]
-	}
-	return out
-}
-
-// Context returns what the model sees of the current branch.
-//
-// Without a compaction on the path it is the path minus custom entries.
-// Otherwise only the LAST compaction C on the path counts: Context is C,
-// then the path entries from C's FirstKeptEntryID (inclusive) up to C,
-// then the entries after C. Custom entries and earlier compactions are
-// never part of it. When FirstKeptEntryID is not on the path before C,
-// nothing before C is kept.
-//
-//	path:     u1 a1 C1 u2 a2 x1 u3 a3 C2 u4 a4 x2
-//	                                   └─ C2.FirstKeptEntryID = a2
-//	context:  C2 a2 u3 a3 u4 a4
-//	          (C1: earlier compaction; x1, x2: custom entries)
-//
-// The entries share payload memory with the session; do not modify it.
+// Context returns what the model sees of the current branch, as pi builds
+// it: with a compaction on the branch, the last one (as a TypeCompaction
+// entry) followed by the entries from its first kept entry on. Extension
+// messages and branch summaries come as user entries; custom entries never
+// come.
 func (s *Session) Context() []Entry {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	path := s.path()
-	c := -1
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i].Type == TypeCompaction {
-			c = i
-			break
-		}
+	c, err := s.pi.Context()
+	if err != nil {
+		return nil
 	}
-	out := make([]Entry, 0, len(path))
-	if c < 0 {
-		for _, e := range path {
-			if e.Type != TypeCustom {
+	out := make([]Entry, 0, len(c.Messages))
+	for _, cm := range c.Messages {
+		pe, ok := s.pi.Get(cm.EntryID)
+		if ok && (cm.EntryType == pisession.TypeCompaction || cm.EntryType == pisession.TypeMessage) {
+			if e, ok := s.viewOf(pe); ok && (e.Type == TypeCompaction || roleMatches(e.Type, cm.Role)) {
 				out = append(out, e)
+				continue
 			}
 		}
-		return out
-	}
-	out = append(out, path[c])
-	start := c + 1
-	var comp Compaction
-	if json.Unmarshal(path[c].Payload, &comp) == nil && comp.FirstKeptEntryID != "" {
-		for i := 0; i < c; i++ {
-			if path[i].ID == comp.FirstKeptEntryID {
-				start = i
-				break
-			}
+		m, err := cm.Message()
+		if err != nil {
+			continue
 		}
-	}
-	keep := func(e Entry) {
-		if e.Type != TypeCustom && e.Type != TypeCompaction {
-			out = append(out, e)
-		}
-	}
-	for i := start; i < c; i++ {
-		keep(path[i])
-	}
-	for _, e := range path[c+1:] {
-		keep(e)
+		out = append(out, userEntry(cm.EntryID, m))
 	}
 	return out
+}
+
+func roleMatches(typ, role string) bool {
+	switch typ {
+	case TypeUser:
+		return role == pisession.RoleUser
+	case TypeAssistant:
+		return role == pisession.RoleAssistant
+	case TypeToolResult:
+		return role == pisession.RoleToolResult
+	}
+	return false
 }

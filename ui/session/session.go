@@ -80,6 +80,7 @@ type Model struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 	unApprove func() // removes this view's approver for the open session
+	stopWatch func() // stops waiting for other writers' arrivals in the open session
 
 	project *projects.Project
 	list    []coresession.Summary
@@ -193,7 +194,50 @@ type openedMsg struct {
 	id      string
 	title   string
 	entries []coresession.Entry
+	sess    *coresession.Session // watched for other writers' arrivals
 	err     error
+}
+
+// arrivedMsg says entries another writer (pi, another pi-tui) appended to
+// the open session were read; refreshedMsg carries the branch reread.
+type arrivedMsg struct {
+	id   string
+	sess *coresession.Session
+}
+
+type refreshedMsg struct {
+	id      string
+	entries []coresession.Entry
+	sess    *coresession.Session
+}
+
+// arrivalPoll is how often an idle open session looks for lines other
+// writers appended (a stat, and a read only when the file grew).
+const arrivalPoll = time.Second
+
+// watchArrivals waits, off the update loop, until the session reports
+// arrivals (from an append of ours, or from polling the file) or ctx ends.
+func (m *Model) watchArrivals(ctx context.Context, id string, s *coresession.Session) tea.Cmd {
+	if s == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		changed := s.Changed()
+		t := time.NewTicker(arrivalPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-changed:
+				return arrivedMsg{id: id, sess: s}
+			case <-t.C:
+				if n, _ := s.Refresh(ctx); n > 0 {
+					return arrivedMsg{id: id, sess: s}
+				}
+			}
+		}
+	}
 }
 
 type promptDoneMsg struct {
@@ -216,6 +260,10 @@ func (m *Model) close() {
 	// program started): keys typed while looking at another session must
 	// never answer it, and its agent must not wait forever.
 	m.denyAsks()
+	if m.stopWatch != nil {
+		m.stopWatch()
+		m.stopWatch = nil
+	}
 	if m.unApprove != nil {
 		m.unApprove()
 		m.unApprove = nil
@@ -243,7 +291,7 @@ func (m *Model) openSession(id string) tea.Cmd {
 		if err != nil {
 			return openedMsg{err: err}
 		}
-		return openedMsg{id: id, title: s.Title(), entries: s.Path()}
+		return openedMsg{id: id, title: s.Title(), entries: s.Path(), sess: s}
 	}
 }
 
@@ -286,6 +334,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.close()
 		m.sid, m.title = msg.id, msg.title
+		var wctx context.Context
+		wctx, m.stopWatch = context.WithCancel(context.Background())
 		m.items = itemsFrom(msg.entries)
 		m.model = modelOf(msg.entries)
 		m.level = levelOf(msg.entries)
@@ -293,7 +343,27 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.unApprove = m.d.Runtimes.SetApprover(m.sid, m.br.approver(m.sid, m.project.Root))
 		st := m.d.Runtimes.State(m.sid)
 		m.runtime = st.Runtime
-		return tea.Batch(m.loadCommands(), m.describe())
+		return tea.Batch(m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess))
+	case arrivedMsg:
+		if msg.id != m.sid {
+			return nil
+		}
+		s := msg.sess
+		return func() tea.Msg { return refreshedMsg{id: msg.id, entries: s.Path(), sess: s} }
+	case refreshedMsg:
+		if msg.id != m.sid || m.stopWatch == nil {
+			return nil
+		}
+		if !m.working {
+			// Mid-turn the live items show our own turn; the reread
+			// transcript replaces them once the turn is over.
+			m.items = itemsFrom(msg.entries)
+			m.model, m.level = modelOf(msg.entries), levelOf(msg.entries)
+		}
+		wctx, cancel := context.WithCancel(context.Background())
+		m.stopWatch()
+		m.stopWatch = cancel
+		return tea.Batch(m.watchArrivals(wctx, m.sid, msg.sess), m.loadList())
 	case describedMsg:
 		m.described(msg)
 		return nil

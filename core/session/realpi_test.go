@@ -1,0 +1,141 @@
+package session
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pi-tui/pi-tui/core/provider"
+)
+
+// findPi returns a command running the real pi, or skips: $PISESSION_PI (pi,
+// or its dist/cli.js run with node), else pi on PATH. The other tests never
+// need node.
+func findPi(t *testing.T) []string {
+	t.Helper()
+	p := os.Getenv("PISESSION_PI")
+	if p == "" {
+		lp, err := exec.LookPath("pi")
+		if err != nil {
+			t.Skip("the real pi is not installed (set PISESSION_PI to pi or its dist/cli.js to run this test)")
+		}
+		p = lp
+	}
+	if strings.HasSuffix(p, ".js") {
+		node, err := exec.LookPath("node")
+		if err != nil {
+			t.Skip("node is not installed")
+		}
+		return []string{node, p}
+	}
+	return []string{p}
+}
+
+// piRPC runs pi in rpc mode in cwd with agentDir and extra arguments, sends
+// cmds and returns each response's data.
+func piRPC(t *testing.T, pi []string, cwd, agentDir string, args []string, cmds ...string) []json.RawMessage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	a := append(append(append([]string(nil), pi[1:]...), "--mode", "rpc", "--no-context-files"), args...)
+	cmd := exec.CommandContext(ctx, pi[0], a...)
+	cmd.Dir = cwd
+	cmd.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+agentDir, "PI_OFFLINE=1")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var out []json.RawMessage
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for i, c := range cmds {
+		id := fmt.Sprint(i + 1)
+		io.WriteString(stdin, `{"id":"`+id+`",`+strings.TrimPrefix(c, "{")+"\n")
+		for len(out) <= i {
+			if !sc.Scan() {
+				t.Fatalf("pi ended before answering %s: %v\n%s", c, sc.Err(), stderr.String())
+			}
+			var r struct {
+				ID      string          `json:"id"`
+				Type    string          `json:"type"`
+				Success bool            `json:"success"`
+				Error   string          `json:"error"`
+				Data    json.RawMessage `json:"data"`
+			}
+			if json.Unmarshal(sc.Bytes(), &r) != nil || r.Type != "response" || r.ID != id {
+				continue
+			}
+			if !r.Success {
+				t.Fatalf("pi refused %s: %s", c, r.Error)
+			}
+			out = append(out, r.Data)
+		}
+	}
+	stdin.Close()
+	_ = cmd.Wait()
+	return out
+}
+
+// A session begun in pi-tui is the one pi --continue picks in the project's
+// folder, and pi sees its whole history: the messages with the tool call
+// and its result, the compaction, the name; pi-tui's records never reach
+// pi's messages.
+func TestRealPiContinuesAPiTuiSession(t *testing.T) {
+	pi := findPi(t)
+	e := setup(t, t.TempDir())
+	ctx := context.Background()
+	s, _ := e.m.Create(ctx, "p1", "")
+	mustAppend(t, s, TypeUser, msg(provider.RoleUser, text("read x")))
+	call := provider.Part{Type: provider.PartToolCall, ToolCallID: "c1", ToolName: "read", Arguments: json.RawMessage(`{"path":"x"}`)}
+	a := msg(provider.RoleAssistant, text("reading"), call)
+	a.StopReason, a.Model = provider.StopToolUse, "anthropic/claude-sonnet-4-5"
+	mustAppend(t, s, TypeAssistant, a)
+	r := msg(provider.RoleTool, provider.Part{Type: provider.PartToolResult, ToolCallID: "c1", ToolName: "read", Text: "contents"})
+	r.Path, r.ToolMs = "x", 1
+	tr := mustAppend(t, s, TypeToolResult, r)
+	mustAppend(t, s, TypeCustom, map[string]any{"kind": "subdir_context", "toolResultId": tr.ID})
+	fin := msg(provider.RoleAssistant, text("done"))
+	fin.StopReason, fin.Model = provider.StopEnd, "anthropic/claude-sonnet-4-5"
+	mustAppend(t, s, TypeAssistant, fin)
+	u2 := mustAppend(t, s, TypeUser, msg(provider.RoleUser, text("next")))
+	mustAppend(t, s, TypeAssistant, fin)
+	mustAppend(t, s, TypeCompaction, Compaction{Summary: "read x", FirstKeptEntryID: u2.ID, TokensBefore: 10})
+	s.SetTitle(ctx, "From pi-tui")
+	s.Close()
+
+	res := piRPC(t, pi, e.root, e.agent, []string{"--continue"}, `{"type":"get_state"}`, `{"type":"get_messages"}`)
+	var st struct {
+		SessionID   string `json:"sessionId"`
+		SessionName string `json:"sessionName"`
+	}
+	json.Unmarshal(res[0], &st)
+	if st.SessionID != s.ID() {
+		t.Fatalf("pi --continue opened %q, want pi-tui's %q (state %s)", st.SessionID, s.ID(), res[0])
+	}
+	var got struct {
+		Messages []struct {
+			Role string `json:"role"`
+		} `json:"messages"`
+	}
+	json.Unmarshal(res[1], &got)
+	var roles []string
+	for _, m := range got.Messages {
+		roles = append(roles, m.Role)
+	}
+	if strings.Join(roles, " ") != "compactionSummary user assistant" {
+		t.Errorf("pi's messages: %v", roles)
+	}
+	if st.SessionName != "" && st.SessionName != "From pi-tui" {
+		t.Errorf("pi's name = %q", st.SessionName)
+	}
+}
