@@ -436,3 +436,21 @@ func TestRPCAbortAfterNewSession(t *testing.T) {
 		t.Errorf("agent_end = %v", e)
 	}
 }
+
+// A session begun with prompt is a pi file, and the Projects list counts it.
+func TestPromptedSessionIsCounted(t *testing.T) {
+	c := newCLI(t)
+	modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "hi"} })
+	c.ok("prompt", "--project", "mono", "hello")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(c.ok("projects", "list", "--json")), &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0]["sessions"] != float64(1) {
+		t.Errorf("projects list = %v", list)
+	}
+	files, _ := filepath.Glob(filepath.Join(c.env["HOME"], ".pi", "agent", "sessions", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Errorf("session files = %v", files)
+	}
+}

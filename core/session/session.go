@@ -175,6 +175,11 @@ func (m *Manager) Create(ctx context.Context, projectID, title string) (*Session
 		return nil, fmt.Errorf("create session: %w", err)
 	}
 	s := newSession(ps, projectID)
+	s.persisted = func(ctx context.Context) {
+		// The row only lets the Projects list count the session; a failure
+		// here loses nothing (the file is the session).
+		_ = m.st.InsertSession(ctx, s.ID(), projectID, "")
+	}
 	if title != "" {
 		if _, err := ps.SetName(ctx, title); err != nil {
 			ps.Close()
@@ -348,6 +353,10 @@ type Session struct {
 	mu      sync.Mutex
 	views   map[string]cached // pi entry id → pi-tui's view (entries never change)
 	changed chan struct{}     // closed when other writers' entries arrive
+	// persisted, when set, is told once that the file was created, so the
+	// store can count the session with its project (an index only: the
+	// file is the session).
+	persisted func(ctx context.Context)
 }
 
 type cached struct {
@@ -448,6 +457,9 @@ func (s *Session) Append(ctx context.Context, typ string, payload any) (Entry, e
 		if typ == TypeUser && !s.pi.Persisted() {
 			if err := s.pi.Flush(ctx); err != nil {
 				return Entry{}, err
+			}
+			if s.persisted != nil {
+				s.persisted(ctx)
 			}
 		}
 	case TypeCompaction:
