@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -405,6 +406,11 @@ func (s *state) writeEntryLocked(typ string, body []byte, parent int32, size int
 	}
 	data = append(append(data, line...), '\n')
 	if _, err := s.f.Write(data); err != nil {
+		if errors.Is(err, syscall.ENOSPC) {
+			// Say what to do, not "no space left on device" deep in a
+			// sentence; a partial line left behind counts as torn.
+			return -1, nil, fmt.Errorf("append to %s: the disk is full; free some space and try again: %w", s.path, err)
+		}
 		return -1, nil, fmt.Errorf("append to %s: %w", s.path, err)
 	}
 	if fi, err = s.f.Stat(); err == nil && size0 == size && fi.Size() == size0+int64(len(data)) {
