@@ -388,6 +388,11 @@ func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Ru
 		}
 		sess = s
 	}
+	if modelSpec == "" {
+		// A run that names no model (prompt --session, rpc, a reopened
+		// view) keeps the model and thinking level the session chose last.
+		modelSpec = provider.WithThinking(sess.Chosen())
+	}
 	b, err := m.build(ctx, sess.ProjectID(), sessionID, modelSpec)
 	if err != nil {
 		return nil, err

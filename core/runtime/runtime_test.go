@@ -402,3 +402,28 @@ func TestEnvironmentQuotesTheRoot(t *testing.T) {
 		t.Errorf("environment:\n%s", env)
 	}
 }
+
+// A run that names no model keeps the thinking level the session chose
+// (with /thinking in the UI, or in pi): prompt --session and rpc resume a
+// session as it was left.
+func TestRecordedThinkingLevelApplies(t *testing.T) {
+	got := make(chan fakemodel.Request, 4)
+	r := newRig(t, func(n int, req fakemodel.Request) fakemodel.Reply { got <- req; return fakemodel.Reply{Text: "ok"} }, nil)
+	agentDir := r.h.Places.AgentDir
+	os.WriteFile(filepath.Join(agentDir, "models.json"), []byte(fmt.Sprintf(`{"providers":{"fake":{"baseUrl":%q,"api":"openai-completions","apiKey":"FAKE_API_KEY",
+		"models":[{"id":"m1","reasoning":true,"contextWindow":200000,"maxTokens":4096}]}}}`, r.fake.URL)), 0o644)
+	s, err := r.m.Sessions().Open(context.Background(), r.sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(context.Background(), "custom", json.RawMessage(`{"kind":"thinking_level_change","thinkingLevel":"high"}`)); err != nil {
+		t.Fatal(err)
+	}
+	r.prompt("hi")
+	if req := <-got; req.Body["reasoning_effort"] != "high" {
+		t.Errorf("reasoning_effort = %v; the session chose high", req.Body["reasoning_effort"])
+	}
+	if st := r.m.State(r.sid); st.Thinking != "high" {
+		t.Errorf("state thinking = %q", st.Thinking)
+	}
+}

@@ -667,3 +667,29 @@ func roleMatches(typ, role string) bool {
 	}
 	return false
 }
+
+// Chosen returns the model ("PROVIDER/ID") and thinking level chosen last
+// on the current branch (a model_change, a thinking_level_change), "" for
+// either when none was. Any program may have chosen them: pi, the UI's
+// /model and /thinking, another pi-tui.
+func (s *Session) Chosen() (model, thinkingLevel string) {
+	path := s.Path()
+	for i := len(path) - 1; i >= 0 && (model == "" || thinkingLevel == ""); i-- {
+		e := path[i]
+		switch e.Type {
+		case TypeModelChange:
+			var v struct {
+				Model string `json:"model"`
+			}
+			if model == "" && json.Unmarshal(e.Payload, &v) == nil {
+				model = v.Model
+			}
+		case TypeCustom:
+			var r record
+			if thinkingLevel == "" && json.Unmarshal(e.Payload, &r) == nil && r.Kind == kindThinking {
+				thinkingLevel = r.ThinkingLevel
+			}
+		}
+	}
+	return model, thinkingLevel
+}
