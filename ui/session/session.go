@@ -935,7 +935,7 @@ func (m *Model) transcript(h int) string {
 		lines = append(append([]string(nil), l...), lines...)
 	}
 	if len(m.items) == 0 {
-		lines = []string{m.d.UI.Dim.Render("Type a message and press enter. The agent works in " + common.VisibleLine(m.project.Name) + "; its tools stay inside the project folder.")}
+		lines = []string{m.d.UI.Dim.Render("Type a message and press enter. The agent works in " + common.VisibleLine(m.project.Name) + ": its file tools stay inside the project folder; its commands run as you, and in the ask and auto-edits modes only once you approve them.")}
 	}
 	end := max(len(lines)-m.bottom, 0)
 	start := max(end-h, 0)
