@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -962,9 +963,17 @@ func (m *Model) listView() string {
 	for i, s := range m.list {
 		title := s.Title
 		if title == "" {
+			title = s.FirstMessage
+		}
+		if title == "" {
 			title = "(untitled)"
 		}
 		line := fmt.Sprintf("%s  %s  %d entries", time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04"), common.VisibleLine(title), s.Entries)
+		if s.Problem != "" {
+			// A file pi-tui cannot use says why, in one line; the others work.
+			line = fmt.Sprintf("%s  %s  ⚠ %s", time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04"),
+				common.VisibleLine(filepath.Base(s.Path)), common.VisibleLine(s.Problem))
+		}
 		line = ansi.Truncate(line, max(m.width-4, 10), "…")
 		if i == m.cursor {
 			b.WriteString(st.Selected.Render("› "+line) + "\n")
