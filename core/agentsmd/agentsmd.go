@@ -109,7 +109,7 @@ func readRegular(path string) ([]byte, fs.FileInfo, error) {
 		return nil, nil, fsutil.PlainError(err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("it is not a regular file (%s)", kind(fi.Mode()))
+		return nil, nil, fmt.Errorf("it is not a regular file (%s)", fsutil.Kind(fi.Mode()))
 	}
 	if fi.Size() > MaxEditBytes {
 		return nil, nil, fmt.Errorf("it is %d bytes, too big for the built-in editor (max %d); edit it with $EDITOR (ctrl+e)", fi.Size(), MaxEditBytes)
@@ -127,20 +127,6 @@ func readRegular(path string) ([]byte, fs.FileInfo, error) {
 		return nil, nil, fmt.Errorf("it is over %d bytes, too big for the built-in editor; edit it with $EDITOR (ctrl+e)", MaxEditBytes)
 	}
 	return data, fi, nil
-}
-
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a plain file"
 }
 
 // ChangedOnDisk reports whether the file on disk is no longer what d
@@ -178,7 +164,7 @@ func Save(d Doc, content string, overwrite bool) (Doc, error) {
 	}
 	if fi, err := os.Stat(target); err == nil {
 		if !fi.Mode().IsRegular() {
-			return d, fmt.Errorf("save %s: it is %s now, not a file; nothing was written", d.Path, kind(fi.Mode()))
+			return d, fmt.Errorf("save %s: it is %s now, not a file; nothing was written", d.Path, fsutil.Kind(fi.Mode()))
 		}
 		d.Mode = fi.Mode().Perm()
 	}

@@ -12,30 +12,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pi-tui/pi-tui/internal/realpi"
 )
 
-// findPi returns a command that runs the real pi, or skips: $PISESSION_PI
-// (a pi executable, or pi's dist/cli.js run with node), else pi on PATH.
-// The Go tests never need node; this one runs only where pi is installed
-// (npm install @mariozechner/pi-coding-agent@0.73.1).
+// findPi returns the command that runs the real pi, or skips the test.
 func findPi(t *testing.T) []string {
 	t.Helper()
-	p := os.Getenv("PISESSION_PI")
-	if p == "" {
-		lp, err := exec.LookPath("pi")
-		if err != nil {
-			t.Skip("the real pi is not installed (set PISESSION_PI to pi or its dist/cli.js to run this test)")
-		}
-		p = lp
+	pi, skip := realpi.Command()
+	if pi == nil {
+		t.Skip(skip)
 	}
-	if strings.HasSuffix(p, ".js") {
-		node, err := exec.LookPath("node")
-		if err != nil {
-			t.Skip("node is not installed")
-		}
-		return []string{node, p}
-	}
-	return []string{p}
+	return pi
 }
 
 // piRPC runs pi in rpc mode on a session file, sends cmds and returns the

@@ -500,6 +500,26 @@ func (s *state) flushLocked() error {
 // in pi's tree) whose parent is id; pi then reopens on the same branch, and
 // pi-tui reads the marker's parent as the leaf.
 func (s *Session) Branch(ctx context.Context, id string) (Appended, error) {
+	return s.branchTo(ctx, id, func(target int32, size int64, arrived []Entry) (Appended, error) {
+		if s.fileLeaf() == target {
+			s.leaf = target
+			return Appended{Arrived: arrived}, nil
+		}
+		body, _ := payloadMembers(map[string]string{"customType": leafMarkerType})
+		i, more, err := s.writeEntryLocked(TypeCustom, body, target, size)
+		arrived = append(arrived, more...)
+		if err != nil {
+			return Appended{Arrived: arrived}, err
+		}
+		s.leaf = target
+		return Appended{Entry: s.entry(i), Arrived: arrived}, nil
+	})
+}
+
+// branchTo runs write for a move to the entry id ("" = the start), with
+// the session and the file locked and other writers' lines read first;
+// target is id's index (-1 for the start), size the file's size as read.
+func (s *Session) branchTo(ctx context.Context, id string, write func(target int32, size int64, arrived []Entry) (Appended, error)) (Appended, error) {
 	if err := ctx.Err(); err != nil {
 		return Appended{}, err
 	}
@@ -528,18 +548,7 @@ func (s *Session) Branch(ctx context.Context, id string) (Appended, error) {
 		}
 		target = i
 	}
-	if s.fileLeaf() == target {
-		s.leaf = target
-		return Appended{Arrived: arrived}, nil
-	}
-	body, _ := payloadMembers(map[string]string{"customType": leafMarkerType})
-	i, more, err := s.writeEntryLocked(TypeCustom, body, target, size)
-	arrived = append(arrived, more...)
-	if err != nil {
-		return Appended{Arrived: arrived}, err
-	}
-	s.leaf = target
-	return Appended{Entry: s.entry(i), Arrived: arrived}, nil
+	return write(target, size, arrived)
 }
 
 // AppendMessage appends a message entry.
@@ -601,47 +610,21 @@ func (s *Session) SetName(ctx context.Context, name string) (Appended, error) {
 // tree navigation with a summary). fromId is written as pi 0.85 writes it:
 // the tip of the branch left behind, or "root".
 func (s *Session) BranchWithSummary(ctx context.Context, id, summary string, details json.RawMessage) (Appended, error) {
-	if err := ctx.Err(); err != nil {
-		return Appended{}, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.writable(ctx); err != nil {
-		return Appended{}, err
-	}
-	var arrived []Entry
-	var size int64
-	if !s.deferred {
-		release, err := s.lockFile(ctx)
-		if err != nil {
-			return Appended{}, err
+	return s.branchTo(ctx, id, func(target int32, size int64, arrived []Entry) (Appended, error) {
+		from := "root"
+		if s.leaf >= 0 {
+			from = s.nodes[s.leaf].id
 		}
-		defer release()
-		if arrived, size, err = s.settledRefresh(ctx); err != nil {
+		body, err := payloadMembers(BranchSummary{FromID: from, Summary: summary, Details: details})
+		if err != nil {
 			return Appended{Arrived: arrived}, err
 		}
-	}
-	target := int32(-1)
-	if id != "" {
-		i, ok := s.byID[id]
-		if !ok {
-			return Appended{Arrived: arrived}, fmt.Errorf("session %s has no entry %s: %w", s.header.ID, id, ErrNoEntry)
+		i, more, err := s.writeEntryLocked(TypeBranchSummary, body, target, size)
+		arrived = append(arrived, more...)
+		if err != nil {
+			return Appended{Arrived: arrived}, err
 		}
-		target = i
-	}
-	from := "root"
-	if s.leaf >= 0 {
-		from = s.nodes[s.leaf].id
-	}
-	body, err := payloadMembers(BranchSummary{FromID: from, Summary: summary, Details: details})
-	if err != nil {
-		return Appended{Arrived: arrived}, err
-	}
-	i, more, err := s.writeEntryLocked(TypeBranchSummary, body, target, size)
-	arrived = append(arrived, more...)
-	if err != nil {
-		return Appended{Arrived: arrived}, err
-	}
-	s.leaf = i
-	return Appended{Entry: s.entry(i), Arrived: arrived}, nil
+		s.leaf = i
+		return Appended{Entry: s.entry(i), Arrived: arrived}, nil
+	})
 }

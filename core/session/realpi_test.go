@@ -13,29 +13,17 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/internal/realpi"
 )
 
-// findPi returns a command running the real pi, or skips: $PISESSION_PI (pi,
-// or its dist/cli.js run with node), else pi on PATH. The other tests never
-// need node.
+// findPi returns the command that runs the real pi, or skips the test.
 func findPi(t *testing.T) []string {
 	t.Helper()
-	p := os.Getenv("PISESSION_PI")
-	if p == "" {
-		lp, err := exec.LookPath("pi")
-		if err != nil {
-			t.Skip("the real pi is not installed (set PISESSION_PI to pi or its dist/cli.js to run this test)")
-		}
-		p = lp
+	pi, skip := realpi.Command()
+	if pi == nil {
+		t.Skip(skip)
 	}
-	if strings.HasSuffix(p, ".js") {
-		node, err := exec.LookPath("node")
-		if err != nil {
-			t.Skip("node is not installed")
-		}
-		return []string{node, p}
-	}
-	return []string{p}
+	return pi
 }
 
 // piRPC runs pi in rpc mode in cwd with agentDir and extra arguments, sends
