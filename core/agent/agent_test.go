@@ -197,7 +197,7 @@ func TestAbortMidStreamLeavesAConsistentSession(t *testing.T) {
 		t.Fatalf("entries = %s", types(h.sess))
 	}
 	var sm StoredMessage
-	json.Unmarshal(path[1].Payload, &sm)
+	json.Unmarshal(path[1].Payload(), &sm)
 	if !sm.Partial || sm.StopReason != provider.StopAborted || !strings.HasPrefix(textOf(sm.Message), "partial") {
 		t.Errorf("aborted answer stored as %+v", sm)
 	}
@@ -281,7 +281,7 @@ func TestCompactionAndBranching(t *testing.T) {
 	var comp session.Compaction
 	for _, e := range h.sess.Path() {
 		if e.Type == session.TypeCompaction {
-			json.Unmarshal(e.Payload, &comp)
+			json.Unmarshal(e.Payload(), &comp)
 		}
 	}
 	if comp.FirstKeptEntryID == "" || comp.TokensBefore == 0 {

@@ -52,7 +52,7 @@ func (a *Agent) lastSummary() string {
 	for _, e := range a.cfg.Session.Context() {
 		if e.Type == session.TypeCompaction {
 			var c session.Compaction
-			if json.Unmarshal(e.Payload, &c) == nil {
+			if json.Unmarshal(e.Payload(), &c) == nil {
 				return c.Summary
 			}
 		}

@@ -21,7 +21,7 @@ func estimateTokens(e session.Entry) int {
 	switch e.Type {
 	case session.TypeUser, session.TypeAssistant, session.TypeToolResult:
 		var sm StoredMessage
-		if json.Unmarshal(e.Payload, &sm) != nil {
+		if json.Unmarshal(e.Payload(), &sm) != nil {
 			return 0
 		}
 		for _, p := range sm.Message.Parts {
@@ -34,7 +34,7 @@ func estimateTokens(e session.Entry) int {
 		}
 	case session.TypeCompaction:
 		var c session.Compaction
-		if json.Unmarshal(e.Payload, &c) == nil {
+		if json.Unmarshal(e.Payload(), &c) == nil {
 			chars = units(c.Summary)
 		}
 	}

@@ -84,7 +84,7 @@ func (a *Agent) window() []session.Entry {
 		return path
 	}
 	var c session.Compaction
-	json.Unmarshal(path[last].Payload, &c)
+	json.Unmarshal(path[last].Payload(), &c)
 	start := last + 1
 	for i := 0; i < last; i++ {
 		if path[i].ID == c.FirstKeptEntryID {
@@ -111,7 +111,7 @@ func deliveredIn(window []session.Entry) map[string]string {
 			continue
 		}
 		var r DeliveryRecord
-		if json.Unmarshal(e.Payload, &r) != nil || r.Kind != CustomSubdirContext || !results[r.ToolResultID] {
+		if json.Unmarshal(e.Payload(), &r) != nil || r.Kind != CustomSubdirContext || !results[r.ToolResultID] {
 			continue
 		}
 		for _, d := range r.Delivered {
@@ -129,7 +129,7 @@ func previousChain(window []session.Entry, base []string) (labels, withheld []st
 			continue
 		}
 		var sm StoredMessage
-		if json.Unmarshal(window[i].Payload, &sm) == nil && sm.Preflight != nil {
+		if json.Unmarshal(window[i].Payload(), &sm) == nil && sm.Preflight != nil {
 			// A fallback's labels are the base chain: it was in effect.
 			return sm.Preflight.Labels, sm.Preflight.Withheld
 		}

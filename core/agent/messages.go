@@ -17,7 +17,7 @@ func Messages(entries []session.Entry) []provider.Message {
 		switch e.Type {
 		case session.TypeUser, session.TypeAssistant, session.TypeToolResult:
 			var sm StoredMessage
-			if json.Unmarshal(e.Payload, &sm) != nil {
+			if json.Unmarshal(e.Payload(), &sm) != nil {
 				continue
 			}
 			m := sm.Message
@@ -35,7 +35,7 @@ func Messages(entries []session.Entry) []provider.Message {
 			out = append(out, m)
 		case session.TypeCompaction:
 			var c session.Compaction
-			if json.Unmarshal(e.Payload, &c) != nil {
+			if json.Unmarshal(e.Payload(), &c) != nil {
 				continue
 			}
 			out = append(out, provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText,

@@ -17,7 +17,7 @@ func compactions(s *session.Session) []session.Compaction {
 	for _, e := range s.Path() {
 		if e.Type == session.TypeCompaction {
 			var c session.Compaction
-			json.Unmarshal(e.Payload, &c)
+			json.Unmarshal(e.Payload(), &c)
 			out = append(out, c)
 		}
 	}
@@ -80,7 +80,7 @@ func TestCompactionKeepsRecentTokens(t *testing.T) {
 	for _, e := range h.sess.Entries() {
 		if e.ID == cs[0].FirstKeptEntryID {
 			var sm StoredMessage
-			json.Unmarshal(e.Payload, &sm)
+			json.Unmarshal(e.Payload(), &sm)
 			kept = textOf(sm.Message)
 		}
 	}

@@ -690,7 +690,7 @@ func (s *Session) ReadOnly() bool {
 
 func (s *state) entry(i int32) Entry {
 	n := &s.nodes[i]
-	return Entry{Type: n.typ, ID: n.id, ParentID: n.parentID, Raw: n.raw, tsOff: n.tsOff, tsLen: n.tsLen}
+	return Entry{Type: n.typ, ID: n.id, ParentID: n.parentID, Raw: n.raw, tsOff: n.tsOff, tsLen: n.tsLen, role: n.role}
 }
 
 // Len returns the number of entries, every branch counted.

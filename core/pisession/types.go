@@ -62,6 +62,23 @@ type Entry struct {
 	Raw json.RawMessage
 
 	tsOff, tsLen int32 // where the timestamp value is in Raw, when known
+	role         uint8 // message entries: the role, as read (role* codes)
+}
+
+// Role returns a message entry's role as read when the line was scanned
+// (RoleUser, RoleAssistant or RoleToolResult), "" for any other role and
+// for other entries. It costs no decoding, so a long branch can be sorted
+// into user, assistant and tool lines before any message is decoded.
+func (e Entry) Role() string {
+	switch e.role {
+	case roleUser:
+		return RoleUser
+	case roleAssistant:
+		return RoleAssistant
+	case roleToolResult:
+		return RoleToolResult
+	}
+	return ""
 }
 
 // Timestamp returns the entry's ISO timestamp as stored ("" if none). It is
@@ -75,6 +92,22 @@ func (e Entry) Timestamp() string {
 	}
 	s, _ := stringValue(raw)
 	return s
+}
+
+// Member returns the raw JSON value of the entry's top-level member name
+// (the first one, when a hostile line repeats it), or nil. It scans without
+// decoding or allocating, so a caller can tell entries apart (a custom
+// entry's customType, say) before paying for a decode.
+func (e Entry) Member(name string) json.RawMessage { return findMember(e.Raw, name) }
+
+// StringMember returns a top-level string member's value; ok is false when
+// the member is missing or not a string.
+func (e Entry) StringMember(name string) (string, bool) { return StringMemberOf(e.Raw, name) }
+
+// StringMemberOf is StringMember for any JSON object, such as a member's
+// value (a custom entry's data).
+func StringMemberOf(obj json.RawMessage, name string) (string, bool) {
+	return stringValue(findMember(obj, name))
 }
 
 // Decode unmarshals the whole entry line into v.

@@ -10,9 +10,10 @@ import (
 	"github.com/pi-tui/pi-tui/core/provider"
 )
 
-// BenchmarkOpen20000 times what the session view does before its first
-// frame: open a 20,000-entry session file and build its branch (Path) and
-// the model's Context.
+// BenchmarkOpen20000 times opening a 20,000-entry session file and building
+// both its branch (Path, what the view draws from) and the model's Context
+// (what the first prompt needs). The first frame alone is ui/session's
+// BenchmarkOpen20000.
 func BenchmarkOpen20000(b *testing.B) {
 	e := setup(b, b.TempDir())
 	ctx := context.Background()

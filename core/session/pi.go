@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -204,7 +205,7 @@ func textParts(c pisession.Content) []provider.Part {
 // as the user message pi would send.
 func userEntry(id string, m pisession.Message) Entry {
 	raw, _ := json.Marshal(stored{Message: provider.Message{Role: provider.RoleUser, Parts: textParts(m.Content)}})
-	return Entry{ID: id, Type: TypeUser, Payload: raw}
+	return Entry{ID: id, Type: TypeUser, src: &source{raw: raw}}
 }
 
 // record is the common shape of pi-tui's custom records.
@@ -213,72 +214,109 @@ type record struct {
 	ThinkingLevel string `json:"thinkingLevel,omitempty"`
 }
 
-// view turns a pi entry into pi-tui's entry; ok is false for entries pi-tui
-// does not show (names, labels, extension state, unknown types). Those stay
-// in the file untouched.
+// view gives a pi entry pi-tui's type; ok is false for entries pi-tui does
+// not show (names, labels, extension state, unknown types), which stay in
+// the file untouched. It reads only what the line scan already found (the
+// type, a message's role) and a custom entry's customType; the payload is
+// translated on first use (see translate).
 func view(pe pisession.Entry) (Entry, bool) {
 	e := Entry{ID: pe.ID, ParentID: pe.ParentID}
-	if ts := pe.Timestamp(); ts != "" {
-		if t, err := pisession.ParseTimestamp(ts); err == nil {
-			e.CreatedAt = t.UnixMilli()
-		}
-	}
-	var err error
 	switch pe.Type {
 	case pisession.TypeMessage:
-		m, derr := pe.Message()
-		if derr != nil {
+		switch pe.Role() {
+		case pisession.RoleUser:
+			e.Type = TypeUser
+		case pisession.RoleAssistant:
+			e.Type = TypeAssistant
+		case pisession.RoleToolResult:
+			e.Type = TypeToolResult
+		default:
 			return e, false
 		}
-		typ, sm, ok := fromPiMessage(m)
-		if !ok {
-			return e, false
-		}
-		e.Type = typ
-		e.Payload, err = json.Marshal(sm)
 	case pisession.TypeCompaction:
-		c, derr := pe.Compaction()
-		if derr != nil {
-			return e, false
-		}
 		e.Type = TypeCompaction
-		e.Payload, err = json.Marshal(Compaction{Summary: c.Summary, FirstKeptEntryID: c.FirstKeptEntryID, TokensBefore: int(c.TokensBefore)})
 	case pisession.TypeModelChange:
-		mc, derr := pe.ModelChange()
-		if derr != nil {
-			return e, false
-		}
 		e.Type = TypeModelChange
-		e.Payload, err = json.Marshal(map[string]string{"model": mc.Provider + "/" + mc.ModelID})
 	case pisession.TypeThinkingLevelChange:
-		tl, derr := pe.ThinkingLevelChange()
-		if derr != nil {
-			return e, false
-		}
 		e.Type = TypeCustom
-		e.Payload, err = json.Marshal(record{Kind: kindThinking, ThinkingLevel: tl.ThinkingLevel})
 	case pisession.TypeCustom:
-		c, derr := pe.Custom()
-		if derr != nil || !strings.HasPrefix(c.CustomType, customPrefix) || c.CustomType == customLeaf || c.CustomType == customTool || len(c.Data) == 0 {
+		ct, _ := pe.StringMember("customType")
+		if !strings.HasPrefix(ct, customPrefix) || ct == customLeaf || ct == customTool || pe.Member("data") == nil {
 			return e, false
 		}
 		e.Type = TypeCustom
-		e.Payload = c.Data
 	default:
 		return e, false
 	}
-	return e, err == nil
+	e.src = &source{pe: pe}
+	return e, true
 }
 
-// withExtras adds a customTool entry's extras to its tool result's payload.
-func withExtras(e Entry, x toolExtras) Entry {
-	var sm stored
-	if json.Unmarshal(e.Payload, &sm) != nil {
-		return e
+// translate turns a pi entry into pi-tui's payload, with a tool result's
+// extras (a pi-tui.tool custom entry) added when there are any.
+func translate(pe pisession.Entry, extras *pisession.Entry) (json.RawMessage, error) {
+	switch pe.Type {
+	case pisession.TypeMessage:
+		m, err := pe.Message()
+		if err != nil {
+			return nil, err
+		}
+		_, sm, ok := fromPiMessage(m)
+		if !ok {
+			return nil, errors.New("not a message pi-tui shows")
+		}
+		if extras != nil {
+			if x, ok := extrasOf(*extras); ok {
+				sm.Path, sm.Preflight, sm.ToolMs = x.Path, x.Preflight, x.ToolMs
+			}
+		}
+		return json.Marshal(sm)
+	case pisession.TypeCompaction:
+		c, err := pe.Compaction()
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(Compaction{Summary: c.Summary, FirstKeptEntryID: c.FirstKeptEntryID, TokensBefore: int(c.TokensBefore)})
+	case pisession.TypeModelChange:
+		mc, err := pe.ModelChange()
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(map[string]string{"model": mc.Provider + "/" + mc.ModelID})
+	case pisession.TypeThinkingLevelChange:
+		tl, err := pe.ThinkingLevelChange()
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(record{Kind: kindThinking, ThinkingLevel: tl.ThinkingLevel})
+	case pisession.TypeCustom:
+		c, err := pe.Custom()
+		if err != nil {
+			return nil, err
+		}
+		return c.Data, nil
 	}
-	sm.Path, sm.Preflight, sm.ToolMs = x.Path, x.Preflight, x.ToolMs
-	if raw, err := json.Marshal(sm); err == nil {
-		e.Payload = raw
+	return nil, errors.New("not an entry pi-tui shows")
+}
+
+// extrasOf decodes a pi-tui.tool custom entry.
+func extrasOf(pe pisession.Entry) (toolExtras, bool) {
+	var x toolExtras
+	c, err := pe.Custom()
+	if err != nil || c.CustomType != customTool || json.Unmarshal(c.Data, &x) != nil {
+		return x, false
 	}
-	return e
+	return x, true
+}
+
+// extrasTarget returns the id of the tool result a pi-tui.tool entry
+// describes, scanning without decoding.
+func extrasTarget(pe pisession.Entry) (string, bool) {
+	if pe.Type != pisession.TypeCustom {
+		return "", false
+	}
+	if ct, _ := pe.StringMember("customType"); ct != customTool {
+		return "", false
+	}
+	return pisession.StringMemberOf(pe.Member("data"), "toolResultId")
 }

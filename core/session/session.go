@@ -59,15 +59,83 @@ func knownType(t string) bool {
 // a cycle. Such a file is refused rather than guessed at, and left alone.
 var ErrDamaged = pisession.ErrDamaged
 
-// Entry is one node of a session's tree, in pi-tui's terms. Payload is
-// JSON; treat it as read-only (entries share their payload memory with the
-// session). ID is the pi entry's id.
+// Entry is one node of a session's tree, in pi-tui's terms. ID is the pi
+// entry's id. Its payload is pi's line translated into pi-tui's shape, and
+// that translation is done on first use, not when the session is read: a
+// 20,000-entry session opens to its first frame having decoded only the
+// entries the frame shows.
 type Entry struct {
-	ID        string          `json:"id"`
-	ParentID  string          `json:"parentId,omitempty"` // "" for a root entry
-	Type      string          `json:"type"`               // see the constants
-	Payload   json.RawMessage `json:"payload"`
-	CreatedAt int64           `json:"createdAt"` // unix ms
+	ID       string
+	ParentID string // "" for a root entry
+	Type     string // see the constants
+	src      *source
+}
+
+// source is where an Entry's payload comes from: a pi entry (decoded once,
+// on first use, with a tool result's pi-tui extras folded in), or JSON
+// pi-tui already has.
+type source struct {
+	once   sync.Once
+	pe     pisession.Entry
+	extras *pisession.Entry // a pi-tui.tool custom entry for this tool result
+	raw    json.RawMessage
+	at     int64 // unix ms
+}
+
+// Payload returns the entry's JSON payload (a stored message, a
+// Compaction, a model change or a record). Treat it as read-only: it is
+// shared by every copy of the entry. An entry whose line cannot be read in
+// pi-tui's terms has a payload that decodes as none of those.
+func (e Entry) Payload() json.RawMessage {
+	if e.src == nil {
+		return nil
+	}
+	e.src.load()
+	return e.src.raw
+}
+
+// CreatedAt returns when the entry was written, in unix ms (0 when the
+// line carries no readable timestamp).
+func (e Entry) CreatedAt() int64 {
+	if e.src == nil {
+		return 0
+	}
+	e.src.load()
+	return e.src.at
+}
+
+// MarshalJSON writes the entry with its payload, for tools and tests that
+// print entries.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		ID        string          `json:"id"`
+		ParentID  string          `json:"parentId,omitempty"`
+		Type      string          `json:"type"`
+		Payload   json.RawMessage `json:"payload"`
+		CreatedAt int64           `json:"createdAt"`
+	}{e.ID, e.ParentID, e.Type, e.Payload(), e.CreatedAt()})
+}
+
+// unreadable is the payload of an entry whose pi line does not translate:
+// valid JSON that decodes as no payload type, so every reader skips it.
+var unreadable = json.RawMessage(`"unreadable entry"`)
+
+func (src *source) load() {
+	src.once.Do(func() {
+		if src.raw != nil {
+			return
+		}
+		if ts := src.pe.Timestamp(); ts != "" {
+			if t, err := pisession.ParseTimestamp(ts); err == nil {
+				src.at = t.UnixMilli()
+			}
+		}
+		raw, err := translate(src.pe, src.extras)
+		if err != nil || raw == nil {
+			raw = unreadable
+		}
+		src.raw = raw
+	})
 }
 
 // Compaction is the payload of a TypeCompaction entry: Summary stands for
@@ -366,7 +434,7 @@ type cached struct {
 }
 
 func newSession(ps *pisession.Session, projectID string) *Session {
-	return &Session{pi: ps, projectID: projectID, views: map[string]cached{}, changed: make(chan struct{})}
+	return &Session{pi: ps, projectID: projectID, views: make(map[string]cached, ps.Len()), changed: make(chan struct{})}
 }
 
 // ID returns the session's id (the file header's).
@@ -496,7 +564,7 @@ func (s *Session) Append(ctx context.Context, typ string, payload any) (Entry, e
 			return Entry{}, err
 		}
 	}
-	e := Entry{ID: a.Entry.ID, ParentID: a.Entry.ParentID, Type: typ, Payload: raw, CreatedAt: s.now().UnixMilli()}
+	e := Entry{ID: a.Entry.ID, ParentID: a.Entry.ParentID, Type: typ, src: &source{raw: raw, at: s.now().UnixMilli()}}
 	s.mu.Lock()
 	s.views[e.ID] = cached{e: e, ok: true, merged: true}
 	s.mu.Unlock()
@@ -559,14 +627,14 @@ func (s *Session) viewOf(pe pisession.Entry) (Entry, bool) {
 	return e, ok
 }
 
-// views turns pi entries into pi-tui's, folding each tool result's extras
-// (a pi-tui.tool custom entry) into the result.
+// viewAll turns pi entries into pi-tui's, folding each tool result's
+// extras (a pi-tui.tool custom entry) into the result.
 func (s *Session) viewAll(pes []pisession.Entry) []Entry {
 	out := make([]Entry, 0, len(pes))
 	at := map[string]int{} // tool result id → index in out
 	for _, pe := range pes {
-		if pe.Type == pisession.TypeCustom && isToolExtras(pe.Raw) {
-			s.merge(pe, at, out)
+		if target, ok := extrasTarget(pe); ok {
+			s.merge(pe, target, at, out)
 			continue
 		}
 		e, ok := s.viewOf(pe)
@@ -581,35 +649,25 @@ func (s *Session) viewAll(pes []pisession.Entry) []Entry {
 	return out
 }
 
-// isToolExtras tells a pi-tui.tool entry cheaply, without decoding it.
-func isToolExtras(raw []byte) bool {
-	return strings.Contains(string(raw), `"customType":"`+customTool+`"`)
-}
-
-func (s *Session) merge(pe pisession.Entry, at map[string]int, out []Entry) {
-	c, err := pe.Custom()
-	if err != nil || c.CustomType != customTool {
-		return
-	}
-	var x toolExtras
-	if json.Unmarshal(c.Data, &x) != nil {
-		return
-	}
-	i, ok := at[x.ToolResultID]
+// merge gives the tool result target (already in out) the extras entry pe.
+func (s *Session) merge(pe pisession.Entry, target string, at map[string]int, out []Entry) {
+	i, ok := at[target]
 	if !ok {
 		return
 	}
 	s.mu.Lock()
-	cur := s.views[x.ToolResultID]
-	s.mu.Unlock()
-	if cur.merged {
+	defer s.mu.Unlock()
+	if cur := s.views[target]; cur.merged {
 		out[i] = cur.e
 		return
 	}
-	out[i] = withExtras(out[i], x)
-	s.mu.Lock()
-	s.views[x.ToolResultID] = cached{e: out[i], ok: true, merged: true}
-	s.mu.Unlock()
+	e := out[i]
+	if e.src == nil || e.src.raw != nil {
+		return
+	}
+	e.src = &source{pe: e.src.pe, extras: &pe}
+	s.views[target] = cached{e: e, ok: true, merged: true}
+	out[i] = e
 }
 
 // Get returns the entry with the given id, on any branch.
@@ -681,12 +739,12 @@ func (s *Session) Chosen() (model, thinkingLevel string) {
 			var v struct {
 				Model string `json:"model"`
 			}
-			if model == "" && json.Unmarshal(e.Payload, &v) == nil {
+			if model == "" && json.Unmarshal(e.Payload(), &v) == nil {
 				model = v.Model
 			}
 		case TypeCustom:
 			var r record
-			if thinkingLevel == "" && json.Unmarshal(e.Payload, &r) == nil && r.Kind == kindThinking {
+			if thinkingLevel == "" && json.Unmarshal(e.Payload(), &r) == nil && r.Kind == kindThinking {
 				thinkingLevel = r.ThinkingLevel
 			}
 		}

@@ -152,9 +152,9 @@ func TestSessionIsAPiFileInPisFolder(t *testing.T) {
 	}
 	got, _ := o.Get(tr.ID)
 	var sm stored
-	json.Unmarshal(got.Payload, &sm)
+	json.Unmarshal(got.Payload(), &sm)
 	if sm.Path != "x" || sm.ToolMs != 2.5 || !strings.Contains(string(sm.Preflight), "AGENTS.md") {
-		t.Errorf("tool result extras lost: %s", got.Payload)
+		t.Errorf("tool result extras lost: %s", got.Payload())
 	}
 	if got := types(o.Context()); got != "compaction user" || o.Title() != "My work" {
 		t.Errorf("context = %s, title %q", got, o.Title())
@@ -405,4 +405,43 @@ func TestSessionDirSetting(t *testing.T) {
 		t.Errorf("p1 lists %+v", l)
 	}
 	_ = time.Second
+}
+
+// Payloads are translated on first use, not when the file is read; a line
+// that pi's reader keeps but pi-tui cannot translate (a user message whose
+// content is a number) still opens, is shown as unreadable and is never sent
+// to the model, while its neighbours translate as usual.
+func TestUntranslatableLineIsSkippedLazily(t *testing.T) {
+	e := setup(t, t.TempDir())
+	ctx := context.Background()
+	s, _ := e.m.Create(ctx, "p1", "")
+	first := mustAppend(t, s, TypeUser, msg(provider.RoleUser, text("first")))
+	s.Close()
+	bad := `{"type":"message","id":"bad00001","parentId":"` + first.ID + `","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":5}}` + "\n"
+	f, err := os.OpenFile(s.File(), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(bad)
+	f.Close()
+	o, err := e.m.Open(ctx, s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	mustAppend(t, o, TypeUser, msg(provider.RoleUser, text("after")))
+	path := o.Path()
+	if types(path) != "user user user" {
+		t.Fatalf("path = %s", types(path))
+	}
+	var sm stored
+	if err := json.Unmarshal(path[1].Payload(), &sm); err == nil {
+		t.Errorf("the unreadable line decodes as a message: %+v", sm)
+	}
+	if err := json.Unmarshal(path[2].Payload(), &sm); err != nil || sm.Message.Parts[0].Text != "after" {
+		t.Errorf("the next entry = %s, %v", path[2].Payload(), err)
+	}
+	if path[0].CreatedAt() == 0 || path[1].CreatedAt() != time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli() {
+		t.Errorf("timestamps %d, %d", path[0].CreatedAt(), path[1].CreatedAt())
+	}
 }

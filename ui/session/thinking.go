@@ -34,7 +34,7 @@ func levelOf(entries []coresession.Entry) string {
 			continue
 		}
 		var r thinkingRecord
-		if json.Unmarshal(entries[i].Payload, &r) == nil && r.Kind == ThinkingLevelChange {
+		if json.Unmarshal(entries[i].Payload(), &r) == nil && r.Kind == ThinkingLevelChange {
 			if l, err := provider.ParseThinkingLevel(r.ThinkingLevel); err == nil {
 				return l
 			}

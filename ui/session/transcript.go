@@ -64,7 +64,7 @@ func modelOf(entries []coresession.Entry) string {
 			var v struct {
 				Model string `json:"model"`
 			}
-			if json.Unmarshal(entries[i].Payload, &v) == nil {
+			if json.Unmarshal(entries[i].Payload(), &v) == nil {
 				return v.Model
 			}
 		}
@@ -79,7 +79,7 @@ func itemsFrom(entries []coresession.Entry) []*item {
 	for i := range entries {
 		if entries[i].Type == coresession.TypeCustom {
 			var r agent.DeliveryRecord
-			if json.Unmarshal(entries[i].Payload, &r) == nil && r.Kind == agent.CustomSubdirContext {
+			if json.Unmarshal(entries[i].Payload(), &r) == nil && r.Kind == agent.CustomSubdirContext {
 				deliveries[r.ToolResultID] = &r
 			}
 		}
@@ -117,12 +117,12 @@ func (it *item) decode() {
 	it.ready = true
 	if it.kind == kindCompaction {
 		var c coresession.Compaction
-		json.Unmarshal(it.entry.Payload, &c)
+		json.Unmarshal(it.entry.Payload(), &c)
 		it.text = c.Summary
 		return
 	}
 	var sm agent.StoredMessage
-	if json.Unmarshal(it.entry.Payload, &sm) != nil {
+	if json.Unmarshal(it.entry.Payload(), &sm) != nil {
 		it.errText = "(this entry cannot be read)"
 		return
 	}
