@@ -26,7 +26,7 @@ type ProjectRow struct {
 
 const projectColumns = `p.id, p.name, p.root, p.pinned, p.archived, p.trusted, p.created_at,
 	coalesce(p.last_opened_at, 0),
-	(SELECT count(*) FROM sessions s WHERE s.project_id = p.id),
+	(SELECT count(*) FROM session_files f WHERE f.project_id = p.id),
 	coalesce((SELECT k.value FROM kv k WHERE k.namespace = ? AND k.key = p.root), '')`
 
 func scanProject(sc interface{ Scan(...any) error }) (ProjectRow, error) {
@@ -168,8 +168,64 @@ func (s *Store) InsertSession(ctx context.Context, id, projectID, title string) 
 	return s.Write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, project_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
 			id, projectID, title, now, now)
+		if err == nil {
+			_, err = tx.ExecContext(ctx, `INSERT OR IGNORE INTO session_files (project_id, id) VALUES (?, ?)`, projectID, id)
+		}
 		if err != nil {
 			return fmt.Errorf("add session: %w", Describe(err))
+		}
+		return nil
+	})
+}
+
+// IndexSession notes that a project has a session file with the given id
+// (the index the Projects list counts from; the file is the session).
+func (s *Store) IndexSession(ctx context.Context, projectID, id string) error {
+	return s.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO session_files (project_id, id) VALUES (?, ?)`, projectID, id); err != nil {
+			return fmt.Errorf("index session %s: %w", id, Describe(err))
+		}
+		return nil
+	})
+}
+
+// SessionIndex returns the session ids indexed for every project.
+func (s *Store) SessionIndex(ctx context.Context) (map[string][]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT project_id, id FROM session_files ORDER BY project_id, id`)
+	if err != nil {
+		return nil, fmt.Errorf("read the session index: %w", Describe(err))
+	}
+	defer rows.Close()
+	out := map[string][]string{}
+	for rows.Next() {
+		var p, id string
+		if err := rows.Scan(&p, &id); err != nil {
+			return nil, fmt.Errorf("read the session index: %w", Describe(err))
+		}
+		out[p] = append(out[p], id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the session index: %w", Describe(err))
+	}
+	return out, nil
+}
+
+// SetSessionIndex replaces the ids indexed for a project with ids, the
+// session files found in its folder, in one transaction. A project that no
+// longer exists is left alone.
+func (s *Store) SetSessionIndex(ctx context.Context, projectID string, ids []string) error {
+	return s.Write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM projects WHERE id = ?`, projectID).Scan(&n); err != nil || n == 0 {
+			return Describe(err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM session_files WHERE project_id = ?`, projectID); err != nil {
+			return fmt.Errorf("index sessions: %w", Describe(err))
+		}
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO session_files (project_id, id) VALUES (?, ?)`, projectID, id); err != nil {
+				return fmt.Errorf("index sessions: %w", Describe(err))
+			}
 		}
 		return nil
 	})

@@ -57,6 +57,7 @@ func (a *app) projectsList(args []string) error {
 	if err != nil {
 		return err
 	}
+	a.reconcileSessions()
 	list, err := reg.List(a.ctx, *all)
 	if err != nil {
 		return err

@@ -451,6 +451,26 @@ func TestPromptedSessionIsCounted(t *testing.T) {
 	}
 	files, _ := filepath.Glob(filepath.Join(c.env["HOME"], ".pi", "agent", "sessions", "*", "*.jsonl"))
 	if len(files) != 1 {
-		t.Errorf("session files = %v", files)
+		t.Fatalf("session files = %v", files)
+	}
+	// A session pi began in the same folder counts too; one removed by hand
+	// stops counting.
+	b, _ := os.ReadFile(files[0])
+	other := filepath.Join(filepath.Dir(files[0]), "2026-01-01T00-00-00-000Z_0190d7a0-0000-7000-8000-000000000001.jsonl")
+	if err := os.WriteFile(other, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	counts := func() any {
+		var list []map[string]any
+		json.Unmarshal([]byte(c.ok("projects", "list", "--json")), &list)
+		return list[0]["sessions"]
+	}
+	if n := counts(); n != float64(2) {
+		t.Errorf("with a session begun in pi: %v sessions, want 2", n)
+	}
+	os.Remove(files[0])
+	os.Remove(other)
+	if n := counts(); n != float64(0) {
+		t.Errorf("with the files removed: %v sessions, want 0", n)
 	}
 }

@@ -246,7 +246,7 @@ func (m *Manager) Create(ctx context.Context, projectID, title string) (*Session
 	s.persisted = func(ctx context.Context) {
 		// The row only lets the Projects list count the session; a failure
 		// here loses nothing (the file is the session).
-		_ = m.st.InsertSession(ctx, s.ID(), projectID, "")
+		_ = m.st.IndexSession(ctx, projectID, s.ID())
 	}
 	if title != "" {
 		if _, err := ps.SetName(ctx, title); err != nil {
@@ -368,6 +368,13 @@ func (m *Manager) List(ctx context.Context, projectID string) ([]Summary, error)
 		out = append(out, summaryOf(s, projectID))
 	}
 	m.mu.Unlock()
+	ids := make([]string, len(out))
+	for i, s := range out {
+		ids[i] = fileID(filepath.Base(s.Path))
+	}
+	// The listing just read the folder: the index is brought in line with
+	// it. A failure costs only a stale count.
+	_ = m.st.SetSessionIndex(ctx, projectID, ids)
 	slices.SortStableFunc(out, func(a, b Summary) int {
 		switch {
 		case a.UpdatedAt > b.UpdatedAt:
@@ -396,6 +403,83 @@ func summaryOf(s pisession.Summary, projectID string) Summary {
 		out.UpdatedAt = s.ModTime.UnixMilli()
 	}
 	return out
+}
+
+// Reconcile brings the store's index of session files (what the Projects
+// list counts) in line with the files: sessions pi began, files deleted or
+// copied by hand. Folders of their own are read by name only; a shared
+// session folder needs each file's header to tell projects apart. changed
+// reports whether any project's count moved.
+func (m *Manager) Reconcile(ctx context.Context) (changed bool, err error) {
+	if err := m.Migrate(ctx); err != nil {
+		return false, err
+	}
+	projects, err := m.st.Projects(ctx, "")
+	if err != nil {
+		return false, err
+	}
+	have, err := m.st.SessionIndex(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range projects {
+		if err := ctx.Err(); err != nil {
+			return changed, err
+		}
+		var ids []string
+		if m.cfg.SessionDir != "" {
+			list, err := m.List(ctx, p.ID) // indexes as it lists
+			if err != nil {
+				continue
+			}
+			if len(list) != len(have[p.ID]) {
+				changed = true
+			}
+			continue
+		}
+		ids, err = fileIDs(m.Dir(p.Root))
+		if err != nil {
+			continue // an unreadable folder keeps its old count
+		}
+		slices.Sort(ids)
+		if slices.Equal(ids, have[p.ID]) {
+			continue
+		}
+		if err := m.st.SetSessionIndex(ctx, p.ID, ids); err != nil {
+			return changed, err
+		}
+		changed = true
+	}
+	return changed, nil
+}
+
+// fileIDs returns the session ids of a folder's *.jsonl files, read from
+// their names as pi writes them (<timestamp>_<id>.jsonl); a file named
+// otherwise counts under its name.
+func fileIDs(dir string) ([]string, error) {
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, de := range des {
+		if strings.HasSuffix(de.Name(), ".jsonl") && !de.IsDir() {
+			ids = append(ids, fileID(de.Name()))
+		}
+	}
+	return ids, nil
+}
+
+// fileID is the session id a file's name carries (see fileIDs).
+func fileID(name string) string {
+	name = strings.TrimSuffix(name, ".jsonl")
+	if u := strings.LastIndexByte(name, '_'); u >= 0 {
+		return name[u+1:]
+	}
+	return name
 }
 
 // Latest returns a project's most recently active session that opens

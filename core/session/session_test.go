@@ -445,3 +445,49 @@ func TestUntranslatableLineIsSkippedLazily(t *testing.T) {
 		t.Errorf("timestamps %d, %d", path[0].CreatedAt(), path[1].CreatedAt())
 	}
 }
+
+// The Projects list counts sessions from the store's index, which follows
+// the files: a session pi began is counted once the folder is reconciled, a
+// file removed by hand stops being counted, a session begun in pi-tui is
+// counted from its first prompt, and a reconcile with nothing new changes
+// nothing.
+func TestIndexFollowsTheFiles(t *testing.T) {
+	e := setup(t, piRoot)
+	ctx := context.Background()
+	count := func() int {
+		t.Helper()
+		ps, err := e.st.Projects(ctx, "")
+		if err != nil || len(ps) != 1 {
+			t.Fatalf("projects = %v, %v", ps, err)
+		}
+		return ps[0].Sessions
+	}
+	path := installFixture(t, e, "pi085_rpc_compaction_name_model_thinking.jsonl")
+	if count() != 0 {
+		t.Fatal("counted before the folder was read")
+	}
+	if changed, err := e.m.Reconcile(ctx); err != nil || !changed || count() != 1 {
+		t.Fatalf("reconcile = %v, %v; count %d, want 1", changed, err, count())
+	}
+	if changed, err := e.m.Reconcile(ctx); err != nil || changed {
+		t.Fatalf("a second reconcile = %v, %v; want no change", changed, err)
+	}
+	s, _ := e.m.Create(ctx, "p1", "")
+	if count() != 1 {
+		t.Fatal("a session with no prompt is counted")
+	}
+	mustAppend(t, s, TypeUser, msg(provider.RoleUser, text("hi")))
+	s.Close()
+	if count() != 2 {
+		t.Fatalf("count %d after the first prompt, want 2", count())
+	}
+	os.Remove(path)
+	if changed, err := e.m.Reconcile(ctx); err != nil || !changed || count() != 1 {
+		t.Fatalf("after removing pi's file: reconcile = %v, %v; count %d, want 1", changed, err, count())
+	}
+	// Listing the folder also brings the index in line.
+	os.Remove(s.File())
+	if _, err := e.m.List(ctx, "p1"); err != nil || count() != 0 {
+		t.Fatalf("after listing an empty folder: %v; count %d", err, count())
+	}
+}

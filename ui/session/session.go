@@ -143,7 +143,23 @@ func (m *Model) Close() {
 }
 
 // Init starts delivering runtime events.
-func (m *Model) Init() tea.Cmd { return m.br.wait() }
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.br.wait(), m.reconcile()) }
+
+// reconcile brings the count of each project's sessions in line with its
+// session folder (sessions begun in pi, files removed by hand), off the UI
+// goroutine, and has the lists reloaded when a count moved.
+func (m *Model) reconcile() tea.Cmd {
+	if m.d.Runtimes == nil {
+		return nil
+	}
+	sm, ctx := m.d.Runtimes.Sessions(), m.ctx
+	return func() tea.Msg {
+		if changed, err := sm.Reconcile(ctx); err == nil && changed {
+			return common.ProjectsChangedMsg{}
+		}
+		return nil
+	}
+}
 
 // SetSize sets the area the tab draws in.
 func (m *Model) SetSize(w, h int) {
