@@ -536,7 +536,26 @@ func (s *Session) File() string { return s.pi.File() }
 func (s *Session) Title() string { return s.pi.Name() }
 
 // Leaf returns the id of the current entry ("" before the first entry).
-func (s *Session) Leaf() string { return s.pi.Leaf() }
+//
+// It names an entry pi-tui shows (Path's last), never one of its own
+// markers or an entry it hides (a name, a label, an extension's state), so
+// a client can branch to it or find it in the transcript.
+func (s *Session) Leaf() string {
+	id := s.pi.Leaf()
+	for range s.pi.Len() {
+		pe, ok := s.pi.Get(id)
+		if !ok {
+			return id
+		}
+		if _, extras := extrasTarget(pe); !extras {
+			if _, shown := s.viewOf(pe); shown {
+				return id
+			}
+		}
+		id = pe.ParentID
+	}
+	return id
+}
 
 // Repaired says what opening skipped (malformed lines, dangling parents),
 // or "" when the file read cleanly.
@@ -683,8 +702,18 @@ func (s *Session) SetTitle(ctx context.Context, title string) error {
 // branch.
 func (s *Session) Branch(ctx context.Context, entryID string) error {
 	if entryID != "" {
-		if _, ok := s.pi.Get(entryID); !ok {
+		pe, ok := s.pi.Get(entryID)
+		if !ok {
 			return fmt.Errorf("session %s has no entry %s (get_state shows the current leafId): %w", s.ID(), entryID, store.ErrNotFound)
+		}
+		if e, _ := s.viewOf(pe); e.Type == TypeToolResult {
+			// Keep the result's extras (a child entry) on the branch.
+			for _, c := range s.pi.Entries() {
+				if t, ok := extrasTarget(c); ok && t == entryID && c.ParentID == entryID {
+					entryID = c.ID
+					break
+				}
+			}
 		}
 	}
 	a, err := s.pi.Branch(ctx, entryID)

@@ -491,3 +491,42 @@ func TestIndexFollowsTheFiles(t *testing.T) {
 		t.Fatalf("after listing an empty folder: %v; count %d", err, count())
 	}
 }
+
+// The leaf a client sees (get_state's leafId) is an entry pi-tui shows, not
+// the marker or name entry that ends the file; branching to a tool result
+// keeps the result's extras on the new branch.
+func TestLeafNamesAShownEntry(t *testing.T) {
+	e := setup(t, t.TempDir())
+	ctx := context.Background()
+	s, _ := e.m.Create(ctx, "p1", "")
+	defer s.Close()
+	mustAppend(t, s, TypeUser, msg(provider.RoleUser, text("read it")))
+	call := msg(provider.RoleAssistant, provider.Part{Type: provider.PartToolCall, ToolCallID: "c1", ToolName: "read", Arguments: json.RawMessage(`{"path":"a.go"}`)})
+	mustAppend(t, s, TypeAssistant, call)
+	res := msg(provider.RoleTool, provider.Part{Type: provider.PartToolResult, ToolCallID: "c1", ToolName: "read", Text: "package a"})
+	res.Path = "a.go"
+	r := mustAppend(t, s, TypeToolResult, res)
+	if s.Leaf() != r.ID {
+		t.Fatalf("leaf %s, want the tool result %s (not its extras entry %s)", s.Leaf(), r.ID, s.pi.Leaf())
+	}
+	if err := s.SetTitle(ctx, "named"); err != nil {
+		t.Fatal(err)
+	}
+	if s.Leaf() != r.ID {
+		t.Errorf("after naming, leaf %s, want %s", s.Leaf(), r.ID)
+	}
+	mustAppend(t, s, TypeAssistant, msg(provider.RoleAssistant, text("done")))
+	if err := s.Branch(ctx, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	if s.Leaf() != r.ID {
+		t.Errorf("after branching, leaf %s, want %s", s.Leaf(), r.ID)
+	}
+	mustAppend(t, s, TypeAssistant, msg(provider.RoleAssistant, text("again")))
+	path := s.Path()
+	var sm stored
+	json.Unmarshal(path[2].Payload(), &sm)
+	if types(path) != "user assistant tool_result assistant" || sm.Path != "a.go" {
+		t.Errorf("path %s; the result's path %q", types(path), sm.Path)
+	}
+}
