@@ -310,8 +310,12 @@ func (a *Agent) Prompt(parent context.Context, text string) (Result, error) {
 	}
 	s := a.cfg.Session
 	user := StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: text}}}}
+	// A session begun here is named after its first prompt; one that
+	// another program began (pi names none) keeps showing its own first
+	// message, as pi's picker does.
+	fresh := s.Leaf() == ""
 	_, err = s.Append(ctx, session.TypeUser, user)
-	if err == nil && s.Title() == "" {
+	if err == nil && fresh && s.Title() == "" {
 		err = s.SetTitle(ctx, titleOf(text))
 	}
 	if err != nil {
