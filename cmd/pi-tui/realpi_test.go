@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -54,7 +55,9 @@ func sent(t *testing.T, fake *fakemodel.Server, who string, texts ...string) {
 
 // One session, turns taken by the real pi and pi-tui in both orders, against
 // one model server: each program's request carries the other's messages,
-// tool calls and tool results, and they share one file.
+// tool calls and tool results, and they share one file. pi finds a session
+// pi-tui began both with --continue and by id in the list its --resume
+// picker shows (--session takes a prefix of an id from that list).
 func TestRealPiAndPiTuiShareOneSession(t *testing.T) {
 	pi, skip := realpi.Command()
 	if pi == nil {
@@ -69,8 +72,18 @@ func TestRealPiAndPiTuiShareOneSession(t *testing.T) {
 			writeFile(t, filepath.Join(root, "three.txt"), "third file body")
 			piTurn := func(prompt string, cont bool) {
 				args := []string{"-p", "--no-context-files"}
-				if cont {
+				switch {
+				case cont && piFirst:
 					args = append(args, "--continue")
+				case cont:
+					// pi finds the session by a prefix of its id in the
+					// list its --resume picker shows.
+					var list []struct{ ID string }
+					json.Unmarshal([]byte(c.ok("sessions", "list", "mono", "--json")), &list)
+					if len(list) != 1 {
+						t.Fatalf("sessions = %v", list)
+					}
+					args = append(args, "--session", list[0].ID[:8])
 				}
 				runPi(t, pi, c, root, append(args, prompt)...)
 			}
