@@ -298,3 +298,52 @@ func (d *approvalDialog) Help() [][]key.Binding {
 func (d *approvalDialog) FullScreen() bool   { return false }
 func (d *approvalDialog) Unsaved() string    { return "" }
 func (d *approvalDialog) CapturesText() bool { return false }
+
+// askApproval shows the approval dialog for a tool call of the open
+// session. A question from a session no longer on screen (it was asked as
+// the user left it) is denied at once: what the user types now is about
+// another session.
+func (m *Model) askApproval(a *ask) tea.Cmd {
+	if a.sid != m.sid || m.sid == "" {
+		a.answerWith(false, nil)
+		return common.Notice("denied a %s call of a session that is no longer open", a.req.Tool)
+	}
+	d := newApprovalDialog(m.d.UI, a, m.project.Name, m.answerAsk)
+	m.asks = append(m.asks, d)
+	return m.d.UI.Push(d)
+}
+
+// answerAsk closes an approval dialog with the user's answer.
+func (m *Model) answerAsk(d *approvalDialog, allow, forSession bool) tea.Cmd {
+	m.dropAsk(d.ask)
+	var remember func()
+	if forSession {
+		// Remembered before the answer goes out, so the agent's next call
+		// of the tool does not ask again.
+		remember = func() { m.br.allowForSession(d.ask.sid, d.ask.req.Tool) }
+	}
+	if !d.ask.answerWith(allow, remember) {
+		return common.Notice("that question was already withdrawn: its turn had ended")
+	}
+	return nil
+}
+
+// dropAsk closes the dialog of a and reports whether one was open.
+func (m *Model) dropAsk(a *ask) bool {
+	for i, d := range m.asks {
+		if d.ask == a {
+			m.asks = append(m.asks[:i:i], m.asks[i+1:]...)
+			m.d.UI.Close(d)
+			return true
+		}
+	}
+	return false
+}
+
+// denyAsks denies and closes every open approval.
+func (m *Model) denyAsks() {
+	for _, d := range append([]*approvalDialog(nil), m.asks...) {
+		d.ask.answerWith(false, nil)
+		m.dropAsk(d.ask)
+	}
+}

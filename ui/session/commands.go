@@ -221,3 +221,34 @@ func (m *Model) Completing() bool {
 	_, ok := m.typedName()
 	return m.sid != "" && ok
 }
+
+// command runs a slash command typed in the input.
+func (m *Model) command(text string) tea.Cmd {
+	name, arg, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
+	if !isBuiltin(name) {
+		return m.callCommand(text) // a skill or a prompt template
+	}
+	if m.working && name != "model" && name != "thinking" {
+		return common.Failure(fmt.Errorf("/%s waits until the agent is done (esc aborts it)", name))
+	}
+	switch name {
+	case "compact":
+		m.working = true
+		rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
+		return func() tea.Msg {
+			_, err := rts.Compact(ctx, id, model, strings.TrimSpace(arg))
+			return promptDoneMsg{id: id, err: err}
+		}
+	case "new":
+		return m.newSession()
+	case "tree":
+		return m.treePicker()
+	case "model":
+		return m.modelPicker()
+	case "thinking":
+		return m.thinkingCommand(strings.TrimSpace(arg))
+	case "context":
+		return m.inspect()
+	}
+	return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context", name))
+}

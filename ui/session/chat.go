@@ -1,0 +1,321 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/runtime"
+	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/ui/common"
+)
+
+// arrivedMsg says entries another writer (pi, another pi-tui) appended to
+// the open session were read; refreshedMsg carries the branch reread.
+type arrivedMsg struct {
+	id   string
+	sess *coresession.Session
+}
+
+type refreshedMsg struct {
+	id      string
+	entries []coresession.Entry
+	sess    *coresession.Session
+}
+
+// arrivalPoll is how often an idle open session looks for lines other
+// writers appended (a stat, and a read only when the file grew).
+const arrivalPoll = time.Second
+
+// watchArrivals waits, off the update loop, until the session reports
+// arrivals (from an append of ours, or from polling the file) or ctx ends.
+func (m *Model) watchArrivals(ctx context.Context, id string, s *coresession.Session) tea.Cmd {
+	if s == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		changed := s.Changed()
+		t := time.NewTicker(arrivalPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-changed:
+				return arrivedMsg{id: id, sess: s}
+			case <-t.C:
+				if n, _ := s.Refresh(ctx); n > 0 {
+					return arrivedMsg{id: id, sess: s}
+				}
+			}
+		}
+	}
+}
+
+type promptDoneMsg struct {
+	id  string
+	err error
+}
+
+func (m *Model) notice(text string) {
+	m.items = append(m.items, &item{kind: kindNotice, text: text, ready: true})
+}
+
+// event applies one runtime event of this session.
+func (m *Model) event(ev tea.Msg) tea.Cmd {
+	switch a := ev.(type) {
+	case approvalMsg:
+		return m.askApproval(a.ask)
+	case approvalGoneMsg:
+		if m.dropAsk(a.ask) {
+			m.items = append(m.items, &item{kind: kindNotice, ready: true, mild: true, text: "the approval question was withdrawn: its turn ended"})
+		}
+		return nil
+	}
+	e, ok := ev.(agent.Event)
+	if !ok || e.SessionID != m.sid || m.sid == "" {
+		return nil
+	}
+	switch e.Type {
+	case runtime.EventLaunched:
+		m.runtime, m.lastRT, m.running = "idle", "runtime launched: "+reasonText(e.Reason), e.Model
+		m.window = m.d.Runtimes.ContextWindow(m.sid)
+	case runtime.EventReused:
+		m.runtime, m.lastRT, m.running = "idle", "runtime reused", e.Model
+	case runtime.EventRetired:
+		m.runtime, m.lastRT = "retired", "runtime retired: "+reasonText(e.Reason)
+	case agent.EventAgentStart:
+		m.runtime = "working"
+	case agent.EventMessageUpdate:
+		if m.live == nil {
+			m.live = &item{kind: kindAssistant, ready: true, streaming: true}
+			m.items = append(m.items, m.live)
+		}
+		m.live.text += e.Delta
+		m.live.thinking += e.Thinking
+	case agent.EventMessageEnd:
+		if e.Usage != nil && e.Usage.InputTokens > 0 {
+			m.lastCall = *e.Usage
+		}
+		if m.live == nil && e.Text != "" {
+			m.live = &item{kind: kindAssistant, ready: true, text: e.Text}
+			m.items = append(m.items, m.live)
+		}
+		if m.live != nil {
+			// What arrived stays, marked partial when the answer broke
+			// off; the reason is said once, by agent_end.
+			m.live.streaming = false
+			m.live.partial = e.Error != ""
+			m.live.cacheKey = ""
+		}
+		m.live = nil
+	case agent.EventToolStart:
+		it := &item{kind: kindTool, ready: true, callID: e.ToolCallID, tool: e.ToolName, args: string(e.Args), status: "running"}
+		m.calls[e.ToolCallID] = it
+		m.items = append(m.items, it)
+	case agent.EventToolEnd:
+		it := m.calls[e.ToolCallID]
+		if it == nil {
+			it = &item{kind: kindTool, ready: true, callID: e.ToolCallID, tool: e.ToolName}
+			m.items = append(m.items, it)
+		}
+		delete(m.calls, e.ToolCallID)
+		it.status, it.path, it.result, it.toolMs, it.pre, it.delivery = "ok", e.Path, e.Result, e.ToolMs, e.Preflight, e.Delivery
+		if e.IsError {
+			it.status = "error"
+		}
+		it.cacheKey = ""
+	case agent.EventCompactionEnd:
+		if e.Error != "" {
+			m.notice("compaction failed: " + e.Error)
+		} else {
+			m.items = append(m.items, &item{kind: kindCompaction, ready: true, text: e.Summary})
+		}
+	case agent.EventAgentEnd:
+		// The turn is over: nothing it asked may still be answered.
+		for _, d := range append([]*approvalDialog(nil), m.asks...) {
+			d.ask.withdraw()
+			m.dropAsk(d.ask)
+		}
+		m.runtime = "idle"
+		m.ended = true
+		if e.Usage != nil {
+			m.usage = *e.Usage
+		}
+		switch {
+		case e.StopReason == provider.StopAborted:
+			m.items = append(m.items, &item{kind: kindNotice, ready: true, text: "aborted; what arrived is kept", mild: true})
+		case e.Error != "":
+			m.notice(errorAdvice(e.Error))
+		}
+		return common.Notice("")
+	}
+	return nil
+}
+
+// errorAdvice adds what to do to a model error shown in the transcript.
+func errorAdvice(msg string) string {
+	switch {
+	case strings.Contains(msg, "no model is configured"), strings.Contains(msg, "API key"):
+		return msg + " (Settings › Default model, or the README's Models section)"
+	case strings.Contains(msg, "cannot reach"):
+		return msg + " (check the provider's baseUrl in models.json and that the server runs)"
+	}
+	return msg
+}
+
+func reasonText(r string) string {
+	switch r {
+	case runtime.ReasonInstructionsChanged:
+		return "AGENTS.md changed"
+	case runtime.ReasonMemoryChanged:
+		return "memory changed"
+	case runtime.ReasonModelChanged:
+		return "model changed"
+	case runtime.ReasonThinkingChanged:
+		return "thinking level changed"
+	case runtime.ReasonKeyChanged:
+		return "API key changed"
+	case runtime.ReasonIdleTimeout:
+		return "idle timeout"
+	case runtime.ReasonNew:
+		return "new"
+	}
+	return r
+}
+
+func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	if cmd, ok := m.completionKey(msg); ok {
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, k.Abort):
+		if m.working {
+			m.d.Runtimes.Abort(m.sid)
+			if len(m.queue) > 0 {
+				// Queued messages are not sent after an abort; they come back
+				// to the input, nothing lost.
+				m.input.SetValue(strings.Join(append(m.queue, m.input.Value()), "\n\n"))
+				m.queue = nil
+				return common.Notice("aborting; the queued messages are back in the input")
+			}
+			return common.Notice("aborting…")
+		}
+		return nil
+	case key.Matches(msg, k.Sessions):
+		if m.working {
+			return common.Failure(errors.New("the agent is working; press esc to abort it first"))
+		}
+		m.close()
+		return m.loadList()
+	case key.Matches(msg, k.Tools):
+		m.tools = !m.tools
+		return nil
+	case key.Matches(msg, k.Thinking):
+		m.thinking = !m.thinking
+		return nil
+	case key.Matches(msg, k.Level):
+		return m.cycleThinking()
+	case key.Matches(msg, k.ScrollUp):
+		m.bottom += max(m.transcriptHeight()/2, 1)
+		return nil
+	case key.Matches(msg, k.ScrollDown):
+		m.bottom = max(m.bottom-max(m.transcriptHeight()/2, 1), 0)
+		return nil
+	case key.Matches(msg, k.Newline):
+		m.input.Insert("\n")
+		m.input.SetSize(m.width, m.inputHeight())
+		return nil
+	case key.Matches(msg, k.Send) && !msg.Paste:
+		text := strings.TrimSpace(m.input.Value())
+		if text == "" {
+			return nil
+		}
+		m.input.SetValue("")
+		m.input.SetSize(m.width, m.inputHeight())
+		m.history = append(m.history, text)
+		m.histPos = len(m.history)
+		if strings.HasPrefix(text, "/") {
+			return m.command(text)
+		}
+		if m.working {
+			// The agent is busy: the message waits its turn.
+			m.queue = append(m.queue, text)
+			return common.Notice("queued: sent when the agent is done")
+		}
+		return m.send(text)
+	case key.Matches(msg, k.HistPrev) && (m.input.Len() == 0 || m.showingHistory()):
+		// Like a shell: ↑ steps back through what was sent, as long as
+		// the input still shows an earlier message unchanged.
+		if m.histPos > 0 {
+			m.histPos--
+			m.input.SetValue(m.history[m.histPos])
+		}
+		return nil
+	case m.histPos < len(m.history) && key.Matches(msg, k.HistNext) && m.input.Value() == m.history[m.histPos]:
+		m.histPos++
+		if m.histPos < len(m.history) {
+			m.input.SetValue(m.history[m.histPos])
+		} else {
+			m.input.SetValue("")
+		}
+		return nil
+	}
+	before := m.input.Value()
+	m.input.Update(msg)
+	m.input.SetSize(m.width, m.inputHeight())
+	return m.afterInput(before)
+}
+
+// showingHistory reports whether the input holds the history entry it
+// was filled with, unedited.
+func (m *Model) showingHistory() bool {
+	return m.histPos < len(m.history) && m.input.Value() == m.history[m.histPos]
+}
+
+// send starts a prompt; its events stream back through the bridge.
+func (m *Model) send(text string) tea.Cmd {
+	m.items = append(m.items, &item{kind: kindUser, ready: true, text: text})
+	m.working, m.bottom, m.ended = true, 0, false
+	if m.title == "" {
+		m.title = text
+	}
+	rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
+	return func() tea.Msg {
+		_, err := rts.Prompt(ctx, id, model, text)
+		return promptDoneMsg{id: id, err: err}
+	}
+}
+
+func (m *Model) transcriptHeight() int { return max(m.height-m.inputHeight()-3, 3) }
+
+// transcript draws the last h lines (or h lines ending m.bottom lines up).
+// Items are drawn from the end backwards, only as many as fit: a long
+// session costs what its visible part costs.
+func (m *Model) transcript(h int) string {
+	opts := viewOpts{tools: m.tools, thinking: m.thinking, markdown: m.d.Markdown}
+	need := h + m.bottom
+	var lines []string
+	for i := len(m.items) - 1; i >= 0 && len(lines) < need; i-- {
+		l := m.items[i].render(m.d.UI, m.width, opts)
+		lines = append(append([]string(nil), l...), lines...)
+	}
+	if len(m.items) == 0 {
+		lines = []string{m.d.UI.Dim.Render("Type a message and press enter. The agent works in " + common.VisibleLine(m.project.Name) + ": its file tools stay inside the project folder; its commands run as you, and in the ask and auto-edits modes only once you approve them.")}
+	}
+	end := max(len(lines)-m.bottom, 0)
+	start := max(end-h, 0)
+	m.bottom = len(lines) - end
+	out := lines[start:end]
+	for len(out) < h {
+		out = append([]string{""}, out...)
+	}
+	return strings.Join(out, "\n")
+}
