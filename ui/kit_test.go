@@ -82,6 +82,12 @@ func (r *kitRig) sessionIDs() []string {
 
 func newKitRig(t *testing.T, w, h int, script fakemodel.Script, trusted bool) *kitRig {
 	t.Helper()
+	return newKitRigWith(t, w, h, script, trusted, provider.Options{MaxRetries: -1})
+}
+
+// newKitRigWith is newKitRig with the model client's options (retries).
+func newKitRigWith(t *testing.T, w, h int, script fakemodel.Script, trusted bool, opts provider.Options) *kitRig {
+	t.Helper()
 	home, _ := filepath.EvalSymlinks(t.TempDir())
 	root := filepath.Join(home, "proj")
 	for rel, body := range map[string]string{
@@ -95,7 +101,7 @@ func newKitRig(t *testing.T, w, h int, script fakemodel.Script, trusted bool) *k
 	}
 	fake := fakemodel.New(t, script)
 	client, err := provider.New(settings.ProviderConfig{Name: "fake", API: "openai-completions", BaseURL: fake.URL, APIKey: "k"},
-		func(string) string { return "" }, provider.Options{MaxRetries: -1})
+		func(string) string { return "" }, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -163,6 +163,12 @@ type Event struct {
 	Delivery *DeliveryInfo `json:"delivery,omitempty"`
 	// Denied marks a tool call that needed approval and did not get it.
 	Denied bool `json:"denied,omitempty"`
+	// auto_retry_start carries these, as pi's rpc does: the retry about to
+	// be made, how many are allowed, the wait before it and why.
+	Attempt      int    `json:"attempt,omitempty"`
+	MaxAttempts  int    `json:"maxAttempts,omitempty"`
+	DelayMs      int64  `json:"delayMs,omitempty"`
+	ErrorMessage string `json:"errorMessage,omitempty"`
 }
 
 // Event types.
@@ -175,6 +181,7 @@ const (
 	EventAgentEnd        = "agent_end"
 	EventCompactionStart = "compaction_start"
 	EventCompactionEnd   = "compaction_end"
+	EventRetry           = "auto_retry_start"
 )
 
 // Stored payloads of session entries.
@@ -427,6 +434,10 @@ func (a *Agent) call(ctx context.Context) (provider.Message, string, error) {
 			a.emit(Event{Type: EventMessageUpdate, Delta: e.Text})
 		case provider.EventThinkingDelta:
 			a.emit(Event{Type: EventMessageUpdate, Thinking: e.Text})
+		case provider.EventRetry:
+			if r := e.Retry; r != nil {
+				a.emit(Event{Type: EventRetry, Attempt: r.Attempt, MaxAttempts: r.Max, DelayMs: r.Wait.Milliseconds(), ErrorMessage: r.Reason})
+			}
 		}
 	})
 	a.mu.Lock()

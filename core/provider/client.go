@@ -419,10 +419,29 @@ func (c *conn) runAt(ctx context.Context, endpoint, model string, body []byte, n
 		if o.retryAfter > 0 {
 			wait = o.retryAfter
 		}
+		if onEvent != nil {
+			onEvent(Event{Type: EventRetry, Retry: &RetryInfo{Attempt: attempt + 1, Max: c.opts.retries(), Wait: wait, Reason: retryReason(o.err)}})
+		}
 		if err := c.opts.sleep(ctx, wait); err != nil {
 			return c.aborted(nil, err)
 		}
 	}
+}
+
+// retryReason says briefly why an attempt failed ("HTTP 500", "rate
+// limited", "cannot reach the server").
+func retryReason(err error) string {
+	var pe *Error
+	if !errors.As(err, &pe) {
+		return "the call failed"
+	}
+	switch {
+	case pe.Status != 0 && pe.Kind == ErrRateLimit:
+		return fmt.Sprintf("rate limited (HTTP %d)", pe.Status)
+	case pe.Status != 0:
+		return fmt.Sprintf("HTTP %d", pe.Status)
+	}
+	return kindText(pe.Kind, 0)
 }
 
 // outcome is how one attempt ended.

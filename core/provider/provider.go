@@ -10,6 +10,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // Role is who wrote a message.
@@ -90,7 +91,20 @@ const (
 	EventThinkingDelta                      // Text holds new thinking
 	EventToolCall                           // ToolCall is complete (arguments fully received)
 	EventUsage                              // Usage so far
+	// EventRetry says the call failed before any answer arrived and will
+	// be tried again after Retry.Wait; nothing from the failed attempt
+	// reaches the caller.
+	EventRetry
 )
+
+// RetryInfo describes a retry: the attempt about to be made (1 for the
+// first retry), how many retries are allowed, the wait before it and why
+// the previous attempt failed.
+type RetryInfo struct {
+	Attempt, Max int
+	Wait         time.Duration
+	Reason       string
+}
 
 // Event is one streamed piece of an answer.
 type Event struct {
@@ -98,6 +112,7 @@ type Event struct {
 	Text     string
 	ToolCall *Part
 	Usage    Usage
+	Retry    *RetryInfo // EventRetry only
 }
 
 // Stop reasons.

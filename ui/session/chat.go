@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"strings"
 	"time"
@@ -92,7 +93,15 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		m.runtime, m.lastRT = "retired", "runtime retired: "+reasonText(e.Reason)
 	case agent.EventAgentStart:
 		m.runtime = "working"
+	case agent.EventRetry:
+		text := fmt.Sprintf("%s, retry %d of %d in %s", e.ErrorMessage, e.Attempt, e.MaxAttempts, waitText(e.DelayMs))
+		if m.retry == nil {
+			m.retry = &item{kind: kindNotice, ready: true, mild: true}
+			m.items = append(m.items, m.retry)
+		}
+		m.retry.text, m.retry.cacheKey = text, ""
 	case agent.EventMessageUpdate:
+		m.retry = nil
 		if m.live == nil {
 			m.live = &item{kind: kindAssistant, ready: true, streaming: true}
 			m.items = append(m.items, m.live)
@@ -116,6 +125,7 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		}
 		m.live = nil
 	case agent.EventToolStart:
+		m.retry = nil
 		it := &item{kind: kindTool, ready: true, callID: e.ToolCallID, tool: e.ToolName, args: string(e.Args), status: "running"}
 		m.calls[e.ToolCallID] = it
 		m.items = append(m.items, it)
@@ -144,7 +154,7 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 			m.dropAsk(d.ask)
 		}
 		m.runtime = "idle"
-		m.ended = true
+		m.ended, m.retry = true, nil
 		if e.Usage != nil {
 			m.usage = *e.Usage
 		}
@@ -152,15 +162,31 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		case e.StopReason == provider.StopAborted:
 			m.items = append(m.items, &item{kind: kindNotice, ready: true, text: "aborted; what arrived is kept", mild: true})
 		case e.Error != "":
-			m.notice(errorAdvice(e.Error))
+			m.failure(e.Error)
 		}
 		return common.Notice("")
 	}
 	return nil
 }
 
-// errorAdvice adds what to do to a model error shown in the transcript.
+// failure shows the current prompt's error in the transcript, once: the
+// prompt's own result and its agent_end may both carry it, in either
+// order.
+func (m *Model) failure(msg string) {
+	if m.failed != "" && (strings.Contains(msg, m.failed) || strings.Contains(m.failed, msg)) {
+		return
+	}
+	m.failed = msg
+	m.notice(errorAdvice(msg))
+}
+
+// errorAdvice fits a model error to this screen: advice that names a
+// command-line flag names the Session tab's own way instead, and what to
+// do is added where the error does not say.
 func errorAdvice(msg string) string {
+	if strings.Contains(msg, "--model PROVIDER/ID") {
+		return strings.ReplaceAll(msg, "--model PROVIDER/ID", "/model (or Settings › Default model)")
+	}
 	switch {
 	case strings.Contains(msg, "no model is configured"), strings.Contains(msg, "API key"):
 		return msg + " (Settings › Default model, or the README's Models section)"
@@ -168,6 +194,14 @@ func errorAdvice(msg string) string {
 		return msg + " (check the provider's baseUrl in models.json and that the server runs)"
 	}
 	return msg
+}
+
+// waitText says a retry's wait the way people read it.
+func waitText(ms int64) string {
+	if ms < 1000 {
+		return fmt.Sprintf("%d ms", ms)
+	}
+	return fmt.Sprintf("%d s", (ms+500)/1000)
 }
 
 func reasonText(r string) string {
@@ -283,7 +317,7 @@ func (m *Model) showingHistory() bool {
 // send starts a prompt; its events stream back through the bridge.
 func (m *Model) send(text string) tea.Cmd {
 	m.items = append(m.items, &item{kind: kindUser, ready: true, text: text})
-	m.working, m.bottom, m.ended = true, 0, false
+	m.working, m.bottom, m.ended, m.failed, m.retry = true, 0, false, "", nil
 	if m.title == "" {
 		m.title = text
 	}

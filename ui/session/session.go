@@ -107,6 +107,8 @@ type Model struct {
 	think    thinkState     // the level in effect and the levels the model has
 	running  string         // the model the runtime runs, from its events
 	ended    bool           // agent_end arrived for the current prompt
+	failed   string         // the current prompt's error, once shown
+	retry    *item          // the notice of the current call's retries
 	lastCall provider.Usage // the last model call, for the context meter
 	runtime  string         // none, idle, working, retired
 	lastRT   string         // last launch/reuse/retire with its reason
@@ -281,7 +283,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.working = false
 		var cmd tea.Cmd
 		if msg.err != nil && !m.ended && !errors.Is(msg.err, context.Canceled) {
-			m.notice(msg.err.Error()) // failed before the agent could say so
+			m.failure(msg.err.Error()) // failed before the agent could say so
 		}
 		if len(m.queue) > 0 {
 			next := m.queue[0]

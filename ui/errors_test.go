@@ -1,0 +1,50 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
+)
+
+// A failed turn says its error once, in the transcript, with advice that
+// fits the screen (no command-line flags).
+func TestFailedTurnShowsItsErrorOnce(t *testing.T) {
+	r := newKitRig(t, 120, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
+		return fakemodel.Reply{Status: 500}
+	}, true)
+	r.chat()
+	r.say("hello")
+	r.waitFor("HTTP 500")
+	r.keys("esc") // let the turn's end arrive behind the error
+	view := r.final()
+	if n := strings.Count(view, "HTTP 500"); n != 1 {
+		t.Errorf("the error is shown %d times:\n%s", n, view)
+	}
+	if strings.Contains(view, "--model") {
+		t.Errorf("the advice names a command-line flag:\n%s", view)
+	}
+}
+
+// Retries say why, which attempt and how long the wait is, in one line
+// that is updated in place; the answer follows.
+func TestRetriesAreShownInPlace(t *testing.T) {
+	r := newKitRigWith(t, 120, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
+		if n < 2 {
+			return fakemodel.Reply{Status: 503}
+		}
+		return fakemodel.Reply{Text: "finally here"}
+	}, true, provider.Options{MaxRetries: 3, Backoff: time.Millisecond})
+	r.chat()
+	r.say("hello")
+	r.waitFor("finally here")
+	view := r.final()
+	if !strings.Contains(view, "HTTP 503, retry 2 of 3 in ") {
+		t.Errorf("no retry line:\n%s", view)
+	}
+	if n := strings.Count(view, "retry "); n != 1 {
+		t.Errorf("%d retry lines, want one updated in place:\n%s", n, view)
+	}
+}
