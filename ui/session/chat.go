@@ -2,8 +2,8 @@ package session
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
