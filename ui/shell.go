@@ -16,11 +16,8 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/glamour"
-	"github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/muesli/termenv"
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
@@ -33,6 +30,7 @@ import (
 	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/editor"
 	"github.com/pi-tui/pi-tui/ui/instructionsview"
+	"github.com/pi-tui/pi-tui/ui/markdown"
 	"github.com/pi-tui/pi-tui/ui/memoryeditor"
 	"github.com/pi-tui/pi-tui/ui/projects"
 	sessionview "github.com/pi-tui/pi-tui/ui/session"
@@ -95,6 +93,7 @@ const (
 type Model struct {
 	opts Options
 	st   *common.UI // styles and navigation shared by every screen
+	md   *markdown.Renderer
 	keys common.GlobalKeys
 	help help.Model
 
@@ -131,7 +130,7 @@ func New(opts Options) *Model {
 	if opts.Now != nil {
 		st.Now = opts.Now
 	}
-	m := &Model{opts: opts, st: st, keys: common.NewGlobalKeys(), help: help.New(), width: 80, height: 24}
+	m := &Model{opts: opts, st: st, md: markdown.New(opts.Renderer), keys: common.NewGlobalKeys(), help: help.New(), width: 80, height: 24}
 	m.help.Styles.ShortKey = st.Key
 	m.help.Styles.FullKey = st.Key
 	m.help.Styles.ShortDesc = st.Dim
@@ -518,28 +517,9 @@ func (m *Model) openSession(p coreprojects.Project) tea.Cmd {
 	return m.session.Open(p)
 }
 
-// markdown renders text for previews with glamour. Glamour ignores
-// lipgloss's profile, so the renderer's profile and background are passed
-// explicitly; without colour it uses the plain style.
+// markdown renders text for previews and the transcript.
 func (m *Model) markdown(text string, width int) (string, error) {
-	r := m.opts.Renderer
-	style := styles.DarkStyleConfig
-	switch {
-	case r.ColorProfile() == termenv.Ascii:
-		style = styles.NoTTYStyleConfig
-	case !r.HasDarkBackground():
-		style = styles.LightStyleConfig
-	}
-	tr, err := glamour.NewTermRenderer(glamour.WithStyles(style), glamour.WithWordWrap(max(width-4, 20)),
-		glamour.WithColorProfile(r.ColorProfile()))
-	if err != nil {
-		return "", err
-	}
-	// The text comes from a model or a file: controls are shown, and
-	// character references that would decode into one (&#27;) are kept
-	// as written; the output keeps glamour's own styling and nothing else.
-	out, err := tr.Render(common.MarkdownSafe(text))
-	return common.SafeANSI(out), err
+	return m.md.Render(text, width)
 }
 
 // View draws the screen.
