@@ -58,9 +58,23 @@ type Options struct {
 	// Runtimes runs the agent sessions; several programs (SSH sessions)
 	// may share one. Required.
 	Runtimes *runtime.Manager
+	// Start is where the program opens; the zero value is the Projects
+	// tab.
+	Start Start
 	// Now is the clock; nil means time.Now. Tests pass a fake one to
 	// drive the quiet period of approval dialogs without waiting.
 	Now func() time.Time
+}
+
+// Start is where a program opens: `pi-tui [-c] [PATH]`.
+type Start struct {
+	// Project opens on this project's sessions (the Session tab).
+	Project *coreprojects.Project
+	// Continue reopens the project's latest session, as `pi -c` does.
+	Continue bool
+	// AddPath offers to add this folder, which no project holds, in the
+	// add dialog (trust is asked there).
+	AddPath string
 }
 
 type tab int
@@ -152,9 +166,29 @@ func New(opts Options) *Model {
 // subscription and approvals); call it when the program has ended.
 func (m *Model) Close() { m.session.Close() }
 
-// Init loads the projects and the settings.
+// Init loads the projects and the settings, and goes where the program
+// was asked to start.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.projects.Init(), m.settings.Init(), m.session.Init(), m.loadStatus())
+	return tea.Batch(m.projects.Init(), m.settings.Init(), m.session.Init(), m.loadStatus(), m.start())
+}
+
+// start opens the project or the add dialog that Options.Start names.
+func (m *Model) start() tea.Cmd {
+	s := m.opts.Start
+	switch {
+	case s.Project != nil:
+		p := *s.Project
+		m.tab = tabSession
+		selectIt := func() tea.Msg { return projects.SelectMsg{ID: p.ID} }
+		if s.Continue {
+			return tea.Batch(selectIt, m.session.Continue(p))
+		}
+		return tea.Batch(selectIt, m.session.Open(p))
+	case s.AddPath != "":
+		l := m.projects.AddDialog(s.AddPath)
+		return func() tea.Msg { return common.PushMsg{Layer: l} }
+	}
+	return nil
 }
 
 func (m *Model) loadStatus() tea.Cmd {
