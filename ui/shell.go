@@ -16,11 +16,8 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/glamour"
-	"github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/muesli/termenv"
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
@@ -33,6 +30,7 @@ import (
 	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/editor"
 	"github.com/pi-tui/pi-tui/ui/instructionsview"
+	"github.com/pi-tui/pi-tui/ui/markdown"
 	"github.com/pi-tui/pi-tui/ui/memoryeditor"
 	"github.com/pi-tui/pi-tui/ui/projects"
 	sessionview "github.com/pi-tui/pi-tui/ui/session"
@@ -60,9 +58,23 @@ type Options struct {
 	// Runtimes runs the agent sessions; several programs (SSH sessions)
 	// may share one. Required.
 	Runtimes *runtime.Manager
+	// Start is where the program opens; the zero value is the Projects
+	// tab.
+	Start Start
 	// Now is the clock; nil means time.Now. Tests pass a fake one to
 	// drive the quiet period of approval dialogs without waiting.
 	Now func() time.Time
+}
+
+// Start is where a program opens: `pi-tui [-c] [PATH]`.
+type Start struct {
+	// Project opens on this project's sessions (the Session tab).
+	Project *coreprojects.Project
+	// Continue reopens the project's latest session, as `pi -c` does.
+	Continue bool
+	// AddPath offers to add this folder, which no project holds, in the
+	// add dialog (trust is asked there).
+	AddPath string
 }
 
 type tab int
@@ -95,6 +107,7 @@ const (
 type Model struct {
 	opts Options
 	st   *common.UI // styles and navigation shared by every screen
+	md   *markdown.Renderer
 	keys common.GlobalKeys
 	help help.Model
 
@@ -131,7 +144,7 @@ func New(opts Options) *Model {
 	if opts.Now != nil {
 		st.Now = opts.Now
 	}
-	m := &Model{opts: opts, st: st, keys: common.NewGlobalKeys(), help: help.New(), width: 80, height: 24}
+	m := &Model{opts: opts, st: st, md: markdown.New(opts.Renderer), keys: common.NewGlobalKeys(), help: help.New(), width: 80, height: 24}
 	m.help.Styles.ShortKey = st.Key
 	m.help.Styles.FullKey = st.Key
 	m.help.Styles.ShortDesc = st.Dim
@@ -153,9 +166,29 @@ func New(opts Options) *Model {
 // subscription and approvals); call it when the program has ended.
 func (m *Model) Close() { m.session.Close() }
 
-// Init loads the projects and the settings.
+// Init loads the projects and the settings, and goes where the program
+// was asked to start.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.projects.Init(), m.settings.Init(), m.session.Init(), m.loadStatus())
+	return tea.Batch(m.projects.Init(), m.settings.Init(), m.session.Init(), m.loadStatus(), m.start())
+}
+
+// start opens the project or the add dialog that Options.Start names.
+func (m *Model) start() tea.Cmd {
+	s := m.opts.Start
+	switch {
+	case s.Project != nil:
+		p := *s.Project
+		m.tab = tabSession
+		selectIt := func() tea.Msg { return projects.SelectMsg{ID: p.ID} }
+		if s.Continue {
+			return tea.Batch(selectIt, m.session.Continue(p))
+		}
+		return tea.Batch(selectIt, m.session.Open(p))
+	case s.AddPath != "":
+		l := m.projects.AddDialog(s.AddPath)
+		return func() tea.Msg { return common.PushMsg{Layer: l} }
+	}
+	return nil
 }
 
 func (m *Model) loadStatus() tea.Cmd {
@@ -518,28 +551,9 @@ func (m *Model) openSession(p coreprojects.Project) tea.Cmd {
 	return m.session.Open(p)
 }
 
-// markdown renders text for previews with glamour. Glamour ignores
-// lipgloss's profile, so the renderer's profile and background are passed
-// explicitly; without colour it uses the plain style.
+// markdown renders text for previews and the transcript.
 func (m *Model) markdown(text string, width int) (string, error) {
-	r := m.opts.Renderer
-	style := styles.DarkStyleConfig
-	switch {
-	case r.ColorProfile() == termenv.Ascii:
-		style = styles.NoTTYStyleConfig
-	case !r.HasDarkBackground():
-		style = styles.LightStyleConfig
-	}
-	tr, err := glamour.NewTermRenderer(glamour.WithStyles(style), glamour.WithWordWrap(max(width-4, 20)),
-		glamour.WithColorProfile(r.ColorProfile()))
-	if err != nil {
-		return "", err
-	}
-	// The text comes from a model or a file: controls are shown, and
-	// character references that would decode into one (&#27;) are kept
-	// as written; the output keeps glamour's own styling and nothing else.
-	out, err := tr.Render(common.MarkdownSafe(text))
-	return common.SafeANSI(out), err
+	return m.md.Render(text, width)
 }
 
 // View draws the screen.

@@ -16,44 +16,6 @@ import (
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
-const helpText = `pi-tui: a terminal home for the pi coding agent
-
-Usage:
-  pi-tui [--data-dir D] [--agent-dir A]                 open the terminal UI
-  pi-tui projects list [--all] [--json]
-  pi-tui projects add PATH [--name NAME] [--trust] [--allow-broad-root]
-                                                        / or the home folder: asks first, or
-                                                        needs --allow-broad-root
-  pi-tui projects rename PROJECT NAME
-  pi-tui projects pin|unpin|archive|restore|trust|untrust|remove PROJECT
-  pi-tui memory show [--json] PROJECT
-  pi-tui memory set PROJECT --file F                    F: entries-v1 JSON, a JSON array of entries,
-                                                        or plain text; - reads standard input
-  pi-tui instructions [--project P | --root DIR] [--model PROVIDER/ID] [--json] [TARGET]
-                                                        the instruction chain a runtime gets for the
-                                                        project root, or for TARGET (absolute, or
-                                                        relative to the root; need not exist yet)
-  pi-tui prompt [--project P] [--model PROVIDER/ID] [--thinking LEVEL] [--session ID|--continue] [--json] [--yes] TEXT
-                                                        run one prompt headless; prints the answer
-                                                        (--json: the event stream); TEXT - reads stdin;
-                                                        LEVEL: off, minimal, low, medium, high, xhigh
-  pi-tui rpc [--project P] [--model PROVIDER/ID]        JSON lines on stdin/stdout
-  pi-tui sessions list PROJECT [--json]
-  pi-tui serve [--listen 127.0.0.1:23234] [--authorized-keys FILE] [--host-key FILE]   the UI over SSH
-  pi-tui help
-
-PROJECT is a registered project's id, path or name. Without --project or --root,
-instructions uses the registered project holding the working directory.
-
-Global flags (anywhere on the line):
-  --data-dir D    pi-tui's data (database, logs); default $PI_TUI_DATA_DIR,
-                  else $XDG_DATA_HOME/pi-tui, else ~/.local/share/pi-tui
-  --agent-dir A   pi's agent dir (AGENTS.md, models.json, auth.json, settings.json);
-                  default $PI_CODING_AGENT_DIR, else ~/.pi/agent
-
-Exit status: 0 success, 1 failure (one line on stderr), 2 bad usage.
-`
-
 // usageError marks a mistake on the command line (exit status 2).
 type usageError struct{ msg string }
 
@@ -62,6 +24,19 @@ func (e *usageError) Error() string { return e.msg }
 func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
+
+// exitDenied is the exit status of a headless prompt that finished but
+// had tool calls denied for want of approval (--yes): the answer may be
+// incomplete, and a script must be able to tell.
+const exitDenied = 3
+
+// codeError is a failure with its own exit status (one line on stderr).
+type codeError struct {
+	code int
+	msg  string
+}
+
+func (e *codeError) Error() string { return e.msg }
 
 // app carries what one invocation needs. Nothing here is global: tests run
 // many invocations side by side.
@@ -75,6 +50,10 @@ type app struct {
 	agentDir string // flag values
 	dataDir  string
 
+	// lastFlags is the FlagSet the running command made: its name says
+	// whose help -h asks for.
+	lastFlags *flag.FlagSet
+
 	st *store.Store
 }
 
@@ -84,6 +63,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	err := a.dispatch(args)
 	if err == nil {
 		return 0
+	}
+	var ce *codeError
+	if errors.As(err, &ce) {
+		fmt.Fprintf(stderr, "pi-tui: %s\n", oneLine(err.Error()))
+		return ce.code
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -110,6 +94,7 @@ func (a *app) close() {
 func (a *app) flags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	a.lastFlags = fs
 	fs.Var((*dirFlag)(&a.dataDir), "data-dir", "data dir")
 	fs.Var((*dirFlag)(&a.agentDir), "agent-dir", "agent dir")
 	return fs
@@ -142,17 +127,45 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				if err := checkFlags(fs); err != nil {
+					return nil, err
+				}
 				return nil, err
 			}
 			return nil, usagef("%s: %s", fs.Name(), flagError(err))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
+			if err := checkFlags(fs); err != nil {
+				return nil, err
+			}
+			if err := emptyValues(fs); err != nil {
+				return nil, err
+			}
 			return append(pos, rest...), nil
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// emptyValues refuses a flag given an empty value (`--name ""`, or a
+// script's unset variable): it must neither be ignored nor fall back to a
+// default the user did not choose.
+func emptyValues(fs *flag.FlagSet) error {
+	var empty []string
+	fs.Visit(func(f *flag.Flag) {
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			return
+		}
+		if strings.TrimSpace(f.Value.String()) == "" {
+			empty = append(empty, "--"+f.Name)
+		}
+	})
+	if len(empty) > 0 {
+		return usagef("%s: %s is empty", fs.Name(), strings.Join(empty, ", "))
+	}
+	return nil
 }
 
 // flagError rewrites the flag package's messages, which name flags with
@@ -175,38 +188,61 @@ func (a *app) dispatch(args []string) error {
 	fs := a.flags("pi-tui")
 	help := fs.Bool("help", false, "")
 	fs.BoolVar(help, "h", false, "")
+	version := fs.Bool("version", false, "")
+	cont := fs.Bool("continue", false, "")
+	fs.BoolVar(cont, "c", false, "")
 	// Global flags before the subcommand.
 	if err := fs.Parse(args); err != nil {
 		return usagef("%s", flagError(err))
 	}
+	a.lastFlags = nil
 	args = fs.Args()
-	if *help {
-		fmt.Fprint(a.stdout, helpText)
+	switch {
+	case *help:
+		writeHelp(a.stdout)
 		return nil
+	case *version:
+		_, err := fmt.Fprintln(a.stdout, versionLine())
+		return err
+	case len(args) == 0:
+		return a.tui(tuiStart{cont: *cont})
 	}
-	if len(args) == 0 {
-		return a.tui()
+	if !*cont {
+		switch args[0] {
+		case "help":
+			return a.helpCmd(args[1:])
+		case "projects":
+			return a.projects(args[1:])
+		case "memory":
+			return a.memory(args[1:])
+		case "instructions":
+			return a.instructionsCmd(args[1:])
+		case "prompt":
+			return a.promptCmd(args[1:])
+		case "rpc":
+			return a.rpcCmd(args[1:])
+		case "sessions":
+			return a.sessionsCmd(args[1:])
+		case "serve":
+			return a.serveCmd(args[1:])
+		case "completion":
+			return a.completionCmd(args[1:])
+		case completeCommand:
+			return a.completeCmd(args[1:])
+		}
 	}
-	switch args[0] {
-	case "help":
-		fmt.Fprint(a.stdout, helpText)
-		return nil
-	case "projects":
-		return a.projects(args[1:])
-	case "memory":
-		return a.memory(args[1:])
-	case "instructions":
-		return a.instructionsCmd(args[1:])
-	case "prompt":
-		return a.promptCmd(args[1:])
-	case "rpc":
-		return a.rpcCmd(args[1:])
-	case "sessions":
-		return a.sessionsCmd(args[1:])
-	case "serve":
-		return a.serveCmd(args[1:])
+	// pi-tui PATH: a folder to open (a word that is not a command and
+	// names no folder is a mistyped command).
+	if !looksLikePath(args[0]) && !isDir(args[0]) {
+		return usagef("unknown command %q", args[0])
 	}
-	return usagef("unknown command %q", args[0])
+	if err := fs.Parse(args[1:]); err != nil { // pi-tui PATH -c
+		return usagef("%s", flagError(err))
+	}
+	if fs.NArg() > 0 {
+		return usagef("the terminal UI opens one folder; %q is one too many", fs.Arg(0))
+	}
+	return a.tui(tuiStart{path: args[0], cont: *cont})
 }
 
 // placesOrEmpty is places() for callers that only need a best effort.
@@ -254,14 +290,4 @@ func (a *app) memoryService() (*memory.Service, error) {
 		return nil, err
 	}
 	return memory.NewService(st), nil
-}
-
-// helpFor prints a subcommand's usage lines when asked with -h.
-func (a *app) helpFor(prefix string) error {
-	for _, line := range strings.Split(helpText, "\n") {
-		if strings.Contains(line, prefix) {
-			fmt.Fprintln(a.stdout, strings.TrimSpace(line))
-		}
-	}
-	return nil
 }

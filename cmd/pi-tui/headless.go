@@ -150,9 +150,15 @@ func (a *app) promptCmd(args []string) error {
 		return err
 	}
 	res, err := m.Prompt(a.ctx, s, spec, text)
-	if len(denied) > 0 {
-		fmt.Fprintf(a.stderr, "pi-tui: note: %d tool call(s) needed approval and were denied (%s); run with --yes to allow them\n",
-			len(denied), strings.Join(denied, ", "))
+	deniedErr := func() error {
+		if len(denied) == 0 {
+			return nil
+		}
+		return &codeError{code: exitDenied, msg: fmt.Sprintf("%d tool call(s) needed approval and were denied (%s); run with --yes to allow them",
+			len(denied), strings.Join(denied, ", "))}
+	}
+	if err != nil && len(denied) > 0 {
+		fmt.Fprintf(a.stderr, "pi-tui: note: %v\n", deniedErr())
 	}
 	if err != nil {
 		if !*asJSON && res.Text != "" {
@@ -170,7 +176,7 @@ func (a *app) promptCmd(args []string) error {
 		// it is printed to. --json carries it exactly.
 		fmt.Fprintln(a.stdout, safetext.Visible(res.Text))
 	}
-	return nil
+	return deniedErr()
 }
 
 // sessionFor returns the session id to use: --session (which must belong
@@ -200,7 +206,20 @@ func (a *app) sessionFor(sm *session.Manager, p projects.Project, id string, con
 	return s.ID(), nil
 }
 
+// sessionList lists a project's sessions, newest first.
+func (a *app) sessionList(projectID string) ([]session.Summary, error) {
+	st, err := a.open()
+	if err != nil {
+		return nil, err
+	}
+	return session.NewManager(st, session.Config{AgentDir: a.placesOrEmpty().AgentDir,
+		SessionDir: a.env("PI_CODING_AGENT_SESSION_DIR")}).List(a.ctx, projectID)
+}
+
 func (a *app) sessionsCmd(args []string) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		return a.helpCmd([]string{"sessions"})
+	}
 	if len(args) == 0 || args[0] != "list" {
 		return usagef("sessions: the subcommand is list (pi-tui sessions list PROJECT [--json])")
 	}
@@ -220,12 +239,7 @@ func (a *app) sessionsCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := a.open()
-	if err != nil {
-		return err
-	}
-	list, err := session.NewManager(st, session.Config{AgentDir: a.placesOrEmpty().AgentDir,
-		SessionDir: a.env("PI_CODING_AGENT_SESSION_DIR")}).List(a.ctx, p.ID)
+	list, err := a.sessionList(p.ID)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -31,16 +32,6 @@ func (a *app) instructionsCmd(args []string) error {
 	}
 	if err != nil {
 		return err
-	}
-	var empty []string
-	fs.Visit(func(f *flag.Flag) {
-		if (f.Name == "project" || f.Name == "root" || f.Name == "model") && strings.TrimSpace(f.Value.String()) == "" {
-			empty = append(empty, "--"+f.Name)
-		}
-	})
-	if len(empty) > 0 {
-		// An unset shell variable must not silently select another project.
-		return usagef("instructions: %s is empty", strings.Join(empty, ", "))
 	}
 	if *project != "" && *rootFlag != "" {
 		return usagef("instructions: give --project or --root, not both")
@@ -183,7 +174,11 @@ func (a *app) projectHolding(dir string) (projects.Project, bool, error) {
 	if err != nil {
 		return projects.Project{}, false, err
 	}
-	list, err := reg.List(a.ctx, true)
+	return holding(a.ctx, reg, dir)
+}
+
+func holding(ctx context.Context, reg *projects.Registry, dir string) (projects.Project, bool, error) {
+	list, err := reg.List(ctx, true)
 	if err != nil {
 		return projects.Project{}, false, err
 	}

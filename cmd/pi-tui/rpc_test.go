@@ -316,9 +316,15 @@ func TestPromptSaysWhatWasDenied(t *testing.T) {
 		}
 		return fakemodel.Reply{Text: "done"}
 	})
+	// The answer is printed, and the exit status tells a script that
+	// it may be incomplete.
 	code, out, errs := c.run("", "prompt", "--project", "mono", "write it")
-	if code != 0 || out != "done\n" || !strings.Contains(errs, "denied (write)") || !strings.Contains(errs, "--yes") {
+	if code != exitDenied || out != "done\n" || !strings.Contains(errs, "denied (write)") || !strings.Contains(errs, "--yes") ||
+		strings.Count(errs, "\n") != 1 {
 		t.Errorf("prompt = %d %q %q", code, out, errs)
+	}
+	if code, out, errs := c.run("", "prompt", "--project", "mono", "--yes", "write it"); code != 0 || out != "done\n" {
+		t.Errorf("prompt --yes = %d %q %q", code, out, errs)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -12,17 +14,28 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/ui"
 )
 
+// tuiStart is where the terminal UI opens: `pi-tui [-c] [PATH]`.
+type tuiStart struct {
+	path string // as typed; "" is the working directory
+	cont bool   // -c: continue the latest session there
+}
+
 // tui opens the terminal UI. Without a terminal on both ends (a pipe, a
 // script, CI) it prints the help instead and says why.
-func (a *app) tui() error {
+func (a *app) tui(start tuiStart) error {
+	dir, err := a.startDir(start.path)
+	if err != nil {
+		return err
+	}
 	in, inOK := a.stdin.(*os.File)
 	out, outOK := a.stdout.(*os.File)
 	if !inOK || !outOK || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
-		fmt.Fprint(a.stdout, helpText)
+		writeHelp(a.stdout)
 		fmt.Fprintln(a.stderr, "pi-tui: not a terminal, so the UI did not open; the commands above work anywhere")
 		return nil
 	}
@@ -35,6 +48,10 @@ func (a *app) tui() error {
 		return err
 	}
 	defer h.Close()
+	at, err := a.startAt(h, dir, start)
+	if err != nil {
+		return err
+	}
 	r := lipgloss.NewRenderer(out)
 	if a.env("NO_COLOR") != "" {
 		r.SetColorProfile(termenv.Ascii)
@@ -44,7 +61,7 @@ func (a *app) tui() error {
 		return err
 	}
 	defer rts.Close()
-	m := ui.New(ui.Options{Host: h, Renderer: r, Env: a.env, Runtimes: rts})
+	m := ui.New(ui.Options{Host: h, Renderer: r, Env: a.env, Runtimes: rts, Start: at})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(a.ctx), tea.WithInput(in), tea.WithOutput(out))
 	_, err = p.Run()
 	m.Close()
@@ -52,6 +69,70 @@ func (a *app) tui() error {
 		return fmt.Errorf("terminal UI: %w", err)
 	}
 	return nil
+}
+
+// startDir is the folder the UI opens on: PATH, which must be a folder
+// (a mistake is bad usage, exit 2), or the working directory.
+func (a *app) startDir(path string) (string, error) {
+	if path == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", nil // nowhere in particular: the Projects tab
+		}
+		return wd, nil
+	}
+	abs, err := filepath.Abs(paths.ExpandHome(path, a.env("HOME")))
+	if err != nil {
+		return "", usagef("%s: %v", path, err)
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "", usagef("no such folder: %s", path)
+	case err != nil:
+		return "", usagef("cannot open %s: %v", path, err)
+	case !fi.IsDir():
+		return "", usagef("%s is a file; pi-tui opens a folder", path)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return abs, nil
+}
+
+// startAt says where in the UI to start: on the registered project that
+// holds dir, or, for a PATH that no project holds, in the dialog that
+// adds it (trust is asked there, never assumed). The working directory
+// outside every project opens the Projects tab, as always.
+func (a *app) startAt(h *host.Host, dir string, start tuiStart) (ui.Start, error) {
+	if dir == "" {
+		return ui.Start{}, nil
+	}
+	p, found, err := holding(a.ctx, h.Projects, dir)
+	if err != nil {
+		return ui.Start{}, err
+	}
+	switch {
+	case found:
+		return ui.Start{Project: &p, Continue: start.cont}, nil
+	case start.path != "":
+		return ui.Start{AddPath: dir}, nil
+	case start.cont:
+		return ui.Start{}, usagef("-c continues the latest session of the project here, and %s is in no registered project; add it with: pi-tui projects add %s",
+			paths.Tilde(dir, a.env("HOME")), dir)
+	}
+	return ui.Start{}, nil
+}
+
+// looksLikePath tells a folder from a mistyped command: `pi-tui .`,
+// `pi-tui ~/src/x`, `pi-tui ../x`.
+func looksLikePath(s string) bool {
+	return s == "." || s == ".." || s == "~" || strings.ContainsRune(s, filepath.Separator) || strings.HasPrefix(s, "~")
+}
+
+func isDir(s string) bool {
+	fi, err := os.Stat(s)
+	return err == nil && fi.IsDir()
 }
 
 // isTerminal reports whether w is a terminal.

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+)
+
+// flagDoc is one flag of a command: its name without dashes, the
+// placeholder for its value ("" for a switch) and one line of help.
+type flagDoc struct {
+	name, value, help string
+}
+
+// argKind says what a command's positional arguments are, for
+// completion.
+type argKind int
+
+const (
+	argNone    argKind = iota
+	argProject         // a registered project
+	argPath            // a file or folder
+)
+
+// command is one subcommand: the table that help, completion and the
+// check on each parse are made from, so they cannot drift apart.
+type command struct {
+	path     string // "memory set"
+	synopsis string // what follows the path in the usage line
+	summary  string // one line
+	more     string // further lines of explanation, if any
+	flags    []flagDoc
+	args     argKind
+	example  string
+}
+
+// Flags several commands share.
+var (
+	flagJSON    = flagDoc{"json", "", "print JSON instead of a table or text"}
+	flagProject = flagDoc{"project", "P", "the project (id, path or name); default: the one holding the working directory"}
+	flagModel   = flagDoc{"model", "PROVIDER/ID", "the model, e.g. anthropic/claude-sonnet-4-5; default: pi's default model"}
+)
+
+// globalFlags may stand anywhere on the line.
+var globalFlags = []flagDoc{
+	{"data-dir", "D", "pi-tui's data (database, logs); default $PI_TUI_DATA_DIR, else $XDG_DATA_HOME/pi-tui, else ~/.local/share/pi-tui"},
+	{"agent-dir", "A", "pi's agent dir (AGENTS.md, models.json, auth.json, settings.json); default $PI_CODING_AGENT_DIR, else ~/.pi/agent"},
+}
+
+// commands is every subcommand, in the order help lists them.
+var commands = []command{
+	{path: "projects list", synopsis: "[--all] [--json]", summary: "list the registered projects",
+		flags: []flagDoc{{"all", "", "include archived projects"}, flagJSON}, example: "pi-tui projects list --json"},
+	{path: "projects add", synopsis: "PATH [--name NAME] [--trust] [--allow-broad-root]", summary: "register a folder as a project",
+		more: "/ or the home folder: asks first on a terminal, otherwise needs --allow-broad-root.",
+		flags: []flagDoc{{"name", "NAME", "the project's name; default: the folder's name"},
+			{"trust", "", "trust it: nested instructions and the project's .pi settings, skills and prompts load"},
+			{"allow-broad-root", "", "allow / or the home folder without asking"}},
+		args: argPath, example: "pi-tui projects add ~/src/shop --name shop --trust"},
+	{path: "projects rename", synopsis: "PROJECT NAME", summary: "give a project another name", args: argProject,
+		example: "pi-tui projects rename shop storefront"},
+	{path: "projects pin", synopsis: "PROJECT", summary: "keep a project at the top of the list", args: argProject, example: "pi-tui projects pin shop"},
+	{path: "projects unpin", synopsis: "PROJECT", summary: "undo pin", args: argProject, example: "pi-tui projects unpin shop"},
+	{path: "projects archive", synopsis: "PROJECT", summary: "hide a project from the list (list --all shows it)", args: argProject, example: "pi-tui projects archive shop"},
+	{path: "projects restore", synopsis: "PROJECT", summary: "bring an archived project back", args: argProject, example: "pi-tui projects restore shop"},
+	{path: "projects trust", synopsis: "PROJECT", summary: "trust a project (in pi's trust.json)", args: argProject, example: "pi-tui projects trust shop"},
+	{path: "projects untrust", synopsis: "PROJECT", summary: "stop trusting a project: only root instructions load", args: argProject, example: "pi-tui projects untrust shop"},
+	{path: "projects remove", synopsis: "PROJECT", summary: "unregister a project with its sessions and memory; the folder is not touched", args: argProject,
+		example: "pi-tui projects remove shop"},
+	{path: "memory show", synopsis: "[--json] PROJECT", summary: "print a project's memory exactly as an agent is given it",
+		flags: []flagDoc{{"json", "", "print the entries-v1 JSON document instead"}}, args: argProject, example: "pi-tui memory show shop > memory.txt"},
+	{path: "memory set", synopsis: "PROJECT --file F", summary: "replace a project's memory",
+		more:  "F is entries-v1 JSON, a JSON array of entries, or plain text (one entry per paragraph); - reads standard input.",
+		flags: []flagDoc{{"file", "F", "the file to read; - for standard input"}}, args: argProject,
+		example: "pi-tui memory set shop --file notes.md"},
+	{path: "instructions", synopsis: "[--project P | --root DIR] [--model PROVIDER/ID] [--json] [TARGET]",
+		summary: "show the instruction chain a runtime gets",
+		more:    "For the project root, or for TARGET (absolute, or relative to the root; need not exist yet).",
+		flags:   []flagDoc{flagProject, {"root", "DIR", "a folder instead of a registered project"}, flagModel, flagJSON},
+		args:    argPath, example: "pi-tui instructions --project shop src/api/handler.go"},
+	{path: "prompt", synopsis: "[--project P] [--model PROVIDER/ID] [--thinking LEVEL] [--session ID|--continue] [--json] [--yes] TEXT",
+		summary: "run one prompt headless and print the answer",
+		more: "TEXT - reads standard input. Tool calls that need approval are denied unless --yes;\n" +
+			"when any was denied the exit status is 3.",
+		flags: []flagDoc{flagProject, flagModel,
+			{"thinking", "LEVEL", "thinking level: off, minimal, low, medium, high, xhigh"},
+			{"session", "ID", "continue this session of the project"},
+			{"continue", "", "continue the project's latest session"},
+			{"json", "", "print the event stream as JSON lines instead of the answer"},
+			{"yes", "", "approve every tool call (writes, edits, commands)"}},
+		example: `pi-tui prompt --project shop --continue "run the tests and fix what fails"`},
+	{path: "rpc", synopsis: "[--project P] [--model PROVIDER/ID]", summary: "JSON lines on standard input and output (pi's RPC mode)",
+		flags: []flagDoc{flagProject, flagModel}, example: `echo '{"id":"1","type":"prompt","message":"hi"}' | pi-tui rpc --project shop`},
+	{path: "sessions list", synopsis: "PROJECT [--json]", summary: "list a project's sessions",
+		flags: []flagDoc{flagJSON}, args: argProject, example: "pi-tui sessions list shop --json"},
+	{path: "serve", synopsis: "[--listen ADDR] [--authorized-keys FILE] [--host-key FILE]", summary: "serve the terminal UI over SSH",
+		flags: []flagDoc{{"listen", "ADDR", "address to listen on; default 127.0.0.1:23234"},
+			{"authorized-keys", "FILE", "public keys allowed in; default ~/.ssh/authorized_keys"},
+			{"host-key", "FILE", "the server's key; default one made in the data dir"}},
+		example: "pi-tui serve --listen 127.0.0.1:2222"},
+	{path: "completion", synopsis: "bash|zsh|fish", summary: "print a shell completion script",
+		more:    "Completes commands, flags, project names and session ids.",
+		example: "pi-tui completion bash > ~/.local/share/bash-completion/completions/pi-tui"},
+	{path: "help", synopsis: "[COMMAND]", summary: "this help, or a command's (e.g. pi-tui help projects)", example: "pi-tui help memory set"},
+}
+
+// lookup returns the command at path.
+func lookup(path string) (command, bool) {
+	for _, c := range commands {
+		if c.path == path {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// topics returns the commands at path or below it ("projects").
+func topics(path string) []command {
+	var out []command
+	for _, c := range commands {
+		if c.path == path || strings.HasPrefix(c.path, path+" ") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+const exitStatusHelp = `Exit status: 0 success; 1 failure (one line on stderr); 2 bad usage;
+3 prompt finished but tool calls needing approval were denied (see --yes).`
+
+// writeHelp writes the overview.
+func writeHelp(w io.Writer) {
+	fmt.Fprint(w, "pi-tui: a terminal home for the pi coding agent\n\nUsage:\n")
+	fmt.Fprintln(w, "  pi-tui [-c] [PATH]    open the terminal UI: on PATH's project, or the one holding")
+	fmt.Fprintln(w, "                        the working directory; -c continues its latest session")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  pi-tui %s %s\n", c.path, c.synopsis)
+		fmt.Fprintf(w, "      %s\n", c.summary)
+	}
+	fmt.Fprint(w, "\nPROJECT is a registered project's id, path or name. pi-tui help COMMAND says more.\n\nGlobal flags (anywhere on the line):\n")
+	writeFlags(w, globalFlags)
+	fmt.Fprintf(w, "  --version  print the version and commit\n\n%s\n", exitStatusHelp)
+}
+
+// writeFlags writes one line a flag.
+func writeFlags(w io.Writer, flags []flagDoc) {
+	for _, f := range flags {
+		name := "--" + f.name
+		if f.value != "" {
+			name += " " + f.value
+		}
+		fmt.Fprintf(w, "  %-24s %s\n", name, f.help)
+	}
+}
+
+// writeCommandHelp writes one command's help: usage, what it does, its
+// flags and an example.
+func writeCommandHelp(w io.Writer, c command) {
+	fmt.Fprintf(w, "Usage: pi-tui %s %s\n\n%s.\n", c.path, c.synopsis, upperFirst(c.summary))
+	if c.more != "" {
+		fmt.Fprintln(w, c.more)
+	}
+	if len(c.flags) > 0 {
+		fmt.Fprint(w, "\nFlags:\n")
+		writeFlags(w, c.flags)
+	}
+	fmt.Fprintf(w, "\nExample:\n  %s\n", c.example)
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// helpCmd is `pi-tui help [COMMAND…]`.
+func (a *app) helpCmd(args []string) error {
+	path := strings.Join(args, " ")
+	if path == "" {
+		writeHelp(a.stdout)
+		return nil
+	}
+	if c, ok := lookup(path); ok {
+		writeCommandHelp(a.stdout, c)
+		return nil
+	}
+	list := topics(path)
+	if len(list) == 0 {
+		return usagef("help: no command %q", path)
+	}
+	for i, c := range list {
+		if i > 0 {
+			fmt.Fprintln(a.stdout)
+		}
+		writeCommandHelp(a.stdout, c)
+	}
+	return nil
+}
+
+// helpFor prints the help of the command whose flags were made last (it
+// asked for it with -h or --help), or of the commands under topic.
+func (a *app) helpFor(topic string) error {
+	path := strings.TrimPrefix(topic, "pi-tui ")
+	if a.lastFlags != nil {
+		path = a.lastFlags.Name()
+	}
+	if c, ok := lookup(path); ok {
+		writeCommandHelp(a.stdout, c)
+		return nil
+	}
+	return a.helpCmd(strings.Fields(path))
+}
+
+// checkFlags reports a difference between the flags a command parses and
+// the ones its table row documents: a programming error that every test
+// of the command catches.
+func checkFlags(fs *flag.FlagSet) error {
+	c, ok := lookup(fs.Name())
+	if !ok {
+		return nil // a command without a row (yet) has no documented flags to check
+	}
+	documented := map[string]bool{"data-dir": true, "agent-dir": true}
+	for _, f := range c.flags {
+		documented[f.name] = true
+	}
+	var missing []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if !documented[f.Name] {
+			missing = append(missing, "--"+f.Name)
+		}
+		delete(documented, f.Name)
+	})
+	for name := range documented {
+		missing = append(missing, "--"+name)
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("internal error: the help of %q and its flags differ (%s)", fs.Name(), strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// versionLine is what --version prints: the module version and the commit
+// the binary was built from, as the Go toolchain recorded them.
+func versionLine() string {
+	version, commit, modified := "(devel)", "", false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v := bi.Main.Version; v != "" {
+			version = v
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	if commit == "" {
+		return "pi-tui " + version + " (commit unknown: built without version control information)"
+	}
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	if modified {
+		commit += " with uncommitted changes"
+	}
+	return "pi-tui " + version + " (commit " + commit + ")"
+}

@@ -1,0 +1,82 @@
+package ui
+
+import (
+	"context"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/pi-tui/pi-tui/core/provider"
+	coresession "github.com/pi-tui/pi-tui/core/session"
+)
+
+// runAt starts the program where `pi-tui [-c] PATH` would.
+func (f *fixture) runAt(start Start) *session {
+	m := f.model()
+	m.opts.Start = start
+	tm := teatest.NewTestModel(f.t, m, teatest.WithInitialTermSize(100, 30))
+	f.t.Cleanup(func() { tm.Quit() })
+	return &session{t: f.t, tm: tm}
+}
+
+func (f *fixture) project(name string) *Start {
+	f.t.Helper()
+	p, err := f.host.Projects.Find(context.Background(), name)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return &Start{Project: &p}
+}
+
+// pi-tui inside a project opens on its sessions.
+func TestStartOnProjectShowsItsSessions(t *testing.T) {
+	f := newFixture(t)
+	f.add("src/shop", "shop", true)
+	f.add("src/shed", "shed", true)
+	s := f.runAt(*f.project("shop"))
+	s.waitFor("Sessions · shop", "No sessions yet")
+	s.keys("esc", "1") // back on the Projects tab, the project is selected
+	s.waitFor("› shop")
+}
+
+// pi-tui -c reopens the latest session; a project without one shows its
+// empty list.
+func TestStartContinueOpensLatestSession(t *testing.T) {
+	f := newFixture(t)
+	f.add("src/shop", "shop", true)
+	st := f.project("shop")
+	st.Continue = true
+	s := f.runAt(*st)
+	s.waitFor("No sessions yet")
+	s.final()
+
+	ctx := context.Background()
+	// Which session is the latest is core/session's (Manager.Latest);
+	// here, -c opens it rather than the list.
+	sm := coresession.NewManager(f.host.Store, coresession.Config{AgentDir: f.host.Places.AgentDir})
+	sess, err := sm.Create(ctx, st.Project.ID, "fix the checkout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := map[string]any{"message": provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "fix the checkout"}}}}
+	if _, err := sess.Append(ctx, coresession.TypeUser, msg); err != nil {
+		t.Fatal(err)
+	}
+	s2 := f.runAt(*st)
+	s2.waitFor("Session · shop  fix the checkout") // the header of the open chat
+}
+
+// pi-tui PATH on a folder no project holds offers the add dialog with the
+// folder filled in; trust stays unchecked until the user says so.
+func TestStartOnUnknownFolderOffersToAdd(t *testing.T) {
+	f := newFixture(t)
+	dir := f.dir("src/new-thing")
+	s := f.runAt(Start{AddPath: dir})
+	s.waitFor("new-thing", "[ ]")
+	s.keys("ctrl+s")
+	s.waitFor("added new-thing")
+	list, err := f.host.Projects.List(context.Background(), false)
+	if err != nil || len(list) != 1 || list[0].Trusted {
+		t.Fatalf("after add: %+v %v", list, err)
+	}
+}
