@@ -48,3 +48,45 @@ func TestRetriesAreShownInPlace(t *testing.T) {
 		t.Errorf("%d retry lines, want one updated in place:\n%s", n, view)
 	}
 }
+
+// A reopened session reads as it did live: a turn of tool calls only shows
+// its tool lines (no empty "pi" header), and an aborted answer is marked
+// partial, not shown as an error.
+func TestReopenedTranscriptReadsAsLive(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	r := newKitRig(t, 120, 36, func(n int, req fakemodel.Request) fakemodel.Reply {
+		switch {
+		case strings.Contains(req.LastUser, "slow"):
+			return fakemodel.Reply{Text: "some words", Hold: hold}
+		case req.LastToolResult == "" && strings.Contains(req.LastUser, "read"):
+			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "c1", Name: "read", Args: map[string]string{"path": "notes.txt"}}}}
+		}
+		return fakemodel.Reply{Text: "the notes say hello"}
+	}, true)
+	r.chat()
+	r.say("read the notes")
+	r.waitFor("the notes say hello")
+	r.say("slow one")
+	r.waitFor("some wo")
+	r.keys("esc")
+	r.waitFor("partial: the answer was cut off or aborted")
+	r.keys("ctrl+l")
+	r.waitFor("enter open")
+	r.keys("enter")
+	r.waitFor("slow one")
+	view := r.final()
+	lines := strings.Split(view, "\n")
+	headers := 0
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "pi" || strings.HasPrefix(strings.TrimSpace(l), "pi  (partial") {
+			headers++
+		}
+	}
+	if headers != 2 {
+		t.Errorf("%d answer headers, want 2 (the answer and the aborted one):\n%s", headers, view)
+	}
+	if !strings.Contains(view, "partial: the answer was cut off or aborted") || strings.Contains(view, "✗ ") || strings.Contains(view, "canceled") {
+		t.Errorf("the aborted answer reopened as an error:\n%s", view)
+	}
+}

@@ -187,6 +187,10 @@ func (s *session) keys(ks ...string) {
 			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlK})
 		case "ctrl+p":
 			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlP})
+		case "ctrl+l":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlL})
+		case "ctrl+o":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlO})
 		case "backspace":
 			s.tm.Send(tea.KeyMsg{Type: tea.KeyBackspace})
 		default:

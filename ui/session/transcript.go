@@ -50,7 +50,8 @@ type item struct {
 	pre      *agent.PreflightInfo
 	delivery *agent.DeliveryInfo
 
-	mild bool // a notice that is information, not an error
+	mild    bool // a notice that is information, not an error
+	aborted bool // an answer the user aborted
 
 	// drawn lines, cached for a width and the toggles they depend on
 	cacheKey string
@@ -146,6 +147,11 @@ func (it *item) decode() {
 		}
 	}
 	it.partial, it.errText = sm.Partial, sm.Error
+	if sm.StopReason == provider.StopAborted {
+		// The user stopped it: that is not an error, and it reopens as it
+		// was shown live.
+		it.aborted, it.errText = true, ""
+	}
 	if it.kind == kindTool {
 		it.tool, it.path, it.pre, it.toolMs = sm.Tool, sm.Path, sm.Preflight, sm.ToolMs
 	}
@@ -172,6 +178,16 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 	case kindUser:
 		b.WriteString(st.Key.Render("you") + "\n" + wrap(it.text))
 	case kindAssistant:
+		if it.text == "" && it.thinking == "" && it.errText == "" && !it.streaming {
+			// A turn of tool calls only: its tool lines say it all; an
+			// answer aborted before its first word says that.
+			if !it.aborted {
+				it.lines, it.cacheKey = nil, key
+				return nil
+			}
+			b.WriteString(st.Dim.Render(wrap("· aborted before the answer began")))
+			break
+		}
 		b.WriteString(st.Title.Render("pi"))
 		if it.partial {
 			b.WriteString(st.Warn.Render("  (partial: the answer was cut off or aborted)"))
