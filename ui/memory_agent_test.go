@@ -3,9 +3,11 @@ package ui
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
 // The memory editor marks the agent's entries, turns the agent-writes
@@ -47,4 +49,43 @@ func TestMemoryEditorAgentEntriesAndSwitch(t *testing.T) {
 		t.Error("w did not turn the switch off")
 	}
 	s.final()
+}
+
+// A remember call shows in the transcript with what it saved, and
+// /undo-memory takes it back out of the store.
+func TestSessionShowsRememberAndUndoes(t *testing.T) {
+	ctx := context.Background()
+	r := newKitRig(t, 120, 36, func(n int, req fakemodel.Request) fakemodel.Reply {
+		if req.LastToolResult != "" {
+			return fakemodel.Reply{Text: "noted"}
+		}
+		return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "m1", Name: "remember",
+			Args: map[string]string{"action": "add", "title": "Tests", "content": "Run task test before committing."}}}}
+	}, true)
+	h := r.m.opts.Host
+	root := filepath.Join(r.home, "proj")
+	p, err := h.Projects.Find(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Memory.SetAgentWrites(ctx, p.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	r.chat()
+	r.say("remember how to test")
+	r.waitFor("noted", "tokens ")
+	if m, _ := h.Memory.Load(ctx, root); len(m.Entries) != 1 || m.Entries[0].By != memory.ByAgent {
+		t.Fatalf("stored: %+v", m.Entries)
+	}
+	r.command("/undo-memory", "undone: added entry")
+	if m, _ := h.Memory.Load(ctx, root); len(m.Entries) != 0 {
+		t.Errorf("after /undo-memory: %+v", m.Entries)
+	}
+	r.command("/undo-memory", "no memory change in this session that is not undone")
+	final := r.final()
+	for _, want := range []string{"✓ remember", `memory: added entry m`, `"Tests" (memory now 42 of 32,768 bytes) · undone`, "+ ## Tests", "+ Run task test before committing."} {
+		if !strings.Contains(final, want) {
+			t.Errorf("transcript lacks %q:\n%s", want, final)
+		}
+	}
 }

@@ -23,6 +23,17 @@ const ToolRemember = "remember"
 // shown and undone after the session is reopened.
 const CustomMemoryChange = "memory_change"
 
+// CustomMemoryUndone is the kind of the custom session entry that records
+// the user's undo of a remember change (named by its tool call), so a
+// reopened session shows it undone.
+const CustomMemoryUndone = "memory_change_undone"
+
+// MemoryUndoneRecord is the payload of a CustomMemoryUndone entry.
+type MemoryUndoneRecord struct {
+	Kind       string `json:"kind"`
+	ToolCallID string `json:"toolCallId"`
+}
+
 // MemoryWriter is the host side of the remember tool: it writes the bound
 // project's memory (compare-and-swap, the 32 KiB limit) and says what it
 // did. Its errors are one sentence, shown to the model as they are.

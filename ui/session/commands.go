@@ -30,6 +30,7 @@ func builtins() []skills.Command {
 		{Name: "model", Description: "switch this session's model"},
 		{Name: "thinking", Description: "set this session's thinking level (off … xhigh), or pick one", ArgumentHint: "[level]"},
 		{Name: "context", Description: "show the system prompt's sections and sizes"},
+		{Name: "undo-memory", Description: "undo the agent's last change to the project memory in this session"},
 	}
 }
 

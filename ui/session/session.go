@@ -315,6 +315,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.updateCommands(msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.updateRemember(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case eventsMsg:
 		var cmds []tea.Cmd
@@ -469,6 +472,7 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		}
 		delete(m.calls, e.ToolCallID)
 		it.status, it.path, it.result, it.toolMs, it.pre, it.delivery = "ok", e.Path, e.Result, e.ToolMs, e.Preflight, e.Delivery
+		it.change = e.MemoryChange
 		if e.IsError {
 			it.status = "error"
 		}
@@ -681,6 +685,8 @@ func (m *Model) command(text string) tea.Cmd {
 		return m.thinkingCommand(strings.TrimSpace(arg))
 	case "context":
 		return m.inspect()
+	case "undo-memory":
+		return m.undoMemory()
 	}
 	return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context", name))
 }
