@@ -34,3 +34,23 @@ func TestMemoryAgentWritesSwitch(t *testing.T) {
 		t.Errorf("help: %q", out)
 	}
 }
+
+// The agent's mark survives `memory show --json` piped into `memory set`.
+func TestMemoryShowSetKeepsTheAgentMark(t *testing.T) {
+	c := newCLI(t)
+	dir := mkdir(t, t.TempDir(), "api")
+	c.ok("projects", "add", dir)
+	if code, _, errs := c.run(`[{"content":"mine"},{"content":"agent's","by":"agent"}]`, "memory", "set", "api", "--file", "-"); code != 0 {
+		t.Fatalf("set: %s", errs)
+	}
+	shown := c.ok("memory", "show", "--json", "api")
+	if strings.Count(shown, `"by": "agent"`) != 1 {
+		t.Fatalf("show --json:\n%s", shown)
+	}
+	if code, _, errs := c.run(shown, "memory", "set", "api", "--file", "-"); code != 0 {
+		t.Fatalf("set what show printed: %s", errs)
+	}
+	if again := c.ok("memory", "show", "--json", "api"); strings.Count(again, `"by": "agent"`) != 1 {
+		t.Errorf("after the round trip:\n%s", again)
+	}
+}
