@@ -27,6 +27,8 @@ func (a *app) memory(args []string) error {
 		return a.memoryShow(args)
 	case "set":
 		return a.memorySet(args)
+	case "agent-writes":
+		return a.memoryAgentWrites(args)
 	case "-h", "--help", "help":
 		return a.helpFor("pi-tui memory")
 	}

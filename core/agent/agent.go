@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/settings"
@@ -135,6 +136,9 @@ type Config struct {
 	Compaction *settings.Compaction
 	// Shell is how bash runs (pi's shellPath and shellCommandPrefix).
 	Shell settings.Shell
+	// Memory is what the remember tool writes through; Tools names
+	// remember only when the host set it (ADR 0022).
+	Memory MemoryWriter
 }
 
 // Event is one thing that happened, for rpc, prompt --json and the UI.
@@ -169,6 +173,9 @@ type Event struct {
 	MaxAttempts  int    `json:"maxAttempts,omitempty"`
 	DelayMs      int64  `json:"delayMs,omitempty"`
 	ErrorMessage string `json:"errorMessage,omitempty"`
+	// MemoryChange is what a remember call changed, for the transcript's
+	// change line and its undo.
+	MemoryChange *memory.Change `json:"memoryChange,omitempty"`
 }
 
 // Event types.
@@ -426,7 +433,7 @@ func (a *Agent) totalUsage() provider.Usage {
 // call makes one model call over the session's context and stores the
 // answer (partial answers too, marked).
 func (a *Agent) call(ctx context.Context) (provider.Message, string, error) {
-	req := provider.Request{Model: a.cfg.Model.ID, System: a.cfg.System, Messages: Messages(a.cfg.Session.Context()),
+	req := provider.Request{Model: a.cfg.Model.ID, System: a.system(), Messages: Messages(a.cfg.Session.Context()),
 		Tools: ToolDefs(a.cfg.Tools), MaxTokens: a.cfg.Model.MaxTokens}
 	res, err := a.cfg.Client.Stream(ctx, req, func(e provider.Event) {
 		switch e.Type {
@@ -559,7 +566,7 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) error {
 		pre, claim = a.preflight(ctx, target)
 	}
 	need, reason, canon := a.approval(c, target)
-	env := toolEnv{root: a.cfg.Root, agentDir: a.cfg.AgentDir, shell: a.cfg.Shell, runOnUseOK: a.cfg.Permission == PermissionFullAuto}
+	env := toolEnv{root: a.cfg.Root, agentDir: a.cfg.AgentDir, shell: a.cfg.Shell, runOnUseOK: a.cfg.Permission == PermissionFullAuto, memory: a.cfg.Memory}
 	if reason != "" {
 		env.approved = canon // asked about below; the approval covers this file only
 	}
@@ -588,8 +595,11 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) error {
 				err = fmt.Errorf("the record of the instructions delivered with the %s result could not be saved, so the turn stopped: %w", c.Name, rerr)
 			}
 		}
+		if err == nil {
+			err = a.recordChange(c, entryID, res.Change)
+		}
 		a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, Path: displayRel(a.cfg.Root, res.Path), IsError: res.IsError,
-			Result: res.Text, Preflight: pre, ToolMs: ms, Delivery: d.info})
+			Result: res.Text, Preflight: pre, ToolMs: ms, Delivery: d.info, MemoryChange: res.Change})
 		return err
 	}
 	_, err := a.store(c, res, pre, 0)
@@ -728,6 +738,22 @@ func (a *Agent) ask(ctx context.Context, target string) claimEntry {
 func (a *Agent) fallback(reason string) claimEntry {
 	base := a.cfg.BaseChain
 	return claimEntry{fallback: true, claim: Claim{Fallback: true, Reason: reason, Labels: base, Base: base}}
+}
+
+// SetSystem replaces the system prompt for the agent's next model call.
+// The host uses it when the agent's own remember write changed the memory
+// section: the runtime carries on with the memory it wrote instead of
+// being retired for it.
+func (a *Agent) SetSystem(system string) {
+	a.mu.Lock()
+	a.cfg.System = system
+	a.mu.Unlock()
+}
+
+func (a *Agent) system() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg.System
 }
 
 // ClearClaims empties the claim cache (done before each prompt and

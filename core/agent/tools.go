@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
@@ -51,6 +52,8 @@ type ToolResult struct {
 	Path     string
 	FullRead bool
 	Wrote    bool
+	// Change is what a remember call did to the project memory.
+	Change *memory.Change
 }
 
 // toolSpec describes one tool: its schema for the model, whether it needs
@@ -87,6 +90,9 @@ var toolSpecs = []toolSpec{
 var DefaultTools = []string{"read", "write", "edit", "bash", "ls", "grep", "find"}
 
 func specOf(name string) (toolSpec, bool) {
+	if name == ToolRemember {
+		return rememberSpec, true
+	}
 	for _, s := range toolSpecs {
 		if s.name == name {
 			return s, true
@@ -141,6 +147,8 @@ type toolEnv struct {
 	// approved writing: the approval covers that file and no other, so a
 	// path that resolves elsewhere by the time of the write is refused.
 	approved string
+	// memory is what remember writes through (nil: no remember tool).
+	memory MemoryWriter
 }
 
 // run executes a tool. File tools go through an os.Root on the project
@@ -150,6 +158,8 @@ func (env toolEnv) run(ctx context.Context, call ToolCall) ToolResult {
 	var err error
 	if call.Name == "bash" {
 		res, err = toolBash(ctx, env, call.Args)
+	} else if call.Name == ToolRemember {
+		res, err = toolRemember(ctx, env.memory, call.Args)
 	} else {
 		var p *project
 		if p, err = openProject(env.root); err == nil {

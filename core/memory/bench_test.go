@@ -32,3 +32,22 @@ func BenchmarkSave500Entries(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecode500Entries decodes a stored 500-entry value of about
+// 32 KiB: what a runtime pays when memory changed since its last look.
+func BenchmarkDecode500Entries(b *testing.B) {
+	entries := make([]Entry, 500)
+	for i := range entries {
+		entries[i] = Entry{ID: fmt.Sprint("e", i), Title: fmt.Sprint("note ", i), Content: strings.Repeat("x", 50)}
+	}
+	data, err := Encode(Value{Entries: entries})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Decode(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

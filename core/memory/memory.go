@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -38,7 +39,17 @@ type Entry struct {
 	ID      string `json:"id"`
 	Title   string `json:"title"`
 	Content string `json:"content"`
+	// By says who wrote the entry: "" the user, ByAgent the agent through
+	// the remember tool. It is an optional member of entries-v1 ("by"),
+	// which readers that predate it ignore.
+	By string `json:"by,omitempty"`
+	// Extra holds the members this pi-tui does not know (a newer writer's),
+	// kept as they were so that a save here does not drop them.
+	Extra map[string]json.RawMessage `json:"-"`
 }
+
+// ByAgent marks an entry the agent wrote.
+const ByAgent = "agent"
 
 // Value is the stored JSON object.
 type Value struct {
@@ -46,6 +57,9 @@ type Value struct {
 	Entries   []Entry `json:"entries"`
 	Content   string  `json:"content"`
 	UpdatedAt int64   `json:"updatedAt"`
+	// Extra holds top-level members this pi-tui does not know, written
+	// back as they were.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // TooLargeError refuses a save whose projection exceeds LimitBytes.
@@ -72,8 +86,10 @@ func Decode(data []byte) (Value, error) {
 // decode is Decode that also says whether the record was legacy.
 func decode(data []byte) (Value, bool, error) {
 	var raw struct {
-		Format    *string          `json:"format"`
-		Entries   *[]Entry         `json:"entries"`
+		Format *string `json:"format"`
+		// entryFields, not Entry: no UnmarshalJSON per entry. The members
+		// this version does not know are found below in one walk.
+		Entries   *[]entryFields   `json:"entries"`
 		Content   *string          `json:"content"`
 		UpdatedAt *json.RawMessage `json:"updatedAt"`
 	}
@@ -81,6 +97,7 @@ func decode(data []byte) (Value, bool, error) {
 		return Value{}, false, err
 	}
 	var v Value
+	v.Extra = keptMembers(data, raw.Entries)
 	legacy := raw.Format == nil && raw.Entries == nil
 	switch {
 	case raw.Format != nil && *raw.Format != Format:
@@ -92,7 +109,10 @@ func decode(data []byte) (Value, bool, error) {
 		}
 	default:
 		if raw.Entries != nil {
-			v.Entries = *raw.Entries
+			v.Entries = make([]Entry, len(*raw.Entries))
+			for i, f := range *raw.Entries {
+				v.Entries[i] = Entry{ID: f.ID, Title: f.Title, Content: f.Content, By: f.By, Extra: f.extra}
+			}
 		}
 	}
 	if raw.UpdatedAt != nil {
@@ -128,13 +148,28 @@ func Encode(v Value) ([]byte, error) {
 		v.Entries = []Entry{}
 	}
 	v.Content = Project(v.Entries)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+	// Written by hand, member by member (what encoding/json would write
+	// with HTML escaping off): a 500-entry save costs no reflection.
+	n := len(v.Content) + 64
+	for _, e := range v.Entries {
+		n += len(e.ID) + len(e.Title) + len(e.Content) + 48
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	b := make([]byte, 0, n)
+	b = append(b, `{"format":`...)
+	b = appendString(b, v.Format)
+	b = append(b, `,"entries":[`...)
+	for i, e := range v.Entries {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendEntry(b, e)
+	}
+	b = append(b, `],"content":`...)
+	b = appendString(b, v.Content)
+	b = append(b, `,"updatedAt":`...)
+	b = strconv.AppendInt(b, v.UpdatedAt, 10)
+	b = appendMembers(b, v.Extra, valueMembers)
+	return append(b, '}'), nil
 }
 
 // ParseInput reads what a user hands `memory set`: an entries-v1 object (or
@@ -195,11 +230,13 @@ func hasKey(data []byte, key string) bool {
 // ErrEmptyInput refuses an empty `memory set` input.
 var ErrEmptyInput = errors.New("the input is empty; nothing was saved (to clear the memory, pass a file holding [])")
 
-// inputEntry is an entry as a user writes it; content is required.
+// inputEntry is an entry as a user writes it; content is required. "by"
+// is accepted so that `memory show --json` output can be set again.
 type inputEntry struct {
 	ID      string  `json:"id"`
 	Title   string  `json:"title"`
 	Content *string `json:"content"`
+	By      string  `json:"by"`
 }
 
 func inputEntries(list []*inputEntry) ([]Entry, error) {
@@ -214,7 +251,7 @@ func inputEntries(list []*inputEntry) ([]Entry, error) {
 		if e.Content == nil {
 			return nil, fmt.Errorf(`invalid memory JSON: entry %d has no "content"`, i+1)
 		}
-		out = append(out, Entry{ID: e.ID, Title: e.Title, Content: *e.Content})
+		out = append(out, Entry{ID: e.ID, Title: e.Title, Content: *e.Content, By: e.By})
 	}
 	return Normalize(out, nil), nil
 }
@@ -254,7 +291,7 @@ func jsonErrorText(data []byte, err error) string {
 		line, col := lineCol(data, int64(len(data)))
 		return fmt.Sprintf("the JSON ends too early, at line %d, column %d", line, col)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ") + ` (an entry has "id", "title" and "content")`
+		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ") + ` (an entry has "id", "title", "content" and, optionally, "by")`
 	}
 	return err.Error()
 }
@@ -304,6 +341,7 @@ func Normalize(in []Entry, newID func() string) []Entry {
 		}
 		e.Title = strings.Join(strings.Fields(clean(e.Title)), " ")
 		e.ID = strings.Join(strings.Fields(clean(e.ID)), "-")
+		e.By = strings.Join(strings.Fields(clean(e.By)), " ")
 		for e.ID == "" || seen[e.ID] {
 			e.ID = newID()
 		}

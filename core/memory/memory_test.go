@@ -168,7 +168,7 @@ func FuzzNormalize(f *testing.F) {
 	f.Add("id", "title", "content", "id", "", "  ")
 	f.Add("", "\xff\xfe", "a\r\nb", "", "t\n\nt", "\u2028x\u00a0")
 	f.Fuzz(func(t *testing.T, id1, t1, c1, id2, t2, c2 string) {
-		once := Normalize([]Entry{{id1, t1, c1}, {id2, t2, c2}}, seqIDs())
+		once := Normalize([]Entry{{ID: id1, Title: t1, Content: c1}, {ID: id2, Title: t2, Content: c2}}, seqIDs())
 		twice := Normalize(once, seqIDs())
 		if !reflect.DeepEqual(once, twice) {
 			t.Fatalf("not idempotent:\n%#v\n%#v", once, twice)

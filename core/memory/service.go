@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -21,6 +22,9 @@ type Memory struct {
 	// base is the raw stored value this memory was read from; nil when
 	// nothing was stored. Saves compare against it.
 	base *string
+	// extra are the stored value's top-level members this version does not
+	// know; a save writes them back.
+	extra map[string]json.RawMessage
 }
 
 // Bytes is the size of the projection.
@@ -97,14 +101,14 @@ func (s *Service) Load(ctx context.Context, root string) (Memory, error) {
 	raw := kv.Value
 	m.base = &raw
 	if c, ok := s.cached(root, raw); ok {
-		m.Entries, m.Content, m.UpdatedAt, m.Legacy = append([]Entry(nil), c.Entries...), c.Content, c.UpdatedAt, c.Legacy
+		m.Entries, m.Content, m.UpdatedAt, m.Legacy, m.extra = append([]Entry(nil), c.Entries...), c.Content, c.UpdatedAt, c.Legacy, c.extra
 		return m, nil
 	}
 	v, legacy, err := decode([]byte(raw))
 	if err != nil {
 		return m, &UnreadableError{Root: root, Err: err}
 	}
-	m.Entries, m.Content, m.UpdatedAt, m.Legacy = v.Entries, v.Content, v.UpdatedAt, legacy
+	m.Entries, m.Content, m.UpdatedAt, m.Legacy, m.extra = v.Entries, v.Content, v.UpdatedAt, legacy, v.Extra
 	s.remember(root, raw, m)
 	return m, nil
 }
@@ -148,7 +152,7 @@ func (s *Service) Save(ctx context.Context, base Memory, entries []Entry) (Memor
 		return base, &TooLargeError{Bytes: len(content)}
 	}
 	now := s.st.Now().UnixMilli()
-	data, err := Encode(Value{Entries: entries, UpdatedAt: now})
+	data, err := Encode(Value{Entries: entries, UpdatedAt: now, Extra: base.extra})
 	if err != nil {
 		return base, fmt.Errorf("save memory for %s: %w", base.Root, err)
 	}
@@ -160,7 +164,7 @@ func (s *Service) Save(ctx context.Context, base Memory, entries []Entry) (Memor
 		return base, fmt.Errorf("save memory for %s: %w", base.Root, err)
 	}
 	s.notify(base.Root)
-	return Memory{Root: base.Root, Entries: entries, Content: content, UpdatedAt: now, base: &value}, nil
+	return Memory{Root: base.Root, Entries: entries, Content: content, UpdatedAt: now, base: &value, extra: base.extra}, nil
 }
 
 // Summary counts the entries and projection bytes of a raw stored value,

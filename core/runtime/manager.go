@@ -15,6 +15,7 @@ import (
 	"hash/maphash"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -356,8 +357,11 @@ func (m *Manager) build(ctx context.Context, projectID, sessionID, modelSpec str
 	if tools == nil {
 		tools = agent.DefaultTools
 	}
+	if tools, err = m.withRemember(ctx, p, tools); err != nil {
+		return built{}, err
+	}
 	spec := Spec{SessionID: sessionID, Root: p.Root, Model: model.Provider + "/" + model.ID, Thinking: model.Thinking, KeyTag: model.KeyTag, Tools: tools,
-		Permission: prefs.PermissionMode, Trusted: p.Trusted, Sections: Sections{Base: basePrompt, Instructions: chain.Text,
+		Permission: prefs.PermissionMode, Trusted: p.Trusted, Sections: Sections{Base: baseFor(tools), Instructions: chain.Text,
 			Memory: memorySection(mem.Content), Skills: res.skills.PromptSection(tools), Environment: environment(p.Root, m.opts.Now())},
 		Settings: res.String()}
 	ttl := m.opts.IdleTTL
@@ -460,10 +464,14 @@ func (m *Manager) launchLocked(b built, sess *session.Session, fp string) *Runti
 	if m.opts.WrapPreflight != nil {
 		pf = m.opts.WrapPreflight(pf)
 	}
+	var mw agent.MemoryWriter
+	if slices.Contains(b.spec.Tools, agent.ToolRemember) {
+		mw = &memoryWriter{m: m, rt: rt, projectID: sess.ProjectID()}
+	}
 	rt.Agent = agent.New(agent.Config{Session: sess, Root: b.spec.Root, AgentDir: m.opts.Host.Places.AgentDir, Client: b.client, Model: b.model,
 		System: b.spec.Sections.System(), Tools: b.spec.Tools, Permission: b.spec.Permission, Preflight: pf,
 		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID()), OnEvent: m.emit,
-		Compaction: &b.settings.compaction, Shell: b.settings.shell})
+		Compaction: &b.settings.compaction, Shell: b.settings.shell, Memory: mw})
 	m.runtimes[sess.ID()] = rt
 	m.watchLocked(b.spec.Root, 1)
 	m.watchLocked(m.opts.Host.Places.AgentDir, 1)

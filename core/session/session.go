@@ -71,6 +71,13 @@ type Entry struct {
 	src      *source
 }
 
+// NewEntry returns an entry that is not (yet) in a session file, with the
+// given payload: what a caller that builds transcripts by hand, or a test,
+// needs.
+func NewEntry(id, parentID, typ string, payload json.RawMessage) Entry {
+	return Entry{ID: id, ParentID: parentID, Type: typ, src: &source{raw: payload}}
+}
+
 // source is where an Entry's payload comes from: a pi entry (decoded once,
 // on first use, with a tool result's pi-tui extras folded in), or JSON
 // pi-tui already has.

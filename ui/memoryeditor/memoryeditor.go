@@ -34,6 +34,8 @@ const (
 // Keys are the page's keys.
 type Keys struct {
 	Add, Edit, Delete, Save, Close, Preview, Up, Down, Field key.Binding
+	// AgentWrites turns the project's agent-writes switch on and off.
+	AgentWrites key.Binding
 }
 
 func defaultKeys() Keys {
@@ -50,6 +52,8 @@ func defaultKeys() Keys {
 		Up:      b("↑", "up", "up", "k"),
 		Down:    b("↓", "down", "down", "j"),
 		Field:   b("tab", "title/content"),
+
+		AgentWrites: b("w", "agent writes on/off"),
 	}
 }
 
@@ -78,6 +82,9 @@ type Page struct {
 	busy    string
 	dropped int // entries without content in the last save
 
+	// agent is the project's agent-writes switch as last read.
+	agent agentState
+
 	width, height int
 }
 
@@ -104,7 +111,7 @@ type savedMsg struct {
 }
 
 // Init loads the memory.
-func (p *Page) Init() tea.Cmd { return p.load() }
+func (p *Page) Init() tea.Cmd { return tea.Batch(p.load(), p.loadAgent()) }
 
 func (p *Page) load() tea.Cmd {
 	svc, root := p.host.Memory, p.root
@@ -179,6 +186,10 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		return p, p.save()
 	case tea.KeyMsg:
 		return p, p.key(msg)
+	case agentMsg:
+		if msg.page == p {
+			return p, p.updateAgent(msg)
+		}
 	}
 	return p, nil
 }
@@ -199,6 +210,9 @@ func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 	if key.Matches(msg, k.Save) {
 		p.commitEntry()
 		return p.save()
+	}
+	if p.mode == modeList && key.Matches(msg, k.AgentWrites) {
+		return p.toggleAgent()
 	}
 	switch p.mode {
 	case modePreview:
@@ -309,8 +323,12 @@ func (p *Page) commitEntry() {
 	if p.mode != modeEntry || p.editing >= len(p.entries) {
 		return
 	}
-	p.entries[p.editing].Title = p.title.Value()
-	p.entries[p.editing].Content = p.content.Value()
+	e := &p.entries[p.editing]
+	if e.Title != p.title.Value() || e.Content != p.content.Value() {
+		// The user's text now: the agent's mark goes.
+		e.By = ""
+	}
+	e.Title, e.Content = p.title.Value(), p.content.Value()
 }
 
 func (p *Page) projection() string { return memory.Project(memory.Normalize(p.entries, nil)) }
@@ -427,6 +445,9 @@ func (p *Page) listView(h int) string {
 		name := entryName(e)
 		size := fmt.Sprintf("%6s B", common.Group(len(strings.TrimSpace(e.Content))))
 		line := fmt.Sprintf("%s  %s", size, name)
+		if e.By == memory.ByAgent {
+			line = fmt.Sprintf("%s  %s  · by the agent", size, name)
+		}
 		if strings.TrimSpace(e.Content) == "" {
 			line += "  (no content: dropped on save)"
 		}
@@ -450,7 +471,7 @@ func (p *Page) listView(h int) string {
 // refused and the meter says so.
 func (p *Page) meter() string {
 	n := len(p.projection())
-	text := fmt.Sprintf("%s / %s bytes", common.Group(n), common.Group(memory.LimitBytes))
+	text := fmt.Sprintf("%s / %s bytes", common.Group(n), common.Group(memory.LimitBytes)) + p.agent.meter()
 	if n > memory.LimitBytes {
 		return p.st.Error.Render(text + fmt.Sprintf(" — %s bytes over the limit: saving is refused until you shorten it", common.Group(n-memory.LimitBytes)))
 	}
@@ -464,7 +485,7 @@ func (p *Page) helpLine() string {
 	case modePreview:
 		return p.st.Dim.Render("↑/↓ scroll · esc back")
 	}
-	return p.st.Dim.Render("a add · enter edit · d delete · p preview · ctrl+s save · esc close · ? help")
+	return p.st.Dim.Render("a add · enter edit · d delete · p preview · w agent · ctrl+s save · esc close")
 }
 
 // Title names the page.
@@ -473,7 +494,7 @@ func (p *Page) Title() string { return "Memory · " + p.label }
 // Help lists the keys.
 func (p *Page) Help() [][]key.Binding {
 	k := p.keys
-	return [][]key.Binding{{k.Add, k.Edit, k.Delete, k.Preview, k.Save, k.Close}, {k.Up, k.Down, k.Field}}
+	return [][]key.Binding{{k.Add, k.Edit, k.Delete, k.Preview, k.Save, k.Close}, {k.Up, k.Down, k.Field, k.AgentWrites}}
 }
 
 // FullScreen is true.

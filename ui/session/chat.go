@@ -137,6 +137,7 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		}
 		delete(m.calls, e.ToolCallID)
 		it.status, it.path, it.result, it.toolMs, it.pre, it.delivery = "ok", e.Path, e.Result, e.ToolMs, e.Preflight, e.Delivery
+		it.change = e.MemoryChange
 		if e.IsError {
 			it.status = "error"
 		}

@@ -30,6 +30,7 @@ func builtins() []skills.Command {
 		{Name: "model", Description: "switch this session's model"},
 		{Name: "thinking", Description: "set this session's thinking level (off … xhigh), or pick one", ArgumentHint: "[level]"},
 		{Name: "context", Description: "show the system prompt's sections and sizes"},
+		{Name: "undo-memory", Description: "undo the agent's last change to the project memory in this session"},
 	}
 }
 
@@ -249,6 +250,8 @@ func (m *Model) command(text string) tea.Cmd {
 		return m.thinkingCommand(strings.TrimSpace(arg))
 	case "context":
 		return m.inspect()
+	case "undo-memory":
+		return m.undoMemory()
 	}
 	return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context", name))
 }

@@ -223,6 +223,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.updateCommands(msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.updateRemember(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case eventsMsg:
 		var cmds []tea.Cmd

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/provider"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/ui/common"
@@ -49,6 +50,8 @@ type item struct {
 	toolMs   float64
 	pre      *agent.PreflightInfo
 	delivery *agent.DeliveryInfo
+	change   *memory.Change // a remember call's change (remember.go)
+	undone   bool
 
 	mild    bool // a notice that is information, not an error
 	aborted bool // an answer the user aborted
@@ -106,6 +109,7 @@ func itemsFrom(entries []coresession.Entry) []*item {
 			out = append(out, &item{kind: kindCompaction, entry: e})
 		}
 	}
+	linkChanges(entries, out)
 	return out
 }
 
@@ -219,6 +223,7 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 		}
 	case kindTool:
 		b.WriteString(it.toolLine(st, width))
+		b.WriteString(it.changeLines(st, width))
 		if opts.tools {
 			if it.args != "" {
 				b.WriteString("\n" + st.Dim.Render(wrap("  input: "+it.args)))

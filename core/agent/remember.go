@@ -1,0 +1,102 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/core/session"
+)
+
+// The remember tool: the agent adds, replaces or removes an entry of its
+// project's memory (ADR 0022). The host offers it only to a trusted
+// project whose agent-writes switch is on, and checks both again at each
+// write; the agent only names the change.
+
+// ToolRemember names the tool.
+const ToolRemember = "remember"
+
+// CustomMemoryChange is the kind of the custom session entry that records
+// a remember change, tied to its tool result, so that the change can be
+// shown and undone after the session is reopened.
+const CustomMemoryChange = "memory_change"
+
+// CustomMemoryUndone is the kind of the custom session entry that records
+// the user's undo of a remember change (named by its tool call), so a
+// reopened session shows it undone.
+const CustomMemoryUndone = "memory_change_undone"
+
+// MemoryUndoneRecord is the payload of a CustomMemoryUndone entry.
+type MemoryUndoneRecord struct {
+	Kind       string `json:"kind"`
+	ToolCallID string `json:"toolCallId"`
+}
+
+// MemoryWriter is the host side of the remember tool: it writes the bound
+// project's memory (compare-and-swap, the 32 KiB limit) and says what it
+// did. Its errors are one sentence, shown to the model as they are.
+type MemoryWriter interface {
+	Remember(ctx context.Context, op memory.Op) (memory.Change, error)
+}
+
+// MemoryChangeRecord is the payload of a CustomMemoryChange entry.
+type MemoryChangeRecord struct {
+	Kind         string        `json:"kind"`
+	ToolCallID   string        `json:"toolCallId"`
+	ToolResultID string        `json:"toolResultId"`
+	Change       memory.Change `json:"change"`
+}
+
+var rememberSpec = toolSpec{name: ToolRemember,
+	desc: "Save a note to this project's memory: notes the user reads and edits, which every later session of the project receives in its system prompt. " +
+		"Keep notes short and lasting (conventions, commands, decisions), never secrets or passing state. " +
+		"add makes a new entry; replace and remove change one, named by its id (given in earlier results) or by text only it contains. The user sees every change and can undo it.",
+	schema: `{"type":"object","properties":{"action":{"type":"string","enum":["add","replace","remove"]},` +
+		`"id":{"type":"string","description":"replace/remove: the entry's id"},` +
+		`"match":{"type":"string","description":"replace/remove, instead of id: text that only that entry contains"},` +
+		`"title":{"type":"string","description":"optional short heading"},` +
+		`"content":{"type":"string","description":"the note (add: required; replace: the new text)"}},"required":["action"]}`}
+
+// toolRemember runs a remember call against the host's writer.
+func toolRemember(ctx context.Context, w MemoryWriter, raw json.RawMessage) (ToolResult, error) {
+	if w == nil {
+		return ToolResult{}, errors.New("this project's memory is not open to the agent")
+	}
+	var a struct {
+		Action  string  `json:"action"`
+		ID      string  `json:"id"`
+		Match   string  `json:"match"`
+		Title   *string `json:"title"`
+		Content string  `json:"content"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return ToolResult{}, err
+	}
+	ch, err := w.Remember(ctx, memory.Op{Action: a.Action, ID: a.ID, Match: a.Match, Title: a.Title, Content: a.Content})
+	if errors.Is(err, memory.ErrConflict) {
+		err = errors.New("the memory kept changing while it was saved (the user is editing it); nothing was saved: try again later")
+	}
+	if err != nil {
+		return ToolResult{}, fmt.Errorf("not saved: %w", err)
+	}
+	text := "Saved to project memory: " + ch.Summary() + "."
+	if ch.Action != memory.ActionRemove {
+		text += " Later sessions of this project receive it."
+	}
+	return ToolResult{Text: text, Change: &ch}, nil
+}
+
+// recordChange stores the record of a remember change after its result
+// (nothing when the call changed nothing).
+func (a *Agent) recordChange(c ToolCall, resultID string, ch *memory.Change) error {
+	if ch == nil {
+		return nil
+	}
+	rec := MemoryChangeRecord{Kind: CustomMemoryChange, ToolCallID: c.ID, ToolResultID: resultID, Change: *ch}
+	if _, err := a.cfg.Session.Append(context.Background(), session.TypeCustom, rec); err != nil {
+		return fmt.Errorf("the memory was changed but the record of the change could not be saved, so the turn stopped: %w", err)
+	}
+	return nil
+}
