@@ -76,10 +76,14 @@ func (a *app) projectsList(args []string) error {
 	}
 	home := a.env("HOME")
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tID\tROOT\tMEMORY\tSESSIONS\tLAST OPENED\tSTATE")
+	fmt.Fprintln(tw, "NAME\tID\tROOT\tGROUP\tMEMORY\tSESSIONS\tLAST OPENED\tSTATE")
 	for _, p := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", p.Name, p.ID, safetext.VisibleLine(paths.Tilde(p.Root, home)),
-			memoryCell(p), p.Sessions, openedCell(p.LastOpenedAt), stateCell(p))
+		group := "-"
+		if p.Group != "" {
+			group = safetext.VisibleLine(p.Group)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", safetext.VisibleLine(p.Name), p.ID, safetext.VisibleLine(paths.Tilde(p.Root, home)),
+			group, memoryCell(p), p.Sessions, openedCell(p.LastOpenedAt), stateCell(p))
 	}
 	return tw.Flush()
 }
@@ -102,6 +106,10 @@ func stateCell(p projects.Project) string {
 	var s []string
 	if p.Missing {
 		s = append(s, "MISSING")
+	}
+	if p.DuplicateName {
+		// A name from before names were unique: it picks no project.
+		s = append(s, "duplicate-name")
 	}
 	if p.Pinned {
 		s = append(s, "pinned")

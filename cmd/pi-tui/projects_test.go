@@ -1,9 +1,14 @@
 package main
 
 import (
+	"database/sql"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/store"
 )
 
 // Adding the home folder or / lets the agent's file tools reach
@@ -30,4 +35,75 @@ func TestProjectsAddBroadRootNeedsConfirmation(t *testing.T) {
 	}
 	// An ordinary folder asks nothing.
 	c.ok("projects", "add", mkdir(t, home, "src", "api"))
+}
+
+// projectID returns the id of the project listed under name.
+func (c *cli) projectID(name string) string {
+	c.t.Helper()
+	var list []projects.Project
+	if err := json.Unmarshal([]byte(c.ok("projects", "list", "--all", "--json")), &list); err != nil {
+		c.t.Fatal(err)
+	}
+	for _, p := range list {
+		if p.Name == name {
+			return p.ID
+		}
+	}
+	c.t.Fatalf("no project named %s", name)
+	return ""
+}
+
+// sqlExec changes the database behind pi-tui's back, as an older pi-tui
+// (or a hand edit) may have left it.
+func (c *cli) sqlExec(query string, args ...any) {
+	c.t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(c.env["PI_TUI_DATA_DIR"], store.FileName))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(query, args...); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// Names are unique ignoring case; a database from before that rule still
+// opens, lists its duplicates as such, and a script naming one is told
+// which ids to use instead.
+func TestProjectNamesAreUnique(t *testing.T) {
+	c := newCLI(t)
+	home := c.env["HOME"]
+	one := mkdir(t, home, "one", "api")
+	two := mkdir(t, home, "two", "api")
+	c.ok("projects", "add", one)
+	idOne := c.projectID("api")
+	c.fails(1, `the name "api" is taken by project `+idOne, "projects", "add", two)
+	c.fails(1, `the name "API" is taken by project `+idOne, "projects", "add", two, "--name", "API")
+	c.ok("projects", "add", two, "--name", "api-2")
+	idTwo := c.projectID("api-2")
+	c.fails(1, "is taken by project "+idOne, "projects", "rename", "api-2", "Api")
+
+	c.sqlExec(`UPDATE projects SET name = 'API' WHERE id = ?`, idTwo)
+	out := c.ok("projects", "list")
+	if strings.Count(out, "duplicate-name") != 2 {
+		t.Errorf("the text list does not mark both duplicates:\n%s", out)
+	}
+	var list []projects.Project
+	json.Unmarshal([]byte(c.ok("projects", "list", "--json")), &list)
+	for _, p := range list {
+		if !p.DuplicateName {
+			t.Errorf("JSON: %s not marked duplicateName", p.ID)
+		}
+	}
+	code, _, errs := c.run("", "memory", "show", "api")
+	if code != 1 || !strings.Contains(errs, idOne) || !strings.Contains(errs, idTwo) || strings.Count(errs, "\n") != 1 {
+		t.Errorf("memory show of an ambiguous name: exit %d, %q", code, errs)
+	}
+	// Ids and paths still pick one; renaming one ends the ambiguity.
+	c.ok("memory", "show", idTwo)
+	c.ok("projects", "rename", idTwo, "api-two")
+	c.ok("memory", "show", "api")
+	if out := c.ok("projects", "list"); strings.Contains(out, "duplicate-name") {
+		t.Errorf("still marked after the rename:\n%s", out)
+	}
 }
