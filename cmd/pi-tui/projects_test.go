@@ -3,6 +3,7 @@ package main
 import (
 	"database/sql"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,5 +106,62 @@ func TestProjectNamesAreUnique(t *testing.T) {
 	c.ok("memory", "show", "api")
 	if out := c.ok("projects", "list"); strings.Contains(out, "duplicate-name") {
 		t.Errorf("still marked after the rename:\n%s", out)
+	}
+}
+
+func TestProjectsGroupAndRelocate(t *testing.T) {
+	c := newCLI(t)
+	home := c.env["HOME"]
+	api := mkdir(t, home, "src", "api")
+	web := mkdir(t, home, "src", "web")
+	c.ok("projects", "add", api, "--trust")
+	c.ok("projects", "add", web)
+	c.fails(1, "no project matches", "projects", "group", "work", "api", "nope")
+	if out := c.ok("projects", "group", "work", "api", "web"); strings.Count(out, "in the group work") != 2 {
+		t.Errorf("group said %q", out)
+	}
+	var list []projects.Project
+	json.Unmarshal([]byte(c.ok("projects", "list", "--json")), &list)
+	for _, p := range list {
+		if p.Group != "work" {
+			t.Errorf("%s: group %q", p.Name, p.Group)
+		}
+	}
+	c.ok("projects", "ungroup", "web")
+	if out := c.ok("projects", "list"); !strings.Contains(out, "GROUP") || strings.Count(out, "work") != 1 {
+		t.Errorf("after ungroup:\n%s", out)
+	}
+	c.fails(2, "needs at least one PROJECT", "projects", "group", "--none")
+
+	// The folder moves: memory, sessions and trust follow it.
+	c.run("pinned note", "memory", "set", "api", "--file", "-")
+	sessions := filepath.Join(home, ".pi", "agent", "sessions", "--"+strings.ReplaceAll(strings.TrimPrefix(api, "/"), "/", "-")+"--")
+	mkdir(t, sessions)
+	header := `{"type":"session","version":3,"id":"0190a0b0-0000-7000-8000-000000000001","timestamp":"2026-12-01T05:26:26.631Z","cwd":"` + api + `"}` + "\n"
+	os.WriteFile(filepath.Join(sessions, "2026-12-01T05-26-26-631Z_0190a0b0-0000-7000-8000-000000000001.jsonl"), []byte(header), 0o600)
+	c.fails(1, "still exists", "projects", "relocate", "api", web)
+	moved := filepath.Join(home, "work", "api")
+	mkdir(t, home, "work")
+	if err := os.Rename(api, moved); err != nil {
+		t.Fatal(err)
+	}
+	if out := c.ok("projects", "list"); !strings.Contains(out, "MISSING") {
+		t.Fatalf("not missing:\n%s", out)
+	}
+	out := c.ok("projects", "relocate", "api", "~/work/api")
+	if !strings.Contains(out, "relocated from ~/src/api to ~/work/api with 1 session") {
+		t.Errorf("relocate said %q", out)
+	}
+	if out := c.ok("memory", "show", "api"); !strings.Contains(out, "pinned note") {
+		t.Errorf("memory after relocate: %q", out)
+	}
+	json.Unmarshal([]byte(c.ok("projects", "list", "--json")), &list)
+	for _, p := range list {
+		if p.Name == "api" && (p.Root != moved || p.Missing || !p.Trusted || p.Group != "work") {
+			t.Errorf("after relocate: %+v", p)
+		}
+	}
+	if out := c.ok("sessions", "list", "api"); !strings.Contains(out, "0190a0b0") {
+		t.Errorf("sessions after relocate: %q", out)
 	}
 }
