@@ -56,9 +56,8 @@ func newGroupDialog(m *Model, p coreprojects.Project) *groupDialog {
 	}}
 }
 
-// choices are what enter can pick, given what is typed: a new group
-// named so (when no group is), the groups whose name holds it, and no
-// group at all.
+// choices are what enter can pick, given what is typed: the groups whose
+// name holds it, a new group named so (when no group is), and no group.
 func (d *groupDialog) choices() []groupChoice {
 	typed := strings.Join(strings.Fields(d.input.Value()), " ")
 	var out []groupChoice
@@ -68,9 +67,6 @@ func (d *groupDialog) choices() []groupChoice {
 			exact = true
 		}
 	}
-	if typed != "" && !exact {
-		out = append(out, groupChoice{label: fmt.Sprintf("New group %q", typed), group: typed})
-	}
 	for _, g := range d.groups {
 		if strings.Contains(strings.ToLower(g), strings.ToLower(typed)) {
 			label := g
@@ -79,6 +75,9 @@ func (d *groupDialog) choices() []groupChoice {
 			}
 			out = append(out, groupChoice{label: label, group: g})
 		}
+	}
+	if typed != "" && !exact {
+		out = append(out, groupChoice{label: fmt.Sprintf("New group %q", typed), group: typed})
 	}
 	if d.p.Group != "" {
 		out = append(out, groupChoice{label: "No group", group: ""})

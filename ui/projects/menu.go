@@ -114,7 +114,7 @@ func (m *Model) rowKey(p coreprojects.Project, msg tea.KeyMsg) tea.Cmd {
 		case b.Help().Key == m.keys.Relocate.Help().Key:
 			return common.Notice("%s is where it was; relocate is for a project whose folder moved", p.Name)
 		case p.Missing:
-			return common.Notice("%s: the folder %s is missing; relocate it (%s) if it moved", b.Help().Desc, p.Root, m.keys.Relocate.Help().Key)
+			return common.Notice("%s: %s is gone; %s relocates the project", b.Help().Desc, paths.Tilde(p.Root, m.host.Places.Home), m.keys.Relocate.Help().Key)
 		}
 	}
 	return nil
