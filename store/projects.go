@@ -22,17 +22,19 @@ type ProjectRow struct {
 	LastOpenedAt int64 // unix ms; 0 = never
 	Sessions     int
 	Memory       string
+	Group        string // '' = no group
 }
 
 const projectColumns = `p.id, p.name, p.root, p.pinned, p.archived, p.trusted, p.created_at,
 	coalesce(p.last_opened_at, 0),
 	(SELECT count(*) FROM session_files f WHERE f.project_id = p.id),
-	coalesce((SELECT k.value FROM kv k WHERE k.namespace = ? AND k.key = p.root), '')`
+	coalesce((SELECT k.value FROM kv k WHERE k.namespace = ? AND k.key = p.root), ''),
+	p.group_name`
 
 func scanProject(sc interface{ Scan(...any) error }) (ProjectRow, error) {
 	var p ProjectRow
 	err := sc.Scan(&p.ID, &p.Name, &p.Root, &p.Pinned, &p.Archived, &p.Trusted, &p.CreatedAt,
-		&p.LastOpenedAt, &p.Sessions, &p.Memory)
+		&p.LastOpenedAt, &p.Sessions, &p.Memory, &p.Group)
 	return p, err
 }
 
@@ -97,9 +99,12 @@ func (s *Store) InsertProject(ctx context.Context, p ProjectRow) (id string, cre
 		if !errors.Is(err, sql.ErrNoRows) {
 			return Describe(err)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO projects (id, name, root, pinned, archived, trusted, created_at, last_opened_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0))`,
-			p.ID, p.Name, p.Root, p.Pinned, p.Archived, p.Trusted, p.CreatedAt, p.LastOpenedAt)
+		if err := nameFree(ctx, tx, "", p.Name); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO projects (id, name, root, pinned, archived, trusted, created_at, last_opened_at, group_name)
+			VALUES (?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0), ?)`,
+			p.ID, p.Name, p.Root, p.Pinned, p.Archived, p.Trusted, p.CreatedAt, p.LastOpenedAt, p.Group)
 		if err != nil {
 			return Describe(err)
 		}
@@ -112,11 +117,12 @@ func (s *Store) InsertProject(ctx context.Context, p ProjectRow) (id string, cre
 	return id, created, nil
 }
 
-// UpdateProject sets one column of a project; column is one of "name",
-// "pinned", "archived", "trusted", "last_opened_at".
+// UpdateProject sets one column of a project; column is one of
+// "pinned", "archived", "trusted", "last_opened_at", "group_name" (names
+// change through RenameProject, which keeps them unique).
 func (s *Store) UpdateProject(ctx context.Context, id, column string, value any) error {
 	switch column {
-	case "name", "pinned", "archived", "trusted", "last_opened_at":
+	case "pinned", "archived", "trusted", "last_opened_at", "group_name":
 	default:
 		return fmt.Errorf("update project: unknown column %q", column)
 	}
@@ -242,4 +248,131 @@ func (s *Store) ProjectBinding(ctx context.Context, id string) (root string, tru
 		return "", false, fmt.Errorf("project %s: %w", id, Describe(err))
 	}
 	return root, trusted, nil
+}
+
+// NameTakenError says another project already has a name (ignoring case).
+type NameTakenError struct {
+	Name  string
+	Other ProjectRow // id, name and root of the project holding it
+}
+
+func (e *NameTakenError) Error() string {
+	return fmt.Sprintf("the name %q is taken by project %s (%s at %s); choose another", e.Name, e.Other.ID, e.Other.Name, e.Other.Root)
+}
+
+// nameFree returns a *NameTakenError when a project other than id has
+// name, ignoring case (Unicode simple folding, so "Über" and "über" are
+// one name). It runs inside the writer's transaction, so two processes
+// naming two projects alike at once cannot both succeed. Names are
+// compared in Go: SQLite's NOCASE folds ASCII only.
+func nameFree(ctx context.Context, tx *sql.Tx, id, name string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, name, root FROM projects WHERE id != ?`, id)
+	if err != nil {
+		return Describe(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var o ProjectRow
+		if err := rows.Scan(&o.ID, &o.Name, &o.Root); err != nil {
+			return Describe(err)
+		}
+		if strings.EqualFold(o.Name, name) {
+			return &NameTakenError{Name: name, Other: o}
+		}
+	}
+	return Describe(rows.Err())
+}
+
+// RenameProject gives a project a name no other project has (ignoring
+// case); a project may change the case of its own name.
+func (s *Store) RenameProject(ctx context.Context, id, name string) error {
+	return s.Write(ctx, func(tx *sql.Tx) error {
+		if err := nameFree(ctx, tx, id, name); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE projects SET name = ? WHERE id = ?`, name, id)
+		if err != nil {
+			return fmt.Errorf("rename project %s: %w", id, Describe(err))
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("rename project %s: %w", id, ErrNotFound)
+		}
+		return nil
+	})
+}
+
+// ProjectName is a project's id and name, for resolving what a user typed
+// without reading every project's memory.
+type ProjectName struct{ ID, Name string }
+
+// ProjectNames returns the id and name of every project.
+func (s *Store) ProjectNames(ctx context.Context) ([]ProjectName, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id, name FROM projects ORDER BY root`)
+	if err != nil {
+		return nil, fmt.Errorf("list projects: %w", Describe(err))
+	}
+	defer rows.Close()
+	var out []ProjectName
+	for rows.Next() {
+		var n ProjectName
+		if err := rows.Scan(&n.ID, &n.Name); err != nil {
+			return nil, fmt.Errorf("list projects: %w", Describe(err))
+		}
+		out = append(out, n)
+	}
+	return out, Describe(rows.Err())
+}
+
+// RootTakenError says a folder is already another project's root.
+type RootTakenError struct {
+	Root  string
+	Other ProjectRow // id and name of the project there
+}
+
+func (e *RootTakenError) Error() string {
+	return fmt.Sprintf("%s is already project %s (%s); remove that one first if this one should take its place", e.Root, e.Other.ID, e.Other.Name)
+}
+
+// RelocateProject moves project id to newRoot in one transaction: its row
+// takes the new root (sessions, pin, group and flags stay with the row)
+// and every kv row keyed by the old root (its memory, in any namespace)
+// is re-keyed to the new root, so the old key is gone. A new root that is
+// another project's, or that already has kv rows of its own, is refused
+// and nothing changes. It returns the old root.
+func (s *Store) RelocateProject(ctx context.Context, id, newRoot string) (oldRoot string, err error) {
+	err = s.Write(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT root FROM projects WHERE id = ?`, id).Scan(&oldRoot); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("relocate project %s: %w", id, ErrNotFound)
+			}
+			return fmt.Errorf("relocate project %s: %w", id, Describe(err))
+		}
+		if oldRoot == newRoot {
+			return nil
+		}
+		var other ProjectRow
+		err := tx.QueryRowContext(ctx, `SELECT id, name FROM projects WHERE root = ?`, newRoot).Scan(&other.ID, &other.Name)
+		if err == nil {
+			return &RootTakenError{Root: newRoot, Other: other}
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("relocate project %s: %w", id, Describe(err))
+		}
+		var ns string
+		err = tx.QueryRowContext(ctx, `SELECT namespace FROM kv WHERE key = ? AND namespace IN (SELECT namespace FROM kv WHERE key = ?) LIMIT 1`, newRoot, oldRoot).Scan(&ns)
+		if err == nil {
+			return fmt.Errorf("relocate project %s: %s already has %s data of its own; nothing was moved", id, newRoot, ns)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("relocate project %s: %w", id, Describe(err))
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE projects SET root = ? WHERE id = ?`, newRoot, id); err != nil {
+			return fmt.Errorf("relocate project %s: %w", id, Describe(err))
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE kv SET key = ? WHERE key = ?`, newRoot, oldRoot); err != nil {
+			return fmt.Errorf("relocate project %s: %w", id, Describe(err))
+		}
+		return nil
+	})
+	return oldRoot, err
 }

@@ -419,7 +419,9 @@ func TestRowMenuArchivePinRemove(t *testing.T) {
 	if archived != 1 {
 		t.Fatalf("%d archived", archived)
 	}
-	s.keys("G", "enter", "x") // restore it
+	// Archived projects are shown on request: enter on the folded
+	// heading opens it; x acts on the row directly.
+	s.keys("G", "enter", "G", "x") // restore it
 	s.waitFor("restored")
 	s.keys("enter", "D")
 	s.waitFor("stays on disk", "Press D again")

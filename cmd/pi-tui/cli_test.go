@@ -106,7 +106,7 @@ func TestProjectsCommands(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	want := "archived,id,lastOpenedAt,memoryBytes,memoryEntries,missing,name,pinned,root,sessions,trusted"
+	want := "archived,duplicateName,group,id,lastOpenedAt,memoryBytes,memoryEntries,missing,name,pinned,root,sessions,trusted"
 	if strings.Join(keys, ",") != want {
 		t.Errorf("JSON keys = %s\nwant %s", strings.Join(keys, ","), want)
 	}
@@ -132,12 +132,8 @@ func TestProjectsCommands(t *testing.T) {
 	if out := c.ok("projects", "add", other, "--trust", "--name", "frontend"); !strings.Contains(out, "renamed to frontend, now trusted") {
 		t.Errorf("re-add with flags said %q", out)
 	}
-	// Duplicate names are allowed, with a note; the name then is ambiguous.
-	code, _, errs := c.run("", "projects", "rename", "frontend", "api")
-	if code != 0 || !strings.Contains(errs, "also named") {
-		t.Errorf("duplicate name: %d %q", code, errs)
-	}
-	c.fails(1, "names 2 projects", "projects", "pin", "api")
+	// A name another project has is refused, naming that project.
+	c.fails(1, "is taken by project", "projects", "rename", "frontend", "API")
 	c.ok("projects", "rename", other, "web")
 	out = c.ok("projects", "remove", "api")
 	if !strings.Contains(out, "was not touched") {

@@ -16,12 +16,13 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
 func (a *app) projects(args []string) error {
 	if len(args) == 0 {
-		return usagef("projects: name a subcommand: list, add, rename, pin, unpin, archive, restore, trust, untrust, remove")
+		return usagef("projects: name a subcommand: list, add, rename, pin, unpin, archive, restore, trust, untrust, remove, group, ungroup, relocate")
 	}
 	sub, args := args[0], args[1:]
 	switch sub {
@@ -33,6 +34,10 @@ func (a *app) projects(args []string) error {
 		return a.projectsRename(args)
 	case "pin", "unpin", "archive", "restore", "trust", "untrust", "remove":
 		return a.projectsFlag(sub, args)
+	case "group", "ungroup":
+		return a.projectsGroup(sub, args)
+	case "relocate":
+		return a.projectsRelocate(args)
 	case "-h", "--help", "help":
 		return a.helpFor("pi-tui projects")
 	}
@@ -77,10 +82,14 @@ func (a *app) projectsList(args []string) error {
 	}
 	home := a.env("HOME")
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tID\tROOT\tMEMORY\tSESSIONS\tLAST OPENED\tSTATE")
+	fmt.Fprintln(tw, "NAME\tID\tROOT\tGROUP\tMEMORY\tSESSIONS\tLAST OPENED\tSTATE")
 	for _, p := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", p.Name, p.ID, safetext.VisibleLine(paths.Tilde(p.Root, home)),
-			memoryCell(p), p.Sessions, openedCell(p.LastOpenedAt), stateCell(p))
+		group := "-"
+		if p.Group != "" {
+			group = safetext.VisibleLine(p.Group)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", safetext.VisibleLine(p.Name), p.ID, safetext.VisibleLine(paths.Tilde(p.Root, home)),
+			group, memoryCell(p), p.Sessions, openedCell(p.LastOpenedAt), stateCell(p))
 	}
 	return tw.Flush()
 }
@@ -103,6 +112,10 @@ func stateCell(p projects.Project) string {
 	var s []string
 	if p.Missing {
 		s = append(s, "MISSING")
+	}
+	if p.DuplicateName {
+		// A name from before names were unique: it picks no project.
+		s = append(s, "duplicate-name")
 	}
 	if p.Pinned {
 		s = append(s, "pinned")
@@ -361,4 +374,111 @@ func (a *app) projectsFlag(sub string, args []string) error {
 	}
 	fmt.Fprintf(a.stdout, "%s (%s) %s\n", p.Name, p.ID, did)
 	return nil
+}
+
+// projectsHelp is the usage of the subcommands added with groups and
+// relocation, in the style of the main help text.
+const projectsHelp = `  pi-tui projects group NAME PROJECT...                 put projects in the group NAME (made by naming it)
+  pi-tui projects group --none PROJECT...               take projects out of their group
+  pi-tui projects ungroup PROJECT...                    the same as group --none
+  pi-tui projects relocate PROJECT NEWPATH              a project whose folder moved: its sessions, memory,
+                                                        trust, group and pin follow it to NEWPATH
+`
+
+// helpProjects prints the usage lines of one of these subcommands.
+func (a *app) helpProjects(sub string) error {
+	for _, line := range strings.Split(projectsHelp, "\n") {
+		if strings.Contains(line, "projects "+sub) {
+			fmt.Fprintln(a.stdout, strings.TrimSpace(line))
+		}
+	}
+	return nil
+}
+
+func (a *app) projectsGroup(sub string, args []string) error {
+	fs := a.flags("projects " + sub)
+	none := fs.Bool("none", false, "")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return a.helpProjects(sub)
+	}
+	if err != nil {
+		return err
+	}
+	group := ""
+	switch {
+	case sub == "ungroup" && *none:
+		return usagef("projects ungroup takes no --none: it is what ungroup does")
+	case sub == "ungroup" || *none:
+	case len(pos) == 0:
+		return usagef("projects group needs NAME and at least one PROJECT (or --none and PROJECTs)")
+	default:
+		group, pos = pos[0], pos[1:]
+		if strings.TrimSpace(group) == "" {
+			return usagef("projects group: the group NAME is empty; use --none to take projects out of their group")
+		}
+	}
+	if len(pos) == 0 {
+		return usagef("projects %s needs at least one PROJECT", sub)
+	}
+	reg, err := a.registry()
+	if err != nil {
+		return err
+	}
+	// Every PROJECT is found before any is moved: a typo moves nothing.
+	var list []projects.Project
+	for _, q := range pos {
+		p, err := reg.Find(a.ctx, q)
+		if err != nil {
+			return err
+		}
+		list = append(list, p)
+	}
+	for _, p := range list {
+		g, err := reg.SetGroup(a.ctx, p.ID, group)
+		if err != nil {
+			return err
+		}
+		if g == "" {
+			fmt.Fprintf(a.stdout, "%s (%s) is in no group\n", p.Name, p.ID)
+		} else {
+			fmt.Fprintf(a.stdout, "%s (%s) is in the group %s\n", p.Name, p.ID, safetext.VisibleLine(g))
+		}
+	}
+	return nil
+}
+
+func (a *app) projectsRelocate(args []string) error {
+	fs := a.flags("projects relocate")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return a.helpProjects("relocate")
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usagef("projects relocate needs PROJECT and NEWPATH")
+	}
+	reg, p, err := a.find(pos[0])
+	if err != nil {
+		return err
+	}
+	st, err := a.open()
+	if err != nil {
+		return err
+	}
+	home := a.env("HOME")
+	mgr := session.NewManager(st, session.Config{AgentDir: a.placesOrEmpty().AgentDir, SessionDir: a.env("PI_CODING_AGENT_SESSION_DIR")})
+	res, err := reg.Relocate(a.ctx, p.ID, paths.ExpandHome(pos[1], home), projects.RelocateOptions{SessionsDir: mgr.Dir})
+	for _, pr := range res.Problems {
+		fmt.Fprintf(a.stderr, "pi-tui: warning: session %s\n", pr)
+	}
+	if err != nil && res.Project.ID == "" {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%s (%s) relocated from %s to %s with %s, its memory, trust, group and pin\n", p.Name, p.ID,
+		safetext.VisibleLine(paths.Tilde(res.OldRoot, home)), safetext.VisibleLine(paths.Tilde(res.Project.Root, home)),
+		plural(res.Sessions, "session", "sessions"))
+	return err
 }

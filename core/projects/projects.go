@@ -38,7 +38,13 @@ type Project struct {
 	MemoryBytes   int    `json:"memoryBytes"`
 	Sessions      int    `json:"sessions"`
 	LastOpenedAt  *int64 `json:"lastOpenedAt"` // unix ms; null when never opened
-	CreatedAt     int64  `json:"-"`
+	// Group is the group the user put the project in; "" for none.
+	Group string `json:"group"`
+	// DuplicateName marks a project whose name another project also has
+	// (ignoring case): possible only in a database written before names
+	// were kept unique. Such a name picks no project; use the id or path.
+	DuplicateName bool  `json:"duplicateName"`
+	CreatedAt     int64 `json:"-"`
 }
 
 // Registry manages projects in the store; their trust comes from
@@ -221,12 +227,18 @@ func (r *Registry) Binding(ctx context.Context, id string) (Project, error) {
 	return r.withTrust(ctx, fromRow(store.ProjectRow{ID: id, Root: root})), nil
 }
 
-// List returns projects: pinned first, then the rest, archived last, each
-// group by name. Archived projects are included only when all is true.
+// List returns projects: pinned first, then each group (by group name),
+// then the ungrouped, archived last; by name within each. Archived
+// projects are included only when all is true. Names that several
+// projects share are marked DuplicateName.
 func (r *Registry) List(ctx context.Context, all bool) ([]Project, error) {
 	rows, err := r.st.Projects(ctx, memory.Namespace)
 	if err != nil {
 		return nil, err
+	}
+	names := make(map[string]int, len(rows))
+	for _, row := range rows {
+		names[foldName(row.Name)]++
 	}
 	out := make([]Project, 0, len(rows))
 	tv := r.view(ctx)
@@ -234,28 +246,55 @@ func (r *Registry) List(ctx context.Context, all bool) ([]Project, error) {
 		if row.Archived && !all {
 			continue
 		}
-		out = append(out, tv.apply(fromRow(row)))
+		p := tv.apply(fromRow(row))
+		p.DuplicateName = names[foldName(row.Name)] > 1
+		out = append(out, p)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return group(out[i]) < group(out[j]) })
+	sort.SliceStable(out, func(i, j int) bool {
+		si, sj := Section(out[i]), Section(out[j])
+		if si != sj {
+			return si < sj
+		}
+		if si == SectionGrouped && out[i].Group != out[j].Group {
+			return foldName(out[i].Group) < foldName(out[j].Group)
+		}
+		return false
+	})
 	return out, nil
 }
 
-func group(p Project) int {
+// Sections of a listing, in the order they are shown.
+const (
+	SectionPinned = iota
+	SectionGrouped
+	SectionUngrouped
+	SectionArchived
+)
+
+// Section says where a project is listed: archived projects are archived
+// whatever else they are; a pinned project is listed with the pinned,
+// not in its group.
+func Section(p Project) int {
 	switch {
 	case p.Archived:
-		return 2
+		return SectionArchived
 	case p.Pinned:
-		return 0
+		return SectionPinned
+	case p.Group != "":
+		return SectionGrouped
 	}
-	return 1
+	return SectionUngrouped
 }
+
+// foldName is the form under which two names (or groups) are one.
+func foldName(s string) string { return strings.ToLower(strings.ToUpper(s)) }
 
 // fromRow is a project as stored; its trust is applied from trust.json
 // by the caller.
 func fromRow(row store.ProjectRow) Project {
 	p := Project{
 		ID: row.ID, Name: row.Name, Root: row.Root, Pinned: row.Pinned, Archived: row.Archived,
-		Sessions: row.Sessions, CreatedAt: row.CreatedAt,
+		Sessions: row.Sessions, CreatedAt: row.CreatedAt, Group: row.Group,
 	}
 	if row.LastOpenedAt != 0 {
 		t := row.LastOpenedAt
@@ -290,31 +329,22 @@ func (r *Registry) Find(ctx context.Context, query string) (Project, error) {
 		}
 		return Project{}, &NotFoundError{Query: q}
 	}
-	rows, err := r.st.ProjectsWhere(ctx, memory.Namespace, "name", cleanName(q))
+	ids, err := r.idsNamed(ctx, q)
 	if err != nil {
 		return Project{}, err
 	}
-	if len(rows) == 0 {
-		// Names typed in another case: a unique case-insensitive match.
-		all, err := r.st.Projects(ctx, memory.Namespace)
-		if err != nil {
-			return Project{}, err
-		}
-		for _, row := range all {
-			if strings.EqualFold(row.Name, cleanName(q)) {
-				rows = append(rows, row)
-			}
-		}
-	}
-	switch len(rows) {
+	switch len(ids) {
 	case 1:
-		return r.withTrust(ctx, fromRow(rows[0])), nil
+		return r.Get(ctx, ids[0])
 	case 0:
 	default:
-		matches := make([]Project, len(rows))
-		tv := r.view(ctx)
-		for i, row := range rows {
-			matches[i] = tv.apply(fromRow(row))
+		matches := make([]Project, 0, len(ids))
+		for _, id := range ids {
+			p, err := r.Get(ctx, id)
+			if err != nil {
+				return Project{}, err
+			}
+			matches = append(matches, p)
 		}
 		return Project{}, &AmbiguousError{Query: q, Matches: matches}
 	}
@@ -346,30 +376,103 @@ func (r *Registry) findPath(ctx context.Context, q string) (Project, bool, error
 	return Project{}, false, nil
 }
 
-// SameName returns the other projects called name, so callers can warn
-// that the name no longer picks one project.
+// idsNamed returns the ids of the projects called name, ignoring case.
+// Names are unique that way, so more than one id means a database from
+// before they were.
+func (r *Registry) idsNamed(ctx context.Context, name string) ([]string, error) {
+	all, err := r.st.ProjectNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, n := range all {
+		if strings.EqualFold(n.Name, cleanName(name)) {
+			ids = append(ids, n.ID)
+		}
+	}
+	return ids, nil
+}
+
+// SameName returns the other projects called name (ignoring case), so
+// callers can warn that the name does not pick one project.
 func (r *Registry) SameName(ctx context.Context, id, name string) ([]Project, error) {
-	rows, err := r.st.ProjectsWhere(ctx, memory.Namespace, "name", cleanName(name))
+	ids, err := r.idsNamed(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	var out []Project
-	tv := r.view(ctx)
-	for _, row := range rows {
-		if row.ID != id {
-			out = append(out, tv.apply(fromRow(row)))
+	for _, other := range ids {
+		if other == id {
+			continue
 		}
+		p, err := r.Get(ctx, other)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
 	}
 	return out, nil
 }
 
-// Rename gives a project a new display name.
+// Rename gives a project a new display name. A name another project has,
+// ignoring case, is refused with a *store.NameTakenError naming it.
 func (r *Registry) Rename(ctx context.Context, id, name string) error {
 	name = cleanName(name)
 	if err := checkName(name); err != nil {
 		return fmt.Errorf("rename project: %w", err)
 	}
-	return r.st.UpdateProject(ctx, id, "name", name)
+	if err := r.st.RenameProject(ctx, id, name); err != nil {
+		return fmt.Errorf("rename project: %w", err)
+	}
+	return nil
+}
+
+// MaxGroupLen is the longest group name, in bytes.
+const MaxGroupLen = 64
+
+// SetGroup puts a project in a group, creating the group by naming it;
+// "" takes it out of any group. A name that differs from an existing
+// group only in case joins that group, spelled as it is.
+func (r *Registry) SetGroup(ctx context.Context, id, group string) (string, error) {
+	group = cleanName(group)
+	if len(group) > MaxGroupLen {
+		return "", fmt.Errorf("the group name is %d bytes; at most %d fit", len(group), MaxGroupLen)
+	}
+	if group != "" {
+		groups, err := r.Groups(ctx)
+		if err != nil {
+			return "", err
+		}
+		for _, g := range groups {
+			if strings.EqualFold(g, group) {
+				group = g
+				break
+			}
+		}
+	}
+	if err := r.st.UpdateProject(ctx, id, "group_name", group); err != nil {
+		return "", err
+	}
+	return group, nil
+}
+
+// Groups returns the names of the groups that hold a project, sorted
+// ignoring case.
+func (r *Registry) Groups(ctx context.Context) ([]string, error) {
+	rows, err := r.st.Projects(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, row := range rows {
+		if row.Group != "" && !seen[foldName(row.Group)] {
+			seen[foldName(row.Group)] = true
+			out = append(out, row.Group)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return foldName(out[i]) < foldName(out[j]) })
+	return out, nil
 }
 
 // SetPinned pins or unpins a project.

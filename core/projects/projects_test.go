@@ -2,6 +2,7 @@ package projects
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -158,7 +159,21 @@ func TestFlagsListingAndMissing(t *testing.T) {
 	}
 }
 
-func TestFindByIDNamePathAndAmbiguity(t *testing.T) {
+// legacyName gives a project a name behind the registry's back, as a
+// database written before names were unique may hold.
+func legacyName(t *testing.T, st *store.Store, id, name string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", st.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE projects SET name = ? WHERE id = ?`, name, id); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNamesAreUniqueIgnoringCase(t *testing.T) {
 	ctx := context.Background()
 	reg, _ := newRegistry(t)
 	base := t.TempDir()
@@ -166,8 +181,52 @@ func TestFindByIDNamePathAndAmbiguity(t *testing.T) {
 	b := filepath.Join(base, "two", "api")
 	os.MkdirAll(a, 0o755)
 	os.MkdirAll(b, 0o755)
+	pa, _, err := reg.Add(ctx, a, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The second folder's default name is taken: refused, naming the other.
+	_, _, err = reg.Add(ctx, b, "", false)
+	var taken *store.NameTakenError
+	if !errors.As(err, &taken) || taken.Other.ID != pa.ID || !strings.Contains(err.Error(), pa.ID) || !strings.Contains(err.Error(), a) {
+		t.Fatalf("duplicate add: %v", err)
+	}
+	if list, _ := reg.List(ctx, true); len(list) != 1 {
+		t.Fatalf("the refused add left %d projects", len(list))
+	}
+	_, _, err = reg.Add(ctx, b, "API", false)
+	if !errors.As(err, &taken) {
+		t.Fatalf("a name differing in case was accepted: %v", err)
+	}
+	pb, _, err := reg.Add(ctx, b, "api-two", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Rename(ctx, pb.ID, "Api"); !errors.As(err, &taken) || !strings.Contains(err.Error(), pa.ID) {
+		t.Errorf("duplicate rename: %v", err)
+	}
+	// Unicode case, not just ASCII.
+	reg.Rename(ctx, pa.ID, "Über")
+	if err := reg.Rename(ctx, pb.ID, "üBER"); !errors.As(err, &taken) {
+		t.Errorf("Unicode case rename: %v", err)
+	}
+	// A project may change the case of its own name.
+	if err := reg.Rename(ctx, pa.ID, "über"); err != nil {
+		t.Errorf("changing the case of its own name: %v", err)
+	}
+}
+
+func TestFindByIDNamePathAndAmbiguity(t *testing.T) {
+	ctx := context.Background()
+	reg, st := newRegistry(t)
+	base := t.TempDir()
+	a := filepath.Join(base, "one", "api")
+	b := filepath.Join(base, "two", "api")
+	os.MkdirAll(a, 0o755)
+	os.MkdirAll(b, 0o755)
 	pa, _, _ := reg.Add(ctx, a, "", false)
-	pb, _, _ := reg.Add(ctx, b, "", false)
+	pb, _, _ := reg.Add(ctx, b, "api-two", false)
+	legacyName(t, st, pb.ID, "API") // a database from before names were unique
 
 	if p, err := reg.Find(ctx, pa.ID); err != nil || p.ID != pa.ID {
 		t.Errorf("by id: %+v %v", p, err)
@@ -180,9 +239,21 @@ func TestFindByIDNamePathAndAmbiguity(t *testing.T) {
 	if !errors.As(err, &amb) || len(amb.Matches) != 2 || !strings.Contains(err.Error(), pa.ID) || !strings.Contains(err.Error(), pb.ID) {
 		t.Errorf("ambiguous name: %v", err)
 	}
+	list, _ := reg.List(ctx, true)
+	for _, p := range list {
+		if !p.DuplicateName {
+			t.Errorf("%s (%s) is not marked as a duplicate name", p.Name, p.ID)
+		}
+	}
 	reg.Rename(ctx, pb.ID, "api-two")
-	if p, err := reg.Find(ctx, "api"); err != nil || p.ID != pa.ID {
-		t.Errorf("unique name: %+v %v", p, err)
+	if p, err := reg.Find(ctx, "API"); err != nil || p.ID != pa.ID {
+		t.Errorf("unique name in another case: %+v %v", p, err)
+	}
+	list, _ = reg.List(ctx, true)
+	for _, p := range list {
+		if p.DuplicateName {
+			t.Errorf("%s is still marked as a duplicate", p.Name)
+		}
 	}
 	var nf *NotFoundError
 	if _, err := reg.Find(ctx, "nothing-like-it"); !errors.As(err, &nf) {

@@ -86,7 +86,7 @@ func TestTwentySessions(t *testing.T) {
 					{"2", "[2 Session]"}, {"3", "[3 Settings]"}, {"1", "[1 Projects]"},
 					{keyEnter, "Edit memory"}, {"m", "a add · enter edit"}, {"a", "tab title/content"}, {"\t", "› Content"},
 					{text, text}, {keyEsc, "a add · enter edit"},
-					{keyCtrlS, fmt.Sprintf("saved memory of %s: %d entries", name, r+1)}, {keyEsc, "enter menu · n add"},
+					{keyCtrlS, fmt.Sprintf("saved memory of %s: %d entries", name, r+1)}, {keyEsc, "enter menu · o open"},
 				} {
 					if _, ok := step(s[0], s[1:]...); !ok {
 						return

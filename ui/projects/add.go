@@ -28,17 +28,16 @@ import (
 type addDialog struct {
 	host  *host.Host
 	st    *common.UI
-	path  textinput.Model
+	path  folderField
 	name  textinput.Model
 	trust bool
 	field int // 0 path, 1 name, 2 trust
 	// broad is the second question's sentence while it is asked.
 	broad string
 
-	completions []string
-	errText     string
-	busy        bool
-	keys        addKeys
+	errText string
+	busy    bool
+	keys    addKeys
 }
 
 type addKeys struct {
@@ -48,16 +47,11 @@ type addKeys struct {
 }
 
 func newAddDialog(h *host.Host, st *common.UI) *addDialog {
-	p := textinput.New()
-	p.Prompt = ""
-	p.Placeholder = "~/src/project"
-	p.CharLimit = 4096
-	p.Focus()
 	n := textinput.New()
 	n.Prompt = ""
 	n.Placeholder = "(the folder's name)"
 	n.CharLimit = 128
-	return &addDialog{host: h, st: st, path: p, name: n, keys: addKeys{
+	return &addDialog{host: h, st: st, path: newFolderField(h.Places.Home), name: n, keys: addKeys{
 		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete folder")),
 		Next:     key.NewBinding(key.WithKeys("down", "enter"), key.WithHelp("↓/enter", "next field")),
 		Prev:     key.NewBinding(key.WithKeys("up", "shift+tab"), key.WithHelp("↑", "previous field")),
@@ -67,11 +61,6 @@ func newAddDialog(h *host.Host, st *common.UI) *addDialog {
 		Confirm:  key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "add anyway")),
 		Back:     key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "back")),
 	}}
-}
-
-type completionMsg struct {
-	for_  string
-	items []string
 }
 
 // broadMsg asks the second question: the folder is too broad.
@@ -91,10 +80,9 @@ type SelectMsg struct{ ID string }
 func (d *addDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	switch msg := msg.(type) {
 	case completionMsg:
-		if msg.for_ != d.path.Value() {
-			return d, nil // typed on meanwhile
+		if e := d.path.apply(msg); e != "" {
+			d.errText = e
 		}
-		d.applyCompletion(msg.items)
 		return d, nil
 	case broadMsg:
 		d.busy = false
@@ -146,7 +134,7 @@ func (d *addDialog) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Submit):
 		return d.submit()
 	case d.field == 0 && key.Matches(msg, k.Complete):
-		return d.complete()
+		return d.path.complete()
 	case key.Matches(msg, k.Next) || (d.field > 0 && msg.String() == "tab"):
 		if d.field == 2 && msg.String() == "enter" {
 			return d.submit()
@@ -159,10 +147,8 @@ func (d *addDialog) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	switch d.field {
 	case 0:
-		var cmd tea.Cmd
-		d.path, cmd = d.path.Update(msg)
-		d.completions, d.errText = nil, ""
-		return cmd
+		d.errText = ""
+		return d.path.update(msg)
 	case 1:
 		var cmd tea.Cmd
 		d.name, cmd = d.name.Update(msg)
@@ -182,18 +168,18 @@ func (d *addDialog) key(msg tea.KeyMsg) tea.Cmd {
 
 func (d *addDialog) focus(f int) {
 	d.field = f
-	d.path.Blur()
+	d.path.input.Blur()
 	d.name.Blur()
 	switch f {
 	case 0:
-		d.path.Focus()
+		d.path.input.Focus()
 	case 1:
 		d.name.Focus()
 	}
 }
 
 func (d *addDialog) submit() tea.Cmd {
-	if strings.TrimSpace(d.path.Value()) == "" {
+	if strings.TrimSpace(d.path.input.Value()) == "" {
 		d.errText = "Type the folder's path first."
 		d.focus(0)
 		return nil
@@ -207,7 +193,7 @@ func (d *addDialog) submit() tea.Cmd {
 func (d *addDialog) add(confirmed bool) tea.Cmd {
 	d.busy = true
 	reg, pl, name, trust := d.host.Projects, d.host.Places, d.name.Value(), d.trust
-	path := paths.ExpandHome(d.path.Value(), pl.Home)
+	path := paths.ExpandHome(d.path.input.Value(), pl.Home)
 	return func() tea.Msg {
 		if !confirmed {
 			var be *coreprojects.BroadRootError
@@ -223,16 +209,6 @@ func (d *addDialog) add(confirmed bool) tea.Cmd {
 		}
 		same, _ := reg.SameName(context.Background(), p.ID, p.Name)
 		return addedMsg{id: p.ID, name: p.Name, created: created, others: len(same)}
-	}
-}
-
-// complete lists the folders that could follow what is typed, off the UI
-// goroutine (a directory may be large or on a slow disk).
-func (d *addDialog) complete() tea.Cmd {
-	typed := d.path.Value()
-	home := d.host.Places.Home
-	return func() tea.Msg {
-		return completionMsg{for_: typed, items: completeDirs(typed, home)}
 	}
 }
 
@@ -274,30 +250,6 @@ func completeDirs(typed, home string) []string {
 	return out
 }
 
-func (d *addDialog) applyCompletion(items []string) {
-	switch len(items) {
-	case 0:
-		d.errText = "No folder matches."
-		d.completions = nil
-	case 1:
-		d.path.SetValue(items[0])
-		d.path.CursorEnd()
-		d.completions = nil
-	default:
-		common := items[0]
-		for _, it := range items[1:] {
-			for !strings.HasPrefix(it, common) {
-				common = common[:len(common)-1]
-			}
-		}
-		if len(common) > len(d.path.Value()) {
-			d.path.SetValue(common)
-			d.path.CursorEnd()
-		}
-		d.completions = items
-	}
-}
-
 func (d *addDialog) View(width, height int) string {
 	st := d.st
 	w := min(max(width-4, 30), 72)
@@ -308,7 +260,7 @@ func (d *addDialog) View(width, height int) string {
 			st.Warn.Render("Add it anyway?"), "",
 			st.Dim.Render(d.keys.Confirm.Help().Key+" "+d.keys.Confirm.Help().Desc+" · "+d.keys.Back.Help().Key+" "+d.keys.Back.Help().Desc)))
 	}
-	d.path.Width, d.name.Width = w-12, w-12
+	d.path.input.Width, d.name.Width = w-12, w-12
 	label := func(i int, s string) string {
 		if d.field == i {
 			return st.Key.Render("› " + s)
@@ -321,21 +273,9 @@ func (d *addDialog) View(width, height int) string {
 	}
 	lines := []string{
 		st.DialogHead.Render("Add a project"), "",
-		label(0, "Folder ") + d.path.View(),
+		label(0, "Folder ") + d.path.input.View(),
 	}
-	if len(d.completions) > 0 {
-		shown := d.completions
-		more := ""
-		if len(shown) > 5 {
-			shown, more = shown[:5], st.Dim.Render("  … and more; type more letters")
-		}
-		for _, c := range shown {
-			lines = append(lines, st.Dim.Render("         "+filepath.Base(strings.TrimSuffix(c, "/"))+"/"))
-		}
-		if more != "" {
-			lines = append(lines, more)
-		}
-	}
+	lines = append(lines, d.path.completionLines(st)...)
 	lines = append(lines,
 		label(1, "Name   ")+d.name.View(),
 		label(2, "Trust  ")+check+st.Dim.Render("  space/y/n; nested AGENTS.md files load only in trusted projects"),

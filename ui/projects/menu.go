@@ -13,68 +13,111 @@ import (
 	"github.com/pi-tui/pi-tui/ui/dialog"
 )
 
-func bind(k, desc string) key.Binding {
-	return key.NewBinding(key.WithKeys(k), key.WithHelp(k, desc))
+// rowAction is one thing a row key does to a project.
+type rowAction struct {
+	key key.Binding
+	run func() tea.Cmd
 }
 
-// menu is a project's row menu. A project whose folder is gone offers only
-// what still makes sense: rename, pin, archive, trust, memory and remove.
-func (m *Model) menu(p coreprojects.Project) *dialog.Menu {
-	var items []dialog.Item
-	run := func(action func(coreprojects.Project) tea.Cmd) func() tea.Cmd {
+// rowActions are what the row keys do to p, from the key table, in menu
+// order. A project whose folder is gone offers only what still makes
+// sense: memory, rename, pin, archive, trust, group, relocate and remove.
+func (m *Model) rowActions(p coreprojects.Project) []rowAction {
+	k := m.keys
+	var out []rowAction
+	add := func(b key.Binding, desc string, run func() tea.Cmd) {
+		if desc != "" {
+			b.SetHelp(b.Help().Key, desc)
+		}
+		out = append(out, rowAction{key: b, run: run})
+	}
+	act := func(action func(coreprojects.Project) tea.Cmd) func() tea.Cmd {
 		return func() tea.Cmd { return action(p) }
 	}
 	if !p.Missing {
 		if m.actions.OpenSession != nil {
 			// Opening a session is what "last opened" records.
-			items = append(items, dialog.Item{Key: bind("o", "Open session"), Run: func() tea.Cmd {
-				return tea.Batch(m.actions.OpenSession(p), m.markOpened(p))
-			}})
+			add(k.Open, "", func() tea.Cmd { return tea.Batch(m.actions.OpenSession(p), m.markOpened(p)) })
 		}
 		if m.actions.EditAgents != nil {
-			items = append(items, dialog.Item{Key: bind("a", "Edit AGENTS.md"), Run: run(m.actions.EditAgents)})
+			add(k.Agents, "", act(m.actions.EditAgents))
 		}
 	}
 	if m.actions.EditMemory != nil {
-		items = append(items, dialog.Item{Key: bind("m", "Edit memory"), Run: run(m.actions.EditMemory)})
+		add(k.Memory, "", act(m.actions.EditMemory))
 	}
 	if !p.Missing && m.actions.ShowInstructions != nil {
-		items = append(items, dialog.Item{Key: bind("i", "Show instructions"), Run: func() tea.Cmd { return m.actions.ShowInstructions(p) }})
+		add(k.Instructions, "", act(m.actions.ShowInstructions))
 	}
-	items = append(items, dialog.Item{Key: bind("r", "Rename"), Run: func() tea.Cmd { return m.st.Push(m.renameDialog(p)) }})
+	add(k.Rename, "", func() tea.Cmd { return m.st.Push(m.renameDialog(p)) })
 	pin := "Pin"
 	if p.Pinned {
 		pin = "Unpin"
 	}
-	items = append(items, dialog.Item{Key: bind("p", pin), Run: m.change(p, func(ctx context.Context, r *coreprojects.Registry) (string, error) {
+	add(k.Pin, pin, m.change(p, func(ctx context.Context, r *coreprojects.Registry) (string, error) {
 		return fmt.Sprintf("%sned %s", lower(pin), p.Name), r.SetPinned(ctx, p.ID, !p.Pinned)
-	})})
-	arch := "Archive"
+	}))
+	arch := ""
 	if p.Archived {
 		arch = "Restore"
 	}
-	items = append(items, dialog.Item{Key: bind("x", arch), Run: m.change(p, func(ctx context.Context, r *coreprojects.Registry) (string, error) {
+	add(k.Archive, arch, m.change(p, func(ctx context.Context, r *coreprojects.Registry) (string, error) {
 		if p.Archived {
 			return "restored " + p.Name, r.SetArchived(ctx, p.ID, false)
 		}
 		return "archived " + p.Name + " (nothing deleted; x restores it)", r.SetArchived(ctx, p.ID, true)
-	})})
-	trust := "Trust (load nested instructions)"
+	}))
+	trust := ""
 	if p.Trusted {
 		trust = "Untrust"
 	}
-	items = append(items, dialog.Item{Key: bind("t", trust), Run: m.change(p, func(ctx context.Context, r *coreprojects.Registry) (string, error) {
+	add(k.Trust, trust, m.change(p, func(ctx context.Context, r *coreprojects.Registry) (string, error) {
 		if p.Trusted {
 			return "untrusted " + p.Name + ": only root instructions load", r.SetTrusted(ctx, p.ID, false)
 		}
 		return "trusted " + p.Name + ": nested instructions load", r.SetTrusted(ctx, p.ID, true)
-	})})
-	items = append(items, dialog.Item{Key: bind("D", "Remove…"), Run: func() tea.Cmd { return m.st.Push(m.removeDialog(p)) }})
+	}))
+	add(k.Group, "", func() tea.Cmd { return m.st.Push(newGroupDialog(m, p)) })
+	if p.Missing {
+		add(k.Relocate, "", func() tea.Cmd { return m.st.Push(newRelocateDialog(m.host, m.st, p, "")) })
+	}
+	add(k.Remove, "", func() tea.Cmd { return m.st.Push(m.removeDialog(p)) })
+	return out
+}
+
+// menu is a project's row menu: the row actions with their keys.
+func (m *Model) menu(p coreprojects.Project) *dialog.Menu {
+	var items []dialog.Item
+	for _, a := range m.rowActions(p) {
+		items = append(items, dialog.Item{Key: a.key, Run: a.run})
+	}
 	title := common.VisibleLine(p.Name)
 	if p.Missing {
 		title += " (folder missing)"
 	}
 	return dialog.NewMenu(m.st, title, items)
+}
+
+// rowKey runs the row action bound to msg directly, as the menu would.
+// A row key that does not apply to p says why instead of doing nothing.
+func (m *Model) rowKey(p coreprojects.Project, msg tea.KeyMsg) tea.Cmd {
+	for _, a := range m.rowActions(p) {
+		if key.Matches(msg, a.key) {
+			return a.run()
+		}
+	}
+	for _, b := range m.keys.rowKeys() {
+		if !key.Matches(msg, b) {
+			continue
+		}
+		switch {
+		case b.Help().Key == m.keys.Relocate.Help().Key:
+			return common.Notice("%s is where it was; relocate is for a project whose folder moved", p.Name)
+		case p.Missing:
+			return common.Notice("%s: %s is gone; %s relocates the project", b.Help().Desc, paths.Tilde(p.Root, m.host.Places.Home), m.keys.Relocate.Help().Key)
+		}
+	}
+	return nil
 }
 
 func lower(s string) string {

@@ -7,7 +7,7 @@ import "github.com/pi-tui/pi-tui/ui/common"
 // and trust are asked in it as usual; nothing is added unless confirmed.
 func (m *Model) AddDialog(path string) common.Layer {
 	d := newAddDialog(m.host, m.st)
-	d.path.SetValue(path)
-	d.path.CursorEnd()
+	d.path.input.SetValue(path)
+	d.path.input.CursorEnd()
 	return d
 }

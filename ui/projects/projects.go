@@ -32,10 +32,17 @@ type Actions struct {
 	OpenSession      func(p coreprojects.Project) tea.Cmd
 }
 
-// KeyMap is the Projects tab's keys.
+// KeyMap is the Projects tab's keys. It is the one table behind the
+// handling, the hint line, the help and the row menu: the row keys act on
+// the selected project directly, and the menu that enter opens lists the
+// same bindings.
 type KeyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	Filter, ClearFilter, Sort, Add, Menu    key.Binding
+	Fold                                    key.Binding
+
+	// Row keys, in the order the row menu lists them.
+	Open, Agents, Memory, Instructions, Rename, Pin, Archive, Trust, Group, Relocate, Remove key.Binding
 }
 
 // DefaultKeyMap returns the Projects keys.
@@ -45,14 +52,36 @@ func DefaultKeyMap() KeyMap {
 		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		PageUp:      key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
 		PageDown:    key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-		Top:         key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "first")),
-		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "last")),
+		Top:         key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first")),
+		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "last")),
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
 		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
 		Add:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "add project")),
 		Menu:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "menu")),
+		Fold:        key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "fold group")),
+
+		Open:         bind("o", "Open session"),
+		Agents:       bind("a", "Edit AGENTS.md"),
+		Memory:       bind("m", "Edit memory"),
+		Instructions: bind("i", "Show instructions"),
+		Rename:       bind("r", "Rename"),
+		Pin:          bind("p", "Pin"),
+		Archive:      bind("x", "Archive"),
+		Trust:        bind("t", "Trust (load nested instructions)"),
+		Group:        bind("g", "Move to group…"),
+		Relocate:     bind("L", "Relocate (folder moved)…"),
+		Remove:       bind("D", "Remove…"),
 	}
+}
+
+func bind(k, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(k), key.WithHelp(k, desc))
+}
+
+// rowKeys are the row keys in menu order.
+func (k KeyMap) rowKeys() []key.Binding {
+	return []key.Binding{k.Open, k.Agents, k.Memory, k.Instructions, k.Rename, k.Pin, k.Archive, k.Trust, k.Group, k.Relocate, k.Remove}
 }
 
 type sortMode int
@@ -69,11 +98,16 @@ func (s sortMode) String() string {
 	return "recent"
 }
 
-// row is one line of the list: a section heading or a project.
+// row is one line of the list: a section heading or a project. A heading
+// with a fold key can be folded, and the cursor can rest on it.
 type row struct {
 	heading string
-	index   int // into Model.all
+	fold    string // core/projects.FoldKey of a foldable section's projects
+	index   int    // into Model.all
 }
+
+// selectable reports whether the cursor may rest on the row.
+func (r row) selectable() bool { return r.heading == "" || r.fold != "" }
 
 // Model is the Projects tab.
 type Model struct {
@@ -91,6 +125,9 @@ type Model struct {
 	sort     sortMode
 	filter   textinput.Model
 	filterOn bool
+	// folded holds the sections folded now (by fold key); the archived
+	// are folded unless opened.
+	folded map[string]bool
 
 	loading bool
 	want    string // project to select after the next load
@@ -108,8 +145,15 @@ func New(h *host.Host, st *common.UI, actions Actions) *Model {
 	f.CharLimit = 128
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	return &Model{host: h, st: st, keys: DefaultKeyMap(), actions: actions, filter: f,
-		winners: map[string]string{}, loading: true, spin: sp, now: time.Now}
+		winners: map[string]string{}, loading: true, spin: sp, now: time.Now,
+		folded: map[string]bool{archivedFold: true}}
 }
+
+// archivedFold is the fold key of the Archived section.
+const archivedFold = "archived"
+
+// foldsMsg carries the remembered folding.
+type foldsMsg map[string]bool
 
 // loadedMsg carries a fresh project list.
 type loadedMsg struct {
@@ -127,7 +171,14 @@ type changedMsg struct {
 }
 
 // Init starts the first load and the periodic reload.
-func (m *Model) Init() tea.Cmd { return tea.Batch(m.load(), m.spin.Tick, reloadTick()) }
+func (m *Model) Init() tea.Cmd {
+	reg := m.host.Projects
+	folds := func() tea.Msg {
+		f, _ := reg.Folds(context.Background()) // none remembered: the defaults
+		return foldsMsg(f)
+	}
+	return tea.Batch(folds, m.load(), m.spin.Tick, reloadTick())
+}
 
 // reloadEvery is how often the list is reloaded, so a folder deleted
 // while pi-tui runs is marked missing without any key pressed.
@@ -187,7 +238,20 @@ func (m *Model) Filtering() bool { return m.filterOn }
 // Help returns the tab's keys.
 func (m *Model) Help() [][]key.Binding {
 	k := m.keys
-	return [][]key.Binding{{k.Menu, k.Add, k.Filter, k.Sort}, {k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.ClearFilter}}
+	return [][]key.Binding{{k.Menu, k.Add, k.Filter, k.Sort, k.Fold}, k.rowKeys(), {k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.ClearFilter}}
+}
+
+// hint is the line under the title: the most used keys, from the table.
+func (m *Model) hint() string {
+	k := m.keys
+	var parts []string
+	for _, h := range []struct {
+		b    key.Binding
+		word string
+	}{{k.Menu, "menu"}, {k.Open, "open"}, {k.Memory, "memory"}, {k.Group, "group"}, {k.Add, "add"}, {k.Filter, "filter"}, {k.Sort, "sort"}} {
+		parts = append(parts, h.b.Help().Key+" "+h.word)
+	}
+	return strings.Join(parts, " · ") + " · ? help"
 }
 
 // Update handles the tab's messages.
@@ -213,6 +277,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return findWinners(m.all)
 	case winnersMsg:
 		m.winners = msg
+		return nil
+	case foldsMsg:
+		for k, v := range msg {
+			m.folded[k] = v
+		}
+		m.rebuild(m.selectedID())
 		return nil
 	case changedMsg:
 		cmds := []tea.Cmd{m.load()}
@@ -296,17 +366,63 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return common.Notice("sorted by %s", m.sort)
 	case key.Matches(msg, k.Add):
 		return m.st.Push(newAddDialog(m.host, m.st))
+	case key.Matches(msg, k.Fold):
+		return m.toggleFold()
 	case key.Matches(msg, k.Menu):
 		if p, ok := m.Selected(); ok {
 			return m.st.Push(m.menu(p))
+		}
+		return m.toggleFold()
+	default:
+		if p, ok := m.Selected(); ok {
+			return m.rowKey(p, msg)
 		}
 	}
 	return nil
 }
 
+// toggleFold folds or opens the section under the cursor (a heading, or
+// a project's group) and remembers it.
+func (m *Model) toggleFold() tea.Cmd {
+	if m.cursor < 0 || m.cursor >= len(m.rows) {
+		return nil
+	}
+	r := m.rows[m.cursor]
+	fold := r.fold
+	if r.heading == "" {
+		for i := m.cursor; i >= 0; i-- { // the project's section heading
+			if m.rows[i].heading != "" {
+				fold = m.rows[i].fold
+				break
+			}
+		}
+	}
+	if fold == "" {
+		return nil
+	}
+	m.folded[fold] = !m.folded[fold]
+	// The cursor goes to the heading, which stays when its rows go.
+	for i, h := range m.rows {
+		if h.heading != "" && h.fold == fold {
+			m.cursor = i
+		}
+	}
+	keep := m.cursor
+	m.rebuild("")
+	m.cursor = min(keep, len(m.rows)-1)
+	m.clampOffset()
+	reg, v := m.host.Projects, m.folded[fold]
+	return func() tea.Msg {
+		if err := reg.SetFolded(context.Background(), fold, v); err != nil {
+			return changedMsg{err: err}
+		}
+		return nil
+	}
+}
+
 // Selected returns the project under the cursor.
 func (m *Model) Selected() (coreprojects.Project, bool) {
-	if m.cursor < 0 || m.cursor >= len(m.rows) || m.rows[m.cursor].heading != "" {
+	if m.cursor < 0 || m.cursor >= len(m.rows) || m.rows[m.cursor].heading != "" || m.rows[m.cursor].index >= len(m.all) {
 		return coreprojects.Project{}, false
 	}
 	return m.all[m.rows[m.cursor].index], true
@@ -319,43 +435,77 @@ func (m *Model) selectedID() string {
 	return ""
 }
 
-// rebuild recomputes the visible rows from the list, the filter and the
-// sort, keeping the cursor on the project with id keep when it is shown.
+// rebuild recomputes the visible rows from the list, the filter, the
+// folding and the sort, keeping the cursor on the project with id keep
+// when it is shown. Sections: Pinned, each group (by name), the
+// ungrouped Projects, Archived. A filter looks inside folded sections
+// too, so every match is shown.
 func (m *Model) rebuild(keep string) {
 	q := strings.ToLower(strings.TrimSpace(m.filter.Value()))
-	var pinned, normal, archived []int
+	type section struct {
+		name, fold string
+		idx        []int
+	}
+	pinned := &section{name: "Pinned"}
+	normal := &section{name: "Projects"}
+	archived := &section{name: "Archived", fold: archivedFold}
+	groups := map[string]*section{}
+	var order []*section
 	for i, p := range m.all {
 		if q != "" && !strings.Contains(m.lower[i], q) {
 			continue
 		}
-		switch {
-		case p.Archived:
-			archived = append(archived, i)
-		case p.Pinned:
-			pinned = append(pinned, i)
+		var sec *section
+		switch coreprojects.Section(p) {
+		case coreprojects.SectionArchived:
+			sec = archived
+		case coreprojects.SectionPinned:
+			sec = pinned
+		case coreprojects.SectionGrouped:
+			fk := coreprojects.FoldKey(p)
+			if sec = groups[fk]; sec == nil {
+				sec = &section{name: p.Group, fold: fk}
+				groups[fk] = sec
+				order = append(order, sec)
+			}
 		default:
-			normal = append(normal, i)
+			sec = normal
 		}
+		sec.idx = append(sec.idx, i)
 	}
+	sort.Slice(order, func(i, j int) bool { return strings.ToLower(order[i].name) < strings.ToLower(order[j].name) })
+	all := append(append([]*section{pinned}, order...), normal, archived)
 	m.rows = m.rows[:0]
-	for _, sec := range []struct {
-		name string
-		idx  []int
-	}{{"Pinned", pinned}, {"Projects", normal}, {"Archived", archived}} {
+	for _, sec := range all {
 		if len(sec.idx) == 0 {
 			continue
 		}
+		folded := sec.fold != "" && m.folded[sec.fold] && q == ""
+		head := fmt.Sprintf("%s (%d)", sec.name, len(sec.idx))
+		if sec.fold != "" {
+			mark := "▾ "
+			if folded {
+				mark = "▸ "
+			}
+			head = mark + head
+		}
+		m.rows = append(m.rows, row{heading: head, fold: sec.fold})
+		if folded {
+			continue
+		}
 		m.sortIdx(sec.idx)
-		m.rows = append(m.rows, row{heading: fmt.Sprintf("%s (%d)", sec.name, len(sec.idx))})
 		for _, i := range sec.idx {
 			m.rows = append(m.rows, row{index: i})
 		}
 	}
 	m.cursor = -1
 	for i, r := range m.rows {
-		if r.heading == "" && (m.cursor < 0 || m.all[r.index].ID == keep) {
+		if !r.selectable() {
+			continue
+		}
+		if m.cursor < 0 || (r.heading == "" && m.all[r.index].ID == keep) {
 			m.cursor = i
-			if m.all[r.index].ID == keep {
+			if r.heading == "" && m.all[r.index].ID == keep {
 				break
 			}
 		}
@@ -401,7 +551,7 @@ func (m *Model) move(d int) {
 	}
 	for n := d; n != 0; n -= step {
 		next := c + step
-		for next >= 0 && next < len(m.rows) && m.rows[next].heading != "" {
+		for next >= 0 && next < len(m.rows) && !m.rows[next].selectable() {
 			next += step
 		}
 		if next < 0 || next >= len(m.rows) {
@@ -429,7 +579,7 @@ func (m *Model) clampOffset() {
 		return
 	}
 	start := m.cursor
-	if start > 0 && m.rows[start-1].heading != "" {
+	if start > 0 && m.rows[start-1].heading != "" && m.rows[start-1].fold == "" {
 		start-- // show the section heading with its first project
 	}
 	if start < m.offset {
@@ -460,7 +610,7 @@ func (m *Model) View() string {
 	case m.filterOn || m.filter.Value() != "":
 		b.WriteString(m.filter.View() + "\n")
 	default:
-		b.WriteString(m.st.Dim.Render("enter menu · n add · / filter · s sort · ? help") + "\n")
+		b.WriteString(m.st.Dim.Render(truncate(m.hint(), m.width)) + "\n")
 	}
 	if m.loadErr != "" {
 		b.WriteString(m.st.Error.Render("Cannot load projects: "+m.loadErr) + "\n")
@@ -479,7 +629,11 @@ func (m *Model) View() string {
 	for i := m.offset; i < len(m.rows) && left > 0; i++ {
 		r := m.rows[i]
 		if r.heading != "" {
-			b.WriteString(m.st.Section.Render(r.heading) + "\n")
+			head := common.VisibleLine(r.heading)
+			if i == m.cursor {
+				head = m.st.Selected.Render(padTo("› "+head, m.width))
+			}
+			b.WriteString(m.st.Section.Render(truncate(head, m.width)) + "\n")
 			left--
 			continue
 		}

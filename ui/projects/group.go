@@ -1,0 +1,152 @@
+package projects
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/ui/common"
+)
+
+// groupDialog moves a project into a group: pick an existing group, type
+// a new name, or take it out of its group.
+type groupDialog struct {
+	m      *Model
+	p      coreprojects.Project
+	input  textinput.Model
+	groups []string // the groups that exist, by name
+	cursor int
+	keys   groupKeys
+}
+
+type groupKeys struct{ Up, Down, Choose, Cancel key.Binding }
+
+// groupChoice is one line of the dialog: a group to move to ("" = none).
+type groupChoice struct {
+	label, group string
+}
+
+func newGroupDialog(m *Model, p coreprojects.Project) *groupDialog {
+	in := textinput.New()
+	in.Prompt = "> "
+	in.Placeholder = "type to filter or name a new group"
+	in.CharLimit = coreprojects.MaxGroupLen
+	in.Focus()
+	seen := map[string]bool{}
+	var groups []string
+	for _, q := range m.all {
+		if q.Group != "" && !seen[strings.ToLower(q.Group)] {
+			seen[strings.ToLower(q.Group)] = true
+			groups = append(groups, q.Group)
+		}
+	}
+	sort.Slice(groups, func(i, j int) bool { return strings.ToLower(groups[i]) < strings.ToLower(groups[j]) })
+	return &groupDialog{m: m, p: p, input: in, groups: groups, keys: groupKeys{
+		Up:     key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "up")),
+		Down:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "down")),
+		Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "move")),
+		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+	}}
+}
+
+// choices are what enter can pick, given what is typed: the groups whose
+// name holds it, a new group named so (when no group is), and no group.
+func (d *groupDialog) choices() []groupChoice {
+	typed := strings.Join(strings.Fields(d.input.Value()), " ")
+	var out []groupChoice
+	exact := false
+	for _, g := range d.groups {
+		if strings.EqualFold(g, typed) {
+			exact = true
+		}
+	}
+	for _, g := range d.groups {
+		if strings.Contains(strings.ToLower(g), strings.ToLower(typed)) {
+			label := g
+			if strings.EqualFold(g, d.p.Group) {
+				label += "  (now)"
+			}
+			out = append(out, groupChoice{label: label, group: g})
+		}
+	}
+	if typed != "" && !exact {
+		out = append(out, groupChoice{label: fmt.Sprintf("New group %q", typed), group: typed})
+	}
+	if d.p.Group != "" {
+		out = append(out, groupChoice{label: "No group", group: ""})
+	}
+	return out
+}
+
+func (d *groupDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return d, nil
+	}
+	k := d.keys
+	switch {
+	case key.Matches(km, k.Cancel):
+		return d, d.m.st.Close(d)
+	case key.Matches(km, k.Up):
+		d.cursor = max(d.cursor-1, 0)
+		return d, nil
+	case key.Matches(km, k.Down):
+		d.cursor = min(d.cursor+1, max(len(d.choices())-1, 0))
+		return d, nil
+	case key.Matches(km, k.Choose):
+		cs := d.choices()
+		if len(cs) == 0 {
+			return d, nil
+		}
+		c := cs[min(d.cursor, len(cs)-1)]
+		d.m.st.Close(d)
+		p := d.p
+		return d, d.m.change(p, func(ctx context.Context, r *coreprojects.Registry) (string, error) {
+			g, err := r.SetGroup(ctx, p.ID, c.group)
+			if g == "" {
+				return "took " + p.Name + " out of its group", err
+			}
+			return "moved " + p.Name + " to " + g, err
+		})()
+	}
+	var cmd tea.Cmd
+	d.input, cmd = d.input.Update(km)
+	d.cursor = 0
+	return d, cmd
+}
+
+func (d *groupDialog) View(width, height int) string {
+	st := d.m.st
+	w := min(max(width-4, 30), 60)
+	d.input.Width = w - 8
+	lines := []string{st.DialogHead.Render("Move " + common.VisibleLine(d.p.Name) + " to a group"), "", d.input.View(), ""}
+	cs := d.choices()
+	if len(cs) == 0 {
+		lines = append(lines, st.Dim.Render("No groups yet: type a name."))
+	}
+	for i, c := range cs {
+		line := "  " + common.VisibleLine(c.label)
+		if i == min(d.cursor, len(cs)-1) {
+			line = st.Selected.Render("› " + common.VisibleLine(c.label))
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines, "", st.Dim.Render("↑/↓ choose · enter move · esc cancel"))
+	return st.Dialog.Width(w).Render(lipgloss.JoinVertical(lipgloss.Left, lines...))
+}
+
+func (d *groupDialog) Title() string { return "Move to a group" }
+func (d *groupDialog) Help() [][]key.Binding {
+	k := d.keys
+	return [][]key.Binding{{k.Up, k.Down, k.Choose, k.Cancel}}
+}
+func (d *groupDialog) FullScreen() bool   { return false }
+func (d *groupDialog) Unsaved() string    { return "" }
+func (d *groupDialog) CapturesText() bool { return true }

@@ -1,0 +1,188 @@
+package projects_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/paths"
+	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/ui"
+)
+
+type screen struct {
+	t    *testing.T
+	tm   *teatest.TestModel
+	seen bytes.Buffer
+}
+
+func start(t *testing.T, pl paths.Places) *screen {
+	t.Helper()
+	lipgloss.SetColorProfile(termenv.Ascii)
+	m, done, err := ui.NewKit(context.Background(), ui.KitOptions{DataDir: pl.DataDir, AgentDir: pl.AgentDir, Home: pl.Home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { done() })
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	t.Cleanup(func() { tm.Quit() })
+	return &screen{t: t, tm: tm}
+}
+
+// waitFor waits until the output since the last wait shows all of want.
+func (s *screen) waitFor(want ...string) {
+	s.t.Helper()
+	teatest.WaitFor(s.t, s.tm.Output(), func(b []byte) bool {
+		s.seen.Write(b)
+		text := strings.Join(strings.Fields(strings.ReplaceAll(ansi.Strip(s.seen.String()), "│", " ")), " ")
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				return false
+			}
+		}
+		s.seen.Reset()
+		return true
+	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+}
+
+func (s *screen) keys(ks ...string) {
+	for _, k := range ks {
+		switch k {
+		case "enter":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+		case "esc":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+		default:
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
+		}
+	}
+}
+
+func places(t *testing.T) paths.Places {
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return paths.Places{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), DataDir: filepath.Join(home, "data")}
+}
+
+func registry(t *testing.T, pl paths.Places) (*coreprojects.Registry, func()) {
+	h, err := host.Open(context.Background(), pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.Projects, func() { h.Close() }
+}
+
+func project(t *testing.T, pl paths.Places, name string) coreprojects.Project {
+	t.Helper()
+	reg, done := registry(t, pl)
+	defer done()
+	p, err := reg.Find(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Row keys act without enter, but never while the filter has the keys.
+func TestRowKeysActDirectlyButNotWhileFiltering(t *testing.T) {
+	pl := places(t)
+	reg, done := registry(t, pl)
+	for _, n := range []string{"alpha", "beta"} {
+		os.MkdirAll(filepath.Join(pl.Home, n), 0o755)
+		if _, _, err := reg.Add(context.Background(), filepath.Join(pl.Home, n), "", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done()
+	s := start(t, pl)
+	s.waitFor("alpha", "beta", "enter menu · o open")
+	s.keys("/", "p", "t") // letters for the filter: nothing is pinned or trusted
+	s.waitFor("/pt")
+	s.keys("esc")
+	if p := project(t, pl, "alpha"); p.Pinned || p.Trusted {
+		t.Fatalf("keys typed into the filter acted: %+v", p)
+	}
+	s.keys("p") // the cursor is on the first row (recent order: beta)
+	s.waitFor("Pinned (1)")
+	s.keys("t")
+	s.waitFor("trusted")
+	s.keys("r")
+	s.waitFor("Rename")
+	s.keys("esc", "L")
+	s.waitFor("relocate is for a project whose folder moved")
+}
+
+// g moves a project to a group named on the spot; z folds the group, and
+// the folding is remembered by the next start; a filter looks inside it.
+func TestGroupsFoldAndAreRemembered(t *testing.T) {
+	pl := places(t)
+	reg, done := registry(t, pl)
+	for _, n := range []string{"api", "web", "notes"} {
+		os.MkdirAll(filepath.Join(pl.Home, n), 0o755)
+		reg.Add(context.Background(), filepath.Join(pl.Home, n), "", false)
+	}
+	api, _ := reg.Find(context.Background(), "api")
+	reg.SetGroup(context.Background(), api.ID, "Work")
+	done()
+	s := start(t, pl)
+	s.waitFor("▾ Work (1)", "Projects (2)")
+	s.keys("G", "g") // the last project into the existing group, picked by typing part of it
+	s.waitFor("Move")
+	s.keys("w", "o")
+	s.waitFor(`> wo`)
+	s.keys("enter")
+	s.waitFor("▾ Work (2)", "Projects (1)")
+	s.keys("home", "z")
+	s.waitFor("▸ Work (2)")
+	s.tm.Quit()
+
+	s = start(t, pl)
+	s.waitFor("▸ Work (2)", "Projects (1)")
+	s.keys("/", "a", "p", "i")
+	s.waitFor("▾ Work (1)", "~/api")
+	if p := project(t, pl, "notes"); p.Group != "" {
+		t.Errorf("notes was moved too: %q", p.Group)
+	}
+}
+
+// A project whose folder moved is relocated from its row: L, the new
+// path, enter. Memory follows it and the row is no longer missing.
+func TestRelocateFromTheRow(t *testing.T) {
+	pl := places(t)
+	reg, done := registry(t, pl)
+	old := filepath.Join(pl.Home, "src", "api")
+	os.MkdirAll(old, 0o755)
+	p, _, _ := reg.Add(context.Background(), old, "", true)
+	done()
+	os.MkdirAll(filepath.Join(pl.Home, "work"), 0o755)
+	if err := os.Rename(old, filepath.Join(pl.Home, "work", "api")); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, pl)
+	s.waitFor("api", "folder missing")
+	s.keys("o")
+	s.waitFor("Open session: ~/src/api is gone; L relocates the project")
+	s.keys("L")
+	s.waitFor("Relocate api", "Where is it now?")
+	s.tm.Type("~/work/a")
+	s.tm.Send(tea.KeyMsg{Type: tea.KeyTab})
+	s.waitFor("~/work/api/")
+	s.keys("enter")
+	s.waitFor("relocated api to ~/work/api")
+	if q := project(t, pl, p.ID); q.Root != filepath.Join(pl.Home, "work", "api") || q.Missing || !q.Trusted {
+		t.Errorf("after relocating: %+v", q)
+	}
+}

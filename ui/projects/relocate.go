@@ -1,0 +1,145 @@
+package projects
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/paths"
+	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/ui/common"
+)
+
+// relocateDialog asks where a missing project's folder went, with folder
+// completion as in the add dialog, and moves the project there.
+type relocateDialog struct {
+	host    *host.Host
+	st      *common.UI
+	p       coreprojects.Project
+	path    folderField
+	errText string
+	busy    bool
+	keys    relocateKeys
+}
+
+type relocateKeys struct{ Complete, Submit, Cancel key.Binding }
+
+func newRelocateDialog(h *host.Host, st *common.UI, p coreprojects.Project, path string) *relocateDialog {
+	f := newFolderField(h.Places.Home)
+	f.input.SetValue(path)
+	f.input.CursorEnd()
+	return &relocateDialog{host: h, st: st, p: p, path: f, keys: relocateKeys{
+		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete folder")),
+		Submit:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "relocate")),
+		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+	}}
+}
+
+type relocatedMsg struct {
+	res coreprojects.Relocated
+	err error
+}
+
+// sessionsDir is where session files live, as the runtimes see it:
+// pi's default folders, or the one folder $PI_CODING_AGENT_SESSION_DIR
+// or the sessionDir setting names.
+func sessionsDir(h *host.Host) func(string) string {
+	return session.NewManager(h.Store, session.Config{AgentDir: h.Places.AgentDir,
+		SessionDir: os.Getenv("PI_CODING_AGENT_SESSION_DIR")}).Dir
+}
+
+func (d *relocateDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
+	switch msg := msg.(type) {
+	case completionMsg:
+		if e := d.path.apply(msg); e != "" {
+			d.errText = e
+		}
+	case relocatedMsg:
+		d.busy = false
+		if msg.err != nil && msg.res.Project.ID == "" {
+			d.errText = msg.err.Error()
+			return d, nil
+		}
+		d.st.Close(d)
+		home := d.host.Places.Home
+		note := fmt.Sprintf("relocated %s to %s: %s, memory and trust moved", d.p.Name,
+			paths.Tilde(msg.res.Project.Root, home), plural(msg.res.Sessions, "session"))
+		if len(msg.res.Problems) > 0 {
+			note += fmt.Sprintf("; %d session header(s) not updated: %s", len(msg.res.Problems), strings.Join(msg.res.Problems, "; "))
+		}
+		cmds := []tea.Cmd{func() tea.Msg { return SelectMsg{ID: msg.res.Project.ID} }}
+		if msg.err != nil {
+			cmds = append(cmds, common.Failure(msg.err))
+		} else {
+			cmds = append(cmds, common.Notice("%s", note))
+		}
+		return d, tea.Batch(cmds...)
+	case tea.KeyMsg:
+		k := d.keys
+		switch {
+		case key.Matches(msg, k.Cancel):
+			return d, d.st.Close(d)
+		case d.busy:
+			return d, nil
+		case key.Matches(msg, k.Complete):
+			return d, d.path.complete()
+		case key.Matches(msg, k.Submit):
+			return d, d.relocate()
+		}
+		d.errText = ""
+		return d, d.path.update(msg)
+	}
+	return d, nil
+}
+
+func (d *relocateDialog) relocate() tea.Cmd {
+	typed := strings.TrimSpace(d.path.input.Value())
+	if typed == "" {
+		d.errText = "Type the folder's new path first."
+		return nil
+	}
+	d.busy = true
+	h, id := d.host, d.p.ID
+	path := paths.ExpandHome(typed, h.Places.Home)
+	return func() tea.Msg {
+		res, err := h.Projects.Relocate(context.Background(), id, path, coreprojects.RelocateOptions{SessionsDir: sessionsDir(h)})
+		return relocatedMsg{res: res, err: err}
+	}
+}
+
+func (d *relocateDialog) View(width, height int) string {
+	st := d.st
+	w := min(max(width-4, 30), 72)
+	d.path.input.Width = w - 12
+	lines := []string{
+		st.DialogHead.Render("Relocate " + common.VisibleLine(d.p.Name)), "",
+		st.R.NewStyle().Width(w - 4).Render(common.VisibleLine(fmt.Sprintf("The folder %s is gone. Where is it now? Its sessions, memory, trust, group and pin move with it.",
+			paths.Tilde(d.p.Root, d.host.Places.Home)))), "",
+		st.Key.Render("› Folder ") + d.path.input.View(),
+	}
+	lines = append(lines, d.path.completionLines(st)...)
+	if d.errText != "" {
+		lines = append(lines, st.Error.Render(d.errText))
+	}
+	if d.busy {
+		lines = append(lines, st.Dim.Render("relocating…"))
+	}
+	lines = append(lines, "", st.Dim.Render("tab complete · enter relocate · esc cancel"))
+	return st.Dialog.Width(w).Render(lipgloss.JoinVertical(lipgloss.Left, lines...))
+}
+
+func (d *relocateDialog) Title() string { return "Relocate " + d.p.Name }
+func (d *relocateDialog) Help() [][]key.Binding {
+	k := d.keys
+	return [][]key.Binding{{k.Complete, k.Submit, k.Cancel}}
+}
+func (d *relocateDialog) FullScreen() bool   { return false }
+func (d *relocateDialog) Unsaved() string    { return "" }
+func (d *relocateDialog) CapturesText() bool { return true }
