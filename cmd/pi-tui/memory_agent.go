@@ -6,25 +6,12 @@ import (
 	"fmt"
 )
 
-// memoryAgentWritesHelp is `memory agent-writes --help`.
-const memoryAgentWritesHelp = `Usage: pi-tui memory agent-writes PROJECT [on|off]
-
-Shows, or turns on or off, whether the agent may add, replace and remove
-entries of PROJECT's memory through its remember tool. Off by default;
-untrusted projects never get the tool, whatever this says. Each change the
-agent makes shows in the session with an undo (/undo-memory).
-
-Example:
-  pi-tui memory agent-writes api on
-`
-
 // memoryAgentWrites shows or sets a project's agent-writes switch.
 func (a *app) memoryAgentWrites(args []string) error {
 	fs := a.flags("memory agent-writes")
 	pos, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		_, err := fmt.Fprint(a.stdout, memoryAgentWritesHelp)
-		return err
+		return a.helpFor("memory agent-writes")
 	}
 	if err != nil {
 		return err

@@ -376,39 +376,21 @@ func (a *app) projectsFlag(sub string, args []string) error {
 	return nil
 }
 
-// projectsHelp is the usage of the subcommands added with groups and
-// relocation, in the style of the main help text.
-const projectsHelp = `  pi-tui projects group NAME PROJECT...                 put projects in the group NAME (made by naming it)
-  pi-tui projects group --none PROJECT...               take projects out of their group
-  pi-tui projects ungroup PROJECT...                    the same as group --none
-  pi-tui projects relocate PROJECT NEWPATH              a project whose folder moved: its sessions, memory,
-                                                        trust, group and pin follow it to NEWPATH
-`
-
-// helpProjects prints the usage lines of one of these subcommands.
-func (a *app) helpProjects(sub string) error {
-	for _, line := range strings.Split(projectsHelp, "\n") {
-		if strings.Contains(line, "projects "+sub) {
-			fmt.Fprintln(a.stdout, strings.TrimSpace(line))
-		}
-	}
-	return nil
-}
-
 func (a *app) projectsGroup(sub string, args []string) error {
 	fs := a.flags("projects " + sub)
-	none := fs.Bool("none", false, "")
+	none := new(bool)
+	if sub == "group" {
+		none = fs.Bool("none", false, "")
+	}
 	pos, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		return a.helpProjects(sub)
+		return a.helpFor("projects " + sub)
 	}
 	if err != nil {
 		return err
 	}
 	group := ""
 	switch {
-	case sub == "ungroup" && *none:
-		return usagef("projects ungroup takes no --none: it is what ungroup does")
 	case sub == "ungroup" || *none:
 	case len(pos) == 0:
 		return usagef("projects group needs NAME and at least one PROJECT (or --none and PROJECTs)")
@@ -452,7 +434,7 @@ func (a *app) projectsRelocate(args []string) error {
 	fs := a.flags("projects relocate")
 	pos, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		return a.helpProjects("relocate")
+		return a.helpFor("projects relocate")
 	}
 	if err != nil {
 		return err
