@@ -128,8 +128,9 @@ type Model struct {
 }
 
 type statusInfo struct {
-	model string
-	warn  string
+	model    string // the default model ("no model" when none is usable)
+	thinking string // the default thinking level, when settings name one
+	warn     string
 }
 
 type statusMsg statusInfo
@@ -204,6 +205,9 @@ func (m *Model) loadStatus() tea.Cmd {
 			s.model = "no model"
 		default:
 			s.model = mod.Provider + "/" + mod.ID
+		}
+		if l, err := coresettings.ReadThinkingLevel(h.Places.AgentDir); err == nil {
+			s.thinking = l
 		}
 		if _, gw := instructions.LoadGuidance(h.Places.AgentDir); len(gw) > 0 {
 			warns = append(warns, "agent-guidance.json is invalid (see Settings)")
@@ -628,13 +632,24 @@ func (m *Model) statusBar() string {
 	if m.noticeErr && left != "" {
 		left = "✗ " + left
 	}
-	model := m.status.model
-	if rm := m.session.RuntimeModel(); rm != "" {
-		model = rm
+	// The model and thinking level shown are the ones the focused place
+	// would use: the open session's on the Session and Settings tabs, the
+	// defaults on Projects.
+	model, thinking := m.status.model, m.status.thinking
+	if m.tab != tabProjects {
+		if sm, st := m.session.Effective(); sm != "" || st != "" {
+			if sm != "" {
+				model = sm
+			}
+			thinking = st
+		}
 	}
-	right := "model: " + model + " · runtime: " + m.session.RuntimeState()
-	if m.status.model == "" {
-		right = "runtime: " + m.session.RuntimeState()
+	right := "runtime: " + m.session.RuntimeState()
+	if thinking != "" {
+		right = "thinking: " + thinking + " · " + right
+	}
+	if model != "" {
+		right = "model: " + model + " · " + right
 	}
 	if m.status.warn != "" {
 		right = "⚠ " + m.status.warn + " · " + right

@@ -706,7 +706,7 @@ func (s *Session) SetTitle(ctx context.Context, title string) error {
 // Branch moves the leaf to an existing entry, or before the first entry
 // when entryID is "". The entries after it stay in the tree; the next
 // Append starts a new branch from there. pi reopens the file on the same
-// branch.
+// branch. The session's model and thinking level stay as they were.
 func (s *Session) Branch(ctx context.Context, entryID string) error {
 	if entryID != "" {
 		pe, ok := s.pi.Get(entryID)
@@ -723,9 +723,27 @@ func (s *Session) Branch(ctx context.Context, entryID string) error {
 			}
 		}
 	}
+	model, level := s.Chosen()
 	a, err := s.pi.Branch(ctx, entryID)
 	s.arrived(a.Arrived)
-	return err
+	if err != nil {
+		return err
+	}
+	// The model and thinking level are the session's, not the branch's:
+	// a choice made after the branch point is written again on the new
+	// branch, so it holds there and when the session reopens.
+	nowModel, nowLevel := s.Chosen()
+	if model != "" && nowModel != model {
+		if _, err := s.Append(ctx, TypeModelChange, map[string]string{"model": model}); err != nil {
+			return err
+		}
+	}
+	if level != "" && nowLevel != level {
+		if _, err := s.Append(ctx, TypeCustom, record{Kind: kindThinking, ThinkingLevel: level}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // viewOf returns pi-tui's view of a pi entry, cached.

@@ -530,3 +530,34 @@ func TestLeafNamesAShownEntry(t *testing.T) {
 		t.Errorf("path %s; the result's path %q", types(path), sm.Path)
 	}
 }
+
+// Branching to before a model or thinking-level change keeps the change:
+// they are the session's settings, and hold on the new branch and after
+// reopening.
+func TestBranchKeepsModelAndThinking(t *testing.T) {
+	e := setup(t, t.TempDir())
+	ctx := context.Background()
+	s, _ := e.m.Create(ctx, "p1", "")
+	u := mustAppend(t, s, TypeUser, msg(provider.RoleUser, text("one")))
+	mustAppend(t, s, TypeAssistant, msg(provider.RoleAssistant, text("two")))
+	mustAppend(t, s, TypeModelChange, map[string]string{"model": "fake/m2"})
+	mustAppend(t, s, TypeCustom, record{Kind: kindThinking, ThinkingLevel: "high"})
+	if err := s.Branch(ctx, u.ID); err != nil {
+		t.Fatal(err)
+	}
+	if m, l := s.Chosen(); m != "fake/m2" || l != "high" {
+		t.Errorf("after branching: %q %q", m, l)
+	}
+	s.Close()
+	o, err := e.m.Open(ctx, s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if m, l := o.Chosen(); m != "fake/m2" || l != "high" {
+		t.Errorf("reopened: %q %q", m, l)
+	}
+	if types(o.Path()) != "user model_change custom" {
+		t.Errorf("path %s", types(o.Path()))
+	}
+}

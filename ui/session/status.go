@@ -9,13 +9,20 @@ import (
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
-// RuntimeModel is the model the session's runtime runs ("" before one
-// launched), for the status bar.
-func (m *Model) RuntimeModel() string {
+// Effective returns the open session's model and thinking level as the
+// next prompt will use them: the ones chosen in the session (/model,
+// /thinking, shift+tab, or pi), else what its runtime runs; "" for what
+// the session does not decide (the default applies), and both "" when no
+// session is open.
+func (m *Model) Effective() (model, thinking string) {
 	if m.sid == "" {
-		return ""
+		return "", ""
 	}
-	return m.running
+	model = m.model
+	if model == "" {
+		model = m.running
+	}
+	return model, strings.TrimPrefix(m.thinkingText(), "thinking ")
 }
 
 // RuntimeState is the runtime's state for the status bar.

@@ -1,0 +1,44 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
+)
+
+// The status bar names the model and thinking level the focused place
+// would use: the open session's choice on the Session tab (right after
+// /model, before any prompt; a model without reasoning says thinking is
+// off), the defaults on Projects.
+func TestStatusBarShowsTheFocusedModel(t *testing.T) {
+	f := newFixture(t)
+	fake := fakemodel.New(t, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "pong"} })
+	f.write(".pi/agent/models.json", fmt.Sprintf(`{"providers":{"fake":{"baseUrl":%q,"api":"openai-completions","apiKey":"k",
+		"models":[{"id":"m1"},{"id":"m2","reasoning":true}]}}}`, fake.URL))
+	f.write(".pi/agent/settings.json", `{"defaultProvider":"fake","defaultModel":"m1","defaultThinkingLevel":"low"}`)
+	f.add("proj", "proj", true)
+	s := f.run(160, 30)
+	s.waitFor("model: fake/m1 · thinking: low")
+	s.keys("enter", "o")
+	s.waitFor("No sessions yet")
+	s.keys("n")
+	s.waitFor("Type a message", "model: fake/m1 · thinking: off (model)")
+	s.tm.Type("hi")
+	s.keys("enter")
+	s.waitFor("pong")
+	s.tm.Type("/model")
+	s.keys("enter")
+	s.waitFor("fake/m2")
+	s.keys("down", "enter")
+	s.waitFor("model: fake/m2 · thinking: low")
+	s.keys("tab") // Settings: still the open session's
+	s.waitFor("Default model", "model: fake/m2 · thinking: low")
+	s.keys("tab") // Projects: the defaults
+	s.waitFor("model: fake/m1 · thinking: low")
+	view := s.final()
+	if !strings.Contains(view, "model: fake/m1") {
+		t.Errorf("Projects shows the session's model:\n%s", view)
+	}
+}
