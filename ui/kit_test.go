@@ -239,8 +239,8 @@ func TestSessionAbortQueueTreeAndContext(t *testing.T) {
 	r.say("second")
 	r.waitFor("answer to second")
 	// /tree: branch before "first"; the message comes back to edit.
-	r.command("/tree", "Branch: continue from before")
-	r.keys("3")
+	r.command("/tree", "Tree · every branch", "you: first")
+	r.keys("up", "up", "up") // from the leaf (answer to second) to "first"
 	r.waitFor("branched")
 	r.keys("enter")
 	r.waitFor("answer to first")

@@ -99,7 +99,7 @@ func TestSessionThinkingLevel(t *testing.T) {
 	s = f.run(140, 30)
 	s.waitFor("proj")
 	s.keys("enter", "o")
-	s.waitFor("entries")
+	s.waitFor("messages")
 	s.keys("enter")
 	s.waitFor("pong", "thinking high")
 	s.final()

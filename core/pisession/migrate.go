@@ -253,11 +253,17 @@ func WriteSession(ctx context.Context, dir string, d SessionDraft, opts Options)
 		b.Write(line)
 		b.WriteByte('\n')
 	}
+	return writeNew(dir, filepath.Join(dir, FileName(ts, d.ID)), b.Bytes())
+}
+
+// writeNew writes data as the new file final in dir: to a temporary file
+// that is synced and then linked to final, which must not exist yet (a
+// session file is never overwritten).
+func writeNew(dir, final string, data []byte) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("write session: %w", err)
 	}
-	final := filepath.Join(dir, FileName(ts, d.ID))
-	tmp, err := writeTemp(dir, b.Bytes(), 0o600)
+	tmp, err := writeTemp(dir, data, 0o600)
 	if err != nil {
 		return "", fmt.Errorf("write session %s: %w", final, err)
 	}
@@ -271,7 +277,7 @@ func WriteSession(ctx context.Context, dir string, d SessionDraft, opts Options)
 		if cerr != nil {
 			return "", fmt.Errorf("write session %s: %w", final, cerr)
 		}
-		_, werr := f.Write(b.Bytes())
+		_, werr := f.Write(data)
 		if werr == nil {
 			werr = f.Sync()
 		}

@@ -158,6 +158,8 @@ type Summary struct {
 	ID, ProjectID, Title string
 	CreatedAt, UpdatedAt int64 // unix ms; UpdatedAt is pi's "modified"
 	Entries              int
+	// Messages counts message entries on every branch, as pi counts them.
+	Messages int
 	// Path is the session file.
 	Path string
 	// FirstMessage is the first user message, as pi's picker shows it.
@@ -399,7 +401,7 @@ func summaryOf(s pisession.Summary, projectID string) Summary {
 	if id == "" {
 		id = strings.TrimSuffix(filepath.Base(s.Path), ".jsonl")
 	}
-	out := Summary{ID: id, ProjectID: projectID, Title: s.Name, Entries: s.Entries, Path: s.Path,
+	out := Summary{ID: id, ProjectID: projectID, Title: s.Name, Entries: s.Entries, Messages: s.Messages, Path: s.Path,
 		FirstMessage: s.FirstMessage, Problem: s.Problem, Broken: s.Broken, UpdatedAt: s.LastActivity.UnixMilli()}
 	if t, err := pisession.ParseTimestamp(s.Created); err == nil {
 		out.CreatedAt = t.UnixMilli()

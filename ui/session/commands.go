@@ -25,7 +25,9 @@ import (
 func builtins() []skills.Command {
 	return []skills.Command{
 		{Name: "compact", Description: "summarise the session so far to free context", ArgumentHint: "[instructions]"},
-		{Name: "tree", Description: "continue from an earlier message (the old branch stays)"},
+		{Name: "tree", Description: "every branch of the session: continue from any entry (the old branch stays)"},
+		{Name: "fork", Description: "a new session from an entry of this one (this one is unchanged)"},
+		{Name: "name", Description: "name the session", ArgumentHint: "NAME"},
 		{Name: "new", Description: "start a new session"},
 		{Name: "model", Description: "switch this session's model"},
 		{Name: "thinking", Description: "set this session's thinking level (off … xhigh), or pick one", ArgumentHint: "[level]"},
@@ -243,7 +245,11 @@ func (m *Model) command(text string) tea.Cmd {
 	case "new":
 		return m.newSession()
 	case "tree":
-		return m.treePicker()
+		return m.treePicker(false)
+	case "fork":
+		return m.treePicker(true)
+	case "name":
+		return m.rename(strings.TrimSpace(arg))
 	case "model":
 		return m.modelPicker()
 	case "thinking":

@@ -13,6 +13,7 @@ import (
 
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/dialog"
 )
 
 type listMsg struct {
@@ -26,6 +27,8 @@ type openedMsg struct {
 	entries []coresession.Entry
 	sess    *coresession.Session // watched for other writers' arrivals
 	err     error
+	input   string // put in the chat input (a forked message to edit)
+	notice  string // said in the status bar once open
 }
 
 func (m *Model) loadList() tea.Cmd {
@@ -64,28 +67,144 @@ func (m *Model) newSession() tea.Cmd {
 	}
 }
 
+// shown returns the sessions the filter lets through, in list order.
+func (m *Model) shown() []coresession.Summary {
+	if m.filter.text() == "" {
+		return m.list
+	}
+	var out []coresession.Summary
+	for _, s := range m.list {
+		if m.filter.matches(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 func (m *Model) listKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
+	if m.filter.on {
+		switch msg.Type {
+		case tea.KeyEsc:
+			m.filter.stop()
+			m.cursor = 0
+			return nil
+		case tea.KeyEnter, tea.KeyUp, tea.KeyDown:
+			// fall through to the list: open or move within what shows
+		default:
+			before := m.filter.input.Value()
+			var cmd tea.Cmd
+			m.filter.input, cmd = m.filter.input.Update(msg)
+			if m.filter.input.Value() == before {
+				return cmd
+			}
+			m.cursor = 0
+			return tea.Batch(cmd, m.filter.search(m.list))
+		}
+	}
+	list := m.shown()
 	switch {
 	case key.Matches(msg, k.Up):
 		m.cursor = max(m.cursor-1, 0)
 	case key.Matches(msg, k.Down):
-		m.cursor = min(m.cursor+1, max(len(m.list)-1, 0))
+		m.cursor = min(m.cursor+1, max(len(list)-1, 0))
+	case m.filter.on:
+		if msg.Type == tea.KeyEnter && m.cursor < len(list) {
+			return m.openSession(list[m.cursor].ID)
+		}
+	case key.Matches(msg, k.Filter):
+		m.filter.start()
+		m.cursor = 0
 	case key.Matches(msg, k.New):
 		return m.newSession()
+	case key.Matches(msg, k.Rename):
+		if m.cursor < len(list) && !list[m.cursor].Broken {
+			s := list[m.cursor]
+			return m.renameDialog(s.ID, s.Title)
+		}
+	case key.Matches(msg, k.Delete):
+		if m.cursor < len(list) {
+			return m.deleteDialog(list[m.cursor])
+		}
 	case key.Matches(msg, k.Open):
-		if m.cursor < len(m.list) {
-			return m.openSession(m.list[m.cursor].ID)
+		if m.cursor < len(list) {
+			return m.openSession(list[m.cursor].ID)
 		}
 		return m.newSession()
 	}
 	return nil
 }
 
+// renameDialog asks for a session's new name.
+func (m *Model) renameDialog(id, title string) tea.Cmd {
+	return m.d.UI.Push(dialog.NewPrompt(m.d.UI, "Rename session", "pi shows the name in its session list too", title,
+		func(v string) string {
+			if strings.TrimSpace(v) == "" {
+				return "a name cannot be empty"
+			}
+			return ""
+		}, func(v string) tea.Cmd { return m.setTitle(id, strings.TrimSpace(v)) }))
+}
+
+// rename names the open session (/name NAME), or asks for the name.
+func (m *Model) rename(name string) tea.Cmd {
+	if name == "" {
+		return m.renameDialog(m.sid, m.title)
+	}
+	return m.setTitle(m.sid, name)
+}
+
+// renamedMsg says a session was named.
+type renamedMsg struct{ id, title string }
+
+// setTitle writes a session's name (pi's session_info) in a command.
+func (m *Model) setTitle(id, title string) tea.Cmd {
+	rts := m.d.Runtimes
+	return func() tea.Msg {
+		s, err := rts.Session(context.Background(), id)
+		if err == nil {
+			err = s.SetTitle(context.Background(), title)
+		}
+		if err != nil {
+			return common.NoticeMsg{Text: "rename: " + err.Error(), Error: true}
+		}
+		return renamedMsg{id: id, title: title}
+	}
+}
+
+// deleteDialog asks before a session's file is removed.
+func (m *Model) deleteDialog(s coresession.Summary) tea.Cmd {
+	name := s.Title
+	if name == "" {
+		name = s.FirstMessage
+	}
+	if name == "" {
+		name = filepath.Base(s.Path)
+	}
+	body := fmt.Sprintf("Delete %q (%d messages)? Its file is removed, for pi as well:\n%s", common.VisibleLine(firstLine(name)), s.Messages, common.VisibleLine(s.Path))
+	rts, id := m.d.Runtimes, s.ID
+	return m.d.UI.Push(dialog.NewConfirm(m.d.UI, "Delete session", body, func() tea.Cmd {
+		return func() tea.Msg {
+			if err := rts.DeleteSession(context.Background(), id); err != nil {
+				return common.NoticeMsg{Text: "delete: " + err.Error(), Error: true}
+			}
+			return deletedMsg{id: id}
+		}
+	}, "D"))
+}
+
+// deletedMsg says a session's file was removed.
+type deletedMsg struct{ id string }
+
 func (m *Model) listView() string {
 	st := m.d.UI
 	var b strings.Builder
-	b.WriteString(st.Title.Render("Sessions · "+common.VisibleLine(m.project.Name)) + st.Dim.Render("  enter open · n new · ? help") + "\n\n")
+	b.WriteString(st.Title.Render("Sessions · "+common.VisibleLine(m.project.Name)) + st.Dim.Render("  enter open · n new · r rename · D delete · / filter · ? help") + "\n")
+	if m.filter.on {
+		b.WriteString(m.filter.input.View() + "\n")
+	} else {
+		b.WriteString("\n")
+	}
 	if m.listErr != "" {
 		b.WriteString(st.Error.Render(m.listErr))
 		return b.String()
@@ -94,7 +213,15 @@ func (m *Model) listView() string {
 		b.WriteString("No sessions yet. Press " + st.Key.Render("n") + " (or enter) to start one.")
 		return b.String()
 	}
-	for i, s := range m.list {
+	list := m.shown()
+	if len(list) == 0 {
+		b.WriteString(st.Dim.Render("No session matches."))
+		return b.String()
+	}
+	room := max(m.height-3, 1)
+	top := max(m.cursor-room+1, 0)
+	for i := top; i < len(list) && i < top+room; i++ {
+		s := list[i]
 		title := s.Title
 		if title == "" {
 			title = s.FirstMessage
@@ -102,11 +229,11 @@ func (m *Model) listView() string {
 		if title == "" {
 			title = "(untitled)"
 		}
-		line := fmt.Sprintf("%s  %s  %d entries", time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04"), common.VisibleLine(title), s.Entries)
+		when := time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04")
+		line := fmt.Sprintf("%s  %s  %s", when, common.VisibleLine(firstLine(title)), plural(s.Messages, "message"))
 		if s.Problem != "" {
 			// A file pi-tui cannot use says why, in one line; the others work.
-			line = fmt.Sprintf("%s  %s  ⚠ %s", time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04"),
-				common.VisibleLine(filepath.Base(s.Path)), common.VisibleLine(s.Problem))
+			line = fmt.Sprintf("%s  %s  ⚠ %s", when, common.VisibleLine(filepath.Base(s.Path)), common.VisibleLine(s.Problem))
 		}
 		line = ansi.Truncate(line, max(m.width-4, 10), "…")
 		if i == m.cursor {

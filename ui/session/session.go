@@ -45,6 +45,7 @@ type Deps struct {
 
 // Keys of the chat.
 type Keys struct {
+	Rename, Delete, Filter                                                                    key.Binding // the session list's
 	Send, Newline, Abort, HistPrev, HistNext, ScrollUp, ScrollDown, Tools, Thinking, Sessions key.Binding
 	Level                                                                                     key.Binding // cycles the thinking level
 	Open, New, Up, Down                                                                       key.Binding
@@ -67,6 +68,9 @@ func defaultKeys() Keys {
 		Level:      b("shift+tab", "thinking level", "shift+tab"),
 		Sessions:   b("ctrl+l", "sessions", "ctrl+l"),
 		Open:       b("enter", "open session", "enter"),
+		Rename:     b("r", "rename", "r"),
+		Delete:     b("D", "delete", "D"),
+		Filter:     b("/", "filter by title and content", "/"),
 		New:        b("n", "new session", "n"),
 		Up:         b("↑/k", "up", "up", "k"),
 		Down:       b("↓/j", "down", "down", "j"),
@@ -90,6 +94,7 @@ type Model struct {
 	list    []coresession.Summary
 	cursor  int
 	listErr string
+	filter  listFilter // the session list's filter
 
 	sid      string // the open session, "" in the list
 	title    string
@@ -175,7 +180,7 @@ func (m *Model) SetSize(w, h int) {
 func (m *Model) inputHeight() int { return min(max(m.input.Lines(), 2), 6) }
 
 // CapturesText reports whether keys go to the input.
-func (m *Model) CapturesText() bool { return m.sid != "" }
+func (m *Model) CapturesText() bool { return m.sid != "" || m.filter.on }
 
 // Busy reports whether the agent is working, so quitting asks first.
 func (m *Model) Busy() bool { return m.working }
@@ -184,7 +189,7 @@ func (m *Model) Busy() bool { return m.working }
 func (m *Model) Help() [][]key.Binding {
 	k := m.keys
 	if m.sid == "" {
-		return [][]key.Binding{{k.Open, k.New, k.Up, k.Down}}
+		return [][]key.Binding{{k.Open, k.New, k.Rename, k.Delete, k.Filter}, {k.Up, k.Down}}
 	}
 	cmds := key.NewBinding(key.WithKeys("/"), key.WithHelp("/compact /tree", "/new /model /thinking /context, /skill:name, /template"))
 	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds, completeKey}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown}, {k.Tools, k.Thinking, k.Level, k.Sessions}}
@@ -255,7 +260,15 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.unApprove = m.d.Runtimes.SetApprover(m.sid, m.br.approver(m.sid, m.project.Root))
 		st := m.d.Runtimes.State(m.sid)
 		m.runtime = st.Runtime
-		return tea.Batch(m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess))
+		var say tea.Cmd
+		if msg.input != "" {
+			m.input.SetValue("")
+			m.input.Insert(msg.input)
+		}
+		if msg.notice != "" {
+			say = common.Notice("%s", msg.notice)
+		}
+		return tea.Batch(m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.loadList())
 	case arrivedMsg:
 		if msg.id != m.sid {
 			return nil
@@ -294,9 +307,24 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			cmd = m.send(next)
 		}
 		return tea.Batch(cmd, m.loadList())
+	case contentMsg:
+		if msg.seq == m.filter.seq && m.filter.on {
+			m.filter.content = msg.hits
+		}
+		return nil
+	case renamedMsg:
+		if msg.id == m.sid {
+			m.title = msg.title
+		}
+		return tea.Batch(common.Notice("named %q", msg.title), m.loadList())
+	case deletedMsg:
+		if msg.id == m.sid {
+			m.close()
+		}
+		return tea.Batch(common.Notice("session deleted"), m.loadList(), func() tea.Msg { return common.ProjectsChangedMsg{} })
 	case treeMsg:
 		if m.sid != "" {
-			return m.showTree(msg.path)
+			return m.showTree(msg)
 		}
 		return nil
 	case modelsMsg:

@@ -14,59 +14,61 @@ import (
 	"github.com/pi-tui/pi-tui/ui/dialog"
 )
 
-// treePicker loads the session's path (a store read when no runtime
-// holds it) in a command, then offers its user messages.
-func (m *Model) treePicker() tea.Cmd {
+// treePicker loads the session's tree in a command, then shows it: enter
+// continues from the chosen entry (fork=false) or forks a new session
+// from it (fork=true, /fork); f forks either way.
+func (m *Model) treePicker(fork bool) tea.Cmd {
 	rts, id := m.d.Runtimes, m.sid
 	return func() tea.Msg {
 		s, err := rts.Session(context.Background(), id)
 		if err != nil {
 			return common.NoticeMsg{Text: err.Error(), Error: true}
 		}
-		return treeMsg{path: s.Path()}
+		return treeMsg{tree: s.Tree(), leaf: s.Leaf(), fork: fork}
 	}
 }
 
-type treeMsg struct{ path []coresession.Entry }
+type treeMsg struct {
+	tree []coresession.TreeEntry
+	leaf string
+	fork bool
+}
 
-func (m *Model) showTree(path []coresession.Entry) tea.Cmd {
-	var users []coresession.Entry
-	for _, e := range path {
-		if e.Type == coresession.TypeUser {
-			users = append(users, e)
-		}
-	}
-	if len(users) == 0 {
+func (m *Model) showTree(msg treeMsg) tea.Cmd {
+	if len(msg.tree) == 0 {
 		return common.Notice("no messages to branch from yet")
 	}
-	if len(users) > 35 {
-		users = users[len(users)-35:]
+	jump := func(te coresession.TreeEntry, _ string) tea.Cmd { return m.branchTo(te.Entry) }
+	fork := func(te coresession.TreeEntry, _ string) tea.Cmd { return m.forkFrom(te.Entry) }
+	if msg.fork {
+		jump = fork
 	}
-	keysFor := "123456789abcdefghijklmnopqrstuvwxyz"
-	var items []dialog.Item
-	for i := range users {
-		it := &item{kind: kindUser, entry: &users[i]}
-		it.decode()
-		label := common.VisibleLine(it.text)
-		if r := []rune(label); len(r) > 50 {
-			label = string(r[:49]) + "…"
-		}
-		k := string(keysFor[i])
-		entry := users[i]
-		items = append(items, dialog.Item{Key: key.NewBinding(key.WithKeys(k), key.WithHelp(k, label)), Run: func() tea.Cmd {
-			return m.branchTo(entry, it.text)
-		}})
-	}
-	return m.d.UI.Push(dialog.NewMenu(m.d.UI, "Branch: continue from before which message?", items))
+	return m.d.UI.Push(newTreePage(m.d.UI, msg.fork, msg.tree, msg.leaf, jump, fork))
 }
 
-// branchTo moves the leaf to just before a user message and puts that
-// message in the input to edit and send again; the old branch stays.
-func (m *Model) branchTo(e coresession.Entry, text string) tea.Cmd {
+// userText returns the text of a user entry ("" for other entries).
+func userText(e coresession.Entry) string {
+	if e.Type != coresession.TypeUser {
+		return ""
+	}
+	it := &item{kind: kindUser, entry: &e}
+	it.decode()
+	return it.text
+}
+
+// branchTo continues the session from an entry, on a new branch; the old
+// branch stays. From a user message it moves to just before it and puts
+// the message in the input to edit and send again.
+func (m *Model) branchTo(e coresession.Entry) tea.Cmd {
 	rts, id := m.d.Runtimes, m.sid
-	m.input.SetValue(text)
+	at := e.ID
+	if text := userText(e); e.Type == coresession.TypeUser {
+		at = e.ParentID
+		m.input.SetValue("")
+		m.input.Insert(text) // the cursor at its end, to edit it
+	}
 	return func() tea.Msg {
-		if err := rts.Branch(context.Background(), id, e.ParentID); err != nil {
+		if err := rts.Branch(context.Background(), id, at); err != nil {
 			return openedMsg{err: err}
 		}
 		s, err := rts.Session(context.Background(), id)
@@ -74,6 +76,23 @@ func (m *Model) branchTo(e coresession.Entry, text string) tea.Cmd {
 			return openedMsg{err: err}
 		}
 		return branchedMsg{entries: s.Path()}
+	}
+}
+
+// forkFrom starts a new session holding the branch up to an entry (up to
+// just before a user message, which goes to the input) and opens it.
+func (m *Model) forkFrom(e coresession.Entry) tea.Cmd {
+	rts, id := m.d.Runtimes, m.sid
+	upTo, text := e.ID, ""
+	if e.Type == coresession.TypeUser {
+		upTo, text = e.ParentID, userText(e)
+	}
+	return func() tea.Msg {
+		s, err := rts.ForkSession(context.Background(), id, upTo)
+		if err != nil {
+			return openedMsg{err: err}
+		}
+		return openedMsg{id: s.ID(), title: s.Title(), entries: s.Path(), sess: s, input: text, notice: "forked: a new session; the old one is unchanged"}
 	}
 }
 

@@ -1,0 +1,128 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/pi-tui/pi-tui/core/pisession"
+	"github.com/pi-tui/pi-tui/store"
+)
+
+// Delete removes a session's file, for good. The caller has asked the user
+// and closed the session (no runtime holds it). A session that was never
+// written (no prompt sent) is only forgotten.
+func (m *Manager) Delete(ctx context.Context, id string) error {
+	s, err := m.Open(ctx, id)
+	if err != nil {
+		return fmt.Errorf("delete session: %w", err)
+	}
+	path, persisted, projectID := s.File(), s.pi.Persisted(), s.projectID
+	s.Close()
+	m.mu.Lock()
+	delete(m.pending, id)
+	delete(m.known, id)
+	m.mu.Unlock()
+	if !persisted {
+		return nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	m.idx.Retain(func(p string) bool { return p != path })
+	if projectID != "" {
+		// The index follows at the next listing anyway; this keeps the
+		// count right at once.
+		if have, err := m.st.SessionIndex(ctx); err == nil {
+			var keep []string
+			for _, x := range have[projectID] {
+				if x != fileID(filepath.Base(path)) {
+					keep = append(keep, x)
+				}
+			}
+			_ = m.st.SetSessionIndex(ctx, projectID, keep)
+		}
+	}
+	return nil
+}
+
+// Fork starts a new session of the same project holding the branch of
+// session id from its root to the entry upTo ("" for an empty session), as
+// pi's fork does: the entries keep their lines, and the new file names the
+// old one as its parent session.
+func (m *Manager) Fork(ctx context.Context, id, upTo string) (*Session, error) {
+	s, err := m.Open(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("fork session: %w", err)
+	}
+	defer s.Close()
+	if !s.pi.Persisted() {
+		return nil, fmt.Errorf("fork session %s: it has no messages yet: %w", id, store.ErrNotFound)
+	}
+	path, err := pisession.Fork(ctx, s.pi, filepath.Dir(s.File()), upTo, m.opts())
+	if err != nil {
+		return nil, fmt.Errorf("fork session %s: %w", id, err)
+	}
+	ps, err := pisession.Open(ctx, path, m.opts())
+	if err != nil {
+		return nil, fmt.Errorf("fork session %s: %w", id, err)
+	}
+	if s.projectID != "" {
+		_ = m.st.IndexSession(ctx, s.projectID, ps.ID())
+	}
+	m.mu.Lock()
+	m.known[ps.ID()] = path
+	m.mu.Unlock()
+	return newSession(ps, s.projectID), nil
+}
+
+// TreeEntry is one entry of a session's tree as /tree shows it.
+type TreeEntry struct {
+	Entry
+	// Parent is the nearest ancestor that is shown ("" for a top entry):
+	// names, labels and pi-tui's markers between them are skipped.
+	Parent string
+	// Label is the entry's label (pi's label entries), "" when none.
+	Label string
+	// OnPath says the entry is on the current branch.
+	OnPath bool
+}
+
+// Tree returns every entry pi-tui shows, on every branch, in file order,
+// with its shown parent, its label and whether it is on the current branch.
+func (s *Session) Tree() []TreeEntry {
+	all := s.pi.Entries()
+	labels := map[string]string{}
+	parentOf := make(map[string]string, len(all))
+	for _, pe := range all {
+		parentOf[pe.ID] = pe.ParentID
+		if pe.Type == pisession.TypeLabel {
+			if l, err := pe.Label(); err == nil {
+				labels[l.TargetID] = l.Label // the latest wins; "" removes
+			}
+		}
+	}
+	onPath := map[string]bool{}
+	for _, pe := range s.pi.Path() {
+		onPath[pe.ID] = true
+	}
+	shown := s.viewAll(all)
+	isShown := make(map[string]bool, len(shown))
+	for _, e := range shown {
+		isShown[e.ID] = true
+	}
+	out := make([]TreeEntry, 0, len(shown))
+	for _, e := range shown {
+		p := e.ParentID
+		for range len(all) {
+			if p == "" || isShown[p] {
+				break
+			}
+			p = parentOf[p]
+		}
+		out = append(out, TreeEntry{Entry: e, Parent: p, Label: labels[e.ID], OnPath: onPath[e.ID]})
+	}
+	return out
+}

@@ -1,0 +1,104 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/pi-tui/pi-tui/core/pisession"
+	"github.com/pi-tui/pi-tui/core/provider"
+)
+
+// A fork is a new session holding the branch up to the chosen entry, the
+// lines byte for byte, naming its parent; the original is untouched.
+func TestForkCopiesTheBranch(t *testing.T) {
+	e := setup(t, t.TempDir())
+	ctx := context.Background()
+	s, _ := e.m.Create(ctx, "p1", "")
+	mustAppend(t, s, TypeUser, msg(provider.RoleUser, text("one")))
+	a := mustAppend(t, s, TypeAssistant, msg(provider.RoleAssistant, text("two")))
+	mustAppend(t, s, TypeUser, msg(provider.RoleUser, text("three")))
+	s.Close()
+	before, _ := os.ReadFile(s.File())
+	f, err := e.m.Fork(ctx, s.ID(), a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if types(f.Path()) != "user assistant" || f.ID() == s.ID() {
+		t.Fatalf("fork path %s, id %s", types(f.Path()), f.ID())
+	}
+	after, _ := os.ReadFile(s.File())
+	if !bytes.Equal(before, after) {
+		t.Error("forking changed the original")
+	}
+	forked, _ := os.ReadFile(f.File())
+	lines := strings.SplitAfter(string(forked), "\n")
+	orig := strings.SplitAfter(string(before), "\n")
+	if len(lines) < 3 || lines[1] != orig[1] || lines[2] != orig[2] {
+		t.Errorf("the fork's lines differ from the original's:\n%s", forked)
+	}
+	ps, _ := pisession.Open(ctx, f.File(), pisession.Options{ReadOnly: true})
+	if ps.Header().ParentSession != s.File() {
+		t.Errorf("parentSession = %q", ps.Header().ParentSession)
+	}
+	ps.Close()
+	if list, _ := e.m.List(ctx, "p1"); len(list) != 2 {
+		t.Errorf("listed %d sessions, want 2", len(list))
+	}
+}
+
+// Deleting removes the file and the count; other sessions stay.
+func TestDeleteRemovesTheFile(t *testing.T) {
+	e := setup(t, t.TempDir())
+	ctx := context.Background()
+	var ids []string
+	for _, w := range []string{"keep", "drop"} {
+		s, _ := e.m.Create(ctx, "p1", "")
+		mustAppend(t, s, TypeUser, msg(provider.RoleUser, text(w)))
+		s.Close()
+		ids = append(ids, s.ID())
+	}
+	if err := e.m.Delete(ctx, ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	list, _ := e.m.List(ctx, "p1")
+	if len(list) != 1 || list[0].ID != ids[0] {
+		t.Fatalf("list = %+v", list)
+	}
+	if ps, _ := e.st.Projects(ctx, ""); ps[0].Sessions != 1 {
+		t.Errorf("count %d, want 1", ps[0].Sessions)
+	}
+	if _, err := e.m.Open(ctx, ids[1]); err == nil {
+		t.Error("the deleted session still opens")
+	}
+}
+
+// The tree shows every branch pi wrote, with labels, and marks the
+// current branch.
+func TestTreeShowsEveryBranchWithLabels(t *testing.T) {
+	e := setup(t, piRoot)
+	ctx := context.Background()
+	installFixture(t, e, "pi085_ext_custom_label_custommsg_branchsummary.jsonl")
+	list, _ := e.m.List(ctx, "p1")
+	s, err := e.m.Open(ctx, list[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tree := s.Tree()
+	var off, labelled int
+	for _, te := range tree {
+		if !te.OnPath {
+			off++
+		}
+		if te.Label != "" {
+			labelled++
+		}
+	}
+	if len(tree) <= len(s.Path()) || off == 0 || labelled == 0 {
+		t.Errorf("tree of %d (path %d): %d off the branch, %d labelled", len(tree), len(s.Path()), off, labelled)
+	}
+}
