@@ -240,7 +240,7 @@ func TestSessionAbortQueueTreeAndContext(t *testing.T) {
 	r.waitFor("answer to second")
 	// /tree: branch before "first"; the message comes back to edit.
 	r.command("/tree", "Tree · every branch", "you: first")
-	r.keys("up", "up", "up") // from the leaf (answer to second) to "first"
+	r.keys("up", "up", "up", "enter") // from the leaf (answer to second) to "first"
 	r.waitFor("branched")
 	r.keys("enter")
 	r.waitFor("answer to first")
