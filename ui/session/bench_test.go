@@ -92,6 +92,6 @@ func BenchmarkOpen20000(b *testing.B) {
 		if out := m.View(); !strings.Contains(out, "answer 19999") {
 			b.Fatal("the first frame does not show the end of the session")
 		}
-		m.sub()
+		m.Close()
 	}
 }

@@ -73,10 +73,7 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 	case approvalMsg:
 		return m.askApproval(a.ask)
 	case approvalGoneMsg:
-		if m.dropAsk(a.ask) {
-			m.items = append(m.items, &item{kind: kindNotice, ready: true, mild: true, text: "the approval question was withdrawn: its turn ended"})
-		}
-		return nil
+		return m.approvalGone(a.res)
 	}
 	e, ok := ev.(agent.Event)
 	if !ok || e.SessionID != m.sid || m.sid == "" {
@@ -138,11 +135,9 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 			m.items = append(m.items, &item{kind: kindCompaction, ready: true, text: e.Summary})
 		}
 	case agent.EventAgentEnd:
-		// The turn is over: nothing it asked may still be answered.
-		for _, d := range append([]*approvalDialog(nil), m.asks...) {
-			d.ask.withdraw()
-			m.dropAsk(d.ask)
-		}
+		// The turn is over: nothing it asked may still be answered (the
+		// core withdrew it; its notice may still be queued).
+		m.closeAsks()
 		m.runtime = "idle"
 		m.ended = true
 		if e.Usage != nil {
