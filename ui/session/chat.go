@@ -58,6 +58,17 @@ func (m *Model) watchArrivals(ctx context.Context, id string, s *coresession.Ses
 	}
 }
 
+// reread reads the open session's branch again, off the update loop, for
+// a turn another program runs on it (the session object is shared with
+// the runtime, so its appends are no arrivals).
+func (m *Model) reread() tea.Cmd {
+	if m.open == nil {
+		return nil
+	}
+	id, s := m.sid, m.open
+	return func() tea.Msg { return refreshedMsg{id: id, entries: s.Path(), sess: s} }
+}
+
 type promptDoneMsg struct {
 	id  string
 	err error
@@ -89,6 +100,10 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		m.runtime, m.lastRT = "retired", "runtime retired: "+reasonText(e.Reason)
 	case agent.EventAgentStart:
 		m.runtime = "working"
+		if !m.working {
+			// Another program's turn: its prompt is stored by now.
+			return m.reread()
+		}
 	case agent.EventMessageUpdate:
 		if m.live == nil {
 			m.live = &item{kind: kindAssistant, ready: true, streaming: true}
@@ -148,6 +163,11 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 			m.items = append(m.items, &item{kind: kindNotice, ready: true, text: "aborted; what arrived is kept", mild: true})
 		case e.Error != "":
 			m.notice(errorAdvice(e.Error))
+		}
+		if !m.working {
+			// Another program's turn: what it stored replaces what
+			// streamed here.
+			return tea.Batch(common.Notice(""), m.reread())
 		}
 		return common.Notice("")
 	}

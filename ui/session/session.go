@@ -83,6 +83,7 @@ type Model struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 	stopWatch func() // stops waiting for other writers' arrivals in the open session
+	open      *coresession.Session // the open session, for rereading it
 
 	project *projects.Project
 	list    []coresession.Summary
@@ -230,7 +231,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return common.Failure(msg.err)
 		}
 		m.close()
-		m.sid, m.title = msg.id, msg.title
+		m.sid, m.title, m.open = msg.id, msg.title, msg.sess
 		var wctx context.Context
 		wctx, m.stopWatch = context.WithCancel(context.Background())
 		m.items = itemsFrom(msg.entries)
@@ -251,11 +252,15 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.id != m.sid || m.stopWatch == nil {
 			return nil
 		}
-		if !m.working && m.live == nil && len(m.calls) == 0 {
-			// Mid-turn the live items show the turn (ours, or another
-			// program's); the reread transcript replaces them once nothing
-			// is streaming or running.
+		if !m.working && len(m.calls) == 0 {
+			// Mid-turn the live items show our own turn; the reread
+			// transcript replaces them once the turn is over. Another
+			// program's turn shows what it stored (its prompt) with the
+			// text streaming after it; its end rereads the whole.
 			m.items = itemsFrom(msg.entries)
+			if m.live != nil {
+				m.items = append(m.items, m.live)
+			}
 			m.model, m.level = modelOf(msg.entries), levelOf(msg.entries)
 		}
 		wctx, cancel := context.WithCancel(context.Background())
