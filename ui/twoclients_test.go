@@ -101,4 +101,3 @@ func TestTwoClientsOneSession(t *testing.T) {
 		t.Errorf("a dialog stayed open:\n%s", final)
 	}
 }
-

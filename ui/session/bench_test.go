@@ -36,6 +36,17 @@ func benchDeps(b *testing.B) (Deps, *host.Host) {
 	return Deps{Host: h, Runtimes: rts, UI: ui, Markdown: func(s string, w int) (string, error) { return s, nil }}, h
 }
 
+// fill2000 puts 2,000 messages in the transcript.
+func fill2000(m *Model) {
+	for i := range 2000 {
+		kind := kindUser
+		if i%2 == 1 {
+			kind = kindAssistant
+		}
+		m.items = append(m.items, &item{kind: kind, ready: true, text: fmt.Sprintf("message %d: %s", i, strings.Repeat("words ", 30))})
+	}
+}
+
 // BenchmarkStreamedToken: one token arriving while 2,000 messages are in
 // the transcript, update and view. Target: ≤ 4 ms/op.
 func BenchmarkStreamedToken(b *testing.B) {
@@ -44,13 +55,7 @@ func BenchmarkStreamedToken(b *testing.B) {
 	m.project = &projects.Project{Name: "p"}
 	m.sid = "s1"
 	m.SetSize(120, 40)
-	for i := range 2000 {
-		kind := kindUser
-		if i%2 == 1 {
-			kind = kindAssistant
-		}
-		m.items = append(m.items, &item{kind: kind, ready: true, text: fmt.Sprintf("message %d: %s", i, strings.Repeat("words ", 30))})
-	}
+	fill2000(m)
 	_ = m.View()
 	ev := eventsMsg{agent.Event{Type: agent.EventMessageUpdate, SessionID: "s1", Delta: "token "}}
 	b.ReportAllocs()
@@ -76,13 +81,7 @@ func BenchmarkTokenToSecondClient(b *testing.B) {
 		m.sid = "s1"
 		m.br.show("s1")
 		m.SetSize(120, 40)
-		for i := range 2000 {
-			kind := kindUser
-			if i%2 == 1 {
-				kind = kindAssistant
-			}
-			m.items = append(m.items, &item{kind: kind, ready: true, text: fmt.Sprintf("message %d: %s", i, strings.Repeat("words ", 30))})
-		}
+		fill2000(m)
 		_ = m.View()
 		ms = append(ms, m)
 	}

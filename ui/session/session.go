@@ -82,7 +82,7 @@ type Model struct {
 	// subscription to the core's events.
 	ctx       context.Context
 	cancel    context.CancelFunc
-	stopWatch func() // stops waiting for other writers' arrivals in the open session
+	stopWatch func()               // stops waiting for other writers' arrivals in the open session
 	open      *coresession.Session // the open session, for rereading it
 
 	project *projects.Project
