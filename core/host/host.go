@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
@@ -26,6 +27,10 @@ type Host struct {
 	Store    *store.Store
 	Projects *projects.Registry
 	Memory   *memory.Service
+	// Events is the broker every program subscribes to: the runtimes'
+	// events and approvals, and "projects changed" after registry writes
+	// and memory saves.
+	Events *events.Broker
 }
 
 // Open opens the store in places.DataDir and builds the services.
@@ -39,7 +44,12 @@ func Open(ctx context.Context, places paths.Places) (*Host, error) {
 
 // New builds the services over an open store (the caller keeps closing it).
 func New(places paths.Places, st *store.Store) *Host {
-	return &Host{Places: places, Store: st, Projects: projects.NewRegistry(st, places.AgentDir), Memory: memory.NewService(st)}
+	h := &Host{Places: places, Store: st, Projects: projects.NewRegistry(st, places.AgentDir), Memory: memory.NewService(st), Events: events.New()}
+	h.Projects.OnChange(func(id string) { h.Events.Publish(events.ProjectsChanged{ProjectID: id}) })
+	// The memory service knows the root, not the project: any may have
+	// changed. Its subscription lasts as long as the host.
+	h.Memory.Subscribe(func(string) { h.Events.Publish(events.ProjectsChanged{}) })
+	return h
 }
 
 // Close releases the store.

@@ -56,6 +56,7 @@ type Registry struct {
 
 	mu       sync.Mutex
 	migrated bool // the store's trust flags were carried into trust.json
+	onChange func(projectID string)
 }
 
 // NewRegistry returns a Registry over st whose trust is agentDir's
@@ -151,6 +152,9 @@ func (r *Registry) Add(ctx context.Context, path, name string, trusted bool) (p 
 		if err := r.trust.Set(ctx, root, true); err != nil {
 			return Project{}, false, fmt.Errorf("the project was added, but trusting it failed: %w", err)
 		}
+	}
+	if created {
+		r.changed(id)
 	}
 	p, err = r.Get(ctx, id)
 	return p, created, err
@@ -424,6 +428,7 @@ func (r *Registry) Rename(ctx context.Context, id, name string) error {
 	if err := r.st.RenameProject(ctx, id, name); err != nil {
 		return fmt.Errorf("rename project: %w", err)
 	}
+	r.changed(id)
 	return nil
 }
 
@@ -453,6 +458,7 @@ func (r *Registry) SetGroup(ctx context.Context, id, group string) (string, erro
 	if err := r.st.UpdateProject(ctx, id, "group_name", group); err != nil {
 		return "", err
 	}
+	r.changed(id)
 	return group, nil
 }
 
@@ -477,13 +483,13 @@ func (r *Registry) Groups(ctx context.Context) ([]string, error) {
 
 // SetPinned pins or unpins a project.
 func (r *Registry) SetPinned(ctx context.Context, id string, v bool) error {
-	return r.st.UpdateProject(ctx, id, "pinned", v)
+	return r.changedIf(id, r.st.UpdateProject(ctx, id, "pinned", v))
 }
 
 // SetArchived archives or restores a project. Archiving hides it from the
 // default listing; nothing is deleted.
 func (r *Registry) SetArchived(ctx context.Context, id string, v bool) error {
-	return r.st.UpdateProject(ctx, id, "archived", v)
+	return r.changedIf(id, r.st.UpdateProject(ctx, id, "archived", v))
 }
 
 // SetTrusted trusts or untrusts a project: it records the decision for
@@ -503,16 +509,16 @@ func (r *Registry) SetTrusted(ctx context.Context, id string, v bool) error {
 	if err := r.trust.Set(ctx, root, v); err != nil {
 		return err
 	}
-	return r.st.UpdateProject(ctx, id, "trusted", v)
+	return r.changedIf(id, r.st.UpdateProject(ctx, id, "trusted", v))
 }
 
 // MarkOpened records that the project was opened now.
 func (r *Registry) MarkOpened(ctx context.Context, id string) error {
-	return r.st.UpdateProject(ctx, id, "last_opened_at", r.st.Now().UnixMilli())
+	return r.changedIf(id, r.st.UpdateProject(ctx, id, "last_opened_at", r.st.Now().UnixMilli()))
 }
 
 // Remove forgets a project: its row, its sessions and its memory. The
 // folder on disk is never touched.
 func (r *Registry) Remove(ctx context.Context, id string) error {
-	return r.st.DeleteProject(ctx, id, memory.Namespace)
+	return r.changedIf(id, r.st.DeleteProject(ctx, id, memory.Namespace))
 }

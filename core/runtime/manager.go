@@ -22,6 +22,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/memory"
@@ -50,9 +51,13 @@ type Options struct {
 	PreflightTimeout time.Duration
 	// IdleTTL retires idle runtimes; 0 means the host preference.
 	IdleTTL time.Duration
-	// Approve decides tool calls that need approval; nil denies them.
+	// Approve decides tool calls that need approval while no program
+	// shows the session (headless runs); nil denies them. A program showing
+	// the session is asked instead, through the host's event broker.
 	Approve agent.Approver
-	// OnEvent receives runtime and agent events, one at a time.
+	// OnEvent receives runtime and agent events, one at a time, before
+	// they are published to the broker. It may block (a headless run's
+	// stdout); programs subscribe to Host.Events instead.
 	OnEvent func(agent.Event)
 	// Tools is the tool set; nil means all.
 	Tools []string
@@ -96,13 +101,12 @@ type Manager struct {
 	closed    bool
 	running   sync.WaitGroup // prompts and compactions in flight
 
-	emitMu    sync.Mutex
-	timing    *os.File
-	unsub     func()
-	subs      map[int]func(agent.Event)
-	nextSub   int
-	approvers map[string][]approverEntry // per session: the latest registered answers
-	nextAppr  int
+	emitMu sync.Mutex
+	timing *os.File
+	unsub  func()
+	// allowed holds "allow for this session" answers (session id + tool),
+	// for the manager's life, whichever program gave them.
+	allowed map[string]bool
 }
 
 // New returns a Manager. It starts a file watcher; Close stops it.
@@ -123,7 +127,8 @@ func New(opts Options) (*Manager, error) {
 	}
 	m := &Manager{opts: opts, sessions: session.NewManager(opts.Host.Store, session.Config{AgentDir: opts.Host.Places.AgentDir,
 		SessionDir: opts.Env("PI_CODING_AGENT_SESSION_DIR")}), seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
-		resolvers: map[string]*instructions.Resolver{}, watched: map[string]int{}, last: map[string]agent.Event{}}
+		resolvers: map[string]*instructions.Resolver{}, watched: map[string]int{}, last: map[string]agent.Event{},
+		allowed: map[string]bool{}}
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		m.watcher = w
 		go m.watch(w)
@@ -171,7 +176,8 @@ func (m *Manager) Close() error {
 	return nil
 }
 
-// emit serialises events from prompts, the watcher and timers.
+// emit serialises events from prompts, the watcher and timers, and
+// publishes them to the host's broker, which never blocks on a program.
 func (m *Manager) emit(e agent.Event) {
 	m.emitMu.Lock()
 	defer m.emitMu.Unlock()
@@ -179,80 +185,45 @@ func (m *Manager) emit(e agent.Event) {
 		m.logTiming(e)
 	}
 	m.opts.OnEvent(e)
-	for _, fn := range m.subs {
-		fn(e)
-	}
+	m.opts.Host.Events.Publish(e)
 }
 
-// Subscribe calls fn with every event (after OnEvent), one at a time, so
-// several user interfaces can share one manager. fn must not block. The
-// returned func unsubscribes.
-func (m *Manager) Subscribe(fn func(agent.Event)) (cancel func()) {
-	m.emitMu.Lock()
-	defer m.emitMu.Unlock()
-	if m.subs == nil {
-		m.subs = map[int]func(agent.Event){}
-	}
-	id := m.nextSub
-	m.nextSub++
-	m.subs[id] = fn
-	return func() {
-		m.emitMu.Lock()
-		delete(m.subs, id)
-		m.emitMu.Unlock()
-	}
-}
+// Events is the broker programs subscribe to (the host's).
+func (m *Manager) Events() *events.Broker { return m.opts.Host.Events }
 
-type approverEntry struct {
-	id int
-	fn agent.Approver
-}
-
-// SetApprover routes a session's approval requests to fn (the interface
-// showing the session) until the returned func removes it. When several
-// interfaces show one session, the latest one asks; removing it hands the
-// questions back to the one before, never to nobody.
-func (m *Manager) SetApprover(sessionID string, fn agent.Approver) (remove func()) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.approvers == nil {
-		m.approvers = map[string][]approverEntry{}
-	}
-	m.nextAppr++
-	id := m.nextAppr
-	m.approvers[sessionID] = append(m.approvers[sessionID], approverEntry{id: id, fn: fn})
-	return func() {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		list := m.approvers[sessionID]
-		for i, e := range list {
-			if e.id == id {
-				m.approvers[sessionID] = append(list[:i:i], list[i+1:]...)
-				break
+// approve asks about a session's tool call: every program showing the
+// session sees the question, the first answer counts (events.Broker.Ask).
+// With no program showing it, Options.Approve decides (headless runs).
+// "Allow for this session" is remembered here, per tool, for every
+// program; it does not cover a call that asks a reason of its own (a
+// write under .git/), which asks every time.
+func (m *Manager) approve(sessionID, root string) agent.Approver {
+	return func(ctx context.Context, req agent.Approval) (bool, error) {
+		key := sessionID + "\x00" + req.Tool
+		if req.Reason == "" {
+			m.mu.Lock()
+			ok := m.allowed[key]
+			m.mu.Unlock()
+			if ok {
+				return true, nil
 			}
 		}
-		if len(m.approvers[sessionID]) == 0 {
-			delete(m.approvers, sessionID)
+		ans, err := m.opts.Host.Events.Ask(ctx, sessionID, root, req)
+		switch {
+		case errors.Is(err, events.ErrUnattended):
+			if m.opts.Approve == nil {
+				return false, nil
+			}
+			return m.opts.Approve(ctx, req)
+		case err != nil:
+			return false, err
 		}
-	}
-}
-
-// approve picks the session's approver at the moment a tool asks.
-func (m *Manager) approve(sessionID string) agent.Approver {
-	return func(ctx context.Context, req agent.Approval) (bool, error) {
-		m.mu.Lock()
-		var fn agent.Approver
-		if list := m.approvers[sessionID]; len(list) > 0 {
-			fn = list[len(list)-1].fn
+		if ans.Allow && ans.ForSession && req.Reason == "" {
+			m.mu.Lock()
+			m.allowed[key] = true
+			m.mu.Unlock()
 		}
-		m.mu.Unlock()
-		if fn == nil {
-			fn = m.opts.Approve
-		}
-		if fn == nil {
-			return false, nil
-		}
-		return fn(ctx, req)
+		return ans.Allow, nil
 	}
 }
 
@@ -470,7 +441,7 @@ func (m *Manager) launchLocked(b built, sess *session.Session, fp string) *Runti
 	}
 	rt.Agent = agent.New(agent.Config{Session: sess, Root: b.spec.Root, AgentDir: m.opts.Host.Places.AgentDir, Client: b.client, Model: b.model,
 		System: b.spec.Sections.System(), Tools: b.spec.Tools, Permission: b.spec.Permission, Preflight: pf,
-		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID()), OnEvent: m.emit,
+		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID(), b.spec.Root), OnEvent: m.emit,
 		Compaction: &b.settings.compaction, Shell: b.settings.shell, Memory: mw})
 	m.runtimes[sess.ID()] = rt
 	m.watchLocked(b.spec.Root, 1)
@@ -541,6 +512,9 @@ func (m *Manager) Prompt(ctx context.Context, sessionID, modelSpec, text string)
 		return agent.Result{}, err
 	}
 	defer m.touch(rt)
+	// The session's count and date moved (or it was written for the
+	// first time): lists showing it reload.
+	defer m.opts.Host.Events.Publish(events.ProjectsChanged{ProjectID: rt.Session.ProjectID()})
 	return rt.Agent.Prompt(ctx, text)
 }
 
@@ -553,6 +527,7 @@ func (m *Manager) Compact(ctx context.Context, sessionID, modelSpec, extra strin
 		return "", err
 	}
 	defer m.touch(rt)
+	defer m.opts.Host.Events.Publish(events.ProjectsChanged{ProjectID: rt.Session.ProjectID()})
 	return rt.Agent.Compact(ctx, extra)
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
@@ -315,7 +316,10 @@ func TestApprovalsAndDenials(t *testing.T) {
 	}
 }
 
-func TestApproversStackPerSession(t *testing.T) {
+// Approvals go to every program showing the session through the broker;
+// "allow for this session" given in one holds for all; with nobody
+// showing the session, Options.Approve decides (here: nil, denied).
+func TestApprovalsGoThroughTheBroker(t *testing.T) {
 	script := func(n int, req fakemodel.Request) fakemodel.Reply {
 		if req.LastToolResult == "" {
 			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: fmt.Sprint("b", n), Name: "bash", Args: map[string]string{"command": "true"}}}}
@@ -323,16 +327,35 @@ func TestApproversStackPerSession(t *testing.T) {
 		return fakemodel.Reply{Text: req.LastToolResult}
 	}
 	r := newRig(t, script, nil)
-	var asked []string
-	first := r.m.SetApprover(r.sid, func(context.Context, agent.Approval) (bool, error) { asked = append(asked, "first"); return true, nil })
-	second := r.m.SetApprover(r.sid, func(context.Context, agent.Approval) (bool, error) { asked = append(asked, "second"); return true, nil })
-	r.prompt("one")
-	second() // the second client leaves: the first answers again
-	r.prompt("two")
-	first()
-	res := r.prompt("three") // nobody left: denied
-	if strings.Join(asked, ",") != "second,first" || !strings.Contains(res.Text, "denied") {
-		t.Errorf("asked = %v, last answer %q", asked, res.Text)
+	ctx, leave := context.WithCancel(context.Background())
+	one, two := r.m.Events().Subscribe(ctx, events.Approvals), r.m.Events().Subscribe(ctx, events.Approvals)
+	one.Show(r.sid)
+	two.Show(r.sid)
+	answered := make(chan events.Resolved, 1)
+	go func() {
+		batch, _ := one.Next()
+		q := batch[0].(events.Asked)
+		if q.Root != r.root || q.Request.Command != "true" {
+			t.Errorf("asked %+v", q)
+		}
+		two.Answer(q.ID, events.Answer{Allow: true, ForSession: true})
+		batch, _ = one.Next()
+		answered <- batch[0].(events.Resolved)
+	}()
+	if res := r.prompt("one"); strings.Contains(res.Text, "denied") {
+		t.Fatalf("allowed call denied: %q", res.Text)
+	}
+	if got := <-answered; got.By != two.ID() || !got.Answer.Allow {
+		t.Errorf("the other program saw %+v", got)
+	}
+	// Allowed for the session: no question the second time.
+	if res := r.prompt("two"); strings.Contains(res.Text, "denied") {
+		t.Fatalf("a call allowed for the session was denied: %q", res.Text)
+	}
+	leave()
+	r2 := newRig(t, script, nil)
+	if res := r2.prompt("three"); !strings.Contains(res.Text, "denied") {
+		t.Errorf("with nobody showing the session the call was not denied: %q", res.Text)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -300,38 +301,59 @@ func (d *approvalDialog) Unsaved() string    { return "" }
 func (d *approvalDialog) CapturesText() bool { return false }
 
 // askApproval shows the approval dialog for a tool call of the open
-// session. A question from a session no longer on screen (it was asked as
-// the user left it) is denied at once: what the user types now is about
-// another session.
+// session. The broker sends only the open session's questions; one that
+// was queued as the user left its session is not shown (the broker denies
+// it if no other program shows that session), nor one already open.
 func (m *Model) askApproval(a *ask) tea.Cmd {
 	if a.sid != m.sid || m.sid == "" {
-		a.answerWith(false, nil)
-		return common.Notice("denied a %s call of a session that is no longer open", a.req.Tool)
+		return nil
+	}
+	for _, d := range m.asks {
+		if d.ask.id == a.id {
+			return nil
+		}
 	}
 	d := newApprovalDialog(m.d.UI, a, m.project.Name, m.answerAsk)
 	m.asks = append(m.asks, d)
 	return m.d.UI.Push(d)
 }
 
-// answerAsk closes an approval dialog with the user's answer.
+// answerAsk closes an approval dialog and sends the user's answer to the
+// core; other programs showing the session close theirs.
 func (m *Model) answerAsk(d *approvalDialog, allow, forSession bool) tea.Cmd {
-	m.dropAsk(d.ask)
-	var remember func()
-	if forSession {
-		// Remembered before the answer goes out, so the agent's next call
-		// of the tool does not ask again.
-		remember = func() { m.br.allowForSession(d.ask.sid, d.ask.req.Tool) }
-	}
-	if !d.ask.answerWith(allow, remember) {
-		return common.Notice("that question was already withdrawn: its turn had ended")
+	m.dropAsk(d.ask.id)
+	if !m.br.answer(d.ask, allow, forSession) {
+		return common.Notice("that question was already answered in another window or withdrawn")
 	}
 	return nil
 }
 
-// dropAsk closes the dialog of a and reports whether one was open.
-func (m *Model) dropAsk(a *ask) bool {
+// approvalGone closes the dialog of a question that ended elsewhere and
+// says how it ended in the transcript.
+func (m *Model) approvalGone(r events.Resolved) tea.Cmd {
+	if !m.dropAsk(r.ID) {
+		return nil // answered here, or never shown
+	}
+	text := "the approval question was withdrawn: its turn ended"
+	switch {
+	case r.By != 0 && !m.br.mine(r) && r.Answer.Allow && r.Answer.ForSession:
+		text = "allowed for this session in another window"
+	case r.By != 0 && !m.br.mine(r) && r.Answer.Allow:
+		text = "approved in another window"
+	case r.By != 0 && !m.br.mine(r):
+		text = "denied in another window"
+	case r.Unattended:
+		text = "the approval question was denied: no window shows its session"
+	}
+	m.items = append(m.items, &item{kind: kindNotice, ready: true, mild: true, text: text})
+	return nil
+}
+
+// dropAsk closes the dialog of question id and reports whether one was
+// open.
+func (m *Model) dropAsk(id uint64) bool {
 	for i, d := range m.asks {
-		if d.ask == a {
+		if d.ask.id == id {
 			m.asks = append(m.asks[:i:i], m.asks[i+1:]...)
 			m.d.UI.Close(d)
 			return true
@@ -340,10 +362,11 @@ func (m *Model) dropAsk(a *ask) bool {
 	return false
 }
 
-// denyAsks denies and closes every open approval.
-func (m *Model) denyAsks() {
+// closeAsks closes every open approval dialog here. The questions stay
+// with the core: another program showing the session may still answer
+// them, and when none does, leaving the session denies them.
+func (m *Model) closeAsks() {
 	for _, d := range append([]*approvalDialog(nil), m.asks...) {
-		d.ask.answerWith(false, nil)
-		m.dropAsk(d.ask)
+		m.dropAsk(d.ask.id)
 	}
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
@@ -36,7 +38,7 @@ func testUI() *common.UI {
 // shown.
 func TestApprovalDialogFitsEveryHeight(t *testing.T) {
 	cmd := "ls -la" + strings.Repeat("\n", 80) + "touch X"
-	a := &ask{req: agent.Approval{Tool: "bash", Command: cmd, Reason: "writes under .git/ can run code at the next git command"}, reply: make(chan bool, 1)}
+	a := &ask{req: agent.Approval{Tool: "bash", Command: cmd, Reason: "writes under .git/ can run code at the next git command"}}
 	for _, w := range []int{40, 60, 80, 120} {
 		for h := 6; h <= 40; h++ {
 			d := newApprovalDialog(testUI(), a, "proj", nil)
@@ -79,7 +81,7 @@ func TestApprovalDialogHoldsThenAnswers(t *testing.T) {
 	ui := testUI()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ui.Now = func() time.Time { return now }
-	a := &ask{req: agent.Approval{Tool: "bash", Command: "touch X"}, reply: make(chan bool, 1)}
+	a := &ask{req: agent.Approval{Tool: "bash", Command: "touch X"}}
 	var got []bool
 	d := newApprovalDialog(ui, a, "proj", func(_ *approvalDialog, allow, _ bool) tea.Cmd {
 		got = append(got, allow)
@@ -107,19 +109,6 @@ func TestApprovalDialogHoldsThenAnswers(t *testing.T) {
 	d.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")})
 	if len(got) != 1 || !got[0] {
 		t.Fatalf("answers = %v", got)
-	}
-}
-
-// TestAskIsNeverAnsweredAfterItsTurn: once the approver stopped waiting,
-// an answer is refused and nothing is written to the reply channel.
-func TestAskIsNeverAnsweredAfterItsTurn(t *testing.T) {
-	a := &ask{reply: make(chan bool, 1)}
-	if !a.withdraw() {
-		t.Fatal("withdraw of an open ask failed")
-	}
-	ran := false
-	if a.answerWith(true, func() { ran = true }) || ran || len(a.reply) != 0 {
-		t.Fatal("a withdrawn ask was answered")
 	}
 }
 
@@ -219,32 +208,61 @@ func navOps(m *Model) (pushed, closed int) {
 	return
 }
 
-// TestApprovalBelongsToItsSession: a question from a session that is not
-// the one on screen is denied, not shown; leaving a session denies and
-// closes what it asked; the end of a turn closes its question unanswered.
+// deliver hands the view the next batch from its subscription, as its
+// program would.
+func deliver(m *Model) {
+	if msg := m.br.wait()(); msg != nil {
+		m.Update(msg)
+	}
+}
+
+// asking asks the core about a bash call of session sid until ctx ends;
+// the answer (or the error) arrives on the returned channel.
+func asking(ctx context.Context, m *Model, sid string) chan error {
+	done := make(chan error, 1)
+	go func() {
+		a, err := m.d.Runtimes.Events().Ask(ctx, sid, "", agent.Approval{Tool: "bash", Command: "touch X"})
+		if err == nil && a.Allow {
+			err = errors.New("allowed")
+		}
+		done <- err
+	}()
+	return done
+}
+
+// TestApprovalBelongsToItsSession: a question of a session no window shows
+// is not put to this one; the end of a turn closes its question
+// unanswered; leaving a session denies and closes what it asked.
 func TestApprovalBelongsToItsSession(t *testing.T) {
 	m := testModel(t)
-	other := &ask{sid: "s2", req: agent.Approval{Tool: "bash", Command: "touch X"}, reply: make(chan bool, 1)}
-	m.Update(eventsMsg{approvalMsg{other}})
-	if p, _ := navOps(m); p != 0 || len(other.reply) != 1 || <-other.reply {
-		t.Fatal("a question of another session was shown or not denied")
+	m.br.show("s1")
+	if err := <-asking(t.Context(), m, "s2"); !errors.Is(err, events.ErrUnattended) {
+		t.Fatalf("a question of a session nobody shows: %v", err)
 	}
 
-	mine := &ask{sid: "s1", req: agent.Approval{Tool: "bash", Command: "touch X"}, reply: make(chan bool, 1)}
-	m.Update(eventsMsg{approvalMsg{mine}})
+	turn, end := context.WithCancel(t.Context())
+	mine := asking(turn, m, "s1")
+	deliver(m)
 	if p, _ := navOps(m); p != 1 {
 		t.Fatal("the session's own question was not shown")
 	}
-	m.Update(eventsMsg{agent.Event{Type: agent.EventAgentEnd, SessionID: "s1"}})
-	if _, c := navOps(m); c != 1 || len(mine.reply) != 0 || mine.answerWith(true, nil) {
-		t.Fatal("the end of the turn left its question open or answered it")
+	end()
+	if err := <-mine; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the ended turn's question: %v", err)
+	}
+	deliver(m)
+	if _, c := navOps(m); c != 1 || !strings.Contains(m.items[len(m.items)-1].text, "withdrawn") {
+		t.Fatal("the end of the turn left its question open, or said nothing")
 	}
 
-	again := &ask{sid: "s1", req: agent.Approval{Tool: "bash", Command: "touch X"}, reply: make(chan bool, 1)}
-	m.Update(eventsMsg{approvalMsg{again}})
+	again := asking(t.Context(), m, "s1")
+	deliver(m)
 	navOps(m)
 	m.close() // to the session list
-	if _, c := navOps(m); c != 1 || len(again.reply) != 1 || <-again.reply {
-		t.Fatal("leaving the session did not deny and close its question")
+	if _, c := navOps(m); c != 1 {
+		t.Fatal("leaving the session did not close its question")
+	}
+	if err := <-again; err != nil {
+		t.Fatalf("leaving the session did not deny its question: %v", err)
 	}
 }

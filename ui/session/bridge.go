@@ -6,140 +6,86 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
-// bridge carries runtime events and approval requests from the agent's
-// goroutines into the Bubble Tea program. The runtime must never block on
-// the UI, so events queue without bound and a command delivers them in
-// batches.
+// bridge carries the broker's runtime events and approval questions into
+// the Bubble Tea program. The subscription is the program's own and ends
+// with its context; the broker queues for it without bound, so the
+// runtime never blocks on the UI, and a command takes what has queued in
+// one batch.
 type bridge struct {
-	// done ends with the program: a wait that is pending then returns
-	// instead of blocking forever (one goroutine per closed program).
-	done    <-chan struct{}
-	mu      sync.Mutex
-	pending []tea.Msg
-	signal  chan struct{}
-	allow   map[string]bool // session id + tool → allowed for the rest of that session
+	sub *events.Subscription
 }
 
-func newBridge(done <-chan struct{}) *bridge {
-	return &bridge{done: done, signal: make(chan struct{}, 1), allow: map[string]bool{}}
+// newBridge subscribes until ctx ends. It shows no session until show is
+// called: the session list needs no agent events.
+func newBridge(ctx context.Context, b *events.Broker) *bridge {
+	br := &bridge{sub: b.Subscribe(ctx, events.Agent|events.Approvals)}
+	br.sub.Show("")
+	return br
 }
 
-func (b *bridge) push(msg tea.Msg) {
-	b.mu.Lock()
-	b.pending = append(b.pending, msg)
-	b.mu.Unlock()
-	select {
-	case b.signal <- struct{}{}:
-	default:
-	}
-}
+// show makes sid the session whose events arrive and whose questions this
+// program answers ("" for none). Questions of the session left that no
+// other program shows are denied by the broker.
+func (b *bridge) show(sid string) { b.sub.Show(sid) }
 
 // eventsMsg is a batch of runtime messages.
 type eventsMsg []tea.Msg
 
-// wait returns a command that delivers the next batch.
+// wait returns a command that delivers the next batch. It computes the
+// diffs of the questions in it, off the update loop (they read files).
 func (b *bridge) wait() tea.Cmd {
 	return func() tea.Msg {
-		select {
-		case <-b.signal:
-		case <-b.done:
+		batch, ok := b.sub.Next()
+		if !ok {
 			return nil // the program is closing; nothing waits for events
 		}
-		b.mu.Lock()
-		batch := b.pending
-		b.pending = nil
-		b.mu.Unlock()
-		return eventsMsg(batch)
+		out := make(eventsMsg, 0, len(batch))
+		for _, msg := range batch {
+			switch v := msg.(type) {
+			case events.Asked:
+				out = append(out, approvalMsg{&ask{id: v.ID, sid: v.Session, req: v.Request, diff: diffFor(v.Root, v.Request)}})
+			case events.Resolved:
+				out = append(out, approvalGoneMsg{v})
+			default:
+				out = append(out, v)
+			}
+		}
+		return out
 	}
 }
 
-// ask is one tool call waiting for the user's answer. The answer is
-// delivered at most once and never after the approver stopped waiting
-// (the turn was aborted or ended), so a late key cannot answer a question
-// nobody asks any more.
+// answer answers a question as this program and reports whether it was
+// still open (another program may have answered it, or its turn ended).
+func (b *bridge) answer(a *ask, allow, forSession bool) bool {
+	return b.sub.Answer(a.id, events.Answer{Allow: allow, ForSession: forSession})
+}
+
+// mine reports whether this program gave the answer r reports.
+func (b *bridge) mine(r events.Resolved) bool { return r.By == b.sub.ID() }
+
+// ask is one tool call's question, as the core's broker holds it until
+// someone answers it, its turn ends, or nobody shows its session.
 type ask struct {
-	sid   string // the session whose turn asks
-	req   agent.Approval
-	diff  string // what a write or edit would change, computed off the UI goroutine
-	mu    sync.Mutex
-	done  bool
-	reply chan bool // buffered: answering never blocks Update
-}
-
-// answerWith delivers v and reports whether anyone was still waiting;
-// first, when not nil, runs just before, only if the answer goes out.
-func (a *ask) answerWith(v bool, first func()) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.done {
-		return false
-	}
-	if first != nil {
-		first()
-	}
-	a.done = true
-	a.reply <- v
-	return true
-}
-
-// withdraw ends the question unanswered and reports whether it was still
-// open.
-func (a *ask) withdraw() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.done {
-		return false
-	}
-	a.done = true
-	return true
+	id   uint64
+	sid  string // the session whose turn asks
+	req  agent.Approval
+	diff string // what a write or edit would change, computed off the UI goroutine
 }
 
 // approvalMsg asks the user about a tool call.
 type approvalMsg struct{ ask *ask }
 
-// approvalGoneMsg says an ask was withdrawn before the user answered: its
-// dialog must close.
-type approvalGoneMsg struct{ ask *ask }
-
-// approver is the session's approver: it asks the UI and waits for the
-// answer (or the prompt's end). "Allow for this session" is remembered
-// here, per tool; it does not cover a call that asks for a reason of its
-// own (a write under .git/), which asks every time.
-func (b *bridge) approver(sessionID, root string) agent.Approver {
-	return func(ctx context.Context, req agent.Approval) (bool, error) {
-		b.mu.Lock()
-		ok := b.allow[sessionID+"\x00"+req.Tool]
-		b.mu.Unlock()
-		if ok && req.Reason == "" {
-			return true, nil
-		}
-		a := &ask{sid: sessionID, req: req, diff: diffFor(root, req), reply: make(chan bool, 1)}
-		b.push(approvalMsg{a})
-		select {
-		case v := <-a.reply:
-			return v, nil
-		case <-ctx.Done():
-			if a.withdraw() {
-				b.push(approvalGoneMsg{a})
-			}
-			return false, ctx.Err()
-		}
-	}
-}
-
-func (b *bridge) allowForSession(sessionID, tool string) {
-	b.mu.Lock()
-	b.allow[sessionID+"\x00"+tool] = true
-	b.mu.Unlock()
-}
+// approvalGoneMsg says how a question ended: answered here or in another
+// program, or withdrawn. Its dialog, if still open, must close.
+type approvalGoneMsg struct{ res events.Resolved }
 
 // previewLimit bounds how much of the current file a write's diff reads.
 const previewLimit = 1 << 20

@@ -59,6 +59,17 @@ func (m *Model) watchArrivals(ctx context.Context, id string, s *coresession.Ses
 	}
 }
 
+// reread reads the open session's branch again, off the update loop, for
+// a turn another program runs on it (the session object is shared with
+// the runtime, so its appends are no arrivals).
+func (m *Model) reread() tea.Cmd {
+	if m.open == nil {
+		return nil
+	}
+	id, s := m.sid, m.open
+	return func() tea.Msg { return refreshedMsg{id: id, entries: s.Path(), sess: s} }
+}
+
 type promptDoneMsg struct {
 	id  string
 	err error
@@ -74,10 +85,7 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 	case approvalMsg:
 		return m.askApproval(a.ask)
 	case approvalGoneMsg:
-		if m.dropAsk(a.ask) {
-			m.items = append(m.items, &item{kind: kindNotice, ready: true, mild: true, text: "the approval question was withdrawn: its turn ended"})
-		}
-		return nil
+		return m.approvalGone(a.res)
 	}
 	e, ok := ev.(agent.Event)
 	if !ok || e.SessionID != m.sid || m.sid == "" {
@@ -93,6 +101,10 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		m.runtime, m.lastRT = "retired", "runtime retired: "+reasonText(e.Reason)
 	case agent.EventAgentStart:
 		m.runtime = "working"
+		if !m.working {
+			// Another program's turn: its prompt is stored by now.
+			return m.reread()
+		}
 	case agent.EventRetry:
 		text := fmt.Sprintf("%s, retry %d of %d in %s", e.ErrorMessage, e.Attempt, e.MaxAttempts, waitText(e.DelayMs))
 		if m.retry == nil {
@@ -149,11 +161,9 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 			m.items = append(m.items, &item{kind: kindCompaction, ready: true, text: e.Summary})
 		}
 	case agent.EventAgentEnd:
-		// The turn is over: nothing it asked may still be answered.
-		for _, d := range append([]*approvalDialog(nil), m.asks...) {
-			d.ask.withdraw()
-			m.dropAsk(d.ask)
-		}
+		// The turn is over: nothing it asked may still be answered (the
+		// core withdrew it; its notice may still be queued).
+		m.closeAsks()
 		m.runtime = "idle"
 		m.ended, m.retry = true, nil
 		if e.Usage != nil {
@@ -164,6 +174,11 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 			m.items = append(m.items, &item{kind: kindNotice, ready: true, text: "aborted; what arrived is kept", mild: true})
 		case e.Error != "":
 			m.failure(e.Error)
+		}
+		if !m.working {
+			// Another program's turn: what it stored replaces what
+			// streamed here.
+			return tea.Batch(common.Notice(""), m.reread())
 		}
 		return common.Notice("")
 	}

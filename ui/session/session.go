@@ -23,7 +23,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
@@ -82,13 +81,13 @@ type Model struct {
 	d    Deps
 	keys Keys
 	br   *bridge
-	sub  func()
 	// ctx lives as long as the program: closing it (the terminal or SSH
-	// client went away) aborts a running turn and unblocks an approval.
+	// client went away) aborts a running turn and ends the program's
+	// subscription to the core's events.
 	ctx       context.Context
 	cancel    context.CancelFunc
-	unApprove func() // removes this view's approver for the open session
-	stopWatch func() // stops waiting for other writers' arrivals in the open session
+	stopWatch func()               // stops waiting for other writers' arrivals in the open session
+	open      *coresession.Session // the open session, for rereading it
 
 	project *projects.Project
 	list    []coresession.Summary
@@ -133,23 +132,17 @@ func New(d Deps) *Model {
 	m := &Model{d: d, keys: defaultKeys(), calls: map[string]*item{}, runtime: "none",
 		input: editor.New(d.UI.Cursor, d.UI.Gutter)}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
-	m.br = newBridge(m.ctx.Done())
+	m.br = newBridge(m.ctx, d.Runtimes.Events())
 	m.input.HideEnd()
 	m.input.SetPrompt("› ")
-	m.sub = d.Runtimes.Subscribe(func(e agent.Event) { m.br.push(e) })
 	return m
 }
 
-// Close releases the view when its program ends: it aborts a running turn,
-// stops listening to the runtime and hands approvals back.
+// Close releases the view when its program ends: it aborts a running turn
+// and ends its subscription; the questions only it showed are denied.
 func (m *Model) Close() {
-	m.denyAsks()
+	m.closeAsks()
 	m.cancel()
-	m.sub()
-	if m.unApprove != nil {
-		m.unApprove()
-		m.unApprove = nil
-	}
 }
 
 // Init starts delivering runtime events.
@@ -206,17 +199,15 @@ func (m *Model) Open(p projects.Project) tea.Cmd {
 }
 
 func (m *Model) close() {
-	// Leaving a session denies what it still asks (a turn another
-	// program started): keys typed while looking at another session must
-	// never answer it, and its agent must not wait forever.
-	m.denyAsks()
+	// Leaving a session closes its questions here; the core denies them
+	// when no other program shows the session: keys typed while looking
+	// at another session must never answer it, and its agent must not
+	// wait forever.
+	m.closeAsks()
+	m.br.show("")
 	if m.stopWatch != nil {
 		m.stopWatch()
 		m.stopWatch = nil
-	}
-	if m.unApprove != nil {
-		m.unApprove()
-		m.unApprove = nil
 	}
 	m.sid, m.items, m.live, m.calls, m.queue = "", nil, nil, map[string]*item{}, nil
 	m.working, m.runtime, m.lastRT, m.running, m.model, m.level, m.think = false, "none", "", "", "", "", thinkState{}
@@ -250,14 +241,14 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return common.Failure(msg.err)
 		}
 		m.close()
-		m.sid, m.title = msg.id, msg.title
+		m.sid, m.title, m.open = msg.id, msg.title, msg.sess
 		var wctx context.Context
 		wctx, m.stopWatch = context.WithCancel(context.Background())
 		m.items = itemsFrom(msg.entries)
 		m.model = modelOf(msg.entries)
 		m.level = levelOf(msg.entries)
 		m.bottom = 0
-		m.unApprove = m.d.Runtimes.SetApprover(m.sid, m.br.approver(m.sid, m.project.Root))
+		m.br.show(m.sid) // its events and questions, an open one included
 		st := m.d.Runtimes.State(m.sid)
 		m.runtime = st.Runtime
 		var say tea.Cmd
@@ -279,10 +270,15 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.id != m.sid || m.stopWatch == nil {
 			return nil
 		}
-		if !m.working {
+		if !m.working && len(m.calls) == 0 {
 			// Mid-turn the live items show our own turn; the reread
-			// transcript replaces them once the turn is over.
+			// transcript replaces them once the turn is over. Another
+			// program's turn shows what it stored (its prompt) with the
+			// text streaming after it; its end rereads the whole.
 			m.items = itemsFrom(msg.entries)
+			if m.live != nil {
+				m.items = append(m.items, m.live)
+			}
 			m.model, m.level = modelOf(msg.entries), levelOf(msg.entries)
 		}
 		wctx, cancel := context.WithCancel(context.Background())
