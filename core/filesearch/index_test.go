@@ -1,0 +1,238 @@
+package filesearch
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// encodeIndex writes a git index of the given version (2 or 4) listing
+// paths as regular files, in git's documented format.
+func encodeIndex(version uint32, paths []string) []byte {
+	var b []byte
+	b = append(b, "DIRC"...)
+	b = binary.BigEndian.AppendUint32(b, version)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(paths)))
+	prev := ""
+	for _, p := range paths {
+		start := len(b)
+		b = append(b, make([]byte, 24)...)                   // ctime, mtime, dev, ino
+		b = binary.BigEndian.AppendUint32(b, 0o100644)       // mode
+		b = append(b, make([]byte, 12)...)                   // uid, gid, size
+		b = append(b, make([]byte, 20)...)                   // object name
+		b = binary.BigEndian.AppendUint16(b, uint16(min(len(p), 0xFFF)))
+		if version == 4 {
+			common := 0
+			for common < len(p) && common < len(prev) && p[common] == prev[common] {
+				common++
+			}
+			b = appendVarint(b, uint64(len(prev)-common))
+			b = append(b, p[common:]...)
+			b = append(b, 0)
+		} else {
+			b = append(b, p...)
+			n := (len(b) - start + 8) &^ 7
+			b = append(b, make([]byte, start+n-len(b))...)
+		}
+		prev = p
+	}
+	sum := sha1.Sum(b)
+	return append(b, sum[:]...)
+}
+
+func appendVarint(b []byte, v uint64) []byte {
+	var tmp [16]byte
+	i := len(tmp) - 1
+	tmp[i] = byte(v & 0x7f)
+	for v >>= 7; v != 0; v >>= 7 {
+		v--
+		i--
+		tmp[i] = 0x80 | byte(v&0x7f)
+	}
+	return append(b, tmp[i:]...)
+}
+
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func needGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed: the index written by real git cannot be checked")
+	}
+}
+
+func write(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for rel, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A real git checkout is listed from its index, exactly as `git ls-files`
+// lists it, in index versions 2, 3 and 4: a force-added ignored file is
+// there (git tracks it), an untracked file is not (the index does not know
+// it), and a project that is a folder of the repository lists its part.
+// A worktree's .git file leads to its own index.
+func TestIndexListsWhatGitTracks(t *testing.T) {
+	needGit(t)
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	write(t, root, map[string]string{
+		".gitignore":              "*.log\nbuild/\n",
+		"packages/api/handler.go": "package api\n",
+		"packages/api/Router.go":  "package api\n",
+		"README.md":               "hi\n",
+		"kept.log":                "forced\n",
+		"build/out.bin":           "x",
+		"scratch.txt":             "untracked\n",
+	})
+	git(t, root, "init", "-q")
+	git(t, root, "add", ".gitignore", "packages", "README.md")
+	git(t, root, "add", "-f", "kept.log")
+	if err := os.Symlink("README.md", filepath.Join(root, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	git(t, root, "add", "link.md")
+	check := func(name string) {
+		t.Helper()
+		l, err := Build(context.Background(), root, DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Fields(git(t, root, "ls-files"))
+		if !l.FromIndex || l.Warning != "" || !slices.Equal(l.Paths, want) {
+			t.Fatalf("%s: fromIndex=%v warning=%q\ngot  %q\nwant %q", name, l.FromIndex, l.Warning, l.Paths, want)
+		}
+		if slices.Contains(l.Paths, "scratch.txt") || slices.Contains(l.Paths, "build/out.bin") {
+			t.Fatalf("%s: untracked or ignored file listed: %q", name, l.Paths)
+		}
+	}
+	check("version 2")
+	write(t, root, map[string]string{"later.go": "package later\n"})
+	git(t, root, "add", "-N", "later.go") // intent-to-add: an extended flag, version 3
+	check("version 3")
+	git(t, root, "update-index", "--index-version", "4")
+	check("version 4")
+
+	sub, err := Build(context.Background(), filepath.Join(root, "packages"), DefaultLimits())
+	if err != nil || !sub.FromIndex || !slices.Equal(sub.Paths, []string{"api/Router.go", "api/handler.go"}) {
+		t.Fatalf("a folder of the repository: %q %v %v", sub.Paths, sub.FromIndex, err)
+	}
+
+	git(t, root, "commit", "-q", "-m", "one")
+	wt := filepath.Join(filepath.Dir(root), filepath.Base(root)+"-wt")
+	git(t, root, "worktree", "add", "-q", wt)
+	t.Cleanup(func() { os.RemoveAll(wt) })
+	w, err := Build(context.Background(), wt, DefaultLimits())
+	if err != nil || !w.FromIndex || !slices.Contains(w.Paths, "packages/api/handler.go") {
+		t.Fatalf("worktree: %q %v %v", w.Paths, w.FromIndex, err)
+	}
+}
+
+// A hostile or broken index gives an error naming what is wrong, never a
+// panic; Build then walks the folder and says why.
+func TestHostileIndexFallsBackToTheWalk(t *testing.T) {
+	good := encodeIndex(2, []string{"a.go", "b/c.go"})
+	long := encodeIndex(2, strings.Fields("some/dir/a.go some/dir/b.go some/dir/c.go some/dir/d.go"))
+	huge := slices.Clone(good)
+	binary.BigEndian.PutUint32(huge[8:], 0xFFFFFFFF)
+	badLen := slices.Clone(good)
+	badLen[12+entryFixed+20+1] = 9 // a.go's name length
+	v4 := encodeIndex(4, []string{"abc", "abd"})
+	badStrip := slices.Clone(v4)
+	badStrip[12+2*(entryFixed+20+2)+1+4] = 0x7f // the second entry strips 127 bytes
+	cases := map[string]struct {
+		data []byte
+		want string
+	}{
+		"empty":        {nil, "too short"},
+		"no signature": {append([]byte("XXXX"), good[4:]...), "DIRC"},
+		"version 9":    {append(append([]byte("DIRC"), 0, 0, 0, 9), good[8:]...), "version 9"},
+		"huge count":   {huge, "claims 4294967295 entries"},
+		"truncated":    {long[:len(long)-40], "cut off"},
+		"name length":  {badLen, "says its path has"},
+		"bad strip":    {badStrip, "strips 127 bytes"},
+	}
+	for name, c := range cases {
+		_, err := parseIndex(c.data, 20)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to say %q", name, err, c.want)
+		}
+	}
+
+	root := t.TempDir()
+	write(t, root, map[string]string{"main.go": "package main\n", ".git/HEAD": "ref: refs/heads/main\n"})
+	if err := os.WriteFile(filepath.Join(root, ".git", "index"), huge, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Build(context.Background(), root, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.FromIndex || !slices.Equal(l.Paths, []string{"main.go"}) || !strings.Contains(l.Warning, "claims 4294967295 entries") {
+		t.Fatalf("fallback: %q fromIndex=%v warning=%q", l.Paths, l.FromIndex, l.Warning)
+	}
+}
+
+// Paths an index may hold but pi-tui never offers: outside the root,
+// inside .git, with control characters; and entries that are not files in
+// the work tree.
+func TestIndexDropsPathsItNeverOffers(t *testing.T) {
+	in := []string{"../etc/passwd", ".git/config", "a/../../x", "ok.go", "sub/.GIT/hooks/x", "tab\tname", "/abs"}
+	n, err := parseIndex(encodeIndex(2, in), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := n.strings(""); !slices.Equal(got, []string{"ok.go"}) {
+		t.Fatalf("got %q", got)
+	}
+	for _, v := range []uint32{2, 4} {
+		paths := []string{strings.Repeat("d/", 3000) + "long.go", "z.go"} // a name over 0xFFF bytes
+		n, err := parseIndex(encodeIndex(v, paths), 20)
+		if err != nil || !slices.Equal(n.strings(""), paths) {
+			t.Fatalf("v%d long name: %v %d", v, err, len(n.strings("")))
+		}
+	}
+}
+
+// FuzzParseIndex: any bytes give paths or an error, never a panic, and
+// every path returned is one pi-tui may offer.
+func FuzzParseIndex(f *testing.F) {
+	f.Add(encodeIndex(2, []string{"a.go", "b/c.go"}))
+	f.Add(encodeIndex(4, []string{"abc", "abd", "b/c"}))
+	f.Add([]byte("DIRC\x00\x00\x00\x03\xff\xff\xff\xff"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, h := range []int{20, 32} {
+			n, err := parseIndex(data, h)
+			if err != nil {
+				continue
+			}
+			for _, p := range n.strings("") {
+				if !cleanPath([]byte(p)) {
+					t.Fatalf("offered %q", p)
+				}
+			}
+		}
+	})
+}
