@@ -88,6 +88,15 @@ func setupCheckout(b *testing.B, n int) string {
 	return root
 }
 
+// warmMatcher is a matcher over a 100,000-file checkout's cached list.
+func warmMatcher(b *testing.B) *Matcher {
+	l, err := NewCache(DefaultLimits()).Get(b.Context(), setupCheckout(b, 100_000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return NewMatcher(l)
+}
+
 // BenchmarkFirstResults: `@` then "h" in a 100,000-file git checkout with
 // nothing cached: read and parse the index, prepare the list, match.
 func BenchmarkFirstResults(b *testing.B) {
@@ -110,12 +119,7 @@ func BenchmarkFirstResults(b *testing.B) {
 // BenchmarkKeystroke: each further key of "handler" typed after "h",
 // narrowing the last result (the cost per key is ns/op divided by 6).
 func BenchmarkKeystroke(b *testing.B) {
-	root := setupCheckout(b, 100_000)
-	l, err := NewCache(DefaultLimits()).Get(b.Context(), root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	m := NewMatcher(l)
+	m := warmMatcher(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		m.Top("h", 10)
@@ -128,12 +132,7 @@ func BenchmarkKeystroke(b *testing.B) {
 // BenchmarkKeystrokeWorst: one key narrowing a query every path matches
 // ("f" to "fi"): the most work one keystroke can cost.
 func BenchmarkKeystrokeWorst(b *testing.B) {
-	root := setupCheckout(b, 100_000)
-	l, err := NewCache(DefaultLimits()).Get(b.Context(), root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	m := NewMatcher(l)
+	m := warmMatcher(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
