@@ -22,10 +22,10 @@ func encodeIndex(version uint32, paths []string) []byte {
 	prev := ""
 	for _, p := range paths {
 		start := len(b)
-		b = append(b, make([]byte, 24)...)                   // ctime, mtime, dev, ino
-		b = binary.BigEndian.AppendUint32(b, 0o100644)       // mode
-		b = append(b, make([]byte, 12)...)                   // uid, gid, size
-		b = append(b, make([]byte, 20)...)                   // object name
+		b = append(b, make([]byte, 24)...)             // ctime, mtime, dev, ino
+		b = binary.BigEndian.AppendUint32(b, 0o100644) // mode
+		b = append(b, make([]byte, 12)...)             // uid, gid, size
+		b = append(b, make([]byte, 20)...)             // object name
 		b = binary.BigEndian.AppendUint16(b, uint16(min(len(p), 0xFFF)))
 		if version == 4 {
 			common := 0
