@@ -150,6 +150,23 @@ func TestIndexListsWhatGitTracks(t *testing.T) {
 	}
 }
 
+// A SHA-256 repository's index (32-byte object names) is read too.
+func TestIndexOfASHA256Repository(t *testing.T) {
+	needGit(t)
+	root := t.TempDir()
+	write(t, root, map[string]string{"a/b.go": "package a\n", "c.md": "c\n"})
+	cmd := exec.Command("git", "init", "-q", "--object-format=sha256")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("this git cannot make a SHA-256 repository: %v %s", err, out)
+	}
+	git(t, root, "add", ".")
+	l, err := Build(context.Background(), root, DefaultLimits())
+	if err != nil || !l.FromIndex || !slices.Equal(l.Paths, []string{"a/b.go", "c.md"}) {
+		t.Fatalf("%q fromIndex=%v warning=%q err=%v", l.Paths, l.FromIndex, l.Warning, err)
+	}
+}
+
 // A hostile or broken index gives an error naming what is wrong, never a
 // panic; Build then walks the folder and says why.
 func TestHostileIndexFallsBackToTheWalk(t *testing.T) {

@@ -132,12 +132,7 @@ func fromIndex(root string, lim Limits) (*List, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := parseIndex(data, 20)
-	if err != nil {
-		if n2, err2 := parseIndex(data, 32); err2 == nil { // a SHA-256 repository
-			n, err = n2, nil
-		}
-	}
+	n, err := parseIndex(data, hashSize(dir))
 	if err != nil {
 		return nil, err
 	}
@@ -151,6 +146,31 @@ func fromIndex(root string, lim Limits) (*List, error) {
 	l.FromIndex = true
 	l.stamp = indexStamp{path: idx, size: fi.Size(), mtime: fi.ModTime()}
 	return l, nil
+}
+
+// hashSize is the length of the repository's object names: 32 bytes when
+// its config (a worktree's is in the common folder) says objectformat is
+// sha256, else 20.
+func hashSize(dir string) int {
+	cfgDir := dir
+	if b, _, err := fsutil.ReadRegular(filepath.Join(dir, "commondir"), 4096); err == nil {
+		common := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(dir, common)
+		}
+		cfgDir = common
+	}
+	b, _, err := fsutil.ReadRegular(filepath.Join(cfgDir, "config"), 1<<20)
+	if err != nil {
+		return 20
+	}
+	for line := range strings.Lines(strings.ToLower(string(b))) {
+		k, v, ok := strings.Cut(line, "=")
+		if ok && strings.TrimSpace(k) == "objectformat" && strings.TrimSpace(v) == "sha256" {
+			return 32
+		}
+	}
+	return 20
 }
 
 // readIndex reads the index without blocking on a FIFO and without
