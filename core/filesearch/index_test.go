@@ -2,7 +2,6 @@ package filesearch
 
 import (
 	"context"
-	"crypto/sha1"
 	"encoding/binary"
 	"os"
 	"os/exec"
@@ -10,53 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pi-tui/pi-tui/core/filesearch/indextest"
 )
-
-// encodeIndex writes a git index of the given version (2 or 4) listing
-// paths as regular files, in git's documented format.
-func encodeIndex(version uint32, paths []string) []byte {
-	var b []byte
-	b = append(b, "DIRC"...)
-	b = binary.BigEndian.AppendUint32(b, version)
-	b = binary.BigEndian.AppendUint32(b, uint32(len(paths)))
-	prev := ""
-	for _, p := range paths {
-		start := len(b)
-		b = append(b, make([]byte, 24)...)             // ctime, mtime, dev, ino
-		b = binary.BigEndian.AppendUint32(b, 0o100644) // mode
-		b = append(b, make([]byte, 12)...)             // uid, gid, size
-		b = append(b, make([]byte, 20)...)             // object name
-		b = binary.BigEndian.AppendUint16(b, uint16(min(len(p), 0xFFF)))
-		if version == 4 {
-			common := 0
-			for common < len(p) && common < len(prev) && p[common] == prev[common] {
-				common++
-			}
-			b = appendVarint(b, uint64(len(prev)-common))
-			b = append(b, p[common:]...)
-			b = append(b, 0)
-		} else {
-			b = append(b, p...)
-			n := (len(b) - start + 8) &^ 7
-			b = append(b, make([]byte, start+n-len(b))...)
-		}
-		prev = p
-	}
-	sum := sha1.Sum(b)
-	return append(b, sum[:]...)
-}
-
-func appendVarint(b []byte, v uint64) []byte {
-	var tmp [16]byte
-	i := len(tmp) - 1
-	tmp[i] = byte(v & 0x7f)
-	for v >>= 7; v != 0; v >>= 7 {
-		v--
-		i--
-		tmp[i] = 0x80 | byte(v&0x7f)
-	}
-	return append(b, tmp[i:]...)
-}
 
 func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
@@ -170,13 +125,13 @@ func TestIndexOfASHA256Repository(t *testing.T) {
 // A hostile or broken index gives an error naming what is wrong, never a
 // panic; Build then walks the folder and says why.
 func TestHostileIndexFallsBackToTheWalk(t *testing.T) {
-	good := encodeIndex(2, []string{"a.go", "b/c.go"})
-	long := encodeIndex(2, strings.Fields("some/dir/a.go some/dir/b.go some/dir/c.go some/dir/d.go"))
+	good := indextest.Encode(2, []string{"a.go", "b/c.go"})
+	long := indextest.Encode(2, strings.Fields("some/dir/a.go some/dir/b.go some/dir/c.go some/dir/d.go"))
 	huge := slices.Clone(good)
 	binary.BigEndian.PutUint32(huge[8:], 0xFFFFFFFF)
 	badLen := slices.Clone(good)
 	badLen[12+entryFixed+20+1] = 9 // a.go's name length
-	v4 := encodeIndex(4, []string{"abc", "abd"})
+	v4 := indextest.Encode(4, []string{"abc", "abd"})
 	badStrip := slices.Clone(v4)
 	badStrip[12+2*(entryFixed+20+2)+1+4] = 0x7f // the second entry strips 127 bytes
 	cases := map[string]struct {
@@ -217,7 +172,7 @@ func TestHostileIndexFallsBackToTheWalk(t *testing.T) {
 // the work tree.
 func TestIndexDropsPathsItNeverOffers(t *testing.T) {
 	in := []string{"../etc/passwd", ".git/config", "a/../../x", "ok.go", "sub/.GIT/hooks/x", "tab\tname", "/abs"}
-	n, err := parseIndex(encodeIndex(2, in), 20)
+	n, err := parseIndex(indextest.Encode(2, in), 20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +181,7 @@ func TestIndexDropsPathsItNeverOffers(t *testing.T) {
 	}
 	for _, v := range []uint32{2, 4} {
 		paths := []string{strings.Repeat("d/", 3000) + "long.go", "z.go"} // a name over 0xFFF bytes
-		n, err := parseIndex(encodeIndex(v, paths), 20)
+		n, err := parseIndex(indextest.Encode(v, paths), 20)
 		if err != nil || !slices.Equal(n.strings(""), paths) {
 			t.Fatalf("v%d long name: %v %d", v, err, len(n.strings("")))
 		}
@@ -236,8 +191,8 @@ func TestIndexDropsPathsItNeverOffers(t *testing.T) {
 // FuzzParseIndex: any bytes give paths or an error, never a panic, and
 // every path returned is one pi-tui may offer.
 func FuzzParseIndex(f *testing.F) {
-	f.Add(encodeIndex(2, []string{"a.go", "b/c.go"}))
-	f.Add(encodeIndex(4, []string{"abc", "abd", "b/c"}))
+	f.Add(indextest.Encode(2, []string{"a.go", "b/c.go"}))
+	f.Add(indextest.Encode(4, []string{"abc", "abd", "b/c"}))
 	f.Add([]byte("DIRC\x00\x00\x00\x03\xff\xff\xff\xff"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, h := range []int{20, 32} {

@@ -2,10 +2,10 @@ package filesearch
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/pi-tui/pi-tui/core/filesearch/indextest"
 )
 
 func paths(ms []Match) []string {
@@ -68,21 +68,10 @@ func TestMatcherIncrementalEqualsFresh(t *testing.T) {
 	}
 }
 
-// setupCheckout makes a git checkout of n files whose index is written in
-// git's documented format (a real `git add` of 100,000 files would take
-// longer than the benchmark).
+// setupCheckout makes a 100,000-file git checkout (its index).
 func setupCheckout(b *testing.B, n int) string {
 	root := b.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
-		b.Fatal(err)
-	}
-	ps := make([]string, 0, n)
-	for i := range n {
-		ps = append(ps, fmt.Sprintf("packages/mod%03d/internal/pkg%02d/file_%06d.go", i/1000, i/100%10, i))
-	}
-	ps[n/2] = "packages/api/handler.go"
-	slices.Sort(ps)
-	if err := os.WriteFile(filepath.Join(root, ".git", "index"), encodeIndex(2, ps), 0o644); err != nil {
+	if err := indextest.Checkout(root, n); err != nil {
 		b.Fatal(err)
 	}
 	return root
