@@ -58,25 +58,33 @@ func TestAtCompletesAFileAndSendsItAttached(t *testing.T) {
 	r.waitFor("› and @docs/shipping-and-handling.md @zzzz ok")
 }
 
-// In a git checkout the files come from the git index: a tracked file is
-// offered, a file git does not track is not.
+// In a git checkout the tracked files come from the git index at once;
+// then the files git does not track are added, except what git ignores
+// (here through .git/info/exclude). The core tests check the first step
+// alone against `git ls-files`.
 func TestAtCompletesFromTheGitIndex(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed: no checkout to read an index from")
 	}
 	r := newKitRig(t, 110, 32, echoScript, true)
 	root := filepath.Join(r.home, "proj")
-	cmd := exec.Command("sh", "-c", "git init -q && git add notes.txt")
+	cmd := exec.Command("sh", "-c", "git init -q && git add notes.txt && echo pkg/ >> .git/info/exclude")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git: %v\n%s", err, out)
 	}
 	r.chat()
+	start := r.raw.Len()
 	r.tm.Type("@no")
-	r.waitFor("notes.txt", "1 of 1 files match", "from the git index (tracked files)")
+	r.waitFor("notes.txt", "files match · from ")
+	r.tm.Type(" @AGE")
+	r.waitFor("AGENTS.md") // not tracked: added by the second step
 	r.tm.Type(" @handler")
-	r.waitFor(`no file matches "handler" among 1 from the git index`)
+	r.waitFor(`no file matches "handler" among 2 from git`)
+	if seen := r.raw.String()[start:]; strings.Contains(seen, "pkg/api") {
+		t.Fatalf("an excluded file was offered:\n%s", seen)
+	}
 }
 
 // Typing / opens a menu of every command with its argument hint and

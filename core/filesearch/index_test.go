@@ -90,6 +90,22 @@ func TestIndexListsWhatGitTracks(t *testing.T) {
 	git(t, root, "update-index", "--index-version", "4")
 	check("version 4")
 
+	// The second step adds what git neither tracks nor ignores.
+	write(t, root, map[string]string{".git/info/exclude": "secret.env\n", "secret.env": "k=v\n"})
+	c := NewCache(DefaultLimits())
+	l, err := c.Get(context.Background(), root)
+	if err != nil || l.Untracked {
+		t.Fatalf("first step: %v untracked=%v", err, l.Untracked)
+	}
+	u, err := c.AddUntracked(context.Background(), l)
+	want := append(strings.Fields(git(t, root, "ls-files")), "scratch.txt")
+	if err != nil || !u.Untracked || !slices.Equal(u.Paths, want) {
+		t.Fatalf("with untracked files: %v\ngot  %q\nwant %q", err, u.Paths, want)
+	}
+	if again, _ := c.Get(context.Background(), root); again != u {
+		t.Fatal("the list with untracked files was not kept")
+	}
+
 	sub, err := Build(context.Background(), filepath.Join(root, "packages"), DefaultLimits())
 	if err != nil || !sub.FromIndex || !slices.Equal(sub.Paths, []string{"api/Router.go", "api/handler.go"}) {
 		t.Fatalf("a folder of the repository: %q %v %v", sub.Paths, sub.FromIndex, err)

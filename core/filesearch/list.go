@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,13 +43,17 @@ type List struct {
 	lower []string // Paths with ASCII letters lowered, for matching
 	base  []int32  // byte offset of each path's base name
 	// FromIndex says the paths are git's tracked files; otherwise the
-	// folder was walked.
+	// folder was walked. Untracked says the files git does not track and
+	// does not ignore were added (Cache.AddUntracked).
 	FromIndex bool
+	Untracked bool
 	Truncated bool   // the walk stopped at Limits.MaxFiles
 	Warning   string // why the index was not used, when it exists but could not be read
 
-	stamp indexStamp
-	built time.Time
+	stamp  indexStamp
+	built  time.Time
+	gitDir string // the repository's git folder, for info/exclude
+	prefix string // the root's path in the repository
 }
 
 type indexStamp struct {
@@ -64,7 +69,7 @@ func Build(ctx context.Context, root string, lim Limits) (*List, error) {
 	if err == nil && l != nil {
 		return l, nil
 	}
-	w, werr := walk(ctx, root, lim)
+	w, werr := walk(ctx, root, lim, nil)
 	if werr != nil {
 		return nil, werr
 	}
@@ -143,7 +148,7 @@ func fromIndex(root string, lim Limits) (*List, error) {
 		return nil, nil
 	}
 	l := newList(root, paths)
-	l.FromIndex = true
+	l.FromIndex, l.gitDir, l.prefix = true, dir, prefix
 	l.stamp = indexStamp{path: idx, size: fi.Size(), mtime: fi.ModTime()}
 	return l, nil
 }
@@ -266,9 +271,52 @@ func (c *Cache) Get(ctx context.Context, root string) (*List, error) {
 }
 
 func (c *Cache) fresh(l *List) bool {
+	if (!l.FromIndex || l.Untracked) && time.Since(l.built) >= c.lim.WalkMaxAge {
+		return false
+	}
 	if !l.FromIndex {
-		return time.Since(l.built) < c.lim.WalkMaxAge
+		return true
 	}
 	fi, err := os.Stat(l.stamp.path)
 	return err == nil && fi.Size() == l.stamp.size && fi.ModTime().Equal(l.stamp.mtime)
+}
+
+// AddUntracked returns index list l with the files of the work tree that
+// git neither tracks nor ignores (.gitignore files, and info/exclude when
+// the project is the repository's top) added after the tracked ones, and
+// keeps it in the cache. It walks the folder, so it is the second, slower
+// step: the tracked files are offered first.
+func (c *Cache) AddUntracked(ctx context.Context, l *List) (*List, error) {
+	if !l.FromIndex || l.Untracked {
+		return l, nil
+	}
+	var rules []rule
+	if l.prefix == "" {
+		if b, _, err := fsutil.ReadRegular(filepath.Join(l.gitDir, "info", "exclude"), maxIgnoreFile); err == nil {
+			rules = parseIgnore("", string(b))
+		}
+	}
+	w, err := walk(ctx, l.Root, c.lim, rules)
+	if err != nil {
+		return nil, err
+	}
+	tracked := make(map[string]struct{}, len(l.Paths))
+	for _, p := range l.Paths {
+		tracked[p] = struct{}{}
+	}
+	paths := slices.Clip(l.Paths)
+	for _, p := range w.Paths {
+		if _, ok := tracked[p]; !ok {
+			paths = append(paths, p)
+		}
+	}
+	nl := newList(l.Root, paths)
+	nl.FromIndex, nl.Untracked, nl.Truncated = true, true, w.Truncated
+	nl.stamp, nl.gitDir, nl.prefix = l.stamp, l.gitDir, l.prefix
+	c.mu.Lock()
+	if cur := c.lists[l.Root]; cur == nil || cur == l {
+		c.lists[l.Root] = nl
+	}
+	c.mu.Unlock()
+	return nl, nil
 }

@@ -19,14 +19,15 @@ const maxIgnoreFile = 1 << 20
 // link to a folder is listed as a file and opening it later fails), and
 // .gitignore files are opened without blocking. ".git" is skipped; every
 // other folder, node_modules included, only when a .gitignore says so.
-func walk(ctx context.Context, root string, lim Limits) (*List, error) {
+// rules apply from the root down (a repository's info/exclude).
+func walk(ctx context.Context, root string, lim Limits, rules []rule) (*List, error) {
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the project folder: %v", fsutil.PlainError(err))
 	}
 	defer r.Close()
 	w := &walker{ctx: ctx, r: r, fsys: r.FS(), lim: lim}
-	if err := w.dir(".", 0, nil); err != nil {
+	if err := w.dir(".", 0, rules); err != nil {
 		return nil, err
 	}
 	l := newList(root, w.paths)

@@ -62,15 +62,18 @@ type completer struct {
 
 	cache   *filesearch.Cache
 	matcher *filesearch.Matcher
-	loading string // the root being listed
+	loading string           // the root being listed
+	walking string           // the root whose untracked files are being looked for
+	tried   *filesearch.List // the tracked list last looked at for untracked files
 	listErr string
 }
 
 // filesMsg carries a project's file list.
 type filesMsg struct {
-	root string
-	list *filesearch.List
-	err  error
+	root   string
+	list   *filesearch.List
+	err    error
+	walked bool // the answer of addUntracked
 }
 
 // attachedMsg carries a message with its @files attached, ready to send.
@@ -204,10 +207,33 @@ func (m *Model) filesLoaded(msg filesMsg) tea.Cmd {
 	c.listErr = ""
 	if msg.err != nil {
 		c.listErr = msg.err.Error()
-	} else if c.matcher == nil || c.matcher.List() != msg.list {
+		return m.refreshMenu()
+	}
+	if c.matcher == nil || c.matcher.List() != msg.list {
 		c.matcher = filesearch.NewMatcher(msg.list)
 	}
-	return m.refreshMenu()
+	if msg.walked && c.walking == msg.root {
+		c.walking = ""
+	}
+	return tea.Batch(m.refreshMenu(), m.addUntracked(msg.list))
+}
+
+// addUntracked looks, off the UI goroutine, for the files git does not
+// track (yet) and does not ignore; the tracked ones are offered meanwhile.
+func (m *Model) addUntracked(l *filesearch.List) tea.Cmd {
+	c := &m.comp
+	if !l.FromIndex || l.Untracked || c.walking == l.Root || c.tried == l {
+		return nil
+	}
+	c.walking, c.tried = l.Root, l
+	cache, ctx := c.cache, m.ctx
+	return func() tea.Msg {
+		nl, err := cache.AddUntracked(ctx, l)
+		if err != nil {
+			return filesMsg{root: l.Root, list: l, walked: true} // the tracked files stay offered
+		}
+		return filesMsg{root: l.Root, list: nl, walked: true}
+	}
 }
 
 // menuKey handles a key while the menu is open; ok is false for keys it
@@ -318,9 +344,14 @@ func (m *Model) menuFooter() []string {
 		return []string{dim("  listing the project's files…")}
 	}
 	l := c.matcher.List()
-	src := "the git index (tracked files)"
-	if !l.FromIndex {
-		src = "the folder, minus .gitignore"
+	src := "the folder, minus .gitignore"
+	switch {
+	case l.Untracked:
+		src = "git: tracked, and untracked not ignored"
+	case l.FromIndex && c.walking == l.Root:
+		src = "the git index (looking for untracked files…)"
+	case l.FromIndex:
+		src = "the git index (tracked files)"
 	}
 	if len(c.items) == 0 {
 		out = append(out, dim("  no file matches %q among %d from %s (esc closes)", common.VisibleLine(c.query), len(l.Paths), src))
