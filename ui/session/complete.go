@@ -253,6 +253,9 @@ func (m *Model) menuKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 			if c.kind == menuCommands {
 				return common.Notice("no command matches %q", "/"+common.VisibleLine(c.query)), true
 			}
+			if c.matcher == nil || c.matcher.List().Root != m.project.Root {
+				return common.Notice("still listing the project's files"), true
+			}
 			return common.Notice("no file matches %q", common.VisibleLine(c.query)), true
 		}
 		return nil, false
