@@ -300,7 +300,7 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 			m.queue = append(m.queue, text)
 			return common.Notice("queued: sent when the agent is done")
 		}
-		return m.send(text)
+		return m.sendWithFiles(text)
 	case key.Matches(msg, k.HistPrev) && (m.input.Len() == 0 || m.showingHistory()):
 		// Like a shell: ↑ steps back through what was sent, as long as
 		// the input still shows an earlier message unchanged.

@@ -3,11 +3,11 @@ package session
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/skills"
 	"github.com/pi-tui/pi-tui/ui/common"
@@ -16,10 +16,9 @@ import (
 // The chat input's slash commands: pi-tui's own (/compact, /tree, …) and
 // the skills (/skill:name) and prompt templates (/name) pi-tui finds where
 // pi finds them. While the input holds a command name being typed, the
-// matching commands show above it with their descriptions, and tab
-// completes the first (highlighted) one; typing more letters narrows the
-// list. On enter a skill or template is expanded exactly as pi expands it
-// and sent.
+// matching commands show in the completion menu (complete.go) with their
+// argument hints and descriptions. On enter a skill or template is
+// expanded exactly as pi expands it and sent.
 
 // builtins returns the chat's own commands, offered first.
 func builtins() []skills.Command {
@@ -44,14 +43,6 @@ func isBuiltin(name string) bool {
 	}
 	return false
 }
-
-// maxSuggestions bounds the lines the menu takes from the transcript (at
-// most half of it).
-const maxSuggestions = 10
-
-// completeKey completes the highlighted command; it is data, so the help
-// shows the same key the handler uses.
-var completeKey = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete /command"))
 
 // commandsMsg carries a session's skills and templates.
 type commandsMsg struct {
@@ -88,8 +79,13 @@ func (m *Model) updateCommands(msg tea.Msg) (tea.Cmd, bool) {
 	case commandsMsg:
 		if msg.sid == m.sid {
 			m.cmds, m.cmdWarn = msg.cmds, msg.warn
+			return m.refreshMenu(), true
 		}
 		return nil, true
+	case filesMsg:
+		return m.filesLoaded(msg), true
+	case attachedMsg:
+		return m.attached(msg), true
 	case expandedMsg:
 		if msg.sid != m.sid {
 			return nil, true
@@ -144,86 +140,64 @@ func (m *Model) typedName() (string, bool) {
 	return v[1:], true
 }
 
-// suggestions are the commands whose names start with what is typed.
-func (m *Model) suggestions() []skills.Command {
-	typed, ok := m.typedName()
-	if !ok {
-		return nil
-	}
-	var out []skills.Command
-	for _, c := range append(builtins(), m.cmds...) {
-		if strings.HasPrefix(c.Name, typed) {
-			out = append(out, c)
+// rankCommands orders the commands matching typed: the name itself, then
+// names starting with it, holding it, then holding its letters in order;
+// within each, the chat's own commands first, as listed.
+func rankCommands(cmds []skills.Command, typed string) []skills.Command {
+	t := strings.ToLower(typed)
+	var bands [4][]skills.Command
+	for _, c := range cmds {
+		n := strings.ToLower(c.Name)
+		switch {
+		case n == t:
+			bands[0] = append(bands[0], c)
+		case strings.HasPrefix(n, t):
+			bands[1] = append(bands[1], c)
+		case strings.Contains(n, t):
+			bands[2] = append(bands[2], c)
+		case subsequence(n, t):
+			bands[3] = append(bands[3], c)
 		}
 	}
-	return out
+	return slices.Concat(bands[:]...)
 }
 
-// completionKey handles tab while a command name is typed: it completes
-// the first suggestion, ready for its arguments.
-func (m *Model) completionKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	if !key.Matches(msg, completeKey) {
-		return nil, false
+// subsequence reports whether t's letters appear in n in order.
+func subsequence(n, t string) bool {
+	for _, r := range t {
+		i := strings.IndexRune(n, r)
+		if i < 0 {
+			return false
+		}
+		n = n[i+utf8.RuneLen(r):]
 	}
-	if _, ok := m.typedName(); !ok {
-		return nil, false
-	}
-	sug := m.suggestions()
-	if len(sug) == 0 {
-		return common.Notice("no command starts with %q", m.input.Value()), true
-	}
-	m.input.SetValue("")
-	m.input.Insert("/" + sug[0].Name + " ") // the cursor ends after it
-	return nil, true
+	return true
 }
 
-// afterInput reloads the commands when a fresh "/" is typed: skill and
-// template files may have changed since the last look.
+// completionKey gives keys to the menu while it is open.
+func (m *Model) completionKey(msg tea.KeyMsg) (tea.Cmd, bool) { return m.menuKey(msg) }
+
+// afterInput refreshes the menu after a key changed the input, and
+// reloads the commands when a fresh "/" is typed: skill and template
+// files may have changed since the last look.
 func (m *Model) afterInput(before string) tea.Cmd {
-	if after := m.input.Value(); after == "/" && before != "/" {
-		return m.loadCommands()
-	}
-	return nil
-}
-
-// suggestionLines draws the menu: name, argument hint, description.
-func (m *Model) suggestionLines() []string {
-	sug := m.suggestions()
-	if len(sug) == 0 {
+	after := m.input.Value()
+	if after == before {
 		return nil
 	}
-	st := m.d.UI
-	limit := max(min(maxSuggestions, m.transcriptHeight()/2), 3)
-	var out []string
-	for i, c := range sug {
-		if len(out) == limit-1 && len(sug) > limit {
-			out = append(out, st.Dim.Render(fmt.Sprintf("  … %d more (keep typing)", len(sug)-i)))
-			break
-		}
-		name := "/" + common.VisibleLine(c.Name)
-		if c.ArgumentHint != "" {
-			name += " " + common.VisibleLine(c.ArgumentHint)
-		}
-		line := fmt.Sprintf("  %-24s %s", name, common.VisibleLine(c.Description))
-		line = ansi.Truncate(line, max(m.width, 10), "…")
-		if i == 0 {
-			out = append(out, st.Selected.Render(line))
-		} else {
-			out = append(out, line)
-		}
+	var load tea.Cmd
+	if after == "/" {
+		load = m.loadCommands()
 	}
-	if len(m.cmdWarn) > 0 {
-		out = append(out, st.Warn.Render(ansi.Truncate(fmt.Sprintf("  ! %d skill or template file(s) skipped: %s", len(m.cmdWarn), common.VisibleLine(m.cmdWarn[0])), max(m.width, 10), "…")))
-	}
-	return out
+	return tea.Batch(load, m.refreshMenu())
 }
 
-// Completing reports whether tab completes a /command now (the shell
-// then leaves tab to the chat instead of switching tabs).
-func (m *Model) Completing() bool {
-	_, ok := m.typedName()
-	return m.sid != "" && ok
-}
+// suggestionLines draws the completion menu (complete.go).
+func (m *Model) suggestionLines() []string { return m.menuLines() }
+
+// Completing reports whether the completion menu is open (the shell then
+// leaves tab to the chat instead of switching tabs).
+func (m *Model) Completing() bool { return m.sid != "" && m.comp.kind != menuNone }
 
 // command runs a slash command typed in the input.
 func (m *Model) command(text string) tea.Cmd {

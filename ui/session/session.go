@@ -123,6 +123,7 @@ type Model struct {
 	asks     []*approvalDialog // open approval dialogs, oldest first
 	cmds     []skills.Command  // the session's skills and templates (commands.go)
 	cmdWarn  []string          // skill and template files skipped
+	comp     completer         // the /command and @file menu (complete.go)
 
 	width, height int
 }
@@ -185,7 +186,7 @@ func (m *Model) Help() [][]key.Binding {
 		return [][]key.Binding{{k.Open, k.New, k.Rename, k.Delete, k.Filter}, {k.Up, k.Down}}
 	}
 	cmds := key.NewBinding(key.WithKeys("/"), key.WithHelp("/compact /tree", "/new /model /thinking /context, /skill:name, /template"))
-	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds, completeKey}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown}, {k.Tools, k.Thinking, k.Level, k.Sessions}}
+	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds, menuKeys.At}, {menuKeys.Pick, menuKeys.Up, menuKeys.Close}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown}, {k.Tools, k.Thinking, k.Level, k.Sessions}}
 }
 
 // Open shows project p's sessions.
@@ -300,7 +301,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if len(m.queue) > 0 {
 			next := m.queue[0]
 			m.queue = m.queue[1:]
-			cmd = m.send(next)
+			cmd = m.sendWithFiles(next)
 		}
 		return tea.Batch(cmd, m.loadList())
 	case contentMsg:
