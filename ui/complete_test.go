@@ -96,7 +96,12 @@ func TestSlashMenuListsFiltersAndCompletes(t *testing.T) {
 	r.chat()
 	r.tm.Type("/")
 	r.waitFor("/compact [instructions]", "summarise the session so far", "/thinking [level]", "set this session's thinking level",
-		"/review <file>", "Review a file", "/context", "/model")
+		"/name NAME", "/model", "more: ↑/↓, or type to narrow")
+	r.tm.Type("rev")
+	r.waitFor("/review <file>", "Review a file")
+	for range len("rev") {
+		r.keys("backspace")
+	}
 	r.tm.Type("cmpt")
 	r.keys("tab")
 	r.waitFor("› /compact")

@@ -39,8 +39,9 @@ func TestChatCompletesAndExpandsSkillsAndTemplates(t *testing.T) {
 	r.waitFor("reply 0: Review main.go for bugs.")
 
 	r.tm.Type("/")
-	r.waitFor("/skill:pdf", "Fill in PDF forms", "/compact")
+	r.waitFor("/compact")
 	r.tm.Type("skill:")
+	r.waitFor("/skill:pdf", "Fill in PDF forms")
 	r.keys("tab")
 	r.tm.Type("fill it")
 	r.keys("enter")

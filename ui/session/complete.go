@@ -320,6 +320,9 @@ func (m *Model) menuLines() []string {
 			out = append(out, line(text))
 		}
 	}
+	if hidden := len(c.items) - limit; hidden > 0 {
+		out = append(out, st.Dim.Render(line(fmt.Sprintf("  %d more: ↑/↓, or type to narrow", hidden))))
+	}
 	out = append(out, m.menuFooter()...)
 	return out
 }
