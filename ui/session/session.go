@@ -31,7 +31,6 @@ import (
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/skills"
 	"github.com/pi-tui/pi-tui/ui/common"
-	"github.com/pi-tui/pi-tui/ui/editor"
 )
 
 // Deps are what the tab needs from the program.
@@ -97,7 +96,7 @@ type Model struct {
 	live     *item            // the streaming answer
 	calls    map[string]*item // running tool calls by id
 	bottom   int              // lines scrolled up from the bottom
-	input    *editor.Buffer
+	input    *input
 	history  []string
 	histPos  int
 	queue    []string
@@ -124,11 +123,9 @@ type Model struct {
 // New returns the tab; Init starts listening to the runtime.
 func New(d Deps) *Model {
 	m := &Model{d: d, keys: defaultKeys(), calls: map[string]*item{}, runtime: "none",
-		input: editor.New(d.UI.Cursor, d.UI.Gutter)}
+		input: newInput(d.UI)}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	m.br = newBridge(m.ctx.Done())
-	m.input.HideEnd()
-	m.input.SetPrompt("› ")
 	m.sub = d.Runtimes.Subscribe(func(e agent.Event) { m.br.push(e) })
 	return m
 }
@@ -167,10 +164,8 @@ func (m *Model) reconcile() tea.Cmd {
 // SetSize sets the area the tab draws in.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
-	m.input.SetSize(w, m.inputHeight())
+	m.input.fit(w, h)
 }
-
-func (m *Model) inputHeight() int { return min(max(m.input.Lines(), 2), 6) }
 
 // CapturesText reports whether keys go to the input.
 func (m *Model) CapturesText() bool { return m.sid != "" }
@@ -185,7 +180,9 @@ func (m *Model) Help() [][]key.Binding {
 		return [][]key.Binding{{k.Open, k.New, k.Up, k.Down}}
 	}
 	cmds := key.NewBinding(key.WithKeys("/"), key.WithHelp("/compact /tree", "/new /model /thinking /context, /skill:name, /template"))
-	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds, completeKey}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown}, {k.Tools, k.Thinking, k.Level, k.Sessions}}
+	e := m.input.KeyMap()
+	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds, completeKey}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown}, {k.Tools, k.Thinking, k.Level, k.Sessions},
+		{e.Home, e.WordLeft, e.DeleteWord, e.KillLine, e.KillStart, e.Undo, e.Redo}}
 }
 
 // Open shows project p's sessions.
@@ -321,9 +318,14 @@ func (m *Model) View() string {
 		return m.listView()
 	}
 	var b strings.Builder
+	// The session's name, never its first message: a pasted page would
+	// fill the screen. Clipped to the line.
 	title := m.title
-	if title == "" {
+	switch {
+	case title == "" && len(m.items) == 0:
 		title = "new session"
+	case title == "":
+		title = "unnamed session"
 	}
 	b.WriteString(st.Title.Render("Session · "+common.VisibleLine(m.project.Name)) + st.Dim.Render("  "+ansi.Truncate(common.VisibleLine(title), max(m.width-30, 10), "…")) + "\n")
 	menu := m.suggestionLines()

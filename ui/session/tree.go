@@ -65,6 +65,7 @@ func (m *Model) showTree(path []coresession.Entry) tea.Cmd {
 func (m *Model) branchTo(e coresession.Entry, text string) tea.Cmd {
 	rts, id := m.d.Runtimes, m.sid
 	m.input.SetValue(text)
+	m.input.fit(m.width, m.height)
 	return func() tea.Msg {
 		if err := rts.Branch(context.Background(), id, e.ParentID); err != nil {
 			return openedMsg{err: err}
