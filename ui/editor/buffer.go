@@ -445,10 +445,11 @@ func (b *Buffer) wordRight() {
 		b.moveRight()
 		return
 	}
-	for c < len(r) && !unicode.IsSpace(r[c]) {
+	// As readline's alt+f: to the end of the next word.
+	for c < len(r) && unicode.IsSpace(r[c]) {
 		c++
 	}
-	for c < len(r) && unicode.IsSpace(r[c]) {
+	for c < len(r) && !unicode.IsSpace(r[c]) {
 		c++
 	}
 	b.col = c
@@ -572,8 +573,39 @@ func (b *Buffer) moveVert(n int) {
 	b.col = max(c, segs[seg])
 }
 
-// scrollToCursor moves the viewport so the cursor row is visible.
+// scrollToCursor moves the viewport so the cursor row is visible; an
+// input (HideEnd) then shows as much text as fits, so a field grown or a
+// text shortened leaves no empty rows under text scrolled off above.
 func (b *Buffer) scrollToCursor() {
+	b.cursorInView()
+	if b.noEnd {
+		b.fillView()
+	}
+}
+
+// fillView moves the viewport up while rows under the text are empty.
+func (b *Buffer) fillView() {
+	rows, i, s := 0, b.top, b.topSeg
+	for i < len(b.lines) && rows < b.height {
+		rows++
+		if s++; s >= len(b.segments(i)) {
+			i, s = i+1, 0
+		}
+	}
+	for ; rows < b.height; rows++ {
+		switch {
+		case b.topSeg > 0:
+			b.topSeg--
+		case b.top > 0:
+			b.top--
+			b.topSeg = len(b.segments(b.top)) - 1
+		default:
+			return
+		}
+	}
+}
+
+func (b *Buffer) cursorInView() {
 	seg := b.cursorSeg()
 	if b.row < b.top || (b.row == b.top && seg < b.topSeg) {
 		b.top, b.topSeg = b.row, seg

@@ -267,6 +267,8 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 	k := p.keys
 	switch {
+	case p.find != nil && p.findKey(msg):
+		return nil
 	case key.Matches(msg, k.Close):
 		if p.preview {
 			p.preview = false
@@ -282,8 +284,6 @@ func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 	case !p.loaded && p.extPath != "" && key.Matches(msg, k.External):
 		return p.external()
 	case !p.loaded:
-		return nil
-	case p.find != nil && p.findKey(msg):
 		return nil
 	case key.Matches(msg, k.Find) && !p.preview:
 		p.startFind()
@@ -427,7 +427,7 @@ func (p *Page) View(width, height int) string {
 		if p.extPath != "" {
 			keys = "ctrl+e open in $EDITOR · esc close"
 		}
-		return head.String() + "\n\n" + st.Error.Render("Cannot edit: "+p.loadErr) + "\n\n" + st.Dim.Render(keys)
+		return head.String() + "\n\n" + st.Error.Render(ansi.Wrap("Cannot edit: "+p.loadErr, max(p.width, 20), "")) + "\n\n" + st.Dim.Render(keys)
 	}
 	body := ""
 	switch {
