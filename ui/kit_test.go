@@ -232,8 +232,9 @@ func TestSessionAbortQueueTreeAndContext(t *testing.T) {
 	r.waitFor("queued: sent when the agent is done")
 	r.keys("esc") // abort: the queue is dropped with it
 	r.waitFor("partial: the answer was cut off or aborted")
-	r.say("after abort")
-	r.waitFor("answer to after abort")
+	// The queued message is back in the input, the cursor after it.
+	r.say(" after abort")
+	r.waitFor("answer to queued one after abort")
 	// A message typed while the agent works is sent when it is done.
 	r.say("first")
 	r.say("second")

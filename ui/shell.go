@@ -340,17 +340,27 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 }
 
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if keys := common.SplitRunes(msg); len(keys) > 1 {
+		if f := m.focus(); f == focusLayerText || f == focusProjectsFilter || f == focusSessionText {
+			// Several characters in one read (a slow link, a terminal
+			// without bracketed paste) go into the text field whole, as a
+			// paste: no binding matches it, so the word "esc" typed fast
+			// cannot close an editor.
+			msg.Paste = true
+		} else {
+			// Where letters are commands ("jj" moves down twice), each is
+			// handled in turn, and a key can change where the next goes.
+			cmds := make([]tea.Cmd, 0, len(keys))
+			for _, k := range keys {
+				cmds = append(cmds, m.key(k), m.applyNav())
+			}
+			return tea.Batch(cmds...)
+		}
+	}
 	// Every key counts for the quiet period of guarded dialogs, whoever
 	// gets it; it is recorded after routing so the key itself is judged
 	// by the rest before it.
 	defer m.st.KeySeen()
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 {
-		// Several characters in one read are typed or pasted text (a
-		// terminal without bracketed paste, a slow link), never a key: the
-		// word "esc" must not close an editor. Marked as a paste, no key
-		// binding matches it and text fields insert it.
-		msg.Paste = true
-	}
 	if key.Matches(msg, m.keys.ForceQuit) {
 		return m.quit()
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -130,7 +131,7 @@ func (s *session) waitFrom(start int, want ...string) {
 	teatest.WaitFor(s.t, s.tm.Output(), func(b []byte) bool {
 		// b is all this wait has read so far; keep what is new.
 		s.raw.Write(b[s.raw.Len()-read:])
-		seen := s.raw.Bytes()[start:]
+		seen := plain(s.raw.Bytes()[start:])
 		for _, w := range want {
 			if !bytes.Contains(seen, []byte(w)) {
 				return false
@@ -148,7 +149,7 @@ func (s *session) waitAny(want ...string) string {
 	found := ""
 	teatest.WaitFor(s.t, s.tm.Output(), func(b []byte) bool {
 		s.raw.Write(b[s.raw.Len()-start:])
-		seen := s.raw.Bytes()[start:]
+		seen := plain(s.raw.Bytes()[start:])
 		for _, w := range want {
 			if bytes.Contains(seen, []byte(w)) {
 				found = w
@@ -210,8 +211,17 @@ func (s *session) final() string {
 	return view
 }
 
+// sgr matches the colour and attribute sequences a frame may hold even
+// without colour: the text fields' reverse-video cursor (NO_COLOR keeps
+// attributes). Text is looked for, and compared with golden files,
+// without them.
+var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+func plain(b []byte) []byte { return sgr.ReplaceAll(b, nil) }
+
 func golden(t *testing.T, name, got string) {
 	t.Helper()
+	got = string(plain([]byte(got)))
 	path := filepath.Join("testdata", name+".golden")
 	if updating() {
 		os.MkdirAll("testdata", 0o755)
@@ -253,7 +263,7 @@ func TestAddProjectAndEditAgentsMD(t *testing.T) {
 	s.keys("ctrl+s")
 	s.waitFor("saved ~/src/api/AGENTS.md")
 	got := f.read("src/api/AGENTS.md")
-	if !strings.HasPrefix(got, "# Project instructions") || !strings.HasSuffix(got, "- Run make check before committing.") {
+	if !strings.HasPrefix(got, "# Project instructions") || !strings.HasSuffix(got, "- Run make check before committing.\n") {
 		t.Errorf("AGENTS.md on disk:\n%s", got)
 	}
 	list, _ := f.host.Projects.List(context.Background(), true)
@@ -285,7 +295,7 @@ func TestAgentsMDConflictIsOfferedNotClobbered(t *testing.T) {
 	s.waitFor("Changed on disk")
 	s.keys("o")
 	s.waitFor("saved ~/proj/AGENTS.md")
-	if got := f.read("proj/AGENTS.md"); got != "mine: more original" {
+	if got := f.read("proj/AGENTS.md"); got != "mine: more original\n" {
 		t.Errorf("after overwrite: %q", got)
 	}
 	s.final()
@@ -320,7 +330,7 @@ func TestUnsavedEditorAsksBeforeQuitAndClose(t *testing.T) {
 	s.waitFor("Unsaved changes", "discard and close")
 	s.keys("s") // save and close
 	s.waitFor("saved ~/proj/AGENTS.md")
-	if got := f.read("proj/AGENTS.md"); got != "xtext" {
+	if got := f.read("proj/AGENTS.md"); got != "xtext\n" {
 		t.Errorf("saved %q", got)
 	}
 	s.final()
@@ -450,11 +460,11 @@ func TestGlobalAgentsFromSettings(t *testing.T) {
 	s.tm.Type("Be concise.")
 	s.keys("ctrl+s")
 	s.waitFor("saved ~/.pi/agent/AGENTS.md")
-	if got := f.read(".pi/agent/AGENTS.md"); got != "Be concise." {
+	if got := f.read(".pi/agent/AGENTS.md"); got != "Be concise.\n" {
 		t.Errorf("global AGENTS.md = %q", got)
 	}
 	s.keys("esc")
-	s.waitFor("11 bytes")
+	s.waitFor("12 bytes")
 	// The subdirectory-context switch writes agent-guidance.json, keeping other keys.
 	f.write(".pi/agent/agent-guidance.json", `{"providers": {"anthropic": ["CLAUDE.md"]}}`)
 	s.keys("down", "enter")
@@ -592,7 +602,7 @@ func TestTypedWordsNeverActAsKeys(t *testing.T) {
 	s.waitFor("escdtabenterstart")
 	s.keys("ctrl+s")
 	s.waitFor("saved ~/proj/AGENTS.md")
-	if got := f.read("proj/AGENTS.md"); got != "escdtabenterstart" {
+	if got := f.read("proj/AGENTS.md"); got != "escdtabenterstart\n" {
 		t.Errorf("saved %q", got)
 	}
 	s.final()

@@ -4,7 +4,11 @@
 package common
 
 import (
+	"io"
+
+	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 )
 
 // Styles are the UI's styles for one program. Emphasis never relies on
@@ -58,8 +62,31 @@ func NewStyles(r *lipgloss.Renderer) *Styles {
 	s.Dialog = r.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(accent).Padding(0, 1)
 	s.DialogHead = r.NewStyle().Bold(true)
 	s.Key = r.NewStyle().Bold(true).Foreground(accent)
-	s.Cursor = r.NewStyle().Reverse(true)
+	s.Cursor = attributes(r).NewStyle().Reverse(true)
 	s.Gutter = r.NewStyle().Foreground(dim)
 	s.Input = r.NewStyle().Underline(true)
 	return s
+}
+
+// attributes returns a renderer for styles that must show even without
+// colour: a text field's cursor. Under NO_COLOR (and on a dumb terminal)
+// a program's profile is Ascii, and lipgloss then drops every attribute,
+// reverse video included, so no text field would show where typing goes.
+// NO_COLOR forbids colour, not attributes, and the program draws with
+// escape sequences anyway: these styles render with the ANSI profile,
+// which keeps reverse video. They must set no colour.
+func attributes(r *lipgloss.Renderer) *lipgloss.Renderer {
+	if r.ColorProfile() != termenv.Ascii {
+		return r
+	}
+	a := lipgloss.NewRenderer(io.Discard)
+	a.SetColorProfile(termenv.ANSI)
+	a.SetHasDarkBackground(true) // never asked: these styles have no colour
+	return a
+}
+
+// StyleTextInput gives a bubbles text field the program's cursor, which
+// shows without colour too (see attributes).
+func (s *Styles) StyleTextInput(ti *textinput.Model) {
+	ti.Cursor.Style = s.Cursor
 }

@@ -156,6 +156,7 @@ type Prompt struct {
 // nil, returns a sentence when the value cannot be accepted.
 func NewPrompt(st *common.UI, title, hint, value string, validate func(string) string, onSubmit func(string) tea.Cmd) *Prompt {
 	in := textinput.New()
+	st.StyleTextInput(&in) // a cursor that shows without colour too
 	in.SetValue(value)
 	in.CursorEnd()
 	in.Focus()

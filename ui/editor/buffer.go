@@ -30,7 +30,9 @@ type KeyMap struct {
 	Home, End, Top, Bottom        key.Binding
 	PageUp, PageDown              key.Binding
 	Backspace, Delete, DeleteWord key.Binding
-	KillLine, Newline, Tab        key.Binding
+	KillLine, KillStart           key.Binding
+	Newline, Tab                  key.Binding
+	Undo, Redo                    key.Binding
 }
 
 // DefaultKeyMap is the editing keymap.
@@ -40,10 +42,10 @@ func DefaultKeyMap() KeyMap {
 		Down:       key.NewBinding(key.WithKeys("down")),
 		Left:       key.NewBinding(key.WithKeys("left")),
 		Right:      key.NewBinding(key.WithKeys("right")),
-		WordLeft:   key.NewBinding(key.WithKeys("alt+left", "ctrl+left", "alt+b")),
+		WordLeft:   key.NewBinding(key.WithKeys("alt+left", "ctrl+left", "alt+b"), key.WithHelp("alt+b/f", "word back/forward")),
 		WordRight:  key.NewBinding(key.WithKeys("alt+right", "ctrl+right", "alt+f")),
-		Home:       key.NewBinding(key.WithKeys("home", "ctrl+a"), key.WithHelp("home/end", "line start/end")),
-		End:        key.NewBinding(key.WithKeys("end")),
+		Home:       key.NewBinding(key.WithKeys("home", "ctrl+a"), key.WithHelp("ctrl+a/e", "line start/end")),
+		End:        key.NewBinding(key.WithKeys("end", "ctrl+e")),
 		Top:        key.NewBinding(key.WithKeys("ctrl+home")),
 		Bottom:     key.NewBinding(key.WithKeys("ctrl+end")),
 		PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "page")),
@@ -52,6 +54,9 @@ func DefaultKeyMap() KeyMap {
 		Delete:     key.NewBinding(key.WithKeys("delete", "ctrl+d")),
 		DeleteWord: key.NewBinding(key.WithKeys("ctrl+w", "alt+backspace"), key.WithHelp("ctrl+w", "delete word")),
 		KillLine:   key.NewBinding(key.WithKeys("ctrl+k"), key.WithHelp("ctrl+k", "delete to line end")),
+		KillStart:  key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "delete to line start")),
+		Undo:       key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "undo")),
+		Redo:       key.NewBinding(key.WithKeys("ctrl+y"), key.WithHelp("ctrl+y", "redo")),
 		Newline:    key.NewBinding(key.WithKeys("enter", "ctrl+j")),
 		Tab:        key.NewBinding(key.WithKeys("tab")),
 	}
@@ -69,8 +74,11 @@ type Buffer struct {
 	top, topSeg   int // first visible line and its first visible row
 	width, height int // text area size in cells (gutter excluded)
 
+	hist history // undo and redo (undo.go)
+
 	focused bool
 	noEnd   bool   // do not mark rows past the end with ~
+	marks   bool   // mark the first and last row "↑"/"↓" when text is scrolled off
 	prompt  string // drawn in the gutter of the first row (an input's "› ")
 	keys    KeyMap
 
@@ -95,12 +103,34 @@ func (b *Buffer) SetPrompt(p string) { b.prompt = p }
 // KeyMap returns the editing keys, for help.
 func (b *Buffer) KeyMap() KeyMap { return b.keys }
 
-// SetValue replaces the text and puts the cursor at the start.
+// ShowScrollMarks marks the first visible row "↑" when text is scrolled
+// off above and the last "↓" when there is more below (for an input that
+// shows a window on a long text).
+func (b *Buffer) ShowScrollMarks() { b.marks = true }
+
+// SetValue replaces the text, puts the cursor at the start and forgets
+// the undo history (a new text, not an edit).
 func (b *Buffer) SetValue(s string) {
+	b.setText(s)
+	b.row, b.col, b.wantX, b.top, b.topSeg = 0, 0, 0, 0, 0
+	b.hist = history{}
+}
+
+// Replace replaces the text as one edit that ctrl+z undoes, putting the
+// cursor at the end (a recalled message, a completion).
+func (b *Buffer) Replace(s string) {
+	b.checkpoint(editOther)
+	b.setText(s)
+	b.row = len(b.lines) - 1
+	b.col = utf8.RuneCountInString(b.lines[b.row])
+	b.syncX()
+	b.scrollToCursor()
+}
+
+func (b *Buffer) setText(s string) {
 	b.lines = strings.Split(s, "\n")
 	b.wraps = make([][]int, len(b.lines))
 	b.bytes = len(s)
-	b.row, b.col, b.wantX, b.top, b.topSeg = 0, 0, 0, 0, 0
 }
 
 // Value returns the text.
@@ -147,20 +177,32 @@ func (b *Buffer) Update(msg tea.Msg) (changed bool) {
 	}
 	k := b.keys
 	switch {
+	case key.Matches(km, k.Undo):
+		return b.Undo()
+	case key.Matches(km, k.Redo):
+		return b.Redo()
 	case key.Matches(km, k.Newline):
 		b.Insert("\n")
 		return true
 	case key.Matches(km, k.Tab):
-		b.Insert("\t")
+		b.checkpoint(editTyping)
+		b.insert("\t")
 		return true
 	case key.Matches(km, k.Backspace):
+		b.checkpoint(editDeleting)
 		return b.backspace()
 	case key.Matches(km, k.Delete):
+		b.checkpoint(editDeleting)
 		return b.deleteForward()
 	case key.Matches(km, k.DeleteWord):
+		b.checkpoint(editOther)
 		return b.deleteWordBack()
 	case key.Matches(km, k.KillLine):
+		b.checkpoint(editOther)
 		return b.killLine()
+	case key.Matches(km, k.KillStart):
+		b.checkpoint(editOther)
+		return b.killStart()
 	case key.Matches(km, k.Left):
 		b.moveLeft()
 	case key.Matches(km, k.Right):
@@ -194,19 +236,27 @@ func (b *Buffer) Update(msg tea.Msg) (changed bool) {
 		if km.Alt {
 			return false
 		}
-		b.Insert(string(km.Runes))
+		b.checkpoint(editTyping)
+		b.insert(string(km.Runes))
 		return true
 	default:
 		return false
 	}
+	b.hist.last = editNone // a move ends the edit being coalesced
 	b.scrollToCursor()
 	return false
 }
 
-// Insert puts s at the cursor; s may hold newlines (a paste). Control
-// characters other than tab and newline are dropped: they would corrupt
-// the screen and have no place in an instruction file.
+// Insert puts s at the cursor as one edit that ctrl+z undoes; s may hold
+// newlines (a paste). Control characters other than tab and newline are
+// dropped: they would corrupt the screen and have no place in an
+// instruction file.
 func (b *Buffer) Insert(s string) {
+	b.checkpoint(editOther)
+	b.insert(s)
+}
+
+func (b *Buffer) insert(s string) {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.Map(func(r rune) rune {
 		if r == '\r' {
@@ -334,6 +384,21 @@ func (b *Buffer) killLine() bool {
 	return true
 }
 
+func (b *Buffer) killStart() bool {
+	if b.col == 0 {
+		return false
+	}
+	line := b.lines[b.row]
+	at := byteOffset(line, b.col)
+	b.lines[b.row] = line[at:]
+	b.wraps[b.row] = nil
+	b.bytes -= at
+	b.col = 0
+	b.syncX()
+	b.scrollToCursor()
+	return true
+}
+
 func (b *Buffer) moveLeft() {
 	switch {
 	case b.col > 0:
@@ -380,10 +445,11 @@ func (b *Buffer) wordRight() {
 		b.moveRight()
 		return
 	}
-	for c < len(r) && !unicode.IsSpace(r[c]) {
+	// As readline's alt+f: to the end of the next word.
+	for c < len(r) && unicode.IsSpace(r[c]) {
 		c++
 	}
-	for c < len(r) && unicode.IsSpace(r[c]) {
+	for c < len(r) && !unicode.IsSpace(r[c]) {
 		c++
 	}
 	b.col = c
@@ -507,8 +573,39 @@ func (b *Buffer) moveVert(n int) {
 	b.col = max(c, segs[seg])
 }
 
-// scrollToCursor moves the viewport so the cursor row is visible.
+// scrollToCursor moves the viewport so the cursor row is visible; an
+// input (HideEnd) then shows as much text as fits, so a field grown or a
+// text shortened leaves no empty rows under text scrolled off above.
 func (b *Buffer) scrollToCursor() {
+	b.cursorInView()
+	if b.noEnd {
+		b.fillView()
+	}
+}
+
+// fillView moves the viewport up while rows under the text are empty.
+func (b *Buffer) fillView() {
+	rows, i, s := 0, b.top, b.topSeg
+	for i < len(b.lines) && rows < b.height {
+		rows++
+		if s++; s >= len(b.segments(i)) {
+			i, s = i+1, 0
+		}
+	}
+	for ; rows < b.height; rows++ {
+		switch {
+		case b.topSeg > 0:
+			b.topSeg--
+		case b.top > 0:
+			b.top--
+			b.topSeg = len(b.segments(b.top)) - 1
+		default:
+			return
+		}
+	}
+}
+
+func (b *Buffer) cursorInView() {
 	seg := b.cursorSeg()
 	if b.row < b.top || (b.row == b.top && seg < b.topSeg) {
 		b.top, b.topSeg = b.row, seg
@@ -559,11 +656,17 @@ func (b *Buffer) View() string {
 			continue
 		}
 		segs := b.segments(i)
-		if s == 0 && i == 0 && b.prompt != "" {
+		last := n == b.height-1 && (s+1 < len(segs) || i+1 < len(b.lines))
+		switch {
+		case b.marks && n == 0 && (i > 0 || s > 0):
+			out.WriteString(b.gutterStyle.Render("↑ "))
+		case b.marks && last:
+			out.WriteString(b.gutterStyle.Render("↓ "))
+		case s == 0 && i == 0 && b.prompt != "":
 			out.WriteString(b.gutterStyle.Render(b.prompt))
-		} else if s == 0 {
+		case s == 0:
 			out.WriteString("  ")
-		} else {
+		default:
 			out.WriteString(b.gutterStyle.Render("↪ "))
 		}
 		if runesOf != i {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -44,6 +45,9 @@ type Config struct {
 // PageKeys are the page's keys.
 type PageKeys struct {
 	Save, Close, External, Preview, OpenWinner key.Binding
+	// Find opens the search line; in it FindNext and FindPrev step
+	// through the matches and Close ends the search.
+	Find, FindNext, FindPrev key.Binding
 }
 
 func defaultPageKeys() PageKeys {
@@ -53,6 +57,9 @@ func defaultPageKeys() PageKeys {
 		External:   key.NewBinding(key.WithKeys("ctrl+e"), key.WithHelp("ctrl+e", "$EDITOR")),
 		Preview:    key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "preview")),
 		OpenWinner: key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "edit the file in effect")),
+		Find:       key.NewBinding(key.WithKeys("ctrl+f"), key.WithHelp("ctrl+f", "find")),
+		FindNext:   key.NewBinding(key.WithKeys("enter", "down", "ctrl+f", "ctrl+n"), key.WithHelp("enter/↓", "next match")),
+		FindPrev:   key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "previous match")),
 	}
 }
 
@@ -63,11 +70,15 @@ type Page struct {
 	keys PageKeys
 	buf  *Buffer
 
-	doc      agentsmd.Doc
-	loaded   bool
-	loadErr  string
+	doc     agentsmd.Doc
+	loaded  bool
+	loadErr string
+	// extPath is set when the file cannot be edited here (too big, not
+	// UTF-8) but $EDITOR can take it: ctrl+e opens this path.
+	extPath  string
 	winner   string // candidate in effect at the root when it is not Name
-	saved    string // the text as last loaded or saved, to tell if dirty
+	saved    string // the buffer's text as last loaded or saved, to tell if dirty
+	find     *finding
 	fromTmpl bool
 
 	// after runs once the next save succeeds (close the page, open
@@ -100,9 +111,10 @@ type pageLoadedMsg struct {
 }
 
 type pageSavedMsg struct {
-	page *Page
-	doc  agentsmd.Doc
-	err  error
+	page  *Page
+	doc   agentsmd.Doc
+	typed string // the buffer's text that was saved (the file adds a final newline)
+	err   error
 }
 
 type previewMsg struct {
@@ -175,9 +187,14 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		p.busy = ""
 		if msg.err != nil {
 			p.loadErr = msg.err.Error()
+			// The advice of a file too big or not UTF-8 names ctrl+e:
+			// it must work though there is nothing to edit here.
+			if strings.Contains(p.loadErr, "$EDITOR (ctrl+e)") {
+				p.extPath = filepath.Join(p.cfg.Dir, p.cfg.Name)
+			}
 			return p, nil
 		}
-		p.doc, p.winner, p.loaded, p.loadErr = msg.doc, msg.winner, true, ""
+		p.doc, p.winner, p.loaded, p.loadErr, p.extPath = msg.doc, msg.winner, true, "", ""
 		p.layout()
 		text := msg.doc.Content
 		p.fromTmpl = !msg.doc.Exists && p.cfg.Project
@@ -201,7 +218,7 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		if msg.err != nil {
 			return p, common.Failure(msg.err)
 		}
-		p.doc, p.saved, p.fromTmpl = msg.doc, msg.doc.Content, false
+		p.doc, p.saved, p.fromTmpl = msg.doc, msg.typed, false
 		var then tea.Cmd
 		if after != nil {
 			then = after()
@@ -233,7 +250,7 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			return p, common.Failure(fmt.Errorf("%s: %w", p.cfg.Editor, msg.err))
 		}
 		p.busy = "reloading"
-		return p, tea.Batch(p.load(), common.Notice("reloaded %s after $EDITOR", p.cfg.Label))
+		return p, tea.Batch(p.load(), p.spin.Tick, common.Notice("reloaded %s after $EDITOR", p.cfg.Label))
 	case spinner.TickMsg:
 		if p.busy == "" {
 			return p, nil
@@ -250,6 +267,8 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 	k := p.keys
 	switch {
+	case p.find != nil && p.findKey(msg):
+		return nil
 	case key.Matches(msg, k.Close):
 		if p.preview {
 			p.preview = false
@@ -262,7 +281,12 @@ func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 				dialog.Choice{Key: bind("k", "keep editing")}))
 		}
 		return p.st.Close(p)
+	case !p.loaded && p.extPath != "" && key.Matches(msg, k.External):
+		return p.external()
 	case !p.loaded:
+		return nil
+	case key.Matches(msg, k.Find) && !p.preview:
+		p.startFind()
 		return nil
 	case key.Matches(msg, k.Save):
 		return p.save(false)
@@ -301,11 +325,20 @@ func (p *Page) save(overwrite bool) tea.Cmd {
 		return nil
 	}
 	p.busy = "saving"
-	doc, text := p.doc, p.buf.Value()
+	doc, typed := p.doc, p.buf.Value()
 	return func() tea.Msg {
-		d, err := agentsmd.Save(doc, text, overwrite)
-		return pageSavedMsg{page: p, doc: d, err: err}
+		d, err := agentsmd.Save(doc, finalNewline(typed), overwrite)
+		return pageSavedMsg{page: p, doc: d, typed: typed, err: err}
 	}
+}
+
+// finalNewline ends a non-empty text with a newline, as POSIX text files
+// (and git diffs without "\ No newline at end of file") expect.
+func finalNewline(s string) string {
+	if s == "" || strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
 }
 
 // conflictDialog asks what to do when the file changed on disk: the
@@ -332,7 +365,11 @@ func (p *Page) external() tea.Cmd {
 
 func (p *Page) runExternal() tea.Cmd {
 	fields := strings.Fields(p.cfg.Editor)
-	cmd := exec.Command(fields[0], append(fields[1:], p.doc.Target)...)
+	path := p.doc.Target
+	if !p.loaded {
+		path = p.extPath
+	}
+	cmd := exec.Command(fields[0], append(fields[1:], path)...)
 	done := func(err error) tea.Msg { return externalDoneMsg{page: p, err: err} }
 	if p.cfg.Exec != nil {
 		return p.cfg.Exec(cmd, done)
@@ -386,7 +423,11 @@ func (p *Page) View(width, height int) string {
 		lines = append(lines, p.winnerNotice())
 	}
 	if p.loadErr != "" {
-		return head.String() + "\n\n" + st.Error.Render("Cannot edit: "+p.loadErr) + "\n\n" + st.Dim.Render("esc close")
+		keys := "esc close"
+		if p.extPath != "" {
+			keys = "ctrl+e open in $EDITOR · esc close"
+		}
+		return head.String() + "\n\n" + st.Error.Render(ansi.Wrap("Cannot edit: "+p.loadErr, max(p.width, 20), "")) + "\n\n" + st.Dim.Render(keys)
 	}
 	body := ""
 	switch {
@@ -426,12 +467,15 @@ func (p *Page) meter() []string {
 		text += " — over the budget: the agent will see it cut, with a note"
 	}
 	row, col := p.buf.Cursor()
-	help := "ctrl+s save · esc close · ctrl+p preview · ctrl+e $EDITOR · f1 help"
+	help := "ctrl+s save · esc close · ctrl+f find · ctrl+z undo · ctrl+e $EDITOR · f1 help"
 	if p.winner != "" {
 		help = "ctrl+s save · esc close · ctrl+o edit " + p.winner + " · f1 help"
 	}
 	if p.preview {
 		help = "preview · ↑/↓ scroll · ctrl+p or esc back to editing"
+	}
+	if p.find != nil {
+		help = p.findLine()
 	}
 	return []string{style.Render(text) + p.st.Dim.Render(fmt.Sprintf("  ln %d, col %d", row+1, col+1)), p.st.Dim.Render(help)}
 }
@@ -443,11 +487,12 @@ func (p *Page) Title() string { return p.cfg.Label }
 func (p *Page) Help() [][]key.Binding {
 	k := p.keys
 	b := p.buf.KeyMap()
-	first := []key.Binding{k.Save, k.Close, k.Preview, k.External}
+	first := []key.Binding{k.Save, k.Close, k.Preview, k.External, k.Find}
 	if p.winner != "" {
 		first = append(first, k.OpenWinner)
 	}
-	return [][]key.Binding{first, {b.Home, b.PageUp, b.DeleteWord, b.KillLine}}
+	end := key.NewBinding(key.WithKeys("home", "end"), key.WithHelp("ctrl+a/end", "line start/end (ctrl+e is $EDITOR here)"))
+	return [][]key.Binding{first, {end, b.WordLeft, b.PageUp, b.DeleteWord, b.KillLine, b.KillStart}, {b.Undo, b.Redo, k.FindNext, k.FindPrev}}
 }
 
 // FullScreen is true: the editor takes the body.

@@ -91,6 +91,7 @@ type Page struct {
 // New returns the page for the project at root; label names it.
 func New(h *host.Host, st *common.UI, root, label string) *Page {
 	t := textinput.New()
+	st.StyleTextInput(&t) // a cursor that shows without colour too
 	t.Prompt = ""
 	t.Placeholder = "(optional title)"
 	t.CharLimit = 200

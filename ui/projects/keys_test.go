@@ -63,6 +63,10 @@ func (s *screen) keys(ks ...string) {
 			s.tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 		case "esc":
 			s.tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+		case "home":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyHome})
+		case "end":
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyEnd})
 		default:
 			s.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
 		}

@@ -252,7 +252,12 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 			if len(m.queue) > 0 {
 				// Queued messages are not sent after an abort; they come back
 				// to the input, nothing lost.
-				m.input.SetValue(strings.Join(append(m.queue, m.input.Value()), "\n\n"))
+				back := m.queue
+				if m.input.Len() > 0 {
+					back = append(back, m.input.Value())
+				}
+				m.input.SetValue(strings.Join(back, "\n\n"))
+				m.input.fit(m.width, m.height)
 				m.queue = nil
 				return common.Notice("aborting; the queued messages are back in the input")
 			}
@@ -279,64 +284,14 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.ScrollDown):
 		m.bottom = max(m.bottom-max(m.transcriptHeight()/2, 1), 0)
 		return nil
-	case key.Matches(msg, k.Newline):
-		m.input.Insert("\n")
-		m.input.SetSize(m.width, m.inputHeight())
-		return nil
-	case key.Matches(msg, k.Send) && !msg.Paste:
-		text := strings.TrimSpace(m.input.Value())
-		if text == "" {
-			return nil
-		}
-		m.input.SetValue("")
-		m.input.SetSize(m.width, m.inputHeight())
-		m.history = append(m.history, text)
-		m.histPos = len(m.history)
-		if strings.HasPrefix(text, "/") {
-			return m.command(text)
-		}
-		if m.working {
-			// The agent is busy: the message waits its turn.
-			m.queue = append(m.queue, text)
-			return common.Notice("queued: sent when the agent is done")
-		}
-		return m.sendWithFiles(text)
-	case key.Matches(msg, k.HistPrev) && (m.input.Len() == 0 || m.showingHistory()):
-		// Like a shell: ↑ steps back through what was sent, as long as
-		// the input still shows an earlier message unchanged.
-		if m.histPos > 0 {
-			m.histPos--
-			m.input.SetValue(m.history[m.histPos])
-		}
-		return nil
-	case m.histPos < len(m.history) && key.Matches(msg, k.HistNext) && m.input.Value() == m.history[m.histPos]:
-		m.histPos++
-		if m.histPos < len(m.history) {
-			m.input.SetValue(m.history[m.histPos])
-		} else {
-			m.input.SetValue("")
-		}
-		return nil
 	}
-	before := m.input.Value()
-	m.input.Update(msg)
-	m.input.SetSize(m.width, m.inputHeight())
-	return m.afterInput(before)
-}
-
-// showingHistory reports whether the input holds the history entry it
-// was filled with, unedited.
-func (m *Model) showingHistory() bool {
-	return m.histPos < len(m.history) && m.input.Value() == m.history[m.histPos]
+	return m.inputKey(msg)
 }
 
 // send starts a prompt; its events stream back through the bridge.
 func (m *Model) send(text string) tea.Cmd {
 	m.items = append(m.items, &item{kind: kindUser, ready: true, text: text})
 	m.working, m.bottom, m.ended, m.failed, m.retry = true, 0, false, "", nil
-	if m.title == "" {
-		m.title = text
-	}
 	rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
 	return func() tea.Msg {
 		_, err := rts.Prompt(ctx, id, model, text)

@@ -116,8 +116,8 @@ func firstLine(s string) string {
 // unless they have typed something new meanwhile.
 func (m *Model) restoreInput(text string) {
 	if m.input.Len() == 0 {
-		m.input.Insert(text)
-		m.input.SetSize(m.width, m.inputHeight())
+		m.input.SetValue(text)
+		m.input.fit(m.width, m.height)
 	}
 }
 

@@ -281,14 +281,15 @@ func (m *Model) menuKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 // whole input) with text, the cursor after it.
 func (m *Model) completeWord(text string) {
 	if m.comp.kind == menuCommands {
-		m.input.SetValue("")
-		m.input.Insert(text)
+		m.input.SetValue(text)
 	} else {
+		// One edit (ctrl+z undoes it), the cursor right after the path.
 		v, start, end := cursorWord(m.input)
-		m.input.SetValue(v[end:])
-		m.input.Insert(v[:start] + text)
+		before := v[:start] + text
+		m.input.SetValue(before + v[end:])
+		m.input.SetCursor(strings.Count(before, "\n"), utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:]))
 	}
-	m.input.SetSize(m.width, m.inputHeight())
+	m.input.fit(m.width, m.height)
 }
 
 // menuLines draws the menu: at most a third of the transcript's height,

@@ -30,7 +30,6 @@ import (
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/skills"
 	"github.com/pi-tui/pi-tui/ui/common"
-	"github.com/pi-tui/pi-tui/ui/editor"
 )
 
 // Deps are what the tab needs from the program.
@@ -101,7 +100,7 @@ type Model struct {
 	live     *item            // the streaming answer
 	calls    map[string]*item // running tool calls by id
 	bottom   int              // lines scrolled up from the bottom
-	input    *editor.Buffer
+	input    *input
 	history  []string
 	histPos  int
 	queue    []string
@@ -131,11 +130,9 @@ type Model struct {
 // New returns the tab; Init starts listening to the runtime.
 func New(d Deps) *Model {
 	m := &Model{d: d, keys: defaultKeys(), calls: map[string]*item{}, runtime: "none",
-		input: editor.New(d.UI.Cursor, d.UI.Gutter)}
+		input: newInput(d.UI)}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	m.br = newBridge(m.ctx, d.Runtimes.Events())
-	m.input.HideEnd()
-	m.input.SetPrompt("› ")
 	return m
 }
 
@@ -168,10 +165,8 @@ func (m *Model) reconcile() tea.Cmd {
 // SetSize sets the area the tab draws in.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
-	m.input.SetSize(w, m.inputHeight())
+	m.input.fit(w, h)
 }
-
-func (m *Model) inputHeight() int { return min(max(m.input.Lines(), 2), 6) }
 
 // CapturesText reports whether keys go to the input.
 func (m *Model) CapturesText() bool { return m.sid != "" || m.filter.on }
@@ -186,7 +181,9 @@ func (m *Model) Help() [][]key.Binding {
 		return [][]key.Binding{{k.Open, k.New, k.Rename, k.Delete, k.Filter}, {k.Up, k.Down}}
 	}
 	cmds := key.NewBinding(key.WithKeys("/"), key.WithHelp("/compact /tree", "/new /model /thinking /context, /skill:name, /template"))
-	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds, menuKeys.At}, {menuKeys.Pick, menuKeys.Up, menuKeys.Close}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown}, {k.Tools, k.Thinking, k.Level, k.Sessions}}
+	e := m.input.KeyMap()
+	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds, menuKeys.At}, {menuKeys.Pick, menuKeys.Up, menuKeys.Close}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown}, {k.Tools, k.Thinking, k.Level, k.Sessions},
+		{e.Home, e.WordLeft, e.DeleteWord, e.KillLine, e.KillStart, e.Undo, e.Redo}}
 }
 
 // Open shows project p's sessions.
@@ -254,8 +251,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.runtime = st.Runtime
 		var say tea.Cmd
 		if msg.input != "" {
-			m.input.SetValue("")
-			m.input.Insert(msg.input)
+			m.input.SetValue(msg.input)
+			m.input.fit(m.width, m.height)
 		}
 		if msg.notice != "" {
 			say = common.Notice("%s", msg.notice)
@@ -351,9 +348,14 @@ func (m *Model) View() string {
 		return m.listView()
 	}
 	var b strings.Builder
+	// The session's name, never its first message: a pasted page would
+	// fill the screen. Clipped to the line.
 	title := m.title
-	if title == "" {
+	switch {
+	case title == "" && len(m.items) == 0:
 		title = "new session"
+	case title == "":
+		title = "unnamed session"
 	}
 	b.WriteString(st.Title.Render("Session · "+common.VisibleLine(m.project.Name)) + st.Dim.Render("  "+ansi.Truncate(common.VisibleLine(title), max(m.width-30, 10), "…")) + "\n")
 	menu := m.suggestionLines()

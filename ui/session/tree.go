@@ -62,10 +62,10 @@ func userText(e coresession.Entry) string {
 func (m *Model) branchTo(e coresession.Entry) tea.Cmd {
 	rts, id := m.d.Runtimes, m.sid
 	at := e.ID
-	if text := userText(e); e.Type == coresession.TypeUser {
+	if e.Type == coresession.TypeUser {
 		at = e.ParentID
-		m.input.SetValue("")
-		m.input.Insert(text) // the cursor at its end, to edit it
+		m.input.SetValue(userText(e)) // the cursor at its end, to edit it
+		m.input.fit(m.width, m.height)
 	}
 	return func() tea.Msg {
 		if err := rts.Branch(context.Background(), id, at); err != nil {

@@ -1,0 +1,234 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
+)
+
+func echoModel(n int, req fakemodel.Request) fakemodel.Reply {
+	return fakemodel.Reply{Text: fmt.Sprintf("got %d lines", strings.Count(req.LastUser, "\n")+1)}
+}
+
+func pasteMsg(text string) tea.KeyMsg {
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(text), Paste: true}
+}
+
+func numbered(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "pasted line %d", i)
+	}
+	return b.String()
+}
+
+// TestPasted12LinesKeepTheScreen: a pasted message grows the input to a
+// third of the screen, which shows where it is in the text; once sent,
+// the header keeps the session's name, and the answer, the state line and
+// the input stay on screen.
+func TestPasted12LinesKeepTheScreen(t *testing.T) {
+	r := newKitRig(t, 80, 24, echoModel, true)
+	r.chat()
+	r.tm.Send(pasteMsg(numbered(12)))
+	// 22 rows of body: the input takes 7, the last of them the cursor's.
+	r.waitFor("↑ pasted line 6", "pasted line 12")
+	r.keys("enter")
+	r.waitFor("got 12 lines", "tokens ")
+	final := r.final()
+	lines := strings.Split(final, "\n")
+	if len(lines) != 24 {
+		t.Fatalf("the frame has %d lines:\n%s", len(lines), final)
+	}
+	if head := lines[1]; strings.Contains(head, "pasted") || !strings.Contains(head, "unnamed session") {
+		t.Errorf("header %q", head)
+	}
+	for _, want := range []string{"got 12 lines", "runtime idle", "›", "model: fake/m1"} {
+		if !strings.Contains(final, want) {
+			t.Errorf("%q is off screen:\n%s", want, final)
+		}
+	}
+}
+
+// TestPasteOf5000LinesIsSentWhole: a bracketed paste of 5,000 lines is
+// inserted at once and reaches the model whole.
+func TestPasteOf5000LinesIsSentWhole(t *testing.T) {
+	r := newKitRig(t, 100, 30, echoModel, true)
+	r.chat()
+	text := numbered(5000)
+	r.tm.Send(pasteMsg(text + "\r\n"))
+	r.waitFor("pasted line 5000")
+	r.keys("enter")
+	r.waitFor("got 5000 lines")
+	reqs := r.fake.Requests()
+	if got := reqs[len(reqs)-1].LastUser; got != text {
+		t.Errorf("the model received %d bytes, want %d", len(got), len(text))
+	}
+	r.final()
+}
+
+// TestCursorShowsWithNoColor: with NO_COLOR (the Ascii profile, no
+// colour) the chat input's cursor is still drawn, in reverse video.
+func TestCursorShowsWithNoColor(t *testing.T) {
+	r := newKitRig(t, 100, 30, echoModel, true)
+	r.chat()
+	r.tm.Type("hi")
+	r.waitFor("› hi")
+	r.final()
+	if !bytes.Contains(r.raw.Bytes(), []byte("hi\x1b[7m \x1b[0m")) {
+		t.Errorf("no cursor after the typed text in the output")
+	}
+}
+
+// TestReadlineUndoRedoInChat: readline keys and undo/redo edit the chat
+// input; what is sent is what the input shows.
+func TestReadlineUndoRedoInChat(t *testing.T) {
+	var got []string
+	r := newKitRig(t, 100, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
+		got = append(got, req.LastUser)
+		return fakemodel.Reply{Text: "ok " + req.LastUser}
+	}, true)
+	r.chat()
+	send := func(msgs ...tea.KeyMsg) {
+		for _, m := range msgs {
+			r.tm.Send(m)
+		}
+	}
+	runes := func(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
+	alt := func(c rune) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{c}, Alt: true} }
+	r.tm.Type("hello wide world")
+	send(tea.KeyMsg{Type: tea.KeyCtrlW}, runes("there"), // hello wide there
+		alt('b'), tea.KeyMsg{Type: tea.KeyCtrlLeft}, tea.KeyMsg{Type: tea.KeyCtrlK}, // hello
+		tea.KeyMsg{Type: tea.KeyCtrlA}, runes("> "), tea.KeyMsg{Type: tea.KeyCtrlE}, runes("!"), // > hello !
+		tea.KeyMsg{Type: tea.KeyCtrlZ}, tea.KeyMsg{Type: tea.KeyCtrlZ}, tea.KeyMsg{Type: tea.KeyCtrlY}, // > hello
+		tea.KeyMsg{Type: tea.KeyCtrlRight}, alt('f'), runes("."), tea.KeyMsg{Type: tea.KeyEnter})
+	r.waitFor("ok > hello .")
+	send(runes("temporary"), tea.KeyMsg{Type: tea.KeyCtrlU}, runes("kept"), tea.KeyMsg{Type: tea.KeyEnter})
+	r.waitFor("ok kept")
+	r.final()
+	if len(got) != 2 || got[0] != "> hello ." || got[1] != "kept" {
+		t.Errorf("the model received %q", got)
+	}
+}
+
+// TestKeysOfOneReadAreEachHandled: "jj" typed fast over SSH arrives as one
+// key message; in the projects list it moves down twice, and in a text
+// field it is text.
+func TestKeysOfOneReadAreEachHandled(t *testing.T) {
+	f := newFixture(t)
+	for _, n := range []string{"alpha", "beta", "gamma"} {
+		f.add(n, n, true)
+	}
+	s := f.run(100, 30)
+	s.waitFor("gamma") // newest first: gamma, beta, alpha
+	s.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jj")})
+	s.keys("enter", "a")
+	s.waitFor("~/alpha/AGENTS.md", "new file from the starter template")
+	s.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jj")})
+	s.waitFor("jj# Project")
+	s.final()
+}
+
+// TestCtrlEEditsAFileTooOddForTheEditor: the editor refuses an AGENTS.md
+// that is not UTF-8 and advises ctrl+e; ctrl+e runs $EDITOR on it and the
+// editor then opens what $EDITOR left.
+func TestCtrlEEditsAFileTooOddForTheEditor(t *testing.T) {
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	path := f.write("proj/AGENTS.md", "caf\xe9\n")
+	f.env["EDITOR"] = f.write("bin/fix", "#!/bin/sh\nprintf 'now valid\\n' > \"$1\"\n")
+	os.Chmod(f.env["EDITOR"], 0o755)
+	var ran []string
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	env := func(k string) string { return f.env[k] }
+	rts, err := runtime.New(runtime.Options{Host: f.host, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rts.Close() })
+	m := New(Options{Host: f.host, Renderer: r, Env: env, Runtimes: rts,
+		Exec: func(cmd *exec.Cmd, done func(error) tea.Msg) tea.Cmd {
+			ran = cmd.Args
+			return func() tea.Msg { return done(cmd.Run()) }
+		}})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
+	t.Cleanup(func() { tm.Quit() })
+	s := &session{t: t, tm: tm}
+	s.waitFor("proj")
+	s.keys("enter", "a")
+	s.waitFor("not valid UTF-8", "ctrl+e open in $EDITOR")
+	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlE})
+	s.waitFor("now valid", "reloaded")
+	s.final()
+	s.final()
+	if len(ran) != 2 || ran[1] != path {
+		t.Errorf("$EDITOR ran as %q", ran)
+	}
+}
+
+// TestFindUndoAndFinalNewlineInAgentsMD: ctrl+f finds text in the
+// AGENTS.md editor, ctrl+z undoes, and the saved file ends with a newline.
+func TestFindUndoAndFinalNewlineInAgentsMD(t *testing.T) {
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	f.write("proj/AGENTS.md", "# Rules\n- run tests\n- run lint")
+	s := f.run(100, 30)
+	s.waitFor("proj")
+	s.keys("enter", "a")
+	s.waitFor("run lint")
+	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlF})
+	s.tm.Type("run")
+	s.waitFor("find: run", "2 matches")
+	s.keys("enter") // the next match: line 3
+	s.waitFor("ln 3, col 3")
+	s.keys("esc")
+	s.tm.Type("always ")
+	s.tm.Type("oops")
+	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlZ}) // the typing is one step
+	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlY})
+	s.keys("backspace", "backspace", "backspace", "backspace", "ctrl+s")
+	s.waitFor("saved ~/proj/AGENTS.md")
+	if got := f.read("proj/AGENTS.md"); got != "# Rules\n- run tests\n- always run lint\n" {
+		t.Errorf("saved %q", got)
+	}
+	s.final()
+}
+
+// TestUndoInMemoryEditor: ctrl+z and ctrl+y work in a memory entry.
+func TestUndoInMemoryEditor(t *testing.T) {
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	s := f.run(100, 30)
+	s.waitFor("proj")
+	s.keys("enter", "m")
+	s.waitFor("No memory yet")
+	s.keys("a", "enter")
+	s.tm.Type("Keep this.")
+	s.keys("enter")
+	s.tm.Type("Not this.")
+	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlZ})
+	s.keys("esc", "ctrl+s")
+	s.waitFor("saved memory of proj: 1 entries")
+	m, err := f.host.Memory.Load(context.Background(), filepath.Join(f.home, "proj"))
+	if err != nil || m.Content != "Keep this.\n" && m.Content != "Keep this." {
+		t.Errorf("memory %q (%v)", m.Content, err)
+	}
+	s.final()
+}
