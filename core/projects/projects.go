@@ -56,6 +56,8 @@ type Registry struct {
 
 	mu       sync.Mutex
 	migrated bool // the store's trust flags were carried into trust.json
+	git      string
+	gitKnown bool // git was set or looked up (SetGit)
 }
 
 // NewRegistry returns a Registry over st whose trust is agentDir's
@@ -152,6 +154,11 @@ func (r *Registry) Add(ctx context.Context, path, name string, trusted bool) (p 
 			return Project{}, false, fmt.Errorf("the project was added, but trusting it failed: %w", err)
 		}
 	}
+	depth := refreshCheap
+	if created {
+		depth = refreshFull
+	}
+	r.recordFingerprint(ctx, id, root, depth)
 	p, err = r.Get(ctx, id)
 	return p, created, err
 }
@@ -506,13 +513,24 @@ func (r *Registry) SetTrusted(ctx context.Context, id string, v bool) error {
 	return r.st.UpdateProject(ctx, id, "trusted", v)
 }
 
-// MarkOpened records that the project was opened now.
+// MarkOpened records that the project was opened now, and refreshes its
+// fingerprint while its folder is there (cheaply: see RefreshFingerprints).
 func (r *Registry) MarkOpened(ctx context.Context, id string) error {
-	return r.st.UpdateProject(ctx, id, "last_opened_at", r.st.Now().UnixMilli())
+	if err := r.st.UpdateProject(ctx, id, "last_opened_at", r.st.Now().UnixMilli()); err != nil {
+		return err
+	}
+	if root, _, err := r.st.ProjectBinding(ctx, id); err == nil {
+		r.recordFingerprint(ctx, id, root, refreshCheap)
+	}
+	return nil
 }
 
 // Remove forgets a project: its row, its sessions and its memory. The
 // folder on disk is never touched.
 func (r *Registry) Remove(ctx context.Context, id string) error {
-	return r.st.DeleteProject(ctx, id, memory.Namespace)
+	if err := r.st.DeleteProject(ctx, id, memory.Namespace); err != nil {
+		return err
+	}
+	r.forgetFingerprint(ctx, id)
+	return nil
 }
