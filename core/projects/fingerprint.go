@@ -483,30 +483,51 @@ func (r *Registry) MatchMissing(ctx context.Context, path string) (Match, bool, 
 	if _, found, err := r.findPath(ctx, root); err != nil || found {
 		return Match{}, false, err
 	}
-	rows, err := r.st.Projects(ctx, "")
-	if err != nil {
-		return Match{}, false, err
-	}
 	cur, g := readFingerprint(root)
+	// A record can match only if it holds one of the folder's remotes or
+	// its instruction hash, as JSON spells them: most are passed over
+	// without being decoded, and no other folder is looked at.
+	var needles []string
+	if g.runnable {
+		for _, u := range cur.Remotes {
+			j, _ := json.Marshal(u)
+			needles = append(needles, string(j))
+		}
+	}
+	if cur.Instructions != "" {
+		needles = append(needles, `"`+cur.Instructions+`"`)
+	}
 	var roots []string
 	rootsRead := false
 	var best Match
 	bestRank, bestAt := 0, int64(0)
-	for _, row := range rows {
-		raw, ok := fps[row.ID]
-		if !ok {
+	for id, raw := range fps {
+		if !slices.ContainsFunc(needles, func(n string) bool { return strings.Contains(raw, n) }) {
 			continue
 		}
 		var fp Fingerprint
 		if json.Unmarshal([]byte(raw), &fp) != nil {
 			continue
 		}
+		git := len(fp.Roots) > 0 && g.runnable && sharesAny(fp.Remotes, cur.Remotes)
+		named := fp.Instructions != "" && fp.Instructions == cur.Instructions && fp.Base == cur.Base
+		if !git && !named {
+			continue
+		}
+		rows, err := r.st.ProjectsWhere(ctx, "", "id", id)
+		if err != nil {
+			return Match{}, false, err
+		}
+		if len(rows) != 1 {
+			continue // a record left by a project removed meanwhile
+		}
+		row := rows[0]
 		p := fromRow(row)
 		if !p.Missing {
 			continue // two clones of one repository are two projects
 		}
 		rank := 0
-		if len(fp.Roots) > 0 && sharesAny(fp.Remotes, cur.Remotes) && g.runnable {
+		if git {
 			if !rootsRead {
 				roots, rootsRead = rootCommits(ctx, r.gitProgram(), root), true
 			}
@@ -514,17 +535,14 @@ func (r *Registry) MatchMissing(ctx context.Context, path string) (Match, bool, 
 				rank = 2
 			}
 		}
-		if rank == 0 && fp.Instructions != "" && fp.Instructions == cur.Instructions && fp.Base == cur.Base {
+		if rank == 0 && named {
 			rank = 1
 		}
 		if rank == 0 {
 			continue
 		}
-		at := row.CreatedAt
-		if row.LastOpenedAt > at {
-			at = row.LastOpenedAt
-		}
-		if rank > bestRank || (rank == bestRank && at > bestAt) {
+		at := max(row.CreatedAt, row.LastOpenedAt)
+		if rank > bestRank || (rank == bestRank && (at > bestAt || at == bestAt && p.ID < best.Project.ID)) {
 			best, bestRank, bestAt = Match{Project: p, Reason: ReasonInstructions}, rank, at
 			if rank == 2 {
 				best.Reason = ReasonGit

@@ -2,11 +2,14 @@ package projects
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pi-tui/pi-tui/store"
 )
 
 // makeRepo makes a git repository at dir with one commit and the given
@@ -221,5 +224,67 @@ func TestParseGitConfig(t *testing.T) {
 	}
 	if r, _ := parseGitConfig([]byte("[remote \"x\"]\n\turl = a\x1bb\n")); len(r) != 0 {
 		t.Errorf("a URL with control characters was kept: %q", r)
+	}
+}
+
+// BenchmarkMatchMissing2000 is the check `projects add` and the add
+// dialog make before adding: 2,000 projects with fingerprints, 200 of
+// them missing, none matching the new folder (the common case).
+func BenchmarkMatchMissing2000(b *testing.B) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(b.TempDir(), store.FileName), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	reg := NewRegistry(st, b.TempDir())
+	reg.SetGit("")
+	base, _ := filepath.EvalSymlinks(b.TempDir())
+	for i := range 2000 {
+		dir := filepath.Join(base, "src", fmt.Sprintf("p%04d", i))
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte(fmt.Sprintf("rules %d", i)), 0o644)
+		if _, _, err := reg.Add(ctx, dir, "", false); err != nil {
+			b.Fatal(err)
+		}
+		if i%10 == 0 {
+			os.RemoveAll(dir)
+		}
+	}
+	fresh := filepath.Join(base, "new", "p0001")
+	os.MkdirAll(fresh, 0o755)
+	os.WriteFile(filepath.Join(fresh, "AGENTS.md"), []byte("other rules"), 0o644)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok, err := reg.MatchMissing(ctx, fresh); ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
+// BenchmarkRefreshFingerprint is the cheap refresh of one present
+// project with a git remote, whose root commits are already recorded.
+func BenchmarkRefreshFingerprint(b *testing.B) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(b.TempDir(), store.FileName), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	reg := NewRegistry(st, b.TempDir())
+	base, _ := filepath.EvalSymlinks(b.TempDir())
+	dir := filepath.Join(base, "shop")
+	os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = git@example.com:me/shop.git\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("Run the tests first."), 0o644)
+	reg.SetGit("")
+	p, _, err := reg.Add(ctx, dir, "", false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	list := []Project{p}
+	b.ReportAllocs()
+	for b.Loop() {
+		reg.RefreshFingerprints(ctx, list, 0)
 	}
 }

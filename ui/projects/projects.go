@@ -300,13 +300,15 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.lower[i] = strings.ToLower(p.Name + "\x00" + p.Root)
 		}
 		m.rebuild(keep)
-		if !m.fingerprinted {
-			m.fingerprinted = true
-			return tea.Batch(findWinners(m.all), refreshFingerprints(m.host.Projects, m.all))
-		}
 		return findWinners(m.all)
 	case winnersMsg:
 		m.winners = msg
+		if !m.fingerprinted {
+			// After the list and its instruction files are shown, so
+			// the first frame never waits for it.
+			m.fingerprinted = true
+			return refreshFingerprints(m.host.Projects, m.all)
+		}
 		return nil
 	case foldsMsg:
 		for k, v := range msg {
