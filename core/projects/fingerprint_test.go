@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/pi-tui/pi-tui/store"
 )
 
 // makeRepo makes a git repository at dir with one commit and the given
@@ -232,12 +230,7 @@ func TestParseGitConfig(t *testing.T) {
 // them missing, none matching the new folder (the common case).
 func BenchmarkMatchMissing2000(b *testing.B) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), store.FileName), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	reg := NewRegistry(st, b.TempDir())
+	reg, _ := newRegistry(b)
 	reg.SetGit("")
 	base, _ := filepath.EvalSymlinks(b.TempDir())
 	for i := range 2000 {
@@ -266,12 +259,7 @@ func BenchmarkMatchMissing2000(b *testing.B) {
 // project with a git remote, whose root commits are already recorded.
 func BenchmarkRefreshFingerprint(b *testing.B) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), store.FileName), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	reg := NewRegistry(st, b.TempDir())
+	reg, _ := newRegistry(b)
 	base, _ := filepath.EvalSymlinks(b.TempDir())
 	dir := filepath.Join(base, "shop")
 	os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
