@@ -157,7 +157,7 @@ func New(opts Options) *Model {
 		EditMemory:       m.editMemory,
 		ShowInstructions: m.showInstructions,
 		OpenSession:      m.openSession,
-	})
+	}, opts.Env)
 	m.settings = settings.New(opts.Host, st, opts.Env, m.editGlobal)
 	m.session = sessionview.New(sessionview.Deps{Host: opts.Host, Runtimes: opts.Runtimes, UI: st, Markdown: m.markdown, Env: opts.Env})
 	return m

@@ -53,11 +53,14 @@ var globalFlags = []flagDoc{
 var commands = []command{
 	{path: "projects list", synopsis: "[--all] [--json]", summary: "list the registered projects",
 		flags: []flagDoc{{"all", "", "include archived projects"}, flagJSON}, example: "pi-tui projects list --json"},
-	{path: "projects add", synopsis: "PATH [--name NAME] [--trust] [--allow-broad-root]", summary: "register a folder as a project",
-		more: "/ or the home folder: asks first on a terminal, otherwise needs --allow-broad-root.",
+	{path: "projects add", synopsis: "PATH [--name NAME] [--trust] [--allow-broad-root] [--new]", summary: "register a folder as a project",
+		more: "/ or the home folder: asks first on a terminal, otherwise needs --allow-broad-root.\n" +
+			"A folder that looks like a project whose folder is missing (same git remote and first commit,\n" +
+			"or same name and instruction files) is refused: relocate that project, or pass --new.",
 		flags: []flagDoc{{"name", "NAME", "the project's name; default: the folder's name"},
 			{"trust", "", "trust it: nested instructions and the project's .pi settings, skills and prompts load"},
-			{"allow-broad-root", "", "allow / or the home folder without asking"}},
+			{"allow-broad-root", "", "allow / or the home folder without asking"},
+			{"new", "", "add it as a new project even if it looks like a missing one"}},
 		args: argPath, example: "pi-tui projects add ~/src/shop --name shop --trust"},
 	{path: "projects rename", synopsis: "PROJECT NAME", summary: "give a project another name", args: argProject,
 		example: "pi-tui projects rename shop storefront"},

@@ -153,6 +153,7 @@ func (a *app) projectsAdd(args []string) error {
 	name := fs.String("name", "", "")
 	trust := fs.Bool("trust", false, "")
 	allowBroad := fs.Bool("allow-broad-root", false, "")
+	asNew := fs.Bool("new", false, "")
 	pos, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return a.helpFor("projects add")
@@ -171,6 +172,11 @@ func (a *app) projectsAdd(args []string) error {
 	path := paths.ExpandHome(pos[0], home)
 	if !*allowBroad {
 		if err := a.confirmBroad(reg, path); err != nil {
+			return err
+		}
+	}
+	if !*asNew {
+		if err := a.refuseMovedProject(reg, pos[0], path); err != nil {
 			return err
 		}
 	}
@@ -239,6 +245,35 @@ func (a *app) confirmBroad(reg *projects.Registry, path string) error {
 		return nil
 	}
 	return fmt.Errorf("%s was not added", be.Root)
+}
+
+// refuseMovedProject refuses to add a folder that looks like a project
+// whose folder is missing (its remote and first commit, or its name and
+// instruction files, match): adding it would make a second project and
+// leave the first one's memory, sessions and trust behind. The sentence
+// gives both ways on. typed is the path as the user wrote it.
+func (a *app) refuseMovedProject(reg *projects.Registry, typed, path string) error {
+	m, ok, err := reg.MatchMissing(a.ctx, path)
+	if err != nil || !ok {
+		return err
+	}
+	p, home := m.Project, a.env("HOME")
+	ref := p.Name
+	if p.DuplicateName || ref != shellWord(ref) {
+		ref = p.ID
+	}
+	return fmt.Errorf("%s looks like project %s (%s), whose folder %s is missing: %s; to move the project here run `pi-tui projects relocate %s %s`, or to add it as another project run `pi-tui projects add %s --new`",
+		safetext.VisibleLine(typed), safetext.VisibleLine(p.Name), p.ID, safetext.VisibleLine(paths.Tilde(p.Root, home)), m.Reason,
+		ref, shellWord(typed), shellWord(typed))
+}
+
+// shellWord quotes s for a POSIX shell when it needs it, so a command
+// suggested in a message can be pasted as it is.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./~+:@=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // interactive reports whether a person can answer a question: standard

@@ -165,3 +165,37 @@ func TestProjectsGroupAndRelocate(t *testing.T) {
 		t.Errorf("sessions after relocate: %q", out)
 	}
 }
+
+// Adding a moved folder whose name and instructions match a missing
+// project is refused, in one line that names the project and both ways
+// on; either way then works.
+func TestProjectsAddRefusesAMovedProject(t *testing.T) {
+	c := newCLI(t)
+	home := c.env["HOME"]
+	old := mkdir(t, home, "src", "shop")
+	if err := os.WriteFile(filepath.Join(old, "AGENTS.md"), []byte("Run the tests first."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.ok("projects", "add", old)
+	id := c.projectID("shop")
+	mkdir(t, home, "my work")
+	moved := filepath.Join(home, "my work", "shop")
+	if err := os.Rename(old, moved); err != nil {
+		t.Fatal(err)
+	}
+	c.fails(1, "~/my work/shop looks like project shop ("+id+"), whose folder ~/src/shop is missing: the same folder name and instruction files; "+
+		"to move the project here run `pi-tui projects relocate shop '~/my work/shop'`, or to add it as another project run `pi-tui projects add '~/my work/shop' --new`",
+		"projects", "add", "~/my work/shop")
+	if out := c.ok("projects", "list"); strings.Count(out, "\n") != 2 {
+		t.Fatalf("a refused add registered something:\n%s", out)
+	}
+	out := c.ok("projects", "add", moved, "--new", "--name", "shop2")
+	if !strings.Contains(out, "added shop2") {
+		t.Errorf("--new: %s", out)
+	}
+	c.ok("projects", "remove", "shop2")
+	out = c.ok("projects", "relocate", "shop", moved)
+	if !strings.Contains(out, "relocated from ~/src/shop to ~/my work/shop") {
+		t.Errorf("relocate: %s", out)
+	}
+}

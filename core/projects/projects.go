@@ -57,6 +57,8 @@ type Registry struct {
 	mu       sync.Mutex
 	migrated bool // the store's trust flags were carried into trust.json
 	onChange func(projectID string)
+	git      string
+	gitKnown bool // git was set or looked up (SetGit)
 }
 
 // NewRegistry returns a Registry over st whose trust is agentDir's
@@ -153,6 +155,11 @@ func (r *Registry) Add(ctx context.Context, path, name string, trusted bool) (p 
 			return Project{}, false, fmt.Errorf("the project was added, but trusting it failed: %w", err)
 		}
 	}
+	depth := refreshCheap
+	if created {
+		depth = refreshFull
+	}
+	r.recordFingerprint(ctx, id, root, depth)
 	if created {
 		r.changed(id)
 	}
@@ -512,13 +519,26 @@ func (r *Registry) SetTrusted(ctx context.Context, id string, v bool) error {
 	return r.changedIf(id, r.st.UpdateProject(ctx, id, "trusted", v))
 }
 
-// MarkOpened records that the project was opened now.
+// MarkOpened records that the project was opened now, and refreshes its
+// fingerprint while its folder is there (cheaply: see RefreshFingerprints).
 func (r *Registry) MarkOpened(ctx context.Context, id string) error {
-	return r.changedIf(id, r.st.UpdateProject(ctx, id, "last_opened_at", r.st.Now().UnixMilli()))
+	if err := r.st.UpdateProject(ctx, id, "last_opened_at", r.st.Now().UnixMilli()); err != nil {
+		return err
+	}
+	if root, _, err := r.st.ProjectBinding(ctx, id); err == nil {
+		r.recordFingerprint(ctx, id, root, refreshCheap)
+	}
+	r.changed(id)
+	return nil
 }
 
 // Remove forgets a project: its row, its sessions and its memory. The
 // folder on disk is never touched.
 func (r *Registry) Remove(ctx context.Context, id string) error {
-	return r.changedIf(id, r.st.DeleteProject(ctx, id, memory.Namespace))
+	if err := r.st.DeleteProject(ctx, id, memory.Namespace); err != nil {
+		return err
+	}
+	r.forgetFingerprint(ctx, id)
+	r.changed(id)
+	return nil
 }

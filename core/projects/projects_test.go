@@ -13,7 +13,7 @@ import (
 	"github.com/pi-tui/pi-tui/store"
 )
 
-func newRegistry(t *testing.T) (*Registry, *store.Store) {
+func newRegistry(t testing.TB) (*Registry, *store.Store) {
 	t.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName), store.Options{})
 	if err != nil {

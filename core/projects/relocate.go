@@ -111,6 +111,7 @@ func (r *Registry) Relocate(ctx context.Context, id, newPath string, opts Reloca
 		err = fmt.Errorf("%s was relocated to %s, but moving its trust decision failed: %w", p.Name, newRoot, err)
 	}
 	r.changed(id)
+	r.recordFingerprint(ctx, id, newRoot, refreshFull)
 	res.Project, _ = r.Get(ctx, id)
 	return res, err
 }

@@ -24,16 +24,22 @@ import (
 // Memory is deliberately not asked for (ADR 0234): a hint says it can be
 // added later from the row menu. A folder such as / or the home folder
 // takes a second step: the dialog says that the agent's file tools will
-// reach everything below it and adds it only on "y".
+// reach everything below it and adds it only on "y". A folder that looks
+// like a project whose folder is missing takes another: relocate that
+// project here (r), or add a new one (n).
 type addDialog struct {
 	host  *host.Host
 	st    *common.UI
+	env   func(string) string
 	path  folderField
 	name  textinput.Model
 	trust bool
 	field int // 0 path, 1 name, 2 trust
 	// broad is the second question's sentence while it is asked.
 	broad string
+	// moved is the missing project the folder looks like, while the
+	// question whether to relocate it is asked.
+	moved *movedMsg
 
 	errText string
 	busy    bool
@@ -44,14 +50,16 @@ type addKeys struct {
 	Complete, Next, Prev, Toggle, Submit, Cancel key.Binding
 	// The second step for a broad folder.
 	Confirm, Back key.Binding
+	// The step for a folder that looks like a missing project.
+	Relocate, AddNew key.Binding
 }
 
-func newAddDialog(h *host.Host, st *common.UI) *addDialog {
+func newAddDialog(h *host.Host, st *common.UI, env func(string) string) *addDialog {
 	n := textinput.New()
 	n.Prompt = ""
 	n.Placeholder = "(the folder's name)"
 	n.CharLimit = 128
-	return &addDialog{host: h, st: st, path: newFolderField(h.Places.Home), name: n, keys: addKeys{
+	return &addDialog{host: h, st: st, env: env, path: newFolderField(h.Places.Home), name: n, keys: addKeys{
 		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete folder")),
 		Next:     key.NewBinding(key.WithKeys("down", "enter"), key.WithHelp("↓/enter", "next field")),
 		Prev:     key.NewBinding(key.WithKeys("up", "shift+tab"), key.WithHelp("↑", "previous field")),
@@ -60,7 +68,15 @@ func newAddDialog(h *host.Host, st *common.UI) *addDialog {
 		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 		Confirm:  key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "add anyway")),
 		Back:     key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "back")),
+		Relocate: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "relocate it here")),
+		AddNew:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "add as a new project")),
 	}}
+}
+
+// movedMsg says that the folder looks like a missing project.
+type movedMsg struct {
+	match coreprojects.Match
+	path  string // the folder, expanded
 }
 
 // broadMsg asks the second question: the folder is too broad.
@@ -88,6 +104,19 @@ func (d *addDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		d.busy = false
 		d.broad = msg.sentence
 		return d, nil
+	case movedMsg:
+		d.busy = false
+		d.moved = &msg
+		return d, nil
+	case relocatedMsg:
+		d.busy = false
+		if msg.err != nil && msg.res.Project.ID == "" {
+			d.moved = nil
+			d.errText = msg.err.Error()
+			return d, nil
+		}
+		d.st.Close(d)
+		return d, relocatedNotice(d.host, d.moved.match.Project.Name, msg)
 	case addedMsg:
 		d.busy = false
 		if msg.err != nil {
@@ -116,9 +145,23 @@ func (d *addDialog) key(msg tea.KeyMsg) tea.Cmd {
 		switch {
 		case key.Matches(msg, k.Confirm):
 			d.broad = ""
-			return d.add(true)
+			return d.add(true, false)
 		case key.Matches(msg, k.Back):
 			d.broad = ""
+			d.focus(0)
+		}
+		return nil
+	}
+	if d.moved != nil && !d.busy {
+		switch {
+		case key.Matches(msg, k.Relocate):
+			d.busy = true
+			return relocateCmd(d.host, d.env, d.moved.match.Project.ID, d.moved.path)
+		case key.Matches(msg, k.AddNew):
+			d.moved = nil
+			return d.add(true, true)
+		case key.Matches(msg, k.Cancel):
+			d.moved = nil
 			d.focus(0)
 		}
 		return nil
@@ -184,23 +227,31 @@ func (d *addDialog) submit() tea.Cmd {
 		d.focus(0)
 		return nil
 	}
-	return d.add(false)
+	return d.add(false, false)
 }
 
 // add registers the folder off the UI goroutine. Unless the user already
-// confirmed it, a folder that is too broad (/, the home folder, one
-// holding pi's or pi-tui's own files) is not added but asked about.
-func (d *addDialog) add(confirmed bool) tea.Cmd {
+// confirmed it (broadOK), a folder that is too broad (/, the home folder,
+// one holding pi's or pi-tui's own files) is not added but asked about;
+// unless asNew, neither is a folder that looks like a missing project.
+func (d *addDialog) add(broadOK, asNew bool) tea.Cmd {
 	d.busy = true
 	reg, pl, name, trust := d.host.Projects, d.host.Places, d.name.Value(), d.trust
 	path := paths.ExpandHome(d.path.input.Value(), pl.Home)
 	return func() tea.Msg {
-		if !confirmed {
+		if !broadOK {
 			var be *coreprojects.BroadRootError
 			if err := reg.CheckBroad(context.Background(), path, pl); errors.As(err, &be) {
 				return broadMsg{sentence: be.Error() + "."}
 			} else if err != nil {
 				return addedMsg{err: err}
+			}
+		}
+		if !asNew {
+			if m, ok, err := reg.MatchMissing(context.Background(), path); err != nil {
+				return addedMsg{err: err}
+			} else if ok {
+				return movedMsg{match: m, path: path}
 			}
 		}
 		p, created, err := reg.Add(context.Background(), path, name, trust)
@@ -253,6 +304,21 @@ func completeDirs(typed, home string) []string {
 func (d *addDialog) View(width, height int) string {
 	st := d.st
 	w := min(max(width-4, 30), 72)
+	if d.moved != nil {
+		p, k := d.moved.match.Project, d.keys
+		sentence := fmt.Sprintf("This looks like %s, whose folder %s is missing (%s).",
+			p.Name, paths.Tilde(p.Root, d.host.Places.Home), d.moved.match.Reason)
+		lines := []string{st.DialogHead.Render("Add a project"), "",
+			st.R.NewStyle().Width(w - 4).Render(common.VisibleLine(sentence)), "",
+			st.Warn.Render(fmt.Sprintf("Relocate it here (%s) / add as a new project (%s)", k.Relocate.Help().Key, k.AddNew.Help().Key)),
+			st.Dim.Render("Relocating moves its sessions, memory, trust, group and pin here."),
+		}
+		if d.busy {
+			lines = append(lines, st.Dim.Render("relocating…"))
+		}
+		lines = append(lines, "", st.Dim.Render(k.Relocate.Help().Key+" "+k.Relocate.Help().Desc+" · "+k.AddNew.Help().Key+" "+k.AddNew.Help().Desc+" · esc back"))
+		return st.Dialog.Width(w).Render(lipgloss.JoinVertical(lipgloss.Left, lines...))
+	}
 	if d.broad != "" {
 		return st.Dialog.Width(w).Render(lipgloss.JoinVertical(lipgloss.Left,
 			st.DialogHead.Render("Add a project"), "",
@@ -295,6 +361,9 @@ func (d *addDialog) View(width, height int) string {
 func (d *addDialog) Title() string { return "Add a project" }
 func (d *addDialog) Help() [][]key.Binding {
 	k := d.keys
+	if d.moved != nil {
+		return [][]key.Binding{{k.Relocate, k.AddNew, k.Cancel}}
+	}
 	if d.broad != "" {
 		return [][]key.Binding{{k.Confirm, k.Back}}
 	}
@@ -302,4 +371,4 @@ func (d *addDialog) Help() [][]key.Binding {
 }
 func (d *addDialog) FullScreen() bool   { return false }
 func (d *addDialog) Unsaved() string    { return "" }
-func (d *addDialog) CapturesText() bool { return d.broad == "" && d.field < 2 }
+func (d *addDialog) CapturesText() bool { return d.broad == "" && d.moved == nil && d.field < 2 }

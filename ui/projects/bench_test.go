@@ -25,7 +25,7 @@ func BenchmarkFilter5000(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer h.Close()
-	m := New(h, common.NewUI(common.NewStyles(lipgloss.NewRenderer(io.Discard))), Actions{})
+	m := New(h, common.NewUI(common.NewStyles(lipgloss.NewRenderer(io.Discard))), Actions{}, nil)
 	m.SetSize(120, 40)
 	list := make([]coreprojects.Project, 5000)
 	for i := range list {

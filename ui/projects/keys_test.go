@@ -27,10 +27,14 @@ type screen struct {
 	seen bytes.Buffer
 }
 
-func start(t *testing.T, pl paths.Places) *screen {
+func start(t *testing.T, pl paths.Places) *screen { return startEnv(t, pl, nil) }
+
+// startEnv starts the UI with env as its program's environment.
+func startEnv(t *testing.T, pl paths.Places, env map[string]string) *screen {
 	t.Helper()
 	lipgloss.SetColorProfile(termenv.Ascii)
-	m, done, err := ui.NewKit(context.Background(), ui.KitOptions{DataDir: pl.DataDir, AgentDir: pl.AgentDir, Home: pl.Home})
+	m, done, err := ui.NewKit(context.Background(), ui.KitOptions{DataDir: pl.DataDir, AgentDir: pl.AgentDir, Home: pl.Home,
+		Env: func(k string) string { return env[k] }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,11 +86,19 @@ func places(t *testing.T) paths.Places {
 }
 
 func registry(t *testing.T, pl paths.Places) (*coreprojects.Registry, func()) {
+	h := openHost(t, pl)
+	return h.Projects, func() { h.Close() }
+}
+
+// openHost opens the host over pl's data as another pi-tui would; the
+// caller closes it.
+func openHost(t *testing.T, pl paths.Places) *host.Host {
+	t.Helper()
 	h, err := host.Open(context.Background(), pl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return h.Projects, func() { h.Close() }
+	return h
 }
 
 func project(t *testing.T, pl paths.Places, name string) coreprojects.Project {

@@ -46,6 +46,7 @@ func (m *Model) rowActions(p coreprojects.Project) []rowAction {
 	if m.actions.EditMemory != nil {
 		add(k.Memory, "", act(m.actions.EditMemory))
 	}
+	add(k.AgentWrites, "", m.toggleAgentWrites(p))
 	if !p.Missing && m.actions.ShowInstructions != nil {
 		add(k.Instructions, "", act(m.actions.ShowInstructions))
 	}
@@ -79,7 +80,7 @@ func (m *Model) rowActions(p coreprojects.Project) []rowAction {
 	}))
 	add(k.Group, "", func() tea.Cmd { return m.st.Push(newGroupDialog(m, p)) })
 	if p.Missing {
-		add(k.Relocate, "", func() tea.Cmd { return m.st.Push(newRelocateDialog(m.host, m.st, p, "")) })
+		add(k.Relocate, "", func() tea.Cmd { return m.st.Push(newRelocateDialog(m.host, m.st, m.env, p, "")) })
 	}
 	add(k.Remove, "", func() tea.Cmd { return m.st.Push(m.removeDialog(p)) })
 	return out
@@ -137,6 +138,30 @@ func (m *Model) change(p coreprojects.Project, fn func(context.Context, *corepro
 			return changedMsg{notice: notice, err: err}
 		}
 	}
+}
+
+// toggleAgentWrites flips whether p's agent may change its memory through
+// the remember tool (ADR 0022) and says what it is now. The switch is read
+// when chosen, not when the menu was drawn, so another window's change is
+// not undone by accident.
+func (m *Model) toggleAgentWrites(p coreprojects.Project) func() tea.Cmd {
+	mem := m.host.Memory
+	return m.change(p, func(ctx context.Context, _ *coreprojects.Registry) (string, error) {
+		on, err := mem.AgentWrites(ctx, p.ID)
+		if err != nil {
+			return "", err
+		}
+		if err := mem.SetAgentWrites(ctx, p.ID, !on); err != nil {
+			return "", err
+		}
+		switch {
+		case on:
+			return "agent writes off: the agent of " + p.Name + " can no longer change its memory", nil
+		case !p.Trusted:
+			return "agent writes on for " + p.Name + ", but it is not trusted: its agent gets no remember tool until you trust it (t)", nil
+		}
+		return "agent writes on: the agent of " + p.Name + " may change its memory; each change shows in its session, /undo-memory undoes it", nil
+	})
 }
 
 func (m *Model) markOpened(p coreprojects.Project) tea.Cmd {

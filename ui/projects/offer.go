@@ -6,7 +6,7 @@ import "github.com/pi-tui/pi-tui/ui/common"
 // `pi-tui PATH` on a folder that no project holds offers to add it. Name
 // and trust are asked in it as usual; nothing is added unless confirmed.
 func (m *Model) AddDialog(path string) common.Layer {
-	d := newAddDialog(m.host, m.st)
+	d := newAddDialog(m.host, m.st, m.env)
 	d.path.input.SetValue(path)
 	d.path.input.CursorEnd()
 	return d

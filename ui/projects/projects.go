@@ -42,7 +42,7 @@ type KeyMap struct {
 	Fold                                    key.Binding
 
 	// Row keys, in the order the row menu lists them.
-	Open, Agents, Memory, Instructions, Rename, Pin, Archive, Trust, Group, Relocate, Remove key.Binding
+	Open, Agents, Memory, AgentWrites, Instructions, Rename, Pin, Archive, Trust, Group, Relocate, Remove key.Binding
 }
 
 // DefaultKeyMap returns the Projects keys.
@@ -64,6 +64,7 @@ func DefaultKeyMap() KeyMap {
 		Open:         bind("o", "Open session"),
 		Agents:       bind("a", "Edit AGENTS.md"),
 		Memory:       bind("m", "Edit memory"),
+		AgentWrites:  bind("w", "Agent may write memory: on/off"),
 		Instructions: bind("i", "Show instructions"),
 		Rename:       bind("r", "Rename"),
 		Pin:          bind("p", "Pin"),
@@ -81,7 +82,7 @@ func bind(k, desc string) key.Binding {
 
 // rowKeys are the row keys in menu order.
 func (k KeyMap) rowKeys() []key.Binding {
-	return []key.Binding{k.Open, k.Agents, k.Memory, k.Instructions, k.Rename, k.Pin, k.Archive, k.Trust, k.Group, k.Relocate, k.Remove}
+	return []key.Binding{k.Open, k.Agents, k.Memory, k.AgentWrites, k.Instructions, k.Rename, k.Pin, k.Archive, k.Trust, k.Group, k.Relocate, k.Remove}
 }
 
 type sortMode int
@@ -115,6 +116,12 @@ type Model struct {
 	st      *common.UI
 	keys    KeyMap
 	actions Actions
+	// env is the program's environment (an SSH session's is not the
+	// server's): $PI_CODING_AGENT_SESSION_DIR decides where sessions are.
+	env func(string) string
+	// fingerprinted is set once the projects' fingerprints were
+	// refreshed after the first load.
+	fingerprinted bool
 
 	all      []coreprojects.Project
 	lower    []string          // lower-cased name and path, for filtering
@@ -138,13 +145,17 @@ type Model struct {
 	width, height int
 }
 
-// New returns the Projects tab. It loads on Init.
-func New(h *host.Host, st *common.UI, actions Actions) *Model {
+// New returns the Projects tab. It loads on Init. env looks up the
+// program's environment variables; nil means none are set.
+func New(h *host.Host, st *common.UI, actions Actions, env func(string) string) *Model {
+	if env == nil {
+		env = func(string) string { return "" }
+	}
 	f := textinput.New()
 	f.Prompt = "/"
 	f.CharLimit = 128
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot))
-	return &Model{host: h, st: st, keys: DefaultKeyMap(), actions: actions, filter: f,
+	return &Model{host: h, st: st, keys: DefaultKeyMap(), actions: actions, env: env, filter: f,
 		winners: map[string]string{}, loading: true, spin: sp, now: time.Now,
 		folded: map[string]bool{archivedFold: true}}
 }
@@ -225,6 +236,21 @@ func findWinners(list []coreprojects.Project) tea.Cmd {
 	}
 }
 
+// fingerprintGitRuns bounds how often the first refresh may run git: a
+// list of projects from before fingerprints existed would otherwise run
+// it once per repository at every start until all are recorded.
+const fingerprintGitRuns = 20
+
+// refreshFingerprints records, off the UI goroutine and once per start,
+// the fingerprint of every project whose folder is there, so that one
+// whose folder later moves is recognised when the new folder is added.
+func refreshFingerprints(reg *coreprojects.Registry, list []coreprojects.Project) tea.Cmd {
+	return func() tea.Msg {
+		reg.RefreshFingerprints(context.Background(), list, fingerprintGitRuns)
+		return nil
+	}
+}
+
 // SetSize sets the area the tab draws in.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
@@ -277,6 +303,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return findWinners(m.all)
 	case winnersMsg:
 		m.winners = msg
+		if !m.fingerprinted {
+			// After the list and its instruction files are shown, so
+			// the first frame never waits for it.
+			m.fingerprinted = true
+			return refreshFingerprints(m.host.Projects, m.all)
+		}
 		return nil
 	case foldsMsg:
 		for k, v := range msg {
@@ -365,7 +397,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.rebuild(m.selectedID())
 		return common.Notice("sorted by %s", m.sort)
 	case key.Matches(msg, k.Add):
-		return m.st.Push(newAddDialog(m.host, m.st))
+		return m.st.Push(newAddDialog(m.host, m.st, m.env))
 	case key.Matches(msg, k.Fold):
 		return m.toggleFold()
 	case key.Matches(msg, k.Menu):

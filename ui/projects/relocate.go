@@ -3,7 +3,6 @@ package projects
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -22,6 +21,7 @@ import (
 type relocateDialog struct {
 	host    *host.Host
 	st      *common.UI
+	env     func(string) string
 	p       coreprojects.Project
 	path    folderField
 	errText string
@@ -31,11 +31,11 @@ type relocateDialog struct {
 
 type relocateKeys struct{ Complete, Submit, Cancel key.Binding }
 
-func newRelocateDialog(h *host.Host, st *common.UI, p coreprojects.Project, path string) *relocateDialog {
+func newRelocateDialog(h *host.Host, st *common.UI, env func(string) string, p coreprojects.Project, path string) *relocateDialog {
 	f := newFolderField(h.Places.Home)
 	f.input.SetValue(path)
 	f.input.CursorEnd()
-	return &relocateDialog{host: h, st: st, p: p, path: f, keys: relocateKeys{
+	return &relocateDialog{host: h, st: st, env: env, p: p, path: f, keys: relocateKeys{
 		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete folder")),
 		Submit:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "relocate")),
 		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
@@ -49,10 +49,10 @@ type relocatedMsg struct {
 
 // sessionsDir is where session files live, as the runtimes see it:
 // pi's default folders, or the one folder $PI_CODING_AGENT_SESSION_DIR
-// or the sessionDir setting names.
-func sessionsDir(h *host.Host) func(string) string {
+// (in the program's environment, env) or the sessionDir setting names.
+func sessionsDir(h *host.Host, env func(string) string) func(string) string {
 	return session.NewManager(h.Store, session.Config{AgentDir: h.Places.AgentDir,
-		SessionDir: os.Getenv("PI_CODING_AGENT_SESSION_DIR")}).Dir
+		SessionDir: env("PI_CODING_AGENT_SESSION_DIR")}).Dir
 }
 
 func (d *relocateDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
@@ -68,19 +68,7 @@ func (d *relocateDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			return d, nil
 		}
 		d.st.Close(d)
-		home := d.host.Places.Home
-		note := fmt.Sprintf("relocated %s to %s: %s, memory and trust moved", d.p.Name,
-			paths.Tilde(msg.res.Project.Root, home), plural(msg.res.Sessions, "session"))
-		if len(msg.res.Problems) > 0 {
-			note += fmt.Sprintf("; %d session header(s) not updated: %s", len(msg.res.Problems), strings.Join(msg.res.Problems, "; "))
-		}
-		cmds := []tea.Cmd{func() tea.Msg { return SelectMsg{ID: msg.res.Project.ID} }}
-		if msg.err != nil {
-			cmds = append(cmds, common.Failure(msg.err))
-		} else {
-			cmds = append(cmds, common.Notice("%s", note))
-		}
-		return d, tea.Batch(cmds...)
+		return d, relocatedNotice(d.host, d.p.Name, msg)
 	case tea.KeyMsg:
 		k := d.keys
 		switch {
@@ -106,12 +94,34 @@ func (d *relocateDialog) relocate() tea.Cmd {
 		return nil
 	}
 	d.busy = true
-	h, id := d.host, d.p.ID
-	path := paths.ExpandHome(typed, h.Places.Home)
+	return relocateCmd(d.host, d.env, d.p.ID, paths.ExpandHome(typed, d.host.Places.Home))
+}
+
+// relocateCmd relocates project id to the folder at path off the UI
+// goroutine.
+func relocateCmd(h *host.Host, env func(string) string, id, path string) tea.Cmd {
 	return func() tea.Msg {
-		res, err := h.Projects.Relocate(context.Background(), id, path, coreprojects.RelocateOptions{SessionsDir: sessionsDir(h)})
+		res, err := h.Projects.Relocate(context.Background(), id, path, coreprojects.RelocateOptions{SessionsDir: sessionsDir(h, env)})
 		return relocatedMsg{res: res, err: err}
 	}
+}
+
+// relocatedNotice selects the relocated project and says what moved, or
+// what went wrong after the move.
+func relocatedNotice(h *host.Host, name string, msg relocatedMsg) tea.Cmd {
+	note := fmt.Sprintf("relocated %s to %s: %s, memory and trust moved", name,
+		paths.Tilde(msg.res.Project.Root, h.Places.Home), plural(msg.res.Sessions, "session"))
+	if len(msg.res.Problems) > 0 {
+		note += fmt.Sprintf("; %d session header(s) not updated: %s", len(msg.res.Problems), strings.Join(msg.res.Problems, "; "))
+	}
+	id := msg.res.Project.ID
+	cmds := []tea.Cmd{func() tea.Msg { return SelectMsg{ID: id} }}
+	if msg.err != nil {
+		cmds = append(cmds, common.Failure(msg.err))
+	} else {
+		cmds = append(cmds, common.Notice("%s", note))
+	}
+	return tea.Batch(cmds...)
 }
 
 func (d *relocateDialog) View(width, height int) string {
