@@ -35,9 +35,8 @@ func benchDeps(b *testing.B) (Deps, *host.Host) {
 	return Deps{Host: h, Runtimes: rts, UI: ui, Markdown: func(s string, w int) (string, error) { return s, nil }}, h
 }
 
-// BenchmarkStreamedToken: one token arriving while 2,000 messages are in
-// the transcript, update and view. Target: ≤ 4 ms/op.
-func BenchmarkStreamedToken(b *testing.B) {
+// longChat is an open session of 2,000 messages at 120×40.
+func longChat(b *testing.B) *Model {
 	d, _ := benchDeps(b)
 	m := New(d)
 	m.project = &projects.Project{Name: "p"}
@@ -50,6 +49,13 @@ func BenchmarkStreamedToken(b *testing.B) {
 		}
 		m.items = append(m.items, &item{kind: kind, ready: true, text: fmt.Sprintf("message %d: %s", i, strings.Repeat("words ", 30))})
 	}
+	return m
+}
+
+// BenchmarkStreamedToken: one token arriving while 2,000 messages are in
+// the transcript, update and view. Target: ≤ 4 ms/op.
+func BenchmarkStreamedToken(b *testing.B) {
+	m := longChat(b)
 	_ = m.View()
 	ev := eventsMsg{agent.Event{Type: agent.EventMessageUpdate, SessionID: "s1", Delta: "token "}}
 	b.ReportAllocs()

@@ -47,6 +47,7 @@ type Deps struct {
 type Keys struct {
 	Send, Newline, Abort, HistPrev, HistNext, ScrollUp, ScrollDown, Tools, Thinking, Sessions key.Binding
 	Level                                                                                     key.Binding // cycles the thinking level
+	ToolPrev, ToolNext                                                                        key.Binding // select the call ctrl+o acts on (tools.go)
 	Open, New, Up, Down                                                                       key.Binding
 }
 
@@ -62,7 +63,9 @@ func defaultKeys() Keys {
 		HistNext:   b("↓", "later message", "down"),
 		ScrollUp:   b("pgup", "scroll up", "pgup", "shift+up"),
 		ScrollDown: b("pgdn", "scroll down", "pgdown", "shift+down"),
-		Tools:      b("ctrl+o", "tool details", "ctrl+o"),
+		Tools:      b("ctrl+o", "expand/collapse a tool call's output", "ctrl+o"),
+		ToolPrev:   b("alt+↑", "select an earlier tool call", "alt+up"),
+		ToolNext:   b("alt+↓", "select a later tool call", "alt+down"),
 		Thinking:   b("ctrl+t", "show thinking", "ctrl+t"),
 		Level:      b("shift+tab", "thinking level", "shift+tab"),
 		Sessions:   b("ctrl+l", "sessions", "ctrl+l"),
@@ -114,7 +117,8 @@ type Model struct {
 	lastRT   string         // last launch/reuse/retire with its reason
 	usage    provider.Usage
 	window   int
-	tools    bool
+	sel      *item // the tool call ctrl+o acts on (nil: the latest; tools.go)
+	ticking  bool  // a tick redraws running tool calls' time
 	thinking bool
 	asks     []*approvalDialog // open approval dialogs, oldest first
 	cmds     []skills.Command  // the session's skills and templates (commands.go)
@@ -187,7 +191,7 @@ func (m *Model) Help() [][]key.Binding {
 		return [][]key.Binding{{k.Open, k.New, k.Up, k.Down}}
 	}
 	cmds := key.NewBinding(key.WithKeys("/"), key.WithHelp("/compact /tree", "/new /model /thinking /context, /skill:name, /template"))
-	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds, completeKey}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown}, {k.Tools, k.Thinking, k.Level, k.Sessions}}
+	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds, completeKey}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown}, {k.Tools, k.ToolPrev, k.ToolNext, k.Thinking, k.Level, k.Sessions}}
 }
 
 // Open shows project p's sessions.
@@ -224,6 +228,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	if cmd, ok := m.updateRemember(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.updateTools(msg); ok {
 		return cmd
 	}
 	switch msg := msg.(type) {
