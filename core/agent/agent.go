@@ -176,6 +176,10 @@ type Event struct {
 	// MemoryChange is what a remember call changed, for the transcript's
 	// change line and its undo.
 	MemoryChange *memory.Change `json:"memoryChange,omitempty"`
+	// tool_execution_update carries a running bash command's new output
+	// in Delta; Skipped counts the bytes before it that were printed too
+	// fast to pass on (see liveOutput).
+	Skipped int64 `json:"skippedBytes,omitempty"`
 }
 
 // Event types.
@@ -184,6 +188,7 @@ const (
 	EventMessageUpdate   = "message_update"
 	EventMessageEnd      = "message_end"
 	EventToolStart       = "tool_execution_start"
+	EventToolUpdate      = "tool_execution_update"
 	EventToolEnd         = "tool_execution_end"
 	EventAgentEnd        = "agent_end"
 	EventCompactionStart = "compaction_start"
@@ -569,6 +574,9 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) error {
 	env := toolEnv{root: a.cfg.Root, agentDir: a.cfg.AgentDir, shell: a.cfg.Shell, runOnUseOK: a.cfg.Permission == PermissionFullAuto, memory: a.cfg.Memory}
 	if reason != "" {
 		env.approved = canon // asked about below; the approval covers this file only
+	}
+	env.progress = func(chunk string, skipped int64) {
+		a.emit(Event{Type: EventToolUpdate, ToolCallID: c.ID, ToolName: c.Name, Delta: chunk, Skipped: skipped})
 	}
 	var res ToolResult
 	switch {

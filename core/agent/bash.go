@@ -77,9 +77,15 @@ func toolBash(ctx context.Context, env toolEnv, raw json.RawMessage) (ToolResult
 	}
 	pgid := cmd.Process.Pid
 	var out limitedBuffer
+	var sink io.Writer = &out
+	var live *liveOutput
+	if env.progress != nil {
+		live = newLiveOutput(env.progress)
+		sink = io.MultiWriter(&out, live)
+	}
 	copied := make(chan struct{})
 	go func() {
-		io.Copy(&out, pr)
+		io.Copy(sink, pr)
 		close(copied)
 	}()
 	exited := make(chan error, 1)
@@ -106,6 +112,9 @@ func toolBash(ctx context.Context, env toolEnv, raw json.RawMessage) (ToolResult
 		held = true
 		pr.SetReadDeadline(time.Now())
 		<-copied
+	}
+	if live != nil {
+		live.close()
 	}
 
 	text := out.String()

@@ -149,6 +149,9 @@ type toolEnv struct {
 	approved string
 	// memory is what remember writes through (nil: no remember tool).
 	memory MemoryWriter
+	// progress receives bash's output while the command runs, coalesced
+	// and bounded (liveOutput); nil: nobody is watching.
+	progress func(chunk string, skipped int64)
 }
 
 // run executes a tool. File tools go through an os.Root on the project

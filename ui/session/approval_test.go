@@ -169,7 +169,7 @@ func TestTranscriptShowsControlsVisibly(t *testing.T) {
 	}
 	md := func(s string, w int) (string, error) { return s, nil }
 	for _, it := range items {
-		out := strings.Join(it.render(st, 80, viewOpts{tools: true, thinking: true, markdown: md}), "\n")
+		out := strings.Join(it.render(st, 80, viewOpts{thinking: true, markdown: md}), "\n")
 		if strings.ContainsAny(out, "\x1b\x07\u202e") {
 			t.Errorf("item %d draws a control raw: %q", it.kind, out)
 		}

@@ -47,15 +47,21 @@ func fill2000(m *Model) {
 	}
 }
 
-// BenchmarkStreamedToken: one token arriving while 2,000 messages are in
-// the transcript, update and view. Target: ≤ 4 ms/op.
-func BenchmarkStreamedToken(b *testing.B) {
+// longChat is an open session of 2,000 messages at 120×40.
+func longChat(b *testing.B) *Model {
 	d, _ := benchDeps(b)
 	m := New(d)
 	m.project = &projects.Project{Name: "p"}
 	m.sid = "s1"
 	m.SetSize(120, 40)
 	fill2000(m)
+	return m
+}
+
+// BenchmarkStreamedToken: one token arriving while 2,000 messages are in
+// the transcript, update and view. Target: ≤ 4 ms/op.
+func BenchmarkStreamedToken(b *testing.B) {
+	m := longChat(b)
 	_ = m.View()
 	ev := eventsMsg{agent.Event{Type: agent.EventMessageUpdate, SessionID: "s1", Delta: "token "}}
 	b.ReportAllocs()

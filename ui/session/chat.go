@@ -141,6 +141,9 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		it := &item{kind: kindTool, ready: true, callID: e.ToolCallID, tool: e.ToolName, args: string(e.Args), status: "running"}
 		m.calls[e.ToolCallID] = it
 		m.items = append(m.items, it)
+		return m.toolStarted(it)
+	case agent.EventToolUpdate:
+		m.toolOutput(e)
 	case agent.EventToolEnd:
 		it := m.calls[e.ToolCallID]
 		if it == nil {
@@ -271,8 +274,9 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 		m.close()
 		return m.loadList()
 	case key.Matches(msg, k.Tools):
-		m.tools = !m.tools
-		return nil
+		return m.toggleTool()
+	case key.Matches(msg, k.ToolPrev, k.ToolNext):
+		return m.selectTool(key.Matches(msg, k.ToolPrev))
 	case key.Matches(msg, k.Thinking):
 		m.thinking = !m.thinking
 		return nil
@@ -305,7 +309,7 @@ func (m *Model) transcriptHeight() int { return max(m.height-m.inputHeight()-3, 
 // Items are drawn from the end backwards, only as many as fit: a long
 // session costs what its visible part costs.
 func (m *Model) transcript(h int) string {
-	opts := viewOpts{tools: m.tools, thinking: m.thinking, markdown: m.d.Markdown}
+	opts := m.drawOpts()
 	need := h + m.bottom
 	var lines []string
 	for i := len(m.items) - 1; i >= 0 && len(lines) < need; i-- {

@@ -46,6 +46,7 @@ type Keys struct {
 	Rename, Delete, Filter                                                                    key.Binding // the session list's
 	Send, Newline, Abort, HistPrev, HistNext, ScrollUp, ScrollDown, Tools, Thinking, Sessions key.Binding
 	Level                                                                                     key.Binding // cycles the thinking level
+	ToolPrev, ToolNext                                                                        key.Binding // select the call ctrl+o acts on (tools.go)
 	Open, New, Up, Down                                                                       key.Binding
 }
 
@@ -61,7 +62,9 @@ func defaultKeys() Keys {
 		HistNext:   b("↓", "later message", "down"),
 		ScrollUp:   b("pgup", "scroll up", "pgup", "shift+up"),
 		ScrollDown: b("pgdn", "scroll down", "pgdown", "shift+down"),
-		Tools:      b("ctrl+o", "tool details", "ctrl+o"),
+		Tools:      b("ctrl+o", "expand/collapse a tool call's output", "ctrl+o"),
+		ToolPrev:   b("alt+↑", "select an earlier tool call", "alt+up"),
+		ToolNext:   b("alt+↓", "select a later tool call", "alt+down"),
 		Thinking:   b("ctrl+t", "show thinking", "ctrl+t"),
 		Level:      b("shift+tab", "thinking level", "shift+tab"),
 		Sessions:   b("ctrl+l", "sessions", "ctrl+l"),
@@ -117,7 +120,8 @@ type Model struct {
 	lastRT   string         // last launch/reuse/retire with its reason
 	usage    provider.Usage
 	window   int
-	tools    bool
+	sel      *item // the tool call ctrl+o acts on (nil: the latest; tools.go)
+	ticking  bool  // a tick redraws running tool calls' time
 	thinking bool
 	asks     []*approvalDialog // open approval dialogs, oldest first
 	cmds     []skills.Command  // the session's skills and templates (commands.go)
@@ -182,8 +186,8 @@ func (m *Model) Help() [][]key.Binding {
 	}
 	cmds := key.NewBinding(key.WithKeys("/"), key.WithHelp("/compact /tree", "/new /model /thinking /context, /skill:name, /template"))
 	e := m.input.KeyMap()
-	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds, menuKeys.At}, {menuKeys.Pick, menuKeys.Up, menuKeys.Close}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown}, {k.Tools, k.Thinking, k.Level, k.Sessions},
-		{e.Home, e.WordLeft, e.DeleteWord, e.KillLine, e.KillStart, e.Undo, e.Redo}}
+	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds, menuKeys.At}, {menuKeys.Pick, menuKeys.Up, menuKeys.Close}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown},
+		{k.Tools, k.ToolPrev, k.ToolNext, k.Thinking, k.Level, k.Sessions}, {e.Home, e.WordLeft, e.DeleteWord, e.KillLine, e.KillStart, e.Undo, e.Redo}}
 }
 
 // Open shows project p's sessions.
@@ -218,6 +222,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	if cmd, ok := m.updateRemember(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.updateTools(msg); ok {
 		return cmd
 	}
 	switch msg := msg.(type) {

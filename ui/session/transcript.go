@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -52,6 +53,12 @@ type item struct {
 	delivery *agent.DeliveryInfo
 	change   *memory.Change // a remember call's change (remember.go)
 	undone   bool
+	// live output and its view (tools.go)
+	started  time.Time // when the call began, by the UI's clock
+	output   string    // a running call's newest output
+	skipped  int64     // bytes of its output before output, not kept
+	expanded bool      // ctrl+o: its input and whole output shown
+	marked   bool      // the selected call, the one ctrl+o acts on
 
 	mild    bool // a notice that is information, not an error
 	aborted bool // an answer the user aborted
@@ -165,7 +172,7 @@ func (it *item) decode() {
 // glamour (markdown); while streaming it is wrapped plain text, so every
 // token costs a wrap of one message, not a markdown render.
 func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
-	key := fmt.Sprintf("%d|%v|%v|%v|%d", width, opts.tools, opts.thinking, it.streaming, len(it.text)+len(it.thinking)+len(it.result))
+	key := fmt.Sprintf("%d|%v|%v|%d", width, opts.thinking, it.streaming, len(it.text)+len(it.thinking)+len(it.result)) + it.toolCacheKey(st)
 	if it.cacheKey == key && it.lines != nil {
 		return it.lines
 	}
@@ -215,23 +222,13 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 			text = wrap(text)
 		}
 		b.WriteString(text)
-		if it.args != "" && opts.tools {
-			b.WriteString("\n" + st.Dim.Render(wrap("calls: "+it.args)))
-		}
 		if it.errText != "" {
 			b.WriteString("\n" + st.Error.Render(wrap("✗ "+it.errText)))
 		}
 	case kindTool:
 		b.WriteString(it.toolLine(st, width))
 		b.WriteString(it.changeLines(st, width))
-		if opts.tools {
-			if it.args != "" {
-				b.WriteString("\n" + st.Dim.Render(wrap("  input: "+it.args)))
-			}
-			if it.result != "" {
-				b.WriteString("\n" + st.Dim.Render(wrap("  output: "+strings.TrimSpace(head(it.result, 30)))))
-			}
-		}
+		b.WriteString(it.outputLines(st, width))
 	case kindNotice:
 		if it.mild {
 			b.WriteString(st.Dim.Render(wrap("· " + it.text)))
@@ -260,7 +257,10 @@ func (it *item) toolLine(st *common.UI, width int) string {
 		line += " · denied"
 	}
 	if it.status != "running" && it.toolMs > 0 {
-		line += fmt.Sprintf(" · %.0fms", it.toolMs)
+		line += " · " + toolTime(it.toolMs)
+	}
+	if it.status == "running" && !it.started.IsZero() {
+		line += " · " + elapsedText(st.Now().Sub(it.started))
 	}
 	if it.pre != nil {
 		line += fmt.Sprintf(" · preflight %.1fms %s", it.pre.Ms, it.pre.Cache)
@@ -292,7 +292,11 @@ func (it *item) toolLine(st *common.UI, width int) string {
 	if it.status == "error" {
 		style = st.Error
 	}
-	return style.Render(indent(ansi.Wrap(line, max(width-4, 10), "")))
+	s := indent(ansi.Wrap(line, max(width-4, 10), ""))
+	if it.marked {
+		s = "▸" + s[1:] // the call ctrl+o acts on
+	}
+	return style.Render(s)
 }
 
 // indent puts two spaces before every line.
@@ -331,10 +335,13 @@ func sizeText(n int) string {
 	if n < 1024 {
 		return fmt.Sprintf("%d B", n)
 	}
+	if n >= 1<<20 {
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
 	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
 }
 
 type viewOpts struct {
-	tools, thinking bool
-	markdown        func(string, int) (string, error)
+	thinking bool
+	markdown func(string, int) (string, error)
 }
