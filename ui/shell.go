@@ -165,7 +165,10 @@ func New(opts Options) *Model {
 
 // Close releases what the program holds in shared services (its runtime
 // subscription and approvals); call it when the program has ended.
-func (m *Model) Close() { m.session.Close() }
+func (m *Model) Close() {
+	m.session.Close()
+	m.projects.Close()
+}
 
 // Init loads the projects and the settings, and goes where the program
 // was asked to start.

@@ -101,3 +101,21 @@ func TestTwoClientsOneSession(t *testing.T) {
 		t.Errorf("a dialog stayed open:\n%s", final)
 	}
 }
+
+// A project renamed in one program shows renamed in another at once: the
+// Projects list follows the broker, not a timer.
+func TestProjectChangesReachOtherPrograms(t *testing.T) {
+	r := newKitRig(t, 100, 30, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "x"} }, true)
+	r.waitFor("proj")
+	other, _ := r.second(100, 30)
+	other.waitFor("proj")
+	r.keys("r")
+	r.waitFor("Rename")
+	r.keys("backspace", "backspace", "backspace", "backspace")
+	r.tm.Type("renamed")
+	r.keys("enter")
+	r.waitFor("renamed")
+	other.waitFor("renamed")
+	other.final()
+	r.final()
+}

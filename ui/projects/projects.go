@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
@@ -113,6 +114,8 @@ func (r row) selectable() bool { return r.heading == "" || r.fold != "" }
 // Model is the Projects tab.
 type Model struct {
 	host    *host.Host
+	changes *events.Subscription // project changes in the process
+	stop    context.CancelFunc   // ends changes
 	st      *common.UI
 	keys    KeyMap
 	actions Actions
@@ -155,9 +158,41 @@ func New(h *host.Host, st *common.UI, actions Actions, env func(string) string) 
 	f.Prompt = "/"
 	f.CharLimit = 128
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot))
-	return &Model{host: h, st: st, keys: DefaultKeyMap(), actions: actions, env: env, filter: f,
+	m := &Model{host: h, st: st, keys: DefaultKeyMap(), actions: actions, env: env, filter: f,
 		winners: map[string]string{}, loading: true, spin: sp, now: time.Now,
 		folded: map[string]bool{archivedFold: true}}
+	if h.Events != nil {
+		// Writes through the registry and memory saves, by this program
+		// or another in the process (an SSH client), reload the list.
+		var ctx context.Context
+		ctx, m.stop = context.WithCancel(context.Background())
+		m.changes = h.Events.Subscribe(ctx, events.Projects)
+	}
+	return m
+}
+
+// Close ends the tab's subscription to project changes.
+func (m *Model) Close() {
+	if m.stop != nil {
+		m.stop()
+	}
+}
+
+// changesMsg says projects changed somewhere in the process.
+type changesMsg struct{}
+
+// waitChanges waits, off the update loop, for the next project change.
+func (m *Model) waitChanges() tea.Cmd {
+	sub := m.changes
+	if sub == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if _, ok := sub.Next(); !ok {
+			return nil // the program is closing
+		}
+		return changesMsg{}
+	}
 }
 
 // archivedFold is the fold key of the Archived section.
@@ -188,12 +223,14 @@ func (m *Model) Init() tea.Cmd {
 		f, _ := reg.Folds(context.Background()) // none remembered: the defaults
 		return foldsMsg(f)
 	}
-	return tea.Batch(folds, m.load(), m.spin.Tick, reloadTick())
+	return tea.Batch(folds, m.load(), m.spin.Tick, reloadTick(), m.waitChanges())
 }
 
-// reloadEvery is how often the list is reloaded, so a folder deleted
-// while pi-tui runs is marked missing without any key pressed.
-const reloadEvery = 10 * time.Second
+// reloadEvery is how often the list is reloaded anyway, so a folder
+// deleted while pi-tui runs is marked missing without any key pressed (no
+// write announces that); every change made through pi-tui arrives at once
+// through the broker.
+const reloadEvery = 60 * time.Second
 
 type reloadTickMsg struct{}
 
@@ -326,6 +363,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(cmds...)
 	case common.ProjectsChangedMsg:
 		return m.load()
+	case changesMsg:
+		return tea.Batch(m.load(), m.waitChanges())
 	case SelectMsg:
 		m.want = msg.ID
 		return m.load()
