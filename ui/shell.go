@@ -696,14 +696,18 @@ func (m *Model) fullHelp() string {
 	case m.tab == tabSession:
 		groups = m.session.Help()
 	}
+	groups = append(groups, m.globalHelp())
+	return m.st.Title.Render("Keys · "+title) + "\n\n" + m.help.FullHelpView(groups) + "\n\n" + m.st.Dim.Render("press ? or esc to close")
+}
+
+// globalHelp lists the shell's keys that apply where the focus is: in a
+// page or dialog only quitting and help; elsewhere the tab keys too.
+func (m *Model) globalHelp() []key.Binding {
 	k := m.keys
 	if len(m.stack) > 0 {
-		// In a page or dialog only these global keys apply.
-		groups = append(groups, []key.Binding{k.ForceQuit, k.Help})
-	} else {
-		groups = append(groups, []key.Binding{k.ForceQuit, k.Quit, k.Help, k.NextTab, k.Projects})
+		return []key.Binding{k.ForceQuit, k.Help}
 	}
-	return m.st.Title.Render("Keys · "+title) + "\n\n" + m.help.FullHelpView(groups) + "\n\n" + m.st.Dim.Render("press ? or esc to close")
+	return []key.Binding{k.ForceQuit, k.Quit, k.Help, k.NextTab, k.PrevTab, k.Projects}
 }
 
 // fit pads or cuts s to exactly h lines of at most w cells.

@@ -100,6 +100,11 @@ func (b *Buffer) HideEnd() { b.noEnd = true }
 // SetPrompt draws p (two cells) before the first row, marking an input.
 func (b *Buffer) SetPrompt(p string) { b.prompt = p }
 
+// SetKeyMap replaces the editing keys: a page that takes a key for
+// itself (the AGENTS.md editor's ctrl+e) gives its buffer a map without it,
+// so the help shows what each key does there.
+func (b *Buffer) SetKeyMap(k KeyMap) { b.keys = k }
+
 // KeyMap returns the editing keys, for help.
 func (b *Buffer) KeyMap() KeyMap { return b.keys }
 

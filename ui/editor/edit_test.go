@@ -233,7 +233,7 @@ func TestSaveEndsWithANewline(t *testing.T) {
 	if p.dirty() {
 		t.Fatal("a file without a final newline is modified on opening")
 	}
-	press(p.buf, "ctrl+e", "!")
+	press(p.buf, "end", "!")
 	run(p, p.save(false))
 	if got, _ := os.ReadFile(path); string(got) != "no newline!\n" {
 		t.Errorf("saved %q", got)

@@ -100,6 +100,12 @@ func NewPage(cfg Config, st *common.UI) *Page {
 	}
 	p := &Page{cfg: cfg, st: st, keys: defaultPageKeys(), buf: New(st.Cursor, st.Gutter),
 		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), busy: "loading"}
+	// ctrl+e is $EDITOR here (the brief's key): end alone goes to the
+	// line end.
+	bk := p.buf.KeyMap()
+	bk.Home = key.NewBinding(key.WithKeys("home", "ctrl+a"), key.WithHelp("ctrl+a/end", "line start/end (ctrl+e is $EDITOR here)"))
+	bk.End = key.NewBinding(key.WithKeys("end"))
+	p.buf.SetKeyMap(bk)
 	return p
 }
 
@@ -491,8 +497,7 @@ func (p *Page) Help() [][]key.Binding {
 	if p.winner != "" {
 		first = append(first, k.OpenWinner)
 	}
-	end := key.NewBinding(key.WithKeys("home", "end"), key.WithHelp("ctrl+a/end", "line start/end (ctrl+e is $EDITOR here)"))
-	return [][]key.Binding{first, {end, b.WordLeft, b.PageUp, b.DeleteWord, b.KillLine, b.KillStart}, {b.Undo, b.Redo, k.FindNext, k.FindPrev}}
+	return [][]key.Binding{first, {b.Home, b.WordLeft, b.PageUp, b.DeleteWord, b.KillLine, b.KillStart}, {b.Undo, b.Redo, k.FindNext, k.FindPrev}}
 }
 
 // FullScreen is true: the editor takes the body.

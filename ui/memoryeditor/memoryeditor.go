@@ -43,17 +43,17 @@ func defaultKeys() Keys {
 		return key.NewBinding(key.WithKeys(append([]string{k}, keys...)...), key.WithHelp(k, h))
 	}
 	return Keys{
-		Add:     b("a", "add entry"),
-		Edit:    b("enter", "edit entry"),
-		Delete:  b("d", "delete entry"),
+		Add:     b("a", "add"),
+		Edit:    b("enter", "edit"),
+		Delete:  b("d", "delete"),
 		Save:    b("ctrl+s", "save"),
-		Close:   b("esc", "back/close"),
+		Close:   b("esc", "back"),
 		Preview: b("p", "preview", "ctrl+p"),
 		Up:      b("↑", "up", "up", "k"),
 		Down:    b("↓", "down", "down", "j"),
 		Field:   b("tab", "title/content"),
 
-		AgentWrites: b("w", "agent writes on/off"),
+		AgentWrites: b("w", "agent may write"),
 	}
 }
 
@@ -480,13 +480,14 @@ func (p *Page) meter() string {
 }
 
 func (p *Page) helpLine() string {
+	k := p.keys
 	switch p.mode {
 	case modeEntry:
-		return p.st.Dim.Render("tab title/content · esc back to list · ctrl+s save · f1 help")
+		return p.st.Dim.Render(common.Hints(k.Field, k.Close, k.Save) + " · f1 help")
 	case modePreview:
-		return p.st.Dim.Render("↑/↓ scroll · esc back")
+		return p.st.Dim.Render(common.Hints(k.Up, k.Close))
 	}
-	return p.st.Dim.Render("a add · enter edit · d delete · p preview · w agent · ctrl+s save · esc close")
+	return p.st.Dim.Render(common.Hints(k.Add, k.Edit, k.Delete, k.AgentWrites, k.Save, k.Close))
 }
 
 // Title names the page.

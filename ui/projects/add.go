@@ -354,7 +354,7 @@ func (d *addDialog) View(width, height int) string {
 	if d.busy {
 		lines = append(lines, st.Dim.Render("adding…"))
 	}
-	lines = append(lines, "", st.Dim.Render("tab complete · ↓/enter next · ctrl+s add · esc cancel"))
+	lines = append(lines, "", st.Dim.Render(common.Hints(d.keys.Complete, d.keys.Next, d.keys.Submit, d.keys.Cancel)))
 	return st.Dialog.Width(w).Render(lipgloss.JoinVertical(lipgloss.Left, lines...))
 }
 

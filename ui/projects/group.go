@@ -138,7 +138,7 @@ func (d *groupDialog) View(width, height int) string {
 		}
 		lines = append(lines, line)
 	}
-	lines = append(lines, "", st.Dim.Render("↑/↓ choose · enter move · esc cancel"))
+	lines = append(lines, "", st.Dim.Render(common.Hints(d.keys.Up, d.keys.Down, d.keys.Choose, d.keys.Cancel)))
 	return st.Dialog.Width(w).Render(lipgloss.JoinVertical(lipgloss.Left, lines...))
 }
 

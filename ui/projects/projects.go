@@ -115,7 +115,8 @@ func (r row) selectable() bool { return r.heading == "" || r.fold != "" }
 type Model struct {
 	host    *host.Host
 	changes *events.Subscription // project changes in the process
-	stop    context.CancelFunc   // ends changes
+	stop    context.CancelFunc   // ends changes and the reload timer
+	done    <-chan struct{}      // closed by stop
 	st      *common.UI
 	keys    KeyMap
 	actions Actions
@@ -161,11 +162,11 @@ func New(h *host.Host, st *common.UI, actions Actions, env func(string) string) 
 	m := &Model{host: h, st: st, keys: DefaultKeyMap(), actions: actions, env: env, filter: f,
 		winners: map[string]string{}, loading: true, spin: sp, now: time.Now,
 		folded: map[string]bool{archivedFold: true}}
+	ctx, stop := context.WithCancel(context.Background())
+	m.stop, m.done = stop, ctx.Done()
 	if h.Events != nil {
 		// Writes through the registry and memory saves, by this program
 		// or another in the process (an SSH client), reload the list.
-		var ctx context.Context
-		ctx, m.stop = context.WithCancel(context.Background())
 		m.changes = h.Events.Subscribe(ctx, events.Projects)
 	}
 	return m
@@ -223,7 +224,7 @@ func (m *Model) Init() tea.Cmd {
 		f, _ := reg.Folds(context.Background()) // none remembered: the defaults
 		return foldsMsg(f)
 	}
-	return tea.Batch(folds, m.load(), m.spin.Tick, reloadTick(), m.waitChanges())
+	return tea.Batch(folds, m.load(), m.spin.Tick, m.reloadTick(), m.waitChanges())
 }
 
 // reloadEvery is how often the list is reloaded anyway, so a folder
@@ -234,8 +235,20 @@ const reloadEvery = 60 * time.Second
 
 type reloadTickMsg struct{}
 
-func reloadTick() tea.Cmd {
-	return tea.Tick(reloadEvery, func(time.Time) tea.Msg { return reloadTickMsg{} })
+// reloadTick waits reloadEvery, or until the tab is closed: a timer
+// must not outlive the program that set it.
+func (m *Model) reloadTick() tea.Cmd {
+	done := m.done
+	return func() tea.Msg {
+		t := time.NewTimer(reloadEvery)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return reloadTickMsg{}
+		case <-done:
+			return nil
+		}
+	}
 }
 
 func (m *Model) load() tea.Cmd {
@@ -370,7 +383,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return m.load()
 	case reloadTickMsg:
 		// Folders can vanish (or come back) while pi-tui runs.
-		return tea.Batch(m.load(), reloadTick())
+		return tea.Batch(m.load(), m.reloadTick())
 	case spinner.TickMsg:
 		if !m.loading {
 			return nil

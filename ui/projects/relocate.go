@@ -141,7 +141,7 @@ func (d *relocateDialog) View(width, height int) string {
 	if d.busy {
 		lines = append(lines, st.Dim.Render("relocating…"))
 	}
-	lines = append(lines, "", st.Dim.Render("tab complete · enter relocate · esc cancel"))
+	lines = append(lines, "", st.Dim.Render(common.Hints(d.keys.Complete, d.keys.Submit, d.keys.Cancel)))
 	return st.Dialog.Width(w).Render(lipgloss.JoinVertical(lipgloss.Left, lines...))
 }
 

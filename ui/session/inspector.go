@@ -16,13 +16,23 @@ import (
 // inspector shows the system prompt's sections and sizes exactly as sent.
 type inspector struct {
 	ui   *common.UI
+	keys inspectorKeys
 	in   runtime.Inspection
 	vp   viewport.Model
 	full bool
 	w, h int
 }
 
-func newInspector(ui *common.UI, in runtime.Inspection) *inspector { return &inspector{ui: ui, in: in} }
+// inspectorKeys are the context page's keys (the viewport scrolls with
+// its own: ↑/↓, pgup/pgdn).
+type inspectorKeys struct{ Whole, Close key.Binding }
+
+func newInspector(ui *common.UI, in runtime.Inspection) *inspector {
+	return &inspector{ui: ui, in: in, keys: inspectorKeys{
+		Whole: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "whole prompt")),
+		Close: key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "close")),
+	}}
+}
 
 // content is the text shown; the system prompt holds instruction files
 // and memory, so its controls are made visible.
@@ -49,16 +59,16 @@ func (p *inspector) content() string {
 	for _, pr := range p.in.Problems {
 		b.WriteString("\n" + p.ui.Warn.Render("! "+common.VisibleLine(pr)))
 	}
-	b.WriteString("\nv shows the whole prompt · esc closes")
+	b.WriteString("\n" + p.keys.Whole.Help().Key + " shows the whole prompt · " + p.keys.Close.Help().Key + " closes")
 	return b.String()
 }
 
 func (p *inspector) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	if km, ok := msg.(tea.KeyMsg); ok {
-		switch km.String() {
-		case "esc", "q":
+		switch {
+		case key.Matches(km, p.keys.Close):
 			return p, p.ui.Close(p)
-		case "v":
+		case key.Matches(km, p.keys.Whole):
 			p.full = !p.full
 			p.vp.SetContent(ansi.Wrap(p.content(), max(p.w, 20), ""))
 			p.vp.GotoTop()
@@ -81,7 +91,7 @@ func (p *inspector) View(w, h int) string {
 
 func (p *inspector) Title() string { return "Context" }
 func (p *inspector) Help() [][]key.Binding {
-	return [][]key.Binding{{key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "whole prompt")), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"))}}
+	return [][]key.Binding{{p.keys.Whole, p.keys.Close}}
 }
 func (p *inspector) FullScreen() bool   { return true }
 func (p *inspector) Unsaved() string    { return "" }

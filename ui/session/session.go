@@ -184,9 +184,8 @@ func (m *Model) Help() [][]key.Binding {
 	if m.sid == "" {
 		return [][]key.Binding{{k.Open, k.New, k.Rename, k.Delete, k.Filter}, {k.Up, k.Down}}
 	}
-	cmds := key.NewBinding(key.WithKeys("/"), key.WithHelp("/compact /tree", "/new /model /thinking /context, /skill:name, /template"))
 	e := m.input.KeyMap()
-	return [][]key.Binding{{k.Send, k.Newline, k.Abort, cmds, menuKeys.At}, {menuKeys.Pick, menuKeys.Up, menuKeys.Close}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown},
+	return [][]key.Binding{{k.Send, k.Newline, k.Abort, menuKeys.Commands, menuKeys.At}, {menuKeys.Pick, menuKeys.Up, menuKeys.Close}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown},
 		{k.Tools, k.ToolPrev, k.ToolNext, k.Thinking, k.Level, k.Sessions}, {e.Home, e.WordLeft, e.DeleteWord, e.KillLine, e.KillStart, e.Undo, e.Redo}}
 }
 
