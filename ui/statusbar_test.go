@@ -42,3 +42,14 @@ func TestStatusBarShowsTheFocusedModel(t *testing.T) {
 		t.Errorf("Projects shows the session's model:\n%s", view)
 	}
 }
+
+// Invalid settings.json and agent-guidance.json are warnings in the status
+// bar, each naming its file.
+func TestStatusBarNamesInvalidFiles(t *testing.T) {
+	f := newFixture(t)
+	f.write(".pi/agent/settings.json", `{"defaultProvider": `)
+	f.write(".pi/agent/agent-guidance.json", `[1,`)
+	s := f.run(200, 20)
+	s.waitFor("settings.json", "agent-guidance.json is invalid")
+	s.final()
+}
