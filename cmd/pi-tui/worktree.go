@@ -130,7 +130,7 @@ func (a *app) sessionsDiscard(args []string) error {
 	if err != nil {
 		return err
 	}
-	question := discardQuestion(w, st)
+	question := worktree.DiscardQuestion(w, st)
 	if !*yes {
 		if !a.interactive() {
 			return fmt.Errorf("%s Not discarded: pass --yes to discard without asking", question)
@@ -150,29 +150,6 @@ func (a *app) sessionsDiscard(args []string) error {
 	fmt.Fprintf(a.stdout, "Removed the worktree %s and deleted branch %s. The session stays; it works in the project root from now on.\n",
 		safetext.Label(w.Dir), w.Branch)
 	return nil
-}
-
-// discardQuestion asks about a discard, naming what would be lost.
-func discardQuestion(w session.Worktree, st worktree.Status) string {
-	q := fmt.Sprintf("Discard the worktree of branch %s and delete the branch?", w.Branch)
-	switch {
-	case st.Missing:
-		q += " Its folder is already gone."
-	case st.Dirty():
-		q += fmt.Sprintf(" Its uncommitted changes in %s are lost.", safetext.Visible(listSome(st.Changed, 5)))
-	}
-	if st.Files > 0 {
-		q += fmt.Sprintf(" Commits not merged into %s are lost with the branch.", w.Base)
-	}
-	return q
-}
-
-// listSome names up to n items and says how many more there are.
-func listSome(items []string, n int) string {
-	if len(items) <= n {
-		return strings.Join(items, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }
 
 // worktreeCell is the WORKTREE column of sessions list.

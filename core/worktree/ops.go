@@ -86,6 +86,9 @@ type Status struct {
 	// Files, Insertions, Deletions are the diff stat of the worktree
 	// (commits and uncommitted changes) against where it left Base.
 	Files, Insertions, Deletions int
+	// Ahead counts the branch's commits its base lacks (read for one
+	// session's dialogs, not for the list: -1 when not read).
+	Ahead int
 }
 
 // Dirty reports uncommitted changes.
@@ -132,7 +135,7 @@ func (g *Git) Prune(ctx context.Context, main string) error {
 
 // Status reads a worktree's branch, uncommitted changes and diff stat.
 func (g *Git) Status(ctx context.Context, w session.Worktree) (Status, error) {
-	st := Status{Branch: w.Branch, Base: w.Base}
+	st := Status{Branch: w.Branch, Base: w.Base, Ahead: -1}
 	if err := g.present(ctx, w); err != nil {
 		st.Missing, st.Fix = true, err.Error()
 		return st, nil
@@ -170,6 +173,15 @@ func (g *Git) diffSinceFork(ctx context.Context, w session.Worktree, args ...str
 		return "", err
 	}
 	return g.run(ctx, w.Dir, append(append([]string{"diff"}, args...), fork)...)
+}
+
+// Ahead counts the commits of the branch that its base lacks.
+func (g *Git) Ahead(ctx context.Context, w session.Worktree) (int, error) {
+	out, err := g.run(ctx, w.Main, "rev-list", "--count", "refs/heads/"+w.Base+"..refs/heads/"+w.Branch)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(out))
 }
 
 // forkPoint is where the branch left its base (the merge base).
@@ -346,11 +358,11 @@ func (g *Git) Merge(ctx context.Context, w session.Worktree, message string) (Me
 		return res, fmt.Errorf("the main checkout %s is not on %s; switch it there (git switch %s) and merge again; the work is committed on %s",
 			w.Main, w.Base, w.Base, w.Branch)
 	}
-	n, err := g.run(ctx, w.Main, "rev-list", "--count", "refs/heads/"+w.Base+"..refs/heads/"+w.Branch)
+	n, err := g.Ahead(ctx, w)
 	if err != nil {
 		return res, err
 	}
-	if strings.TrimSpace(n) == "0" {
+	if n == 0 {
 		return res, fmt.Errorf("%s has nothing %s lacks; there is nothing to merge", w.Branch, w.Base)
 	}
 	// Uncommitted changes in the main checkout that the merge would touch.
@@ -414,4 +426,28 @@ func (g *Git) Discard(ctx context.Context, w session.Worktree) error {
 	}
 	_, err := g.run(ctx, w.Main, "branch", "-D", w.Branch)
 	return err
+}
+
+// DiscardQuestion asks about a discard, naming what would be lost: the
+// uncommitted changes, and commits the base does not have.
+func DiscardQuestion(w session.Worktree, st Status) string {
+	q := fmt.Sprintf("Discard the worktree of branch %s and delete the branch?", w.Branch)
+	switch {
+	case st.Missing:
+		q += " Its folder is already gone."
+	case st.Dirty():
+		q += fmt.Sprintf(" Its uncommitted changes in %s are lost.", ListSome(st.Changed, 5))
+	}
+	if st.Ahead > 0 {
+		q += fmt.Sprintf(" Commits not merged into %s are lost with the branch.", w.Base)
+	}
+	return q
+}
+
+// ListSome names up to n items and says how many more there are.
+func ListSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }

@@ -219,6 +219,11 @@ func (s *Service) Status(ctx context.Context, sess *session.Session) (Status, se
 		return Status{}, w, err
 	}
 	st, err := g.Status(ctx, w)
+	if err == nil && !st.Missing {
+		if n, err := g.Ahead(ctx, w); err == nil {
+			st.Ahead = n
+		}
+	}
 	return st, w, err
 }
 
