@@ -706,10 +706,13 @@ func relevant(name string) bool {
 // sections as a runtime for the session would receive them, and the
 // instruction sources with their sizes.
 type Inspection struct {
-	Model    string
-	Sections Sections
-	System   string
-	Sources  []SourceSize
+	Model string
+	// Root is the root the chain was resolved from: the session's
+	// worktree, or the project root; ProjectRoot is the project's.
+	Root, ProjectRoot string
+	Sections          Sections
+	System            string
+	Sources           []SourceSize
 	// Problems are settings files that could not be used and skill or
 	// template files that were skipped, one sentence each.
 	Problems []string
@@ -734,7 +737,7 @@ func (m *Manager) Inspect(ctx context.Context, sessionID, modelSpec string) (Ins
 	if err != nil {
 		return Inspection{}, err
 	}
-	in := Inspection{Model: b.spec.Model, Sections: b.spec.Sections, System: b.spec.Sections.System(), Problems: b.settings.problems}
+	in := Inspection{Model: b.spec.Model, Root: b.spec.Root, ProjectRoot: b.spec.ProjectRoot, Sections: b.spec.Sections, System: b.spec.Sections.System(), Problems: b.settings.problems}
 	if c, err := b.res.ResolveRoot(ctx, b.spec.Root); err == nil {
 		for _, src := range c.Sources {
 			in.Sources = append(in.Sources, SourceSize{Label: src.Label, Bytes: src.Bytes, Shown: src.ShownBytes, Truncated: src.Truncated})

@@ -62,6 +62,10 @@ func TestWorktreeSessionUsesTheBranchInstructionsAndFolder(t *testing.T) {
 		t.Errorf("a's read tool did not read the worktree: %q", got)
 	}
 
+	if in, err := r.m.Inspect(context.Background(), a, ""); err != nil || in.Root != wa.Root || in.ProjectRoot != r.root {
+		t.Errorf("inspection roots = %q, %q (%v); want the worktree and the project", in.Root, in.ProjectRoot, err)
+	}
+
 	r.promptIn(b, "And here?")
 	reqs = r.fake.Requests()
 	if sys := reqs[len(reqs)-2].System; !strings.Contains(sys, "Root rule: use tabs.") || strings.Contains(sys, "Branch rule") {
