@@ -85,6 +85,8 @@ func (a *app) promptCmd(args []string) error {
 	cont := fs.Bool("continue", false, "")
 	asJSON := fs.Bool("json", false, "")
 	yes := fs.Bool("yes", false, "")
+	inWorktree := fs.Bool("worktree", false, "")
+	base := fs.String("base", "", "")
 	pos, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return a.helpFor("pi-tui prompt")
@@ -105,6 +107,12 @@ func (a *app) promptCmd(args []string) error {
 	}
 	if *sessionID != "" && *cont {
 		return usagef("prompt: give --session or --continue, not both")
+	}
+	if *inWorktree && (*sessionID != "" || *cont) {
+		return usagef("prompt: --worktree starts a new session; it does not go with --session or --continue")
+	}
+	if *base != "" && !*inWorktree {
+		return usagef("prompt: --base is the branch a new worktree starts from; give it with --worktree")
 	}
 	spec := *model
 	if *thinking != "" {
@@ -141,7 +149,12 @@ func (a *app) promptCmd(args []string) error {
 		return err
 	}
 	defer m.Close()
-	s, err := a.sessionFor(m.Sessions(), p, *sessionID, *cont)
+	var s string
+	if *inWorktree {
+		s, err = a.worktreeSession(m.Sessions(), p.ID, *base)
+	} else {
+		s, err = a.sessionFor(m.Sessions(), p, *sessionID, *cont)
+	}
 	if err != nil {
 		return err
 	}
@@ -179,6 +192,21 @@ func (a *app) promptCmd(args []string) error {
 	return deniedErr()
 }
 
+// worktreeSession starts a session in a worktree of its own and says
+// where on standard error (standard output is the answer).
+func (a *app) worktreeSession(sm *session.Manager, projectID, base string) (string, error) {
+	svc, err := a.worktrees()
+	if err != nil {
+		return "", err
+	}
+	s, w, err := svc.NewSession(a.ctx, sm, projectID, base, "")
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(a.stderr, "pi-tui: note: session %s works on branch %s (from %s) in %s\n", s.ID(), w.Branch, w.Base, safetext.Label(w.Root))
+	return s.ID(), nil
+}
+
 // sessionFor returns the session id to use: --session (which must belong
 // to the project), the latest with --continue, or a new one.
 func (a *app) sessionFor(sm *session.Manager, p projects.Project, id string, cont bool) (string, error) {
@@ -208,20 +236,27 @@ func (a *app) sessionFor(sm *session.Manager, p projects.Project, id string, con
 
 // sessionList lists a project's sessions, newest first.
 func (a *app) sessionList(projectID string) ([]session.Summary, error) {
-	st, err := a.open()
+	sm, err := a.sessionManager()
 	if err != nil {
 		return nil, err
 	}
-	return session.NewManager(st, session.Config{AgentDir: a.placesOrEmpty().AgentDir,
-		SessionDir: a.env("PI_CODING_AGENT_SESSION_DIR")}).List(a.ctx, projectID)
+	return sm.List(a.ctx, projectID)
 }
 
 func (a *app) sessionsCmd(args []string) error {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 		return a.helpCmd([]string{"sessions"})
 	}
+	if len(args) > 0 {
+		switch args[0] {
+		case "merge":
+			return a.sessionsMerge(args[1:])
+		case "discard":
+			return a.sessionsDiscard(args[1:])
+		}
+	}
 	if len(args) == 0 || args[0] != "list" {
-		return usagef("sessions: the subcommand is list (pi-tui sessions list PROJECT [--json])")
+		return usagef("sessions: the subcommands are list, merge and discard (pi-tui help sessions)")
 	}
 	fs := a.flags("sessions list")
 	asJSON := fs.Bool("json", false, "")
@@ -243,19 +278,35 @@ func (a *app) sessionsCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	svc, err := a.worktrees()
+	if err != nil {
+		return err
+	}
+	wts, err := svc.Of(a.ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	statuses := svc.Statuses(a.ctx, wts, 0)
 	if *asJSON {
 		type row struct {
-			ID        string `json:"id"`
-			Title     string `json:"title"`
-			CreatedAt int64  `json:"createdAt"`
-			UpdatedAt int64  `json:"updatedAt"`
-			Entries   int    `json:"entries"`
-			Path      string `json:"path"`
-			Problem   string `json:"problem,omitempty"`
+			ID        string        `json:"id"`
+			Title     string        `json:"title"`
+			CreatedAt int64         `json:"createdAt"`
+			UpdatedAt int64         `json:"updatedAt"`
+			Entries   int           `json:"entries"`
+			Path      string        `json:"path"`
+			Problem   string        `json:"problem,omitempty"`
+			Worktree  *worktreeJSON `json:"worktree,omitempty"`
 		}
 		rows := make([]row, 0, len(list))
 		for _, s := range list {
-			rows = append(rows, row{s.ID, s.Title, s.CreatedAt, s.UpdatedAt, s.Entries, s.Path, s.Problem})
+			r := row{ID: s.ID, Title: s.Title, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Entries: s.Entries, Path: s.Path, Problem: s.Problem}
+			if w, ok := wts[s.ID]; ok {
+				st := statuses[s.ID]
+				r.Worktree = &worktreeJSON{Root: w.Root, Branch: w.Branch, Base: w.Base, Missing: st.Missing, Fix: st.Fix,
+					Uncommitted: append([]string{}, st.Changed...), Files: st.Files, Insertions: st.Insertions, Deletions: st.Deletions}
+			}
+			rows = append(rows, r)
 		}
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
@@ -266,7 +317,13 @@ func (a *app) sessionsCmd(args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tUPDATED\tENTRIES\tTITLE")
+	if len(wts) > 0 {
+		// Worktree sessions: their branch, * for uncommitted changes, and
+		// the diff stat against the base.
+		fmt.Fprintln(tw, "ID\tUPDATED\tENTRIES\tWORKTREE\tTITLE")
+	} else {
+		fmt.Fprintln(tw, "ID\tUPDATED\tENTRIES\tTITLE")
+	}
 	for _, s := range list {
 		title := s.Title
 		if title == "" {
@@ -275,7 +332,15 @@ func (a *app) sessionsCmd(args []string) error {
 		if s.Problem != "" {
 			title = "(" + s.Problem + ") " + title
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.ID, time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04"), s.Entries, safetext.Visible(firstLine(title)))
+		cell := ""
+		if len(wts) > 0 {
+			cell = "-\t"
+			if w, ok := wts[s.ID]; ok {
+				st, ok := statuses[s.ID]
+				cell = worktreeCell(w, st, ok) + "\t"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s%s\n", s.ID, time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04"), s.Entries, cell, safetext.Visible(firstLine(title)))
 	}
 	return tw.Flush()
 }
@@ -291,6 +356,10 @@ type rpcCommand struct {
 	ModelID      string  `json:"modelId"`
 	Level        string  `json:"level"`
 	Instructions string  `json:"customInstructions"`
+	// Worktree starts the new_session in a git worktree of its own, on a
+	// branch from Base ("" = the checked-out branch).
+	Worktree bool   `json:"worktree"`
+	Base     string `json:"base"`
 }
 
 type rpcResponse struct {
@@ -585,6 +654,10 @@ func (r *rpcServer) handle(c rpcCommand) {
 			ModelIn string `json:"modelSetting,omitempty"`
 		}{st, r.project.Name, r.project.Root, r.spec()})
 	case "new_session":
+		if c.Worktree {
+			r.newWorktreeSession(c)
+			return
+		}
 		s, err := r.m.Sessions().Create(ctx, r.project.ID, "")
 		if err != nil {
 			r.reply(c, err, nil)
@@ -639,6 +712,23 @@ func (r *rpcServer) handle(c rpcCommand) {
 	default:
 		r.reply(c, fmt.Errorf("unknown command %q (prompt, abort, get_state, new_session, compact, branch, set_model, set_thinking_level)", c.Type), nil)
 	}
+}
+
+// newWorktreeSession answers new_session with "worktree": true.
+func (r *rpcServer) newWorktreeSession(c rpcCommand) {
+	svc, err := r.app.worktrees()
+	if err != nil {
+		r.reply(c, err, nil)
+		return
+	}
+	s, w, err := svc.NewSession(r.app.ctx, r.m.Sessions(), r.project.ID, c.Base, "")
+	if err != nil {
+		r.reply(c, err, nil)
+		return
+	}
+	r.m.Retire(r.session, runtime.ReasonSessionChanged)
+	r.session = s.ID()
+	r.reply(c, nil, map[string]any{"sessionId": s.ID(), "worktree": map[string]string{"root": w.Root, "branch": w.Branch, "base": w.Base}})
 }
 
 // firstLine keeps a listing to one line per session.

@@ -24,6 +24,7 @@ func (a *app) instructionsCmd(args []string) error {
 	fs := a.flags("instructions")
 	project := fs.String("project", "", "")
 	rootFlag := fs.String("root", "", "")
+	sessionID := fs.String("session", "", "")
 	model := fs.String("model", "", "")
 	asJSON := fs.Bool("json", false, "")
 	pos, err := parse(fs, args)
@@ -33,8 +34,8 @@ func (a *app) instructionsCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	if *project != "" && *rootFlag != "" {
-		return usagef("instructions: give --project or --root, not both")
+	if (*project != "" && *rootFlag != "") || (*sessionID != "" && (*project != "" || *rootFlag != "")) {
+		return usagef("instructions: give one of --project, --root and --session, not both")
 	}
 	if len(pos) > 1 {
 		return usagef("instructions takes at most one TARGET, got %d", len(pos))
@@ -50,9 +51,15 @@ func (a *app) instructionsCmd(args []string) error {
 
 	// Which root: the named project, the given directory, or the project
 	// holding the working directory (else the working directory itself).
-	var root, cwd string
+	var root, cwd, from string
 	var proj *projects.Project
 	switch {
+	case *sessionID != "":
+		p, r, note, err := a.sessionRoot(*sessionID)
+		if err != nil {
+			return err
+		}
+		root, proj, from = r, &p, note
 	case *project != "":
 		_, p, err := a.find(*project)
 		if err != nil {
@@ -111,7 +118,38 @@ func (a *app) instructionsCmd(args []string) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(chain)
 	}
+	if from != "" {
+		fmt.Fprintf(a.stdout, "%s\n\n", upperFirst(safetext.Visible(from)))
+	}
 	return a.printChain(chain)
+}
+
+// sessionRoot is the root a session's chain is resolved from: its
+// worktree when it has one (the branch's own instruction files), else its
+// project's root. note names it.
+func (a *app) sessionRoot(id string) (projects.Project, string, string, error) {
+	sm, err := a.sessionManager()
+	if err != nil {
+		return projects.Project{}, "", "", err
+	}
+	s, err := sm.Open(a.ctx, id)
+	if err != nil {
+		return projects.Project{}, "", "", err
+	}
+	defer s.Close()
+	reg, err := a.registry()
+	if err != nil {
+		return projects.Project{}, "", "", err
+	}
+	p, err := reg.Get(a.ctx, s.ProjectID())
+	if err != nil {
+		return projects.Project{}, "", "", fmt.Errorf("session %s belongs to no registered project: %w", id, err)
+	}
+	home := a.env("HOME")
+	if w, ok := s.Worktree(); ok && w.Active() {
+		return p, w.Root, fmt.Sprintf("chain from the worktree of session %s (branch %s): %s", s.ID(), w.Branch, paths.Tilde(w.Root, home)), nil
+	}
+	return p, p.Root, fmt.Sprintf("chain from the root of project %s: %s", p.Name, paths.Tilde(p.Root, home)), nil
 }
 
 // canonicalTarget rewrites an absolute target written through a link to

@@ -29,6 +29,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/worktree"
 )
 
 // Runtime event types.
@@ -134,7 +135,7 @@ func New(opts Options) (*Manager, error) {
 		go m.watch(w)
 	}
 	m.unsub = opts.Host.Memory.Subscribe(func(root string) {
-		m.refreshWhere(func(rt *Runtime) bool { return rt.Spec.Root == root }, ReasonMemoryChanged)
+		m.refreshWhere(func(rt *Runtime) bool { return rt.Spec.ProjectRoot == root }, ReasonMemoryChanged)
 	})
 	return m, nil
 }
@@ -286,10 +287,14 @@ type built struct {
 	settings resources
 }
 
-// build computes the launch spec of a session: the project's root, trust,
-// the model, the root chain and the memory.
-func (m *Manager) build(ctx context.Context, projectID, sessionID, modelSpec string) (built, error) {
+// build computes the launch spec of a session: its root, the project's
+// trust, the model, the root chain and the project's memory. A session in
+// a worktree of its own (ADR 0029) works in that folder: tools, bash and
+// the instruction chain use it as the root, while memory and trust stay
+// the project's, keyed by the project root.
+func (m *Manager) build(ctx context.Context, sess *session.Session, modelSpec string) (built, error) {
 	h := m.opts.Host
+	projectID, sessionID := sess.ProjectID(), sess.ID()
 	p, err := h.Projects.Binding(ctx, projectID)
 	if err != nil {
 		return built{}, err
@@ -297,12 +302,19 @@ func (m *Manager) build(ctx context.Context, projectID, sessionID, modelSpec str
 	if p.Missing {
 		return built{}, fmt.Errorf("the project folder %s is gone; restore it or remove the project", p.Root)
 	}
+	root := p.Root
+	if w, ok := sess.Worktree(); ok && w.Active() {
+		if fi, err := os.Stat(w.Root); err != nil || !fi.IsDir() {
+			return built{}, &worktree.MissingError{W: w}
+		}
+		root = w.Root
+	}
 	prefs, err := h.Preferences(ctx)
 	if err != nil {
 		return built{}, err
 	}
 	// pi's settings.json, the project's own only when it is trusted.
-	res := m.resources(p.Root, p.Trusted)
+	res := m.resources(root, p.Trusted)
 	popts := res.providerOptions(m.opts.Provider)
 	resolve := m.opts.Resolve
 	if resolve == nil {
@@ -315,7 +327,7 @@ func (m *Manager) build(ctx context.Context, projectID, sessionID, modelSpec str
 		return built{}, err
 	}
 	resv := m.resolver(instructions.Model{Provider: model.Provider, ID: model.ID})
-	chain, err := resv.ResolveRoot(ctx, p.Root)
+	chain, err := resv.ResolveRoot(ctx, root)
 	if err != nil {
 		return built{}, err
 	}
@@ -331,9 +343,9 @@ func (m *Manager) build(ctx context.Context, projectID, sessionID, modelSpec str
 	if tools, err = m.withRemember(ctx, p, tools); err != nil {
 		return built{}, err
 	}
-	spec := Spec{SessionID: sessionID, Root: p.Root, Model: model.Provider + "/" + model.ID, Thinking: model.Thinking, KeyTag: model.KeyTag, Tools: tools,
+	spec := Spec{SessionID: sessionID, Root: root, ProjectRoot: p.Root, Model: model.Provider + "/" + model.ID, Thinking: model.Thinking, KeyTag: model.KeyTag, Tools: tools,
 		Permission: prefs.PermissionMode, Trusted: p.Trusted, Sections: Sections{Base: baseFor(tools), Instructions: chain.Text,
-			Memory: memorySection(mem.Content), Skills: res.skills.PromptSection(tools), Environment: environment(p.Root, m.opts.Now())},
+			Memory: memorySection(mem.Content), Skills: res.skills.PromptSection(tools), Environment: environment(root, m.opts.Now())},
 		Settings: res.String()}
 	ttl := m.opts.IdleTTL
 	if ttl <= 0 {
@@ -368,7 +380,7 @@ func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Ru
 		// view) keeps the model and thinking level the session chose last.
 		modelSpec = provider.WithThinking(sess.Chosen())
 	}
-	b, err := m.build(ctx, sess.ProjectID(), sessionID, modelSpec)
+	b, err := m.build(ctx, sess, modelSpec)
 	if err != nil {
 		return nil, err
 	}
@@ -625,7 +637,7 @@ func (m *Manager) refreshWhere(match func(*Runtime) bool, hint string) {
 	m.mu.Unlock()
 	for _, rt := range list {
 		model := rt.Spec.Model
-		b, err := m.build(context.Background(), rt.Session.ProjectID(), rt.Session.ID(), model)
+		b, err := m.build(context.Background(), rt.Session, model)
 		m.mu.Lock()
 		if m.runtimes[rt.Session.ID()] == rt && !rt.Agent.Busy() && !rt.reserved {
 			switch {
@@ -694,10 +706,13 @@ func relevant(name string) bool {
 // sections as a runtime for the session would receive them, and the
 // instruction sources with their sizes.
 type Inspection struct {
-	Model    string
-	Sections Sections
-	System   string
-	Sources  []SourceSize
+	Model string
+	// Root is the root the chain was resolved from: the session's
+	// worktree, or the project root; ProjectRoot is the project's.
+	Root, ProjectRoot string
+	Sections          Sections
+	System            string
+	Sources           []SourceSize
 	// Problems are settings files that could not be used and skill or
 	// template files that were skipped, one sentence each.
 	Problems []string
@@ -718,11 +733,11 @@ func (m *Manager) Inspect(ctx context.Context, sessionID, modelSpec string) (Ins
 	if err != nil {
 		return Inspection{}, err
 	}
-	b, err := m.build(ctx, s.ProjectID(), sessionID, modelSpec)
+	b, err := m.build(ctx, s, modelSpec)
 	if err != nil {
 		return Inspection{}, err
 	}
-	in := Inspection{Model: b.spec.Model, Sections: b.spec.Sections, System: b.spec.Sections.System(), Problems: b.settings.problems}
+	in := Inspection{Model: b.spec.Model, Root: b.spec.Root, ProjectRoot: b.spec.ProjectRoot, Sections: b.spec.Sections, System: b.spec.Sections.System(), Problems: b.settings.problems}
 	if c, err := b.res.ResolveRoot(ctx, b.spec.Root); err == nil {
 		for _, src := range c.Sources {
 			in.Sources = append(in.Sources, SourceSize{Label: src.Label, Bytes: src.Bytes, Shown: src.ShownBytes, Truncated: src.Truncated})

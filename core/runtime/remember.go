@@ -64,10 +64,10 @@ func (w *memoryWriter) Remember(ctx context.Context, op memory.Op) (memory.Chang
 		return memory.Change{}, errors.New("this project is not trusted, so the agent may not write its memory")
 	case !on:
 		return memory.Change{}, errors.New("the user has turned off agent writes to this project's memory")
-	case p.Root != w.rt.Spec.Root:
+	case p.Root != w.rt.Spec.ProjectRoot:
 		return memory.Change{}, errors.New("the project has moved since this session started; the memory was not changed")
 	}
-	saved, ch, err := h.Memory.Apply(ctx, w.rt.Spec.Root, op)
+	saved, ch, err := h.Memory.Apply(ctx, w.rt.Spec.ProjectRoot, op)
 	if err != nil {
 		return memory.Change{}, err
 	}

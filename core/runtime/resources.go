@@ -84,7 +84,11 @@ func (m *Manager) sessionResources(ctx context.Context, sessionID string) (resou
 	if err != nil {
 		return resources{}, err
 	}
-	return m.resources(p.Root, p.Trusted), nil
+	root := p.Root
+	if w, ok := s.Worktree(); ok && w.Active() {
+		root = w.Root // the worktree's checked-out skills and prompts
+	}
+	return m.resources(root, p.Trusted), nil
 }
 
 // Commands returns the skills and prompt templates a session can call

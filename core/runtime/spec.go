@@ -9,15 +9,19 @@ import (
 // Spec is a runtime's launch metadata (DESIGN §5). Two runtimes with equal
 // specs behave the same, so an idle one can be reused.
 type Spec struct {
-	SessionID  string
-	Root       string
-	Model      string // PROVIDER/ID
-	Thinking   string // the thinking level the model's calls use
-	KeyTag     string // a digest of where the model's key comes from (never the key)
-	Tools      []string
-	Permission string
-	Trusted    bool
-	Sections   Sections
+	SessionID string
+	// Root is where the session works: the project root, or the session's
+	// own worktree (ADR 0029). ProjectRoot is the project's root, which
+	// keys its memory and trust either way.
+	Root        string
+	ProjectRoot string
+	Model       string // PROVIDER/ID
+	Thinking    string // the thinking level the model's calls use
+	KeyTag      string // a digest of where the model's key comes from (never the key)
+	Tools       []string
+	Permission  string
+	Trusted     bool
+	Sections    Sections
 	// Settings are the values of pi's settings.json the runtime runs with
 	// (compaction, retry, shell), written out so a change is a new spec.
 	Settings string
@@ -29,7 +33,7 @@ type Spec struct {
 func (s Spec) Fingerprint(seed maphash.Seed) string {
 	var h maphash.Hash
 	h.SetSeed(seed)
-	for _, part := range []string{s.SessionID, s.Root, s.Model, s.Thinking, s.KeyTag, strings.Join(s.Tools, ","), s.Permission,
+	for _, part := range []string{s.SessionID, s.Root, s.ProjectRoot, s.Model, s.Thinking, s.KeyTag, strings.Join(s.Tools, ","), s.Permission,
 		boolText(s.Trusted), s.Sections.Base, s.Sections.Instructions, s.Sections.Memory, s.Sections.Skills, s.Sections.Environment,
 		s.Settings} {
 		h.WriteString(part)

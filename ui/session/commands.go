@@ -28,6 +28,7 @@ func builtins() []skills.Command {
 		{Name: "fork", Description: "a new session from an entry of this one (this one is unchanged)"},
 		{Name: "name", Description: "name the session", ArgumentHint: "NAME"},
 		{Name: "new", Description: "start a new session"},
+		{Name: "worktree", Description: "start a new session in a git worktree of its own (branch pi/<id>)"},
 		{Name: "model", Description: "switch this session's model"},
 		{Name: "thinking", Description: "set this session's thinking level (off … xhigh), or pick one", ArgumentHint: "[level]"},
 		{Name: "context", Description: "show the system prompt's sections and sizes"},
@@ -218,6 +219,8 @@ func (m *Model) command(text string) tea.Cmd {
 		}
 	case "new":
 		return m.newSession()
+	case "worktree":
+		return m.newWorktreeSession()
 	case "tree":
 		return m.treePicker(false)
 	case "fork":

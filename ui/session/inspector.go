@@ -42,7 +42,13 @@ func (p *inspector) content() string {
 	}
 	s := p.in.Sections
 	var b strings.Builder
-	fmt.Fprintf(&b, "System prompt for %s: %d bytes\n\n", p.in.Model, len(p.in.System))
+	fmt.Fprintf(&b, "System prompt for %s: %d bytes\n", p.in.Model, len(p.in.System))
+	if p.in.Root != p.in.ProjectRoot {
+		fmt.Fprintf(&b, "Instructions from the session's worktree %s (memory and trust: the project's)\n", common.VisibleLine(p.in.Root))
+	} else {
+		fmt.Fprintf(&b, "Instructions from the project root %s\n", common.VisibleLine(p.in.Root))
+	}
+	b.WriteString("\n")
 	row := func(name string, n int) { fmt.Fprintf(&b, "  %-24s %7d bytes\n", name, n) }
 	row("base", len(s.Base))
 	row("project instructions", len(s.Instructions))

@@ -36,10 +36,10 @@ func (m *Model) loadList() tea.Cmd {
 		return nil
 	}
 	sm, pid := m.d.Runtimes.Sessions(), m.project.ID
-	return func() tea.Msg {
+	return tea.Batch(func() tea.Msg {
 		list, err := sm.List(context.Background(), pid)
 		return listMsg{list, err}
-	}
+	}, m.loadWorktrees())
 }
 
 func (m *Model) openSession(id string) tea.Cmd {
@@ -117,6 +117,20 @@ func (m *Model) listKey(msg tea.KeyMsg) tea.Cmd {
 		m.cursor = 0
 	case key.Matches(msg, k.New):
 		return m.newSession()
+	case key.Matches(msg, k.Worktree):
+		return m.newWorktreeSession()
+	case key.Matches(msg, k.Diff), key.Matches(msg, k.Merge), key.Matches(msg, k.Discard):
+		if m.cursor >= len(list) {
+			return nil
+		}
+		id := list[m.cursor].ID
+		switch {
+		case key.Matches(msg, k.Diff):
+			return m.showDiff(id)
+		case key.Matches(msg, k.Merge):
+			return m.prepare("merge", id)
+		}
+		return m.prepare("discard", id)
 	case key.Matches(msg, k.Rename):
 		if m.cursor < len(list) && !list[m.cursor].Broken {
 			s := list[m.cursor]
@@ -199,7 +213,7 @@ type deletedMsg struct{ id string }
 func (m *Model) listView() string {
 	st := m.d.UI
 	var b strings.Builder
-	b.WriteString(st.Title.Render("Sessions · "+common.VisibleLine(m.project.Name)) + st.Dim.Render("  enter open · n new · r rename · D delete · / filter · ? help") + "\n")
+	b.WriteString(st.Title.Render("Sessions · "+common.VisibleLine(m.project.Name)) + st.Dim.Render("  enter open · n new · w in a worktree · r rename · D delete · / filter · ? help") + "\n")
 	if m.filter.on {
 		b.WriteString(m.filter.input.View() + "\n")
 	} else {
@@ -230,7 +244,7 @@ func (m *Model) listView() string {
 			title = "(untitled)"
 		}
 		when := time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04")
-		line := fmt.Sprintf("%s  %s  %s", when, common.VisibleLine(firstLine(title)), plural(s.Messages, "message"))
+		line := fmt.Sprintf("%s  %s  %s%s", when, common.VisibleLine(firstLine(title)), plural(s.Messages, "message"), m.worktreeCell(s.ID))
 		if s.Problem != "" {
 			// A file pi-tui cannot use says why, in one line; the others work.
 			line = fmt.Sprintf("%s  %s  ⚠ %s", when, common.VisibleLine(filepath.Base(s.Path)), common.VisibleLine(s.Problem))
@@ -238,6 +252,9 @@ func (m *Model) listView() string {
 		line = ansi.Truncate(line, max(m.width-4, 10), "…")
 		if i == m.cursor {
 			b.WriteString(st.Selected.Render("› "+line) + "\n")
+			if fix := m.missingFix(s.ID); fix != "" {
+				b.WriteString(st.Warn.Render(ansi.Truncate("  "+common.VisibleLine(fix), max(m.width-2, 10), "…")) + "\n")
+			}
 		} else {
 			b.WriteString("  " + line + "\n")
 		}

@@ -29,6 +29,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/runtime"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/skills"
+	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -48,6 +49,9 @@ type Keys struct {
 	Level                                                                                     key.Binding // cycles the thinking level
 	ToolPrev, ToolNext                                                                        key.Binding // select the call ctrl+o acts on (tools.go)
 	Open, New, Up, Down                                                                       key.Binding
+	// The list's worktree keys (worktree.go): a new session in a worktree,
+	// its diff, merge and discard.
+	Worktree, Diff, Merge, Discard key.Binding
 }
 
 func defaultKeys() Keys {
@@ -73,6 +77,10 @@ func defaultKeys() Keys {
 		Delete:     b("D", "delete", "D"),
 		Filter:     b("/", "filter by title and content", "/"),
 		New:        b("n", "new session", "n"),
+		Worktree:   b("w", "new session in a git worktree", "w"),
+		Diff:       b("d", "worktree diff", "d"),
+		Merge:      b("M", "merge worktree", "M"),
+		Discard:    b("X", "discard worktree", "X"),
 		Up:         b("↑/k", "up", "up", "k"),
 		Down:       b("↓/j", "down", "down", "j"),
 	}
@@ -127,6 +135,7 @@ type Model struct {
 	cmds     []skills.Command  // the session's skills and templates (commands.go)
 	cmdWarn  []string          // skill and template files skipped
 	comp     completer         // the /command and @file menu (complete.go)
+	wt       worktrees         // the list's worktree sessions (worktree.go)
 
 	width, height int
 }
@@ -137,6 +146,9 @@ func New(d Deps) *Model {
 		input: newInput(d.UI)}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	m.br = newBridge(m.ctx, d.Runtimes.Events())
+	if d.Host != nil {
+		m.wt.svc = worktree.NewService(d.Host.Store, d.Host.Places.DataDir, worktree.Options{Env: d.Env})
+	}
 	return m
 }
 
@@ -182,7 +194,7 @@ func (m *Model) Busy() bool { return m.working }
 func (m *Model) Help() [][]key.Binding {
 	k := m.keys
 	if m.sid == "" {
-		return [][]key.Binding{{k.Open, k.New, k.Rename, k.Delete, k.Filter}, {k.Up, k.Down}}
+		return [][]key.Binding{{k.Open, k.New, k.Rename, k.Delete, k.Filter}, {k.Worktree, k.Diff, k.Merge, k.Discard}, {k.Up, k.Down}}
 	}
 	e := m.input.KeyMap()
 	return [][]key.Binding{{k.Send, k.Newline, k.Abort, menuKeys.Commands, menuKeys.At}, {menuKeys.Pick, menuKeys.Up, menuKeys.Close}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown},
@@ -224,6 +236,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	if cmd, ok := m.updateTools(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.updateWorktrees(msg); ok {
 		return cmd
 	}
 	switch msg := msg.(type) {

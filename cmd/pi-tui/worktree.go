@@ -1,0 +1,181 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/worktree"
+	"github.com/pi-tui/pi-tui/internal/safetext"
+)
+
+// worktrees returns the service for worktree sessions (ADR 0029).
+func (a *app) worktrees() (*worktree.Service, error) {
+	st, err := a.open()
+	if err != nil {
+		return nil, err
+	}
+	pl, err := a.places()
+	if err != nil {
+		return nil, err
+	}
+	return worktree.NewService(st, pl.DataDir, worktree.Options{Env: a.env}), nil
+}
+
+// sessionManager is the session manager the headless commands use.
+func (a *app) sessionManager() (*session.Manager, error) {
+	st, err := a.open()
+	if err != nil {
+		return nil, err
+	}
+	return session.NewManager(st, session.Config{AgentDir: a.placesOrEmpty().AgentDir,
+		SessionDir: a.env("PI_CODING_AGENT_SESSION_DIR")}), nil
+}
+
+// openWorktreeSession opens session id for merge or discard.
+func (a *app) openWorktreeSession(id string) (*session.Session, *worktree.Service, error) {
+	sm, err := a.sessionManager()
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := sm.Open(a.ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	svc, err := a.worktrees()
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return s, svc, nil
+}
+
+// mergeMessage is the default commit message of a merge: the session's
+// name, else its first words.
+func mergeMessage(s *session.Session) string {
+	if t := strings.TrimSpace(s.Title()); t != "" {
+		return firstLine(t)
+	}
+	return "Work of pi-tui session " + s.ID()
+}
+
+// sessionsMerge is `sessions merge ID [--message M]`.
+func (a *app) sessionsMerge(args []string) error {
+	fs := a.flags("sessions merge")
+	message := fs.String("message", "", "")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return a.helpFor("pi-tui sessions merge")
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("sessions merge needs exactly one session ID")
+	}
+	s, svc, err := a.openWorktreeSession(pos[0])
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	msg := *message
+	if msg == "" {
+		msg = mergeMessage(s)
+	}
+	res, w, err := svc.Merge(a.ctx, s, msg)
+	if err != nil {
+		return err
+	}
+	how := "fast-forward"
+	if !res.FastForward {
+		how = "merge commit " + shortCommit(res.Commit)
+	}
+	if res.Committed {
+		fmt.Fprintf(a.stdout, "Committed the uncommitted changes on %s.\n", w.Branch)
+	}
+	fmt.Fprintf(a.stdout, "Merged %s into %s in %s (%s). The worktree stays; discard it with: pi-tui sessions discard %s\n",
+		w.Branch, w.Base, safetext.Label(w.Main), how, s.ID())
+	return nil
+}
+
+func shortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}
+
+// sessionsDiscard is `sessions discard ID [--yes]`.
+func (a *app) sessionsDiscard(args []string) error {
+	fs := a.flags("sessions discard")
+	yes := fs.Bool("yes", false, "")
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return a.helpFor("pi-tui sessions discard")
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("sessions discard needs exactly one session ID")
+	}
+	s, svc, err := a.openWorktreeSession(pos[0])
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	st, w, err := svc.Status(a.ctx, s)
+	if err != nil {
+		return err
+	}
+	question := worktree.DiscardQuestion(w, st)
+	if !*yes {
+		if !a.interactive() {
+			return fmt.Errorf("%s Not discarded: pass --yes to discard without asking", question)
+		}
+		fmt.Fprintf(a.stderr, "%s [y/N] ", question)
+		answer, err := a.readLine()
+		if err != nil {
+			return err
+		}
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			return errors.New("not discarded")
+		}
+	}
+	if _, err := svc.Discard(a.ctx, s); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Removed the worktree %s and deleted branch %s. The session stays; it works in the project root from now on.\n",
+		safetext.Label(w.Dir), w.Branch)
+	return nil
+}
+
+// worktreeCell is the WORKTREE column of sessions list.
+func worktreeCell(w session.Worktree, st worktree.Status, ok bool) string {
+	switch {
+	case !ok:
+		return w.Branch + " (status unknown)"
+	case st.Missing:
+		return w.Branch + " (worktree missing)"
+	}
+	dirty := ""
+	if st.Dirty() {
+		dirty = " *"
+	}
+	return w.Branch + dirty + " " + st.Stat()
+}
+
+// worktreeJSON is a worktree session's part of sessions list --json.
+type worktreeJSON struct {
+	Root        string   `json:"root"`
+	Branch      string   `json:"branch"`
+	Base        string   `json:"base"`
+	Missing     bool     `json:"missing,omitempty"`
+	Fix         string   `json:"fix,omitempty"`
+	Uncommitted []string `json:"uncommitted"`
+	Files       int      `json:"files"`
+	Insertions  int      `json:"insertions"`
+	Deletions   int      `json:"deletions"`
+}

@@ -1,0 +1,124 @@
+package runtime
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/worktree"
+	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+)
+
+// worktreeRig turns the rig's project into a git repository and gives it
+// two sessions, each in a worktree of its own.
+func worktreeRig(t *testing.T) (r *rig, a, b string, wa, wb session.Worktree) {
+	wtt.Need(t)
+	r = newRig(t, readThenAnswer, nil)
+	wtt.Repo(t, r.root, nil)
+	svc := worktree.NewService(r.h.Store, r.h.Places.DataDir, worktree.Options{Env: wtt.Env(t)})
+	first, err := r.m.Session(context.Background(), r.sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := first.ProjectID()
+	sa, wa, err := svc.NewSession(context.Background(), r.m.Sessions(), pid, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, wb, err := svc.NewSession(context.Background(), r.m.Sessions(), pid, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, sa.ID(), sb.ID(), wa, wb
+}
+
+func (r *rig) promptIn(sid, text string) {
+	r.t.Helper()
+	if _, err := r.m.Prompt(context.Background(), sid, "", text); err != nil {
+		r.t.Fatalf("prompt: %v", err)
+	}
+}
+
+func TestWorktreeSessionUsesTheBranchInstructionsAndFolder(t *testing.T) {
+	r, a, b, wa, _ := worktreeRig(t)
+	// The branch of a carries other instructions (checked out, uncommitted).
+	wtt.Write(t, wa.Root, "AGENTS.md", "Branch rule: use spaces.")
+	wtt.Write(t, wa.Root, "packages/api/handler.go", "package api // on the branch\n")
+
+	r.promptIn(a, "What does the handler do?")
+	reqs := r.fake.Requests()
+	sys := reqs[len(reqs)-2].System
+	if !strings.Contains(sys, "Branch rule: use spaces.") || strings.Contains(sys, "use tabs") {
+		t.Errorf("a's system prompt should carry its branch's AGENTS.md:\n%s", sys)
+	}
+	if !strings.Contains(sys, "Project root: \""+wa.Root+"\"") {
+		t.Errorf("a's environment should name the worktree:\n%s", sys)
+	}
+	if got := reqs[len(reqs)-1].LastToolResult; !strings.Contains(got, "on the branch") {
+		t.Errorf("a's read tool did not read the worktree: %q", got)
+	}
+
+	if in, err := r.m.Inspect(context.Background(), a, ""); err != nil || in.Root != wa.Root || in.ProjectRoot != r.root {
+		t.Errorf("inspection roots = %q, %q (%v); want the worktree and the project", in.Root, in.ProjectRoot, err)
+	}
+
+	r.promptIn(b, "And here?")
+	reqs = r.fake.Requests()
+	if sys := reqs[len(reqs)-2].System; !strings.Contains(sys, "Root rule: use tabs.") || strings.Contains(sys, "Branch rule") {
+		t.Errorf("b's system prompt should carry its own (the project's) AGENTS.md:\n%s", sys)
+	}
+
+	// Memory is the project's: both sessions see it.
+	m, _ := r.h.Memory.Load(context.Background(), r.root)
+	if _, err := r.h.Memory.Save(context.Background(), m, []memory.Entry{{Content: "Deploys happen on Fridays."}}); err != nil {
+		t.Fatal(err)
+	}
+	r.promptIn(a, "Memory?")
+	reqs = r.fake.Requests()
+	if !strings.Contains(reqs[len(reqs)-2].System, "Deploys happen on Fridays.") {
+		t.Error("a worktree session did not get the project's memory")
+	}
+}
+
+func TestAgentsChangeInOneWorktreeRetiresOnlyItsRuntime(t *testing.T) {
+	r, a, b, wa, _ := worktreeRig(t)
+	r.promptIn(a, "one")
+	r.promptIn(b, "two")
+	r.take()
+
+	wtt.Write(t, wa.Root, "AGENTS.md", "Branch rule: use spaces.")
+	r.promptIn(a, "again a")
+	r.promptIn(b, "again b")
+	ev := r.take()
+	for _, e := range find(ev, EventRetired) {
+		if e.SessionID != a || e.Reason != ReasonInstructionsChanged {
+			t.Errorf("retired %s with %s; only a's runtime should go, with instructions-changed", e.SessionID, e.Reason)
+		}
+	}
+	var launchedA, reusedB bool
+	for _, e := range ev {
+		launchedA = launchedA || (e.Type == EventLaunched && e.SessionID == a && e.Reason == ReasonInstructionsChanged)
+		reusedB = reusedB || (e.Type == EventReused && e.SessionID == b)
+	}
+	if !launchedA || !reusedB {
+		t.Errorf("a relaunched for instructions-changed: %v; b reused: %v\n%+v", launchedA, reusedB, ev)
+	}
+}
+
+func TestMissingWorktreeStopsThePromptWithTheFix(t *testing.T) {
+	r, a, _, wa, _ := worktreeRig(t)
+	if err := os.RemoveAll(wa.Dir); err != nil {
+		t.Fatal(err)
+	}
+	_, err := r.m.Prompt(context.Background(), a, "", "hello")
+	if err == nil || !strings.Contains(err.Error(), "worktree folder is gone") || !strings.Contains(err.Error(), "git -C") {
+		t.Fatalf("err = %v", err)
+	}
+	if ends := find(r.take(), agent.EventAgentEnd); len(ends) != 1 || ends[0].Error == "" {
+		t.Errorf("agent_end = %+v", ends)
+	}
+}

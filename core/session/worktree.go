@@ -1,0 +1,82 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/pi-tui/pi-tui/core/pisession"
+)
+
+// KindWorktree is the kind of the record that binds a session to a git
+// worktree of its project ("pi-tui.worktree" in the file).
+const KindWorktree = "worktree"
+
+// Worktree says where a session works when it has a git worktree of its
+// own. It rides in the session file as a custom entry, so the binding
+// travels with the session and survives the store; the store only indexes
+// it for listings.
+type Worktree struct {
+	Kind string `json:"kind"`
+	// Root is the session's root: the worktree folder, or the folder in it
+	// that matches the project root when the project is a sub-folder of
+	// its repository.
+	Root string `json:"root"`
+	// Dir is the worktree's top folder (what git worktree add made).
+	Dir string `json:"dir"`
+	// Branch is the worktree's branch (pi/<short-id>); Base the branch it
+	// was made from and merges into.
+	Branch string `json:"branch"`
+	Base   string `json:"base"`
+	// Main is the top folder of the project's own checkout, where merges
+	// land.
+	Main string `json:"main"`
+	// Discarded is set once the worktree and its branch were removed: the
+	// session then works in the project root again.
+	Discarded bool `json:"discarded,omitempty"`
+}
+
+// Active reports whether the record binds the session to a worktree.
+func (w Worktree) Active() bool { return w.Root != "" && !w.Discarded }
+
+// Worktree returns the session's latest worktree record, on any branch of
+// its tree (branching back never unbinds a session from its folder).
+func (s *Session) Worktree() (Worktree, bool) {
+	es := s.pi.Entries()
+	for i := len(es) - 1; i >= 0; i-- {
+		pe := es[i]
+		if pe.Type != pisession.TypeCustom {
+			continue
+		}
+		if ct, _ := pe.StringMember("customType"); ct != customPrefix+KindWorktree {
+			continue
+		}
+		c, err := pe.Custom()
+		var w Worktree
+		if err != nil || json.Unmarshal(c.Data, &w) != nil || w.Kind != KindWorktree {
+			continue
+		}
+		return w, true
+	}
+	return Worktree{}, false
+}
+
+// SetWorktree records the session's worktree and writes the file at once:
+// a session with a worktree exists from the start, so it is listed (and
+// its worktree can be merged or discarded) even before its first prompt.
+func (s *Session) SetWorktree(ctx context.Context, w Worktree) error {
+	w.Kind = KindWorktree
+	if _, err := s.Append(ctx, TypeCustom, w); err != nil {
+		return fmt.Errorf("record the worktree of session %s: %w", s.ID(), err)
+	}
+	if s.pi.Persisted() {
+		return nil
+	}
+	if err := s.pi.Flush(ctx); err != nil {
+		return fmt.Errorf("record the worktree of session %s: %w", s.ID(), err)
+	}
+	if s.persisted != nil {
+		s.persisted(ctx)
+	}
+	return nil
+}

@@ -1,0 +1,268 @@
+package worktree
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/store"
+)
+
+// Namespace is the kv namespace indexing worktree sessions: key = session
+// id, value = the session's Record as JSON. The session file holds the
+// binding itself (session.Worktree); this index only lets listings find
+// worktree sessions without opening every file.
+const Namespace = "sessionWorktree"
+
+// Record is one row of the index.
+type Record struct {
+	ProjectID string `json:"projectId"`
+	session.Worktree
+}
+
+// Service makes, lists, merges and discards worktree sessions. git is
+// looked up (and its version checked) once, on first use.
+type Service struct {
+	st      *store.Store
+	dataDir string
+	opts    Options
+
+	once   sync.Once
+	git    *Git
+	gitErr error
+
+	mu    sync.Mutex
+	cache map[string]cachedStatus // session id → last status
+}
+
+type cachedStatus struct {
+	st Status
+	at time.Time
+}
+
+// NewService returns a Service keeping worktrees under
+// <dataDir>/worktrees/<project-id>/<short-id>.
+func NewService(st *store.Store, dataDir string, opts Options) *Service {
+	return &Service{st: st, dataDir: dataDir, opts: opts, cache: map[string]cachedStatus{}}
+}
+
+// Git returns the user's git, found once.
+func (s *Service) Git(ctx context.Context) (*Git, error) {
+	s.once.Do(func() { s.git, s.gitErr = Find(ctx, s.opts) })
+	return s.git, s.gitErr
+}
+
+// ShortID is the part of a session id that names its branch and folder:
+// its last 8 characters, which are random (pi's ids are UUIDv7s, whose
+// first digits are the creation time and alike for sessions made
+// together).
+func ShortID(sessionID string) string {
+	id := strings.ReplaceAll(sessionID, "-", "")
+	if len(id) > 8 {
+		return id[len(id)-8:]
+	}
+	return id
+}
+
+// NewSession creates a session of the project in a worktree of its own,
+// on a new branch pi/<short-id> from base ("" = the branch checked out in
+// the project). The session file is written at once with the binding.
+func (s *Service) NewSession(ctx context.Context, sm *session.Manager, projectID, base, title string) (*session.Session, session.Worktree, error) {
+	g, err := s.Git(ctx)
+	if err != nil {
+		return nil, session.Worktree{}, err
+	}
+	root, _, err := s.st.ProjectBinding(ctx, projectID)
+	if err != nil {
+		return nil, session.Worktree{}, err
+	}
+	if _, err := g.Checkout(ctx, root); err != nil {
+		return nil, session.Worktree{}, err
+	}
+	sess, err := sm.Create(ctx, projectID, title)
+	if err != nil {
+		return nil, session.Worktree{}, err
+	}
+	short := ShortID(sess.ID())
+	dir := filepath.Join(s.dataDir, "worktrees", projectID, short)
+	w, err := g.Add(ctx, root, dir, "pi/"+short, base)
+	if err != nil {
+		sess.Close() // nothing was written
+		return nil, session.Worktree{}, err
+	}
+	if err := sess.SetWorktree(ctx, w); err != nil {
+		_ = g.Discard(ctx, w) // the branch is new and empty: nothing is lost
+		sess.Close()
+		return nil, session.Worktree{}, err
+	}
+	if err := s.index(ctx, projectID, sess.ID(), w); err != nil {
+		return sess, w, err
+	}
+	return sess, w, nil
+}
+
+// index writes (or, with w inactive, removes) a session's index row.
+func (s *Service) index(ctx context.Context, projectID, sessionID string, w session.Worktree) error {
+	cur, found, err := s.st.GetKV(ctx, Namespace, sessionID)
+	if err != nil {
+		return err
+	}
+	if !w.Active() {
+		if !found {
+			return nil
+		}
+		return s.st.CompareAndDeleteKV(ctx, Namespace, sessionID, cur.Value)
+	}
+	raw, _ := json.Marshal(Record{ProjectID: projectID, Worktree: w})
+	var expected *string
+	if found {
+		expected = &cur.Value
+	}
+	return s.st.CompareAndSwapKV(ctx, Namespace, sessionID, expected, string(raw))
+}
+
+// Of returns the worktrees of a project's sessions, by session id.
+func (s *Service) Of(ctx context.Context, projectID string) (map[string]session.Worktree, error) {
+	rows, err := s.st.KVNamespace(ctx, Namespace)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]session.Worktree{}
+	for id, v := range rows {
+		var r Record
+		if json.Unmarshal([]byte(v), &r) == nil && r.ProjectID == projectID && r.Active() {
+			out[id] = r.Worktree
+		}
+	}
+	return out, nil
+}
+
+// Lookup returns a session's worktree from its file (the binding's home),
+// keeping the index in line with it.
+func (s *Service) Lookup(ctx context.Context, sess *session.Session) (session.Worktree, bool) {
+	w, ok := sess.Worktree()
+	if ok && sess.ProjectID() != "" {
+		_ = s.index(ctx, sess.ProjectID(), sess.ID(), w)
+	}
+	return w, ok && w.Active()
+}
+
+// Statuses reads the status of several worktrees at once, in parallel;
+// a status read less than maxAge ago is reused. Failures are left out.
+func (s *Service) Statuses(ctx context.Context, wts map[string]session.Worktree, maxAge time.Duration) map[string]Status {
+	out := make(map[string]Status, len(wts))
+	g, err := s.Git(ctx)
+	if err != nil {
+		return out
+	}
+	now := time.Now()
+	var (
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+		sem = make(chan struct{}, 8)
+	)
+	for id, w := range wts {
+		s.mu.Lock()
+		c, hit := s.cache[id]
+		s.mu.Unlock()
+		if hit && now.Sub(c.at) < maxAge {
+			out[id] = c.st
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			st, err := g.Status(ctx, w)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			out[id] = st
+			mu.Unlock()
+			s.mu.Lock()
+			s.cache[id] = cachedStatus{st: st, at: now}
+			s.mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// forget drops a session's cached status (its worktree changed).
+func (s *Service) forget(id string) {
+	s.mu.Lock()
+	delete(s.cache, id)
+	s.mu.Unlock()
+}
+
+// bound returns a session's worktree and git, or why it has none.
+func (s *Service) bound(ctx context.Context, sess *session.Session) (session.Worktree, *Git, error) {
+	w, ok := s.Lookup(ctx, sess)
+	if !ok {
+		return w, nil, fmt.Errorf("session %s has no worktree (start one with w in the session list or prompt --worktree)", sess.ID())
+	}
+	g, err := s.Git(ctx)
+	return w, g, err
+}
+
+// Status reads one session's worktree status.
+func (s *Service) Status(ctx context.Context, sess *session.Session) (Status, session.Worktree, error) {
+	w, g, err := s.bound(ctx, sess)
+	if err != nil {
+		return Status{}, w, err
+	}
+	st, err := g.Status(ctx, w)
+	if err == nil && !st.Missing {
+		if n, err := g.Ahead(ctx, w); err == nil {
+			st.Ahead = n
+		}
+	}
+	return st, w, err
+}
+
+// Diff returns a session's worktree diff against its base.
+func (s *Service) Diff(ctx context.Context, sess *session.Session) (string, error) {
+	w, g, err := s.bound(ctx, sess)
+	if err != nil {
+		return "", err
+	}
+	return g.Diff(ctx, w)
+}
+
+// Merge commits and merges a session's worktree into its base branch. The
+// worktree stays: the session may go on, or be discarded.
+func (s *Service) Merge(ctx context.Context, sess *session.Session, message string) (MergeResult, session.Worktree, error) {
+	w, g, err := s.bound(ctx, sess)
+	if err != nil {
+		return MergeResult{}, w, err
+	}
+	defer s.forget(sess.ID())
+	res, err := g.Merge(ctx, w, message)
+	return res, w, err
+}
+
+// Discard removes a session's worktree and deletes its branch; the session
+// itself stays, working in the project root from then on. The caller has
+// confirmed (naming uncommitted changes, see Status).
+func (s *Service) Discard(ctx context.Context, sess *session.Session) (session.Worktree, error) {
+	w, g, err := s.bound(ctx, sess)
+	if err != nil {
+		return w, err
+	}
+	defer s.forget(sess.ID())
+	if err := g.Discard(ctx, w); err != nil {
+		return w, err
+	}
+	w.Discarded = true
+	if err := sess.SetWorktree(ctx, w); err != nil {
+		return w, err
+	}
+	return w, s.index(ctx, sess.ProjectID(), sess.ID(), w)
+}

@@ -1,0 +1,297 @@
+package worktree_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/worktree"
+	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+)
+
+// rig is a host with one project that is a git repository.
+type rig struct {
+	t    testing.TB
+	h    *host.Host
+	root string
+	pid  string
+	sm   *session.Manager
+	svc  *worktree.Service
+}
+
+func newRig(t testing.TB, files map[string]string) *rig {
+	t.Helper()
+	r := newHost(t)
+	r.root = filepath.Join(r.h.Places.Home, "proj")
+	wtt.Repo(t, r.root, files)
+	r.add(r.root)
+	return r
+}
+
+// newHost is a rig without a project yet.
+func newHost(t testing.TB) *rig {
+	t.Helper()
+	wtt.Need(t)
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	pl := paths.Places{Home: base, AgentDir: filepath.Join(base, "agent"), DataDir: filepath.Join(base, "data")}
+	h, err := host.Open(context.Background(), pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return &rig{t: t, h: h, sm: session.NewManager(h.Store, session.Config{AgentDir: pl.AgentDir}),
+		svc: worktree.NewService(h.Store, pl.DataDir, worktree.Options{Env: wtt.Env(t)})}
+}
+
+// add registers root as the rig's project.
+func (r *rig) add(root string) {
+	r.t.Helper()
+	p, _, err := r.h.Projects.Add(context.Background(), root, filepath.Base(root), true)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.pid = p.ID
+}
+
+func (r *rig) newSession() (*session.Session, session.Worktree) {
+	r.t.Helper()
+	s, w, err := r.svc.NewSession(context.Background(), r.sm, r.pid, "", "")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return s, w
+}
+
+func read(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestTwoSessionsOneFileMergeThenConflict(t *testing.T) {
+	r := newRig(t, map[string]string{"greet.txt": "hello\n", "README.md": "readme\n"})
+	ctx := context.Background()
+	a, wa := r.newSession()
+	b, wb := r.newSession()
+	if wa.Dir == wb.Dir || wa.Branch == wb.Branch || !strings.HasPrefix(wa.Branch, "pi/") || wa.Base != "main" {
+		t.Fatalf("worktrees = %+v, %+v", wa, wb)
+	}
+	if !strings.HasPrefix(wa.Dir, filepath.Join(r.h.Places.DataDir, "worktrees", r.pid)) {
+		t.Errorf("worktree folder %s is not under the data dir", wa.Dir)
+	}
+	// The session is listed with its project, and the binding is in its file.
+	list, _ := r.sm.List(ctx, r.pid)
+	if len(list) != 2 {
+		t.Fatalf("listed %d sessions, want 2", len(list))
+	}
+	reopened, err := session.NewManager(r.h.Store, session.Config{AgentDir: r.h.Places.AgentDir}).Open(ctx, a.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := reopened.Worktree(); !ok || got.Root != wa.Root || reopened.ProjectID() != r.pid {
+		t.Fatalf("reopened binding = %+v %v, project %q", got, ok, reopened.ProjectID())
+	}
+
+	wtt.Write(t, wa.Root, "greet.txt", "hello from a\n")
+	wtt.Write(t, wb.Root, "greet.txt", "hello from b\n")
+	sts := r.svc.Statuses(ctx, map[string]session.Worktree{a.ID(): wa, b.ID(): wb}, 0)
+	if st := sts[a.ID()]; !st.Dirty() || st.Stat() != "1 file +1 -1" || st.Branch != wa.Branch {
+		t.Fatalf("status of a = %+v (%s)", st, st.Stat())
+	}
+	if read(t, filepath.Join(r.root, "greet.txt")) != "hello\n" {
+		t.Fatal("a worktree's edit reached the main checkout")
+	}
+
+	res, _, err := r.svc.Merge(ctx, a, "Greet from a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Committed || !res.FastForward {
+		t.Errorf("merge of a = %+v, want committed and fast-forward", res)
+	}
+	if got := read(t, filepath.Join(r.root, "greet.txt")); got != "hello from a\n" {
+		t.Fatalf("main checkout after merge = %q", got)
+	}
+
+	_, _, err = r.svc.Merge(ctx, b, "Greet from b")
+	var conflict *worktree.ConflictError
+	if !errors.As(err, &conflict) || strings.Join(conflict.Files, ",") != "greet.txt" {
+		t.Fatalf("merge of b: %v, want a conflict naming greet.txt", err)
+	}
+	if !strings.Contains(err.Error(), "greet.txt") || !strings.Contains(err.Error(), "nothing was merged") {
+		t.Errorf("conflict sentence = %q", err)
+	}
+	if st := wtt.Git(t, r.root, "status", "--porcelain"); st != "" {
+		t.Errorf("main checkout left half-merged:\n%s", st)
+	}
+	if got := read(t, filepath.Join(r.root, "greet.txt")); got != "hello from a\n" {
+		t.Errorf("main checkout after the refused merge = %q", got)
+	}
+	// b's work is committed on its branch, not lost.
+	if got := wtt.Git(t, r.root, "show", wb.Branch+":greet.txt"); got != "hello from b\n" {
+		t.Errorf("b's branch holds %q", got)
+	}
+}
+
+func TestMergeMakesAMergeCommitWhenTheBaseMoved(t *testing.T) {
+	r := newRig(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	ctx := context.Background()
+	s, w := r.newSession()
+	wtt.Write(t, w.Root, "a.txt", "a changed\n")
+	wtt.Write(t, r.root, "b.txt", "b changed\n")
+	wtt.Git(t, r.root, "commit", "-qam", "b on main")
+	res, _, err := r.svc.Merge(ctx, s, "change a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.FastForward {
+		t.Error("a merge over a moved base was reported as a fast-forward")
+	}
+	if read(t, filepath.Join(r.root, "a.txt")) != "a changed\n" || read(t, filepath.Join(r.root, "b.txt")) != "b changed\n" {
+		t.Error("the merge commit lost a side")
+	}
+}
+
+func TestMergeRefusesWhenTheMainCheckoutHasChangesItWouldTouch(t *testing.T) {
+	r := newRig(t, map[string]string{"a.txt": "a\n"})
+	ctx := context.Background()
+	s, w := r.newSession()
+	wtt.Write(t, w.Root, "a.txt", "from the session\n")
+	wtt.Write(t, r.root, "a.txt", "user's own edit\n")
+	_, _, err := r.svc.Merge(ctx, s, "session edit")
+	var dirty *worktree.DirtyMainError
+	if !errors.As(err, &dirty) || !strings.Contains(err.Error(), "a.txt") {
+		t.Fatalf("merge = %v, want a refusal naming a.txt", err)
+	}
+	if read(t, filepath.Join(r.root, "a.txt")) != "user's own edit\n" {
+		t.Error("the user's uncommitted edit was changed")
+	}
+}
+
+func TestDiscardWithUncommittedChanges(t *testing.T) {
+	r := newRig(t, map[string]string{"a.txt": "a\n"})
+	ctx := context.Background()
+	s, w := r.newSession()
+	wtt.Write(t, w.Root, "new.txt", "new\n")
+	st, _, err := r.svc.Status(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(st.Changed, ",") != "new.txt" {
+		t.Fatalf("uncommitted = %v, want new.txt (the confirmation names it)", st.Changed)
+	}
+	if _, err := r.svc.Discard(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(w.Dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("worktree folder still there: %v", err)
+	}
+	if out := wtt.Git(t, r.root, "branch", "--list", w.Branch); out != "" {
+		t.Errorf("branch not deleted: %q", out)
+	}
+	if got, ok := s.Worktree(); !ok || got.Active() {
+		t.Errorf("session still bound: %+v", got)
+	}
+	if m, _ := r.svc.Of(ctx, r.pid); len(m) != 0 {
+		t.Errorf("index still lists %v", m)
+	}
+}
+
+func TestWorktreeFolderDeletedByHand(t *testing.T) {
+	r := newRig(t, map[string]string{"a.txt": "a\n"})
+	ctx := context.Background()
+	s, w := r.newSession()
+	wtt.Write(t, w.Root, "a.txt", "committed work\n")
+	wtt.Git(t, w.Root, "commit", "-qam", "work")
+	if err := os.RemoveAll(w.Dir); err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := r.svc.Status(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Missing || !strings.Contains(st.Fix, "worktree add "+w.Dir+" "+w.Branch) || strings.Contains(st.Fix, "\n") {
+		t.Fatalf("status = %+v, want missing with a one-line fix", st)
+	}
+	if strings.Contains(wtt.Git(t, r.root, "worktree", "list"), w.Dir) {
+		t.Error("git still lists the vanished worktree (not pruned)")
+	}
+	// The committed work is on the branch; following the fix brings it back.
+	wtt.Git(t, r.root, "worktree", "add", w.Dir, w.Branch)
+	if read(t, filepath.Join(w.Root, "a.txt")) != "committed work\n" {
+		t.Error("the branch lost the committed work")
+	}
+}
+
+func TestNotAGitCheckout(t *testing.T) {
+	r := newHost(t)
+	root := filepath.Join(r.h.Places.Home, "plain")
+	os.MkdirAll(root, 0o755)
+	r.add(root)
+	_, _, err := r.svc.NewSession(context.Background(), r.sm, r.pid, "", "")
+	if err == nil || !strings.Contains(err.Error(), "is not a git checkout") {
+		t.Fatalf("err = %v", err)
+	}
+	if list, _ := r.sm.List(context.Background(), r.pid); len(list) != 0 {
+		t.Errorf("a failed worktree session left %d sessions", len(list))
+	}
+}
+
+func TestMissingGitSaysSo(t *testing.T) {
+	empty := t.TempDir()
+	_, err := worktree.Find(context.Background(), worktree.Options{Env: func(k string) string {
+		if k == "PATH" {
+			return empty
+		}
+		return ""
+	}})
+	if err == nil || !strings.Contains(err.Error(), "git is not installed") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestDiffShowsTrackedAndNewFiles(t *testing.T) {
+	r := newRig(t, map[string]string{"a.txt": "one\ntwo\n"})
+	ctx := context.Background()
+	s, w := r.newSession()
+	wtt.Write(t, w.Root, "a.txt", "one\n2\n")
+	wtt.Write(t, w.Root, "dir/new.go", "package dir\n")
+	d, err := r.svc.Diff(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-two", "+2", "+++ b/dir/new.go", "+package dir"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("diff lacks %q:\n%s", want, d)
+		}
+	}
+	st, _, _ := r.svc.Status(ctx, s)
+	if st.Stat() != "2 files +2 -1" {
+		t.Errorf("stat = %s", st.Stat())
+	}
+}
+
+func TestProjectInASubfolderWorksInTheSameSubfolder(t *testing.T) {
+	r := newHost(t)
+	repo := filepath.Join(r.h.Places.Home, "mono")
+	wtt.Repo(t, repo, map[string]string{"svc/api/main.go": "package main\n"})
+	r.add(filepath.Join(repo, "svc/api"))
+	_, w := r.newSession()
+	if w.Root != filepath.Join(w.Dir, "svc/api") || w.Main != repo {
+		t.Errorf("worktree = %+v", w)
+	}
+	if _, err := os.Stat(filepath.Join(w.Root, "main.go")); err != nil {
+		t.Error(err)
+	}
+}
+
+func writeFile(t testing.TB, dir, rel, body string) { wtt.Write(t, dir, rel, body) }

@@ -1,0 +1,62 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+)
+
+// w in the session list starts a session in a git worktree; the list shows
+// its branch, uncommitted mark and diff stat; d shows the diff with line
+// numbers; M merges (the dialog names the uncommitted changes) and X
+// discards after a confirmation.
+func TestWorktreeSessionFromTheList(t *testing.T) {
+	wtt.Need(t)
+	r := newKitRig(t, 150, 30, echo, true)
+	root := filepath.Join(r.home, "proj")
+	wtt.Repo(t, root, nil)
+	// The kit gives git no identity: the repository has its own.
+	wtt.Git(t, root, "config", "user.name", "Test")
+	wtt.Git(t, root, "config", "user.email", "test@example.com")
+
+	r.waitFor("proj")
+	r.keys("enter", "o")
+	r.waitFor("No sessions yet")
+	r.keys("w")
+	r.waitFor("working on branch pi/", "Type a message")
+	dirs, _ := filepath.Glob(filepath.Join(r.home, "data", "worktrees", "*", "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("worktrees %v", dirs)
+	}
+	wtt.Write(t, dirs[0], "notes.txt", "hello\nfrom the worktree\n")
+	r.say("look")
+	r.waitFor("answer to look")
+	r.keys("ctrl+l")
+	r.waitFor("⎇ pi/", "* 1 file +1 -0")
+
+	r.keys("d")
+	r.waitFor("Diff · pi/", "2 +from the worktree")
+	r.keys("esc")
+	r.keys("M")
+	r.waitFor("Merge pi/", "uncommitted changes in notes.txt are committed")
+	r.keys("enter")
+	r.waitFor("into main (fast-forward)")
+	if b, _ := os.ReadFile(filepath.Join(root, "notes.txt")); string(b) != "hello\nfrom the worktree\n" {
+		t.Errorf("main checkout after the merge: %q", b)
+	}
+
+	r.keys("X")
+	r.waitFor("Discard worktree", "delete the branch?")
+	r.keys("X")
+	r.waitFor("discarded the worktree")
+	view := r.final()
+	if strings.Contains(view, "⎇") {
+		t.Errorf("the list still shows a worktree:\n%s", view)
+	}
+	if _, err := os.Stat(dirs[0]); !os.IsNotExist(err) {
+		t.Errorf("the worktree folder is still there: %v", err)
+	}
+}
