@@ -120,12 +120,25 @@ func (s *Store) update(ctx context.Context, root string, change func([]Rule) []R
 			return err
 		}
 		if err := export(root, rules); err != nil {
-			return fmt.Errorf("the rule is saved, but its copy %s could not be written: %w", ExportPath(root), err)
+			return &CopyError{Path: ExportPath(root), Err: err}
 		}
 		return nil
 	}
 	return errors.New("the approval rules kept changing while being saved; try again")
 }
+
+// CopyError says the rules were saved but their copy in the project
+// folder could not be written: the rules are in force.
+type CopyError struct {
+	Path string
+	Err  error
+}
+
+func (e *CopyError) Error() string {
+	return "the rules are saved, but their copy " + e.Path + " could not be written: " + e.Err.Error()
+}
+
+func (e *CopyError) Unwrap() error { return e.Err }
 
 // exported is the copy's shape: the rules and a note saying the file is a
 // copy.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -404,19 +405,30 @@ func (m *Model) answerAsk(d *approvalDialog, ans events.Answer) tea.Cmd {
 	rule := approvals.Rule{Tool: a.req.Tool, Pattern: ans.Always}
 	return func() tea.Msg {
 		err := rules.Add(ctx, a.root, rule)
+		var copyErr *approvals.CopyError
+		if err != nil && !errors.As(err, &copyErr) {
+			ans.Always = "" // allowed once: the transcript must not say "always"
+		}
 		if !br.answer(a, ans) {
 			return common.NoticeMsg{Text: answered}
 		}
 		if err != nil {
-			return common.NoticeMsg{Text: "allowed once; the rule was not kept: " + err.Error(), Error: true}
+			return common.NoticeMsg{Text: err.Error(), Error: true}
 		}
-		return common.NoticeMsg{Text: "always allowed in this project: " + common.VisibleLine(rule.String()) + " (Settings lists the rules)"}
+		return nil
 	}
 }
 
 // approvalGone closes the dialog of a question that ended elsewhere and
 // says how it ended in the transcript.
 func (m *Model) approvalGone(r events.Resolved) tea.Cmd {
+	if r.By != 0 && m.br.mine(r) && r.Answer.Always != "" {
+		// Said in the transcript, not the status bar: the turn's end
+		// clears notices, and this one says where the rule can be undone.
+		m.items = append(m.items, &item{kind: kindNotice, ready: true, mild: true,
+			text: "always allowed in this project: " + common.VisibleLine(r.Answer.Always) + " (Settings lists the rules)"})
+		return nil
+	}
 	if !m.dropAsk(r.ID) {
 		return nil // answered here, or never shown
 	}
