@@ -134,3 +134,27 @@ func TestAgentCannotWriteItsOwnRules(t *testing.T) {
 	}
 	r.final()
 }
+
+// TestSettingsListsAndDeletesRules: the Settings tab lists each project's
+// rules under its name and deletes the one under the cursor with d.
+func TestSettingsListsAndDeletesRules(t *testing.T) {
+	r := newKitRig(t, 110, 50, bashPer(nil), true)
+	root := filepath.Join(r.home, "proj")
+	rules := approvals.New(r.m.opts.Host.Store)
+	for _, p := range []string{"go test *", "git status"} {
+		if err := rules.Add(context.Background(), root, approvals.Rule{Tool: "bash", Pattern: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.waitFor("proj")
+	r.keys("3", "r")
+	r.waitFor("Approval rules", "pi-tui-approvals.json", "go test *", "git status")
+	r.keys("down", "down", "down", "down", "down", "down", "down") // past the six settings, to the second rule
+	r.keys("d")
+	r.waitFor("deleted the approval rule bash git status of proj")
+	got, err := rules.Rules(context.Background(), root)
+	if err != nil || len(got) != 1 || got[0].Pattern != "go test *" {
+		t.Fatalf("rules after delete: %v, %v", got, err)
+	}
+	r.final()
+}
