@@ -2,7 +2,8 @@
 // guidance in effect and the subdirectory-context switch (written to
 // agent-guidance.json, other keys kept), the default model and thinking
 // level (written to settings.json, other keys kept), pi-tui's permission
-// mode and runtime idle TTL, what is wrong with models.json and auth.json,
+// mode and runtime idle TTL, every project's always-allow approval rules
+// (deleted here), what is wrong with models.json and auth.json,
 // and the paths in use. Reading and writing run as commands.
 package settings
 
@@ -380,27 +381,6 @@ func (m *Model) View() string {
 	for _, p := range s.problems {
 		b.WriteString("  " + st.Warn.Render(truncate("! "+common.VisibleLine(tildeText(p, home)), m.width-2)) + "\n")
 	}
-	b.WriteString("\n" + st.Section.Render("Approval rules") + st.Dim.Render("  run without asking · d deletes · A in an approval adds one") + "\n")
-	b.WriteString(st.Dim.Render(truncate("  kept in pi-tui's database; each project gets a read-only copy in "+filepath.Join(".pi", approvals.ExportName), m.width-2)) + "\n")
-	if len(s.rules) == 0 {
-		b.WriteString(st.Dim.Render("  (none yet)") + "\n")
-	}
-	last := ""
-	for i, r := range s.rules {
-		if r.project != last {
-			b.WriteString("  " + common.VisibleLine(r.project) + "\n")
-			last = r.project
-		}
-		line := truncate(fmt.Sprintf("  %-6s %s", r.rule.Tool, common.VisibleLine(r.rule.Pattern)), m.width-4)
-		if item(i)+itemCount == m.cursor {
-			b.WriteString("  " + st.Selected.Render("› "+line) + "\n")
-		} else {
-			b.WriteString("    " + line + "\n")
-		}
-	}
-	if s.rulesErr != "" {
-		b.WriteString("  " + st.Warn.Render(truncate("! "+common.VisibleLine(s.rulesErr), m.width-2)) + "\n")
-	}
 	b.WriteString("\n" + st.Section.Render("Provider guidance in effect") + "\n")
 	for _, p := range knownProviders {
 		files := s.guidance.FilesFor(instructions.Model{Provider: p})
@@ -423,6 +403,27 @@ func (m *Model) View() string {
 	b.WriteString("  agent dir  " + paths.Tilde(m.host.Places.AgentDir, home) + "\n")
 	b.WriteString("  data dir   " + paths.Tilde(m.host.Places.DataDir, home) + "\n")
 	b.WriteString("  database   " + paths.Tilde(m.host.Places.Database(), home))
+	b.WriteString("\n\n" + st.Section.Render("Approval rules") + st.Dim.Render(truncate("  d deletes · copy in "+
+		filepath.Join(".pi", approvals.ExportName)+", never read back · A in an approval adds one", m.width-16)))
+	if len(s.rules) == 0 {
+		b.WriteString("\n" + st.Dim.Render("  none yet"))
+	}
+	last := ""
+	for i, r := range s.rules {
+		if r.project != last {
+			b.WriteString("\n  " + common.VisibleLine(r.project))
+			last = r.project
+		}
+		line := truncate(fmt.Sprintf("  %-6s %s", r.rule.Tool, common.VisibleLine(r.rule.Pattern)), m.width-4)
+		if item(i)+itemCount == m.cursor {
+			b.WriteString("\n  " + st.Selected.Render("› "+line))
+		} else {
+			b.WriteString("\n    " + line)
+		}
+	}
+	if s.rulesErr != "" {
+		b.WriteString("\n  " + st.Warn.Render(truncate("! "+common.VisibleLine(s.rulesErr), m.width-2)))
+	}
 	if m.loadErr != "" {
 		b.WriteString("\n" + st.Error.Render(m.loadErr))
 	}
