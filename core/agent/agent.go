@@ -106,8 +106,14 @@ type Approval struct {
 }
 
 // Approver decides an Approval. A nil Approver denies everything that
-// needs approval (headless runs without --yes).
+// needs approval (headless runs without --yes). A *DeniedError denies
+// with the user's reason, which the model reads in the tool result.
 type Approver func(ctx context.Context, req Approval) (bool, error)
+
+// DeniedError is an Approver's "no, because…".
+type DeniedError struct{ Reason string }
+
+func (e *DeniedError) Error() string { return "the user denied this call: " + e.Reason }
 
 // Config is what a runtime is launched with.
 type Config struct {
@@ -579,11 +585,15 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) error {
 		a.emit(Event{Type: EventToolUpdate, ToolCallID: c.ID, ToolName: c.Name, Delta: chunk, Skipped: skipped})
 	}
 	var res ToolResult
+	var why string // the user's reason for a denial
 	switch {
 	case !a.knownTool(c.Name):
 		res = ToolResult{Text: fmt.Sprintf("Error: there is no tool named %q in this session.", c.Name), IsError: true}
-	case need && !a.approved(ctx, c, target, reason):
+	case need && !a.approved(ctx, c, target, reason, &why):
 		res = ToolResult{Text: fmt.Sprintf("The user denied this %s call. Do not retry it; ask the user or choose another way.", c.Name), IsError: true}
+		if why != "" {
+			res.Text = fmt.Sprintf("The user denied this %s call: %s", c.Name, why)
+		}
 		_, err := a.store(c, res, pre, 0)
 		a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, Path: target, IsError: true, Result: res.Text, Preflight: pre, Denied: true})
 		return err
@@ -624,7 +634,8 @@ func (a *Agent) knownTool(name string) bool {
 	return false
 }
 
-func (a *Agent) approved(ctx context.Context, c ToolCall, target, reason string) bool {
+// approved asks the Approver; a denial with a reason sets *why.
+func (a *Agent) approved(ctx context.Context, c ToolCall, target, reason string, why *string) bool {
 	if a.cfg.Approve == nil {
 		return false
 	}
@@ -640,6 +651,10 @@ func (a *Agent) approved(ctx context.Context, c ToolCall, target, reason string)
 		req.Command = args.Command
 	}
 	ok, err := a.cfg.Approve(ctx, req)
+	var denied *DeniedError
+	if errors.As(err, &denied) {
+		*why = strings.TrimSpace(denied.Reason)
+	}
 	return err == nil && ok
 }
 

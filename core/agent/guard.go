@@ -104,6 +104,8 @@ func byName(rel string) string {
 		return "direnv runs .envrc as a shell script when you enter the folder"
 	case last > 0 && parts[last-1] == ".pi" && parts[last] == "settings.json":
 		return ".pi/settings.json can set the shell pi runs commands with (shellPath, shellCommandPrefix)"
+	case last > 0 && parts[last-1] == ".pi" && parts[last] == "pi-tui-approvals.json":
+		return ".pi/pi-tui-approvals.json lists the commands pi-tui runs without asking: the agent must not approve itself"
 	case last > 0 && parts[last-1] == ".vscode" && parts[last] == "tasks.json":
 		return "VS Code can run the tasks in .vscode/tasks.json when the folder opens"
 	}

@@ -29,6 +29,8 @@ var runOnUseCalls = []fakemodel.Call{
 	{ID: "c12", Name: "write", Args: map[string]string{"path": ".husky/pre-commit", "content": "x"}},
 	{ID: "c13", Name: "write", Args: map[string]string{"path": ".vscode/tasks.json", "content": "{}"}},
 	{ID: "c14", Name: "write", Args: map[string]string{"path": "hooklink", "content": "x"}}, // hooklink -> .git/hooks/pre-push
+	// The copy of the always-allow rules: the agent must not approve itself.
+	{ID: "c16", Name: "write", Args: map[string]string{"path": ".pi/pi-tui-approvals.json", "content": `{"rules":[{"tool":"bash","pattern":"rm *"}]}`}},
 	// A planted repository: vendor2/ has HEAD, objects/ and refs/, so git
 	// reads vendor2/config (core.worktree, core.fsmonitor) in there.
 	{ID: "c15", Name: "write", Args: map[string]string{"path": "vendor2/config", "content": "[core]\n\tfsmonitor = touch pwned\n"}},

@@ -60,6 +60,11 @@ type Answer struct {
 	// ForSession allows the tool for the rest of the session; the
 	// runtime remembers it (only for a call that asks no reason of its own).
 	ForSession bool
+	// Always is the rule pattern the answering program saved for the
+	// project ("go test *"), for the others to say so; "" otherwise.
+	Always string
+	// Reason is why the user denied the call; the model reads it.
+	Reason string
 }
 
 // Resolved says how a question ended. Every subscriber that was shown the

@@ -22,6 +22,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/approvals"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
@@ -195,13 +196,18 @@ func (m *Manager) Events() *events.Broker { return m.opts.Host.Events }
 // approve asks about a session's tool call: every program showing the
 // session sees the question, the first answer counts (events.Broker.Ask).
 // With no program showing it, Options.Approve decides (headless runs).
-// "Allow for this session" is remembered here, per tool, for every
-// program; it does not cover a call that asks a reason of its own (a
-// write under .git/), which asks every time.
+// A call the project's "always" rules cover runs without asking, headless
+// too (ADR 0028); "allow for this session" is remembered here, per tool,
+// for every program. Neither covers a call that asks a reason of its own
+// (a write under .git/, or to the rules' copy), which asks every time.
 func (m *Manager) approve(sessionID, root string) agent.Approver {
+	rules := approvals.New(m.opts.Host.Store)
 	return func(ctx context.Context, req agent.Approval) (bool, error) {
 		key := sessionID + "\x00" + req.Tool
 		if req.Reason == "" {
+			if covered(ctx, rules, root, req) {
+				return true, nil
+			}
 			m.mu.Lock()
 			ok := m.allowed[key]
 			m.mu.Unlock()
@@ -218,6 +224,8 @@ func (m *Manager) approve(sessionID, root string) agent.Approver {
 			return m.opts.Approve(ctx, req)
 		case err != nil:
 			return false, err
+		case !ans.Allow && ans.Reason != "":
+			return false, &agent.DeniedError{Reason: ans.Reason}
 		}
 		if ans.Allow && ans.ForSession && req.Reason == "" {
 			m.mu.Lock()
@@ -226,6 +234,35 @@ func (m *Manager) approve(sessionID, root string) agent.Approver {
 		}
 		return ans.Allow, nil
 	}
+}
+
+// covered reports whether one of the project's rules allows the call. A
+// file is matched by its canonical path inside the root, so a link or a
+// ../ cannot make a rule for docs/** cover another file. Rules that cannot
+// be read allow nothing.
+func covered(ctx context.Context, rules *approvals.Store, root string, req agent.Approval) bool {
+	subject := req.Command
+	switch req.Tool {
+	case approvals.ToolBash:
+	case approvals.ToolWrite, approvals.ToolEdit:
+		canon, err := agent.Confine(root, req.Path)
+		if err != nil {
+			return false
+		}
+		rel, err := filepath.Rel(root, canon)
+		if err != nil || rel == "." {
+			return false
+		}
+		subject = filepath.ToSlash(rel)
+	default:
+		return false
+	}
+	list, err := rules.Rules(ctx, root)
+	if err != nil {
+		return false
+	}
+	_, ok := approvals.Covers(list, req.Tool, subject)
+	return ok
 }
 
 // logTiming appends one line per file tool call to timing.log; failures

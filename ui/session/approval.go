@@ -1,37 +1,47 @@
 package session
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/approvals"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/dialog"
 )
 
 // approvalKeys are the approval dialog's keys; the same table drives its
 // handling, its key line and the ? screen.
 type approvalKeys struct {
-	Once, Session, Deny        key.Binding
-	Up, Down, PageUp, PageDown key.Binding
-	Top, Bottom                key.Binding
-	answers, scrolls           []key.Binding
-	// sessionOffered is false for a call that asks for a reason of its
-	// own (a write under .git/): it is allowed once or not at all.
-	sessionOffered bool
+	Once, Session, Always, Deny, DenyWhy key.Binding
+	Up, Down, PageUp, PageDown           key.Binding
+	Top, Bottom                          key.Binding
+	answers, scrolls                     []key.Binding
+	// broad is false for a call that asks for a reason of its own (a
+	// write under .git/, to a hook, to the rules' copy): it is allowed
+	// once or not at all, never for the session nor by a rule.
+	broad bool
+	// always is true when a rule could cover the call (bash, write, edit).
+	always bool
 }
 
-func newApprovalKeys(tool string, offerSession bool) approvalKeys {
+func newApprovalKeys(tool string, broad bool) approvalKeys {
 	b := func(help, desc string, keys ...string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
 	k := approvalKeys{
 		Once:     b("y", "allow once", "y"),
 		Session:  b("a", "allow "+tool+" for this session", "a"),
+		Always:   b("A", "always allow in this project…", "A"),
 		Deny:     b("n/esc", "deny", "n", "esc"),
+		DenyWhy:  b("r", "deny with a reason…", "r"),
 		Up:       b("↑", "scroll up", "up"),
 		Down:     b("↓", "scroll down", "down"),
 		PageUp:   b("pgup", "page up", "pgup"),
@@ -39,12 +49,16 @@ func newApprovalKeys(tool string, offerSession bool) approvalKeys {
 		Top:      b("home", "top", "home"),
 		Bottom:   b("end", "bottom", "end"),
 	}
-	k.sessionOffered = offerSession
+	k.broad = broad
+	k.always = broad && (tool == approvals.ToolBash || tool == approvals.ToolWrite || tool == approvals.ToolEdit)
 	k.answers = []key.Binding{k.Once}
-	if offerSession {
+	if broad {
 		k.answers = append(k.answers, k.Session)
 	}
-	k.answers = append(k.answers, k.Deny)
+	if k.always {
+		k.answers = append(k.answers, k.Always)
+	}
+	k.answers = append(k.answers, k.Deny, k.DenyWhy)
 	k.scrolls = []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}
 	return k
 }
@@ -64,7 +78,8 @@ type approvalDialog struct {
 	ignored int // keys ignored during the quiet period, shown so none vanish unseen
 	offset  int // first content row shown
 	// answer closes the dialog and delivers the answer; the view owns it.
-	onAnswer func(d *approvalDialog, allow, forSession bool) tea.Cmd
+	// An answer with Always saves that rule first.
+	onAnswer func(d *approvalDialog, ans events.Answer) tea.Cmd
 
 	// content rows for a width, built once per width
 	rowsW   int
@@ -73,7 +88,7 @@ type approvalDialog struct {
 	page    int // rows shown by the last View, for paging
 }
 
-func newApprovalDialog(ui *common.UI, a *ask, project string, onAnswer func(*approvalDialog, bool, bool) tea.Cmd) *approvalDialog {
+func newApprovalDialog(ui *common.UI, a *ask, project string, onAnswer func(*approvalDialog, events.Answer) tea.Cmd) *approvalDialog {
 	return &approvalDialog{ui: ui, ask: a, project: project, keys: newApprovalKeys(a.req.Tool, a.req.Reason == ""),
 		quiet: common.NewQuiet(ui), onAnswer: onAnswer, page: 1}
 }
@@ -117,65 +132,119 @@ func (d *approvalDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		}
 		switch {
 		case key.Matches(msg, k.Once):
-			return d, d.onAnswer(d, true, false)
-		case k.sessionOffered && key.Matches(msg, k.Session):
-			return d, d.onAnswer(d, true, true)
+			return d, d.onAnswer(d, events.Answer{Allow: true})
+		case k.broad && key.Matches(msg, k.Session):
+			return d, d.onAnswer(d, events.Answer{Allow: true, ForSession: true})
+		case k.always && key.Matches(msg, k.Always):
+			return d, d.ui.Push(d.alwaysPrompt())
 		case key.Matches(msg, k.Deny):
-			return d, d.onAnswer(d, false, false)
+			return d, d.onAnswer(d, events.Answer{})
+		case key.Matches(msg, k.DenyWhy):
+			return d, d.ui.Push(dialog.NewPrompt(d.ui, "Deny "+d.ask.req.Tool+": why?", "the model reads this in the tool's result; enter sends, esc goes back",
+				"", nil, func(reason string) tea.Cmd {
+					return d.onAnswer(d, events.Answer{Reason: strings.TrimSpace(common.VisibleLine(reason))})
+				}))
 		}
 	}
 	return d, nil
 }
 
+// subject is what a rule for the call would match: the command, or the
+// file's path relative to the project folder.
+func (d *approvalDialog) subject() string {
+	if d.ask.req.Tool == approvals.ToolBash {
+		return d.ask.req.Command
+	}
+	if canon, err := agent.Confine(d.ask.root, d.ask.req.Path); err == nil {
+		if rel, err := filepath.Rel(d.ask.root, canon); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return d.ask.req.Path
+}
+
+// alwaysPrompt asks for the rule to keep, the call's own command or path
+// filled in: the user may widen it ("go test *", "docs/**") before
+// saving. A rule that cannot be kept says why and is not saved.
+func (d *approvalDialog) alwaysPrompt() *dialog.Prompt {
+	tool := d.ask.req.Tool
+	hint := "enter saves and allows; end with \" *\" for any arguments (never with ; & | $ > or `); esc goes back"
+	if tool != approvals.ToolBash {
+		hint = "a path in the project: * and ? within a name, ** for any folders; enter saves and allows; esc goes back"
+	}
+	hint += "\nkept in pi-tui's store, listed in Settings, copied to " + filepath.Join(".pi", approvals.ExportName)
+	validate := func(p string) string {
+		if err := (approvals.Rule{Tool: tool, Pattern: p}).Validate(); err != nil {
+			return err.Error()
+		}
+		return ""
+	}
+	suggested := approvals.Suggest(tool, d.subject()).Pattern
+	return dialog.NewPrompt(d.ui, "Always allow "+tool+" in "+common.VisibleLine(d.project), hint, suggested, validate,
+		func(p string) tea.Cmd { return d.onAnswer(d, events.Answer{Allow: true, Always: p}) })
+}
+
 // build lays the command or diff out in rows of width w: every line made
 // visible, tabs expanded, long lines wrapped (never cut: text past the
-// edge is text the user would approve unseen), a command's lines numbered
-// with ⏎ where each breaks.
+// edge is text the user would approve unseen). A command's lines are
+// numbered with ⏎ where each breaks; a diff's carry the line numbers in
+// the current and the new file.
 func (d *approvalDialog) build(w int) {
 	if d.rowsW == w && d.rows != nil {
 		return
 	}
 	d.rowsW, d.rows = w, nil
-	text, numbered := d.ask.diff, false
-	if d.ask.req.Tool == "bash" {
-		text, numbered = d.ask.req.Command, true
+	st := d.ui
+	// add wraps one line behind a gutter; continuation rows get a blank
+	// one of the same width.
+	add := func(gutter string, gw int, text string, style func(...string) string) {
+		wrapped := strings.Split(ansi.Hardwrap(text, max(w-gw, 4), true), "\n")
+		for j, part := range wrapped {
+			g := gutter
+			if j > 0 {
+				g = strings.Repeat(" ", gw)
+			}
+			row := style(part)
+			if gw > 0 {
+				row = st.Gutter.Render(g) + row
+			}
+			d.rows = append(d.rows, row)
+		}
 	}
-	text = strings.TrimSuffix(text, "\n")
-	lines := strings.Split(text, "\n")
-	if d.ask.req.Tool == "bash" {
-		d.summary = fmt.Sprintf("command: %s, %s", plural(len(lines), "line"), plural(len(d.ask.req.Command), "byte"))
-	} else {
-		added, removed := 0, 0
-		for _, l := range lines {
-			switch {
-			case strings.HasPrefix(l, "+ "):
-				added++
-			case strings.HasPrefix(l, "- "):
-				removed++
+	plain := func(s ...string) string { return strings.Join(s, "") }
+	if d.ask.req.Tool != "bash" {
+		p := d.ask.diff
+		d.summary = fmt.Sprintf("%s %s · %d lines added, %d removed", d.ask.req.Tool, common.VisibleLine(d.ask.req.Path), p.added, p.removed)
+		nw := p.width()
+		gw := 2*nw + 4 // "12 13 │ "
+		for _, l := range p.lines {
+			text := strings.ReplaceAll(common.Visible(l.text), "\t", "    ")
+			switch l.kind {
+			case '!', '@':
+				add("", 0, text, st.Dim.Render)
+			case '+':
+				add(gutterOf(l, nw)+" │ ", gw, "+ "+text, st.OK.Render)
+			case '-':
+				add(gutterOf(l, nw)+" │ ", gw, "- "+text, st.Error.Render)
+			default:
+				add(gutterOf(l, nw)+" │ ", gw, "  "+text, plain)
 			}
 		}
-		d.summary = fmt.Sprintf("%s %s · %d lines added, %d removed", d.ask.req.Tool, common.VisibleLine(d.ask.req.Path), added, removed)
+		if len(d.rows) == 0 {
+			d.rows = []string{""}
+		}
+		return
 	}
-	gutter := 0
-	if numbered {
-		gutter = len(fmt.Sprint(len(lines))) + 3 // "12 │ "
-	}
+	text := strings.TrimSuffix(d.ask.req.Command, "\n")
+	lines := strings.Split(text, "\n")
+	d.summary = fmt.Sprintf("command: %s, %s", plural(len(lines), "line"), plural(len(d.ask.req.Command), "byte"))
+	gw := len(fmt.Sprint(len(lines))) + 3 // "12 │ "
 	for i, l := range lines {
 		l = strings.ReplaceAll(common.Visible(l), "\t", "    ")
-		if numbered && i < len(lines)-1 {
+		if i < len(lines)-1 {
 			l += "⏎"
 		}
-		wrapped := strings.Split(ansi.Hardwrap(l, max(w-gutter, 4), true), "\n")
-		for j, part := range wrapped {
-			if numbered {
-				num := strings.Repeat(" ", gutter-3)
-				if j == 0 {
-					num = fmt.Sprintf("%*d", gutter-3, i+1)
-				}
-				part = d.ui.Gutter.Render(num+" │ ") + part
-			}
-			d.rows = append(d.rows, part)
-		}
+		add(fmt.Sprintf("%*d │ ", gw-3, i+1), gw, l, plain)
 	}
 }
 
@@ -319,27 +388,60 @@ func (m *Model) askApproval(a *ask) tea.Cmd {
 }
 
 // answerAsk closes an approval dialog and sends the user's answer to the
-// core; other programs showing the session close theirs.
-func (m *Model) answerAsk(d *approvalDialog, allow, forSession bool) tea.Cmd {
+// core; other programs showing the session close theirs. An "always"
+// answer first saves its rule (off the update loop), so the next call it
+// covers runs without asking; a rule that cannot be saved still allows
+// this call, once, and says why.
+func (m *Model) answerAsk(d *approvalDialog, ans events.Answer) tea.Cmd {
 	m.dropAsk(d.ask.id)
-	if !m.br.answer(d.ask, allow, forSession) {
-		return common.Notice("that question was already answered in another window or withdrawn")
+	answered := "that question was already answered in another window or withdrawn"
+	if ans.Always == "" {
+		if !m.br.answer(d.ask, ans) {
+			return common.Notice("%s", answered)
+		}
+		return nil
 	}
-	return nil
+	rules, a, br, ctx := approvals.New(m.d.Host.Store), d.ask, m.br, m.ctx
+	rule := approvals.Rule{Tool: a.req.Tool, Pattern: ans.Always}
+	return func() tea.Msg {
+		err := rules.Add(ctx, a.root, rule)
+		var copyErr *approvals.CopyError
+		if err != nil && !errors.As(err, &copyErr) {
+			ans.Always = "" // allowed once: the transcript must not say "always"
+		}
+		if !br.answer(a, ans) {
+			return common.NoticeMsg{Text: answered}
+		}
+		if err != nil {
+			return common.NoticeMsg{Text: err.Error(), Error: true}
+		}
+		return nil
+	}
 }
 
 // approvalGone closes the dialog of a question that ended elsewhere and
 // says how it ended in the transcript.
 func (m *Model) approvalGone(r events.Resolved) tea.Cmd {
+	if r.By != 0 && m.br.mine(r) && r.Answer.Always != "" {
+		// Said in the transcript, not the status bar: the turn's end
+		// clears notices, and this one says where the rule can be undone.
+		m.items = append(m.items, &item{kind: kindNotice, ready: true, mild: true,
+			text: "always allowed in this project: " + common.VisibleLine(r.Answer.Always) + " (Settings lists the rules)"})
+		return nil
+	}
 	if !m.dropAsk(r.ID) {
 		return nil // answered here, or never shown
 	}
 	text := "the approval question was withdrawn: its turn ended"
 	switch {
+	case r.By != 0 && !m.br.mine(r) && r.Answer.Allow && r.Answer.Always != "":
+		text = "always allowed in this project in another window: " + common.VisibleLine(r.Answer.Always)
 	case r.By != 0 && !m.br.mine(r) && r.Answer.Allow && r.Answer.ForSession:
 		text = "allowed for this session in another window"
 	case r.By != 0 && !m.br.mine(r) && r.Answer.Allow:
 		text = "approved in another window"
+	case r.By != 0 && !m.br.mine(r) && r.Answer.Reason != "":
+		text = "denied in another window: " + common.VisibleLine(r.Answer.Reason)
 	case r.By != 0 && !m.br.mine(r):
 		text = "denied in another window"
 	case r.Unattended:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -83,8 +84,8 @@ func TestApprovalDialogHoldsThenAnswers(t *testing.T) {
 	ui.Now = func() time.Time { return now }
 	a := &ask{req: agent.Approval{Tool: "bash", Command: "touch X"}}
 	var got []bool
-	d := newApprovalDialog(ui, a, "proj", func(_ *approvalDialog, allow, _ bool) tea.Cmd {
-		got = append(got, allow)
+	d := newApprovalDialog(ui, a, "proj", func(_ *approvalDialog, ans events.Answer) tea.Cmd {
+		got = append(got, ans.Allow)
 		return nil
 	})
 	if d.Init() == nil {
@@ -132,24 +133,24 @@ func TestDiffForReadsSafely(t *testing.T) {
 		path, content string
 		want          []string
 	}{
-		{"old.txt", "a\nB\nc\n", []string{"- b\n", "+ B\n"}},
-		{"new.txt", long, []string{"(new file, 2500 bytes)", strings.Repeat("+ line\n", 500)}},
-		{"pipe", "x\n", []string{"(not a regular file)", "+ x\n"}},
-		{"big.txt", "y\n", []string{"over 1 MiB", "+ y\n"}},
+		{"old.txt", "a\nB\nc\n", []string{"@@ -1,3 +1,3 @@\n1 1 │   a\n2   │ - b\n  2 │ + B\n3 3 │   c\n"}},
+		{"new.txt", long, []string{"(new file, 2500 bytes)", "      1 │ + line\n", "    500 │ + line\n"}},
+		{"pipe", "x\n", []string{"(not a regular file)", "  1 │ + x\n"}},
+		{"big.txt", "y\n", []string{"over 1 MiB", "  1 │ + y\n"}},
 		{"../outside.txt", "x\n", []string{"the tool will refuse it"}},
 	} {
-		got := diffFor(root, writeArgs(c.path, c.content))
+		got := diffFor(root, writeArgs(c.path, c.content)).String()
 		for _, w := range c.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("diff of %s lacks %q:\n%.300s", c.path, w, got)
 			}
 		}
 	}
-	// Too large to compare: the new content is still shown whole.
+	// A whole rewrite shows every line it removes and adds.
 	huge := strings.Repeat("o\n", 3000)
 	os.WriteFile(filepath.Join(root, "wide.txt"), []byte(huge), 0o644)
-	got := diffFor(root, writeArgs("wide.txt", strings.Repeat("n\n", 3000)))
-	if !strings.Contains(got, "too large to compare") || strings.Count(got, "+ n\n") != 3000 {
+	got := diffFor(root, writeArgs("wide.txt", strings.Repeat("n\n", 3000))).String()
+	if strings.Count(got, "│ + n\n") != 3000 || strings.Count(got, "│ - o\n") != 3000 {
 		t.Errorf("a large rewrite hides its content: %.200s", got)
 	}
 }
@@ -264,5 +265,38 @@ func TestApprovalBelongsToItsSession(t *testing.T) {
 	}
 	if err := <-again; err != nil {
 		t.Fatalf("leaving the session did not deny its question: %v", err)
+	}
+}
+
+// TestDiffShowsLineNumbersAndContext: an edit in the middle of a file is
+// shown against the whole file, with its real line numbers and three
+// lines of context either side, not the lines beyond.
+func TestDiffShowsLineNumbersAndContext(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	var b strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	os.WriteFile(filepath.Join(root, "f.txt"), []byte(b.String()), 0o644)
+	args, _ := json.Marshal(map[string]string{"path": "f.txt", "oldText": "line 10\n", "newText": "ten\n"})
+	got := diffFor(root, agent.Approval{Tool: "edit", Path: "f.txt", Args: args}).String()
+	want := "@@ -7,7 +7,7 @@\n" +
+		" 7  7 │   line 7\n 8  8 │   line 8\n 9  9 │   line 9\n" +
+		"10    │ - line 10\n   10 │ + ten\n" +
+		"11 11 │   line 11\n12 12 │   line 12\n13 13 │   line 13\n"
+	if got != want {
+		t.Fatalf("edit diff:\n%s\nwant:\n%s", got, want)
+	}
+	// The dialog draws those rows, numbers and all.
+	d := newApprovalDialog(testUI(), &ask{root: root, req: agent.Approval{Tool: "edit", Path: "f.txt", Args: args},
+		diff: diffFor(root, agent.Approval{Tool: "edit", Path: "f.txt", Args: args})}, "proj", nil)
+	view := ansi.Strip(d.View(80, 30))
+	for _, w := range []string{"1 lines added, 1 removed", "10    │ - line 10", "   10 │ + ten", "13 13 │   line 13"} {
+		if !strings.Contains(view, w) {
+			t.Errorf("dialog lacks %q:\n%s", w, view)
+		}
+	}
+	if strings.Contains(view, "line 14") || strings.Contains(view, "line 6\n") {
+		t.Errorf("more than three lines of context:\n%s", view)
 	}
 }

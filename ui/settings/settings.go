@@ -2,20 +2,24 @@
 // guidance in effect and the subdirectory-context switch (written to
 // agent-guidance.json, other keys kept), the default model and thinking
 // level (written to settings.json, other keys kept), pi-tui's permission
-// mode and runtime idle TTL, what is wrong with models.json and auth.json,
+// mode and runtime idle TTL, every project's always-allow approval rules
+// (deleted here), what is wrong with models.json and auth.json,
 // and the paths in use. Reading and writing run as commands.
 package settings
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/pi-tui/pi-tui/core/approvals"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
@@ -59,7 +63,13 @@ type Model struct {
 }
 
 type keys struct {
-	Up, Down, Enter, Reload key.Binding
+	Up, Down, Enter, Reload, Delete key.Binding
+}
+
+// ruleRow is one "always allow" rule in the Approval rules section.
+type ruleRow struct {
+	project, root string
+	rule          approvals.Rule
 }
 
 // state is everything the tab shows, read by one command.
@@ -78,6 +88,9 @@ type state struct {
 	problems []string
 	thinking string // the default thinking level in effect
 	prefs    host.Preferences
+	// rules are every project's always-allow rules, by project name.
+	rules    []ruleRow
+	rulesErr string
 }
 
 // New returns the Settings tab. editGlobal opens the global AGENTS.md
@@ -88,6 +101,7 @@ func New(h *host.Host, st *common.UI, env func(string) string, editGlobal func()
 		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		Enter:  key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "change/open")),
 		Reload: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
+		Delete: key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "delete the approval rule")),
 	}}
 }
 
@@ -133,6 +147,10 @@ func (m *Model) load() tea.Cmd {
 		for _, p := range h.Projects.TrustProblems(context.Background()) {
 			s.problems = append(s.problems, p.Error()+"; no project is trusted by it until it is fixed")
 		}
+		s.rules, err = loadRules(h)
+		if err != nil {
+			s.rulesErr = err.Error()
+		}
 		s.prefs, err = h.Preferences(context.Background())
 		return loadedMsg{s: s, err: err}
 	}
@@ -143,7 +161,48 @@ func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
 
 // Help lists the tab's keys.
 func (m *Model) Help() [][]key.Binding {
-	return [][]key.Binding{{m.keys.Enter, m.keys.Up, m.keys.Down, m.keys.Reload}}
+	return [][]key.Binding{{m.keys.Enter, m.keys.Up, m.keys.Down, m.keys.Delete, m.keys.Reload}}
+}
+
+// loadRules lists every project's rules, grouped by project name (a
+// root no project has any more shows as its path).
+func loadRules(h *host.Host) ([]ruleRow, error) {
+	ctx := context.Background()
+	all, err := approvals.New(h.Store).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]string{}
+	if ps, err := h.Projects.List(ctx, true); err == nil {
+		for _, p := range ps {
+			names[p.Root] = p.Name
+		}
+	}
+	var rows []ruleRow
+	for root, rules := range all {
+		name := names[root]
+		if name == "" {
+			name = paths.Tilde(root, h.Places.Home)
+		}
+		for _, r := range rules {
+			rows = append(rows, ruleRow{project: name, root: root, rule: r})
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b ruleRow) int { return cmp.Compare(a.project, b.project) })
+	return rows, nil
+}
+
+// rows is how many rows the cursor moves over: the settings, then the
+// rules.
+func (m *Model) rows() int { return int(itemCount) + len(m.state.rules) }
+
+// selectedRule is the rule under the cursor, if it is on one.
+func (m *Model) selectedRule() (ruleRow, bool) {
+	i := int(m.cursor) - int(itemCount)
+	if i < 0 || i >= len(m.state.rules) {
+		return ruleRow{}, false
+	}
+	return m.state.rules[i], true
 }
 
 // Update handles the tab's messages.
@@ -151,6 +210,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case loadedMsg:
 		m.loaded, m.state = true, msg.s
+		m.cursor = min(m.cursor, item(m.rows()-1))
 		m.loadErr = ""
 		if msg.err != nil {
 			m.loadErr = msg.err.Error()
@@ -168,9 +228,17 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, m.keys.Up):
 			m.cursor = max(m.cursor-1, 0)
 		case key.Matches(msg, m.keys.Down):
-			m.cursor = min(m.cursor+1, itemCount-1)
+			m.cursor = min(m.cursor+1, item(m.rows()-1))
 		case key.Matches(msg, m.keys.Reload):
 			return m.load()
+		case key.Matches(msg, m.keys.Delete):
+			if row, ok := m.selectedRule(); ok {
+				rules := approvals.New(m.host.Store)
+				return func() tea.Msg {
+					err := rules.Delete(context.Background(), row.root, row.rule)
+					return savedMsg{notice: "deleted the approval rule " + common.VisibleLine(row.rule.String()) + " of " + common.VisibleLine(row.project), err: err}
+				}
+			}
 		case key.Matches(msg, m.keys.Enter) && m.loaded:
 			return m.activate()
 		}
@@ -275,7 +343,7 @@ func ttlText(d time.Duration) string {
 func (m *Model) View() string {
 	st := m.st
 	var b strings.Builder
-	b.WriteString(st.Title.Render("Settings") + st.Dim.Render("  enter change · ↑/↓ move · r reload · ? help") + "\n\n")
+	b.WriteString(st.Title.Render("Settings") + st.Dim.Render("  enter change · ↑/↓ move · d delete rule · r reload · ? help") + "\n\n")
 	if !m.loaded {
 		b.WriteString(st.Dim.Render("loading…"))
 		return b.String()
@@ -335,6 +403,27 @@ func (m *Model) View() string {
 	b.WriteString("  agent dir  " + paths.Tilde(m.host.Places.AgentDir, home) + "\n")
 	b.WriteString("  data dir   " + paths.Tilde(m.host.Places.DataDir, home) + "\n")
 	b.WriteString("  database   " + paths.Tilde(m.host.Places.Database(), home))
+	b.WriteString("\n\n" + st.Section.Render("Approval rules") + st.Dim.Render(truncate("  d deletes · copy in "+
+		filepath.Join(".pi", approvals.ExportName)+", never read back · A in an approval adds one", m.width-16)))
+	if len(s.rules) == 0 {
+		b.WriteString("\n" + st.Dim.Render("  none yet"))
+	}
+	last := ""
+	for i, r := range s.rules {
+		if r.project != last {
+			b.WriteString("\n  " + common.VisibleLine(r.project))
+			last = r.project
+		}
+		line := truncate(fmt.Sprintf("  %-6s %s", r.rule.Tool, common.VisibleLine(r.rule.Pattern)), m.width-4)
+		if item(i)+itemCount == m.cursor {
+			b.WriteString("\n  " + st.Selected.Render("› "+line))
+		} else {
+			b.WriteString("\n    " + line)
+		}
+	}
+	if s.rulesErr != "" {
+		b.WriteString("\n  " + st.Warn.Render(truncate("! "+common.VisibleLine(s.rulesErr), m.width-2)))
+	}
 	if m.loadErr != "" {
 		b.WriteString("\n" + st.Error.Render(m.loadErr))
 	}
