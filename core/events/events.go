@@ -49,9 +49,11 @@ const (
 type Asked struct {
 	ID      uint64
 	Session string
-	// Root is the project folder the session works in (for a diff).
-	Root    string
-	Request agent.Approval
+	// Root is the folder the session works in (for a diff): the project's,
+	// or the session's own worktree. ProjectRoot is the project's, which
+	// keys its approval rules.
+	Root, ProjectRoot string
+	Request           agent.Approval
 }
 
 // Answer is what a user decided.
@@ -317,14 +319,14 @@ func (b *Broker) denyUnattendedLocked(session string) {
 // it, ctx ends (the question is withdrawn; ctx's error is returned) or the
 // last subscriber showing its session leaves (denied). With no subscriber
 // showing the session it returns ErrUnattended at once.
-func (b *Broker) Ask(ctx context.Context, session, root string, req agent.Approval) (Answer, error) {
+func (b *Broker) Ask(ctx context.Context, session, root, projectRoot string, req agent.Approval) (Answer, error) {
 	b.mu.Lock()
 	if !b.attendedLocked(session) {
 		b.mu.Unlock()
 		return Answer{}, ErrUnattended
 	}
 	b.nextAsk++
-	q := &question{asked: Asked{ID: b.nextAsk, Session: session, Root: root, Request: req}, reply: make(chan Resolved, 1)}
+	q := &question{asked: Asked{ID: b.nextAsk, Session: session, Root: root, ProjectRoot: projectRoot, Request: req}, reply: make(chan Resolved, 1)}
 	b.asks[q.asked.ID] = q
 	b.publishLocked(q.asked)
 	b.mu.Unlock()

@@ -87,7 +87,7 @@ func TestSubscriptionEndsWithItsContext(t *testing.T) {
 		}
 		runtime.Gosched()
 	}
-	if _, err := b.Ask(context.Background(), "s1", "/", agent.Approval{Tool: "bash"}); !errors.Is(err, ErrUnattended) {
+	if _, err := b.Ask(context.Background(), "s1", "/", "/", agent.Approval{Tool: "bash"}); !errors.Is(err, ErrUnattended) {
 		t.Errorf("a question went to subscribers that had ended: %v", err)
 	}
 }
@@ -104,7 +104,7 @@ func TestEitherSubscriberAnswersAndBothSeeIt(t *testing.T) {
 	other.Show("s2")
 	got := make(chan Answer)
 	go func() {
-		a, err := b.Ask(ctx, "s1", "/root", agent.Approval{Tool: "bash", Command: "ls"})
+		a, err := b.Ask(ctx, "s1", "/root", "/root", agent.Approval{Tool: "bash", Command: "ls"})
 		if err != nil {
 			t.Error(err)
 		}
@@ -147,7 +147,7 @@ func TestQuestionsEndWithTheirTurnOrTheirAudience(t *testing.T) {
 	one.Show("s1")
 	turn, abort := context.WithCancel(context.Background())
 	errc := make(chan error)
-	go func() { _, err := b.Ask(turn, "s1", "", agent.Approval{Tool: "bash"}); errc <- err }()
+	go func() { _, err := b.Ask(turn, "s1", "", "", agent.Approval{Tool: "bash"}); errc <- err }()
 	q := next(t, one)[0].(Asked)
 	abort()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
@@ -160,7 +160,7 @@ func TestQuestionsEndWithTheirTurnOrTheirAudience(t *testing.T) {
 	ctx2, leave2 := context.WithCancel(context.Background())
 	two := b.Subscribe(ctx2, Approvals)
 	got := make(chan Answer)
-	go func() { a, _ := b.Ask(t.Context(), "s1", "", agent.Approval{Tool: "bash"}); got <- a }()
+	go func() { a, _ := b.Ask(t.Context(), "s1", "", "", agent.Approval{Tool: "bash"}); got <- a }()
 	next(t, one)
 	two.Show("s1") // joins mid-question: asked too
 	if _, ok := next(t, two)[0].(Asked); !ok {

@@ -200,12 +200,12 @@ func (m *Manager) Events() *events.Broker { return m.opts.Host.Events }
 // too (ADR 0028); "allow for this session" is remembered here, per tool,
 // for every program. Neither covers a call that asks a reason of its own
 // (a write under .git/, or to the rules' copy), which asks every time.
-func (m *Manager) approve(sessionID, root string) agent.Approver {
+func (m *Manager) approve(sessionID, root, projectRoot string) agent.Approver {
 	rules := approvals.New(m.opts.Host.Store)
 	return func(ctx context.Context, req agent.Approval) (bool, error) {
 		key := sessionID + "\x00" + req.Tool
 		if req.Reason == "" {
-			if covered(ctx, rules, root, req) {
+			if covered(ctx, rules, root, projectRoot, req) {
 				return true, nil
 			}
 			m.mu.Lock()
@@ -215,7 +215,7 @@ func (m *Manager) approve(sessionID, root string) agent.Approver {
 				return true, nil
 			}
 		}
-		ans, err := m.opts.Host.Events.Ask(ctx, sessionID, root, req)
+		ans, err := m.opts.Host.Events.Ask(ctx, sessionID, root, projectRoot, req)
 		switch {
 		case errors.Is(err, events.ErrUnattended):
 			if m.opts.Approve == nil {
@@ -237,10 +237,11 @@ func (m *Manager) approve(sessionID, root string) agent.Approver {
 }
 
 // covered reports whether one of the project's rules allows the call. A
-// file is matched by its canonical path inside the root, so a link or a
-// ../ cannot make a rule for docs/** cover another file. Rules that cannot
-// be read allow nothing.
-func covered(ctx context.Context, rules *approvals.Store, root string, req agent.Approval) bool {
+// file is matched by its canonical path inside the root the session works
+// in (a worktree's, in a worktree session), so a link or a ../ cannot make
+// a rule for docs/** cover another file; the rules are the project's.
+// Rules that cannot be read allow nothing.
+func covered(ctx context.Context, rules *approvals.Store, root, projectRoot string, req agent.Approval) bool {
 	subject := req.Command
 	switch req.Tool {
 	case approvals.ToolBash:
@@ -257,7 +258,7 @@ func covered(ctx context.Context, rules *approvals.Store, root string, req agent
 	default:
 		return false
 	}
-	list, err := rules.Rules(ctx, root)
+	list, err := rules.Rules(ctx, projectRoot)
 	if err != nil {
 		return false
 	}
@@ -490,7 +491,7 @@ func (m *Manager) launchLocked(b built, sess *session.Session, fp string) *Runti
 	}
 	rt.Agent = agent.New(agent.Config{Session: sess, Root: b.spec.Root, AgentDir: m.opts.Host.Places.AgentDir, Client: b.client, Model: b.model,
 		System: b.spec.Sections.System(), Tools: b.spec.Tools, Permission: b.spec.Permission, Preflight: pf,
-		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID(), b.spec.Root), OnEvent: m.emit,
+		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID(), b.spec.Root, b.spec.ProjectRoot), OnEvent: m.emit,
 		Compaction: &b.settings.compaction, Shell: b.settings.shell, Memory: mw})
 	m.runtimes[sess.ID()] = rt
 	m.watchLocked(b.spec.Root, 1)

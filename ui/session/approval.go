@@ -404,7 +404,7 @@ func (m *Model) answerAsk(d *approvalDialog, ans events.Answer) tea.Cmd {
 	rules, a, br, ctx := approvals.New(m.d.Host.Store), d.ask, m.br, m.ctx
 	rule := approvals.Rule{Tool: a.req.Tool, Pattern: ans.Always}
 	return func() tea.Msg {
-		err := rules.Add(ctx, a.root, rule)
+		err := rules.Add(ctx, a.projectRoot, rule)
 		var copyErr *approvals.CopyError
 		if err != nil && !errors.As(err, &copyErr) {
 			ans.Always = "" // allowed once: the transcript must not say "always"

@@ -47,7 +47,7 @@ func (b *bridge) wait() tea.Cmd {
 		for _, msg := range batch {
 			switch v := msg.(type) {
 			case events.Asked:
-				out = append(out, approvalMsg{&ask{id: v.ID, sid: v.Session, root: v.Root, req: v.Request, diff: diffFor(v.Root, v.Request)}})
+				out = append(out, approvalMsg{&ask{id: v.ID, sid: v.Session, root: v.Root, projectRoot: v.ProjectRoot, req: v.Request, diff: diffFor(v.Root, v.Request)}})
 			case events.Resolved:
 				out = append(out, approvalGoneMsg{v})
 			default:
@@ -70,11 +70,12 @@ func (b *bridge) mine(r events.Resolved) bool { return r.By == b.sub.ID() }
 // ask is one tool call's question, as the core's broker holds it until
 // someone answers it, its turn ends, or nobody shows its session.
 type ask struct {
-	id   uint64
-	sid  string // the session whose turn asks
-	root string // the project folder the call works in
-	req  agent.Approval
-	diff preview // what a write or edit would change (diffFor), computed off the UI goroutine
+	id          uint64
+	sid         string // the session whose turn asks
+	root        string // the folder the call works in (a worktree's, in a worktree session)
+	projectRoot string // the project's folder, which keys its approval rules
+	req         agent.Approval
+	diff        preview // what a write or edit would change (diffFor), computed off the UI goroutine
 }
 
 // approvalMsg asks the user about a tool call.

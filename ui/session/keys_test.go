@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 
+	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/ui/internal/keytest"
 )
@@ -49,6 +50,10 @@ func TestSessionKeysAreData(t *testing.T) {
 	if typed := typedAway(m.Help()); len(typed) > 0 {
 		t.Errorf("the chat's help shows keys that typing takes: %v", typed)
 	}
+
+	// The approval dialog shows every answer key it takes.
+	d := newApprovalDialog(testUI(), &ask{req: agent.Approval{Tool: "bash", Command: "ls"}}, "p", nil)
+	keytest.Check(t, "approval", d.keys, d.Help())
 
 	tp := newTreePage(testUI(), false, nil, "", nil, nil)
 	keytest.Check(t, "tree", tp.keys, tp.Help())
