@@ -13,6 +13,8 @@ import (
 	"path"
 	"strings"
 	"unicode"
+
+	"github.com/pi-tui/pi-tui/internal/pathglob"
 )
 
 // Tools that rules can cover. Other tools never match a rule.
@@ -152,28 +154,7 @@ func matchPath(globs []string, rel string) bool {
 			return false
 		}
 	}
-	return matchSegs(globs, parts)
-}
-
-func matchSegs(globs, parts []string) bool {
-	for len(globs) > 0 {
-		if globs[0] == "**" {
-			for i := 0; i <= len(parts); i++ {
-				if matchSegs(globs[1:], parts[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(parts) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(globs[0], parts[0]); !ok {
-			return false
-		}
-		globs, parts = globs[1:], parts[1:]
-	}
-	return len(parts) == 0
+	return pathglob.Match(globs, parts)
 }
 
 // Suggest is the rule the approval dialog offers for a call, for the user

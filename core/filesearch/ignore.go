@@ -3,6 +3,8 @@ package filesearch
 import (
 	"path"
 	"strings"
+
+	"github.com/pi-tui/pi-tui/internal/pathglob"
 )
 
 // A subset of gitignore(5) that is exact for what it covers: blank lines
@@ -78,46 +80,13 @@ func ignored(rules []rule, rel string, isDir bool) bool {
 		}
 		var hit bool
 		if r.anchored {
-			hit = matchSegs(r.segs, strings.Split(sub, "/"))
+			hit = pathglob.Match(r.segs, strings.Split(sub, "/"))
 		} else {
-			hit = globMatch(r.segs[0], path.Base(sub))
+			hit = pathglob.Match(r.segs[:1], []string{path.Base(sub)})
 		}
 		if hit {
 			out = !r.negate
 		}
 	}
 	return out
-}
-
-// matchSegs matches path parts against pattern parts, "**" standing for
-// any number of parts (zero included).
-func matchSegs(pat, parts []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			if len(pat) == 1 {
-				return true // "x/**" matches everything inside x
-			}
-			for k := 0; k <= len(parts); k++ {
-				if matchSegs(pat[1:], parts[k:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(parts) == 0 || !globMatch(pat[0], parts[0]) {
-			return false
-		}
-		pat, parts = pat[1:], parts[1:]
-	}
-	return len(parts) == 0
-}
-
-// globMatch matches one part; a malformed pattern matches nothing, as git
-// treats it.
-func globMatch(pattern, name string) bool {
-	if strings.Contains(pattern, "**") {
-		pattern = strings.ReplaceAll(pattern, "**", "*")
-	}
-	ok, err := path.Match(pattern, name)
-	return err == nil && ok
 }

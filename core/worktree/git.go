@@ -150,11 +150,22 @@ func firstLine(s string) string {
 	return ""
 }
 
+// hardened are the settings every git run gets. A repository's own
+// .git/config can name programs git runs by itself (core.fsmonitor on a
+// status or a checkout, hooks on a commit, merge or checkout, an external
+// diff): a hostile repository must not run code because pi-tui listed its
+// worktree sessions or merged one. So no fsmonitor, no hooks and no
+// external diff, ever; a user who wants their hooks commits with git
+// themselves. Optional locks are off so a background status never takes
+// the index lock from the user's own git.
+var hardened = []string{"--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+	"-c", "diff.external=", "-c", "core.pager=cat", "-c", "color.ui=false", "-c", "core.quotePath=false"}
+
 // run runs git in dir ("" for anywhere) and returns its output.
 func (g *Git) run(ctx context.Context, dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, g.timeout)
 	defer cancel()
-	full := append([]string{"-c", "core.pager=cat", "-c", "color.ui=false", "-c", "core.quotePath=false"}, args...)
+	full := append(append([]string(nil), hardened...), args...)
 	if dir != "" {
 		full = append([]string{"-C", dir}, full...)
 	}

@@ -295,3 +295,35 @@ func TestProjectInASubfolderWorksInTheSameSubfolder(t *testing.T) {
 }
 
 func writeFile(t testing.TB, dir, rel, body string) { wtt.Write(t, dir, rel, body) }
+
+// A repository's own config cannot make pi-tui run code: fsmonitor and
+// hooks named in .git/config never run when a worktree session is made,
+// read, diffed or merged.
+func TestRepositoryConfigRunsNothing(t *testing.T) {
+	r := newRig(t, map[string]string{"a.txt": "a\n"})
+	ctx := context.Background()
+	mark := filepath.Join(t.TempDir(), "ran")
+	hook := filepath.Join(t.TempDir(), "hooks")
+	os.MkdirAll(hook, 0o755)
+	script := "#!/bin/sh\necho $0 >> " + mark + "\n"
+	for _, h := range []string{"post-checkout", "pre-commit", "post-commit", "post-merge", "reference-transaction"} {
+		os.WriteFile(filepath.Join(hook, h), []byte(script), 0o755)
+	}
+	os.WriteFile(filepath.Join(hook, "fsmonitor"), []byte(script), 0o755)
+	wtt.Git(t, r.root, "config", "core.hooksPath", hook)
+	wtt.Git(t, r.root, "config", "core.fsmonitor", filepath.Join(hook, "fsmonitor"))
+	s, w := r.newSession()
+	wtt.Write(t, w.Root, "b.txt", "b\n")
+	if _, _, err := r.svc.Status(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.svc.Diff(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.svc.Merge(ctx, s, "take b"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(mark); err == nil {
+		t.Errorf("the repository's config ran: %s", b)
+	}
+}
