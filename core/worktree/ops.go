@@ -1,9 +1,11 @@
 package worktree
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +15,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
 // Checkout is the git checkout holding a project root.
@@ -150,15 +153,41 @@ func (g *Git) Status(ctx context.Context, w session.Worktree) (Status, error) {
 		return st, err
 	}
 	st.Files, st.Insertions, st.Deletions = numstat(stat)
-	untracked := 0
-	for _, p := range untrackedPaths(out) {
-		untracked++
-		if b, err := os.ReadFile(filepath.Join(w.Dir, p)); err == nil {
-			st.Insertions += strings.Count(string(b), "\n")
+	untracked := untrackedPaths(out)
+	if root, err := os.OpenRoot(w.Dir); err == nil {
+		for _, p := range untracked {
+			if data, ok := readUntracked(root, p, maxCountBytes); ok {
+				st.Insertions += bytes.Count(data, []byte("\n"))
+			}
 		}
+		root.Close()
 	}
-	st.Files += untracked
+	st.Files += len(untracked)
 	return st, nil
+}
+
+// maxCountBytes bounds what the status reads of one untracked file to
+// count its lines (a build output of gigabytes counts as its first part).
+const maxCountBytes = 1 << 20
+
+// readUntracked reads at most limit bytes of an untracked file inside the
+// worktree: only a regular file, opened through root (a link cannot lead
+// out of the worktree), without blocking (a FIFO or a device, even behind
+// a link, is skipped).
+func readUntracked(root *os.Root, p string, limit int64) ([]byte, bool) {
+	if fi, err := root.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	f, err := root.OpenFile(p, os.O_RDONLY|fsutil.ONonblock, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if _, _, err := fsutil.CheckRegular(f); err != nil {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit))
+	return data, err == nil
 }
 
 // diffSinceFork runs git diff of the working tree against where the
@@ -269,8 +298,8 @@ func (g *Git) Diff(ctx context.Context, w session.Worktree) (string, error) {
 		if b.Len() > maxDiff {
 			break
 		}
-		data, err := root.ReadFile(p)
-		if err != nil {
+		data, ok := readUntracked(root, p, int64(maxDiff-b.Len()+1))
+		if !ok {
 			continue
 		}
 		if slices.Contains(data[:min(len(data), 8000)], 0) {
