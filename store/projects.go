@@ -195,6 +195,16 @@ func (s *Store) IndexSession(ctx context.Context, projectID, id string) error {
 	})
 }
 
+// UnindexSession forgets one session file of a project's index.
+func (s *Store) UnindexSession(ctx context.Context, projectID, id string) error {
+	return s.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM session_files WHERE project_id = ? AND id = ?`, projectID, id); err != nil {
+			return fmt.Errorf("unindex session %s: %w", id, Describe(err))
+		}
+		return nil
+	})
+}
+
 // SessionIndex returns the session ids indexed for every project.
 func (s *Store) SessionIndex(ctx context.Context) (map[string][]string, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT project_id, id FROM session_files ORDER BY project_id, id`)

@@ -98,8 +98,11 @@ func (l *liveOutput) close() {
 }
 
 // flushLocked sends pending up to its last whole character (all of it
-// when final). The sender is called with the lock held: a slow reader of
-// the updates slows the command's output down instead of piling it up.
+// when final). The sender is called with the lock held: a slow reader of a
+// headless run's updates (its stdout) slows the command's output down
+// instead of piling it up. The UI's broker never blocks; what it queues for
+// a program is bounded by the update rate, and a program whose terminal
+// stops reading is cut off by serve's write timeout.
 func (l *liveOutput) flushLocked(now time.Time, final bool) {
 	cut := len(l.pending)
 	if !final {

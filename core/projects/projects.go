@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"unicode"
 
+	"github.com/pi-tui/pi-tui/core/approvals"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/store"
 )
@@ -532,10 +533,11 @@ func (r *Registry) MarkOpened(ctx context.Context, id string) error {
 	return nil
 }
 
-// Remove forgets a project: its row, its sessions and its memory. The
-// folder on disk is never touched.
+// Remove forgets a project: its row, its sessions, its memory and its approval
+// rules (a later project in the same folder starts with none). The folder
+// on disk is never touched.
 func (r *Registry) Remove(ctx context.Context, id string) error {
-	if err := r.st.DeleteProject(ctx, id, memory.Namespace); err != nil {
+	if err := r.st.DeleteProject(ctx, id, memory.Namespace, approvals.Namespace); err != nil {
 		return err
 	}
 	r.forgetFingerprint(ctx, id)

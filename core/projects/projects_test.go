@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/approvals"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/store"
 )
@@ -295,5 +296,30 @@ func TestRemoveDeletesRowSessionsAndMemoryButNotTheFolder(t *testing.T) {
 	q, created, _ := reg.Add(ctx, dir, "", false)
 	if !created || q.Sessions != 0 || q.MemoryEntries != 0 {
 		t.Errorf("re-added = %+v", q)
+	}
+}
+
+// Removing a project removes its approval rules: a different repository
+// cloned later into the same folder is not pre-approved.
+func TestRemoveForgetsApprovalRules(t *testing.T) {
+	reg, st := newRegistry(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	root := filepath.Join(dir, "app")
+	os.MkdirAll(root, 0o755)
+	p, _, err := reg.Add(ctx, root, "app", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := approvals.New(st)
+	if err := rules.Add(ctx, p.Root, approvals.Rule{Tool: approvals.ToolBash, Pattern: "npm test *"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Remove(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	p2, _, _ := reg.Add(ctx, root, "other", true)
+	if list, _ := rules.Rules(ctx, p2.Root); len(list) != 0 {
+		t.Errorf("the removed project's rules apply to the new one: %v", list)
 	}
 }

@@ -19,11 +19,15 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("delete session: %w", err)
 	}
-	path, persisted, projectID := s.File(), s.pi.Persisted(), s.projectID
+	if w, bound := s.Worktree(); bound && w.Active() {
+		s.Close()
+		return fmt.Errorf("delete session %s: it works in its own worktree (branch %s); discard it first, so its folder and branch are not left behind", s.ID(), w.Branch)
+	}
+	full, path, persisted, projectID := s.ID(), s.File(), s.pi.Persisted(), s.projectID
 	s.Close()
 	m.mu.Lock()
-	delete(m.pending, id)
-	delete(m.known, id)
+	delete(m.pending, full)
+	delete(m.known, full)
 	m.mu.Unlock()
 	if !persisted {
 		return nil
@@ -35,15 +39,7 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	if projectID != "" {
 		// The index follows at the next listing anyway; this keeps the
 		// count right at once.
-		if have, err := m.st.SessionIndex(ctx); err == nil {
-			var keep []string
-			for _, x := range have[projectID] {
-				if x != fileID(filepath.Base(path)) {
-					keep = append(keep, x)
-				}
-			}
-			_ = m.st.SetSessionIndex(ctx, projectID, keep)
-		}
+		_ = m.st.UnindexSession(ctx, projectID, fileID(filepath.Base(path)))
 	}
 	return nil
 }
@@ -51,7 +47,8 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 // Fork starts a new session of the same project holding the branch of
 // session id from its root to the entry upTo ("" for an empty session), as
 // pi's fork does: the entries keep their lines, and the new file names the
-// old one as its parent session.
+// old one as its parent session. A fork of a worktree session works in the
+// project root.
 func (m *Manager) Fork(ctx context.Context, id, upTo string) (*Session, error) {
 	s, err := m.Open(ctx, id)
 	if err != nil {
@@ -75,7 +72,17 @@ func (m *Manager) Fork(ctx context.Context, id, upTo string) (*Session, error) {
 	m.mu.Lock()
 	m.known[ps.ID()] = path
 	m.mu.Unlock()
-	return newSession(ps, s.projectID), nil
+	f := newSession(ps, s.projectID)
+	if _, bound := f.Worktree(); bound {
+		// The copied branch names the parent's worktree; a fork works in
+		// the project root, so two sessions never share one worktree
+		// (discarding one would pull the folder from under the other).
+		if _, err := f.Append(ctx, TypeCustom, Worktree{Kind: KindWorktree}); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("fork session %s: %w", id, err)
+		}
+	}
+	return f, nil
 }
 
 // TreeEntry is one entry of a session's tree as /tree shows it.

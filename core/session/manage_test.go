@@ -102,3 +102,43 @@ func TestTreeShowsEveryBranchWithLabels(t *testing.T) {
 		t.Errorf("tree of %d (path %d): %d off the branch, %d labelled", len(tree), len(s.Path()), off, labelled)
 	}
 }
+
+// A fork of a worktree session does not share the worktree: it works in
+// the project root (discarding one must not pull the folder from under
+// the other).
+func TestForkOfAWorktreeSessionIsUnbound(t *testing.T) {
+	e := setup(t, t.TempDir())
+	ctx := context.Background()
+	s, _ := e.m.Create(ctx, "p1", "")
+	if err := s.SetWorktree(ctx, Worktree{Root: "/wt/a", Dir: "/wt/a", Branch: "pi/a", Base: "main", Main: e.root}); err != nil {
+		t.Fatal(err)
+	}
+	u := mustAppend(t, s, TypeUser, msg(provider.RoleUser, text("one")))
+	f, err := e.m.Fork(ctx, s.ID(), u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if w, bound := f.Worktree(); bound {
+		t.Errorf("the fork is bound to %+v", w)
+	}
+	if w, bound := s.Worktree(); !bound || w.Branch != "pi/a" {
+		t.Errorf("the original lost its worktree: %+v %v", w, bound)
+	}
+}
+
+// A session working in its own worktree is not deleted before it is
+// discarded: its folder and branch would be left behind.
+func TestDeleteRefusesAnActiveWorktreeSession(t *testing.T) {
+	e := setup(t, t.TempDir())
+	ctx := context.Background()
+	s, _ := e.m.Create(ctx, "p1", "")
+	s.SetWorktree(ctx, Worktree{Root: "/wt/a", Dir: "/wt/a", Branch: "pi/a", Base: "main", Main: e.root})
+	s.Close()
+	if err := e.m.Delete(ctx, s.ID()); err == nil || !strings.Contains(err.Error(), "discard it first") {
+		t.Fatalf("delete = %v", err)
+	}
+	if _, err := os.Stat(s.File()); err != nil {
+		t.Errorf("the file is gone: %v", err)
+	}
+}

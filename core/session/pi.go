@@ -248,7 +248,7 @@ func view(pe pisession.Entry) (Entry, bool) {
 	default:
 		return e, false
 	}
-	e.src = &source{pe: pe}
+	e.src = &source{fromFile: true, pe: pe}
 	return e, true
 }
 

@@ -82,11 +82,15 @@ func NewEntry(id, parentID, typ string, payload json.RawMessage) Entry {
 // on first use, with a tool result's pi-tui extras folded in), or JSON
 // pi-tui already has.
 type source struct {
-	once   sync.Once
-	pe     pisession.Entry
-	extras *pisession.Entry // a pi-tui.tool custom entry for this tool result
-	raw    json.RawMessage
-	at     int64 // unix ms
+	once sync.Once
+	// fromFile is set when the source is made, never after: the payload
+	// is translated from pe (raw is only its cache). Otherwise raw is the
+	// payload pi-tui already had.
+	fromFile bool
+	pe       pisession.Entry
+	extras   *pisession.Entry // a pi-tui.tool custom entry for this tool result
+	raw      json.RawMessage
+	at       int64 // unix ms
 }
 
 // Payload returns the entry's JSON payload (a stored message, a
@@ -129,7 +133,7 @@ var unreadable = json.RawMessage(`"unreadable entry"`)
 
 func (src *source) load() {
 	src.once.Do(func() {
-		if src.raw != nil {
+		if !src.fromFile {
 			return
 		}
 		if ts := src.pe.Timestamp(); ts != "" {
@@ -802,10 +806,12 @@ func (s *Session) merge(pe pisession.Entry, target string, at map[string]int, ou
 		return
 	}
 	e := out[i]
-	if e.src == nil || e.src.raw != nil {
+	if e.src == nil || !e.src.fromFile {
 		return
 	}
-	e.src = &source{pe: e.src.pe, extras: &pe}
+	// A new source: the old one may have been translated already (by Get
+	// or Context) without the extras, and is shared with its readers.
+	e.src = &source{fromFile: true, pe: e.src.pe, extras: &pe}
 	s.views[target] = cached{e: e, ok: true, merged: true}
 	out[i] = e
 }

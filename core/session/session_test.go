@@ -561,3 +561,45 @@ func TestBranchKeepsModelAndThinking(t *testing.T) {
 		t.Errorf("path %s", types(o.Path()))
 	}
 }
+
+// A tool result read on its own first (Get, as the approval preview and
+// rpc do) still gets its extras when the branch is listed, and reading
+// payloads while the branch is listed elsewhere is safe (run with -race).
+func TestExtrasSurviveAnEarlierRead(t *testing.T) {
+	e := setup(t, t.TempDir())
+	ctx := context.Background()
+	s, _ := e.m.Create(ctx, "p1", "")
+	mustAppend(t, s, TypeUser, msg(provider.RoleUser, text("read")))
+	mustAppend(t, s, TypeAssistant, msg(provider.RoleAssistant, provider.Part{Type: provider.PartToolCall, ToolCallID: "c1", ToolName: "read", Arguments: json.RawMessage(`{"path":"a/b.go"}`)}))
+	res := msg(provider.RoleTool, provider.Part{Type: provider.PartToolResult, ToolCallID: "c1", ToolName: "read", Text: "x"})
+	res.Path, res.ToolMs = "a/b.go", 5
+	r := mustAppend(t, s, TypeToolResult, res)
+	s.Close()
+	o, err := e.m.Open(ctx, s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	got, _ := o.Get(r.ID)
+	_ = got.Payload()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, x := range o.Entries() {
+			_ = x.Payload()
+		}
+	}()
+	for _, x := range o.Path() {
+		_ = x.Payload()
+	}
+	<-done
+	var sm stored
+	for _, x := range o.Entries() {
+		if x.ID == r.ID {
+			json.Unmarshal(x.Payload(), &sm)
+		}
+	}
+	if sm.Path != "a/b.go" || sm.ToolMs != 5 {
+		t.Errorf("extras lost after an earlier read: path %q, toolMs %v", sm.Path, sm.ToolMs)
+	}
+}

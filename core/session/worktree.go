@@ -56,6 +56,9 @@ func (s *Session) Worktree() (Worktree, bool) {
 		if err != nil || json.Unmarshal(c.Data, &w) != nil || w.Kind != KindWorktree {
 			continue
 		}
+		if w.Root == "" {
+			return Worktree{}, false // unbound: a fork of a worktree session
+		}
 		return w, true
 	}
 	return Worktree{}, false

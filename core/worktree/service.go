@@ -100,9 +100,9 @@ func (s *Service) NewSession(ctx context.Context, sm *session.Manager, projectID
 		sess.Close()
 		return nil, session.Worktree{}, err
 	}
-	if err := s.index(ctx, projectID, sess.ID(), w); err != nil {
-		return sess, w, err
-	}
+	// The index only speeds up listings (the session file holds the
+	// binding): a failure to write it costs nothing the caller must undo.
+	_ = s.index(ctx, projectID, sess.ID(), w)
 	return sess, w, nil
 }
 
