@@ -34,6 +34,9 @@ type item struct {
 	kind  itemKind
 	entry *coresession.Entry // decoded lazily
 	ready bool
+	// before is the nearest stored answer before this item: a tool
+	// result's call (and its arguments) is in it or in an earlier one.
+	before *item
 
 	text      string
 	thinking  string
@@ -96,15 +99,17 @@ func itemsFrom(entries []coresession.Entry) []*item {
 		}
 	}
 	out := make([]*item, 0, len(entries))
+	var answer *item // the latest answer so far
 	for i := range entries {
 		e := &entries[i]
 		switch e.Type {
 		case coresession.TypeUser:
 			out = append(out, &item{kind: kindUser, entry: e})
 		case coresession.TypeAssistant:
-			out = append(out, &item{kind: kindAssistant, entry: e})
+			answer = &item{kind: kindAssistant, entry: e, before: answer}
+			out = append(out, answer)
 		case coresession.TypeToolResult:
-			it := &item{kind: kindTool, entry: e}
+			it := &item{kind: kindTool, entry: e, before: answer}
 			if r := deliveries[e.ID]; r != nil {
 				it.delivery = &agent.DeliveryInfo{Deferred: r.Deferred}
 				for _, d := range r.Delivered {
@@ -165,7 +170,28 @@ func (it *item) decode() {
 	}
 	if it.kind == kindTool {
 		it.tool, it.path, it.pre, it.toolMs = sm.Tool, sm.Path, sm.Preflight, sm.ToolMs
+		if it.args == "" {
+			it.args = callArgs(it.before, it.callID)
+		}
 	}
+}
+
+// callArgs returns the arguments of call id, from the nearest answer
+// (answer, or one before it) that made the call: a stored tool result does
+// not repeat them ("" when no answer has it).
+func callArgs(answer *item, id string) string {
+	for a := answer; a != nil && id != ""; a = a.before {
+		var sm agent.StoredMessage
+		if a.entry == nil || json.Unmarshal(a.entry.Payload(), &sm) != nil {
+			continue
+		}
+		for _, p := range sm.Message.Parts {
+			if p.Type == provider.PartToolCall && p.ToolCallID == id && len(p.Arguments) > 0 {
+				return string(p.Arguments)
+			}
+		}
+	}
+	return ""
 }
 
 // render draws an item at width. Finished assistant text goes through
