@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/provider"
 	coresession "github.com/pi-tui/pi-tui/core/session"
@@ -62,6 +63,8 @@ type item struct {
 	skipped  int64     // bytes of its output before output, not kept
 	expanded bool      // ctrl+o: its input and whole output shown
 	marked   bool      // the selected call, the one ctrl+o acts on
+
+	attached int // files sent before a user message (shown as a count)
 
 	mild    bool // a notice that is information, not an error
 	aborted bool // an answer the user aborted
@@ -162,6 +165,10 @@ func (it *item) decode() {
 			}
 		}
 	}
+	if it.kind == kindUser {
+		// What was typed; the files attached to it are counted.
+		it.text, it.attached = filesearch.SplitAttached(it.text)
+	}
 	it.partial, it.errText = sm.Partial, sm.Error
 	if sm.StopReason == provider.StopAborted {
 		// The user stopped it: that is not an error, and it reopens as it
@@ -174,6 +181,14 @@ func (it *item) decode() {
 			it.args = callArgs(it.before, it.callID)
 		}
 	}
+}
+
+// attachedNote says how many files a user message was sent with.
+func (it *item) attachedNote() string {
+	if it.attached == 0 {
+		return ""
+	}
+	return "(+ " + plural(it.attached, "file") + " attached)"
 }
 
 // callArgs returns the arguments of call id, from the nearest answer
@@ -214,6 +229,9 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 	switch it.kind {
 	case kindUser:
 		b.WriteString(st.Key.Render("you") + "\n" + wrap(it.text))
+		if note := it.attachedNote(); note != "" {
+			b.WriteString("\n" + st.Dim.Render(wrap(note)))
+		}
 	case kindAssistant:
 		if it.text == "" && it.thinking == "" && it.errText == "" && !it.streaming {
 			// A turn of tool calls only: its tool lines say it all; an

@@ -1,11 +1,15 @@
 package session
 
 import (
+	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/provider"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 )
@@ -86,5 +90,32 @@ func TestLiveToolLineKeepsItsCommand(t *testing.T) {
 		if !strings.Contains(m.View(), "✓ bash make") {
 			t.Fatalf("the ended call lacks its command:\n%s", m.View())
 		}
+	}
+}
+
+// TestAttachedFilesShowAsACount: a message sent with @files reopens, and
+// shows in /tree, as what was typed plus how many files went with it;
+// continuing from it in /tree puts back what was typed.
+func TestAttachedFilesShowAsACount(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "AGENTS.md"), []byte("be brief\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sent, _ := filesearch.Attach(context.Background(), root, "see @AGENTS.md", filesearch.DefaultAttachLimits())
+	user := storedEntry(t, "u1", "", coresession.TypeUser, agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: sent}}}})
+
+	m := testModel(t)
+	m.SetSize(100, 30)
+	m.Update(openedMsg{id: "s1", title: "t", entries: []coresession.Entry{user}})
+	view := m.View()
+	if !strings.Contains(view, "see @AGENTS.md\n  (+ 1 file attached)") || strings.Contains(view, "<file") || strings.Contains(view, "be brief") {
+		t.Errorf("the reopened message:\n%s", view)
+	}
+	if got := entryText(user); got != "you: see @AGENTS.md (+ 1 file attached)" {
+		t.Errorf("/tree shows %q", got)
+	}
+	m.branchTo(user)
+	if got := m.input.Value(); got != "see @AGENTS.md" {
+		t.Errorf("continuing from the message puts %q in the input", got)
 	}
 }

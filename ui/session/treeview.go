@@ -129,6 +129,9 @@ func entryText(e coresession.Entry) string {
 	it.decode()
 	switch it.kind {
 	case kindUser:
+		if note := it.attachedNote(); note != "" {
+			return "you: " + firstLine(it.text) + " " + note
+		}
 		return "you: " + firstLine(it.text)
 	case kindAssistant:
 		if it.text == "" && it.args != "" {
