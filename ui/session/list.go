@@ -108,6 +108,10 @@ func (m *Model) listKey(msg tea.KeyMsg) tea.Cmd {
 		m.cursor = max(m.cursor-1, 0)
 	case key.Matches(msg, k.Down):
 		m.cursor = min(m.cursor+1, max(len(list)-1, 0))
+	case key.Matches(msg, k.First):
+		m.cursor = 0
+	case key.Matches(msg, k.Last):
+		m.cursor = max(len(list)-1, 0)
 	case m.filter.on:
 		if msg.Type == tea.KeyEnter && m.cursor < len(list) {
 			return m.openSession(list[m.cursor].ID)

@@ -48,7 +48,7 @@ type Keys struct {
 	Send, Newline, Abort, HistPrev, HistNext, ScrollUp, ScrollDown, Tools, Thinking, Sessions key.Binding
 	Level                                                                                     key.Binding // cycles the thinking level
 	ToolPrev, ToolNext                                                                        key.Binding // select the call ctrl+o acts on (tools.go)
-	Open, New, Up, Down                                                                       key.Binding
+	Open, New, Up, Down, First, Last                                                          key.Binding
 	// The list's worktree keys (worktree.go): a new session in a worktree,
 	// its diff, merge and discard.
 	Worktree, Diff, Merge, Discard key.Binding
@@ -83,6 +83,8 @@ func defaultKeys() Keys {
 		Discard:    b("X", "discard worktree", "X"),
 		Up:         b("↑/k", "up", "up", "k"),
 		Down:       b("↓/j", "down", "down", "j"),
+		First:      b("home/g", "first session", "home", "g"),
+		Last:       b("end/G", "last session", "end", "G"),
 	}
 }
 
@@ -194,7 +196,7 @@ func (m *Model) Busy() bool { return m.working }
 func (m *Model) Help() [][]key.Binding {
 	k := m.keys
 	if m.sid == "" {
-		return [][]key.Binding{{k.Open, k.New, k.Rename, k.Delete, k.Filter}, {k.Worktree, k.Diff, k.Merge, k.Discard}, {k.Up, k.Down}}
+		return [][]key.Binding{{k.Open, k.New, k.Rename, k.Delete, k.Filter}, {k.Worktree, k.Diff, k.Merge, k.Discard}, {k.Up, k.Down, k.First, k.Last}}
 	}
 	e := m.input.KeyMap()
 	return [][]key.Binding{{k.Send, k.Newline, k.Abort, menuKeys.Commands, menuKeys.At}, {menuKeys.Pick, menuKeys.Up, menuKeys.Close}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown},

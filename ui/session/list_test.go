@@ -1,0 +1,45 @@
+package session
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	coresession "github.com/pi-tui/pi-tui/core/session"
+)
+
+// selectedRow returns the list's row marked as selected.
+func selectedRow(t *testing.T, m *Model) string {
+	t.Helper()
+	for _, l := range strings.Split(m.View(), "\n") {
+		if strings.HasPrefix(l, "› ") {
+			return l
+		}
+	}
+	t.Fatalf("no row is selected:\n%s", m.View())
+	return ""
+}
+
+// TestSessionListFirstAndLast: home/g and end/G go to the first and last
+// session.
+func TestSessionListFirstAndLast(t *testing.T) {
+	m := testModel(t)
+	m.sid = ""
+	m.SetSize(100, 30)
+	m.list = []coresession.Summary{{ID: "a", Title: "alpha"}, {ID: "b", Title: "beta"}, {ID: "c", Title: "gamma"}}
+	for _, c := range []struct {
+		key  tea.KeyMsg
+		want string
+	}{
+		{tea.KeyMsg{Type: tea.KeyEnd}, "gamma"},
+		{tea.KeyMsg{Type: tea.KeyHome}, "alpha"},
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("G")}, "gamma"},
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("g")}, "alpha"},
+	} {
+		m.Update(c.key)
+		if row := selectedRow(t, m); !strings.Contains(row, c.want) {
+			t.Errorf("after %s the selected row is %q, want %s", c.key, row, c.want)
+		}
+	}
+}
