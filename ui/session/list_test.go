@@ -43,3 +43,23 @@ func TestSessionListFirstAndLast(t *testing.T) {
 		}
 	}
 }
+
+// TestNoProjectSaysHowToOpenOne: with no project open the tab says how to
+// open one (o on its row in Projects) and its help lists none of the
+// list's keys, which do nothing there.
+func TestNoProjectSaysHowToOpenOne(t *testing.T) {
+	m := testModel(t)
+	m.project, m.sid = nil, ""
+	m.SetSize(100, 30)
+	view := m.View()
+	if !strings.Contains(view, "select one and press o") || strings.Contains(view, "enter, then o") {
+		t.Errorf("the empty tab says:\n%s", view)
+	}
+	if help := m.Help(); len(help) != 0 {
+		t.Errorf("the help lists %v with no project open", help)
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/")})
+	if m.CapturesText() {
+		t.Error("/ started a filter of no list")
+	}
+}

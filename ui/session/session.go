@@ -195,6 +195,9 @@ func (m *Model) Busy() bool { return m.working }
 // Help lists the keys of the current mode.
 func (m *Model) Help() [][]key.Binding {
 	k := m.keys
+	if m.project == nil {
+		return nil // no list yet: only the program's own keys work here
+	}
 	if m.sid == "" {
 		return [][]key.Binding{{k.Open, k.New, k.Rename, k.Delete, k.Filter}, {k.Worktree, k.Diff, k.Merge, k.Discard}, {k.Up, k.Down, k.First, k.Last}}
 	}
@@ -353,6 +356,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.handleBranched(msg)
 		return common.Notice("branched: the old branch is kept; edit the message and press enter")
 	case tea.KeyMsg:
+		if m.project == nil {
+			return nil // nothing to list or open: the view says where to go
+		}
 		if m.sid == "" {
 			return m.listKey(msg)
 		}
@@ -365,7 +371,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) View() string {
 	st := m.d.UI
 	if m.project == nil {
-		return st.Title.Render("Session") + "\n\n" + "Open a project's session from Projects: enter, then o." + "\n\n" + st.Dim.Render("1 Projects · ? help")
+		return st.Title.Render("Session") + "\n\n" + "No project is open. In Projects, select one and press o to open its sessions." + "\n\n" + st.Dim.Render("1 Projects · ? help")
 	}
 	if m.sid == "" {
 		return m.listView()
