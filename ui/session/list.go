@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/pi-tui/pi-tui/core/filesearch"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
@@ -192,14 +193,11 @@ func (m *Model) setTitle(id, title string) tea.Cmd {
 
 // deleteDialog asks before a session's file is removed.
 func (m *Model) deleteDialog(s coresession.Summary) tea.Cmd {
-	name := s.Title
-	if name == "" {
-		name = s.FirstMessage
-	}
+	name := sessionTitle(s.Title, s.FirstMessage)
 	if name == "" {
 		name = filepath.Base(s.Path)
 	}
-	body := fmt.Sprintf("Delete %q (%d messages)? Its file is removed, for pi as well:\n%s", common.VisibleLine(firstLine(name)), s.Messages, common.VisibleLine(s.Path))
+	body := fmt.Sprintf("Delete %q (%s)? Its file is removed, for pi as well:\n%s", name, plural(s.Messages, "message"), common.VisibleLine(s.Path))
 	rts, id := m.d.Runtimes, s.ID
 	return m.d.UI.Push(dialog.NewConfirm(m.d.UI, "Delete session", body, func() tea.Cmd {
 		return func() tea.Msg {
@@ -209,6 +207,16 @@ func (m *Model) deleteDialog(s coresession.Summary) tea.Cmd {
 			return deletedMsg{id: id}
 		}
 	}, "D"))
+}
+
+// sessionTitle is what a session is called wherever pi-tui names it: its
+// name, else its first message without the files attached to it; one
+// line, shown as text ("" when it has neither).
+func sessionTitle(name, first string) string {
+	if name == "" {
+		name, _ = filesearch.SplitAttached(first)
+	}
+	return firstLine(name)
 }
 
 // deletedMsg says a session's file was removed.
@@ -240,15 +248,12 @@ func (m *Model) listView() string {
 	top := max(m.cursor-room+1, 0)
 	for i := top; i < len(list) && i < top+room; i++ {
 		s := list[i]
-		title := s.Title
-		if title == "" {
-			title = s.FirstMessage
-		}
+		title := sessionTitle(s.Title, s.FirstMessage)
 		if title == "" {
 			title = "(untitled)"
 		}
 		when := time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04")
-		line := fmt.Sprintf("%s  %s  %s%s", when, common.VisibleLine(firstLine(title)), plural(s.Messages, "message"), m.worktreeCell(s.ID))
+		line := fmt.Sprintf("%s  %s  %s%s", when, title, plural(s.Messages, "message"), m.worktreeCell(s.ID))
 		if s.Problem != "" {
 			// A file pi-tui cannot use says why, in one line; the others work.
 			line = fmt.Sprintf("%s  %s  ⚠ %s", when, common.VisibleLine(filepath.Base(s.Path)), common.VisibleLine(s.Problem))

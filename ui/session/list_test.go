@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	coresession "github.com/pi-tui/pi-tui/core/session"
 )
@@ -61,5 +62,27 @@ func TestNoProjectSaysHowToOpenOne(t *testing.T) {
 	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/")})
 	if m.CapturesText() {
 		t.Error("/ started a filter of no list")
+	}
+}
+
+// TestChatHeaderCallsTheSessionAsTheListDoes: an unnamed session's header
+// shows its first message's first line, as its list row does, clipped to
+// the screen; a name wins.
+func TestChatHeaderCallsTheSessionAsTheListDoes(t *testing.T) {
+	m := testModel(t)
+	m.SetSize(60, 20)
+	first := "fix the login bug " + strings.Repeat("and more ", 20) + "\nsecond line"
+	m.list = []coresession.Summary{{ID: "s1", FirstMessage: first, Messages: 1}}
+	header := func() string { h, _, _ := strings.Cut(m.View(), "\n"); return h }
+	if h := header(); !strings.Contains(h, "fix the login bug") || strings.Contains(h, "unnamed") || strings.Contains(h, "second line") || ansi.StringWidth(h) > 60 {
+		t.Errorf("the header of an unnamed session: %q", h)
+	}
+	m.sid = ""
+	if row := selectedRow(t, m); !strings.Contains(row, "fix the login bug") {
+		t.Errorf("its list row: %q", row)
+	}
+	m.sid, m.title = "s1", "login"
+	if h := header(); !strings.Contains(h, "login") || strings.Contains(h, "fix the") {
+		t.Errorf("the header of a named session: %q", h)
 	}
 }

@@ -367,6 +367,23 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// firstMessage returns the open session's first message as the list has
+// it, else the first one in its transcript.
+func (m *Model) firstMessage() string {
+	for _, s := range m.list {
+		if s.ID == m.sid && s.FirstMessage != "" {
+			return s.FirstMessage
+		}
+	}
+	for _, it := range m.items {
+		if it.kind == kindUser {
+			it.decode()
+			return it.text
+		}
+	}
+	return ""
+}
+
 // View draws the tab.
 func (m *Model) View() string {
 	st := m.d.UI
@@ -377,16 +394,16 @@ func (m *Model) View() string {
 		return m.listView()
 	}
 	var b strings.Builder
-	// The session's name, never its first message: a pasted page would
-	// fill the screen. Clipped to the line.
-	title := m.title
+	// Called as the list calls it (its name, else the first line of its
+	// first message), clipped to the line.
+	title := sessionTitle(m.title, m.firstMessage())
 	switch {
 	case title == "" && len(m.items) == 0:
 		title = "new session"
 	case title == "":
 		title = "unnamed session"
 	}
-	b.WriteString(st.Title.Render("Session · "+common.VisibleLine(m.project.Name)) + st.Dim.Render("  "+ansi.Truncate(common.VisibleLine(title), max(m.width-30, 10), "…")) + "\n")
+	b.WriteString(st.Title.Render("Session · "+common.VisibleLine(m.project.Name)) + st.Dim.Render("  "+ansi.Truncate(title, max(m.width-30, 10), "…")) + "\n")
 	menu := m.suggestionLines()
 	b.WriteString(m.transcript(max(m.transcriptHeight()-len(menu), 1)) + "\n")
 	for _, l := range menu {
