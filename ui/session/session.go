@@ -354,7 +354,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case branchedMsg:
 		m.handleBranched(msg)
-		return common.Notice("branched: the old branch is kept; edit the message and press enter")
+		if msg.edit {
+			return common.Notice("branched: the old branch is kept; edit the message and press enter")
+		}
+		return common.Notice("branched: the old branch is kept; your next message continues from this entry")
 	case tea.KeyMsg:
 		if m.project == nil {
 			return nil // nothing to list or open: the view says where to go

@@ -61,8 +61,8 @@ func userText(e coresession.Entry) string {
 // the message in the input to edit and send again.
 func (m *Model) branchTo(e coresession.Entry) tea.Cmd {
 	rts, id := m.d.Runtimes, m.sid
-	at := e.ID
-	if e.Type == coresession.TypeUser {
+	at, edit := e.ID, e.Type == coresession.TypeUser
+	if edit {
 		at = e.ParentID
 		m.input.SetValue(userText(e)) // the cursor at its end, to edit it
 		m.input.fit(m.width, m.height)
@@ -75,7 +75,7 @@ func (m *Model) branchTo(e coresession.Entry) tea.Cmd {
 		if err != nil {
 			return openedMsg{err: err}
 		}
-		return branchedMsg{entries: s.Path()}
+		return branchedMsg{entries: s.Path(), edit: edit}
 	}
 }
 
@@ -96,7 +96,10 @@ func (m *Model) forkFrom(e coresession.Entry) tea.Cmd {
 	}
 }
 
-type branchedMsg struct{ entries []coresession.Entry }
+type branchedMsg struct {
+	entries []coresession.Entry
+	edit    bool // a message of the user's went back to the input
+}
 
 // modelPicker reads models.json in a command, then offers the models.
 func (m *Model) modelPicker() tea.Cmd {
