@@ -349,7 +349,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case modelsMsg:
 		if m.sid != "" {
-			return m.showModels(msg.refs, msg.err)
+			return m.showModels(msg.refs, msg.current, msg.err)
 		}
 		return nil
 	case branchedMsg:

@@ -2,6 +2,9 @@ package session
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/agent"
@@ -51,5 +54,40 @@ func TestBranchNoticeSaysWhatToDo(t *testing.T) {
 	got = notice(func() any { return m.branchTo(entries[2])() })
 	if m.input.Value() != "second question" || got != "branched: the old branch is kept; edit the message and press enter" {
 		t.Errorf("from a question: input %q, notice %q", m.input.Value(), got)
+	}
+}
+
+// TestModelMenuMarksTheCurrentModel: /model marks the model the next
+// prompt uses: the default until the session picks one, then its pick.
+func TestModelMenuMarksTheCurrentModel(t *testing.T) {
+	m := testModel(t)
+	dir := m.d.Host.Places.AgentDir
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, s string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("models.json", `{"providers":{"fake":{"baseUrl":"http://127.0.0.1:9","api":"openai-completions","apiKey":"k","models":[{"id":"m1"},{"id":"m2"}]}}}`)
+	write("settings.json", `{"defaultProvider":"fake","defaultModel":"m1"}`)
+	menu := func() string {
+		t.Helper()
+		m.Update(m.modelPicker()())
+		for _, op := range m.d.UI.Nav.Drain() {
+			if op.Push != nil {
+				return op.Push.View(80, 20)
+			}
+		}
+		t.Fatal("/model opened no menu")
+		return ""
+	}
+	if v := menu(); !strings.Contains(v, "fake/m1  ← current") || strings.Contains(v, "m2  ← current") {
+		t.Errorf("with the default model:\n%s", v)
+	}
+	m.model = "fake/m2"
+	if v := menu(); !strings.Contains(v, "fake/m2  ← current") || strings.Contains(v, "m1  ← current") {
+		t.Errorf("with the session's pick:\n%s", v)
 	}
 }
