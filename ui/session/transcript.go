@@ -252,7 +252,7 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 			if opts.thinking {
 				b.WriteString(st.Dim.Render(wrap(it.thinking)) + "\n")
 			} else {
-				b.WriteString(st.Dim.Render(fmt.Sprintf("(thinking, %d chars: ctrl+t shows it)", len(it.thinking))) + "\n")
+				b.WriteString(st.Dim.Render(fmt.Sprintf("(thinking, %s: ctrl+t shows it)", plural(len(it.thinking), "char"))) + "\n")
 			}
 		}
 		text := it.text
