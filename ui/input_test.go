@@ -41,8 +41,8 @@ func numbered(n int) string {
 
 // TestPasted12LinesKeepTheScreen: a pasted message grows the input to a
 // third of the screen, which shows where it is in the text; once sent,
-// the header keeps the session's name, and the answer, the state line and
-// the input stay on screen.
+// the header names the session by the message's first line only (as the
+// list does), and the answer, the state line and the input stay on screen.
 func TestPasted12LinesKeepTheScreen(t *testing.T) {
 	r := newKitRig(t, 80, 24, echoModel, true)
 	r.chat()
@@ -56,7 +56,7 @@ func TestPasted12LinesKeepTheScreen(t *testing.T) {
 	if len(lines) != 24 {
 		t.Fatalf("the frame has %d lines:\n%s", len(lines), final)
 	}
-	if head := lines[1]; strings.Contains(head, "pasted") || !strings.Contains(head, "unnamed session") {
+	if head := lines[1]; !strings.Contains(head, "pasted line 1") || strings.Contains(head, "pasted line 2") {
 		t.Errorf("header %q", head)
 	}
 	for _, want := range []string{"got 12 lines", "runtime idle", "›", "model: fake/m1"} {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -101,6 +102,34 @@ func Attach(ctx context.Context, root, text string, lim AttachLimits) (string, [
 		return text, report
 	}
 	return b.String() + text, report
+}
+
+// SplitAttached undoes Attach for display: it returns what was typed and
+// how many <file> blocks came before it. It reads the blocks Attach writes
+// (and pi's, which have the same shape); a message that does not start
+// with a whole one is returned as it is.
+func SplitAttached(msg string) (typed string, files int) {
+	rest := msg
+	for strings.HasPrefix(rest, "<file name=\"") {
+		name, err := strconv.QuotedPrefix(rest[len("<file name="):])
+		if err != nil {
+			break
+		}
+		body := rest[len("<file name=")+len(name):]
+		if !strings.HasPrefix(body, ">") {
+			break
+		}
+		end := strings.Index(body, "</file>")
+		if end < 0 {
+			break
+		}
+		rest = strings.TrimPrefix(body[end+len("</file>"):], "\n")
+		files++
+	}
+	if files == 0 {
+		return msg, 0
+	}
+	return rest, files
 }
 
 // References returns the @paths of text in order: an "@" at the start or

@@ -56,6 +56,9 @@ func TestAttachAsPiDoes(t *testing.T) {
 	if report[0].Lines != 1 || report[4].Note == "" {
 		t.Fatalf("report %+v", report)
 	}
+	if typed, n := SplitAttached(got); typed != msg || n != 6 {
+		t.Fatalf("SplitAttached gives %d files and %q", n, typed)
+	}
 	if plain, rep := Attach(context.Background(), root, "no references, mail me@example.com", DefaultAttachLimits()); plain != "no references, mail me@example.com" || rep != nil {
 		t.Fatalf("plain text changed: %q %v", plain, rep)
 	}
@@ -68,7 +71,20 @@ func TestAttachQuotesHostileNames(t *testing.T) {
 	name := `a">x<file.md`
 	write(t, root, map[string]string{name: "hi"})
 	got, _ := Attach(context.Background(), root, "@"+name, DefaultAttachLimits())
+	if typed, n := SplitAttached(got); typed != "@"+name || n != 1 {
+		t.Fatalf("SplitAttached gives %d files and %q", n, typed)
+	}
 	if head, _, _ := strings.Cut(got, "</file>"); strings.Count(head, "<file") != 1 || !strings.Contains(got, `\"\u003ex\u003cfile`) {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// A message that does not start with a whole <file> block is what was
+// typed, even when it mentions one.
+func TestSplitAttachedLeavesTypedTextAlone(t *testing.T) {
+	for _, msg := range []string{"", "plain", `<file name="x">no end`, `<file name=x>bare</file>`, "say <file name=\"a\">b</file>", `<file name="a"`} {
+		if typed, n := SplitAttached(msg); typed != msg || n != 0 {
+			t.Errorf("SplitAttached(%q) = %q, %d", msg, typed, n)
+		}
 	}
 }

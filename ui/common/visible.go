@@ -1,10 +1,7 @@
 package common
 
 import (
-	"regexp"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
@@ -66,32 +63,4 @@ func sgrLen(s string) int {
 		}
 	}
 	return 0
-}
-
-// numericRef matches an HTML numeric character reference, which markdown
-// renderers decode into the character it names.
-var numericRef = regexp.MustCompile(`&#([0-9]{1,8}|[xX][0-9a-fA-F]{1,8});`)
-
-// MarkdownSafe prepares untrusted markdown for rendering: Visible, and
-// numeric character references that would decode into a control character
-// (&#27; is ESC) are escaped so they show as written. Render the result and
-// pass the output through SafeANSI.
-func MarkdownSafe(s string) string {
-	s = Visible(s)
-	if !strings.Contains(s, "&#") {
-		return s
-	}
-	return numericRef.ReplaceAllStringFunc(s, func(ref string) string {
-		num := ref[2 : len(ref)-1]
-		base := 10
-		if num[0] == 'x' || num[0] == 'X' {
-			num, base = num[1:], 16
-		}
-		v, err := strconv.ParseInt(num, base, 32)
-		r := rune(v)
-		if err != nil || r < 0x20 || r == 0x7f || safetext.Interpreted(r) || !utf8.ValidRune(r) {
-			return "&amp;" + ref[1:]
-		}
-		return ref
-	})
 }

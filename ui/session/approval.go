@@ -214,7 +214,7 @@ func (d *approvalDialog) build(w int) {
 	plain := func(s ...string) string { return strings.Join(s, "") }
 	if d.ask.req.Tool != "bash" {
 		p := d.ask.diff
-		d.summary = fmt.Sprintf("%s %s · %d lines added, %d removed", d.ask.req.Tool, common.VisibleLine(d.ask.req.Path), p.added, p.removed)
+		d.summary = fmt.Sprintf("%s %s · %s added, %d removed", d.ask.req.Tool, common.VisibleLine(d.ask.req.Path), plural(p.added, "line"), p.removed)
 		nw := p.width()
 		gw := 2*nw + 4 // "12 13 │ "
 		for _, l := range p.lines {

@@ -134,7 +134,7 @@ func TestDiffForReadsSafely(t *testing.T) {
 		want          []string
 	}{
 		{"old.txt", "a\nB\nc\n", []string{"@@ -1,3 +1,3 @@\n1 1 │   a\n2   │ - b\n  2 │ + B\n3 3 │   c\n"}},
-		{"new.txt", long, []string{"(new file, 2500 bytes)", "      1 │ + line\n", "    500 │ + line\n"}},
+		{"new.txt", long, []string{"(new file, 2,500 bytes)", "      1 │ + line\n", "    500 │ + line\n"}},
 		{"pipe", "x\n", []string{"(not a regular file)", "  1 │ + x\n"}},
 		{"big.txt", "y\n", []string{"over 1 MiB", "  1 │ + y\n"}},
 		{"../outside.txt", "x\n", []string{"the tool will refuse it"}},
@@ -291,7 +291,7 @@ func TestDiffShowsLineNumbersAndContext(t *testing.T) {
 	d := newApprovalDialog(testUI(), &ask{root: root, req: agent.Approval{Tool: "edit", Path: "f.txt", Args: args},
 		diff: diffFor(root, agent.Approval{Tool: "edit", Path: "f.txt", Args: args})}, "proj", nil)
 	view := ansi.Strip(d.View(80, 30))
-	for _, w := range []string{"1 lines added, 1 removed", "10    │ - line 10", "   10 │ + ten", "13 13 │   line 13"} {
+	for _, w := range []string{"1 line added, 1 removed", "10    │ - line 10", "   10 │ + ten", "13 13 │   line 13"} {
 		if !strings.Contains(view, w) {
 			t.Errorf("dialog lacks %q:\n%s", w, view)
 		}

@@ -10,14 +10,12 @@ import (
 	"github.com/pi-tui/pi-tui/store"
 )
 
-// What another writer (pi, another pi-tui) appends to the open session
-// shows in its transcript without reopening it.
-func TestTranscriptShowsWhatAnotherWriterAppended(t *testing.T) {
-	m := testModel(t)
-	ctx := context.Background()
-	root := t.TempDir()
-	st := m.d.Host.Store
-	if _, _, err := st.InsertProject(ctx, store.ProjectRow{ID: "p1", Name: "p", Root: root, CreatedAt: 1}); err != nil {
+// realSession makes m's project a real one, in a temporary folder, and
+// starts a session file in it.
+func realSession(t *testing.T, m *Model) *coresession.Session {
+	t.Helper()
+	ctx, root := context.Background(), t.TempDir()
+	if _, _, err := m.d.Host.Store.InsertProject(ctx, store.ProjectRow{ID: "p1", Name: "p", Root: root, CreatedAt: 1}); err != nil {
 		t.Fatal(err)
 	}
 	m.project.ID, m.project.Root = "p1", root
@@ -25,6 +23,16 @@ func TestTranscriptShowsWhatAnotherWriterAppended(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// What another writer (pi, another pi-tui) appends to the open session
+// shows in its transcript without reopening it.
+func TestTranscriptShowsWhatAnotherWriterAppended(t *testing.T) {
+	m := testModel(t)
+	ctx := context.Background()
+	st := m.d.Host.Store
+	s := realSession(t, m)
 	user := agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "hello"}}}}
 	if _, err := s.Append(ctx, coresession.TypeUser, user); err != nil {
 		t.Fatal(err)

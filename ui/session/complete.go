@@ -317,7 +317,9 @@ func (m *Model) menuLines() []string {
 			text = fmt.Sprintf("  %-24s %s", name, st.Dim.Render(common.VisibleLine(it.desc)))
 		}
 		if i == c.sel {
-			out = append(out, st.Selected.Render(line(ansi.Strip(text))))
+			// Marked as the lists mark their row, so it shows without
+			// colour too (NO_COLOR).
+			out = append(out, st.Selected.Render(line("› "+ansi.Strip(text)[2:])))
 		} else {
 			out = append(out, line(text))
 		}

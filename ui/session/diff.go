@@ -180,7 +180,7 @@ func diffFor(root string, req agent.Approval) preview {
 	content, _ := args["content"].(string)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		p.note("(new file, %d bytes)", len(content))
+		p.note("(new file, %s)", plural(len(content), "byte"))
 	case errors.As(err, &notRegular):
 		p.note("(not a regular file)")
 	case err != nil:

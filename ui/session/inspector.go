@@ -42,7 +42,7 @@ func (p *inspector) content() string {
 	}
 	s := p.in.Sections
 	var b strings.Builder
-	fmt.Fprintf(&b, "System prompt for %s: %d bytes\n", p.in.Model, len(p.in.System))
+	fmt.Fprintf(&b, "System prompt for %s: %s\n", p.in.Model, plural(len(p.in.System), "byte"))
 	if p.in.Root != p.in.ProjectRoot {
 		fmt.Fprintf(&b, "Instructions from the session's worktree %s (memory and trust: the project's)\n", common.VisibleLine(p.in.Root))
 	} else {

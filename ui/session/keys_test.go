@@ -33,8 +33,8 @@ func TestSessionKeysAreData(t *testing.T) {
 	m := testModel(t)
 	k := m.keys
 	m.sid = ""
-	list := struct{ Open, New, Rename, Delete, Filter, Up, Down, Worktree, Diff, Merge, Discard key.Binding }{
-		k.Open, k.New, k.Rename, k.Delete, k.Filter, k.Up, k.Down, k.Worktree, k.Diff, k.Merge, k.Discard}
+	list := struct{ Open, New, Rename, Delete, Filter, Up, Down, First, Last, Worktree, Diff, Merge, Discard key.Binding }{
+		k.Open, k.New, k.Rename, k.Delete, k.Filter, k.Up, k.Down, k.First, k.Last, k.Worktree, k.Diff, k.Merge, k.Discard}
 	keytest.Check(t, "session list", list, m.Help())
 
 	m.sid = "s1"

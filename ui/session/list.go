@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/pi-tui/pi-tui/core/filesearch"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
@@ -108,6 +109,10 @@ func (m *Model) listKey(msg tea.KeyMsg) tea.Cmd {
 		m.cursor = max(m.cursor-1, 0)
 	case key.Matches(msg, k.Down):
 		m.cursor = min(m.cursor+1, max(len(list)-1, 0))
+	case key.Matches(msg, k.First):
+		m.cursor = 0
+	case key.Matches(msg, k.Last):
+		m.cursor = max(len(list)-1, 0)
 	case m.filter.on:
 		if msg.Type == tea.KeyEnter && m.cursor < len(list) {
 			return m.openSession(list[m.cursor].ID)
@@ -188,14 +193,11 @@ func (m *Model) setTitle(id, title string) tea.Cmd {
 
 // deleteDialog asks before a session's file is removed.
 func (m *Model) deleteDialog(s coresession.Summary) tea.Cmd {
-	name := s.Title
-	if name == "" {
-		name = s.FirstMessage
-	}
+	name := sessionTitle(s.Title, s.FirstMessage)
 	if name == "" {
 		name = filepath.Base(s.Path)
 	}
-	body := fmt.Sprintf("Delete %q (%d messages)? Its file is removed, for pi as well:\n%s", common.VisibleLine(firstLine(name)), s.Messages, common.VisibleLine(s.Path))
+	body := fmt.Sprintf("Delete %q (%s)? Its file is removed, for pi as well:\n%s", name, plural(s.Messages, "message"), common.VisibleLine(s.Path))
 	rts, id := m.d.Runtimes, s.ID
 	return m.d.UI.Push(dialog.NewConfirm(m.d.UI, "Delete session", body, func() tea.Cmd {
 		return func() tea.Msg {
@@ -205,6 +207,16 @@ func (m *Model) deleteDialog(s coresession.Summary) tea.Cmd {
 			return deletedMsg{id: id}
 		}
 	}, "D"))
+}
+
+// sessionTitle is what a session is called wherever pi-tui names it: its
+// name, else its first message without the files attached to it; one
+// line, shown as text ("" when it has neither).
+func sessionTitle(name, first string) string {
+	if name == "" {
+		name, _ = filesearch.SplitAttached(first)
+	}
+	return firstLine(name)
 }
 
 // deletedMsg says a session's file was removed.
@@ -236,15 +248,12 @@ func (m *Model) listView() string {
 	top := max(m.cursor-room+1, 0)
 	for i := top; i < len(list) && i < top+room; i++ {
 		s := list[i]
-		title := s.Title
-		if title == "" {
-			title = s.FirstMessage
-		}
+		title := sessionTitle(s.Title, s.FirstMessage)
 		if title == "" {
 			title = "(untitled)"
 		}
 		when := time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04")
-		line := fmt.Sprintf("%s  %s  %s%s", when, common.VisibleLine(firstLine(title)), plural(s.Messages, "message"), m.worktreeCell(s.ID))
+		line := fmt.Sprintf("%s  %s  %s%s", when, title, plural(s.Messages, "message"), m.worktreeCell(s.ID))
 		if s.Problem != "" {
 			// A file pi-tui cannot use says why, in one line; the others work.
 			line = fmt.Sprintf("%s  %s  ⚠ %s", when, common.VisibleLine(filepath.Base(s.Path)), common.VisibleLine(s.Problem))

@@ -48,7 +48,7 @@ type Keys struct {
 	Send, Newline, Abort, HistPrev, HistNext, ScrollUp, ScrollDown, Tools, Thinking, Sessions key.Binding
 	Level                                                                                     key.Binding // cycles the thinking level
 	ToolPrev, ToolNext                                                                        key.Binding // select the call ctrl+o acts on (tools.go)
-	Open, New, Up, Down                                                                       key.Binding
+	Open, New, Up, Down, First, Last                                                          key.Binding
 	// The list's worktree keys (worktree.go): a new session in a worktree,
 	// its diff, merge and discard.
 	Worktree, Diff, Merge, Discard key.Binding
@@ -83,6 +83,8 @@ func defaultKeys() Keys {
 		Discard:    b("X", "discard worktree", "X"),
 		Up:         b("↑/k", "up", "up", "k"),
 		Down:       b("↓/j", "down", "down", "j"),
+		First:      b("home/g", "first session", "home", "g"),
+		Last:       b("end/G", "last session", "end", "G"),
 	}
 }
 
@@ -193,8 +195,11 @@ func (m *Model) Busy() bool { return m.working }
 // Help lists the keys of the current mode.
 func (m *Model) Help() [][]key.Binding {
 	k := m.keys
+	if m.project == nil {
+		return nil // no list yet: only the program's own keys work here
+	}
 	if m.sid == "" {
-		return [][]key.Binding{{k.Open, k.New, k.Rename, k.Delete, k.Filter}, {k.Worktree, k.Diff, k.Merge, k.Discard}, {k.Up, k.Down}}
+		return [][]key.Binding{{k.Open, k.New, k.Rename, k.Delete, k.Filter}, {k.Worktree, k.Diff, k.Merge, k.Discard}, {k.Up, k.Down, k.First, k.Last}}
 	}
 	e := m.input.KeyMap()
 	return [][]key.Binding{{k.Send, k.Newline, k.Abort, menuKeys.Commands, menuKeys.At}, {menuKeys.Pick, menuKeys.Up, menuKeys.Close}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown},
@@ -344,13 +349,19 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case modelsMsg:
 		if m.sid != "" {
-			return m.showModels(msg.refs, msg.err)
+			return m.showModels(msg.refs, msg.current, msg.err)
 		}
 		return nil
 	case branchedMsg:
 		m.handleBranched(msg)
-		return common.Notice("branched: the old branch is kept; edit the message and press enter")
+		if msg.edit {
+			return common.Notice("branched: the old branch is kept; edit the message and press enter")
+		}
+		return common.Notice("branched: the old branch is kept; your next message continues from this entry")
 	case tea.KeyMsg:
+		if m.project == nil {
+			return nil // nothing to list or open: the view says where to go
+		}
 		if m.sid == "" {
 			return m.listKey(msg)
 		}
@@ -359,26 +370,43 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// firstMessage returns the open session's first message as the list has
+// it, else the first one in its transcript.
+func (m *Model) firstMessage() string {
+	for _, s := range m.list {
+		if s.ID == m.sid && s.FirstMessage != "" {
+			return s.FirstMessage
+		}
+	}
+	for _, it := range m.items {
+		if it.kind == kindUser {
+			it.decode()
+			return it.text
+		}
+	}
+	return ""
+}
+
 // View draws the tab.
 func (m *Model) View() string {
 	st := m.d.UI
 	if m.project == nil {
-		return st.Title.Render("Session") + "\n\n" + "Open a project's session from Projects: enter, then o." + "\n\n" + st.Dim.Render("1 Projects · ? help")
+		return st.Title.Render("Session") + "\n\n" + "No project is open. In Projects, select one and press o to open its sessions." + "\n\n" + st.Dim.Render("1 Projects · ? help")
 	}
 	if m.sid == "" {
 		return m.listView()
 	}
 	var b strings.Builder
-	// The session's name, never its first message: a pasted page would
-	// fill the screen. Clipped to the line.
-	title := m.title
+	// Called as the list calls it (its name, else the first line of its
+	// first message), clipped to the line.
+	title := sessionTitle(m.title, m.firstMessage())
 	switch {
 	case title == "" && len(m.items) == 0:
 		title = "new session"
 	case title == "":
 		title = "unnamed session"
 	}
-	b.WriteString(st.Title.Render("Session · "+common.VisibleLine(m.project.Name)) + st.Dim.Render("  "+ansi.Truncate(common.VisibleLine(title), max(m.width-30, 10), "…")) + "\n")
+	b.WriteString(st.Title.Render("Session · "+common.VisibleLine(m.project.Name)) + st.Dim.Render("  "+ansi.Truncate(title, max(m.width-30, 10), "…")) + "\n")
 	menu := m.suggestionLines()
 	b.WriteString(m.transcript(max(m.transcriptHeight()-len(menu), 1)) + "\n")
 	for _, l := range menu {

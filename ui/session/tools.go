@@ -158,34 +158,9 @@ func (m *Model) toggleTool() tea.Cmd {
 	}
 	it := m.items[i]
 	it.decode()
-	if !it.expanded && it.args == "" {
-		it.args = m.callArgs(i)
-	}
 	it.expanded, it.cacheKey = !it.expanded, ""
 	m.reveal(i)
 	return nil
-}
-
-// callArgs finds the arguments of a stored tool result's call in the
-// answer before it that made the call ("" when it is not there).
-func (m *Model) callArgs(i int) string {
-	id := m.items[i].callID
-	for j := i - 1; j >= 0 && id != ""; j-- {
-		e := m.items[j].entry
-		if m.items[j].kind != kindAssistant || e == nil {
-			continue
-		}
-		var sm agent.StoredMessage
-		if json.Unmarshal(e.Payload(), &sm) != nil {
-			continue
-		}
-		for _, p := range sm.Message.Parts {
-			if p.ToolCallID == id && p.ToolName != "" && len(p.Arguments) > 0 {
-				return string(p.Arguments)
-			}
-		}
-	}
-	return ""
 }
 
 // reveal scrolls the transcript so item i is in view, its first line

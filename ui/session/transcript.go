@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/provider"
 	coresession "github.com/pi-tui/pi-tui/core/session"
@@ -34,6 +35,9 @@ type item struct {
 	kind  itemKind
 	entry *coresession.Entry // decoded lazily
 	ready bool
+	// before is the nearest stored answer before this item: a tool
+	// result's call (and its arguments) is in it or in an earlier one.
+	before *item
 
 	text      string
 	thinking  string
@@ -59,6 +63,8 @@ type item struct {
 	skipped  int64     // bytes of its output before output, not kept
 	expanded bool      // ctrl+o: its input and whole output shown
 	marked   bool      // the selected call, the one ctrl+o acts on
+
+	attached int // files sent before a user message (shown as a count)
 
 	mild    bool // a notice that is information, not an error
 	aborted bool // an answer the user aborted
@@ -96,15 +102,17 @@ func itemsFrom(entries []coresession.Entry) []*item {
 		}
 	}
 	out := make([]*item, 0, len(entries))
+	var answer *item // the latest answer so far
 	for i := range entries {
 		e := &entries[i]
 		switch e.Type {
 		case coresession.TypeUser:
 			out = append(out, &item{kind: kindUser, entry: e})
 		case coresession.TypeAssistant:
-			out = append(out, &item{kind: kindAssistant, entry: e})
+			answer = &item{kind: kindAssistant, entry: e, before: answer}
+			out = append(out, answer)
 		case coresession.TypeToolResult:
-			it := &item{kind: kindTool, entry: e}
+			it := &item{kind: kindTool, entry: e, before: answer}
 			if r := deliveries[e.ID]; r != nil {
 				it.delivery = &agent.DeliveryInfo{Deferred: r.Deferred}
 				for _, d := range r.Delivered {
@@ -157,6 +165,10 @@ func (it *item) decode() {
 			}
 		}
 	}
+	if it.kind == kindUser {
+		// What was typed; the files attached to it are counted.
+		it.text, it.attached = filesearch.SplitAttached(it.text)
+	}
 	it.partial, it.errText = sm.Partial, sm.Error
 	if sm.StopReason == provider.StopAborted {
 		// The user stopped it: that is not an error, and it reopens as it
@@ -165,7 +177,36 @@ func (it *item) decode() {
 	}
 	if it.kind == kindTool {
 		it.tool, it.path, it.pre, it.toolMs = sm.Tool, sm.Path, sm.Preflight, sm.ToolMs
+		if it.args == "" {
+			it.args = callArgs(it.before, it.callID)
+		}
 	}
+}
+
+// attachedNote says how many files a user message was sent with.
+func (it *item) attachedNote() string {
+	if it.attached == 0 {
+		return ""
+	}
+	return "(+ " + plural(it.attached, "file") + " attached)"
+}
+
+// callArgs returns the arguments of call id, from the nearest answer
+// (answer, or one before it) that made the call: a stored tool result does
+// not repeat them ("" when no answer has it).
+func callArgs(answer *item, id string) string {
+	for a := answer; a != nil && id != ""; a = a.before {
+		var sm agent.StoredMessage
+		if a.entry == nil || json.Unmarshal(a.entry.Payload(), &sm) != nil {
+			continue
+		}
+		for _, p := range sm.Message.Parts {
+			if p.Type == provider.PartToolCall && p.ToolCallID == id && len(p.Arguments) > 0 {
+				return string(p.Arguments)
+			}
+		}
+	}
+	return ""
 }
 
 // render draws an item at width. Finished assistant text goes through
@@ -188,6 +229,9 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 	switch it.kind {
 	case kindUser:
 		b.WriteString(st.Key.Render("you") + "\n" + wrap(it.text))
+		if note := it.attachedNote(); note != "" {
+			b.WriteString("\n" + st.Dim.Render(wrap(note)))
+		}
 	case kindAssistant:
 		if it.text == "" && it.thinking == "" && it.errText == "" && !it.streaming {
 			// A turn of tool calls only: its tool lines say it all; an
@@ -208,7 +252,7 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 			if opts.thinking {
 				b.WriteString(st.Dim.Render(wrap(it.thinking)) + "\n")
 			} else {
-				b.WriteString(st.Dim.Render(fmt.Sprintf("(thinking, %d chars: ctrl+t shows it)", len(it.thinking))) + "\n")
+				b.WriteString(st.Dim.Render(fmt.Sprintf("(thinking, %s: ctrl+t shows it)", plural(len(it.thinking), "char"))) + "\n")
 			}
 		}
 		text := it.text

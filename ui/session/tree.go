@@ -61,8 +61,8 @@ func userText(e coresession.Entry) string {
 // the message in the input to edit and send again.
 func (m *Model) branchTo(e coresession.Entry) tea.Cmd {
 	rts, id := m.d.Runtimes, m.sid
-	at := e.ID
-	if e.Type == coresession.TypeUser {
+	at, edit := e.ID, e.Type == coresession.TypeUser
+	if edit {
 		at = e.ParentID
 		m.input.SetValue(userText(e)) // the cursor at its end, to edit it
 		m.input.fit(m.width, m.height)
@@ -75,7 +75,7 @@ func (m *Model) branchTo(e coresession.Entry) tea.Cmd {
 		if err != nil {
 			return openedMsg{err: err}
 		}
-		return branchedMsg{entries: s.Path()}
+		return branchedMsg{entries: s.Path(), edit: edit}
 	}
 }
 
@@ -96,27 +96,38 @@ func (m *Model) forkFrom(e coresession.Entry) tea.Cmd {
 	}
 }
 
-type branchedMsg struct{ entries []coresession.Entry }
+type branchedMsg struct {
+	entries []coresession.Entry
+	edit    bool // a message of the user's went back to the input
+}
 
 // modelPicker reads models.json in a command, then offers the models.
 func (m *Model) modelPicker() tea.Cmd {
 	agentDir, env := m.d.Host.Places.AgentDir, m.d.Env
+	cur, _ := m.Effective()
 	return func() tea.Msg {
 		reg := provider.Load(agentDir, env)
 		var refs []coresettings.ModelRef
 		for _, l := range reg.Usable() {
 			refs = append(refs, l.ModelRef)
 		}
-		return modelsMsg{refs: refs, err: reg.Err()}
+		// The model the next prompt uses, as PROVIDER/ID: the session's
+		// choice, else what its runtime runs, else the default.
+		current, _ := provider.SplitThinking(cur)
+		if d, err := provider.Describe(agentDir, env, cur); err == nil {
+			current = d.Model.Provider + "/" + d.Model.ID
+		}
+		return modelsMsg{refs: refs, current: current, err: reg.Err()}
 	}
 }
 
 type modelsMsg struct {
-	refs []coresettings.ModelRef
-	err  error
+	refs    []coresettings.ModelRef
+	current string // the model in use, marked in the menu
+	err     error
 }
 
-func (m *Model) showModels(refs []coresettings.ModelRef, err error) tea.Cmd {
+func (m *Model) showModels(refs []coresettings.ModelRef, current string, err error) tea.Cmd {
 	if len(refs) == 0 {
 		if err == nil {
 			err = errors.New("no model is available: set an API key such as ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or add a provider to models.json")
@@ -130,7 +141,11 @@ func (m *Model) showModels(refs []coresettings.ModelRef, err error) tea.Cmd {
 			break
 		}
 		k, spec := string(keysFor[i]), r.String()
-		items = append(items, dialog.Item{Key: key.NewBinding(key.WithKeys(k), key.WithHelp(k, spec)), Run: func() tea.Cmd {
+		label := spec
+		if spec == current {
+			label += "  ← current"
+		}
+		items = append(items, dialog.Item{Key: key.NewBinding(key.WithKeys(k), key.WithHelp(k, label)), Run: func() tea.Cmd {
 			m.model = spec
 			rts, id := m.d.Runtimes, m.sid
 			// Kept in the session, so resuming it later uses this model.

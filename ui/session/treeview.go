@@ -111,6 +111,14 @@ func treeRows(tree []coresession.TreeEntry, leaf string) []treeRow {
 	return rows
 }
 
+// entryCount counts entries ("1 entry", "2 entries").
+func entryCount(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return common.Group(n) + " entries"
+}
+
 // entryText says in one line what an entry holds.
 func entryText(e coresession.Entry) string {
 	it := &item{entry: &e}
@@ -129,6 +137,9 @@ func entryText(e coresession.Entry) string {
 	it.decode()
 	switch it.kind {
 	case kindUser:
+		if note := it.attachedNote(); note != "" {
+			return "you: " + firstLine(it.text) + " " + note
+		}
 		return "you: " + firstLine(it.text)
 	case kindAssistant:
 		if it.text == "" && it.args != "" {
@@ -216,7 +227,7 @@ func (p *treePage) View(w, h int) string {
 			b.WriteString(st.Dim.Render("  "+line) + "\n")
 		}
 	}
-	b.WriteString(st.Dim.Render(fmt.Sprintf("%d of %d entries · ▶ where the session is now · │ its branch", p.cursor+1, len(p.rows))))
+	b.WriteString(st.Dim.Render(fmt.Sprintf("%d of %s · ▶ where the session is now · │ its branch", p.cursor+1, entryCount(len(p.rows)))))
 	return b.String()
 }
 

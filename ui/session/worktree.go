@@ -380,7 +380,7 @@ func (p *diffPage) View(w, h int) string {
 		}
 		p.vp.SetContent(strings.Join(cut, "\n"))
 	}
-	return p.ui.Title.Render("Diff · "+p.branch) + p.ui.Dim.Render(fmt.Sprintf("  %d lines · esc closes", len(p.lines))) + "\n" + p.vp.View()
+	return p.ui.Title.Render("Diff · "+p.branch) + p.ui.Dim.Render(fmt.Sprintf("  %s · esc closes", plural(len(p.lines), "line"))) + "\n" + p.vp.View()
 }
 
 func (p *diffPage) Title() string { return "Diff · " + p.branch }
