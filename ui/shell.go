@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -109,7 +108,6 @@ type Model struct {
 	st   *common.UI // styles and navigation shared by every screen
 	md   *markdown.Renderer
 	keys common.GlobalKeys
-	help help.Model
 
 	tab      tab
 	projects *projects.Model
@@ -120,6 +118,7 @@ type Model struct {
 	quitAsk *dialog.Confirm // the open quit confirmation, if any
 
 	showHelp  bool
+	helpTop   int // the first key line the help screen shows
 	notice    string
 	noticeErr bool
 	status    statusInfo
@@ -145,13 +144,7 @@ func New(opts Options) *Model {
 	if opts.Now != nil {
 		st.Now = opts.Now
 	}
-	m := &Model{opts: opts, st: st, md: markdown.New(opts.Renderer), keys: common.NewGlobalKeys(), help: help.New(), width: 80, height: 24}
-	m.help.Styles.ShortKey = st.Key
-	m.help.Styles.FullKey = st.Key
-	m.help.Styles.ShortDesc = st.Dim
-	m.help.Styles.FullDesc = st.Normal
-	m.help.Styles.ShortSeparator = st.Dim
-	m.help.Styles.FullSeparator = st.Dim
+	m := &Model{opts: opts, st: st, md: markdown.New(opts.Renderer), keys: common.NewGlobalKeys(), width: 80, height: 24}
 	m.projects = projects.New(opts.Host, st, projects.Actions{
 		EditAgents:       m.editAgents,
 		EditMemory:       m.editMemory,
@@ -306,7 +299,6 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		m.help.Width = msg.Width
 		m.projects.SetSize(msg.Width, m.bodyHeight())
 		m.settings.SetSize(msg.Width, m.bodyHeight())
 		m.session.SetSize(msg.Width, m.bodyHeight())
@@ -373,6 +365,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if m.showHelp {
 		if msg.String() == "?" || msg.String() == "esc" || msg.String() == "q" {
 			m.showHelp = false
+		} else {
+			m.helpScroll(msg.String())
 		}
 		return nil
 	}
@@ -384,7 +378,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	// Help: f1 everywhere; ? too where it is not a character being typed.
 	typing := f == focusLayerText || f == focusProjectsFilter || f == focusSessionText
 	if msg.Type == tea.KeyF1 || (!typing && key.Matches(msg, m.keys.Help)) {
-		m.showHelp = true
+		m.showHelp, m.helpTop = true, 0
 		return nil
 	}
 	switch f {
@@ -584,7 +578,7 @@ func (m *Model) View() string {
 	var body string
 	switch {
 	case m.showHelp:
-		body = m.fullHelp()
+		body = m.helpPage()
 	default:
 		body = m.bodyView(len(m.stack), bodyH)
 	}
@@ -680,8 +674,9 @@ func (m *Model) statusBar() string {
 	return m.st.StatusBar.Render(line)
 }
 
-// fullHelp lists every key of the current screen and the global ones.
-func (m *Model) fullHelp() string {
+// helpGroups names the current screen and lists its keys, then the
+// global ones.
+func (m *Model) helpGroups() (string, [][]key.Binding) {
 	var groups [][]key.Binding
 	title := m.tab.String()
 	switch f := m.focus(); {
@@ -696,8 +691,7 @@ func (m *Model) fullHelp() string {
 	case m.tab == tabSession:
 		groups = m.session.Help()
 	}
-	groups = append(groups, m.globalHelp())
-	return m.st.Title.Render("Keys · "+title) + "\n\n" + m.help.FullHelpView(groups) + "\n\n" + m.st.Dim.Render("press ? or esc to close")
+	return title, append(groups, m.globalHelp())
 }
 
 // globalHelp lists the shell's keys that apply where the focus is: in a
