@@ -21,6 +21,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
 	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/store"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -141,7 +142,8 @@ type Model struct {
 	folded map[string]bool
 
 	loading bool
-	want    string // project to select after the next load
+	want    string      // project to select after the next load
+	stamp   store.Stamp // the database files as the last load found them
 	spin    spinner.Model
 	loadErr string
 	now     func() time.Time
@@ -202,10 +204,12 @@ const archivedFold = "archived"
 // foldsMsg carries the remembered folding.
 type foldsMsg map[string]bool
 
-// loadedMsg carries a fresh project list.
+// loadedMsg carries a fresh project list and the database stamp taken
+// before it was read.
 type loadedMsg struct {
-	list []coreprojects.Project
-	err  error
+	list  []coreprojects.Project
+	stamp store.Stamp
+	err   error
 }
 
 // winnersMsg carries the root instruction file of each project.
@@ -224,7 +228,35 @@ func (m *Model) Init() tea.Cmd {
 		f, _ := reg.Folds(context.Background()) // none remembered: the defaults
 		return foldsMsg(f)
 	}
-	return tea.Batch(folds, m.load(), m.spin.Tick, m.reloadTick(), m.waitChanges())
+	return tea.Batch(folds, m.load(), m.spin.Tick, m.reloadTick(), m.waitChanges(), m.watchStamp())
+}
+
+// stampEvery is how often the database files are looked at for writes by
+// another process (the pi-tui CLI adding a project), which the in-process
+// broker never hears of. A look is two stat calls; only a changed stamp
+// reloads the list.
+const stampEvery = 2 * time.Second
+
+// stampMsg carries the database stamp seen at a look.
+type stampMsg store.Stamp
+
+// watchStamp takes the database stamp after stampEvery, or ends when the
+// tab is closed: like reloadTick, it must not outlive the program.
+func (m *Model) watchStamp() tea.Cmd {
+	done, st := m.done, m.host.Store
+	if st == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		t := time.NewTimer(stampEvery)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return stampMsg(st.Stamp())
+		case <-done:
+			return nil
+		}
+	}
 }
 
 // reloadEvery is how often the list is reloaded anyway, so a folder
@@ -254,8 +286,14 @@ func (m *Model) reloadTick() tea.Cmd {
 func (m *Model) load() tea.Cmd {
 	h := m.host
 	return func() tea.Msg {
+		// The stamp is taken first: a write after it, even during the
+		// read, changes the stamp the next look compares.
+		var stamp store.Stamp
+		if h.Store != nil {
+			stamp = h.Store.Stamp()
+		}
 		list, err := h.Projects.List(context.Background(), true)
-		return loadedMsg{list: list, err: err}
+		return loadedMsg{list: list, stamp: stamp, err: err}
 	}
 }
 
@@ -335,6 +373,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case loadedMsg:
 		m.loading = false
+		m.stamp = msg.stamp
 		if msg.err != nil {
 			m.loadErr = msg.err.Error()
 			return nil
@@ -381,6 +420,13 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case SelectMsg:
 		m.want = msg.ID
 		return m.load()
+	case stampMsg:
+		if store.Stamp(msg) != m.stamp {
+			// Written since the last load, here or by another process.
+			m.stamp = store.Stamp(msg)
+			return tea.Batch(m.load(), m.watchStamp())
+		}
+		return m.watchStamp()
 	case reloadTickMsg:
 		// Folders can vanish (or come back) while pi-tui runs.
 		return tea.Batch(m.load(), m.reloadTick())
