@@ -211,6 +211,9 @@ func (m *Model) loadStatus() tea.Cmd {
 		// models.json or auth.json that cannot be used, or an auth.json
 		// others can read: the sentence names the file and the position.
 		if reg := provider.Load(h.Places.AgentDir, env); reg.Err() != nil {
+			// No model can be picked until the file is fixed, whatever
+			// settings.json names as the default.
+			s.model = "no model"
 			warns = append(warns, tilde(reg.Err().Error(), h.Places.Home))
 		} else if w := reg.AuthWarning(); w != "" {
 			warns = append(warns, tilde(w, h.Places.Home))
