@@ -178,14 +178,27 @@ func (m *Model) start() tea.Cmd {
 		m.tab = tabSession
 		selectIt := func() tea.Msg { return projects.SelectMsg{ID: p.ID} }
 		if s.Continue {
-			return tea.Batch(selectIt, m.session.Continue(p))
+			return tea.Batch(selectIt, m.markOpened(p), m.session.Continue(p))
 		}
-		return tea.Batch(selectIt, m.session.Open(p))
+		return tea.Batch(selectIt, m.markOpened(p), m.session.Open(p))
 	case s.AddPath != "":
 		l := m.projects.AddDialog(s.AddPath)
 		return func() tea.Msg { return common.PushMsg{Layer: l} }
 	}
 	return nil
+}
+
+// markOpened records, off the UI goroutine, that the program opened on
+// project p: starting in a project's folder opens it as `o` on its row
+// does, for "opened …" and the recent sort.
+func (m *Model) markOpened(p coreprojects.Project) tea.Cmd {
+	reg := m.opts.Host.Projects
+	return func() tea.Msg {
+		if err := reg.MarkOpened(context.Background(), p.ID); err != nil {
+			return common.NoticeMsg{Text: "cannot record that " + p.Name + " was opened: " + err.Error(), Error: true}
+		}
+		return nil
+	}
 }
 
 func (m *Model) loadStatus() tea.Cmd {

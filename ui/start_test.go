@@ -39,6 +39,25 @@ func TestStartOnProjectShowsItsSessions(t *testing.T) {
 	s.waitFor("› shop")
 }
 
+// Starting in a project's folder (pi-tui, pi-tui -c, pi-tui PATH) opens
+// it as o on its row does: it is marked opened, for the recent sort.
+func TestStartOnProjectMarksItOpened(t *testing.T) {
+	for _, cont := range []bool{false, true} {
+		f := newFixture(t)
+		f.add("src/shop", "shop", true)
+		st := f.project("shop")
+		st.Continue = cont
+		s := f.runAt(*st)
+		s.keys("1")
+		s.waitFor("› shop", "opened just now")
+		s.final()
+		p, err := f.host.Projects.Find(context.Background(), "shop")
+		if err != nil || p.LastOpenedAt == nil {
+			t.Errorf("continue=%v: not marked opened: %+v %v", cont, p, err)
+		}
+	}
+}
+
 // pi-tui -c reopens the latest session; a project without one shows its
 // empty list.
 func TestStartContinueOpensLatestSession(t *testing.T) {
