@@ -351,6 +351,13 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 }
 
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if msg.Type == tea.KeyEsc && msg.Alt {
+		// Two esc presses in one read (a quick double press, tmux
+		// send-keys 1b 1b) arrive as alt+esc, which nothing binds: they
+		// are two presses, handled in turn like split runes.
+		esc := tea.KeyMsg{Type: tea.KeyEsc}
+		return tea.Batch(m.key(esc), m.applyNav(), m.key(esc), m.applyNav())
+	}
 	if keys := common.SplitRunes(msg); len(keys) > 1 {
 		if f := m.focus(); f == focusLayerText || f == focusProjectsFilter || f == focusSessionText {
 			// Several characters in one read (a slow link, a terminal

@@ -3,6 +3,8 @@ package ui
 import (
 	"strings"
 	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // With models.json invalid no model can be used, whatever settings.json
@@ -16,5 +18,23 @@ func TestStatusBarSaysNoModelWhenModelsJSONIsInvalid(t *testing.T) {
 	s.waitFor("models.json", "model: no model")
 	if view := s.final(); strings.Contains(view, "fake/m1") {
 		t.Errorf("the status bar names the unusable default:\n%s", view)
+	}
+}
+
+// Two esc presses in one read arrive as alt+esc: both count, the first
+// closing the help and the second the row menu beneath it.
+func TestTwoEscInOneReadAreTwoPresses(t *testing.T) {
+	f := newFixture(t)
+	f.add("src/shop", "shop", true)
+	s := f.run(100, 30)
+	s.waitFor("› shop")
+	s.keys("enter")
+	s.waitFor("Edit AGENTS.md")
+	s.keys("?")
+	s.waitFor("Keys · ")
+	s.tm.Send(tea.KeyMsg{Type: tea.KeyEsc, Alt: true})
+	view := s.final()
+	if strings.Contains(view, "Keys · ") || strings.Contains(view, "Edit AGENTS.md") {
+		t.Errorf("help or menu still open after esc esc:\n%s", view)
 	}
 }
