@@ -332,7 +332,15 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		m.status = statusInfo(msg)
 		return nil
 	case tea.KeyMsg:
-		return m.key(msg)
+		before := m.tab
+		cmd := m.key(msg)
+		if m.tab == tabSettings && before != tabSettings {
+			// What Settings shows can change anywhere (an approval rule
+			// made with A in a chat, a file edited outside): it is read
+			// again each time the tab is shown.
+			cmd = tea.Batch(cmd, m.settings.Init())
+		}
+		return cmd
 	}
 	return m.broadcast(msg)
 }

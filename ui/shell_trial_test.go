@@ -1,10 +1,14 @@
 package ui
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pi-tui/pi-tui/core/approvals"
 )
 
 // With models.json invalid no model can be used, whatever settings.json
@@ -37,4 +41,24 @@ func TestTwoEscInOneReadAreTwoPresses(t *testing.T) {
 	if strings.Contains(view, "Keys · ") || strings.Contains(view, "Edit AGENTS.md") {
 		t.Errorf("help or menu still open after esc esc:\n%s", view)
 	}
+}
+
+// Settings shows an approval rule made elsewhere (A in a chat) as soon
+// as the tab is shown again, without r.
+func TestSettingsReloadsWhenShown(t *testing.T) {
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	s := f.run(120, 30)
+	s.waitFor("› proj")
+	s.keys("3")
+	s.waitFor("Approval rules")
+	s.keys("1")
+	s.waitFor("› proj")
+	root := filepath.Join(f.home, "proj")
+	if err := approvals.New(f.host.Store).Add(context.Background(), root, approvals.Rule{Tool: "bash", Pattern: "go vet *"}); err != nil {
+		t.Fatal(err)
+	}
+	s.keys("tab", "tab")
+	s.waitFor("go vet *")
+	s.final()
 }
