@@ -174,18 +174,36 @@ func (m *Model) start() tea.Cmd {
 	s := m.opts.Start
 	switch {
 	case s.Project != nil:
-		p := *s.Project
-		m.tab = tabSession
-		selectIt := func() tea.Msg { return projects.SelectMsg{ID: p.ID} }
-		if s.Continue {
-			return tea.Batch(selectIt, m.markOpened(p), m.session.Continue(p))
-		}
-		return tea.Batch(selectIt, m.markOpened(p), m.session.Open(p))
+		return m.openAt(*s.Project, s.Continue)
 	case s.AddPath != "":
-		l := m.projects.AddDialog(s.AddPath)
+		// Once added, on to its sessions, as for a registered PATH.
+		reg := m.opts.Host.Projects
+		l := m.projects.AddDialog(s.AddPath, func(id string) tea.Cmd {
+			return func() tea.Msg {
+				p, err := reg.Get(context.Background(), id)
+				if err != nil {
+					return common.NoticeMsg{Text: err.Error(), Error: true}
+				}
+				return openAtMsg{p: p}
+			}
+		})
 		return func() tea.Msg { return common.PushMsg{Layer: l} }
 	}
 	return nil
+}
+
+// openAtMsg opens a project the program started on once it is known.
+type openAtMsg struct{ p coreprojects.Project }
+
+// openAt opens project p's sessions (its latest session with cont) as
+// the program's start: selected on Projects and marked opened.
+func (m *Model) openAt(p coreprojects.Project, cont bool) tea.Cmd {
+	m.tab = tabSession
+	selectIt := func() tea.Msg { return projects.SelectMsg{ID: p.ID} }
+	if cont {
+		return tea.Batch(selectIt, m.markOpened(p), m.session.Continue(p))
+	}
+	return tea.Batch(selectIt, m.markOpened(p), m.session.Open(p))
 }
 
 // markOpened records, off the UI goroutine, that the program opened on
@@ -331,6 +349,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case statusMsg:
 		m.status = statusInfo(msg)
 		return nil
+	case openAtMsg:
+		return m.openAt(msg.p, false)
 	case tea.KeyMsg:
 		before := m.tab
 		cmd := m.key(msg)

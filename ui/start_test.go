@@ -86,16 +86,19 @@ func TestStartContinueOpensLatestSession(t *testing.T) {
 }
 
 // pi-tui PATH on a folder no project holds offers the add dialog with the
-// folder filled in; trust stays unchecked until the user says so.
+// folder filled in; trust stays unchecked until the user says so. Once
+// added, the program goes on to the project's sessions, as for a
+// registered PATH, and it counts as opened.
 func TestStartOnUnknownFolderOffersToAdd(t *testing.T) {
 	f := newFixture(t)
 	dir := f.dir("src/new-thing")
 	s := f.runAt(Start{AddPath: dir})
 	s.waitFor("new-thing", "[ ]")
 	s.keys("ctrl+s")
-	s.waitFor("added new-thing")
+	s.waitFor("added new-thing", "Sessions · new-thing", "No sessions yet")
+	s.final()
 	list, err := f.host.Projects.List(context.Background(), false)
-	if err != nil || len(list) != 1 || list[0].Trusted {
+	if err != nil || len(list) != 1 || list[0].Trusted || list[0].LastOpenedAt == nil {
 		t.Fatalf("after add: %+v %v", list, err)
 	}
 }
