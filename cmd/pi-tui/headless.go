@@ -143,6 +143,12 @@ func (a *app) promptCmd(args []string) error {
 	}}
 	if *yes {
 		opts.Approve = func(context.Context, agent.Approval) (bool, error) { return true, nil }
+	} else {
+		// Nobody is asked: the model must not read that a person said no.
+		opts.Approve = func(_ context.Context, req agent.Approval) (bool, error) {
+			return false, &agent.DeniedError{Unasked: fmt.Sprintf("This %s call needs approval, and this run (pi-tui prompt without --yes) gives none; nobody was asked. "+
+				"Do not retry it; finish what you can without it and say what was left undone.", req.Tool)}
+		}
 	}
 	m, err := runtime.New(opts)
 	if err != nil {
