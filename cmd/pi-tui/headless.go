@@ -173,8 +173,12 @@ func (a *app) promptCmd(args []string) error {
 		if len(denied) == 0 {
 			return nil
 		}
-		return &codeError{code: exitDenied, msg: fmt.Sprintf("%d tool call(s) needed approval and were denied (%s); run with --yes to allow them",
-			len(denied), strings.Join(denied, ", "))}
+		were := "were"
+		if len(denied) == 1 {
+			were = "was"
+		}
+		return &codeError{code: exitDenied, msg: fmt.Sprintf("%s needed approval and %s denied (%s); run with --yes to allow them",
+			plural(len(denied), "tool call", "tool calls"), were, strings.Join(denied, ", "))}
 	}
 	if err != nil && len(denied) > 0 {
 		fmt.Fprintf(a.stderr, "pi-tui: note: %v\n", deniedErr())

@@ -323,7 +323,7 @@ func TestPromptSaysWhatWasDenied(t *testing.T) {
 	// The answer is printed, and the exit status tells a script that
 	// it may be incomplete.
 	code, out, errs := c.run("", "prompt", "--project", "mono", "write it")
-	if code != exitDenied || out != "done\n" || !strings.Contains(errs, "denied (write)") || !strings.Contains(errs, "--yes") ||
+	if code != exitDenied || out != "done\n" || !strings.Contains(errs, "1 tool call needed approval and was denied (write)") || !strings.Contains(errs, "--yes") ||
 		strings.Count(errs, "\n") != 1 {
 		t.Errorf("prompt = %d %q %q", code, out, errs)
 	}

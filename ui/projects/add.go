@@ -139,7 +139,11 @@ func (d *addDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			note = msg.name + " was already registered"
 		}
 		if msg.others > 0 {
-			note += fmt.Sprintf("; note: %d other project(s) are also named %s, so use ids or paths for them in scripts", msg.others, msg.name)
+			others := fmt.Sprintf("%d other projects are", msg.others)
+			if msg.others == 1 {
+				others = "1 other project is"
+			}
+			note += fmt.Sprintf("; note: %s also named %s, so use ids or paths for them in scripts", others, msg.name)
 		}
 		d.st.Close(d)
 		id := msg.id

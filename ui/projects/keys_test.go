@@ -202,3 +202,29 @@ func TestRelocateFromTheRow(t *testing.T) {
 		t.Errorf("after relocating: %+v", q)
 	}
 }
+
+// The row menu's w item says whether the agent may write memory now; o
+// or w on a section heading says why nothing happened.
+func TestMenuShowsAgentWritesAndHeadingKeysSayWhy(t *testing.T) {
+	pl := places(t)
+	h := openHost(t, pl)
+	os.MkdirAll(filepath.Join(pl.Home, "api"), 0o755)
+	p, _, err := h.Projects.Add(context.Background(), filepath.Join(pl.Home, "api"), "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Projects.SetGroup(context.Background(), p.ID, "Work")
+	h.Close()
+	s := start(t, pl)
+	s.waitFor("▾ Work (1)", "api")
+	s.keys("home", "j", "enter") // from the heading to api
+	s.waitFor("Agent may write memory: now off")
+	s.keys("w") // turns it on; the menu closes
+	s.waitFor("agent writes on")
+	s.keys("enter")
+	s.waitFor("Agent may write memory: now on")
+	s.keys("esc", "home", "o")
+	s.waitFor("o acts on a project, and the cursor is on a section heading")
+	s.keys("w")
+	s.waitFor("w acts on a project")
+}

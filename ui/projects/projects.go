@@ -413,6 +413,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			cmds = append(cmds, common.Notice("%s", msg.notice))
 		}
 		return tea.Batch(cmds...)
+	case menuMsg:
+		return m.st.Push(m.menu(msg.p, msg.writes, msg.err))
 	case common.ProjectsChangedMsg:
 		return m.load()
 	case changesMsg:
@@ -500,12 +502,24 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.toggleFold()
 	case key.Matches(msg, k.Menu):
 		if p, ok := m.Selected(); ok {
-			return m.st.Push(m.menu(p))
+			return m.openMenu(p)
 		}
 		return m.toggleFold()
 	default:
 		if p, ok := m.Selected(); ok {
 			return m.rowKey(p, msg)
+		}
+		// A row key with no project under the cursor says why nothing
+		// happened.
+		for _, b := range k.rowKeys() {
+			if !key.Matches(msg, b) {
+				continue
+			}
+			if len(m.all) == 0 {
+				return common.Notice("%s: there is no project yet; %s adds one", b.Help().Desc, k.Add.Help().Key)
+			}
+			return common.Notice("%s acts on a project, and the cursor is on a section heading: move to a project (%s); enter or %s folds the section",
+				b.Help().Key, k.Down.Help().Key, k.Fold.Help().Key)
 		}
 	}
 	return nil
