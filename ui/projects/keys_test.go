@@ -208,21 +208,28 @@ func TestRelocateFromTheRow(t *testing.T) {
 func TestMenuShowsAgentWritesAndHeadingKeysSayWhy(t *testing.T) {
 	pl := places(t)
 	h := openHost(t, pl)
-	os.MkdirAll(filepath.Join(pl.Home, "api"), 0o755)
-	p, _, err := h.Projects.Add(context.Background(), filepath.Join(pl.Home, "api"), "", true)
-	if err != nil {
-		t.Fatal(err)
+	ctx := context.Background()
+	for _, n := range []string{"api", "web"} {
+		os.MkdirAll(filepath.Join(pl.Home, n), 0o755)
+		p, _, err := h.Projects.Add(ctx, filepath.Join(pl.Home, n), "", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Projects.SetGroup(ctx, p.ID, "Work")
+		if n == "web" {
+			if err := h.Memory.SetAgentWrites(ctx, p.ID, true); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	h.Projects.SetGroup(context.Background(), p.ID, "Work")
 	h.Close()
 	s := start(t, pl)
-	s.waitFor("▾ Work (1)", "api")
+	s.keys("s") // by name: api, then web
+	s.waitFor("▾ Work (2)", "sorted by name")
 	s.keys("home", "j", "enter") // from the heading to api
-	s.waitFor("Agent may write memory: now off")
-	s.keys("w") // turns it on; the menu closes
-	s.waitFor("agent writes on")
-	s.keys("enter")
-	s.waitFor("Agent may write memory: now on")
+	s.waitFor("api", "Agent may write memory: now off")
+	s.keys("esc", "j", "enter")
+	s.waitFor("web", "Agent may write memory: now on")
 	s.keys("esc", "home", "o")
 	s.waitFor("o acts on a project, and the cursor is on a section heading")
 	s.keys("w")

@@ -86,35 +86,15 @@ func (m *Model) rowActions(p coreprojects.Project) []rowAction {
 	return out
 }
 
-// menuMsg opens a project's row menu once the state it shows is read.
-type menuMsg struct {
-	p      coreprojects.Project
-	writes bool // whether the agent may write memory
-	err    error
-}
-
-// openMenu reads, off the UI goroutine, the state the menu shows that
-// the row does not carry (whether the agent may write memory), then
-// opens the menu.
-func (m *Model) openMenu(p coreprojects.Project) tea.Cmd {
-	mem := m.host.Memory
-	return func() tea.Msg {
-		on, err := mem.AgentWrites(context.Background(), p.ID)
-		return menuMsg{p: p, writes: on, err: err}
-	}
-}
-
 // menu is a project's row menu: the row actions with their keys, the
-// agent-writes item saying whether they are on now (writesErr: unknown).
-func (m *Model) menu(p coreprojects.Project, writes bool, writesErr error) *dialog.Menu {
+// agent-writes item saying whether they are on, as the last load read
+// them (the toggle reads the switch again when chosen).
+func (m *Model) menu(p coreprojects.Project) *dialog.Menu {
 	var items []dialog.Item
 	for _, a := range m.rowActions(p) {
-		if a.key.Help().Key == m.keys.AgentWrites.Help().Key {
+		if a.key.Help().Key == m.keys.AgentWrites.Help().Key && m.writes != nil {
 			state := "now off"
-			switch {
-			case writesErr != nil:
-				state = "state unknown: " + writesErr.Error()
-			case writes:
+			if m.writes[p.ID] {
 				state = "now on"
 			}
 			a.key.SetHelp(a.key.Help().Key, "Agent may write memory: "+state)

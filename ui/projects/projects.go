@@ -19,6 +19,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
 	coreprojects "github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/store"
@@ -142,8 +143,9 @@ type Model struct {
 	folded map[string]bool
 
 	loading bool
-	want    string      // project to select after the next load
-	stamp   store.Stamp // the database files as the last load found them
+	want    string          // project to select after the next load
+	stamp   store.Stamp     // the database files as the last load found them
+	writes  map[string]bool // project id → the agent may write memory
 	spin    spinner.Model
 	loadErr string
 	now     func() time.Time
@@ -207,9 +209,10 @@ type foldsMsg map[string]bool
 // loadedMsg carries a fresh project list and the database stamp taken
 // before it was read.
 type loadedMsg struct {
-	list  []coreprojects.Project
-	stamp store.Stamp
-	err   error
+	list   []coreprojects.Project
+	writes map[string]bool // project id → the agent may write memory; nil: unknown
+	stamp  store.Stamp
+	err    error
 }
 
 // winnersMsg carries the root instruction file of each project.
@@ -293,8 +296,26 @@ func (m *Model) load() tea.Cmd {
 			stamp = h.Store.Stamp()
 		}
 		list, err := h.Projects.List(context.Background(), true)
-		return loadedMsg{list: list, stamp: stamp, err: err}
+		return loadedMsg{list: list, writes: agentWrites(h), stamp: stamp, err: err}
 	}
+}
+
+// agentWrites reads every project's agent-writes switch in one query, for
+// the row menu to show; nil when it cannot be read (the menu then says
+// on/off without the state).
+func agentWrites(h *host.Host) map[string]bool {
+	if h.Store == nil {
+		return nil
+	}
+	kv, err := h.Store.KVNamespace(context.Background(), memory.AgentWritesNamespace)
+	if err != nil {
+		return nil
+	}
+	out := make(map[string]bool, len(kv))
+	for id, v := range kv {
+		out[id] = v == "on" // as memory.Service.AgentWrites reads it
+	}
+	return out
 }
 
 // findWinners resolves, off the UI goroutine, which instruction file is in
@@ -383,7 +404,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if m.want != "" {
 			keep, m.want = m.want, ""
 		}
-		m.all = msg.list
+		m.all, m.writes = msg.list, msg.writes
 		m.lower = make([]string, len(m.all))
 		for i, p := range m.all {
 			m.lower[i] = strings.ToLower(p.Name + "\x00" + p.Root)
@@ -413,8 +434,6 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			cmds = append(cmds, common.Notice("%s", msg.notice))
 		}
 		return tea.Batch(cmds...)
-	case menuMsg:
-		return m.st.Push(m.menu(msg.p, msg.writes, msg.err))
 	case common.ProjectsChangedMsg:
 		return m.load()
 	case changesMsg:
@@ -502,7 +521,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.toggleFold()
 	case key.Matches(msg, k.Menu):
 		if p, ok := m.Selected(); ok {
-			return m.openMenu(p)
+			return m.st.Push(m.menu(p))
 		}
 		return m.toggleFold()
 	default:
