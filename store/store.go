@@ -348,6 +348,28 @@ func (s *Store) migrate(ctx context.Context, ms []migration) error {
 	return nil
 }
 
+// Stamp identifies the state of the database files on disk: the size and
+// modification time of the file and of its write-ahead log. Any commit,
+// by this process or another, changes it (a commit appends to the log; a
+// checkpoint rewrites the file), so a program can notice another
+// process's writes by comparing stamps without reading the database.
+type Stamp struct {
+	dbSize, dbMod, walSize, walMod int64
+}
+
+// Stamp returns the current stamp of the database files; a file that
+// cannot be read counts as empty.
+func (s *Store) Stamp() Stamp {
+	var st Stamp
+	if fi, err := os.Stat(s.path); err == nil {
+		st.dbSize, st.dbMod = fi.Size(), fi.ModTime().UnixNano()
+	}
+	if fi, err := os.Stat(s.path + "-wal"); err == nil {
+		st.walSize, st.walMod = fi.Size(), fi.ModTime().UnixNano()
+	}
+	return st
+}
+
 // Close releases the database.
 func (s *Store) Close() error {
 	var errs []error

@@ -321,3 +321,28 @@ func TestOpenExplainsDamageAndBadDataDir(t *testing.T) {
 		t.Errorf("data dir is a file: %v", err)
 	}
 }
+
+// A write through another handle (another process) changes the stamp a
+// reader compares; reading does not.
+func TestStampChangesOnAnotherHandlesWrite(t *testing.T) {
+	st, path := openTemp(t)
+	ctx := context.Background()
+	other, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	before := st.Stamp()
+	if _, _, err := st.GetKV(ctx, "ns", "k"); err != nil {
+		t.Fatal(err)
+	}
+	if st.Stamp() != before {
+		t.Fatal("a read changed the stamp")
+	}
+	if err := other.CompareAndSwapKV(ctx, "ns", "k", nil, "v1"); err != nil {
+		t.Fatal(err)
+	}
+	if st.Stamp() == before {
+		t.Fatal("another handle's write left the stamp as it was")
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -109,7 +108,6 @@ type Model struct {
 	st   *common.UI // styles and navigation shared by every screen
 	md   *markdown.Renderer
 	keys common.GlobalKeys
-	help help.Model
 
 	tab      tab
 	projects *projects.Model
@@ -120,6 +118,7 @@ type Model struct {
 	quitAsk *dialog.Confirm // the open quit confirmation, if any
 
 	showHelp  bool
+	helpTop   int // the first key line the help screen shows
 	notice    string
 	noticeErr bool
 	status    statusInfo
@@ -145,13 +144,7 @@ func New(opts Options) *Model {
 	if opts.Now != nil {
 		st.Now = opts.Now
 	}
-	m := &Model{opts: opts, st: st, md: markdown.New(opts.Renderer), keys: common.NewGlobalKeys(), help: help.New(), width: 80, height: 24}
-	m.help.Styles.ShortKey = st.Key
-	m.help.Styles.FullKey = st.Key
-	m.help.Styles.ShortDesc = st.Dim
-	m.help.Styles.FullDesc = st.Normal
-	m.help.Styles.ShortSeparator = st.Dim
-	m.help.Styles.FullSeparator = st.Dim
+	m := &Model{opts: opts, st: st, md: markdown.New(opts.Renderer), keys: common.NewGlobalKeys(), width: 80, height: 24}
 	m.projects = projects.New(opts.Host, st, projects.Actions{
 		EditAgents:       m.editAgents,
 		EditMemory:       m.editMemory,
@@ -181,18 +174,49 @@ func (m *Model) start() tea.Cmd {
 	s := m.opts.Start
 	switch {
 	case s.Project != nil:
-		p := *s.Project
-		m.tab = tabSession
-		selectIt := func() tea.Msg { return projects.SelectMsg{ID: p.ID} }
-		if s.Continue {
-			return tea.Batch(selectIt, m.session.Continue(p))
-		}
-		return tea.Batch(selectIt, m.session.Open(p))
+		return m.openAt(*s.Project, s.Continue)
 	case s.AddPath != "":
-		l := m.projects.AddDialog(s.AddPath)
+		// Once added, on to its sessions, as for a registered PATH.
+		reg := m.opts.Host.Projects
+		l := m.projects.AddDialog(s.AddPath, func(id string) tea.Cmd {
+			return func() tea.Msg {
+				p, err := reg.Get(context.Background(), id)
+				if err != nil {
+					return common.NoticeMsg{Text: err.Error(), Error: true}
+				}
+				return openAtMsg{p: p}
+			}
+		})
 		return func() tea.Msg { return common.PushMsg{Layer: l} }
 	}
 	return nil
+}
+
+// openAtMsg opens a project the program started on once it is known.
+type openAtMsg struct{ p coreprojects.Project }
+
+// openAt opens project p's sessions (its latest session with cont) as
+// the program's start: selected on Projects and marked opened.
+func (m *Model) openAt(p coreprojects.Project, cont bool) tea.Cmd {
+	m.tab = tabSession
+	selectIt := func() tea.Msg { return projects.SelectMsg{ID: p.ID} }
+	if cont {
+		return tea.Batch(selectIt, m.markOpened(p), m.session.Continue(p))
+	}
+	return tea.Batch(selectIt, m.markOpened(p), m.session.Open(p))
+}
+
+// markOpened records, off the UI goroutine, that the program opened on
+// project p: starting in a project's folder opens it as `o` on its row
+// does, for "opened …" and the recent sort.
+func (m *Model) markOpened(p coreprojects.Project) tea.Cmd {
+	reg := m.opts.Host.Projects
+	return func() tea.Msg {
+		if err := reg.MarkOpened(context.Background(), p.ID); err != nil {
+			return common.NoticeMsg{Text: "cannot record that " + p.Name + " was opened: " + err.Error(), Error: true}
+		}
+		return nil
+	}
 }
 
 func (m *Model) loadStatus() tea.Cmd {
@@ -218,6 +242,9 @@ func (m *Model) loadStatus() tea.Cmd {
 		// models.json or auth.json that cannot be used, or an auth.json
 		// others can read: the sentence names the file and the position.
 		if reg := provider.Load(h.Places.AgentDir, env); reg.Err() != nil {
+			// No model can be picked until the file is fixed, whatever
+			// settings.json names as the default.
+			s.model = "no model"
 			warns = append(warns, tilde(reg.Err().Error(), h.Places.Home))
 		} else if w := reg.AuthWarning(); w != "" {
 			warns = append(warns, tilde(w, h.Places.Home))
@@ -306,7 +333,6 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		m.help.Width = msg.Width
 		m.projects.SetSize(msg.Width, m.bodyHeight())
 		m.settings.SetSize(msg.Width, m.bodyHeight())
 		m.session.SetSize(msg.Width, m.bodyHeight())
@@ -323,8 +349,18 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case statusMsg:
 		m.status = statusInfo(msg)
 		return nil
+	case openAtMsg:
+		return m.openAt(msg.p, false)
 	case tea.KeyMsg:
-		return m.key(msg)
+		before := m.tab
+		cmd := m.key(msg)
+		if m.tab == tabSettings && before != tabSettings {
+			// What Settings shows can change anywhere (an approval rule
+			// made with A in a chat, a file edited outside): it is read
+			// again each time the tab is shown.
+			cmd = tea.Batch(cmd, m.settings.Init())
+		}
+		return cmd
 	}
 	return m.broadcast(msg)
 }
@@ -343,6 +379,13 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 }
 
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if msg.Type == tea.KeyEsc && msg.Alt {
+		// Two esc presses in one read (a quick double press, tmux
+		// send-keys 1b 1b) arrive as alt+esc, which nothing binds: they
+		// are two presses, handled in turn like split runes.
+		esc := tea.KeyMsg{Type: tea.KeyEsc}
+		return tea.Batch(m.key(esc), m.applyNav(), m.key(esc), m.applyNav())
+	}
 	if keys := common.SplitRunes(msg); len(keys) > 1 {
 		if f := m.focus(); f == focusLayerText || f == focusProjectsFilter || f == focusSessionText {
 			// Several characters in one read (a slow link, a terminal
@@ -373,6 +416,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if m.showHelp {
 		if msg.String() == "?" || msg.String() == "esc" || msg.String() == "q" {
 			m.showHelp = false
+		} else {
+			m.helpScroll(msg.String())
 		}
 		return nil
 	}
@@ -384,7 +429,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	// Help: f1 everywhere; ? too where it is not a character being typed.
 	typing := f == focusLayerText || f == focusProjectsFilter || f == focusSessionText
 	if msg.Type == tea.KeyF1 || (!typing && key.Matches(msg, m.keys.Help)) {
-		m.showHelp = true
+		m.showHelp, m.helpTop = true, 0
 		return nil
 	}
 	switch f {
@@ -584,7 +629,7 @@ func (m *Model) View() string {
 	var body string
 	switch {
 	case m.showHelp:
-		body = m.fullHelp()
+		body = m.helpPage()
 	default:
 		body = m.bodyView(len(m.stack), bodyH)
 	}
@@ -680,8 +725,9 @@ func (m *Model) statusBar() string {
 	return m.st.StatusBar.Render(line)
 }
 
-// fullHelp lists every key of the current screen and the global ones.
-func (m *Model) fullHelp() string {
+// helpGroups names the current screen and lists its keys, then the
+// global ones.
+func (m *Model) helpGroups() (string, [][]key.Binding) {
 	var groups [][]key.Binding
 	title := m.tab.String()
 	switch f := m.focus(); {
@@ -696,8 +742,7 @@ func (m *Model) fullHelp() string {
 	case m.tab == tabSession:
 		groups = m.session.Help()
 	}
-	groups = append(groups, m.globalHelp())
-	return m.st.Title.Render("Keys · "+title) + "\n\n" + m.help.FullHelpView(groups) + "\n\n" + m.st.Dim.Render("press ? or esc to close")
+	return title, append(groups, m.globalHelp())
 }
 
 // globalHelp lists the shell's keys that apply where the focus is: in a

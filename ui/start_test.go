@@ -39,6 +39,25 @@ func TestStartOnProjectShowsItsSessions(t *testing.T) {
 	s.waitFor("› shop")
 }
 
+// Starting in a project's folder (pi-tui, pi-tui -c, pi-tui PATH) opens
+// it as o on its row does: it is marked opened, for the recent sort.
+func TestStartOnProjectMarksItOpened(t *testing.T) {
+	for _, cont := range []bool{false, true} {
+		f := newFixture(t)
+		f.add("src/shop", "shop", true)
+		st := f.project("shop")
+		st.Continue = cont
+		s := f.runAt(*st)
+		s.keys("1")
+		s.waitFor("› shop", "opened just now")
+		s.final()
+		p, err := f.host.Projects.Find(context.Background(), "shop")
+		if err != nil || p.LastOpenedAt == nil {
+			t.Errorf("continue=%v: not marked opened: %+v %v", cont, p, err)
+		}
+	}
+}
+
 // pi-tui -c reopens the latest session; a project without one shows its
 // empty list.
 func TestStartContinueOpensLatestSession(t *testing.T) {
@@ -67,16 +86,19 @@ func TestStartContinueOpensLatestSession(t *testing.T) {
 }
 
 // pi-tui PATH on a folder no project holds offers the add dialog with the
-// folder filled in; trust stays unchecked until the user says so.
+// folder filled in; trust stays unchecked until the user says so. Once
+// added, the program goes on to the project's sessions, as for a
+// registered PATH, and it counts as opened.
 func TestStartOnUnknownFolderOffersToAdd(t *testing.T) {
 	f := newFixture(t)
 	dir := f.dir("src/new-thing")
 	s := f.runAt(Start{AddPath: dir})
 	s.waitFor("new-thing", "[ ]")
 	s.keys("ctrl+s")
-	s.waitFor("added new-thing")
+	s.waitFor("added new-thing", "Sessions · new-thing", "No sessions yet")
+	s.final()
 	list, err := f.host.Projects.List(context.Background(), false)
-	if err != nil || len(list) != 1 || list[0].Trusted {
+	if err != nil || len(list) != 1 || list[0].Trusted || list[0].LastOpenedAt == nil {
 		t.Fatalf("after add: %+v %v", list, err)
 	}
 }

@@ -189,6 +189,7 @@ func (a *app) dispatch(args []string) error {
 	help := fs.Bool("help", false, "")
 	fs.BoolVar(help, "h", false, "")
 	version := fs.Bool("version", false, "")
+	fs.BoolVar(version, "v", false, "")
 	cont := fs.Bool("continue", false, "")
 	fs.BoolVar(cont, "c", false, "")
 	// Global flags before the subcommand.
@@ -232,8 +233,9 @@ func (a *app) dispatch(args []string) error {
 		}
 	}
 	// pi-tui PATH: a folder to open (a word that is not a command and
-	// names no folder is a mistyped command).
-	if !looksLikePath(args[0]) && !isDir(args[0]) {
+	// names nothing on disk is a mistyped command; one naming a file is
+	// told that PATH must be a folder).
+	if !looksLikePath(args[0]) && !exists(args[0]) {
 		return usagef("unknown command %q", args[0])
 	}
 	if err := fs.Parse(args[1:]); err != nil { // pi-tui PATH -c

@@ -32,8 +32,18 @@ type command struct {
 	summary  string // one line
 	more     string // further lines of explanation, if any
 	flags    []flagDoc
-	args     argKind
-	example  string
+	// args is the kind of each positional argument, in order; the last
+	// one stands for any further arguments too (PROJECT...).
+	args    []argKind
+	example string
+}
+
+// argAt is the kind of the positional argument at index i (from 0).
+func (c *command) argAt(i int) argKind {
+	if len(c.args) == 0 {
+		return argNone
+	}
+	return c.args[min(i, len(c.args)-1)]
 }
 
 // Flags several commands share.
@@ -61,42 +71,42 @@ var commands = []command{
 			{"trust", "", "trust it: nested instructions and the project's .pi settings, skills and prompts load"},
 			{"allow-broad-root", "", "allow / or the home folder without asking"},
 			{"new", "", "add it as a new project even if it looks like a missing one"}},
-		args: argPath, example: "pi-tui projects add ~/src/shop --name shop --trust"},
-	{path: "projects rename", synopsis: "PROJECT NAME", summary: "give a project another name", args: argProject,
+		args: []argKind{argPath}, example: "pi-tui projects add ~/src/shop --name shop --trust"},
+	{path: "projects rename", synopsis: "PROJECT NAME", summary: "give a project another name", args: []argKind{argProject, argNone},
 		example: "pi-tui projects rename shop storefront"},
-	{path: "projects pin", synopsis: "PROJECT", summary: "keep a project at the top of the list", args: argProject, example: "pi-tui projects pin shop"},
-	{path: "projects unpin", synopsis: "PROJECT", summary: "undo pin", args: argProject, example: "pi-tui projects unpin shop"},
-	{path: "projects archive", synopsis: "PROJECT", summary: "hide a project from the list (list --all shows it)", args: argProject, example: "pi-tui projects archive shop"},
-	{path: "projects restore", synopsis: "PROJECT", summary: "bring an archived project back", args: argProject, example: "pi-tui projects restore shop"},
-	{path: "projects trust", synopsis: "PROJECT", summary: "trust a project (in pi's trust.json)", args: argProject, example: "pi-tui projects trust shop"},
-	{path: "projects untrust", synopsis: "PROJECT", summary: "stop trusting a project: only root instructions load", args: argProject, example: "pi-tui projects untrust shop"},
-	{path: "projects remove", synopsis: "PROJECT", summary: "unregister a project with its sessions and memory; the folder is not touched", args: argProject,
+	{path: "projects pin", synopsis: "PROJECT", summary: "keep a project at the top of the list", args: []argKind{argProject}, example: "pi-tui projects pin shop"},
+	{path: "projects unpin", synopsis: "PROJECT", summary: "undo pin", args: []argKind{argProject}, example: "pi-tui projects unpin shop"},
+	{path: "projects archive", synopsis: "PROJECT", summary: "hide a project from the list (list --all shows it)", args: []argKind{argProject}, example: "pi-tui projects archive shop"},
+	{path: "projects restore", synopsis: "PROJECT", summary: "bring an archived project back", args: []argKind{argProject}, example: "pi-tui projects restore shop"},
+	{path: "projects trust", synopsis: "PROJECT", summary: "trust a project (in pi's trust.json)", args: []argKind{argProject}, example: "pi-tui projects trust shop"},
+	{path: "projects untrust", synopsis: "PROJECT", summary: "stop trusting a project: only root instructions load", args: []argKind{argProject}, example: "pi-tui projects untrust shop"},
+	{path: "projects remove", synopsis: "PROJECT", summary: "unregister a project with its sessions and memory; the folder is not touched", args: []argKind{argProject},
 		example: "pi-tui projects remove shop"},
 	{path: "projects group", synopsis: "NAME PROJECT... | --none PROJECT...", summary: "put projects in the group NAME (made by naming it)",
-		flags: []flagDoc{{"none", "", "take the projects out of their group instead"}}, args: argProject,
+		flags: []flagDoc{{"none", "", "take the projects out of their group instead"}}, args: []argKind{argProject},
 		example: "pi-tui projects group work shop api"},
-	{path: "projects ungroup", synopsis: "PROJECT...", summary: "take projects out of their group (group --none)", args: argProject,
+	{path: "projects ungroup", synopsis: "PROJECT...", summary: "take projects out of their group (group --none)", args: []argKind{argProject},
 		example: "pi-tui projects ungroup shop"},
 	{path: "projects relocate", synopsis: "PROJECT NEWPATH", summary: "a project whose folder moved: its sessions, memory, trust, group and pin follow it",
 		more: "Only a project whose folder is missing; NEWPATH must not be another project's folder.",
-		args: argProject, example: "pi-tui projects relocate shop ~/code/shop"},
+		args: []argKind{argProject, argPath}, example: "pi-tui projects relocate shop ~/code/shop"},
 	{path: "memory show", synopsis: "[--json] PROJECT", summary: "print a project's memory exactly as an agent is given it",
-		flags: []flagDoc{{"json", "", "print the entries-v1 JSON document instead"}}, args: argProject, example: "pi-tui memory show shop > memory.txt"},
+		flags: []flagDoc{{"json", "", "print the entries-v1 JSON document instead"}}, args: []argKind{argProject}, example: "pi-tui memory show shop > memory.txt"},
 	{path: "memory set", synopsis: "PROJECT --file F", summary: "replace a project's memory",
-		more:  "F is entries-v1 JSON, a JSON array of entries, or plain text (one entry per paragraph); - reads standard input.",
-		flags: []flagDoc{{"file", "F", "the file to read; - for standard input"}}, args: argProject,
+		more:  "F is entries-v1 JSON, a JSON array of entries, or plain text, saved as one untitled entry; - reads standard input.",
+		flags: []flagDoc{{"file", "F", "the file to read; - for standard input"}}, args: []argKind{argProject},
 		example: "pi-tui memory set shop --file notes.md"},
 	{path: "memory agent-writes", synopsis: "PROJECT [on|off]", summary: "show, or turn on or off, whether the agent may change memory",
 		more: "The agent changes entries through its remember tool; off by default, and untrusted projects\n" +
 			"never get the tool. Each change shows in the session with an undo (/undo-memory).",
-		args: argProject, example: "pi-tui memory agent-writes shop on"},
+		args: []argKind{argProject}, example: "pi-tui memory agent-writes shop on"},
 	{path: "instructions", synopsis: "[--project P | --root DIR | --session ID] [--model PROVIDER/ID] [--json] [TARGET]",
 		summary: "show the instruction chain a runtime gets",
 		more: "For the project root, or for TARGET (absolute, or relative to the root; need not exist yet).\n" +
 			"--session: the chain that session's runtime gets, from its worktree when it has one.",
 		flags: []flagDoc{flagProject, {"root", "DIR", "a folder instead of a registered project"},
 			{"session", "ID", "the root of this session: its worktree, or its project's root"}, flagModel, flagJSON},
-		args: argPath, example: "pi-tui instructions --project shop src/api/handler.go"},
+		args: []argKind{argPath}, example: "pi-tui instructions --project shop src/api/handler.go"},
 	{path: "prompt", synopsis: "[--project P] [--model PROVIDER/ID] [--thinking LEVEL] [--session ID|--continue|--worktree [--base BRANCH]] [--json] [--yes] TEXT",
 		summary: "run one prompt headless and print the answer",
 		more: "TEXT - reads standard input. Tool calls that need approval are denied unless --yes;\n" +
@@ -115,7 +125,7 @@ var commands = []command{
 		flags: []flagDoc{flagProject, flagModel}, example: `echo '{"id":"1","type":"prompt","message":"hi"}' | pi-tui rpc --project shop`},
 	{path: "sessions list", synopsis: "PROJECT [--json]", summary: "list a project's sessions",
 		more:  "Worktree sessions show their branch, * for uncommitted changes, and the diff stat against their base.",
-		flags: []flagDoc{flagJSON}, args: argProject, example: "pi-tui sessions list shop --json"},
+		flags: []flagDoc{flagJSON}, args: []argKind{argProject}, example: "pi-tui sessions list shop --json"},
 	{path: "sessions merge", synopsis: "ID [--message M]", summary: "merge a worktree session's branch into its base branch",
 		more: "Uncommitted changes in the worktree are committed first (with M; default: the session's name).\n" +
 			"A fast-forward when the base has not moved, else a merge commit. A conflict stops the merge\n" +
@@ -172,7 +182,7 @@ func writeHelp(w io.Writer) {
 	}
 	fmt.Fprint(w, "\nPROJECT is a registered project's id, path or name. pi-tui help COMMAND says more.\n\nGlobal flags (anywhere on the line):\n")
 	writeFlags(w, globalFlags)
-	fmt.Fprintf(w, "  --version  print the version and commit\n\n%s\n", exitStatusHelp)
+	fmt.Fprintf(w, "  -v, --version  print the version and commit\n\n%s\n", exitStatusHelp)
 }
 
 // writeFlags writes one line a flag.
@@ -209,6 +219,9 @@ func upperFirst(s string) string {
 
 // helpCmd is `pi-tui help [COMMAND…]`.
 func (a *app) helpCmd(args []string) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		args = []string{"help"} // help's own help, as for any command
+	}
 	path := strings.Join(args, " ")
 	if path == "" {
 		writeHelp(a.stdout)

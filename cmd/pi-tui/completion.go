@@ -89,6 +89,7 @@ func (a *app) candidates(before []string, cur string) []string {
 	var words []string // the words that name the command
 	var cmd *command
 	values := map[string]string{} // flag values given so far
+	given := 0                    // positional arguments after the command
 	for i := 0; i < len(before); i++ {
 		w := before[i]
 		if name, ok := strings.CutPrefix(w, "-"); ok {
@@ -106,6 +107,8 @@ func (a *app) candidates(before []string, cur string) []string {
 			if c, ok := lookup(strings.Join(words, " ")); ok {
 				cmd = &c
 			}
+		} else {
+			given++
 		}
 	}
 	if v := values["data-dir"]; v != "" {
@@ -135,9 +138,9 @@ func (a *app) candidates(before []string, cur string) []string {
 		return nextWords(nil)
 	case cmd.path == "completion":
 		return []string{"bash", "fish", "zsh"}
-	case cmd.args == argProject:
+	case cmd.argAt(given) == argProject:
 		return a.projectNames()
-	case cmd.args == argPath:
+	case cmd.argAt(given) == argPath:
 		return []string{filesMarker}
 	}
 	return nil

@@ -143,6 +143,12 @@ func (a *app) promptCmd(args []string) error {
 	}}
 	if *yes {
 		opts.Approve = func(context.Context, agent.Approval) (bool, error) { return true, nil }
+	} else {
+		// Nobody is asked: the model must not read that a person said no.
+		opts.Approve = func(_ context.Context, req agent.Approval) (bool, error) {
+			return false, &agent.DeniedError{Unasked: fmt.Sprintf("This %s call needs approval, and this run (pi-tui prompt without --yes) gives none; nobody was asked. "+
+				"Do not retry it; finish what you can without it and say what was left undone.", req.Tool)}
+		}
 	}
 	m, err := runtime.New(opts)
 	if err != nil {
@@ -167,8 +173,12 @@ func (a *app) promptCmd(args []string) error {
 		if len(denied) == 0 {
 			return nil
 		}
-		return &codeError{code: exitDenied, msg: fmt.Sprintf("%d tool call(s) needed approval and were denied (%s); run with --yes to allow them",
-			len(denied), strings.Join(denied, ", "))}
+		were := "were"
+		if len(denied) == 1 {
+			were = "was"
+		}
+		return &codeError{code: exitDenied, msg: fmt.Sprintf("%s needed approval and %s denied (%s); run with --yes to allow them",
+			plural(len(denied), "tool call", "tool calls"), were, strings.Join(denied, ", "))}
 	}
 	if err != nil && len(denied) > 0 {
 		fmt.Fprintf(a.stderr, "pi-tui: note: %v\n", deniedErr())

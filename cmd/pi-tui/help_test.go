@@ -17,9 +17,6 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		words := strings.Fields(cmd.path)
 		want := c.ok(append([]string{"help"}, words...)...)
 		for _, ask := range []string{"--help", "-h"} {
-			if cmd.path == "help" {
-				continue
-			}
 			if got := c.ok(append(words, ask)...); got != want {
 				t.Errorf("pi-tui %s %s:\n%s\nwant:\n%s", cmd.path, ask, got, want)
 			}
@@ -46,8 +43,9 @@ func TestHelpTopicsAndVersion(t *testing.T) {
 	if strings.Contains(out, "memory set") {
 		t.Errorf("help projects shows other commands:\n%s", out)
 	}
-	// The sentence about F is whole, not cut at a line break.
-	if out := c.ok("memory", "set", "--help"); !strings.Contains(out, "or plain text (one entry per paragraph); - reads standard input.") ||
+	// The sentence about F is whole, not cut at a line break, and says
+	// what plain text becomes (core/memory.ParseInput: one entry).
+	if out := c.ok("memory", "set", "--help"); !strings.Contains(out, "or plain text, saved as one untitled entry; - reads standard input.") ||
 		!strings.Contains(out, "--file F") {
 		t.Errorf("memory set --help:\n%s", out)
 	}
@@ -59,6 +57,9 @@ func TestHelpTopicsAndVersion(t *testing.T) {
 	}
 	if out := c.ok("--version"); !strings.HasPrefix(out, "pi-tui ") || !strings.Contains(out, "commit") || strings.Count(out, "\n") != 1 {
 		t.Errorf("--version = %q", out)
+	}
+	if out, want := c.ok("-v"), c.ok("--version"); out != want {
+		t.Errorf("-v = %q, want %q", out, want)
 	}
 	if out := c.ok("help"); !strings.Contains(out, "3 prompt finished but tool calls needing approval were denied") {
 		t.Errorf("help lacks the exit statuses:\n%s", out)
@@ -106,6 +107,9 @@ func TestCompletion(t *testing.T) {
 		{[]string{"prompt", "--project", "sh"}, "shed shop"},
 		{[]string{"prompt", "--thinking", "m"}, "minimal medium"},
 		{[]string{"projects", "add", ""}, "__files__"},
+		{[]string{"projects", "relocate", "s"}, "shed shop"},
+		{[]string{"projects", "relocate", "shop", ""}, "__files__"},
+		{[]string{"projects", "rename", "shop", ""}, ""},
 		{[]string{"memory", "set", "shop", "--file", ""}, "__files__"},
 		{[]string{"./"}, "__files__"},
 		{[]string{"completion", ""}, "bash fish zsh"},
@@ -128,6 +132,7 @@ func TestOpenPathMistakes(t *testing.T) {
 	file := filepath.Join(dir, "notes.txt")
 	os.WriteFile(file, []byte("x"), 0o644)
 	c.fails(2, "is a file; pi-tui opens a folder", file)
+	c.fails(2, "main.go is a file; pi-tui opens a folder", "main.go") // a bare word naming a file
 	c.fails(2, `unknown command "frobnicate"`, "frobnicate")
 	c.fails(2, `one too many`, dir, "extra")
 	// Without a terminal an existing folder prints the help, as the bare

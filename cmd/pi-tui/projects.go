@@ -315,7 +315,8 @@ func (a *app) warnSameName(reg *projects.Registry, p projects.Project) {
 	if err != nil || len(others) == 0 {
 		return
 	}
-	fmt.Fprintf(a.stderr, "pi-tui: note: %d other project(s) are also named %q; refer to this one by its id %s or its path\n", len(others), p.Name, p.ID)
+	fmt.Fprintf(a.stderr, "pi-tui: note: %s also named %q; refer to this one by its id %s or its path\n",
+		plural(len(others), "other project is", "other projects are"), p.Name, p.ID)
 }
 
 func (a *app) find(query string) (*projects.Registry, projects.Project, error) {

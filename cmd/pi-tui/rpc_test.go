@@ -310,18 +310,27 @@ func TestRPCContractDetails(t *testing.T) {
 
 func TestPromptSaysWhatWasDenied(t *testing.T) {
 	c := newCLI(t)
+	var told atomic.Value // the tool result the model read
 	modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply {
 		if req.LastToolResult == "" {
 			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "w", Name: "write", Args: map[string]string{"path": "x.txt", "content": "x"}}}}
+		}
+		if told.Load() == nil {
+			told.Store(req.LastToolResult)
 		}
 		return fakemodel.Reply{Text: "done"}
 	})
 	// The answer is printed, and the exit status tells a script that
 	// it may be incomplete.
 	code, out, errs := c.run("", "prompt", "--project", "mono", "write it")
-	if code != exitDenied || out != "done\n" || !strings.Contains(errs, "denied (write)") || !strings.Contains(errs, "--yes") ||
+	if code != exitDenied || out != "done\n" || !strings.Contains(errs, "1 tool call needed approval and was denied (write)") || !strings.Contains(errs, "--yes") ||
 		strings.Count(errs, "\n") != 1 {
 		t.Errorf("prompt = %d %q %q", code, out, errs)
+	}
+	// Nobody was asked, and the model is told so, not that a user said no.
+	if got, _ := told.Load().(string); !strings.Contains(got, "This write call needs approval, and this run (pi-tui prompt without --yes) gives none") ||
+		strings.Contains(got, "The user denied") {
+		t.Errorf("the model read %q", got)
 	}
 	if code, out, errs := c.run("", "prompt", "--project", "mono", "--yes", "write it"); code != 0 || out != "done\n" {
 		t.Errorf("prompt --yes = %d %q %q", code, out, errs)

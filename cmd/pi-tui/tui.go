@@ -130,9 +130,9 @@ func looksLikePath(s string) bool {
 	return s == "." || s == ".." || s == "~" || strings.ContainsRune(s, filepath.Separator) || strings.HasPrefix(s, "~")
 }
 
-func isDir(s string) bool {
-	fi, err := os.Stat(s)
-	return err == nil && fi.IsDir()
+func exists(s string) bool {
+	_, err := os.Stat(s)
+	return err == nil
 }
 
 // isTerminal reports whether w is a terminal.

@@ -111,9 +111,33 @@ type Approval struct {
 type Approver func(ctx context.Context, req Approval) (bool, error)
 
 // DeniedError is an Approver's "no, because…".
-type DeniedError struct{ Reason string }
+type DeniedError struct {
+	Reason string
+	// Unasked, when set, is the whole sentence the model reads instead of
+	// "The user denied…": the call was refused without anybody being
+	// asked (a headless run that grants no approvals), and the model must
+	// not be told that a person said no.
+	Unasked string
+}
 
-func (e *DeniedError) Error() string { return "the user denied this call: " + e.Reason }
+func (e *DeniedError) Error() string {
+	if e.Unasked != "" {
+		return e.Unasked
+	}
+	return "the user denied this call: " + e.Reason
+}
+
+// deniedText is the tool result the model reads for a denied call of
+// tool; d is the Approver's DeniedError, if it gave one.
+func deniedText(tool string, d *DeniedError) string {
+	switch {
+	case d != nil && d.Unasked != "":
+		return d.Unasked
+	case d != nil && strings.TrimSpace(d.Reason) != "":
+		return fmt.Sprintf("The user denied this %s call: %s", tool, strings.TrimSpace(d.Reason))
+	}
+	return fmt.Sprintf("The user denied this %s call. Do not retry it; ask the user or choose another way.", tool)
+}
 
 // Config is what a runtime is launched with.
 type Config struct {
@@ -585,15 +609,12 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) error {
 		a.emit(Event{Type: EventToolUpdate, ToolCallID: c.ID, ToolName: c.Name, Delta: chunk, Skipped: skipped})
 	}
 	var res ToolResult
-	var why string // the user's reason for a denial
+	var denial *DeniedError // the Approver's words for a denial, if any
 	switch {
 	case !a.knownTool(c.Name):
 		res = ToolResult{Text: fmt.Sprintf("Error: there is no tool named %q in this session.", c.Name), IsError: true}
-	case need && !a.approved(ctx, c, target, reason, &why):
-		res = ToolResult{Text: fmt.Sprintf("The user denied this %s call. Do not retry it; ask the user or choose another way.", c.Name), IsError: true}
-		if why != "" {
-			res.Text = fmt.Sprintf("The user denied this %s call: %s", c.Name, why)
-		}
+	case need && !a.approved(ctx, c, target, reason, &denial):
+		res = ToolResult{Text: deniedText(c.Name, denial), IsError: true}
 		_, err := a.store(c, res, pre, 0)
 		a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, Path: target, IsError: true, Result: res.Text, Preflight: pre, Denied: true})
 		return err
@@ -634,8 +655,8 @@ func (a *Agent) knownTool(name string) bool {
 	return false
 }
 
-// approved asks the Approver; a denial with a reason sets *why.
-func (a *Agent) approved(ctx context.Context, c ToolCall, target, reason string, why *string) bool {
+// approved asks the Approver; a denial with a DeniedError sets *denial.
+func (a *Agent) approved(ctx context.Context, c ToolCall, target, reason string, denial **DeniedError) bool {
 	if a.cfg.Approve == nil {
 		return false
 	}
@@ -653,7 +674,7 @@ func (a *Agent) approved(ctx context.Context, c ToolCall, target, reason string,
 	ok, err := a.cfg.Approve(ctx, req)
 	var denied *DeniedError
 	if errors.As(err, &denied) {
-		*why = strings.TrimSpace(denied.Reason)
+		*denial = denied
 	}
 	return err == nil && ok
 }

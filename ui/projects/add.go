@@ -44,6 +44,9 @@ type addDialog struct {
 	errText string
 	busy    bool
 	keys    addKeys
+	// then, if set, runs with the id of the project added (or relocated
+	// here); see AddDialog.
+	then func(id string) tea.Cmd
 }
 
 type addKeys struct {
@@ -93,6 +96,14 @@ type addedMsg struct {
 // SelectMsg asks the Projects tab to put the cursor on a project.
 type SelectMsg struct{ ID string }
 
+// goOn is what follows adding project id, if the opener asked for more.
+func (d *addDialog) goOn(id string) tea.Cmd {
+	if d.then == nil || id == "" {
+		return nil
+	}
+	return d.then(id)
+}
+
 func (d *addDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	switch msg := msg.(type) {
 	case completionMsg:
@@ -116,7 +127,7 @@ func (d *addDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			return d, nil
 		}
 		d.st.Close(d)
-		return d, relocatedNotice(d.host, d.moved.match.Project.Name, msg)
+		return d, tea.Batch(relocatedNotice(d.host, d.moved.match.Project.Name, msg), d.goOn(msg.res.Project.ID))
 	case addedMsg:
 		d.busy = false
 		if msg.err != nil {
@@ -128,11 +139,15 @@ func (d *addDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			note = msg.name + " was already registered"
 		}
 		if msg.others > 0 {
-			note += fmt.Sprintf("; note: %d other project(s) are also named %s, so use ids or paths for them in scripts", msg.others, msg.name)
+			others := fmt.Sprintf("%d other projects are", msg.others)
+			if msg.others == 1 {
+				others = "1 other project is"
+			}
+			note += fmt.Sprintf("; note: %s also named %s, so use ids or paths for them in scripts", others, msg.name)
 		}
 		d.st.Close(d)
 		id := msg.id
-		return d, tea.Batch(func() tea.Msg { return SelectMsg{ID: id} }, common.Notice("%s", note))
+		return d, tea.Batch(func() tea.Msg { return SelectMsg{ID: id} }, common.Notice("%s", note), d.goOn(id))
 	case tea.KeyMsg:
 		return d, d.key(msg)
 	}

@@ -202,3 +202,36 @@ func TestRelocateFromTheRow(t *testing.T) {
 		t.Errorf("after relocating: %+v", q)
 	}
 }
+
+// The row menu's w item says whether the agent may write memory now; o
+// or w on a section heading says why nothing happened.
+func TestMenuShowsAgentWritesAndHeadingKeysSayWhy(t *testing.T) {
+	pl := places(t)
+	h := openHost(t, pl)
+	ctx := context.Background()
+	for _, n := range []string{"api", "web"} {
+		os.MkdirAll(filepath.Join(pl.Home, n), 0o755)
+		p, _, err := h.Projects.Add(ctx, filepath.Join(pl.Home, n), "", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Projects.SetGroup(ctx, p.ID, "Work")
+		if n == "web" {
+			if err := h.Memory.SetAgentWrites(ctx, p.ID, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	h.Close()
+	s := start(t, pl)
+	s.keys("s") // by name: api, then web
+	s.waitFor("▾ Work (2)", "sorted by name")
+	s.keys("home", "j", "enter") // from the heading to api
+	s.waitFor("api", "Agent may write memory: now off")
+	s.keys("esc", "j", "enter")
+	s.waitFor("web", "Agent may write memory: now on")
+	s.keys("esc", "home", "o")
+	s.waitFor("o acts on a project, and the cursor is on a section heading")
+	s.keys("w")
+	s.waitFor("w acts on a project")
+}

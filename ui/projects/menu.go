@@ -86,10 +86,19 @@ func (m *Model) rowActions(p coreprojects.Project) []rowAction {
 	return out
 }
 
-// menu is a project's row menu: the row actions with their keys.
+// menu is a project's row menu: the row actions with their keys, the
+// agent-writes item saying whether they are on, as the last load read
+// them (the toggle reads the switch again when chosen).
 func (m *Model) menu(p coreprojects.Project) *dialog.Menu {
 	var items []dialog.Item
 	for _, a := range m.rowActions(p) {
+		if a.key.Help().Key == m.keys.AgentWrites.Help().Key && m.writes != nil {
+			state := "now off"
+			if m.writes[p.ID] {
+				state = "now on"
+			}
+			a.key.SetHelp(a.key.Help().Key, "Agent may write memory: "+state)
+		}
 		items = append(items, dialog.Item{Key: a.key, Run: a.run})
 	}
 	title := common.VisibleLine(p.Name)

@@ -100,7 +100,7 @@ func TestAgentWritesFromTheRow(t *testing.T) {
 	s := start(t, pl)
 	s.waitFor("api")
 	s.keys("enter")
-	s.waitFor("w Agent may write memory: on/off")
+	s.waitFor("w Agent may write memory: now off")
 	s.keys("esc", "w")
 	s.waitFor("agent writes on: the agent of api may change its memory")
 	h := openHost(t, pl)

@@ -19,8 +19,10 @@ import (
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
 	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/store"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -141,7 +143,9 @@ type Model struct {
 	folded map[string]bool
 
 	loading bool
-	want    string // project to select after the next load
+	want    string          // project to select after the next load
+	stamp   store.Stamp     // the database files as the last load found them
+	writes  map[string]bool // project id → the agent may write memory
 	spin    spinner.Model
 	loadErr string
 	now     func() time.Time
@@ -202,10 +206,13 @@ const archivedFold = "archived"
 // foldsMsg carries the remembered folding.
 type foldsMsg map[string]bool
 
-// loadedMsg carries a fresh project list.
+// loadedMsg carries a fresh project list and the database stamp taken
+// before it was read.
 type loadedMsg struct {
-	list []coreprojects.Project
-	err  error
+	list   []coreprojects.Project
+	writes map[string]bool // project id → the agent may write memory; nil: unknown
+	stamp  store.Stamp
+	err    error
 }
 
 // winnersMsg carries the root instruction file of each project.
@@ -224,7 +231,35 @@ func (m *Model) Init() tea.Cmd {
 		f, _ := reg.Folds(context.Background()) // none remembered: the defaults
 		return foldsMsg(f)
 	}
-	return tea.Batch(folds, m.load(), m.spin.Tick, m.reloadTick(), m.waitChanges())
+	return tea.Batch(folds, m.load(), m.spin.Tick, m.reloadTick(), m.waitChanges(), m.watchStamp())
+}
+
+// stampEvery is how often the database files are looked at for writes by
+// another process (the pi-tui CLI adding a project), which the in-process
+// broker never hears of. A look is two stat calls; only a changed stamp
+// reloads the list.
+const stampEvery = 2 * time.Second
+
+// stampMsg carries the database stamp seen at a look.
+type stampMsg store.Stamp
+
+// watchStamp takes the database stamp after stampEvery, or ends when the
+// tab is closed: like reloadTick, it must not outlive the program.
+func (m *Model) watchStamp() tea.Cmd {
+	done, st := m.done, m.host.Store
+	if st == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		t := time.NewTimer(stampEvery)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return stampMsg(st.Stamp())
+		case <-done:
+			return nil
+		}
+	}
 }
 
 // reloadEvery is how often the list is reloaded anyway, so a folder
@@ -254,9 +289,33 @@ func (m *Model) reloadTick() tea.Cmd {
 func (m *Model) load() tea.Cmd {
 	h := m.host
 	return func() tea.Msg {
+		// The stamp is taken first: a write after it, even during the
+		// read, changes the stamp the next look compares.
+		var stamp store.Stamp
+		if h.Store != nil {
+			stamp = h.Store.Stamp()
+		}
 		list, err := h.Projects.List(context.Background(), true)
-		return loadedMsg{list: list, err: err}
+		return loadedMsg{list: list, writes: agentWrites(h), stamp: stamp, err: err}
 	}
+}
+
+// agentWrites reads every project's agent-writes switch in one query, for
+// the row menu to show; nil when it cannot be read (the menu then says
+// on/off without the state).
+func agentWrites(h *host.Host) map[string]bool {
+	if h.Store == nil {
+		return nil
+	}
+	kv, err := h.Store.KVNamespace(context.Background(), memory.AgentWritesNamespace)
+	if err != nil {
+		return nil
+	}
+	out := make(map[string]bool, len(kv))
+	for id, v := range kv {
+		out[id] = v == "on" // as memory.Service.AgentWrites reads it
+	}
+	return out
 }
 
 // findWinners resolves, off the UI goroutine, which instruction file is in
@@ -335,6 +394,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case loadedMsg:
 		m.loading = false
+		m.stamp = msg.stamp
 		if msg.err != nil {
 			m.loadErr = msg.err.Error()
 			return nil
@@ -344,7 +404,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if m.want != "" {
 			keep, m.want = m.want, ""
 		}
-		m.all = msg.list
+		m.all, m.writes = msg.list, msg.writes
 		m.lower = make([]string, len(m.all))
 		for i, p := range m.all {
 			m.lower[i] = strings.ToLower(p.Name + "\x00" + p.Root)
@@ -381,6 +441,13 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case SelectMsg:
 		m.want = msg.ID
 		return m.load()
+	case stampMsg:
+		if store.Stamp(msg) != m.stamp {
+			// Written since the last load, here or by another process.
+			m.stamp = store.Stamp(msg)
+			return tea.Batch(m.load(), m.watchStamp())
+		}
+		return m.watchStamp()
 	case reloadTickMsg:
 		// Folders can vanish (or come back) while pi-tui runs.
 		return tea.Batch(m.load(), m.reloadTick())
@@ -460,6 +527,18 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	default:
 		if p, ok := m.Selected(); ok {
 			return m.rowKey(p, msg)
+		}
+		// A row key with no project under the cursor says why nothing
+		// happened.
+		for _, b := range k.rowKeys() {
+			if !key.Matches(msg, b) {
+				continue
+			}
+			if len(m.all) == 0 {
+				return common.Notice("%s: there is no project yet; %s adds one", b.Help().Desc, k.Add.Help().Key)
+			}
+			return common.Notice("%s acts on a project, and the cursor is on a section heading: move to a project (%s); enter or %s folds the section",
+				b.Help().Key, k.Down.Help().Key, k.Fold.Help().Key)
 		}
 	}
 	return nil
