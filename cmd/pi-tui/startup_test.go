@@ -57,7 +57,10 @@ func TestPackageInitStaysSmall(t *testing.T) {
 			t.Errorf("%s allocates %d bytes at initialisation: syntax highlighting is loaded at start again", p.name, p.bytes)
 		}
 	}
-	const budget = 4 << 20
+	budget := 4 << 20
+	if raceBuild {
+		budget *= 2 // the detector's instrumentation allocates too
+	}
 	if total > budget {
 		t.Errorf("package initialisation allocates %d bytes, over the %d budget; the largest:%s", total, budget, top)
 	}
