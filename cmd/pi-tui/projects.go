@@ -468,6 +468,7 @@ func (a *app) projectsGroup(sub string, args []string) error {
 
 func (a *app) projectsRelocate(args []string) error {
 	fs := a.flags("projects relocate")
+	allowBroad := fs.Bool("allow-broad-root", false, "")
 	pos, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return a.helpFor("projects relocate")
@@ -488,9 +489,14 @@ func (a *app) projectsRelocate(args []string) error {
 	}
 	home := a.env("HOME")
 	mgr := session.NewManager(st, session.Config{AgentDir: a.placesOrEmpty().AgentDir, SessionDir: a.env("PI_CODING_AGENT_SESSION_DIR")})
-	res, err := reg.Relocate(a.ctx, p.ID, paths.ExpandHome(pos[1], home), projects.RelocateOptions{SessionsDir: mgr.Dir})
+	pl := a.placesOrEmpty()
+	res, err := reg.Relocate(a.ctx, p.ID, paths.ExpandHome(pos[1], home), projects.RelocateOptions{SessionsDir: mgr.Dir, Places: &pl, AllowBroad: *allowBroad})
 	for _, pr := range res.Problems {
 		fmt.Fprintf(a.stderr, "pi-tui: warning: session %s\n", pr)
+	}
+	var broad *projects.BroadRootError
+	if errors.As(err, &broad) {
+		return fmt.Errorf("%w; relocate there anyway with --allow-broad-root", err)
 	}
 	if err != nil && res.Project.ID == "" {
 		return err

@@ -199,3 +199,14 @@ func TestProjectsAddRefusesAMovedProject(t *testing.T) {
 		t.Errorf("relocate: %s", out)
 	}
 }
+
+// Relocating onto a folder too broad to be a project (the home folder)
+// needs the same second yes as adding it.
+func TestRelocateOntoHomeNeedsAllowBroad(t *testing.T) {
+	c := newCLI(t)
+	dir := mkdir(t, c.env["HOME"], "src", "shop")
+	c.ok("projects", "add", dir, "--name", "shop")
+	os.RemoveAll(dir)
+	c.fails(1, "--allow-broad-root", "projects", "relocate", "shop", c.env["HOME"])
+	c.ok("projects", "relocate", "shop", c.env["HOME"], "--allow-broad-root")
+}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/pisession"
 )
 
@@ -25,6 +26,11 @@ type RelocateOptions struct {
 	// sessionDir setting), nothing is moved: the files there whose header
 	// names the old root are given the new one.
 	SessionsDir func(root string) string
+	// Places, when set, has a folder too broad to be a project (/, home,
+	// one holding pi's agent dir or pi-tui's data: see CheckBroad) refused
+	// with a *BroadRootError, as adding it would be, unless AllowBroad.
+	Places     *paths.Places
+	AllowBroad bool
 }
 
 // Relocated says what a relocation did.
@@ -66,6 +72,11 @@ func (r *Registry) Relocate(ctx context.Context, id, newPath string, opts Reloca
 	}
 	if !p.Missing {
 		return Relocated{}, &StillThereError{Project: p}
+	}
+	if opts.Places != nil && !opts.AllowBroad {
+		if err := r.CheckBroad(ctx, newRoot, *opts.Places); err != nil {
+			return Relocated{}, err
+		}
 	}
 	if other, found, err := r.findPath(ctx, newRoot); err != nil {
 		return Relocated{}, err

@@ -101,7 +101,7 @@ func (d *relocateDialog) relocate() tea.Cmd {
 // goroutine.
 func relocateCmd(h *host.Host, env func(string) string, id, path string) tea.Cmd {
 	return func() tea.Msg {
-		res, err := h.Projects.Relocate(context.Background(), id, path, coreprojects.RelocateOptions{SessionsDir: sessionsDir(h, env)})
+		res, err := h.Projects.Relocate(context.Background(), id, path, coreprojects.RelocateOptions{SessionsDir: sessionsDir(h, env), Places: &h.Places})
 		return relocatedMsg{res: res, err: err}
 	}
 }
