@@ -73,6 +73,9 @@ func (m *Model) reread() tea.Cmd {
 type promptDoneMsg struct {
 	id  string
 	err error
+	// unsent is the message when it failed before it was saved: it goes
+	// back to the input.
+	unsent string
 }
 
 func (m *Model) notice(text string) {
@@ -101,7 +104,7 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		m.runtime, m.lastRT = "retired", "runtime retired: "+reasonText(e.Reason)
 	case agent.EventAgentStart:
 		m.runtime = "working"
-		if !m.working {
+		if !m.ownTurn {
 			// Another program's turn: its prompt is stored by now.
 			return m.reread()
 		}
@@ -178,11 +181,12 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		case e.Error != "":
 			m.failure(e.Error)
 		}
-		if !m.working {
+		if !m.ownTurn {
 			// Another program's turn: what it stored replaces what
 			// streamed here.
 			return tea.Batch(common.Notice(""), m.reread())
 		}
+		m.ownTurn = false
 		return common.Notice("")
 	}
 	return nil
@@ -295,12 +299,34 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 // send starts a prompt; its events stream back through the bridge.
 func (m *Model) send(text string) tea.Cmd {
 	m.items = append(m.items, &item{kind: kindUser, ready: true, text: text})
-	m.working, m.bottom, m.ended, m.failed, m.retry = true, 0, false, "", nil
+	m.working, m.ownTurn, m.bottom, m.ended, m.failed, m.retry = true, true, 0, false, "", nil
 	rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
 	return func() tea.Msg {
 		_, err := rts.Prompt(ctx, id, model, text)
-		return promptDoneMsg{id: id, err: err}
+		done := promptDoneMsg{id: id, err: err}
+		if err != nil && !storedLast(ctx, rts, id, text) {
+			// Refused before it was saved (no model, a missing worktree):
+			// the message goes back to the input rather than being lost.
+			done.unsent = text
+		}
+		return done
 	}
+}
+
+// storedLast reports whether the session's branch ends in the user message
+// text (the prompt was saved before it failed).
+func storedLast(ctx context.Context, rts *runtime.Manager, id, text string) bool {
+	s, err := rts.Session(ctx, id)
+	if err != nil {
+		return false
+	}
+	path := s.Path()
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == coresession.TypeUser {
+			return userText(path[i]) == text
+		}
+	}
+	return false
 }
 
 func (m *Model) transcriptHeight() int { return max(m.height-m.inputHeight()-3, 3) }

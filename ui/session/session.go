@@ -123,6 +123,7 @@ type Model struct {
 	think    thinkState     // the level in effect and the levels the model has
 	running  string         // the model the runtime runs, from its events
 	ended    bool           // agent_end arrived for the current prompt
+	ownTurn  bool           // the turn running is this program's (else another's: reread at its ends)
 	failed   string         // the current prompt's error, once shown
 	retry    *item          // the notice of the current call's retries
 	lastCall provider.Usage // the last model call, for the context meter
@@ -320,6 +321,14 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		var cmd tea.Cmd
 		if msg.err != nil && !m.ended && !errors.Is(msg.err, context.Canceled) {
 			m.failure(msg.err.Error()) // failed before the agent could say so
+		}
+		if msg.unsent != "" {
+			m.restoreInput(msg.unsent)
+			if n := len(m.items); n > 0 && m.items[n-1].kind == kindUser && m.items[n-1].text == msg.unsent {
+				m.items = m.items[:n-1]
+			} else if n > 1 && m.items[n-2].kind == kindUser && m.items[n-2].text == msg.unsent {
+				m.items = append(m.items[:n-2], m.items[n-1])
+			}
 		}
 		if len(m.queue) > 0 {
 			next := m.queue[0]
