@@ -747,9 +747,19 @@ func (m *Model) helpGroups() (string, [][]key.Binding) {
 
 // globalHelp lists the shell's keys that apply where the focus is: in a
 // page or dialog only quitting and help; elsewhere the tab keys too.
-func (m *Model) globalHelp() []key.Binding {
+func (m *Model) globalHelp() []key.Binding { return m.globalHelpAt(m.focus(), len(m.stack)) }
+
+// globalHelpAt is globalHelp for a focus and a number of open layers.
+func (m *Model) globalHelpAt(f focus, layers int) []key.Binding {
 	k := m.keys
-	if len(m.stack) > 0 {
+	switch {
+	case f == focusSessionText:
+		// Typing in the chat: letters and digits go into the message, and
+		// shift+tab is the thinking level; tab still switches tabs.
+		return []key.Binding{k.ForceQuit, k.HelpTyping, k.NextTab}
+	case f == focusLayerText || f == focusProjectsFilter:
+		return []key.Binding{k.ForceQuit, k.HelpTyping}
+	case layers > 0:
 		return []key.Binding{k.ForceQuit, k.Help}
 	}
 	return []key.Binding{k.ForceQuit, k.Quit, k.Help, k.NextTab, k.PrevTab, k.Projects}

@@ -34,3 +34,22 @@ func TestMessageInAMissingWorktreeIsKept(t *testing.T) {
 		t.Errorf("no fix shown, or the message is lost:\n%s", view)
 	}
 }
+
+// D on a worktree session says to discard it first, before asking anything.
+func TestDeleteOfAWorktreeSessionSaysDiscardFirst(t *testing.T) {
+	wtt.Need(t)
+	r := newKitRig(t, 200, 30, echo, true)
+	wtt.Repo(t, filepath.Join(r.home, "proj"), nil)
+	r.waitFor("proj")
+	r.keys("enter", "o")
+	r.waitFor("No sessions yet")
+	r.keys("w")
+	r.waitFor("working on branch pi/", "Type a message")
+	r.keys("ctrl+l")
+	r.waitFor("⎇ pi/")
+	r.keys("D")
+	r.waitFor("discard it first with X")
+	if view := r.final(); strings.Contains(view, "Delete session") {
+		t.Errorf("a confirmation was asked:\n%s", view)
+	}
+}

@@ -8,24 +8,28 @@ type GlobalKeys struct {
 	Quit      key.Binding
 	ForceQuit key.Binding
 	Help      key.Binding
-	NextTab   key.Binding
-	PrevTab   key.Binding
-	Projects  key.Binding
-	Session   key.Binding
-	Settings  key.Binding
+	// HelpTyping is Help as shown while a text field has the keys: ? is
+	// typed there, f1 still opens help.
+	HelpTyping key.Binding
+	NextTab    key.Binding
+	PrevTab    key.Binding
+	Projects   key.Binding
+	Session    key.Binding
+	Settings   key.Binding
 }
 
 // NewGlobalKeys returns the shell's keymap.
 func NewGlobalKeys() GlobalKeys {
 	return GlobalKeys{
-		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
-		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
-		Help:      key.NewBinding(key.WithKeys("?", "f1"), key.WithHelp("?/f1", "help")),
-		NextTab:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
-		PrevTab:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous tab")),
-		Projects:  key.NewBinding(key.WithKeys("1"), key.WithHelp("1/2/3", "Projects/Session/Settings")),
-		Session:   key.NewBinding(key.WithKeys("2")),
-		Settings:  key.NewBinding(key.WithKeys("3")),
+		Quit:       key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		ForceQuit:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		Help:       key.NewBinding(key.WithKeys("?", "f1"), key.WithHelp("?/f1", "help")),
+		HelpTyping: key.NewBinding(key.WithKeys("f1"), key.WithHelp("f1", "help")),
+		NextTab:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
+		PrevTab:    key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous tab")),
+		Projects:   key.NewBinding(key.WithKeys("1"), key.WithHelp("1/2/3", "Projects/Session/Settings")),
+		Session:    key.NewBinding(key.WithKeys("2")),
+		Settings:   key.NewBinding(key.WithKeys("3")),
 	}
 }
 

@@ -38,7 +38,7 @@ const menuSize = 50
 // menuKeys are the menu's keys; they are data, so help shows what the
 // handler uses.
 var menuKeys = struct{ Commands, At, Up, Down, Pick, Close key.Binding }{
-	Commands: key.NewBinding(key.WithKeys("/"), key.WithHelp("/command", "a menu of /compact /tree /fork /name /new /model /thinking /context, skills and templates")),
+	Commands: key.NewBinding(key.WithKeys("/"), key.WithHelp("/command", "a menu of /compact /tree /fork /name /new /worktree /model /thinking /context, skills and templates")),
 	At:       key.NewBinding(key.WithKeys("@"), key.WithHelp("@file", "complete a project file; sent attached")),
 	Up:       key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑/↓", "move in the menu")),
 	Down:     key.NewBinding(key.WithKeys("down", "ctrl+n")),

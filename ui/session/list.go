@@ -143,6 +143,11 @@ func (m *Model) listKey(msg tea.KeyMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Delete):
 		if m.cursor < len(list) {
+			if w, ok := m.wt.of[list[m.cursor].ID]; ok && w.Active() {
+				// Said before asking: deleting would leave its folder
+				// and branch behind, so the core refuses it.
+				return common.Failure(fmt.Errorf("this session works in its worktree (branch %s): discard it first with %s", w.Branch, m.keys.Discard.Help().Key))
+			}
 			return m.deleteDialog(list[m.cursor])
 		}
 	case key.Matches(msg, k.Open):
