@@ -44,7 +44,7 @@ func TestDeleteOfAWorktreeSessionSaysDiscardFirst(t *testing.T) {
 	r.keys("enter", "o")
 	r.waitFor("No sessions yet")
 	r.keys("w")
-	r.waitFor("working on branch pi/", "Type a message")
+	r.waitFor("working on branch pi/", "Type a message", "Session · proj ⎇ pi/") // the chat says where it works
 	r.keys("ctrl+l")
 	r.waitFor("⎇ pi/")
 	r.keys("D")

@@ -124,6 +124,7 @@ type Model struct {
 	running  string         // the model the runtime runs, from its events
 	ended    bool           // agent_end arrived for the current prompt
 	ownTurn  bool           // the turn running is this program's (else another's: reread at its ends)
+	branch   string         // the open session's worktree branch, "" when it works in the project
 	failed   string         // the current prompt's error, once shown
 	retry    *item          // the notice of the current call's retries
 	lastCall provider.Usage // the last model call, for the context meter
@@ -267,6 +268,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.close()
 		m.sid, m.title, m.open = msg.id, msg.title, msg.sess
+		m.branch = ""
+		if msg.sess != nil {
+			if w, ok := msg.sess.Worktree(); ok && w.Active() {
+				m.branch = w.Branch
+			}
+		}
 		var wctx context.Context
 		wctx, m.stopWatch = context.WithCancel(context.Background())
 		m.items = itemsFrom(msg.entries)
@@ -415,7 +422,12 @@ func (m *Model) View() string {
 	case title == "":
 		title = "unnamed session"
 	}
-	b.WriteString(st.Title.Render("Session · "+common.VisibleLine(m.project.Name)) + st.Dim.Render("  "+ansi.Truncate(title, max(m.width-30, 10), "…")) + "\n")
+	head := "Session · " + common.VisibleLine(m.project.Name)
+	if m.branch != "" {
+		// The files it changes are the worktree's, not the checkout's.
+		head += " ⎇ " + common.VisibleLine(m.branch)
+	}
+	b.WriteString(st.Title.Render(head) + st.Dim.Render("  "+ansi.Truncate(title, max(m.width-30, 10), "…")) + "\n")
 	menu := m.suggestionLines()
 	b.WriteString(m.transcript(max(m.transcriptHeight()-len(menu), 1)) + "\n")
 	for _, l := range menu {
