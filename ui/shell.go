@@ -288,7 +288,12 @@ func (m *Model) focusAt(n int) focus {
 // closed while handling it.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.route(msg)
-	return m, tea.Batch(cmd, m.applyNav())
+	nav := m.applyNav()
+	// The Projects list reloads for changes made elsewhere only while it
+	// is seen; hidden (another tab, a page over it), it catches up when it
+	// shows again. Twenty SSH clients each saving memory would otherwise
+	// reload every program's list at once, twenty times over.
+	return m, tea.Batch(cmd, nav, m.projects.Seen(m.tab == tabProjects && len(m.stack) == 0))
 }
 
 // applyNav pushes and closes the layers recorded during the last message,

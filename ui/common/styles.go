@@ -5,6 +5,7 @@ package common
 
 import (
 	"io"
+	"strconv"
 
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/lipgloss"
@@ -38,13 +39,33 @@ type Styles struct {
 	Input      lipgloss.Style
 }
 
+// resolved turns an adaptive hex colour into the colour the renderer's
+// terminal shows, once: lipgloss would otherwise match the hex against the
+// 256-colour palette on every render, which twenty SSH clients drawing at
+// once feel.
+func resolved(r *lipgloss.Renderer, c lipgloss.AdaptiveColor) lipgloss.TerminalColor {
+	hex := c.Light
+	if r.HasDarkBackground() {
+		hex = c.Dark
+	}
+	switch v := r.ColorProfile().Color(hex).(type) {
+	case termenv.ANSI256Color:
+		return lipgloss.Color(strconv.Itoa(int(v)))
+	case termenv.ANSIColor:
+		return lipgloss.Color(strconv.Itoa(int(v)))
+	case termenv.RGBColor:
+		return lipgloss.Color(string(v))
+	}
+	return lipgloss.NoColor{}
+}
+
 // NewStyles builds the styles with the renderer of one program.
 func NewStyles(r *lipgloss.Renderer) *Styles {
-	accent := lipgloss.AdaptiveColor{Light: "#5A3FC0", Dark: "#B39DFF"}
-	dim := lipgloss.AdaptiveColor{Light: "#6B6B6B", Dark: "#8A8A8A"}
-	warn := lipgloss.AdaptiveColor{Light: "#A05A00", Dark: "#FFB454"}
-	bad := lipgloss.AdaptiveColor{Light: "#B00020", Dark: "#FF6B6B"}
-	good := lipgloss.AdaptiveColor{Light: "#1B7F3B", Dark: "#7BD88F"}
+	accent := resolved(r, lipgloss.AdaptiveColor{Light: "#5A3FC0", Dark: "#B39DFF"})
+	dim := resolved(r, lipgloss.AdaptiveColor{Light: "#6B6B6B", Dark: "#8A8A8A"})
+	warn := resolved(r, lipgloss.AdaptiveColor{Light: "#A05A00", Dark: "#FFB454"})
+	bad := resolved(r, lipgloss.AdaptiveColor{Light: "#B00020", Dark: "#FF6B6B"})
+	good := resolved(r, lipgloss.AdaptiveColor{Light: "#1B7F3B", Dark: "#7BD88F"})
 	s := &Styles{R: r}
 	s.App = r.NewStyle()
 	s.Title = r.NewStyle().Bold(true).Foreground(accent)

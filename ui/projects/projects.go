@@ -117,11 +117,15 @@ func (r row) selectable() bool { return r.heading == "" || r.fold != "" }
 type Model struct {
 	host    *host.Host
 	changes *events.Subscription // project changes in the process
-	stop    context.CancelFunc   // ends changes and the reload timer
-	done    <-chan struct{}      // closed by stop
-	st      *common.UI
-	keys    KeyMap
-	actions Actions
+	// settling: a reload for announced changes is waiting for their burst
+	// to end. seen: the list is on screen (the shell says, Seen); stale:
+	// changes arrived while it was not.
+	settling, seen, stale bool
+	stop                  context.CancelFunc // ends changes and the reload timer
+	done                  <-chan struct{}    // closed by stop
+	st                    *common.UI
+	keys                  KeyMap
+	actions               Actions
 	// env is the program's environment (an SSH session's is not the
 	// server's): $PI_CODING_AGENT_SESSION_DIR decides where sessions are.
 	env func(string) string
@@ -183,8 +187,55 @@ func (m *Model) Close() {
 	}
 }
 
-// changesMsg says projects changed somewhere in the process.
-type changesMsg struct{}
+// Seen tells the tab whether it is on screen; shown again after changes
+// arrived while hidden, it reloads.
+func (m *Model) Seen(on bool) tea.Cmd {
+	m.seen = on
+	if on && m.stale {
+		m.stale = false
+		return m.loadRows()
+	}
+	return nil
+}
+
+// changesMsg says projects changed somewhere in the process; settledMsg
+// that a burst of them has had time to end.
+type (
+	changesMsg struct{}
+	settledMsg struct{}
+)
+
+// settleFor is how long a burst of project changes is gathered into one
+// reload.
+const settleFor = 150 * time.Millisecond
+
+// settle waits settleFor, or until the tab is closed.
+func (m *Model) settle() tea.Cmd {
+	done := m.done
+	return func() tea.Msg {
+		t := time.NewTimer(settleFor)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return settledMsg{}
+		case <-done:
+			return nil
+		}
+	}
+}
+
+// loadRows reloads the list for changes announced in the process.
+func (m *Model) loadRows() tea.Cmd {
+	load := m.load()
+	return func() tea.Msg {
+		msg := load()
+		if l, ok := msg.(loadedMsg); ok {
+			l.rows = true
+			return l
+		}
+		return msg
+	}
+}
 
 // waitChanges waits, off the update loop, for the next project change.
 func (m *Model) waitChanges() tea.Cmd {
@@ -213,10 +264,18 @@ type loadedMsg struct {
 	writes map[string]bool // project id → the agent may write memory; nil: unknown
 	stamp  store.Stamp
 	err    error
+	// rows: a reload for a change announced in the process (a rename, a
+	// memory save): the instruction files in effect did not change, so
+	// only new projects' are looked up.
+	rows bool
 }
 
-// winnersMsg carries the root instruction file of each project.
-type winnersMsg map[string]string
+// winnersMsg carries the root instruction file of each project (part:
+// of some projects only, added to what is known).
+type winnersMsg struct {
+	of   map[string]string
+	part bool
+}
 
 // changedMsg reports the result of a change made from this tab.
 type changedMsg struct {
@@ -321,10 +380,12 @@ func agentWrites(h *host.Host) map[string]bool {
 // findWinners resolves, off the UI goroutine, which instruction file is in
 // effect at each project's root. It reads no agent dir: the row shows the
 // project's own file.
-func findWinners(list []coreprojects.Project) tea.Cmd {
+func findWinners(list []coreprojects.Project) tea.Cmd { return resolveWinners(list, false) }
+
+func resolveWinners(list []coreprojects.Project, part bool) tea.Cmd {
 	return func() tea.Msg {
 		r := instructions.New(instructions.Options{})
-		out := make(winnersMsg, len(list))
+		out := make(map[string]string, len(list))
 		for _, p := range list {
 			if p.Missing {
 				continue
@@ -341,7 +402,7 @@ func findWinners(list []coreprojects.Project) tea.Cmd {
 			}
 			out[p.ID] = strings.Join(names, ", ")
 		}
-		return out
+		return winnersMsg{of: out, part: part}
 	}
 }
 
@@ -410,9 +471,27 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.lower[i] = strings.ToLower(p.Name + "\x00" + p.Root)
 		}
 		m.rebuild(keep)
+		if msg.rows {
+			var fresh []coreprojects.Project
+			for _, p := range m.all {
+				if _, known := m.winners[p.ID]; !known {
+					fresh = append(fresh, p)
+				}
+			}
+			if len(fresh) == 0 {
+				return nil
+			}
+			return resolveWinners(fresh, true)
+		}
 		return findWinners(m.all)
 	case winnersMsg:
-		m.winners = msg
+		if msg.part {
+			for id, w := range msg.of {
+				m.winners[id] = w
+			}
+			return nil
+		}
+		m.winners = msg.of
 		if !m.fingerprinted {
 			// After the list and its instruction files are shown, so
 			// the first frame never waits for it.
@@ -437,7 +516,20 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case common.ProjectsChangedMsg:
 		return m.load()
 	case changesMsg:
-		return tea.Batch(m.load(), m.waitChanges())
+		// Changes come in bursts (every program of a busy server saves
+		// memory, renames, opens): one reload for the burst, after it.
+		if m.settling {
+			return m.waitChanges() // the reload to come covers it
+		}
+		m.settling = true
+		return tea.Batch(m.settle(), m.waitChanges())
+	case settledMsg:
+		m.settling = false
+		if !m.seen {
+			m.stale = true // reloaded when shown (Seen)
+			return nil
+		}
+		return m.loadRows()
 	case SelectMsg:
 		m.want = msg.ID
 		return m.load()
@@ -445,7 +537,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if store.Stamp(msg) != m.stamp {
 			// Written since the last load, here or by another process.
 			m.stamp = store.Stamp(msg)
-			return tea.Batch(m.load(), m.watchStamp())
+			if m.settling {
+				return m.watchStamp() // a reload for this program's process is coming
+			}
+			return tea.Batch(m.loadRows(), m.watchStamp())
 		}
 		return m.watchStamp()
 	case reloadTickMsg:
