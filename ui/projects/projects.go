@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -117,15 +118,12 @@ func (r row) selectable() bool { return r.heading == "" || r.fold != "" }
 type Model struct {
 	host    *host.Host
 	changes *events.Subscription // project changes in the process
-	// settling: a reload for announced changes is waiting for their burst
-	// to end. seen: the list is on screen (the shell says, Seen); stale:
-	// changes arrived while it was not.
-	settling, seen, stale bool
-	stop                  context.CancelFunc // ends changes and the reload timer
-	done                  <-chan struct{}    // closed by stop
-	st                    *common.UI
-	keys                  KeyMap
-	actions               Actions
+	watch   *changeWatch         // shared with the goroutine waiting for changes
+	stop    context.CancelFunc   // ends changes and the reload timer
+	done    <-chan struct{}      // closed by stop
+	st      *common.UI
+	keys    KeyMap
+	actions Actions
 	// env is the program's environment (an SSH session's is not the
 	// server's): $PI_CODING_AGENT_SESSION_DIR decides where sessions are.
 	env func(string) string
@@ -167,7 +165,7 @@ func New(h *host.Host, st *common.UI, actions Actions, env func(string) string) 
 	f.Prompt = "/"
 	f.CharLimit = 128
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot))
-	m := &Model{host: h, st: st, keys: DefaultKeyMap(), actions: actions, env: env, filter: f,
+	m := &Model{host: h, st: st, watch: &changeWatch{}, keys: DefaultKeyMap(), actions: actions, env: env, filter: f,
 		winners: map[string]string{}, loading: true, spin: sp, now: time.Now,
 		folded: map[string]bool{archivedFold: true}}
 	ctx, stop := context.WithCancel(context.Background())
@@ -190,39 +188,28 @@ func (m *Model) Close() {
 // Seen tells the tab whether it is on screen; shown again after changes
 // arrived while hidden, it reloads.
 func (m *Model) Seen(on bool) tea.Cmd {
-	m.seen = on
-	if on && m.stale {
-		m.stale = false
+	m.watch.seen.Store(on)
+	if on && m.watch.stale.Swap(false) {
 		return m.loadRows()
 	}
 	return nil
 }
 
-// changesMsg says projects changed somewhere in the process; settledMsg
-// that a burst of them has had time to end.
-type (
-	changesMsg struct{}
-	settledMsg struct{}
-)
+// changeWatch is what the goroutine waiting for project changes shares
+// with the tab: whether the list is seen, and whether changes arrived
+// while it was not. A hidden list gets no message at all (a server of
+// twenty programs each saving memory would otherwise wake and redraw every
+// program for every save); it catches up when it shows again.
+type changeWatch struct {
+	seen, stale atomic.Bool
+}
+
+// changesMsg says a burst of project changes ended while the list was seen.
+type changesMsg struct{}
 
 // settleFor is how long a burst of project changes is gathered into one
 // reload.
 const settleFor = 150 * time.Millisecond
-
-// settle waits settleFor, or until the tab is closed.
-func (m *Model) settle() tea.Cmd {
-	done := m.done
-	return func() tea.Msg {
-		t := time.NewTimer(settleFor)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return settledMsg{}
-		case <-done:
-			return nil
-		}
-	}
-}
 
 // loadRows reloads the list for changes announced in the process.
 func (m *Model) loadRows() tea.Cmd {
@@ -237,17 +224,31 @@ func (m *Model) loadRows() tea.Cmd {
 	}
 }
 
-// waitChanges waits, off the update loop, for the next project change.
+// waitChanges waits, off the update loop, for a burst of project changes
+// to end while the list is seen (see changeWatch).
 func (m *Model) waitChanges() tea.Cmd {
-	sub := m.changes
+	sub, w, done := m.changes, m.watch, m.done
 	if sub == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		if _, ok := sub.Next(); !ok {
-			return nil // the program is closing
+		for {
+			if _, ok := sub.Next(); !ok {
+				return nil // the program is closing
+			}
+			if !w.seen.Load() {
+				w.stale.Store(true)
+				continue
+			}
+			t := time.NewTimer(settleFor) // the rest of the burst
+			select {
+			case <-t.C:
+				return changesMsg{}
+			case <-done:
+				t.Stop()
+				return nil
+			}
 		}
-		return changesMsg{}
 	}
 }
 
@@ -516,20 +517,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case common.ProjectsChangedMsg:
 		return m.load()
 	case changesMsg:
-		// Changes come in bursts (every program of a busy server saves
-		// memory, renames, opens): one reload for the burst, after it.
-		if m.settling {
-			return m.waitChanges() // the reload to come covers it
-		}
-		m.settling = true
-		return tea.Batch(m.settle(), m.waitChanges())
-	case settledMsg:
-		m.settling = false
-		if !m.seen {
-			m.stale = true // reloaded when shown (Seen)
-			return nil
-		}
-		return m.loadRows()
+		return tea.Batch(m.loadRows(), m.waitChanges())
 	case SelectMsg:
 		m.want = msg.ID
 		return m.load()
@@ -537,8 +525,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if store.Stamp(msg) != m.stamp {
 			// Written since the last load, here or by another process.
 			m.stamp = store.Stamp(msg)
-			if m.settling {
-				return m.watchStamp() // a reload for this program's process is coming
+			if !m.watch.seen.Load() {
+				m.watch.stale.Store(true) // reloaded when shown
+				return m.watchStamp()
 			}
 			return tea.Batch(m.loadRows(), m.watchStamp())
 		}
