@@ -280,6 +280,22 @@ func TestDiffShowsTrackedAndNewFiles(t *testing.T) {
 	}
 }
 
+// An untracked file whose last line has no line break counts that line,
+// as git's diff stat does: "hello\nsecond" is two lines.
+func TestStatCountsALastLineWithoutABreak(t *testing.T) {
+	r := newRig(t, map[string]string{"a.txt": "a\n"})
+	s, w := r.newSession()
+	wtt.Write(t, w.Root, "new.txt", "hello\nsecond")
+	wtt.Write(t, w.Root, "empty.txt", "")
+	st, _, err := r.svc.Status(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Stat() != "2 files +2 -0" {
+		t.Errorf("stat = %s", st.Stat())
+	}
+}
+
 func TestProjectInASubfolderWorksInTheSameSubfolder(t *testing.T) {
 	r := newHost(t)
 	repo := filepath.Join(r.h.Places.Home, "mono")
