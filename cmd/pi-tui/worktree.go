@@ -52,15 +52,6 @@ func (a *app) openWorktreeSession(id string) (*session.Session, *worktree.Servic
 	return s, svc, nil
 }
 
-// mergeMessage is the default commit message of a merge: the session's
-// name, else its first words.
-func mergeMessage(s *session.Session) string {
-	if t := strings.TrimSpace(s.Title()); t != "" {
-		return firstLine(t)
-	}
-	return "Work of pi-tui session " + s.ID()
-}
-
 // sessionsMerge is `sessions merge ID [--message M]`.
 func (a *app) sessionsMerge(args []string) error {
 	fs := a.flags("sessions merge")
@@ -82,7 +73,7 @@ func (a *app) sessionsMerge(args []string) error {
 	defer s.Close()
 	msg := *message
 	if msg == "" {
-		msg = mergeMessage(s)
+		msg = worktree.MergeMessage(s)
 	}
 	res, w, err := svc.Merge(a.ctx, s, msg)
 	if err != nil {

@@ -133,3 +133,14 @@ func TestRPCNewSessionInAWorktree(t *testing.T) {
 		t.Errorf("no branch %s in the project", wt["branch"])
 	}
 }
+
+// sessions merge without --message commits under the session's first
+// message, as the session list names an unnamed session.
+func TestMergeMessageIsTheFirstMessage(t *testing.T) {
+	c, root := worktreeCLI(t, writeWhatIsAsked)
+	id, _, _ := promptInWorktree(t, c, "say hello from c")
+	c.ok("sessions", "merge", id)
+	if got := wtt.Git(t, root, "log", "-1", "--format=%s"); strings.TrimSpace(got) != "say hello from c" {
+		t.Errorf("merge commit message = %q", got)
+	}
+}
