@@ -129,7 +129,8 @@ var commands = []command{
 		flags: []flagDoc{flagJSON}, args: []argKind{argProject}, example: "pi-tui sessions list shop --json"},
 	{path: "sessions merge", synopsis: "ID [--message M]", summary: "merge a worktree session's branch into its base branch",
 		more: "ID is the session's id, or its branch as the list shows it (pi/00f08c66) or the branch's short id.\n" +
-			"Uncommitted changes in the worktree are committed first (with M; default: the session's name).\n" +
+			"Uncommitted changes in the worktree are committed first (with M; default: the session's name,\n" +
+			"else its first message's first line).\n" +
 			"A fast-forward when the base has not moved, else a merge commit. A conflict stops the merge\n" +
 			"with the files named and the main checkout as it was.",
 		flags:   []flagDoc{{"message", "M", "the commit message for uncommitted changes"}},
