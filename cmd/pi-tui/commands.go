@@ -128,13 +128,15 @@ var commands = []command{
 		more:  "Worktree sessions show their branch, * for uncommitted changes, and the diff stat against their base.",
 		flags: []flagDoc{flagJSON}, args: []argKind{argProject}, example: "pi-tui sessions list shop --json"},
 	{path: "sessions merge", synopsis: "ID [--message M]", summary: "merge a worktree session's branch into its base branch",
-		more: "Uncommitted changes in the worktree are committed first (with M; default: the session's name).\n" +
+		more: "ID is the session's id, or its branch as the list shows it (pi/00f08c66) or the branch's short id.\n" +
+			"Uncommitted changes in the worktree are committed first (with M; default: the session's name,\n" +
+			"else its first message's first line).\n" +
 			"A fast-forward when the base has not moved, else a merge commit. A conflict stops the merge\n" +
 			"with the files named and the main checkout as it was.",
 		flags:   []flagDoc{{"message", "M", "the commit message for uncommitted changes"}},
 		example: `pi-tui sessions merge 019a2b3c-… --message "Fix the flaky test"`},
 	{path: "sessions discard", synopsis: "ID [--yes]", summary: "remove a worktree session's worktree and delete its branch",
-		more:    "Asks first on a terminal, naming uncommitted changes; otherwise needs --yes. The session stays.",
+		more:    "ID as for sessions merge. Asks first on a terminal, naming uncommitted changes; otherwise needs --yes. The session stays.",
 		flags:   []flagDoc{{"yes", "", "discard without asking"}},
 		example: "pi-tui sessions discard 019a2b3c-… --yes"},
 	{path: "serve", synopsis: "[--listen ADDR] [--authorized-keys FILE] [--host-key FILE]", summary: "serve the terminal UI over SSH",

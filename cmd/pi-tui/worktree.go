@@ -9,6 +9,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/internal/safetext"
+	"github.com/pi-tui/pi-tui/store"
 )
 
 // worktrees returns the service for worktree sessions (ADR 0029).
@@ -34,31 +35,32 @@ func (a *app) sessionManager() (*session.Manager, error) {
 		SessionDir: a.env("PI_CODING_AGENT_SESSION_DIR")}), nil
 }
 
-// openWorktreeSession opens session id for merge or discard.
+// openWorktreeSession opens session id for merge or discard: id is the
+// session's id (or a prefix of it), or its branch as the list shows it
+// ("pi/00f08c66") or that branch's short id.
 func (a *app) openWorktreeSession(id string) (*session.Session, *worktree.Service, error) {
 	sm, err := a.sessionManager()
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := sm.Open(a.ctx, id)
+	svc, err := a.worktrees()
 	if err != nil {
 		return nil, nil, err
 	}
-	svc, err := a.worktrees()
+	s, err := sm.Open(a.ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		full, found, berr := svc.ByBranch(a.ctx, id)
+		if berr != nil {
+			return nil, nil, berr
+		}
+		if found {
+			s, err = sm.Open(a.ctx, full)
+		}
+	}
 	if err != nil {
-		s.Close()
 		return nil, nil, err
 	}
 	return s, svc, nil
-}
-
-// mergeMessage is the default commit message of a merge: the session's
-// name, else its first words.
-func mergeMessage(s *session.Session) string {
-	if t := strings.TrimSpace(s.Title()); t != "" {
-		return firstLine(t)
-	}
-	return "Work of pi-tui session " + s.ID()
 }
 
 // sessionsMerge is `sessions merge ID [--message M]`.
@@ -82,7 +84,7 @@ func (a *app) sessionsMerge(args []string) error {
 	defer s.Close()
 	msg := *message
 	if msg == "" {
-		msg = mergeMessage(s)
+		msg = worktree.MergeMessage(s)
 	}
 	res, w, err := svc.Merge(a.ctx, s, msg)
 	if err != nil {

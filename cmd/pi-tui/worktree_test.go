@@ -133,3 +133,40 @@ func TestRPCNewSessionInAWorktree(t *testing.T) {
 		t.Errorf("no branch %s in the project", wt["branch"])
 	}
 }
+
+// sessions merge without --message commits under the session's first
+// message, as the session list names an unnamed session.
+func TestMergeMessageIsTheFirstMessage(t *testing.T) {
+	c, root := worktreeCLI(t, writeWhatIsAsked)
+	id, _, _ := promptInWorktree(t, c, "say hello from c")
+	c.ok("sessions", "merge", id)
+	if got := wtt.Git(t, root, "log", "-1", "--format=%s"); strings.TrimSpace(got) != "say hello from c" {
+		t.Errorf("merge commit message = %q", got)
+	}
+}
+
+// merge and discard take a session by its branch too, as the list shows
+// it ("pi/00f08c66") or by the branch's short id; one that names no
+// session says so in one sentence.
+func TestWorktreeCommandsTakeTheBranchsShortID(t *testing.T) {
+	c, root := worktreeCLI(t, writeWhatIsAsked)
+	_, branchA, _ := promptInWorktree(t, c, "hello from a")
+	_, branchB, rootB := promptInWorktree(t, c, "hello from b")
+	short := strings.TrimPrefix(branchA, "pi/")
+	if out := c.ok("sessions", "merge", short, "--message", "Greet"); !strings.Contains(out, "Merged "+branchA+" into main") {
+		t.Errorf("merge %s: %s", short, out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "greet.txt")); string(got) != "hello from a\n" {
+		t.Errorf("main checkout after merge = %q", got)
+	}
+	if out := c.ok("sessions", "discard", branchB, "--yes"); !strings.Contains(out, "deleted branch") {
+		t.Errorf("discard %s: %s", branchB, out)
+	}
+	if _, err := os.Stat(rootB); !os.IsNotExist(err) {
+		t.Errorf("worktree still there: %v", err)
+	}
+	code, _, errs := c.run("", "sessions", "merge", "0badc0de")
+	if code != 1 || strings.TrimSpace(errs) != "pi-tui: there is no session 0badc0de; list them with pi-tui sessions list PROJECT" {
+		t.Errorf("merge of no session = %d %q", code, errs)
+	}
+}

@@ -4,7 +4,8 @@
 // keyed by the project's root; the file pi-tui writes next to the
 // project's settings (.pi/pi-tui-approvals.json) is a copy for the user to
 // read and is never read back, so a repository that ships one approves
-// nothing (ADR 0028).
+// nothing (ADR 0028) — and keeps its file: pi-tui writes the copy only
+// where none is or its own (marked "writtenBy": "pi-tui") is.
 package approvals
 
 import (

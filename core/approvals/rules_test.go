@@ -193,3 +193,64 @@ func TestShippedCopyApprovesNothing(t *testing.T) {
 		t.Fatalf("the copy was written through a link: %s", data)
 	}
 }
+
+// TestRepositorysOwnFileIsLeftAlone: a file at the copy's name that pi-tui
+// did not write (one the repository tracks) is neither overwritten nor
+// removed, and the rules work all the same; pi-tui's own copy, marked as
+// such (or written before the marker), is kept up to date.
+func TestRepositorysOwnFileIsLeftAlone(t *testing.T) {
+	ctx := context.Background()
+	s := New(openStore(t))
+	r := Rule{Tool: ToolBash, Pattern: "go test *"}
+	for _, shipped := range []string{
+		`{"rules": [{"tool": "bash", "pattern": "make *"}]}` + "\n",
+		"not json at all\n",
+		`{"writtenBy": "someone else", "rules": []}`,
+	} {
+		root := t.TempDir()
+		os.MkdirAll(filepath.Join(root, ".pi"), 0o755)
+		os.WriteFile(ExportPath(root), []byte(shipped), 0o644)
+		if err := s.Add(ctx, root, r); err != nil {
+			t.Fatal(err)
+		}
+		if data, _ := os.ReadFile(ExportPath(root)); string(data) != shipped {
+			t.Fatalf("the repository's file was overwritten: %s", data)
+		}
+		got, err := s.Rules(ctx, root)
+		if err != nil || len(got) != 1 || got[0] != r {
+			t.Fatalf("rules = %v, %v", got, err)
+		}
+		if _, ok := Covers(got, ToolBash, "go test ./..."); !ok {
+			t.Fatal("the rule does not apply")
+		}
+		if err := s.Delete(ctx, root, r); err != nil {
+			t.Fatal(err)
+		}
+		if data, _ := os.ReadFile(ExportPath(root)); string(data) != shipped {
+			t.Fatalf("the repository's file was removed or changed: %q", data)
+		}
+	}
+
+	for _, own := range []string{"", legacyNote} {
+		root := t.TempDir()
+		if own != "" {
+			os.MkdirAll(filepath.Join(root, ".pi"), 0o755)
+			old, _ := json.Marshal(map[string]any{"note": own, "rules": []Rule{}})
+			os.WriteFile(ExportPath(root), old, 0o644)
+		}
+		if err := s.Add(ctx, root, r); err != nil {
+			t.Fatal(err)
+		}
+		var e exported
+		data, _ := os.ReadFile(ExportPath(root))
+		if json.Unmarshal(data, &e) != nil || e.WrittenBy != "pi-tui" || len(e.Rules) != 1 || !strings.Contains(e.Note, "edits to it are ignored") {
+			t.Fatalf("pi-tui's copy was not written: %s", data)
+		}
+		if err := s.Add(ctx, root, Rule{Tool: ToolBash, Pattern: "ls"}); err != nil {
+			t.Fatal(err)
+		}
+		if data, _ := os.ReadFile(ExportPath(root)); !strings.Contains(string(data), `"ls"`) {
+			t.Fatalf("pi-tui's own copy was not updated: %s", data)
+		}
+	}
+}

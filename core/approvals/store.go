@@ -140,40 +140,89 @@ func (e *CopyError) Error() string {
 
 func (e *CopyError) Unwrap() error { return e.Err }
 
-// exported is the copy's shape: the rules and a note saying the file is a
-// copy.
+// exported is the copy's shape: a marker saying pi-tui wrote it (so a
+// file of the same name the repository ships is never overwritten), a
+// note saying the file is a copy, and the rules.
 type exported struct {
-	Note  string `json:"note"`
-	Rules []Rule `json:"rules"`
+	WrittenBy string `json:"writtenBy"`
+	Note      string `json:"note"`
+	Rules     []Rule `json:"rules"`
 }
 
+// writtenBy is the copy's marker.
+const writtenBy = "pi-tui"
+
 const exportNote = "Written by pi-tui: the commands and files this project allows without asking. " +
+	"This file is a copy and is never read: edits to it are ignored; change the rules in pi-tui's Settings tab."
+
+// legacyNote is the note of copies written before the marker existed: they
+// are pi-tui's too, so they are kept up to date.
+const legacyNote = "Written by pi-tui: the commands and files this project allows without asking. " +
 	"This file is a copy and is never read: change the rules in pi-tui's Settings tab."
+
+// maxCopy bounds what is read of a file at the copy's name to tell whose
+// it is: pi-tui's copies are far smaller.
+const maxCopy = 1 << 20
+
+// ours reports whether the copy's name in dir is free or holds pi-tui's
+// own copy, which pi-tui may replace or remove. Anything else there — a
+// file the repository ships, a link, a folder — is not pi-tui's to touch.
+func ours(dir *os.Root) (bool, error) {
+	fi, err := dir.Lstat(ExportName)
+	if errors.Is(err, os.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > maxCopy {
+		return false, nil
+	}
+	data, err := dir.ReadFile(ExportName)
+	if err != nil {
+		return false, err
+	}
+	var e exported
+	if json.Unmarshal(data, &e) != nil {
+		return false, nil
+	}
+	return e.WrittenBy == writtenBy || (e.WrittenBy == "" && e.Note == legacyNote), nil
+}
 
 // export writes the copy through an os.Root on the project folder and
 // one on its .pi/ (a link at .pi cannot send it elsewhere), to a new file
-// renamed over the old one (a link planted at the copy's name is
-// replaced, not followed). With no rules left the copy is removed.
+// renamed over the old one. It writes only where no file is or pi-tui's
+// own copy is: a file the repository ships (or a link planted there) is
+// left alone, and the rules, kept in the store, work all the same. With no
+// rules left pi-tui's copy is removed.
 func export(root string, rules []Rule) error {
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	if len(rules) == 0 {
-		if err := r.Remove(filepath.Join(".pi", ExportName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if len(rules) != 0 {
+		if err := r.MkdirAll(".pi", 0o755); err != nil {
 			return err
 		}
-		return nil
-	}
-	if err := r.MkdirAll(".pi", 0o755); err != nil {
-		return err
 	}
 	dir, err := r.OpenRoot(".pi")
+	if errors.Is(err, os.ErrNotExist) && len(rules) == 0 {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	defer dir.Close()
-	data, _ := json.MarshalIndent(exported{Note: exportNote, Rules: rules}, "", "  ")
+	if mine, err := ours(dir); err != nil || !mine {
+		return err
+	}
+	if len(rules) == 0 {
+		if err := dir.Remove(ExportName); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	data, _ := json.MarshalIndent(exported{WrittenBy: writtenBy, Note: exportNote, Rules: rules}, "", "  ")
 	return atomicfile.WriteIn(dir, ExportName, append(data, '\n'), 0o644)
 }

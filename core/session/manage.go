@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/pi-tui/pi-tui/core/pisession"
-	"github.com/pi-tui/pi-tui/store"
 )
 
 // Delete removes a session's file, for good. The caller has asked the user
@@ -56,7 +55,7 @@ func (m *Manager) Fork(ctx context.Context, id, upTo string) (*Session, error) {
 	}
 	defer s.Close()
 	if !s.pi.Persisted() {
-		return nil, fmt.Errorf("fork session %s: it has no messages yet: %w", id, store.ErrNotFound)
+		return nil, notFound("fork session %s: it has no messages yet", id)
 	}
 	path, err := pisession.Fork(ctx, s.pi, filepath.Dir(s.File()), upTo, m.opts())
 	if err != nil {

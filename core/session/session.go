@@ -157,6 +157,19 @@ type Compaction struct {
 	TokensBefore     int    `json:"tokensBefore"`
 }
 
+// NotFoundError says in one sentence that a session (or an entry of one)
+// is not there; errors.Is(err, store.ErrNotFound) holds for it, without
+// the sentinel's words trailing the sentence.
+type NotFoundError struct{ Msg string }
+
+func (e *NotFoundError) Error() string { return e.Msg }
+
+func (e *NotFoundError) Unwrap() error { return store.ErrNotFound }
+
+func notFound(format string, args ...any) error {
+	return &NotFoundError{Msg: fmt.Sprintf(format, args...)}
+}
+
 // Summary describes a session file in a listing.
 type Summary struct {
 	ID, ProjectID, Title string
@@ -323,7 +336,7 @@ func (m *Manager) Open(ctx context.Context, id string) (*Session, error) {
 		}
 	}
 	if path == "" {
-		return nil, fmt.Errorf("there is no session %s; list them with pi-tui sessions list PROJECT: %w", id, store.ErrNotFound)
+		return nil, notFound("there is no session %s; list them with pi-tui sessions list PROJECT", id)
 	}
 	ps, err := pisession.Open(ctx, path, m.opts())
 	if err != nil {
@@ -717,7 +730,7 @@ func (s *Session) Branch(ctx context.Context, entryID string) error {
 	if entryID != "" {
 		pe, ok := s.pi.Get(entryID)
 		if !ok {
-			return fmt.Errorf("session %s has no entry %s (get_state shows the current leafId): %w", s.ID(), entryID, store.ErrNotFound)
+			return notFound("session %s has no entry %s (get_state shows the current leafId)", s.ID(), entryID)
 		}
 		if e, _ := s.viewOf(pe); e.Type == TypeToolResult {
 			// Keep the result's extras (a child entry) on the branch.

@@ -603,3 +603,16 @@ func TestExtrasSurviveAnEarlierRead(t *testing.T) {
 		t.Errorf("extras lost after an earlier read: path %q, toolMs %v", sm.Path, sm.ToolMs)
 	}
 }
+
+// A session that is not there is said in one sentence (no "not found"
+// trailing it), and is still store.ErrNotFound to callers.
+func TestMissingSessionIsOneSentence(t *testing.T) {
+	e := setup(t, t.TempDir())
+	_, err := e.m.Open(context.Background(), "00f08c66")
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("err = %v", err)
+	}
+	if want := "there is no session 00f08c66; list them with pi-tui sessions list PROJECT"; err.Error() != want {
+		t.Errorf("err = %q, want %q", err, want)
+	}
+}

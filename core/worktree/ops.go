@@ -156,8 +156,8 @@ func (g *Git) Status(ctx context.Context, w session.Worktree) (Status, error) {
 	untracked := untrackedPaths(out)
 	if root, err := os.OpenRoot(w.Dir); err == nil {
 		for _, p := range untracked {
-			if data, ok := readUntracked(root, p, maxCountBytes); ok {
-				st.Insertions += bytes.Count(data, []byte("\n"))
+			if data, ok := readUntracked(root, p, maxCountBytes+1); ok {
+				st.Insertions += countLines(data)
 			}
 		}
 		root.Close()
@@ -169,6 +169,22 @@ func (g *Git) Status(ctx context.Context, w session.Worktree) (Status, error) {
 // maxCountBytes bounds what the status reads of one untracked file to
 // count its lines (a build output of gigabytes counts as its first part).
 const maxCountBytes = 1 << 20
+
+// countLines counts a file's lines as git's diff stat does: a last line
+// without a line break is a line too. data holds at most maxCountBytes+1
+// bytes of the file; past maxCountBytes the file was cut, and its cut last
+// line is not counted.
+func countLines(data []byte) int {
+	if len(data) > maxCountBytes {
+		data = data[:maxCountBytes]
+		return bytes.Count(data, []byte("\n"))
+	}
+	n := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
 
 // readUntracked reads at most limit bytes of an untracked file inside the
 // worktree: only a regular file, opened through root (a link cannot lead

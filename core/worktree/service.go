@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -140,6 +141,34 @@ func (s *Service) Of(ctx context.Context, projectID string) (map[string]session.
 		}
 	}
 	return out, nil
+}
+
+// ByBranch returns the id of the worktree session whose branch is ref,
+// given as the branch ("pi/00f08c66") or its short id ("00f08c66"), from
+// the index of every project; found is false when no session has it.
+func (s *Service) ByBranch(ctx context.Context, ref string) (id string, found bool, err error) {
+	if ref == "" {
+		return "", false, nil
+	}
+	rows, err := s.st.KVNamespace(ctx, Namespace)
+	if err != nil {
+		return "", false, err
+	}
+	var ids []string
+	for sid, v := range rows {
+		var r Record
+		if json.Unmarshal([]byte(v), &r) == nil && r.Active() && (r.Branch == ref || r.Branch == "pi/"+ref) {
+			ids = append(ids, sid)
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return "", false, nil
+	case 1:
+		return ids[0], true, nil
+	}
+	slices.Sort(ids)
+	return "", false, fmt.Errorf("%s is the branch of several sessions (%s): give the session's id", ref, strings.Join(ids, ", "))
 }
 
 // Lookup returns a session's worktree from its file (the binding's home),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
@@ -280,6 +281,22 @@ func TestDiffShowsTrackedAndNewFiles(t *testing.T) {
 	}
 }
 
+// An untracked file whose last line has no line break counts that line,
+// as git's diff stat does: "hello\nsecond" is two lines.
+func TestStatCountsALastLineWithoutABreak(t *testing.T) {
+	r := newRig(t, map[string]string{"a.txt": "a\n"})
+	s, w := r.newSession()
+	wtt.Write(t, w.Root, "new.txt", "hello\nsecond")
+	wtt.Write(t, w.Root, "empty.txt", "")
+	st, _, err := r.svc.Status(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Stat() != "2 files +2 -0" {
+		t.Errorf("stat = %s", st.Stat())
+	}
+}
+
 func TestProjectInASubfolderWorksInTheSameSubfolder(t *testing.T) {
 	r := newHost(t)
 	repo := filepath.Join(r.h.Places.Home, "mono")
@@ -325,5 +342,35 @@ func TestRepositoryConfigRunsNothing(t *testing.T) {
 	}
 	if b, err := os.ReadFile(mark); err == nil {
 		t.Errorf("the repository's config ran: %s", b)
+	}
+}
+
+// An unnamed session's merge is proposed under its first message's first
+// line, as the session list names it (files attached to the message left
+// out, a long line clipped); a named session's under its name.
+func TestMergeMessageNamesTheSessionAsTheListDoes(t *testing.T) {
+	r := newRig(t, map[string]string{"a.txt": "a\n"})
+	ctx := context.Background()
+	s, _ := r.newSession()
+	if got := worktree.MergeMessage(s); got != "Work of pi-tui session "+s.ID() {
+		t.Errorf("with no message: %q", got)
+	}
+	first := `<file name="/p/a.txt">` + "\na\n</file>\n" + "Fix the greeting so it names the user and says good morning in the morning\nand more"
+	user := map[string]any{}
+	for _, text := range []string{first, "second message"} {
+		user["message"] = provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: text}}}
+		if _, err := s.Append(ctx, session.TypeUser, user); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "Fix the greeting so it names the user and says good morning…"
+	if got := worktree.MergeMessage(s); got != want {
+		t.Errorf("unnamed: %q, want %q", got, want)
+	}
+	if err := s.SetTitle(ctx, "Greeting\nfix"); err != nil {
+		t.Fatal(err)
+	}
+	if got := worktree.MergeMessage(s); got != "Greeting" {
+		t.Errorf("named: %q", got)
 	}
 }
