@@ -201,7 +201,7 @@ func (m *Model) prepare(op, id string) tea.Cmd {
 	svc := m.wt.svc
 	return m.withSession(id, func(ctx context.Context, s *coresession.Session) tea.Msg {
 		st, w, err := svc.Status(ctx, s)
-		return wtAskMsg{op: op, id: id, title: s.Title(), w: w, st: st, err: err}
+		return wtAskMsg{op: op, id: id, title: worktree.MergeMessage(s), w: w, st: st, err: err}
 	})
 }
 
@@ -231,10 +231,7 @@ func (m *Model) ask(msg wtAskMsg) tea.Cmd {
 		hint = fmt.Sprintf("uncommitted changes in %s are committed with this message first; then it %s",
 			worktree.ListSome(msg.st.Changed, 5), hint)
 	}
-	def := strings.TrimSpace(firstLine(msg.title))
-	if def == "" {
-		def = "Work of pi-tui session " + id
-	}
+	def := strings.TrimSpace(msg.title) // worktree.MergeMessage: the name, else the first message
 	return m.d.UI.Push(dialog.NewPrompt(m.d.UI, "Merge "+msg.w.Branch, common.VisibleLine(hint), def,
 		func(v string) string {
 			if strings.TrimSpace(v) == "" {
