@@ -299,7 +299,7 @@ func TestEditorRunsInClientTerminal(t *testing.T) {
 	w.env["EDITOR"] = script
 	w.start(nil)
 	tm := w.openTerm(100, 30, "xterm-256color", nil)
-	tm.waitFor("[1 Projects]")
+	tm.waitFor("[1 Projects]", "› proj") // the list is loaded: enter has a row to act on
 	tm.key(keyEnter, "Edit AGENTS.md")
 	tm.key("a", "Original rules")
 	tm.key(keyCtrlE, "EDITOR-ON-TTY 30 100 xterm-256color")
