@@ -384,12 +384,13 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 }
 
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
-	if msg.Type == tea.KeyEsc && msg.Alt {
-		// Two esc presses in one read (a quick double press, tmux
-		// send-keys 1b 1b) arrive as alt+esc, which nothing binds: they
-		// are two presses, handled in turn like split runes.
-		esc := tea.KeyMsg{Type: tea.KeyEsc}
-		return tea.Batch(m.key(esc), m.applyNav(), m.key(esc), m.applyNav())
+	if msg.Alt && (msg.Type == tea.KeyEsc || ctrlLetter(msg.Type)) {
+		// esc and the next key in one read (a quick double esc, esc then
+		// ctrl+s over a slow link, tmux send-keys 1b 13) arrive as that
+		// key with alt, which nothing binds: they are two presses,
+		// handled in turn like split runes.
+		next := tea.KeyMsg{Type: msg.Type}
+		return tea.Batch(m.key(tea.KeyMsg{Type: tea.KeyEsc}), m.applyNav(), m.key(next), m.applyNav())
 	}
 	if keys := common.SplitRunes(msg); len(keys) > 1 {
 		if f := m.focus(); f == focusLayerText || f == focusProjectsFilter || f == focusSessionText {
@@ -509,6 +510,13 @@ func (m *Model) guardedKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	var cmd tea.Cmd
 	m.stack[n-1], cmd = m.stack[n-1].Update(msg)
 	return cmd, true
+}
+
+// ctrlLetter reports whether t is ctrl and a letter other than the ones
+// terminals send for tab, enter and backspace (ctrl+i, ctrl+m, ctrl+h):
+// alt with such a key is bound nowhere, so it can only be esc, then it.
+func ctrlLetter(t tea.KeyType) bool {
+	return t >= tea.KeyCtrlA && t <= tea.KeyCtrlZ && t != tea.KeyCtrlI && t != tea.KeyCtrlM && t != tea.KeyCtrlH
 }
 
 // isText reports whether a key edits text (characters, space,

@@ -62,3 +62,23 @@ func TestSettingsReloadsWhenShown(t *testing.T) {
 	s.waitFor("go vet *")
 	s.final()
 }
+
+// esc and ctrl+s in one read (a slow link) arrive as alt+ctrl+s: they are
+// esc (back from the entry to the list), then ctrl+s (save).
+func TestEscThenCtrlSInOneRead(t *testing.T) {
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	s := f.run(100, 30)
+	s.waitFor("› proj")
+	s.keys("enter")
+	s.waitFor("Edit memory")
+	s.keys("m")
+	s.waitFor("No memory yet")
+	s.keys("a")
+	s.waitFor("tab title/content")
+	s.tm.Type("a note")
+	s.waitFor("a note")
+	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlS, Alt: true})
+	s.waitFor("saved memory of proj")
+	s.final()
+}
