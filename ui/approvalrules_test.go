@@ -151,6 +151,11 @@ func TestSettingsListsAndDeletesRules(t *testing.T) {
 	r.waitFor("Approval rules", "pi-tui-approvals.json", "go test *", "git status")
 	r.keys("down", "down", "down", "down", "down", "down", "down") // past the six settings, to the second rule
 	r.keys("d")
+	r.waitFor("Delete approval rule", "Calls it allowed will ask")
+	if got, _ := rules.Rules(context.Background(), root); len(got) != 2 {
+		t.Fatalf("deleted before the confirmation: %v", got)
+	}
+	r.keys("y")
 	r.waitFor("deleted the approval rule bash git status of proj")
 	got, err := rules.Rules(context.Background(), root)
 	if err != nil || len(got) != 1 || got[0].Pattern != "go test *" {

@@ -26,6 +26,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/provider"
 	coresettings "github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/dialog"
 )
 
 // knownProviders are shown with the provider files they get.
@@ -234,10 +235,15 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, m.keys.Delete):
 			if row, ok := m.selectedRule(); ok {
 				rules := approvals.New(m.host.Store)
-				return func() tea.Msg {
-					err := rules.Delete(context.Background(), row.root, row.rule)
-					return savedMsg{notice: "deleted the approval rule " + common.VisibleLine(row.rule.String()) + " of " + common.VisibleLine(row.project), err: err}
-				}
+				what := common.VisibleLine(row.rule.String()) + " of " + common.VisibleLine(row.project)
+				// Asked first: a rule is one key away from gone, and what
+				// it allowed will ask again.
+				return m.st.Push(dialog.NewConfirm(m.st, "Delete approval rule", "Delete the rule "+what+"? Calls it allowed will ask again.", func() tea.Cmd {
+					return func() tea.Msg {
+						err := rules.Delete(context.Background(), row.root, row.rule)
+						return savedMsg{notice: "deleted the approval rule " + what, err: err}
+					}
+				}))
 			}
 		case key.Matches(msg, m.keys.Enter) && m.loaded:
 			return m.activate()
