@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/pi-tui/pi-tui/internal/atomicfile"
+	"github.com/pi-tui/pi-tui/internal/fsutil"
 	"github.com/pi-tui/pi-tui/store"
 )
 
@@ -178,7 +180,17 @@ func ours(dir *os.Root) (bool, error) {
 	if !fi.Mode().IsRegular() || fi.Size() > maxCopy {
 		return false, nil
 	}
-	data, err := dir.ReadFile(ExportName)
+	// Opened without blocking and checked again on the descriptor: the
+	// name may have become a FIFO since the Lstat.
+	f, err := dir.OpenFile(ExportName, os.O_RDONLY|fsutil.ONonblock, 0)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if _, _, err := fsutil.CheckRegular(f); err != nil {
+		return false, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxCopy+1))
 	if err != nil {
 		return false, err
 	}
