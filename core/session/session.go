@@ -320,6 +320,14 @@ func (m *Manager) Open(ctx context.Context, id string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
+	if path != "" {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			// Where it was listed is gone: its project was relocated (the
+			// folder of session files moved with it), or the file was
+			// moved by hand. It is looked for again.
+			path = ""
+		}
+	}
 	if path == "" {
 		seen := map[string]bool{}
 		for _, p := range projects {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -238,7 +239,39 @@ func (s *Service) bound(ctx context.Context, sess *session.Session) (session.Wor
 		return w, nil, fmt.Errorf("session %s has no worktree (start one with w in the session list or prompt --worktree)", sess.ID())
 	}
 	g, err := s.Git(ctx)
-	return w, g, err
+	if err != nil {
+		return w, nil, err
+	}
+	return s.follow(ctx, g, sess, w), g, nil
+}
+
+// follow catches up with a project that was relocated (its main checkout
+// moved, pi-tui projects relocate): git is told where the main checkout
+// is now (git worktree repair) and the session's record names it, so
+// merges land there. A worktree whose main checkout is where it was, or
+// whose project cannot be found, is returned as it is.
+func (s *Service) follow(ctx context.Context, g *Git, sess *session.Session, w session.Worktree) session.Worktree {
+	if _, err := os.Stat(w.Main); err == nil || sess.ProjectID() == "" {
+		return w
+	}
+	root, _, err := s.st.ProjectBinding(ctx, sess.ProjectID())
+	if err != nil {
+		return w
+	}
+	out, err := g.run(ctx, root, "rev-parse", "--show-toplevel")
+	top := strings.TrimSpace(out)
+	if err != nil || top == "" || top == w.Main {
+		return w
+	}
+	if _, err := g.run(ctx, top, "worktree", "repair", w.Dir); err != nil {
+		return w
+	}
+	w.Main = top
+	if err := sess.SetWorktree(ctx, w); err == nil {
+		_ = s.index(ctx, sess.ProjectID(), sess.ID(), w)
+	}
+	s.forget(sess.ID())
+	return w
 }
 
 // Status reads one session's worktree status.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/worktree"
@@ -372,5 +373,38 @@ func TestMergeMessageNamesTheSessionAsTheListDoes(t *testing.T) {
 	}
 	if got := worktree.MergeMessage(s); got != "Greeting" {
 		t.Errorf("named: %q", got)
+	}
+}
+
+// A project relocated after its folder moved keeps its worktree sessions:
+// git is told where the main checkout went, and a merge lands there.
+func TestWorktreeSessionFollowsARelocatedProject(t *testing.T) {
+	r := newRig(t, map[string]string{"a.txt": "a\n"})
+	ctx := context.Background()
+	s, w := r.newSession()
+	wtt.Write(t, w.Root, "b.txt", "b\n")
+	moved := filepath.Join(filepath.Dir(r.root), "moved")
+	if err := os.Rename(r.root, moved); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.h.Projects.Relocate(ctx, r.pid, moved, projects.RelocateOptions{SessionsDir: r.sm.Dir}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// The session file moved with the project: open it again, as the
+	// list or the CLI does.
+	s, err := r.sm.Open(ctx, s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, _, err := r.svc.Merge(ctx, s, "take b"); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(moved, "b.txt")); got != "b\n" {
+		t.Errorf("the merge did not land in the moved checkout: %q", got)
+	}
+	if got, _ := s.Worktree(); got.Main != moved {
+		t.Errorf("the session's record names %q, want %q", got.Main, moved)
 	}
 }
