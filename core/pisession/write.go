@@ -240,6 +240,31 @@ func (s *Session) Append(ctx context.Context, typ string, fields any, o AppendOp
 	if err != nil {
 		return Appended{}, fmt.Errorf("append %s to session: %w", typ, err)
 	}
+	return s.locked(ctx, func(arrived []Entry, size int64) (Appended, error) {
+		parent := s.leaf
+		if o.AtFileLeaf {
+			parent = s.fileLeaf()
+		}
+		i, more, err := s.writeEntryLocked(typ, body, parent, size)
+		arrived = append(arrived, more...)
+		if err != nil {
+			return Appended{Arrived: arrived}, err
+		}
+		s.leaf = i
+		if s.deferred && s.nodes[i].role == roleAssistant {
+			// pi's rule: the file appears with the first assistant reply.
+			if err := s.flushLocked(); err != nil {
+				return Appended{Entry: s.entry(i), Arrived: arrived}, err
+			}
+		}
+		return Appended{Entry: s.entry(i), Arrived: arrived}, nil
+	})
+}
+
+// locked runs write with the session and its file locked, after reading
+// what other writers appended (arrived) and the file's size as read. A
+// session not yet on disk takes no file lock and reads nothing.
+func (s *Session) locked(ctx context.Context, write func(arrived []Entry, size int64) (Appended, error)) (Appended, error) {
 	if err := ctx.Err(); err != nil {
 		return Appended{}, err
 	}
@@ -260,23 +285,7 @@ func (s *Session) Append(ctx context.Context, typ string, fields any, o AppendOp
 			return Appended{Arrived: arrived}, err
 		}
 	}
-	parent := s.leaf
-	if o.AtFileLeaf {
-		parent = s.fileLeaf()
-	}
-	i, more, err := s.writeEntryLocked(typ, body, parent, size)
-	arrived = append(arrived, more...)
-	if err != nil {
-		return Appended{Arrived: arrived}, err
-	}
-	s.leaf = i
-	if s.deferred && s.nodes[i].role == roleAssistant {
-		// pi's rule: the file appears with the first assistant reply.
-		if err := s.flushLocked(); err != nil {
-			return Appended{Entry: s.entry(i), Arrived: arrived}, err
-		}
-	}
-	return Appended{Entry: s.entry(i), Arrived: arrived}, nil
+	return write(arrived, size)
 }
 
 // writable checks that the session can take a write and brings an old
@@ -520,35 +529,17 @@ func (s *Session) Branch(ctx context.Context, id string) (Appended, error) {
 // the session and the file locked and other writers' lines read first;
 // target is id's index (-1 for the start), size the file's size as read.
 func (s *Session) branchTo(ctx context.Context, id string, write func(target int32, size int64, arrived []Entry) (Appended, error)) (Appended, error) {
-	if err := ctx.Err(); err != nil {
-		return Appended{}, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.writable(ctx); err != nil {
-		return Appended{}, err
-	}
-	var arrived []Entry
-	var size int64
-	if !s.deferred {
-		release, err := s.lockFile(ctx)
-		if err != nil {
-			return Appended{}, err
+	return s.locked(ctx, func(arrived []Entry, size int64) (Appended, error) {
+		target := int32(-1)
+		if id != "" {
+			i, ok := s.byID[id]
+			if !ok {
+				return Appended{Arrived: arrived}, fmt.Errorf("session %s has no entry %s: %w", s.header.ID, id, ErrNoEntry)
+			}
+			target = i
 		}
-		defer release()
-		if arrived, size, err = s.settledRefresh(ctx); err != nil {
-			return Appended{Arrived: arrived}, err
-		}
-	}
-	target := int32(-1)
-	if id != "" {
-		i, ok := s.byID[id]
-		if !ok {
-			return Appended{Arrived: arrived}, fmt.Errorf("session %s has no entry %s: %w", s.header.ID, id, ErrNoEntry)
-		}
-		target = i
-	}
-	return write(target, size, arrived)
+		return write(target, size, arrived)
+	})
 }
 
 // AppendMessage appends a message entry.
