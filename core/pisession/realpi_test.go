@@ -1,17 +1,10 @@
 package pisession
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pi-tui/pi-tui/internal/realpi"
 )
@@ -27,56 +20,10 @@ func findPi(t *testing.T) []string {
 }
 
 // piRPC runs pi in rpc mode on a session file, sends cmds and returns the
-// response to each, by id.
-func piRPC(t *testing.T, pi []string, cwd, session string, cmds ...string) map[string]json.RawMessage {
+// response to each, in order.
+func piRPC(t *testing.T, pi []string, cwd, session string, cmds ...string) []json.RawMessage {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	args := append(append([]string(nil), pi[1:]...), "--mode", "rpc", "--session", session, "--no-context-files")
-	cmd := exec.CommandContext(ctx, pi[0], args...)
-	cmd.Dir = cwd
-	cmd.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+filepath.Join(t.TempDir(), "agent"), "PI_OFFLINE=1")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]json.RawMessage{}
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for i, c := range cmds {
-		id := fmt.Sprint(i + 1)
-		if _, err := io.WriteString(stdin, `{"id":"`+id+`",`+strings.TrimPrefix(c, "{")+"\n"); err != nil {
-			t.Fatal(err)
-		}
-		for out[id] == nil {
-			if !sc.Scan() {
-				t.Fatalf("pi ended before answering %s: %v\n%s", c, sc.Err(), stderr.String())
-			}
-			var r struct {
-				ID      string          `json:"id"`
-				Type    string          `json:"type"`
-				Success bool            `json:"success"`
-				Error   string          `json:"error"`
-				Data    json.RawMessage `json:"data"`
-			}
-			if json.Unmarshal(sc.Bytes(), &r) != nil || r.Type != "response" || r.ID != id {
-				continue
-			}
-			if !r.Success {
-				t.Fatalf("pi refused %s: %s", c, r.Error)
-			}
-			out[id] = r.Data
-			if r.Data == nil {
-				out[id] = json.RawMessage("null")
-			}
-		}
-	}
-	stdin.Close()
-	_ = cmd.Wait()
-	return out
+	return realpi.RPC(t, pi, cwd, filepath.Join(t.TempDir(), "agent"), []string{"--session", session}, cmds...)
 }
 
 // A session pi-tui wrote is read by the real pi as pi-tui reads it: the
@@ -114,7 +61,7 @@ func TestRealPiReadsWhatPiTuiWrites(t *testing.T) {
 				Content Content `json:"content"`
 			} `json:"messages"`
 		}
-		if err := json.Unmarshal(res["1"], &got); err != nil {
+		if err := json.Unmarshal(res[0], &got); err != nil {
 			t.Fatal(err)
 		}
 		var piTexts []string
@@ -142,7 +89,7 @@ func TestRealPiReadsWhatPiTuiWrites(t *testing.T) {
 			SessionID     string `json:"sessionId"`
 			ThinkingLevel string `json:"thinkingLevel"`
 		}
-		json.Unmarshal(res["2"], &st)
+		json.Unmarshal(res[1], &st)
 		if st.SessionID != s.ID() {
 			t.Errorf("%s: pi opened session %q, want %q", label, st.SessionID, s.ID())
 		}

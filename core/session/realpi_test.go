@@ -1,16 +1,10 @@
 package session
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/internal/realpi"
@@ -30,48 +24,7 @@ func findPi(t *testing.T) []string {
 // cmds and returns each response's data.
 func piRPC(t *testing.T, pi []string, cwd, agentDir string, args []string, cmds ...string) []json.RawMessage {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	a := append(append(append([]string(nil), pi[1:]...), "--mode", "rpc", "--no-context-files"), args...)
-	cmd := exec.CommandContext(ctx, pi[0], a...)
-	cmd.Dir = cwd
-	cmd.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+agentDir, "PI_OFFLINE=1")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var out []json.RawMessage
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for i, c := range cmds {
-		id := fmt.Sprint(i + 1)
-		io.WriteString(stdin, `{"id":"`+id+`",`+strings.TrimPrefix(c, "{")+"\n")
-		for len(out) <= i {
-			if !sc.Scan() {
-				t.Fatalf("pi ended before answering %s: %v\n%s", c, sc.Err(), stderr.String())
-			}
-			var r struct {
-				ID      string          `json:"id"`
-				Type    string          `json:"type"`
-				Success bool            `json:"success"`
-				Error   string          `json:"error"`
-				Data    json.RawMessage `json:"data"`
-			}
-			if json.Unmarshal(sc.Bytes(), &r) != nil || r.Type != "response" || r.ID != id {
-				continue
-			}
-			if !r.Success {
-				t.Fatalf("pi refused %s: %s", c, r.Error)
-			}
-			out = append(out, r.Data)
-		}
-	}
-	stdin.Close()
-	_ = cmd.Wait()
-	return out
+	return realpi.RPC(t, pi, cwd, agentDir, args, cmds...)
 }
 
 // A session begun in pi-tui is the one pi --continue picks in the project's

@@ -4,9 +4,16 @@
 package realpi
 
 import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
+	"testing"
+	"time"
 )
 
 // Command returns the command that runs the real pi: $PISESSION_PI (a pi
@@ -29,4 +36,60 @@ func Command() (argv []string, skip string) {
 		return []string{node, p}, ""
 	}
 	return []string{p}, ""
+}
+
+// RPC runs the real pi (argv, from Command) in rpc mode in dir with agentDir
+// as its agent folder and args added, sends cmds one at a time (each gets
+// the id of its position, from "1") and returns each response's data (JSON
+// null when it has none), in order. A refusal, or pi ending before it
+// answered, fails t; pi gets a minute in all.
+func RPC(t testing.TB, argv []string, dir, agentDir string, args []string, cmds ...string) []json.RawMessage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	a := append(append(append([]string(nil), argv[1:]...), "--mode", "rpc", "--no-context-files"), args...)
+	cmd := exec.CommandContext(ctx, argv[0], a...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+agentDir, "PI_OFFLINE=1")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var out []json.RawMessage
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for i, c := range cmds {
+		id := fmt.Sprint(i + 1)
+		if _, err := io.WriteString(stdin, `{"id":"`+id+`",`+strings.TrimPrefix(c, "{")+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		for len(out) <= i {
+			if !sc.Scan() {
+				t.Fatalf("pi ended before answering %s: %v\n%s", c, sc.Err(), stderr.String())
+			}
+			var r struct {
+				ID      string          `json:"id"`
+				Type    string          `json:"type"`
+				Success bool            `json:"success"`
+				Error   string          `json:"error"`
+				Data    json.RawMessage `json:"data"`
+			}
+			if json.Unmarshal(sc.Bytes(), &r) != nil || r.Type != "response" || r.ID != id {
+				continue
+			}
+			if !r.Success {
+				t.Fatalf("pi refused %s: %s", c, r.Error)
+			}
+			if r.Data == nil {
+				r.Data = json.RawMessage("null")
+			}
+			out = append(out, r.Data)
+		}
+	}
+	stdin.Close()
+	_ = cmd.Wait()
+	return out
 }
