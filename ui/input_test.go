@@ -177,7 +177,6 @@ func TestCtrlEEditsAFileTooOddForTheEditor(t *testing.T) {
 	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlE})
 	s.waitFor("now valid", "reloaded")
 	s.final()
-	s.final()
 	if len(ran) != 2 || ran[1] != path {
 		t.Errorf("$EDITOR ran as %q", ran)
 	}

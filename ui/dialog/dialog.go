@@ -20,8 +20,10 @@ import (
 // box draws a dialog frame no wider than width.
 func box(st *common.UI, width int, title, body, help string) string {
 	w := min(max(width-4, 20), 72)
+	// Titles carry names from files and models (a project's, a session's,
+	// a branch): shown, never interpreted by the terminal.
 	inner := lipgloss.JoinVertical(lipgloss.Left,
-		st.DialogHead.Render(title), "", st.R.NewStyle().Width(w-4).Render(body), "", st.Dim.Render(help))
+		st.DialogHead.Render(common.VisibleLine(title)), "", st.R.NewStyle().Width(w-4).Render(body), "", st.Dim.Render(help))
 	return st.Dialog.Width(w).Render(inner)
 }
 
@@ -157,7 +159,10 @@ type Prompt struct {
 func NewPrompt(st *common.UI, title, hint, value string, validate func(string) string, onSubmit func(string) tea.Cmd) *Prompt {
 	in := textinput.New()
 	st.StyleTextInput(&in) // a cursor that shows without colour too
-	in.SetValue(value)
+	// The value to edit may come from a file or a model (a session's
+	// name, the command an always-allow rule starts from): its controls
+	// are shown as text, never sent to the terminal, and it is one line.
+	in.SetValue(common.VisibleLine(value))
 	in.CursorEnd()
 	in.Focus()
 	in.Prompt = "> "

@@ -303,7 +303,10 @@ func bindKey(k, h string) key.Binding { return key.NewBinding(key.WithKeys(k), k
 
 func (p *Page) openEntry(i, field int) {
 	p.editing, p.mode, p.field = i, modeEntry, field
-	p.title.SetValue(p.entries[i].Title)
+	// A title with control characters (the agent's, or a hostile file's)
+	// is edited as the visible text it is shown as: the text field would
+	// send its bytes to the terminal.
+	p.title.SetValue(common.VisibleLine(p.entries[i].Title))
 	p.content.SetValue(p.entries[i].Content)
 	p.layout()
 	p.focusField()
