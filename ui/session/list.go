@@ -29,6 +29,7 @@ type openedMsg struct {
 	sess    *coresession.Session // watched for other writers' arrivals
 	err     error
 	input   string // put in the chat input (a forked message to edit)
+	branch  string // the worktree branch the session works on, "" for none
 	notice  string // said in the status bar once open
 }
 
@@ -50,8 +51,17 @@ func (m *Model) openSession(id string) tea.Cmd {
 		if err != nil {
 			return openedMsg{err: err}
 		}
-		return openedMsg{id: id, title: s.Title(), entries: s.Path(), sess: s}
+		return openedMsg{id: id, title: s.Title(), entries: s.Path(), sess: s, branch: branchOf(s)}
 	}
+}
+
+// branchOf names the worktree branch a session works on ("" for none);
+// it scans the session, so it is called in commands, not in Update.
+func branchOf(s *coresession.Session) string {
+	if w, ok := s.Worktree(); ok && w.Active() {
+		return w.Branch
+	}
+	return ""
 }
 
 func (m *Model) newSession() tea.Cmd {

@@ -268,12 +268,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.close()
 		m.sid, m.title, m.open = msg.id, msg.title, msg.sess
-		m.branch = ""
-		if msg.sess != nil {
-			if w, ok := msg.sess.Worktree(); ok && w.Active() {
-				m.branch = w.Branch
-			}
-		}
+		m.branch = msg.branch
 		var wctx context.Context
 		wctx, m.stopWatch = context.WithCancel(context.Background())
 		m.items = itemsFrom(msg.entries)

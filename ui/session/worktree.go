@@ -154,7 +154,7 @@ func (m *Model) newWorktreeSession() tea.Cmd {
 		if err != nil {
 			return openedMsg{err: err}
 		}
-		return openedMsg{id: s.ID(), sess: s, notice: fmt.Sprintf("working on branch %s (from %s) in %s", w.Branch, w.Base, common.VisibleLine(w.Root))}
+		return openedMsg{id: s.ID(), sess: s, branch: w.Branch, notice: fmt.Sprintf("working on branch %s (from %s) in %s", w.Branch, w.Base, common.VisibleLine(w.Root))}
 	}
 }
 
