@@ -9,29 +9,38 @@ import (
 	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
 
+// worktreeChat starts pi-tui over a git project (with a git identity of
+// its own: the kit gives git none) and opens a new session in a worktree
+// with w from the session list; want are more texts its first frame
+// shows. It returns the rig and the worktree's folder.
+func worktreeChat(t *testing.T, width int, want ...string) (*kitRig, string) {
+	t.Helper()
+	wtt.Need(t)
+	r := newKitRig(t, width, 30, echo, true)
+	root := filepath.Join(r.home, "proj")
+	wtt.Repo(t, root, nil)
+	wtt.Git(t, root, "config", "user.name", "Test")
+	wtt.Git(t, root, "config", "user.email", "test@example.com")
+	r.waitFor("proj")
+	r.keys("enter", "o")
+	r.waitFor("No sessions yet")
+	r.keys("w")
+	r.waitFor(append([]string{"working on branch pi/", "Type a message"}, want...)...)
+	dirs, _ := filepath.Glob(filepath.Join(r.home, "data", "worktrees", "*", "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("worktrees %v", dirs)
+	}
+	return r, dirs[0]
+}
+
 // w in the session list starts a session in a git worktree; the list shows
 // its branch, uncommitted mark and diff stat; d shows the diff with line
 // numbers; M merges (the dialog names the uncommitted changes) and X
 // discards after a confirmation.
 func TestWorktreeSessionFromTheList(t *testing.T) {
-	wtt.Need(t)
-	r := newKitRig(t, 150, 30, echo, true)
+	r, dir := worktreeChat(t, 150)
 	root := filepath.Join(r.home, "proj")
-	wtt.Repo(t, root, nil)
-	// The kit gives git no identity: the repository has its own.
-	wtt.Git(t, root, "config", "user.name", "Test")
-	wtt.Git(t, root, "config", "user.email", "test@example.com")
-
-	r.waitFor("proj")
-	r.keys("enter", "o")
-	r.waitFor("No sessions yet")
-	r.keys("w")
-	r.waitFor("working on branch pi/", "Type a message")
-	dirs, _ := filepath.Glob(filepath.Join(r.home, "data", "worktrees", "*", "*"))
-	if len(dirs) != 1 {
-		t.Fatalf("worktrees %v", dirs)
-	}
-	wtt.Write(t, dirs[0], "notes.txt", "hello\nfrom the worktree\n")
+	wtt.Write(t, dir, "notes.txt", "hello\nfrom the worktree\n")
 	r.say("look")
 	r.waitFor("answer to look")
 	r.keys("ctrl+l")
@@ -56,7 +65,7 @@ func TestWorktreeSessionFromTheList(t *testing.T) {
 	if strings.Contains(view, "⎇") {
 		t.Errorf("the list still shows a worktree:\n%s", view)
 	}
-	if _, err := os.Stat(dirs[0]); !os.IsNotExist(err) {
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("the worktree folder is still there: %v", err)
 	}
 }
