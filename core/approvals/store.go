@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -180,17 +179,13 @@ func ours(dir *os.Root) (bool, error) {
 	if !fi.Mode().IsRegular() || fi.Size() > maxCopy {
 		return false, nil
 	}
-	// Opened without blocking and checked again on the descriptor: the
-	// name may have become a FIFO since the Lstat.
-	f, err := dir.OpenFile(ExportName, os.O_RDONLY|fsutil.ONonblock, 0)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	if _, _, err := fsutil.CheckRegular(f); err != nil {
+	// Checked again on the descriptor: the name may have become a FIFO
+	// since the Lstat.
+	data, err := fsutil.ReadHeadIn(dir, ExportName, maxCopy+1)
+	var odd *fsutil.NotRegularError
+	if errors.As(err, &odd) {
 		return false, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxCopy+1))
 	if err != nil {
 		return false, err
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -194,15 +193,7 @@ func readUntracked(root *os.Root, p string, limit int64) ([]byte, bool) {
 	if fi, err := root.Lstat(p); err != nil || !fi.Mode().IsRegular() {
 		return nil, false
 	}
-	f, err := root.OpenFile(p, os.O_RDONLY|fsutil.ONonblock, 0)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	if _, _, err := fsutil.CheckRegular(f); err != nil {
-		return nil, false
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit))
+	data, err := fsutil.ReadHeadIn(root, p, limit)
 	return data, err == nil
 }
 

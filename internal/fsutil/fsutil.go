@@ -107,3 +107,20 @@ func ReadRegular(path string, limit int64) ([]byte, fs.FileInfo, error) {
 	}
 	return data, fi, nil
 }
+
+// ReadHeadIn reads at most the first limit bytes of name inside root, as
+// OpenRegular opens: through root (no path out of it), without blocking,
+// the type checked on the descriptor (anything but a regular file is a
+// *NotRegularError). A longer file is cut at limit, not refused.
+func ReadHeadIn(root *os.Root, name string, limit int64) ([]byte, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|ONonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	f, _, err = CheckRegular(f)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
+}
