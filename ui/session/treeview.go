@@ -37,7 +37,7 @@ func newTreeKeys() treeKeys {
 type treeRow struct {
 	e      coresession.TreeEntry
 	depth  int
-	text   string // the message, one line
+	text   string // the message, one line: filled when first drawn (a long session's rows are not all decoded)
 	leaf   bool   // the current leaf
 	branch bool   // a branch starts here (a sibling follows)
 }
@@ -105,7 +105,7 @@ func treeRows(tree []coresession.TreeEntry, leaf string) []treeRow {
 		seen[f.i] = true
 		te := tree[f.i]
 		kids := children[te.ID]
-		rows = append(rows, treeRow{e: te, depth: max(f.depth, 0), text: entryText(te.Entry), leaf: te.ID == leaf, branch: len(kids) > 1})
+		rows = append(rows, treeRow{e: te, depth: max(f.depth, 0), leaf: te.ID == leaf, branch: len(kids) > 1})
 		push(kids, max(f.depth, 0))
 	}
 	return rows
@@ -117,6 +117,15 @@ func entryCount(n int) string {
 		return "1 entry"
 	}
 	return common.Group(n) + " entries"
+}
+
+// text is row i's line, decoded the first time it is needed.
+func (p *treePage) text(i int) string {
+	r := &p.rows[i]
+	if r.text == "" {
+		r.text = entryText(r.e.Entry)
+	}
+	return r.text
 }
 
 // entryText says in one line what an entry holds.
@@ -179,7 +188,7 @@ func (p *treePage) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		if key.Matches(km, k.Fork) {
 			act = p.fork
 		}
-		return p, tea.Batch(p.ui.Close(p), act(r.e, r.text))
+		return p, tea.Batch(p.ui.Close(p), act(r.e, p.text(p.cursor)))
 	}
 	return p, nil
 }
@@ -213,7 +222,7 @@ func (p *treePage) View(w, h int) string {
 		if r.branch {
 			line += "┬ "
 		}
-		line += common.VisibleLine(r.text)
+		line += common.VisibleLine(p.text(i))
 		if r.e.Label != "" {
 			line += "  [" + common.VisibleLine(r.e.Label) + "]"
 		}
