@@ -12,13 +12,17 @@ package worktree
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/pi-tui/pi-tui/core/git"
 )
 
 // Git runs the user's git for worktree sessions, through core/git (which
 // keeps the repository's own config from running programs).
-type Git struct{ g *git.Git }
+type Git struct {
+	g       *git.Git
+	timeout time.Duration // bounds a command run through g.Command
+}
 
 // Options configure Find (see core/git).
 type Options = git.Options
@@ -32,7 +36,10 @@ func Find(ctx context.Context, opts Options) (*Git, error) {
 	if err != nil {
 		return nil, fmt.Errorf("worktree sessions need git: %w", err)
 	}
-	return &Git{g: g}, nil
+	if opts.Timeout <= 0 {
+		opts.Timeout = 2 * time.Minute
+	}
+	return &Git{g: g, timeout: opts.Timeout}, nil
 }
 
 // atLeast reports whether git is at least major.minor.
