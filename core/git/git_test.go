@@ -147,23 +147,30 @@ func TestUserGlobalProgramsRun(t *testing.T) {
 }
 
 // A config changed after a call (a new program, an include appearing) is
-// read again on the next.
+// read again on the next, whether git runs at the checkout's top or in a
+// folder below it.
 func TestConfigChangesAreSeen(t *testing.T) {
-	wtt.Need(t)
-	base := t.TempDir()
-	dir, marks := filepath.Join(base, "repo"), filepath.Join(base, "marks")
-	wtt.Repo(t, dir, map[string]string{".gitattributes": "*.txt filter=late\n*.md filter=later\n", "a.txt": "a\n", "b.md": "b\n"})
-	os.MkdirAll(marks, 0o755)
-	g := find(t, nil)
-	wtt.Git(t, dir, "config", "include.path", "later.cfg") // not there yet
-	run(t, g, dir, "status", "--porcelain")
-	wtt.Git(t, dir, "config", "filter.late.smudge", "touch '"+filepath.Join(marks, "late")+"'; cat")
-	os.Remove(filepath.Join(dir, "a.txt"))
-	run(t, g, dir, "checkout", "--", "a.txt")
-	os.WriteFile(filepath.Join(dir, ".git", "later.cfg"), []byte("[filter \"later\"]\n\tsmudge = touch '"+filepath.Join(marks, "later")+"'; cat\n"), 0o644)
-	os.Remove(filepath.Join(dir, "b.md"))
-	run(t, g, dir, "checkout", "--", "b.md")
-	wtt.NoMarks(t, marks)
+	for _, in := range []string{".", "sub/deeper"} {
+		t.Run(in, func(t *testing.T) {
+			wtt.Need(t)
+			base := t.TempDir()
+			dir, marks := filepath.Join(base, "repo"), filepath.Join(base, "marks")
+			wtt.Repo(t, dir, map[string]string{".gitattributes": "*.txt filter=late\n*.md filter=later\n", "a.txt": "a\n", "b.md": "b\n", "sub/deeper/c": "c\n"})
+			os.MkdirAll(marks, 0o755)
+			g := find(t, nil)
+			at := filepath.Join(dir, in)
+			wtt.Git(t, dir, "config", "include.path", "later.cfg") // not there yet
+			run(t, g, at, "status", "--porcelain")
+			wtt.Git(t, dir, "config", "filter.late.smudge", "touch '"+filepath.Join(marks, "late")+"'; cat")
+			os.Remove(filepath.Join(dir, "a.txt"))
+			run(t, g, at, "checkout", "--", ":/a.txt")
+			run(t, g, at, "status", "--porcelain")
+			os.WriteFile(filepath.Join(dir, ".git", "later.cfg"), []byte("[filter \"later\"]\n\tsmudge = touch '"+filepath.Join(marks, "later")+"'; cat\n"), 0o644)
+			os.Remove(filepath.Join(dir, "b.md"))
+			run(t, g, at, "checkout", "--", ":/b.md")
+			wtt.NoMarks(t, marks)
+		})
+	}
 }
 
 // A required filter whose program is withheld stops a checkout with a
@@ -196,4 +203,43 @@ func TestNotARepository(t *testing.T) {
 	if !errors.As(err, &ge) || !strings.Contains(err.Error(), "not a git repository") {
 		t.Errorf("status outside a repository: %v", err)
 	}
+}
+
+// A repository made inside a folder after git ran there (git init in a
+// subfolder of a checkout) is another repository with a config of its
+// own: the next call reads it.
+func TestNewRepositoryBelowIsSeen(t *testing.T) {
+	wtt.Need(t)
+	base := t.TempDir()
+	dir, marks := filepath.Join(base, "repo"), filepath.Join(base, "marks")
+	wtt.Repo(t, dir, map[string]string{"a.txt": "a\n"})
+	os.MkdirAll(marks, 0o755)
+	sub := filepath.Join(dir, "sub")
+	os.MkdirAll(sub, 0o755)
+	g := find(t, nil)
+	run(t, g, sub, "status", "--porcelain")
+	wtt.Repo(t, sub, map[string]string{".gitattributes": "*.txt filter=evil\n", "b.txt": "b\n"})
+	wtt.Git(t, sub, "config", "filter.evil.smudge", "touch '"+filepath.Join(marks, "smudge")+"'; cat")
+	os.Remove(filepath.Join(sub, "b.txt"))
+	run(t, g, sub, "checkout", "--", "b.txt")
+	wtt.NoMarks(t, marks)
+}
+
+// Calls in parallel share the cached overrides safely.
+func TestParallelRuns(t *testing.T) {
+	dir, marks := hostileRepo(t)
+	g := find(t, nil)
+	errs := make(chan error, 16)
+	for range 16 {
+		go func() {
+			_, err := g.Run(context.Background(), dir, "status", "--porcelain")
+			errs <- err
+		}()
+	}
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	wtt.NoMarks(t, marks)
 }

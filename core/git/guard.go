@@ -63,10 +63,10 @@ func (g *Git) guardFor(ctx context.Context, dir string) (*guard, error) {
 // pairs old settings with new stamps. settled is false when the files
 // kept changing: the guard then serves this one call.
 func (g *Git) readGuard(ctx context.Context, dir, abs string) (*guard, bool, error) {
-	paths := g.candidates(ctx, dir, abs)
+	paths, top := g.candidates(ctx, dir, abs)
 	for range 3 {
 		before := stampAll(paths)
-		entries, err := g.listConfig(ctx, dir, abs)
+		entries, err := g.listConfig(ctx, dir, top)
 		if err != nil {
 			return nil, false, err
 		}
@@ -85,7 +85,7 @@ func (g *Git) readGuard(ctx context.Context, dir, abs string) (*guard, bool, err
 			return gd, false, nil
 		}
 	}
-	entries, err := g.listConfig(ctx, dir, abs)
+	entries, err := g.listConfig(ctx, dir, top)
 	if err != nil {
 		return nil, false, err
 	}
@@ -106,8 +106,9 @@ func slicesEqual(a, b []stamp) bool {
 }
 
 // listConfig lists every setting git reads in dir, includes followed,
-// with its scope and file.
-func (g *Git) listConfig(ctx context.Context, dir, abs string) ([]entry, error) {
+// with its scope and file. git names a file relative to the folder it
+// works in, the checkout's top.
+func (g *Git) listConfig(ctx context.Context, dir, top string) ([]entry, error) {
 	scoped := g.AtLeast(2, 26)
 	args := []string{"config", "--list", "--show-origin", "--includes", "-z"}
 	if scoped {
@@ -117,21 +118,20 @@ func (g *Git) listConfig(ctx context.Context, dir, abs string) ([]entry, error) 
 	if err != nil {
 		var ge *Error
 		if errors.As(err, &ge) && ge.cut {
-			return nil, fmt.Errorf("the git config of %s is over %d MiB; pi-tui does not run git there", abs, maxConfigList>>20)
+			return nil, fmt.Errorf("the git config of %s is over %d MiB; pi-tui does not run git there", top, maxConfigList>>20)
 		}
 		return nil, err
 	}
-	return parseList(out, abs, scoped), nil
+	return parseList(out, top, scoped), nil
 }
 
 // candidates are the files whose appearance or change would change dir's
 // config, known before reading it: the repository's config and
 // config.worktree, the .git of dir and of every folder above it up to
 // the checkout's top (a new one would make another repository), the
-// worktree's commondir pointer, and the user's global files.
-func (g *Git) candidates(ctx context.Context, dir, abs string) []string {
-	var paths []string
-	top := ""
+// worktree's commondir pointer, and the user's global files. top is the
+// checkout's top folder (abs outside a checkout).
+func (g *Git) candidates(ctx context.Context, dir, abs string) (paths []string, top string) {
 	if out, err := g.plain(ctx, dir, 64<<10, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"); err == nil {
 		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 		if len(lines) == 3 {
@@ -149,7 +149,10 @@ func (g *Git) candidates(ctx context.Context, dir, abs string) []string {
 		}
 		d = parent
 	}
-	return addPaths(paths, g.userFiles()...)
+	if top == "" {
+		top = abs
+	}
+	return addPaths(paths, g.userFiles()...), top
 }
 
 // configFiles are the files entries were read from, and the files their

@@ -68,6 +68,7 @@ func splitKey(key string) (section, sub, name string) {
 // them all with the reasons.
 func programRule(key string) (rule, bool) {
 	section, sub, name := splitKey(key)
+	section, name = strings.ToLower(section), strings.ToLower(name)
 	switch section {
 	case "filter":
 		if sub != "" && (name == "clean" || name == "smudge" || name == "process") {
