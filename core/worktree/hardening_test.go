@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/worktree"
@@ -240,4 +241,39 @@ func TestMergeNamesTheStagedFiles(t *testing.T) {
 	if got := wtt.Git(t, r.root, "diff", "--cached", "--name-only"); got != "s.txt\n" {
 		t.Errorf("staged after the refusal: %q", got)
 	}
+}
+
+// A submodule's own config is another repository's, which the overrides
+// do not cover: pi-tui's status and diff in a checkout with a submodule
+// never look into the submodule's files, so its filter does not run.
+func TestSubmoduleConfigRunsNothing(t *testing.T) {
+	wtt.Need(t)
+	r := newHost(t)
+	base := t.TempDir()
+	sub := filepath.Join(base, "sub")
+	wtt.Repo(t, sub, map[string]string{".gitattributes": "*.txt filter=evil\n", "a.txt": "a\n"})
+	r.root = filepath.Join(r.h.Places.Home, "proj")
+	wtt.Repo(t, r.root, map[string]string{"main.txt": "main\n"})
+	wtt.Git(t, r.root, "-c", "protocol.file.allow=always", "submodule", "-q", "add", sub, "s")
+	wtt.Git(t, r.root, "commit", "-qm", "submodule")
+	wtt.Git(t, r.root, "config", "--file", ".gitmodules", "submodule.s.ignore", "none")
+	wtt.Git(t, r.root, "commit", "-qam", "ignore none")
+	marks := filepath.Join(base, "marks")
+	os.MkdirAll(marks, 0o755)
+	wtt.Git(t, r.root, "config", "--file", filepath.Join(r.root, ".git", "modules", "s", "config"), "filter.evil.clean", "touch '"+filepath.Join(marks, "clean")+"'; cat")
+	r.add(r.root)
+	s, w := r.newSession()
+	// A change in the submodule's file that only its clean filter can
+	// tell from the committed one (same size, same old mtime).
+	wtt.Write(t, filepath.Join(r.root, "s"), "a.txt", "b\n")
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	os.Chtimes(filepath.Join(r.root, "s", "a.txt"), old, old)
+	wtt.Write(t, w.Root, "main.txt", "from the session\n")
+	if _, _, err := r.svc.Status(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.svc.Merge(context.Background(), s, "session"); err != nil {
+		t.Fatal(err)
+	}
+	wtt.NoMarks(t, marks)
 }
