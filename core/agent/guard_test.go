@@ -215,7 +215,7 @@ func TestHooksPathAsks(t *testing.T) {
 	for config, want := range map[string]string{
 		"[Core]\n  HooksPath = \"tools/hooks\"\n[core \"x\"]\n\thooksPath = other\n": "tools/hooks",
 		"[core] hooksPath = same-line ; comment\n":                                   "same-line",
-		"[core]\n\thooksPath = \"with # hash\" # comment\n":                         "with # hash",
+		"[core]\n\thooksPath = \"with # hash\" # comment\n":                          "with # hash",
 		"[core]\n\thooksPath = a\\\\b  c\n[core.sub]\n\thooksPath = x\n":             "a\\b  c",
 	} {
 		if got, _ := gitConfigValue(config, "core", "hooksPath"); got != want {
