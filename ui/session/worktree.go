@@ -23,7 +23,7 @@ import (
 // goroutine.
 type worktrees struct {
 	svc *worktree.Service
-	of  map[string]coresession.Worktree // session id → its worktree
+	of  worktree.Sessions // verified bindings, and the ones that are invalid
 	// stat holds the last statuses read: the list shows them while newer
 	// ones are read. One read runs at a time; a reload asked for meanwhile
 	// runs after it.
@@ -35,7 +35,7 @@ type worktrees struct {
 // wtListMsg carries the project's worktree sessions.
 type wtListMsg struct {
 	projectID string
-	of        map[string]coresession.Worktree
+	of        worktree.Sessions
 }
 
 // wtStatusMsg carries their statuses.
@@ -44,24 +44,20 @@ type wtStatusMsg struct {
 	stat      map[string]worktree.Status
 }
 
-// loadWorktrees reads which sessions have worktrees (the store's index),
-// then their statuses (git), each in a command.
-func (m *Model) loadWorktrees() tea.Cmd {
+// loadWorktrees verifies the bindings the listed sessions' files hold,
+// then reads their statuses (git), each in a command.
+func (m *Model) loadWorktrees(list []coresession.Summary) tea.Cmd {
 	if m.project == nil || m.wt.svc == nil {
 		return nil
 	}
 	svc, pid, ctx := m.wt.svc, m.project.ID, m.ctx
 	return func() tea.Msg {
-		of, err := svc.Of(ctx, pid)
-		if err != nil {
-			return nil
-		}
-		return wtListMsg{projectID: pid, of: of}
+		return wtListMsg{projectID: pid, of: svc.Of(ctx, pid, list)}
 	}
 }
 
 func (m *Model) loadStatuses() tea.Cmd {
-	if len(m.wt.of) == 0 {
+	if len(m.wt.of.Bound) == 0 {
 		return nil
 	}
 	if m.wt.loading {
@@ -117,7 +113,10 @@ func (m *Model) updateWorktrees(msg tea.Msg) (tea.Cmd, bool) {
 // worktreeCell is what the list shows of a worktree session: its branch,
 // * for uncommitted changes and the diff stat, or that its folder is gone.
 func (m *Model) worktreeCell(id string) string {
-	w, ok := m.wt.of[id]
+	if _, ok := m.wt.of.Invalid[id]; ok {
+		return "  ⚠ worktree binding invalid"
+	}
+	w, ok := m.wt.of.Bound[id]
 	if !ok {
 		return ""
 	}
@@ -134,8 +133,11 @@ func (m *Model) worktreeCell(id string) string {
 }
 
 // missingFix is the one-line fix of the selected session's missing
-// worktree ("" when it is not missing).
+// worktree, or what is wrong with its binding ("" when nothing is).
 func (m *Model) missingFix(id string) string {
+	if inv, ok := m.wt.of.Invalid[id]; ok {
+		return "its worktree binding is invalid, so it works in nothing (" + m.keys.Discard.Help().Key + " unbinds it, deleting nothing; /fork forks it): " + inv.Why
+	}
 	if st, ok := m.wt.stat[id]; ok && st.Missing {
 		return st.Fix
 	}
@@ -195,7 +197,8 @@ func (m *Model) withSession(id string, fn func(ctx context.Context, s *coresessi
 // prepare reads a session's worktree status for the merge or discard
 // dialog, which names the uncommitted changes.
 func (m *Model) prepare(op, id string) tea.Cmd {
-	if _, ok := m.wt.of[id]; !ok {
+	_, bound := m.wt.of.Bound[id]
+	if _, invalid := m.wt.of.Invalid[id]; !bound && !invalid {
 		return common.Failure(errors.New("this session has no worktree; w starts a session in one"))
 	}
 	svc := m.wt.svc
@@ -205,12 +208,16 @@ func (m *Model) prepare(op, id string) tea.Cmd {
 	})
 }
 
-// ask opens the merge or discard dialog.
+// ask opens the merge or discard dialog; the discard of a binding that
+// cannot be verified unbinds it instead.
 func (m *Model) ask(msg wtAskMsg) tea.Cmd {
+	svc, id := m.wt.svc, msg.id
+	if inv := (*worktree.InvalidError)(nil); errors.As(msg.err, &inv) && msg.op == "discard" {
+		return m.unbindDialog(inv)
+	}
 	if msg.err != nil {
 		return common.Failure(msg.err)
 	}
-	svc, id := m.wt.svc, msg.id
 	if msg.op == "discard" {
 		body := worktree.DiscardQuestion(msg.w, msg.st) + "\nThe session stays and works in the project root from then on."
 		return m.d.UI.Push(dialog.NewConfirm(m.d.UI, "Discard worktree", common.Visible(body), func() tea.Cmd {
@@ -253,9 +260,28 @@ func (m *Model) ask(msg wtAskMsg) tea.Cmd {
 		}))
 }
 
+// unbindDialog asks to unbind a session from a worktree binding pi-tui
+// cannot verify: nothing is deleted (the folder and branch it names may be
+// anyone's), and the session works in the project's main checkout.
+func (m *Model) unbindDialog(inv *worktree.InvalidError) tea.Cmd {
+	svc, id := m.wt.svc, inv.SessionID
+	body := "This session's worktree binding is invalid: " + inv.Why + ".\nUnbind it? Nothing is deleted; the session works in the project's main checkout from then on. (Or fork it with /fork.)"
+	return m.d.UI.Push(dialog.NewConfirm(m.d.UI, "Unbind invalid worktree", common.Visible(body), func() tea.Cmd {
+		return m.withSession(id, func(ctx context.Context, s *coresession.Session) tea.Msg {
+			if _, err := svc.Unbind(ctx, s); err != nil {
+				return wtDoneMsg{err: err}
+			}
+			return wtDoneMsg{text: "unbound: the session works in the project's main checkout; nothing was deleted"}
+		})
+	}, "X"))
+}
+
 // showDiff loads a session's worktree diff for the diff page.
 func (m *Model) showDiff(id string) tea.Cmd {
-	w, ok := m.wt.of[id]
+	if inv, ok := m.wt.of.Invalid[id]; ok {
+		return common.Failure(inv)
+	}
+	w, ok := m.wt.of.Bound[id]
 	if !ok {
 		return common.Failure(errors.New("this session has no worktree; w starts a session in one"))
 	}
