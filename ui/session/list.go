@@ -20,6 +20,7 @@ import (
 
 type listMsg struct {
 	list []coresession.Summary
+	of   worktree.Sessions // the listed sessions' worktree bindings, verified
 	err  error
 }
 
@@ -39,10 +40,16 @@ func (m *Model) loadList() tea.Cmd {
 	if m.project == nil {
 		return nil
 	}
-	sm, pid := m.d.Runtimes.Sessions(), m.project.ID
+	sm, svc, pid, ctx := m.d.Runtimes.Sessions(), m.wt.svc, m.project.ID, m.ctx
 	return func() tea.Msg {
-		list, err := sm.List(context.Background(), pid)
-		return listMsg{list, err}
+		list, err := sm.List(ctx, pid)
+		msg := listMsg{list: list, err: err}
+		if err == nil && svc != nil {
+			// In the same message, so a row and its worktree cell change
+			// together (the bindings come from the files just listed).
+			msg.of = svc.Of(ctx, pid, list)
+		}
+		return msg
 	}
 }
 

@@ -261,7 +261,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.listErr = msg.err.Error()
 		}
 		m.cursor = min(m.cursor, max(len(m.list)-1, 0))
-		return m.loadWorktrees(m.list)
+		m.wt.of = msg.of
+		return m.loadStatuses()
 	case openedMsg:
 		if msg.err != nil {
 			return common.Failure(msg.err)

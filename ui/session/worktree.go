@@ -32,28 +32,10 @@ type worktrees struct {
 	again   bool
 }
 
-// wtListMsg carries the project's worktree sessions.
-type wtListMsg struct {
-	projectID string
-	of        worktree.Sessions
-}
-
 // wtStatusMsg carries their statuses.
 type wtStatusMsg struct {
 	projectID string
 	stat      map[string]worktree.Status
-}
-
-// loadWorktrees verifies the bindings the listed sessions' files hold,
-// then reads their statuses (git), each in a command.
-func (m *Model) loadWorktrees(list []coresession.Summary) tea.Cmd {
-	if m.project == nil || m.wt.svc == nil {
-		return nil
-	}
-	svc, pid, ctx := m.wt.svc, m.project.ID, m.ctx
-	return func() tea.Msg {
-		return wtListMsg{projectID: pid, of: svc.Of(ctx, pid, list)}
-	}
 }
 
 func (m *Model) loadStatuses() tea.Cmd {
@@ -75,12 +57,6 @@ func (m *Model) loadStatuses() tea.Cmd {
 // updateWorktrees handles the worktree messages; ok is false for others.
 func (m *Model) updateWorktrees(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
-	case wtListMsg:
-		if m.project == nil || msg.projectID != m.project.ID {
-			return nil, true
-		}
-		m.wt.of = msg.of
-		return m.loadStatuses(), true
 	case wtStatusMsg:
 		m.wt.loading = false
 		if m.project != nil && msg.projectID == m.project.ID {
@@ -94,13 +70,13 @@ func (m *Model) updateWorktrees(msg tea.Msg) (tea.Cmd, bool) {
 	case wtAskMsg:
 		return m.ask(msg), true
 	case wtDoneMsg:
-		cmds := []tea.Cmd{m.loadList(), func() tea.Msg { return common.ProjectsChangedMsg{} }}
+		say := common.Notice("%s", msg.text)
 		if msg.err != nil {
-			cmds = append(cmds, common.Failure(msg.err))
-		} else {
-			cmds = append(cmds, common.Notice("%s", msg.text))
+			say = common.Failure(msg.err)
 		}
-		return tea.Batch(cmds...), true
+		// The list (and its worktrees) first, so what the notice says is
+		// what the list shows.
+		return tea.Sequence(m.loadList(), tea.Batch(say, func() tea.Msg { return common.ProjectsChangedMsg{} })), true
 	case wtDiffMsg:
 		if msg.err != nil {
 			return common.Failure(msg.err), true
