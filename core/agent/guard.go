@@ -49,7 +49,11 @@ func inRepository(root, canon string) string {
 		}
 	}
 	for _, d := range []string{l.gitDir, l.common} {
-		if fsutil.Within(d, canon) {
+		// A git dir holding the checkout itself (a worktree inside a bare
+		// repository) would make every write ask; its own files are outside
+		// the checkout, and a git dir planted in the project is caught by
+		// its shape (makesGitDir).
+		if fsutil.Within(d, canon) && !fsutil.Within(d, l.top) {
 			return "it is inside the repository's git folder, which git reads as configuration and hooks: a change can run code at the next git command"
 		}
 	}

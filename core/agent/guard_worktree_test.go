@@ -256,3 +256,22 @@ func FuzzGitConfigValue(f *testing.F) {
 		}
 	})
 }
+
+// A worktree inside its bare repository's folder (a layout some use): the
+// git dir holds the checkout, and ordinary writes there do not ask, while
+// the rules by name and shape still do.
+func TestWorktreeInsideItsBareRepository(t *testing.T) {
+	wtt.Need(t)
+	base := tempRoot(t)
+	src, bare := filepath.Join(base, "src"), filepath.Join(base, "repo.git")
+	wtt.Repo(t, src, map[string]string{"a.go": "package a\n"})
+	wtt.Git(t, base, "clone", "-q", "--bare", src, bare)
+	wt := filepath.Join(bare, "wt")
+	wtt.Git(t, bare, "worktree", "add", "-q", "-b", "feature", wt)
+	if why := runOnUse(wt, filepath.Join(wt, "b.go")); why != "" {
+		t.Errorf("an ordinary write in a worktree inside its bare repository asks: %s", why)
+	}
+	if why := runOnUse(wt, filepath.Join(wt, ".envrc")); why == "" {
+		t.Error(".envrc does not ask there")
+	}
+}

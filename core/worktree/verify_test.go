@@ -235,3 +235,22 @@ func BenchmarkOf20(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOf20Cold is BenchmarkOf20 by a fresh Service each time (what
+// one `pi-tui sessions list` does): git found, the worktrees read once.
+func BenchmarkOf20Cold(b *testing.B) {
+	r := newRig(b, map[string]string{"a.txt": "a\n"})
+	for range 20 {
+		r.newSession()
+	}
+	ctx := context.Background()
+	list, _ := r.sm.List(ctx, r.pid)
+	env := wtt.Env(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		svc := worktree.NewService(r.h.Store, r.h.Places.DataDir, worktree.Options{Env: env})
+		if of := svc.Of(ctx, r.pid, list); len(of.Bound) != 20 {
+			b.Fatalf("%d verified, %v", len(of.Bound), of.Invalid)
+		}
+	}
+}
