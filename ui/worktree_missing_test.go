@@ -13,7 +13,7 @@ func TestMessageInAMissingWorktreeIsKept(t *testing.T) {
 	r, dir := worktreeChat(t, 200)
 	os.RemoveAll(dir)
 	r.say("hello there")
-	r.waitFor("worktree")
+	r.waitFor("! the worktree folder is gone") // the refusal, in the transcript
 	view := r.final()
 	if !strings.Contains(view, "git") || !strings.Contains(view, "› hello there") {
 		t.Errorf("no fix shown, or the message is lost:\n%s", view)
