@@ -13,7 +13,10 @@ func TestMessageInAMissingWorktreeIsKept(t *testing.T) {
 	r, dir := worktreeChat(t, 200)
 	os.RemoveAll(dir)
 	r.say("hello there")
-	r.waitFor("! the worktree folder is gone") // the refusal, in the transcript
+	// The refusal and the message's return to the input are drawn by one
+	// update; "worktree" alone was already on screen (the new worktree's
+	// path in the notice), so the wait must name the refusal itself.
+	r.waitFor("the worktree folder is gone")
 	view := r.final()
 	if !strings.Contains(view, "git") || !strings.Contains(view, "› hello there") {
 		t.Errorf("no fix shown, or the message is lost:\n%s", view)

@@ -293,7 +293,7 @@ func (a *app) sessionsCmd(args []string) error {
 		return err
 	}
 	of := svc.Of(a.ctx, p.ID, list)
-	statuses := svc.Statuses(a.ctx, of, 0)
+	statuses := svc.Statuses(a.ctx, of.Bound, 0)
 	if *asJSON {
 		type row struct {
 			ID        string        `json:"id"`

@@ -168,7 +168,7 @@ func (a *app) confirm(question, done string, yes bool) error {
 }
 
 // unbind is sessions discard of a session whose worktree binding pi-tui
-// cannot verify (ADR 0031): nothing is deleted, since the folder and the
+// cannot verify (ADR 0032): nothing is deleted, since the folder and the
 // branch it names may be anyone's; the binding is dropped and the session
 // works in the project's main checkout.
 func (a *app) unbind(s *session.Session, svc *worktree.Service, inv *worktree.InvalidError, yes bool) error {

@@ -39,7 +39,7 @@ func BenchmarkStatuses20(b *testing.B) {
 	wts := r.svc.Of(context.Background(), r.pid, list)
 	b.ReportAllocs()
 	for b.Loop() {
-		if got := r.svc.Statuses(context.Background(), wts, 0); len(got) != 20 {
+		if got := r.svc.Statuses(context.Background(), wts.Bound, 0); len(got) != 20 {
 			b.Fatalf("%d statuses", len(got))
 		}
 	}

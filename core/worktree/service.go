@@ -204,11 +204,10 @@ func (s *Service) Lookup(ctx context.Context, sess *session.Session) (w session.
 	return v, true, nil
 }
 
-// Statuses reads the status of the verified worktrees of Of at once, in
-// parallel; a status read less than maxAge ago is reused. Failures are
-// left out.
-func (s *Service) Statuses(ctx context.Context, of Sessions, maxAge time.Duration) map[string]Status {
-	wts := of.Bound
+// Statuses reads the status of several worktrees at once, in parallel;
+// a status read less than maxAge ago is reused. Failures are left out.
+// wts are verified bindings (Of's Bound, Lookup's): git runs in them.
+func (s *Service) Statuses(ctx context.Context, wts map[string]session.Worktree, maxAge time.Duration) map[string]Status {
 	out := make(map[string]Status, len(wts))
 	g, err := s.Git(ctx)
 	if err != nil {

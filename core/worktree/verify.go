@@ -17,7 +17,7 @@ import (
 // A session file's pi-tui.worktree record moves the session's tools, bash
 // and settings into another folder, and names the branch a discard
 // deletes. A file can be planted or edited, so the record counts only when
-// pi-tui can verify it as one of its own worktrees (ADR 0031): the folder
+// pi-tui can verify it as one of its own worktrees (ADR 0032): the folder
 // pi-tui makes for the session under the data dir, a worktree of the
 // project's own repository (git worktree list in the project's checkout),
 // on the branch pi/<short id of the session>. Everything that reads a

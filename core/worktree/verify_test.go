@@ -188,7 +188,7 @@ func TestMissingFolderStaysVerified(t *testing.T) {
 	if _, ok := of.Bound[s.ID()]; !ok {
 		t.Fatalf("a missing folder made the binding invalid: %v", of.Invalid[s.ID()])
 	}
-	if st := r.svc.Statuses(ctx, of, 0)[s.ID()]; !st.Missing {
+	if st := r.svc.Statuses(ctx, of.Bound, 0)[s.ID()]; !st.Missing {
 		t.Errorf("status = %+v, want missing", st)
 	}
 	if _, err := r.svc.Discard(ctx, s); err != nil {

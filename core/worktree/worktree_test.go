@@ -109,7 +109,7 @@ func TestTwoSessionsOneFileMergeThenConflict(t *testing.T) {
 	if len(of.Bound) != 2 || len(of.Invalid) != 0 || of.Bound[a.ID()].Root != wa.Root {
 		t.Fatalf("Of = %+v, want both sessions verified", of)
 	}
-	sts := r.svc.Statuses(ctx, of, 0)
+	sts := r.svc.Statuses(ctx, of.Bound, 0)
 	if st := sts[a.ID()]; !st.Dirty() || st.Stat() != "1 file +1 -1" || st.Branch != wa.Branch {
 		t.Fatalf("status of a = %+v (%s)", st, st.Stat())
 	}

@@ -50,7 +50,7 @@ func (m *Model) loadStatuses() tea.Cmd {
 	svc, pid, ctx, of := m.wt.svc, m.project.ID, m.ctx, m.wt.of
 	return func() tea.Msg {
 		// Always fresh: the agent or the user may have changed any file.
-		return wtStatusMsg{projectID: pid, stat: svc.Statuses(ctx, of, 0)}
+		return wtStatusMsg{projectID: pid, stat: svc.Statuses(ctx, of.Bound, 0)}
 	}
 }
 
