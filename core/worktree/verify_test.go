@@ -219,15 +219,21 @@ func TestWorktreeMadeElsewhereVerifiesAtOnce(t *testing.T) {
 	}
 }
 
-// BenchmarkOf20 verifies the bindings of 20 worktree sessions as the
-// session list does, the repository's worktrees read once and reused.
-func BenchmarkOf20(b *testing.B) {
+// rigOf20 is a project with 20 worktree sessions, listed.
+func rigOf20(b *testing.B) (*rig, []session.Summary) {
 	r := newRig(b, map[string]string{"a.txt": "a\n"})
 	for range 20 {
 		r.newSession()
 	}
+	list, _ := r.sm.List(context.Background(), r.pid)
+	return r, list
+}
+
+// BenchmarkOf20 verifies the bindings of 20 worktree sessions as the
+// session list does, the repository's worktrees read once and reused.
+func BenchmarkOf20(b *testing.B) {
+	r, list := rigOf20(b)
 	ctx := context.Background()
-	list, _ := r.sm.List(ctx, r.pid)
 	b.ReportAllocs()
 	for b.Loop() {
 		if of := r.svc.Of(ctx, r.pid, list); len(of.Bound) != 20 {
@@ -239,12 +245,8 @@ func BenchmarkOf20(b *testing.B) {
 // BenchmarkOf20Cold is BenchmarkOf20 by a fresh Service each time (what
 // one `pi-tui sessions list` does): git found, the worktrees read once.
 func BenchmarkOf20Cold(b *testing.B) {
-	r := newRig(b, map[string]string{"a.txt": "a\n"})
-	for range 20 {
-		r.newSession()
-	}
+	r, list := rigOf20(b)
 	ctx := context.Background()
-	list, _ := r.sm.List(ctx, r.pid)
 	env := wtt.Env(b)
 	b.ReportAllocs()
 	for b.Loop() {
