@@ -292,11 +292,8 @@ func (a *app) sessionsCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	wts, err := svc.Of(a.ctx, p.ID)
-	if err != nil {
-		return err
-	}
-	statuses := svc.Statuses(a.ctx, wts, 0)
+	of := svc.Of(a.ctx, p.ID, list)
+	statuses := svc.Statuses(a.ctx, of.Bound, 0)
 	if *asJSON {
 		type row struct {
 			ID        string        `json:"id"`
@@ -311,10 +308,13 @@ func (a *app) sessionsCmd(args []string) error {
 		rows := make([]row, 0, len(list))
 		for _, s := range list {
 			r := row{ID: s.ID, Title: s.Title, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Entries: s.Entries, Path: s.Path, Problem: s.Problem}
-			if w, ok := wts[s.ID]; ok {
+			if w, ok := of.Bound[s.ID]; ok {
 				st := statuses[s.ID]
 				r.Worktree = &worktreeJSON{Root: w.Root, Branch: w.Branch, Base: w.Base, Missing: st.Missing, Fix: st.Fix,
 					Uncommitted: append([]string{}, st.Changed...), Files: st.Files, Insertions: st.Insertions, Deletions: st.Deletions}
+			}
+			if inv, ok := of.Invalid[s.ID]; ok {
+				r.Worktree = invalidJSON(inv)
 			}
 			rows = append(rows, r)
 		}
@@ -327,7 +327,8 @@ func (a *app) sessionsCmd(args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	if len(wts) > 0 {
+	hasWorktrees := len(of.Bound)+len(of.Invalid) > 0
+	if hasWorktrees {
 		// Worktree sessions: their branch, * for uncommitted changes, and
 		// the diff stat against the base.
 		fmt.Fprintln(tw, "ID\tUPDATED\tENTRIES\tWORKTREE\tTITLE")
@@ -343,16 +344,22 @@ func (a *app) sessionsCmd(args []string) error {
 			title = "(" + s.Problem + ") " + title
 		}
 		cell := ""
-		if len(wts) > 0 {
+		if hasWorktrees {
 			cell = "-\t"
-			if w, ok := wts[s.ID]; ok {
+			if w, ok := of.Bound[s.ID]; ok {
 				st, ok := statuses[s.ID]
 				cell = worktreeCell(w, st, ok) + "\t"
+			}
+			if _, ok := of.Invalid[s.ID]; ok {
+				cell = invalidCell + "\t"
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s%s\n", s.ID, time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04"), s.Entries, cell, safetext.Visible(firstLine(title)))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return a.invalidNotes(list, of)
 }
 
 // rpcCommand is one line of rpc input.

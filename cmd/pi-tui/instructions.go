@@ -146,7 +146,15 @@ func (a *app) sessionRoot(id string) (projects.Project, string, string, error) {
 		return projects.Project{}, "", "", fmt.Errorf("session %s belongs to no registered project: %w", id, err)
 	}
 	home := a.env("HOME")
-	if w, ok := s.Worktree(); ok && w.Active() {
+	svc, err := a.worktrees()
+	if err != nil {
+		return projects.Project{}, "", "", err
+	}
+	w, bound, err := svc.Lookup(a.ctx, s)
+	if err != nil {
+		return projects.Project{}, "", "", err
+	}
+	if bound {
 		return p, w.Root, fmt.Sprintf("chain from the worktree of session %s (branch %s): %s", s.ID(), w.Branch, paths.Tilde(w.Root, home)), nil
 	}
 	return p, p.Root, fmt.Sprintf("chain from the root of project %s: %s", p.Name, paths.Tilde(p.Root, home)), nil

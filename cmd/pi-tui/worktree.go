@@ -129,22 +129,15 @@ func (a *app) sessionsDiscard(args []string) error {
 	}
 	defer s.Close()
 	st, w, err := svc.Status(a.ctx, s)
+	if inv := (*worktree.InvalidError)(nil); errors.As(err, &inv) {
+		return a.unbind(s, svc, inv, *yes)
+	}
 	if err != nil {
 		return err
 	}
 	question := worktree.DiscardQuestion(w, st)
-	if !*yes {
-		if !a.interactive() {
-			return fmt.Errorf("%s Not discarded: pass --yes to discard without asking", question)
-		}
-		fmt.Fprintf(a.stderr, "%s [y/N] ", question)
-		answer, err := a.readLine()
-		if err != nil {
-			return err
-		}
-		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-			return errors.New("not discarded")
-		}
+	if err := a.confirm(question, "discarded", *yes); err != nil {
+		return err
 	}
 	if _, err := svc.Discard(a.ctx, s); err != nil {
 		return err
@@ -152,6 +145,68 @@ func (a *app) sessionsDiscard(args []string) error {
 	fmt.Fprintf(a.stdout, "Removed the worktree %s and deleted branch %s. The session stays; it works in the project root from now on.\n",
 		safetext.Label(w.Dir), w.Branch)
 	return nil
+}
+
+// confirm asks question on the terminal unless yes; done names what is
+// not done when the answer is no ("discarded").
+func (a *app) confirm(question, done string, yes bool) error {
+	if yes {
+		return nil
+	}
+	if !a.interactive() {
+		return fmt.Errorf("%s Not %s: pass --yes to go ahead without asking", question, done)
+	}
+	fmt.Fprintf(a.stderr, "%s [y/N] ", question)
+	answer, err := a.readLine()
+	if err != nil {
+		return err
+	}
+	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		return errors.New("not " + done)
+	}
+	return nil
+}
+
+// unbind is sessions discard of a session whose worktree binding pi-tui
+// cannot verify (ADR 0032): nothing is deleted, since the folder and the
+// branch it names may be anyone's; the binding is dropped and the session
+// works in the project's main checkout.
+func (a *app) unbind(s *session.Session, svc *worktree.Service, inv *worktree.InvalidError, yes bool) error {
+	question := fmt.Sprintf("The worktree binding of session %s is invalid: %s. Unbind it? Nothing is deleted; the session works in the project's main checkout from then on.",
+		s.ID(), inv.Why)
+	if err := a.confirm(question, "unbound", yes); err != nil {
+		return err
+	}
+	if _, err := svc.Unbind(a.ctx, s); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Unbound session %s: it works in the project's main checkout from now on. Nothing was deleted (not %s, not branch %s).\n",
+		s.ID(), safetext.Label(inv.W.Dir), safetext.Label(inv.W.Branch))
+	return nil
+}
+
+// invalidCell is the WORKTREE column of a session whose binding is invalid;
+// the sentence follows the table (invalidNotes).
+const invalidCell = "INVALID binding (see below)"
+
+// invalidNotes writes, after the sessions table, why each invalid binding
+// is invalid and what to do.
+func (a *app) invalidNotes(list []session.Summary, of worktree.Sessions) error {
+	for _, s := range list {
+		if inv, ok := of.Invalid[s.ID]; ok {
+			text := inv.Error()
+			if _, err := fmt.Fprintf(a.stdout, "\n%s%s\n", strings.ToUpper(text[:1]), safetext.Visible(text[1:])); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// invalidJSON is sessions list --json of an invalid binding: the record as
+// the file has it, and why it does not count.
+func invalidJSON(inv *worktree.InvalidError) *worktreeJSON {
+	return &worktreeJSON{Root: inv.W.Root, Branch: inv.W.Branch, Base: inv.W.Base, Invalid: inv.Error(), Uncommitted: []string{}}
 }
 
 // worktreeCell is the WORKTREE column of sessions list.
@@ -172,6 +227,7 @@ func worktreeCell(w session.Worktree, st worktree.Status, ok bool) string {
 // worktreeJSON is a worktree session's part of sessions list --json.
 type worktreeJSON struct {
 	Root        string   `json:"root"`
+	Invalid     string   `json:"invalid,omitempty"` // the binding cannot be verified: why, and what to do
 	Branch      string   `json:"branch"`
 	Base        string   `json:"base"`
 	Missing     bool     `json:"missing,omitempty"`

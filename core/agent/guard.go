@@ -25,60 +25,39 @@ func runOnUse(root, canon string) string {
 	if why := byName(rel); why != "" {
 		return why
 	}
-	if why := inHooksPath(root, canon); why != "" {
+	if why := inRepository(root, canon); why != "" {
 		return why
 	}
 	return makesGitDir(root, canon)
 }
 
-// inHooksPath says why canon is a git hook when the repository's
-// .git/config moves its hooks out of .git/ (core.hooksPath, a common
-// setup: .githooks/, tools/hooks/). "" otherwise, or when the config
-// cannot be read (a FIFO, a huge file: then nothing is known to run).
-func inHooksPath(root, canon string) string {
-	data, _, err := fsutil.ReadRegular(filepath.Join(root, ".git", "config"), 64<<10)
-	if err != nil {
+// inRepository says why canon is one of the files git runs or reads as
+// configuration that live outside .git/ by name: the folder the
+// repository's core.hooksPath names (.githooks/, tools/hooks: husky and
+// friends set it), and the checkout's git dirs wherever its .git points
+// (in a linked worktree .git is a file, and the config and hooks are in
+// the repository's common git dir). A worktree so gets exactly the rules
+// of its main checkout. "" otherwise, or outside a git checkout.
+func inRepository(root, canon string) string {
+	l, ok := readGitLayout(root)
+	if !ok {
 		return ""
 	}
-	hooks := hooksPathOf(string(data))
-	if hooks == "" {
-		return ""
+	for _, h := range l.hooks {
+		if canon != h && fsutil.Within(h, canon) {
+			return "it is in the repository's hooks folder (core.hooksPath), whose scripts git runs as programs"
+		}
 	}
-	if !filepath.IsAbs(hooks) {
-		hooks = filepath.Join(root, hooks)
-	}
-	if real, err := filepath.EvalSymlinks(hooks); err == nil {
-		hooks = real
-	}
-	if hooks = filepath.Clean(hooks); canon != hooks && fsutil.Within(hooks, canon) {
-		return "it is in the repository's hooks folder (core.hooksPath), whose scripts git runs as programs"
+	for _, d := range []string{l.gitDir, l.common} {
+		// A git dir holding the checkout itself (a worktree inside a bare
+		// repository) would make every write ask; its own files are outside
+		// the checkout, and a git dir planted in the project is caught by
+		// its shape (makesGitDir).
+		if fsutil.Within(d, canon) && !fsutil.Within(d, l.top) {
+			return "it is inside the repository's git folder, which git reads as configuration and hooks: a change can run code at the next git command"
+		}
 	}
 	return ""
-}
-
-// hooksPathOf finds core.hooksPath in the text of a git config file: the
-// last hooksPath key of a [core] section, as git reads it (keys and
-// section names ignore case; quotes around the value are dropped).
-func hooksPathOf(config string) string {
-	inCore, value := false, ""
-	for _, line := range strings.Split(config, "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") {
-			name := strings.ToLower(strings.TrimSpace(strings.Trim(line, "[]")))
-			inCore = name == "core"
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !inCore || !ok || !strings.EqualFold(strings.TrimSpace(k), "hooksPath") {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		if c := strings.IndexAny(v, "#;"); c >= 0 && !strings.HasPrefix(v, "\"") {
-			v = strings.TrimSpace(v[:c])
-		}
-		value = strings.Trim(v, "\"")
-	}
-	return value
 }
 
 // byName is runOnUse's decision from the path alone.

@@ -212,7 +212,14 @@ func TestHooksPathAsks(t *testing.T) {
 	if why := runOnUse(root, filepath.Join(root, "src", "main.go")); why != "" {
 		t.Errorf("an ordinary file asks: %s", why)
 	}
-	if got := hooksPathOf("[Core]\n  HooksPath = \"tools/hooks\"\n[core \"x\"]\n"); got != "tools/hooks" {
-		t.Errorf("hooksPathOf = %q", got)
+	for config, want := range map[string]string{
+		"[Core]\n  HooksPath = \"tools/hooks\"\n[core \"x\"]\n\thooksPath = other\n": "tools/hooks",
+		"[core] hooksPath = same-line ; comment\n":                                   "same-line",
+		"[core]\n\thooksPath = \"with # hash\" # comment\n":                          "with # hash",
+		"[core]\n\thooksPath = a\\\\b  c\n[core.sub]\n\thooksPath = x\n":             "a\\b  c",
+	} {
+		if got, _ := gitConfigValue(config, "core", "hooksPath"); got != want {
+			t.Errorf("hooksPath of %q = %q, want %q", config, got, want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -42,6 +43,9 @@ type Summary struct {
 	// the warnings Session.Warnings lists.
 	Problem string
 	Broken  bool
+	// Custom holds, for each type Options.SummaryCustom names, the data of
+	// the file's entries of that type, in file order.
+	Custom map[string][]json.RawMessage
 }
 
 // Index remembers summaries so that listing a folder rereads only the
@@ -172,6 +176,9 @@ func summarise(ctx context.Context, sum *Summary, opts Options) {
 				sum.Name = trimSpace(si.Name)
 			}
 		}
+		if n.typ == TypeCustom && len(opts.SummaryCustom) > 0 {
+			keepCustom(sum, n.raw, opts.SummaryCustom)
+		}
 		if n.typ != TypeMessage {
 			continue
 		}
@@ -204,6 +211,23 @@ func summarise(ctx context.Context, sum *Summary, opts Options) {
 			sum.Problem += fmt.Sprintf(" (and %d more)", more)
 		}
 	}
+}
+
+// keepCustom adds a custom entry's data to the summary when its type is
+// one of kept.
+func keepCustom(sum *Summary, raw []byte, kept []string) {
+	ct, _ := stringValue(findMember(raw, "customType"))
+	if !slices.Contains(kept, ct) {
+		return
+	}
+	data := findMember(raw, "data")
+	if data == nil {
+		return
+	}
+	if sum.Custom == nil {
+		sum.Custom = map[string][]json.RawMessage{}
+	}
+	sum.Custom[ct] = append(sum.Custom[ct], slices.Clone(data))
 }
 
 // messageMillis is the time of a message for "last activity": its numeric

@@ -57,6 +57,10 @@ type Options struct {
 	// ReadOnly opens the file for reading only; writes fail with
 	// ErrReadOnly. For previews and listings, which must never write.
 	ReadOnly bool
+	// SummaryCustom names custom entry types (customType) whose data a
+	// summary keeps (Summary.Custom), so a listing learns an application's
+	// records without opening each file again.
+	SummaryCustom []string
 }
 
 func (o Options) withDefaults() Options {

@@ -91,7 +91,10 @@ type Runtime struct {
 type Manager struct {
 	opts     Options
 	sessions *session.Manager
-	seed     maphash.Seed // for spec fingerprints
+	// worktrees verifies the sessions' worktree bindings (and caches
+	// what git says of them); the front ends share it.
+	worktrees *worktree.Service
+	seed      maphash.Seed // for spec fingerprints
 
 	mu        sync.Mutex
 	runtimes  map[string]*Runtime
@@ -131,6 +134,7 @@ func New(opts Options) (*Manager, error) {
 		SessionDir: opts.Env("PI_CODING_AGENT_SESSION_DIR")}), seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
 		resolvers: map[string]*instructions.Resolver{}, watched: map[string]int{}, last: map[string]agent.Event{},
 		allowed: map[string]bool{}}
+	m.worktrees = worktree.NewService(opts.Host.Store, opts.Host.Places.DataDir, worktree.Options{Env: opts.Env})
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		m.watcher = w
 		go m.watch(w)
@@ -143,6 +147,10 @@ func New(opts Options) (*Manager, error) {
 
 // Sessions returns the session manager the runtimes use.
 func (m *Manager) Sessions() *session.Manager { return m.sessions }
+
+// Worktrees returns the worktree service the runtimes verify bindings
+// with, for the front ends to list, merge and discard through.
+func (m *Manager) Worktrees() *worktree.Service { return m.worktrees }
 
 // Close retires every runtime and stops watching.
 func (m *Manager) Close() error {
@@ -341,7 +349,13 @@ func (m *Manager) build(ctx context.Context, sess *session.Session, modelSpec st
 		return built{}, fmt.Errorf("the project folder %s is gone; restore it or remove the project", p.Root)
 	}
 	root := p.Root
-	if w, ok := sess.Worktree(); ok && w.Active() {
+	// A binding pi-tui cannot verify (a planted or edited session file)
+	// refuses here: no tools, no prompt run in a folder it names.
+	w, bound, err := m.worktrees.Lookup(ctx, sess)
+	if err != nil {
+		return built{}, err
+	}
+	if bound {
 		if fi, err := os.Stat(w.Root); err != nil || !fi.IsDir() {
 			return built{}, &worktree.MissingError{W: w}
 		}

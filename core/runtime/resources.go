@@ -85,7 +85,11 @@ func (m *Manager) sessionResources(ctx context.Context, sessionID string) (resou
 		return resources{}, err
 	}
 	root := p.Root
-	if w, ok := s.Worktree(); ok && w.Active() {
+	w, bound, err := m.worktrees.Lookup(ctx, s)
+	if err != nil {
+		return resources{}, err
+	}
+	if bound {
 		root = w.Root // the worktree's checked-out skills and prompts
 	}
 	return m.resources(root, p.Trusted), nil

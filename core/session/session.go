@@ -185,6 +185,9 @@ type Summary struct {
 	// nothing). Broken files cannot be opened; the others open.
 	Problem string
 	Broken  bool
+	// Worktree is the binding the file records, as it stands (unverified:
+	// worktree.Service.Of verifies it); zero when the session has none.
+	Worktree Worktree
 }
 
 // Config says where session files live.
@@ -382,7 +385,7 @@ func (m *Manager) List(ctx context.Context, projectID string) ([]Summary, error)
 		return nil, err
 	}
 	dir := m.Dir(root)
-	sums, err := pisession.List(ctx, dir, m.idx, pisession.Options{ReadOnly: true})
+	sums, err := pisession.List(ctx, dir, m.idx, pisession.Options{ReadOnly: true, SummaryCustom: []string{customPrefix + KindWorktree}})
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -427,7 +430,8 @@ func summaryOf(s pisession.Summary, projectID string) Summary {
 		id = strings.TrimSuffix(filepath.Base(s.Path), ".jsonl")
 	}
 	out := Summary{ID: id, ProjectID: projectID, Title: s.Name, Entries: s.Entries, Messages: s.Messages, Path: s.Path,
-		FirstMessage: s.FirstMessage, Problem: s.Problem, Broken: s.Broken, UpdatedAt: s.LastActivity.UnixMilli()}
+		FirstMessage: s.FirstMessage, Problem: s.Problem, Broken: s.Broken, UpdatedAt: s.LastActivity.UnixMilli(),
+		Worktree: latestWorktree(s.Custom[customPrefix+KindWorktree])}
 	if t, err := pisession.ParseTimestamp(s.Created); err == nil {
 		out.CreatedAt = t.UnixMilli()
 	} else {

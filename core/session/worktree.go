@@ -52,16 +52,37 @@ func (s *Session) Worktree() (Worktree, bool) {
 			continue
 		}
 		c, err := pe.Custom()
-		var w Worktree
-		if err != nil || json.Unmarshal(c.Data, &w) != nil || w.Kind != KindWorktree {
+		if err != nil {
 			continue
 		}
-		if w.Root == "" {
-			return Worktree{}, false // unbound: a fork of a worktree session
+		if w, valid := decodeWorktree(c.Data); valid {
+			return w, w.Root != "" // an empty root unbinds: a fork, an unbound session
 		}
-		return w, true
 	}
 	return Worktree{}, false
+}
+
+// decodeWorktree reads one worktree record; valid is false for a record
+// that is not one (which is skipped, as if it were not there).
+func decodeWorktree(data []byte) (w Worktree, valid bool) {
+	if json.Unmarshal(data, &w) != nil || w.Kind != KindWorktree {
+		return Worktree{}, false
+	}
+	if w.Root == "" {
+		return Worktree{}, true
+	}
+	return w, true
+}
+
+// latestWorktree is the binding the records of a summary (file order)
+// hold, as Session.Worktree reads it.
+func latestWorktree(records []json.RawMessage) Worktree {
+	for i := len(records) - 1; i >= 0; i-- {
+		if w, valid := decodeWorktree(records[i]); valid {
+			return w
+		}
+	}
+	return Worktree{}
 }
 
 // SetWorktree records the session's worktree and writes the file at once:

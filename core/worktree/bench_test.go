@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-
-	"github.com/pi-tui/pi-tui/core/session"
 )
 
 // BenchmarkNewSession10kFiles creates a worktree session (git worktree add
@@ -33,15 +31,15 @@ func BenchmarkStatuses20(b *testing.B) {
 		files[fmt.Sprintf("src/f%03d.go", i)] = "package src\n"
 	}
 	r := newRig(b, files)
-	wts := map[string]session.Worktree{}
 	for i := range 20 {
-		s, w := r.newSession()
+		_, w := r.newSession()
 		writeFile(b, w.Root, fmt.Sprintf("src/f%03d.go", i), "package src\n// changed\n")
-		wts[s.ID()] = w
 	}
+	list, _ := r.sm.List(context.Background(), r.pid)
+	wts := r.svc.Of(context.Background(), r.pid, list)
 	b.ReportAllocs()
 	for b.Loop() {
-		if got := r.svc.Statuses(context.Background(), wts, 0); len(got) != 20 {
+		if got := r.svc.Statuses(context.Background(), wts.Bound, 0); len(got) != 20 {
 			b.Fatalf("%d statuses", len(got))
 		}
 	}

@@ -3,8 +3,8 @@ package worktree
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,8 +17,9 @@ import (
 
 // Namespace is the kv namespace indexing worktree sessions: key = session
 // id, value = the session's Record as JSON. The session file holds the
-// binding itself (session.Worktree); this index only lets listings find
-// worktree sessions without opening every file.
+// binding itself (session.Worktree); this index only lets a branch name
+// find its session (ByBranch). Nothing trusts it: bindings are verified
+// (verify.go) wherever they are used.
 const Namespace = "sessionWorktree"
 
 // Record is one row of the index.
@@ -40,6 +41,7 @@ type Service struct {
 
 	mu    sync.Mutex
 	cache map[string]cachedStatus // session id → last status
+	views map[string]repoView     // project root → its repository's worktrees
 }
 
 type cachedStatus struct {
@@ -50,7 +52,7 @@ type cachedStatus struct {
 // NewService returns a Service keeping worktrees under
 // <dataDir>/worktrees/<project-id>/<short-id>.
 func NewService(st *store.Store, dataDir string, opts Options) *Service {
-	return &Service{st: st, dataDir: dataDir, opts: opts, cache: map[string]cachedStatus{}}
+	return &Service{st: st, dataDir: dataDir, opts: opts, cache: map[string]cachedStatus{}, views: map[string]repoView{}}
 }
 
 // Git returns the user's git, found once.
@@ -93,6 +95,7 @@ func (s *Service) NewSession(ctx context.Context, sm *session.Manager, projectID
 	short := ShortID(sess.ID())
 	dir := filepath.Join(s.dataDir, "worktrees", projectID, short)
 	w, err := g.Add(ctx, root, dir, "pi/"+short, base)
+	s.dropViews()
 	if err != nil {
 		sess.Close() // nothing was written
 		return nil, session.Worktree{}, err
@@ -128,20 +131,25 @@ func (s *Service) index(ctx context.Context, projectID, sessionID string, w sess
 	return s.st.CompareAndSwapKV(ctx, Namespace, sessionID, expected, string(raw))
 }
 
-// Of returns the worktrees of a project's sessions, by session id.
-func (s *Service) Of(ctx context.Context, projectID string) (map[string]session.Worktree, error) {
-	rows, err := s.st.KVNamespace(ctx, Namespace)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]session.Worktree{}
-	for id, v := range rows {
-		var r Record
-		if json.Unmarshal([]byte(v), &r) == nil && r.ProjectID == projectID && r.Active() {
-			out[id] = r.Worktree
+// Of verifies the worktree bindings of a project's sessions as a listing
+// read them from their files (session.Manager.List): the ones pi-tui can
+// verify are Bound, the others Invalid. The repository's worktrees are
+// read once for all of them (and reused for a few seconds).
+func (s *Service) Of(ctx context.Context, projectID string, sums []session.Summary) Sessions {
+	out := Sessions{Bound: map[string]session.Worktree{}, Invalid: map[string]*InvalidError{}}
+	since := time.Now()
+	for _, sum := range sums {
+		if !sum.Worktree.Active() {
+			continue
 		}
+		w, _, err := s.verify(ctx, projectID, sum.ID, sum.Worktree, since)
+		if inv := (*InvalidError)(nil); errors.As(err, &inv) {
+			out.Invalid[sum.ID] = inv
+			continue
+		}
+		out.Bound[sum.ID] = w
 	}
-	return out, nil
+	return out
 }
 
 // ByBranch returns the id of the worktree session whose branch is ref,
@@ -173,17 +181,32 @@ func (s *Service) ByBranch(ctx context.Context, ref string) (id string, found bo
 }
 
 // Lookup returns a session's worktree from its file (the binding's home),
-// keeping the index in line with it.
-func (s *Service) Lookup(ctx context.Context, sess *session.Session) (session.Worktree, bool) {
+// verified, keeping the index in line with it. bound is false when the
+// session works in its project; err is an *InvalidError when the file
+// binds it to a worktree pi-tui cannot verify, which it must then not
+// work in. A verified binding of a relocated project is caught up with
+// (follow).
+func (s *Service) Lookup(ctx context.Context, sess *session.Session) (w session.Worktree, bound bool, err error) {
 	w, ok := sess.Worktree()
 	if ok && sess.ProjectID() != "" {
 		_ = s.index(ctx, sess.ProjectID(), sess.ID(), w)
 	}
-	return w, ok && w.Active()
+	if !ok || !w.Active() {
+		return w, false, nil
+	}
+	v, relocated, err := s.verify(ctx, sess.ProjectID(), sess.ID(), w, time.Now())
+	if err != nil {
+		return w, true, err
+	}
+	if relocated {
+		v = s.follow(ctx, sess, v)
+	}
+	return v, true, nil
 }
 
 // Statuses reads the status of several worktrees at once, in parallel;
 // a status read less than maxAge ago is reused. Failures are left out.
+// wts are verified bindings (Of's Bound, Lookup's): git runs in them.
 func (s *Service) Statuses(ctx context.Context, wts map[string]session.Worktree, maxAge time.Duration) map[string]Status {
 	out := make(map[string]Status, len(wts))
 	g, err := s.Git(ctx)
@@ -232,9 +255,12 @@ func (s *Service) forget(id string) {
 	s.mu.Unlock()
 }
 
-// bound returns a session's worktree and git, or why it has none.
+// bound returns a session's verified worktree and git, or why it has none.
 func (s *Service) bound(ctx context.Context, sess *session.Session) (session.Worktree, *Git, error) {
-	w, ok := s.Lookup(ctx, sess)
+	w, ok, err := s.Lookup(ctx, sess)
+	if err != nil {
+		return w, nil, err
+	}
 	if !ok {
 		return w, nil, fmt.Errorf("session %s has no worktree (start one with w in the session list or prompt --worktree)", sess.ID())
 	}
@@ -242,31 +268,22 @@ func (s *Service) bound(ctx context.Context, sess *session.Session) (session.Wor
 	if err != nil {
 		return w, nil, err
 	}
-	return s.follow(ctx, g, sess, w), g, nil
+	return w, g, nil
 }
 
 // follow catches up with a project that was relocated (its main checkout
-// moved, pi-tui projects relocate): git is told where the main checkout
-// is now (git worktree repair) and the session's record names it, so
-// merges land there. A worktree whose main checkout is where it was, or
-// whose project cannot be found, is returned as it is.
-func (s *Service) follow(ctx context.Context, g *Git, sess *session.Session, w session.Worktree) session.Worktree {
-	if _, err := os.Stat(w.Main); err == nil || sess.ProjectID() == "" {
-		return w
-	}
-	root, _, err := s.st.ProjectBinding(ctx, sess.ProjectID())
+// moved, pi-tui projects relocate): w is verified, with Main the project's
+// checkout now; git is told where it is (git worktree repair) and the
+// session's record names it, so merges land there.
+func (s *Service) follow(ctx context.Context, sess *session.Session, w session.Worktree) session.Worktree {
+	g, err := s.Git(ctx)
 	if err != nil {
 		return w
 	}
-	out, err := g.run(ctx, root, "rev-parse", "--show-toplevel")
-	top := strings.TrimSpace(out)
-	if err != nil || top == "" || top == w.Main {
+	if _, err := g.run(ctx, w.Main, "worktree", "repair", w.Dir); err != nil {
 		return w
 	}
-	if _, err := g.run(ctx, top, "worktree", "repair", w.Dir); err != nil {
-		return w
-	}
-	w.Main = top
+	s.dropViews()
 	if err := sess.SetWorktree(ctx, w); err == nil {
 		_ = s.index(ctx, sess.ProjectID(), sess.ID(), w)
 	}
@@ -319,6 +336,7 @@ func (s *Service) Discard(ctx context.Context, sess *session.Session) (session.W
 		return w, err
 	}
 	defer s.forget(sess.ID())
+	defer s.dropViews()
 	if err := g.Discard(ctx, w); err != nil {
 		return w, err
 	}
@@ -327,4 +345,23 @@ func (s *Service) Discard(ctx context.Context, sess *session.Session) (session.W
 		return w, err
 	}
 	return w, s.index(ctx, sess.ProjectID(), sess.ID(), w)
+}
+
+// Unbind drops a binding pi-tui cannot verify: the session works in the
+// project's main checkout from then on, and no folder or branch is
+// touched (they may be anyone's). A verified worktree is not unbound: it
+// is merged or discarded, so it is never left behind unlisted.
+func (s *Service) Unbind(ctx context.Context, sess *session.Session) (session.Worktree, error) {
+	w, bound, err := s.Lookup(ctx, sess)
+	switch {
+	case !bound:
+		return w, fmt.Errorf("session %s has no worktree binding to unbind", sess.ID())
+	case err == nil:
+		return w, fmt.Errorf("session %s works in a verified worktree (branch %s): merge or discard it instead", sess.ID(), w.Branch)
+	}
+	if err := sess.SetWorktree(ctx, session.Worktree{}); err != nil {
+		return w, err
+	}
+	s.forget(sess.ID())
+	return w, s.index(ctx, sess.ProjectID(), sess.ID(), session.Worktree{})
 }

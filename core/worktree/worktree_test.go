@@ -105,7 +105,11 @@ func TestTwoSessionsOneFileMergeThenConflict(t *testing.T) {
 
 	wtt.Write(t, wa.Root, "greet.txt", "hello from a\n")
 	wtt.Write(t, wb.Root, "greet.txt", "hello from b\n")
-	sts := r.svc.Statuses(ctx, map[string]session.Worktree{a.ID(): wa, b.ID(): wb}, 0)
+	of := r.svc.Of(ctx, r.pid, list)
+	if len(of.Bound) != 2 || len(of.Invalid) != 0 || of.Bound[a.ID()].Root != wa.Root {
+		t.Fatalf("Of = %+v, want both sessions verified", of)
+	}
+	sts := r.svc.Statuses(ctx, of.Bound, 0)
 	if st := sts[a.ID()]; !st.Dirty() || st.Stat() != "1 file +1 -1" || st.Branch != wa.Branch {
 		t.Fatalf("status of a = %+v (%s)", st, st.Stat())
 	}
@@ -203,8 +207,9 @@ func TestDiscardWithUncommittedChanges(t *testing.T) {
 	if got, ok := s.Worktree(); !ok || got.Active() {
 		t.Errorf("session still bound: %+v", got)
 	}
-	if m, _ := r.svc.Of(ctx, r.pid); len(m) != 0 {
-		t.Errorf("index still lists %v", m)
+	list, _ := r.sm.List(ctx, r.pid)
+	if of := r.svc.Of(ctx, r.pid, list); len(of.Bound)+len(of.Invalid) != 0 {
+		t.Errorf("the list still has a worktree: %+v", of)
 	}
 }
 

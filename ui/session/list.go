@@ -13,12 +13,14 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/filesearch"
 	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 )
 
 type listMsg struct {
 	list []coresession.Summary
+	of   worktree.Sessions // the listed sessions' worktree bindings, verified
 	err  error
 }
 
@@ -30,6 +32,7 @@ type openedMsg struct {
 	err     error
 	input   string // put in the chat input (a forked message to edit)
 	branch  string // the worktree branch the session works on, "" for none
+	invalid string // why the session's worktree binding is invalid, "" when it is not
 	notice  string // said in the status bar once open
 }
 
@@ -37,11 +40,17 @@ func (m *Model) loadList() tea.Cmd {
 	if m.project == nil {
 		return nil
 	}
-	sm, pid := m.d.Runtimes.Sessions(), m.project.ID
-	return tea.Batch(func() tea.Msg {
-		list, err := sm.List(context.Background(), pid)
-		return listMsg{list, err}
-	}, m.loadWorktrees())
+	sm, svc, pid, ctx := m.d.Runtimes.Sessions(), m.wt.svc, m.project.ID, m.ctx
+	return func() tea.Msg {
+		list, err := sm.List(ctx, pid)
+		msg := listMsg{list: list, err: err}
+		if err == nil && svc != nil {
+			// In the same message, so a row and its worktree cell change
+			// together (the bindings come from the files just listed).
+			msg.of = svc.Of(ctx, pid, list)
+		}
+		return msg
+	}
 }
 
 func (m *Model) openSession(id string) tea.Cmd {
@@ -51,17 +60,24 @@ func (m *Model) openSession(id string) tea.Cmd {
 		if err != nil {
 			return openedMsg{err: err}
 		}
-		return openedMsg{id: id, title: s.Title(), entries: s.Path(), sess: s, branch: branchOf(s)}
+		msg := openedMsg{id: id, title: s.Title(), entries: s.Path(), sess: s}
+		msg.branch, msg.invalid = bindingOf(context.Background(), rts.Worktrees(), s)
+		return msg
 	}
 }
 
-// branchOf names the worktree branch a session works on ("" for none);
-// it scans the session, so it is called in commands, not in Update.
-func branchOf(s *coresession.Session) string {
-	if w, ok := s.Worktree(); ok && w.Active() {
-		return w.Branch
+// bindingOf names the worktree branch a session works on ("" for none),
+// or says why its binding is invalid; it scans the session and may run
+// git, so it is called in commands, not in Update.
+func bindingOf(ctx context.Context, svc *worktree.Service, s *coresession.Session) (branch, invalid string) {
+	w, bound, err := svc.Lookup(ctx, s)
+	switch {
+	case err != nil:
+		return "", err.Error()
+	case bound:
+		return w.Branch, ""
 	}
-	return ""
+	return "", ""
 }
 
 func (m *Model) newSession() tea.Cmd {
@@ -153,10 +169,13 @@ func (m *Model) listKey(msg tea.KeyMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Delete):
 		if m.cursor < len(list) {
-			if w, ok := m.wt.of[list[m.cursor].ID]; ok && w.Active() {
+			if w, ok := m.wt.of.Bound[list[m.cursor].ID]; ok {
 				// Said before asking: deleting would leave its folder
 				// and branch behind, so the core refuses it.
 				return common.Failure(fmt.Errorf("this session works in its worktree (branch %s): discard it first with %s", w.Branch, m.keys.Discard.Help().Key))
+			}
+			if _, ok := m.wt.of.Invalid[list[m.cursor].ID]; ok {
+				return common.Failure(fmt.Errorf("this session's worktree binding is invalid: unbind it first with %s (nothing is deleted)", m.keys.Discard.Help().Key))
 			}
 			return m.deleteDialog(list[m.cursor])
 		}

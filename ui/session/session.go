@@ -29,7 +29,6 @@ import (
 	"github.com/pi-tui/pi-tui/core/runtime"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/skills"
-	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -125,6 +124,7 @@ type Model struct {
 	ended    bool           // agent_end arrived for the current prompt
 	ownTurn  bool           // the turn running is this program's (else another's: reread at its ends)
 	branch   string         // the open session's worktree branch, "" when it works in the project
+	invalid  string         // why the open session's worktree binding is invalid (it works in nothing)
 	failed   string         // the current prompt's error, once shown
 	retry    *item          // the notice of the current call's retries
 	lastCall provider.Usage // the last model call, for the context meter
@@ -151,7 +151,7 @@ func New(d Deps) *Model {
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	m.br = newBridge(m.ctx, d.Runtimes.Events())
 	if d.Host != nil {
-		m.wt.svc = worktree.NewService(d.Host.Store, d.Host.Places.DataDir, worktree.Options{Env: d.Env})
+		m.wt.svc = d.Runtimes.Worktrees() // the runtimes' own: one verification, one cache
 	}
 	return m
 }
@@ -261,14 +261,15 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.listErr = msg.err.Error()
 		}
 		m.cursor = min(m.cursor, max(len(m.list)-1, 0))
-		return nil
+		m.wt.of = msg.of
+		return m.loadStatuses()
 	case openedMsg:
 		if msg.err != nil {
 			return common.Failure(msg.err)
 		}
 		m.close()
 		m.sid, m.title, m.open = msg.id, msg.title, msg.sess
-		m.branch = msg.branch
+		m.branch, m.invalid = msg.branch, msg.invalid
 		var wctx context.Context
 		wctx, m.stopWatch = context.WithCancel(context.Background())
 		m.items = itemsFrom(msg.entries)
@@ -285,6 +286,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		if msg.notice != "" {
 			say = common.Notice("%s", msg.notice)
+		}
+		if msg.invalid != "" {
+			say = common.Failure(errors.New(msg.invalid))
 		}
 		return tea.Batch(m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.loadList())
 	case arrivedMsg:
@@ -421,6 +425,9 @@ func (m *Model) View() string {
 	if m.branch != "" {
 		// The files it changes are the worktree's, not the checkout's.
 		head += " ⎇ " + common.VisibleLine(m.branch)
+	}
+	if m.invalid != "" {
+		head += " ⚠ worktree binding invalid"
 	}
 	b.WriteString(st.Title.Render(head) + st.Dim.Render("  "+ansi.Truncate(title, max(m.width-30, 10), "…")) + "\n")
 	menu := m.suggestionLines()

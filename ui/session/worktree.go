@@ -23,7 +23,7 @@ import (
 // goroutine.
 type worktrees struct {
 	svc *worktree.Service
-	of  map[string]coresession.Worktree // session id → its worktree
+	of  worktree.Sessions // verified bindings, and the ones that are invalid
 	// stat holds the last statuses read: the list shows them while newer
 	// ones are read. One read runs at a time; a reload asked for meanwhile
 	// runs after it.
@@ -32,36 +32,14 @@ type worktrees struct {
 	again   bool
 }
 
-// wtListMsg carries the project's worktree sessions.
-type wtListMsg struct {
-	projectID string
-	of        map[string]coresession.Worktree
-}
-
 // wtStatusMsg carries their statuses.
 type wtStatusMsg struct {
 	projectID string
 	stat      map[string]worktree.Status
 }
 
-// loadWorktrees reads which sessions have worktrees (the store's index),
-// then their statuses (git), each in a command.
-func (m *Model) loadWorktrees() tea.Cmd {
-	if m.project == nil || m.wt.svc == nil {
-		return nil
-	}
-	svc, pid, ctx := m.wt.svc, m.project.ID, m.ctx
-	return func() tea.Msg {
-		of, err := svc.Of(ctx, pid)
-		if err != nil {
-			return nil
-		}
-		return wtListMsg{projectID: pid, of: of}
-	}
-}
-
 func (m *Model) loadStatuses() tea.Cmd {
-	if len(m.wt.of) == 0 {
+	if len(m.wt.of.Bound) == 0 {
 		return nil
 	}
 	if m.wt.loading {
@@ -72,19 +50,13 @@ func (m *Model) loadStatuses() tea.Cmd {
 	svc, pid, ctx, of := m.wt.svc, m.project.ID, m.ctx, m.wt.of
 	return func() tea.Msg {
 		// Always fresh: the agent or the user may have changed any file.
-		return wtStatusMsg{projectID: pid, stat: svc.Statuses(ctx, of, 0)}
+		return wtStatusMsg{projectID: pid, stat: svc.Statuses(ctx, of.Bound, 0)}
 	}
 }
 
 // updateWorktrees handles the worktree messages; ok is false for others.
 func (m *Model) updateWorktrees(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
-	case wtListMsg:
-		if m.project == nil || msg.projectID != m.project.ID {
-			return nil, true
-		}
-		m.wt.of = msg.of
-		return m.loadStatuses(), true
 	case wtStatusMsg:
 		m.wt.loading = false
 		if m.project != nil && msg.projectID == m.project.ID {
@@ -98,13 +70,13 @@ func (m *Model) updateWorktrees(msg tea.Msg) (tea.Cmd, bool) {
 	case wtAskMsg:
 		return m.ask(msg), true
 	case wtDoneMsg:
-		cmds := []tea.Cmd{m.loadList(), func() tea.Msg { return common.ProjectsChangedMsg{} }}
+		say := common.Notice("%s", msg.text)
 		if msg.err != nil {
-			cmds = append(cmds, common.Failure(msg.err))
-		} else {
-			cmds = append(cmds, common.Notice("%s", msg.text))
+			say = common.Failure(msg.err)
 		}
-		return tea.Batch(cmds...), true
+		// The list (and its worktrees) first, so what the notice says is
+		// what the list shows.
+		return tea.Sequence(m.loadList(), tea.Batch(say, func() tea.Msg { return common.ProjectsChangedMsg{} })), true
 	case wtDiffMsg:
 		if msg.err != nil {
 			return common.Failure(msg.err), true
@@ -117,7 +89,10 @@ func (m *Model) updateWorktrees(msg tea.Msg) (tea.Cmd, bool) {
 // worktreeCell is what the list shows of a worktree session: its branch,
 // * for uncommitted changes and the diff stat, or that its folder is gone.
 func (m *Model) worktreeCell(id string) string {
-	w, ok := m.wt.of[id]
+	if _, ok := m.wt.of.Invalid[id]; ok {
+		return "  ⚠ worktree binding invalid"
+	}
+	w, ok := m.wt.of.Bound[id]
 	if !ok {
 		return ""
 	}
@@ -134,8 +109,11 @@ func (m *Model) worktreeCell(id string) string {
 }
 
 // missingFix is the one-line fix of the selected session's missing
-// worktree ("" when it is not missing).
+// worktree, or what is wrong with its binding ("" when nothing is).
 func (m *Model) missingFix(id string) string {
+	if inv, ok := m.wt.of.Invalid[id]; ok {
+		return "its worktree binding is invalid, so it works in nothing (" + m.keys.Discard.Help().Key + " unbinds it, deleting nothing; /fork forks it): " + inv.Why
+	}
 	if st, ok := m.wt.stat[id]; ok && st.Missing {
 		return st.Fix
 	}
@@ -195,7 +173,8 @@ func (m *Model) withSession(id string, fn func(ctx context.Context, s *coresessi
 // prepare reads a session's worktree status for the merge or discard
 // dialog, which names the uncommitted changes.
 func (m *Model) prepare(op, id string) tea.Cmd {
-	if _, ok := m.wt.of[id]; !ok {
+	_, bound := m.wt.of.Bound[id]
+	if _, invalid := m.wt.of.Invalid[id]; !bound && !invalid {
 		return common.Failure(errors.New("this session has no worktree; w starts a session in one"))
 	}
 	svc := m.wt.svc
@@ -205,12 +184,16 @@ func (m *Model) prepare(op, id string) tea.Cmd {
 	})
 }
 
-// ask opens the merge or discard dialog.
+// ask opens the merge or discard dialog; the discard of a binding that
+// cannot be verified unbinds it instead.
 func (m *Model) ask(msg wtAskMsg) tea.Cmd {
+	svc, id := m.wt.svc, msg.id
+	if inv := (*worktree.InvalidError)(nil); errors.As(msg.err, &inv) && msg.op == "discard" {
+		return m.unbindDialog(inv)
+	}
 	if msg.err != nil {
 		return common.Failure(msg.err)
 	}
-	svc, id := m.wt.svc, msg.id
 	if msg.op == "discard" {
 		body := worktree.DiscardQuestion(msg.w, msg.st) + "\nThe session stays and works in the project root from then on."
 		return m.d.UI.Push(dialog.NewConfirm(m.d.UI, "Discard worktree", common.Visible(body), func() tea.Cmd {
@@ -253,9 +236,28 @@ func (m *Model) ask(msg wtAskMsg) tea.Cmd {
 		}))
 }
 
+// unbindDialog asks to unbind a session from a worktree binding pi-tui
+// cannot verify: nothing is deleted (the folder and branch it names may be
+// anyone's), and the session works in the project's main checkout.
+func (m *Model) unbindDialog(inv *worktree.InvalidError) tea.Cmd {
+	svc, id := m.wt.svc, inv.SessionID
+	body := "This session's worktree binding is invalid: " + inv.Why + ".\nUnbind it? Nothing is deleted; the session works in the project's main checkout from then on. (Or fork it with /fork.)"
+	return m.d.UI.Push(dialog.NewConfirm(m.d.UI, "Unbind invalid worktree", common.Visible(body), func() tea.Cmd {
+		return m.withSession(id, func(ctx context.Context, s *coresession.Session) tea.Msg {
+			if _, err := svc.Unbind(ctx, s); err != nil {
+				return wtDoneMsg{err: err}
+			}
+			return wtDoneMsg{text: "unbound: the session works in the project's main checkout; nothing was deleted"}
+		})
+	}, "X"))
+}
+
 // showDiff loads a session's worktree diff for the diff page.
 func (m *Model) showDiff(id string) tea.Cmd {
-	w, ok := m.wt.of[id]
+	if inv, ok := m.wt.of.Invalid[id]; ok {
+		return common.Failure(inv)
+	}
+	w, ok := m.wt.of.Bound[id]
 	if !ok {
 		return common.Failure(errors.New("this session has no worktree; w starts a session in one"))
 	}
