@@ -115,22 +115,26 @@ type state struct {
 	deferred bool     // nothing written yet; see Flush
 	pending  [][]byte // deferred lines (the header first)
 
-	header     Header
-	nodes      []node
-	byID       map[string]int32
-	dangling   map[string]struct{} // parent ids that name no entry
-	relinked   bool                // resolveAll ran since the last cycle check
-	leaf       int32               // -1 = before the first entry
-	offset     int64               // bytes of the file read as whole lines
-	needNL     bool                // the last line read has no '\n'
-	lines      int32               // lines read, the header included
-	damaged    string              // set when an arrival made a cycle
-	upgrade    bool                // an old format read in memory; rewritten on the first write
-	lastInfo   int32               // index of the latest session_info, -1
-	ownPending map[string][]byte   // lines written but not yet read back
-	firstKept  map[int32]string    // v1 compactions: firstKeptEntryIndex as an id
-	headerOff  int64               // where the header line starts in the file
-	tornWarned bool                // the partial last line was reported
+	header   Header
+	nodes    []node
+	byID     map[string]int32
+	dangling map[string]struct{} // parent ids that name no entry
+	relinked bool                // resolveAll ran since the last cycle check
+	stale    bool                // parents need relinking (see insert, settle)
+	// resolvePasses counts resolveAll's passes over every node, so tests
+	// can tell that a read costs one pass, not one per duplicate.
+	resolvePasses int
+	leaf          int32             // -1 = before the first entry
+	offset        int64             // bytes of the file read as whole lines
+	needNL        bool              // the last line read has no '\n'
+	lines         int32             // lines read, the header included
+	damaged       string            // set when an arrival made a cycle
+	upgrade       bool              // an old format read in memory; rewritten on the first write
+	lastInfo      int32             // index of the latest session_info, -1
+	ownPending    map[string][]byte // lines written but not yet read back
+	firstKept     map[int32]string  // v1 compactions: firstKeptEntryIndex as an id
+	headerOff     int64             // where the header line starts in the file
+	tornWarned    bool              // the partial last line was reported
 	// beforeWrite, in tests, runs between the refresh and the write of an
 	// append: the window in which pi may write a line of its own.
 	beforeWrite func()
@@ -512,14 +516,18 @@ func (s *state) addLine(sc *scanned) error {
 	return nil
 }
 
-// insert appends a node to the tree, resolving its parent.
+// insert appends a node to the tree, resolving its parent. A node that
+// changes what earlier nodes' parent ids mean (it reuses an id, or it is
+// the parent a child named before it) marks the tree stale instead of
+// relinking it: the caller relinks once, with settle, after the whole read,
+// so a file of n lines costs O(n) however many of them do that.
 func (s *state) insert(n node) int32 {
 	i := int32(len(s.nodes))
 	if prev, dup := s.byID[n.id]; dup && n.id != "" {
 		s.warn(fmt.Sprintf("line %d reuses the id %s of line %d; the later entry wins, as in pi", n.line, n.id, s.nodes[prev].line))
 		s.nodes = append(s.nodes, n)
 		s.byID[n.id] = i
-		s.resolveAll()
+		s.stale = true // children of the earlier entry now mean this one
 	} else {
 		if n.parentID != "" && n.parent < 0 {
 			if p, ok := s.byID[n.parentID]; ok {
@@ -533,7 +541,7 @@ func (s *state) insert(n node) int32 {
 		}
 		if s.dangling != nil {
 			if _, was := s.dangling[n.id]; was {
-				s.resolveAll() // a child that came first now has its parent
+				s.stale = true // a child that came first now has its parent
 			}
 		}
 	}
@@ -549,11 +557,20 @@ func (s *state) insert(n node) int32 {
 	return i
 }
 
+// settle relinks the tree if an insert left it stale.
+func (s *state) settle() {
+	if s.stale {
+		s.resolveAll()
+	}
+}
+
 // resolveAll links every node to its parent through the id map (the later
 // of two equal ids wins, as in pi's map).
 func (s *state) resolveAll() {
 	s.dangling = nil
 	s.relinked = true
+	s.stale = false
+	s.resolvePasses++
 	for i := range s.nodes {
 		n := &s.nodes[i]
 		n.parent = -1
