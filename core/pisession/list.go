@@ -109,9 +109,14 @@ func List(ctx context.Context, dir string, idx Index, opts Options) ([]Summary, 
 	return out, nil
 }
 
+// listWorkers bounds the files read at once. Each reader holds at most a
+// line (Options.MaxLineBytes) and a hash per entry up to
+// Options.MaxEntries, so this bounds a listing's memory on any machine.
+const listWorkers = 4
+
 // summariseAll reads the files out[todo...] on a few goroutines.
 func summariseAll(ctx context.Context, out []Summary, todo []int, opts Options) error {
-	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	workers := min(runtime.GOMAXPROCS(0), listWorkers, len(todo))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
@@ -135,10 +140,17 @@ feed:
 	}
 	close(next)
 	wg.Wait()
+	if err == nil {
+		// A summary cut short says "context canceled"; it must not be
+		// listed or kept in the index.
+		err = ctx.Err()
+	}
 	return err
 }
 
-// Summarise reads one session file into a summary (see List).
+// Summarise reads one session file into a summary (see List). The file is
+// read as a stream, so its size does not matter; one too large to open is
+// summarised all the same, marked Broken with the reason.
 func Summarise(ctx context.Context, path string, opts Options) Summary {
 	s := Summary{Path: path}
 	if fi, err := os.Stat(path); err == nil {
@@ -146,64 +158,6 @@ func Summarise(ctx context.Context, path string, opts Options) Summary {
 	}
 	summarise(ctx, &s, opts)
 	return s
-}
-
-func summarise(ctx context.Context, sum *Summary, opts Options) {
-	opts.ReadOnly = true
-	s, err := Open(ctx, sum.Path, opts)
-	if err != nil {
-		sum.Broken = true
-		sum.Problem = oneLine(strings.TrimPrefix(err.Error(), "open session "+sum.Path+": "))
-		sum.LastActivity = sum.ModTime
-		return
-	}
-	defer s.Close()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	h := s.header
-	sum.ID, sum.Cwd, sum.Created, sum.ParentSession = h.ID, h.Cwd, h.Timestamp, h.ParentSession
-	sum.Entries = len(s.nodes)
-	var last int64 = -1
-	for i := range s.nodes {
-		n := &s.nodes[i]
-		if n.typ == TypeSessionInfo {
-			var si SessionInfo
-			if json.Unmarshal(n.raw, &si) == nil {
-				sum.Name = trimSpace(si.Name)
-			}
-		}
-		if n.typ != TypeMessage {
-			continue
-		}
-		sum.Messages++
-		if n.role != roleUser && n.role != roleAssistant {
-			continue
-		}
-		msg := findMember(n.raw, "message")
-		if t := messageMillis(msg, n.ts()); t > last {
-			last = t
-		}
-		if sum.FirstMessage == "" && n.role == roleUser {
-			sum.FirstMessage = firstText(msg, maxFirstMessage)
-		}
-	}
-	switch {
-	case last > 0:
-		sum.LastActivity = time.UnixMilli(last)
-	default:
-		if t, err := ParseTimestamp(h.Timestamp); err == nil {
-			sum.LastActivity = t
-		} else {
-			sum.LastActivity = sum.ModTime
-		}
-	}
-	w := append(append([]string(nil), s.warnings...), s.danglingWarnings()...)
-	if len(w) > 0 {
-		sum.Problem = oneLine(w[0])
-		if more := len(w) - 1 + s.moreWarns; more > 0 {
-			sum.Problem += fmt.Sprintf(" (and %d more)", more)
-		}
-	}
 }
 
 // messageMillis is the time of a message for "last activity": its numeric

@@ -83,6 +83,9 @@ func (s *state) refreshLocked(takeLast bool) (arrived []Entry, size int64, err e
 		return s.reloadLocked()
 	}
 	size = fi.Size()
+	if size > s.opts.MaxFileBytes {
+		return nil, size, fmt.Errorf("read %s: %w", s.path, &tooLargeError{size: size, maxBytes: s.opts.MaxFileBytes})
+	}
 	start := len(s.nodes)
 	oldLeaf := s.leaf
 	err = s.readLocked(size, takeLast)
