@@ -2,7 +2,6 @@ package pisession
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -164,9 +164,15 @@ func Summarise(ctx context.Context, path string, opts Options) Summary {
 // timestamp, else the entry's.
 func messageMillis(msg, entryTS []byte) int64 {
 	if v := findMember(msg, "timestamp"); v != nil {
-		var f float64
-		if json.Unmarshal(v, &f) == nil {
-			return int64(f)
+		// What decoding it into a float64 gives, without reflection: null
+		// leaves 0, a number in range is parsed, anything else fails.
+		switch {
+		case isNull(v):
+			return 0
+		case v[0] == '-' || v[0] >= '0' && v[0] <= '9':
+			if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+				return int64(f)
+			}
 		}
 	}
 	ts, _ := stringValue(entryTS)

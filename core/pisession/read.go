@@ -153,7 +153,8 @@ func (lr *lineReader) block(size int64) []byte {
 	}
 	c := size
 	if lr.reuse {
-		c = max(c, lr.maxBlock+lr.minBlock)
+		// Room for a block after this one, unless the file ends first.
+		c = max(c, min(lr.maxBlock+lr.minBlock, int64(len(pending))+lr.end-lr.pos))
 	}
 	nb := make([]byte, size, c)
 	copy(nb, pending)

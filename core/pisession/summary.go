@@ -136,7 +136,11 @@ func (sc *summaryScan) line(l rawLine) error {
 			sc.g = nil
 			sc.tooLarge = &tooLargeError{size: sc.size, maxCount: sc.opts.MaxEntries}
 		} else if prev := g.add(g.hash(id), g.hash(parentText(f)), sc.lines); prev >= 0 {
-			sc.warn(reusedIDText(sc.lines, string(id), g.line[prev]))
+			if sc.warns > 0 {
+				sc.warns++ // only the first is shown; a file may repeat an id 100,000 times
+			} else {
+				sc.warn(reusedIDText(sc.lines, string(id), g.line[prev]))
+			}
 		}
 	}
 	switch f.typ {

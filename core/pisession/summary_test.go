@@ -313,3 +313,21 @@ func TestListingSharedIDs(t *testing.T) {
 		t.Errorf("%+v", s)
 	}
 }
+
+// A message's time is what decoding its timestamp into a float64 gives (as
+// pi-tui did before it parsed the number itself), else the entry's.
+func TestMessageMillisDecodesAsJSON(t *testing.T) {
+	entryTS := []byte(`"2026-01-01T00:00:01.000Z"`)
+	fallback := time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC).UnixMilli()
+	for _, v := range []string{`1767225600000`, `-5`, `1.5e3`, `0`, `null`, `"12"`, `true`, `{}`, `[1]`, `1e400`, `-1e400`, `9.9e18`, `123456789012345678901234567890`} {
+		msg := []byte(`{"role":"user","timestamp":` + v + `}`)
+		want := fallback
+		var f float64
+		if json.Unmarshal([]byte(v), &f) == nil {
+			want = int64(f)
+		}
+		if got := messageMillis(msg, entryTS); got != want {
+			t.Errorf("timestamp %s: %d, want %d", v, got, want)
+		}
+	}
+}
