@@ -365,10 +365,7 @@ func findMember(obj []byte, key string) []byte {
 			return nil
 		}
 		i = skipWS(obj, i+1)
-		vEnd, err := skipValue(obj, i)
-		if err != nil {
-			return nil
-		}
+		vEnd := skipValid(obj, i) // the object was validated when it was read
 		if m.keyIs(key) {
 			return obj[i:vEnd:vEnd]
 		}
