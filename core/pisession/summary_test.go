@@ -280,7 +280,7 @@ func TestHugeSessionIsListedNotOpened(t *testing.T) {
 // A file with more entries than pi-tui opens is counted in full, in memory
 // that does not grow with it; opening it stops at the limit.
 func TestManyEntriesAreCountedInBoundedMemory(t *testing.T) {
-	const n, limit = 200_000, 1000
+	const n, limit = 100_000, 1000
 	path := idsFile(t, n, func(i int) (string, string) {
 		if i == 0 {
 			return hexID(i), ""
