@@ -54,8 +54,9 @@ type Index interface {
 }
 
 // List summarises the session files (*.jsonl) of one folder, newest
-// activity first. A file that is not a session, or is damaged, is listed
-// with Broken and a one-line Problem, and the others are listed as usual;
+// activity first. A file that is not a session, is damaged or is too large
+// to open is listed with Broken and a one-line Problem (one too large with
+// what it holds all the same), and the others are listed as usual;
 // nothing is written to any session file. idx may be nil. A missing folder
 // lists nothing.
 func List(ctx context.Context, dir string, idx Index, opts Options) ([]Summary, error) {
