@@ -31,7 +31,6 @@ type summaryScan struct {
 	// warnings as Open would collect them: how many, and the first.
 	warns     int
 	firstWarn string
-	torn      bool // the partial last line was reported
 	last      int64
 	g         *idGraph // nil once the file is known to be too large to open
 	tooLarge  error
@@ -107,10 +106,7 @@ func (sc *summaryScan) read(ctx context.Context) error {
 			break
 		}
 		if validLine(l.b) != nil {
-			if !sc.torn {
-				sc.torn = true
-				sc.warn(tornText(sc.lines+1, len(l.b)))
-			}
+			sc.warn(tornText(sc.lines+1, len(l.b)))
 			break
 		}
 		sc.lines++
@@ -126,6 +122,9 @@ func (sc *summaryScan) read(ctx context.Context) error {
 func (sc *summaryScan) line(l rawLine) error {
 	s := scanned{l: l}
 	kind, id, err := classifyLine(&s, sc.lines, sc.opts.MaxLineBytes, &sc.hdr, sc)
+	if kind == lineHeader {
+		sc.hdr.Raw = []byte{} // read; the line's bytes are the buffer's, soon overwritten
+	}
 	if kind != lineEntry {
 		return err
 	}
