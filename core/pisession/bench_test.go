@@ -178,3 +178,44 @@ func BenchmarkScanEntryLines(b *testing.B) {
 		}
 	}
 }
+
+// Open a file of 100,000 entries that all have one id (each a root). It
+// used to relink the tree once per repeated id (18 s); now one pass.
+func BenchmarkOpenSharedID100k(b *testing.B) {
+	path := idsFile(b, 100_000, func(int) (string, string) { return "aaaaaaaa", "" })
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := Open(ctx, path, Options{ReadOnly: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if s.Len() != 100_000 {
+			b.Fatal(s.Len())
+		}
+		s.Close()
+	}
+}
+
+// Summarise a 100,000-entry session (80 MB) for a listing: streamed, so
+// the allocations stay small whatever the size.
+func BenchmarkSummarise100k(b *testing.B) {
+	benchSummarise(b, writeBenchSession(b, b.TempDir(), 100_000, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), 100_000)
+}
+
+// The same listing of 100,000 entries sharing one id.
+func BenchmarkSummariseSharedID100k(b *testing.B) {
+	benchSummarise(b, idsFile(b, 100_000, func(int) (string, string) { return "aaaaaaaa", "" }), 100_000)
+}
+
+func benchSummarise(b *testing.B, path string, entries int) {
+	fi, _ := os.Stat(path)
+	b.SetBytes(fi.Size())
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if s := Summarise(ctx, path, Options{}); s.Entries != entries || s.Broken {
+			b.Fatal(s)
+		}
+	}
+}

@@ -49,4 +49,8 @@
 // message count, times) and says in one line what is wrong with a broken
 // one; an Index (MemIndex, FileIndex, or one backed by a database) keyed by
 // path, size and modification time spares rereading unchanged files.
+// Listing reads each file as a stream, line by line, in memory that does
+// not grow with the file; Open holds the file, so it refuses one over
+// Options.MaxFileBytes or Options.MaxEntries (ErrTooLarge), which a listing
+// still shows, Broken, with the reason.
 package pisession

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // The line scanner accepts exactly what a JSON parser accepts, and picks
@@ -28,6 +30,13 @@ func FuzzScanLine(f *testing.F) {
 		if (err == nil) != json.Valid(b) {
 			t.Fatalf("validLine = %v, json.Valid = %v for %q", err, json.Valid(b), b)
 		}
+		// Passing over a value already validated lands where validating
+		// it does (and never panics on anything else).
+		start := skipWS(b, 0)
+		fast := skipValid(b, start)
+		if end, verr := skipValue(b, start); err == nil && (verr != nil || fast != end) {
+			t.Fatalf("skipValid = %d, skipValue = %d, %v for %q", fast, end, verr, b)
+		}
 		var m map[string]json.RawMessage
 		objErr := json.Unmarshal(b, &m)
 		fields, serr := scanEntry(b)
@@ -36,6 +45,21 @@ func FuzzScanLine(f *testing.F) {
 		}
 		if serr != nil {
 			return
+		}
+		first := map[string][]byte{}
+		_ = eachMember(b, func(m *member) bool {
+			if _, seen := first[m.keyString()]; !seen {
+				first[m.keyString()] = m.val
+			}
+			return true
+		})
+		for k, v := range first {
+			if strings.ContainsRune(k, utf8.RuneError) {
+				continue // callers ask for ASCII names; see member.keyIs
+			}
+			if got := findMember(b, k); !bytes.Equal(got, v) {
+				t.Fatalf("findMember(%q) = %q, want the first value %q in %q", k, got, v, b)
+			}
 		}
 		check := func(key string, got []byte) {
 			want, ok := m[key]

@@ -279,6 +279,60 @@ func skipValue(b []byte, i int) (int, error) {
 	}
 }
 
+// skipValid returns the index just past the value at b[i] (white space
+// skipped) of JSON already validated, without validating it again: strings
+// are passed over by their closing quote and containers by their depth.
+// On invalid input it returns some index in (i, len(b)] and never panics.
+func skipValid(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			i = skipValidString(b, i)
+			if depth == 0 {
+				return i
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth <= 0 {
+				return i + 1
+			}
+		case ' ', '\t', '\n', '\r', ',', ':':
+		default:
+			if depth == 0 { // a number or a literal
+				for i < len(b) && !isWS(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
+					i++
+				}
+				return i
+			}
+		}
+		i++
+	}
+	return len(b)
+}
+
+// skipValidString returns the index just past the string at b[i] == '"'.
+// A quote ends it unless an odd run of backslashes comes before it.
+func skipValidString(b []byte, i int) int {
+	for i++; ; {
+		k := bytes.IndexByte(b[i:], '"')
+		if k < 0 {
+			return len(b)
+		}
+		q := i + k
+		n := 0
+		for p := q - 1; p >= i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		i = q + 1
+	}
+}
+
 // objectKey reads `"key" :` at b[i] and returns the index of the value,
 // white space skipped.
 func objectKey(b []byte, i int) (int, error) {

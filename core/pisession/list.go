@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -44,7 +45,8 @@ type Summary struct {
 	Problem string
 	Broken  bool
 	// Custom holds, for each type Options.SummaryCustom names, the data of
-	// the file's entries of that type, in file order.
+	// the file's last entries of that type (at most maxKeptCustom, each at
+	// most maxKeptCustomBytes), in file order.
 	Custom map[string][]json.RawMessage
 }
 
@@ -58,8 +60,9 @@ type Index interface {
 }
 
 // List summarises the session files (*.jsonl) of one folder, newest
-// activity first. A file that is not a session, or is damaged, is listed
-// with Broken and a one-line Problem, and the others are listed as usual;
+// activity first. A file that is not a session, is damaged or is too large
+// to open is listed with Broken and a one-line Problem (one too large with
+// what it holds all the same), and the others are listed as usual;
 // nothing is written to any session file. idx may be nil. A missing folder
 // lists nothing.
 func List(ctx context.Context, dir string, idx Index, opts Options) ([]Summary, error) {
@@ -113,9 +116,14 @@ func List(ctx context.Context, dir string, idx Index, opts Options) ([]Summary, 
 	return out, nil
 }
 
+// listWorkers bounds the files read at once. Each reader holds at most a
+// line (Options.MaxLineBytes) and a hash per entry up to
+// Options.MaxEntries, so this bounds a listing's memory on any machine.
+const listWorkers = 4
+
 // summariseAll reads the files out[todo...] on a few goroutines.
 func summariseAll(ctx context.Context, out []Summary, todo []int, opts Options) error {
-	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	workers := min(runtime.GOMAXPROCS(0), listWorkers, len(todo))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
@@ -139,10 +147,17 @@ feed:
 	}
 	close(next)
 	wg.Wait()
+	if err == nil {
+		// A summary cut short says "context canceled"; it must not be
+		// listed or kept in the index.
+		err = ctx.Err()
+	}
 	return err
 }
 
-// Summarise reads one session file into a summary (see List).
+// Summarise reads one session file into a summary (see List). The file is
+// read as a stream, so its size does not matter; one too large to open is
+// summarised all the same, marked Broken with the reason.
 func Summarise(ctx context.Context, path string, opts Options) Summary {
 	s := Summary{Path: path}
 	if fi, err := os.Stat(path); err == nil {
@@ -152,91 +167,48 @@ func Summarise(ctx context.Context, path string, opts Options) Summary {
 	return s
 }
 
-func summarise(ctx context.Context, sum *Summary, opts Options) {
-	opts.ReadOnly = true
-	s, err := Open(ctx, sum.Path, opts)
-	if err != nil {
-		sum.Broken = true
-		sum.Problem = oneLine(strings.TrimPrefix(err.Error(), "open session "+sum.Path+": "))
-		sum.LastActivity = sum.ModTime
-		return
-	}
-	defer s.Close()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	h := s.header
-	sum.ID, sum.Cwd, sum.Created, sum.ParentSession = h.ID, h.Cwd, h.Timestamp, h.ParentSession
-	sum.Entries = len(s.nodes)
-	var last int64 = -1
-	for i := range s.nodes {
-		n := &s.nodes[i]
-		if n.typ == TypeSessionInfo {
-			var si SessionInfo
-			if json.Unmarshal(n.raw, &si) == nil {
-				sum.Name = trimSpace(si.Name)
-			}
-		}
-		if n.typ == TypeCustom && len(opts.SummaryCustom) > 0 {
-			keepCustom(sum, n.raw, opts.SummaryCustom)
-		}
-		if n.typ != TypeMessage {
-			continue
-		}
-		sum.Messages++
-		if n.role != roleUser && n.role != roleAssistant {
-			continue
-		}
-		msg := findMember(n.raw, "message")
-		if t := messageMillis(msg, n.ts()); t > last {
-			last = t
-		}
-		if sum.FirstMessage == "" && n.role == roleUser {
-			sum.FirstMessage = firstText(msg, maxFirstMessage)
-		}
-	}
-	switch {
-	case last > 0:
-		sum.LastActivity = time.UnixMilli(last)
-	default:
-		if t, err := ParseTimestamp(h.Timestamp); err == nil {
-			sum.LastActivity = t
-		} else {
-			sum.LastActivity = sum.ModTime
-		}
-	}
-	w := append(append([]string(nil), s.warnings...), s.danglingWarnings()...)
-	if len(w) > 0 {
-		sum.Problem = oneLine(w[0])
-		if more := len(w) - 1 + s.moreWarns; more > 0 {
-			sum.Problem += fmt.Sprintf(" (and %d more)", more)
-		}
-	}
-}
+// A summary keeps the data of only the last few custom entries of a kept
+// type, each bounded, so that a planted file repeating one a million times
+// costs a listing no more than a real one. The caller reads the latest.
+const (
+	maxKeptCustom      = 8
+	maxKeptCustomBytes = 64 << 10
+)
 
 // keepCustom adds a custom entry's data to the summary when its type is
-// one of kept.
+// one of kept. raw is the stream's buffer, so the data is copied.
 func keepCustom(sum *Summary, raw []byte, kept []string) {
 	ct, _ := stringValue(findMember(raw, "customType"))
 	if !slices.Contains(kept, ct) {
 		return
 	}
 	data := findMember(raw, "data")
-	if data == nil {
+	if data == nil || len(data) > maxKeptCustomBytes {
 		return
 	}
 	if sum.Custom == nil {
 		sum.Custom = map[string][]json.RawMessage{}
 	}
-	sum.Custom[ct] = append(sum.Custom[ct], slices.Clone(data))
+	list := sum.Custom[ct]
+	if len(list) == maxKeptCustom {
+		list = append(list[:0], list[1:]...)
+	}
+	sum.Custom[ct] = append(list, slices.Clone(data))
 }
 
 // messageMillis is the time of a message for "last activity": its numeric
 // timestamp, else the entry's.
 func messageMillis(msg, entryTS []byte) int64 {
 	if v := findMember(msg, "timestamp"); v != nil {
-		var f float64
-		if json.Unmarshal(v, &f) == nil {
-			return int64(f)
+		// What decoding it into a float64 gives, without reflection: null
+		// leaves 0, a number in range is parsed, anything else fails.
+		switch {
+		case isNull(v):
+			return 0
+		case v[0] == '-' || v[0] >= '0' && v[0] <= '9':
+			if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+				return int64(f)
+			}
 		}
 	}
 	ts, _ := stringValue(entryTS)

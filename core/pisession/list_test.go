@@ -330,3 +330,26 @@ func TestLongFileWithBadLinesInTheMiddle(t *testing.T) {
 		t.Errorf("%d entries, leaf %s, path %d", s.Len(), s.Leaf(), len(s.Path()))
 	}
 }
+
+// A summary keeps only the last few custom entries of a kept type: a file
+// that repeats one many times costs a listing no more than a real one, and
+// the latest (the one a caller takes) is there.
+func TestSummaryKeepsTheLastCustomEntries(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/x"}` + "\n")
+	parent := "null"
+	for i := range 1000 {
+		id := fmt.Sprintf("e%04d", i)
+		fmt.Fprintf(&b, `{"type":"custom","id":%q,"parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z","customType":"kept","data":{"n":%d}}`+"\n", id, parent, i)
+		parent = strconv.Quote(id)
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sum := Summarise(ctxT(t), path, Options{SummaryCustom: []string{"kept"}})
+	kept := sum.Custom["kept"]
+	if len(kept) != maxKeptCustom || string(kept[len(kept)-1]) != `{"n":999}` || string(kept[0]) != `{"n":992}` {
+		t.Fatalf("kept %d records: %s … %s (%s)", len(kept), kept[0], kept[len(kept)-1], sum.Problem)
+	}
+}

@@ -24,7 +24,7 @@ import (
 
 func (s *state) migrateInMemory() {
 	v := s.header.Version
-	s.warn(fmt.Sprintf("the file is format version %d; it reads as version %d and is rewritten as version %d before the first change, as pi does when it opens it", v, Version, Version))
+	s.warn(olderVersionText(v))
 	s.upgrade = true
 	if v >= 2 {
 		return

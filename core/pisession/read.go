@@ -45,10 +45,18 @@ type lineReader struct {
 	scratch []byte // for measuring and skipping long lines
 	// forceLong: the pending line is known to run past the limit.
 	forceLong bool
+	// minBlock and maxBlock are the package's constants, smaller in tests
+	// so that small inputs cross block boundaries.
+	minBlock, maxBlock int64
+	// reuse: a line is only valid until the next call, so the buffer is
+	// read into again rather than replaced. For reading a file as a stream
+	// (listing): it holds one block, or the longest line up to the limit,
+	// whatever the file's size.
+	reuse bool
 }
 
 func newLineReader(r io.ReaderAt, from, to int64, maxLine int) *lineReader {
-	return &lineReader{r: r, pos: from, end: to, bufOff: from, maxLine: maxLine}
+	return &lineReader{r: r, pos: from, end: to, bufOff: from, maxLine: maxLine, minBlock: minBlock, maxBlock: maxBlock}
 }
 
 // next returns the next line; ok is false at the end of the range.
@@ -99,8 +107,8 @@ func (lr *lineReader) next() (l rawLine, ok bool, err error) {
 // held at all.
 func (lr *lineReader) fill(pending int) error {
 	left := lr.end - lr.pos
-	size := int64(pending) + min(left, maxBlock)
-	if pending >= minBlock/2 {
+	size := int64(pending) + min(left, lr.maxBlock)
+	if int64(pending) >= lr.minBlock/2 {
 		d, found, err := lr.measure(int64(lr.maxLine - pending))
 		if err != nil {
 			return err
@@ -108,15 +116,14 @@ func (lr *lineReader) fill(pending int) error {
 		if !found && d > int64(lr.maxLine-pending) {
 			size = -1 // over the limit: the caller skips it
 		} else {
-			size = int64(pending) + d + min(left-d, minBlock)
+			size = int64(pending) + d + min(left-d, lr.minBlock)
 		}
 	}
 	if size < 0 {
 		lr.forceLong = true // next() skips it
 		return nil
 	}
-	nb := make([]byte, size)
-	copy(nb, lr.buf[lr.head:])
+	nb := lr.block(size)
 	n, err := lr.r.ReadAt(nb[pending:], lr.pos)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("read at byte %d: %w", lr.pos, err)
@@ -132,13 +139,33 @@ func (lr *lineReader) fill(pending int) error {
 	return nil
 }
 
+// block returns a buffer of size bytes that starts with the pending
+// partial line. Unless lr.reuse it is a new one, since earlier lines point
+// into the old one; with reuse the old one is used again when it is large
+// enough and not more than twice too large (a long line's buffer is let go
+// after it).
+func (lr *lineReader) block(size int64) []byte {
+	pending := lr.buf[lr.head:]
+	if lr.reuse && size <= int64(cap(lr.buf)) && (int64(cap(lr.buf)) <= lr.maxBlock+lr.minBlock || int64(cap(lr.buf)) <= 2*size) {
+		nb := lr.buf[:size]
+		copy(nb, pending) // moves the partial line to the front
+		return nb
+	}
+	c := size
+	if lr.reuse {
+		// Room for a block after this one, unless the file ends first.
+		c = max(c, min(lr.maxBlock+lr.minBlock, int64(len(pending))+lr.end-lr.pos))
+	}
+	nb := make([]byte, size, c)
+	copy(nb, pending)
+	return nb
+}
+
 // measure returns how many bytes from lr.pos up to and including the next
 // newline (found) or to the end of the range, looking at most limit+1
 // bytes ahead.
 func (lr *lineReader) measure(limit int64) (d int64, found bool, err error) {
-	if lr.scratch == nil {
-		lr.scratch = make([]byte, minBlock)
-	}
+	lr.scratchBuf()
 	for lr.pos+d < lr.end && d <= limit {
 		want := min(int64(len(lr.scratch)), lr.end-lr.pos-d)
 		n, err := lr.r.ReadAt(lr.scratch[:want], lr.pos+d)
@@ -156,14 +183,25 @@ func (lr *lineReader) measure(limit int64) (d int64, found bool, err error) {
 	return d, false, nil
 }
 
+// scratchBuf makes the buffer measure and skipLong read ahead in: small
+// when lines are kept (it is held beside them), a block when streaming,
+// where a long line is passed over in fewer reads.
+func (lr *lineReader) scratchBuf() {
+	if lr.scratch == nil {
+		n := lr.minBlock
+		if lr.reuse {
+			n = lr.maxBlock
+		}
+		lr.scratch = make([]byte, n)
+	}
+}
+
 // skipLong passes over the rest of a line already longer than the limit.
 func (lr *lineReader) skipLong() (rawLine, bool, error) {
 	l := rawLine{off: lr.bufOff + int64(lr.head), tooLong: true}
 	l.n = int64(len(lr.buf) - lr.head)
 	lr.buf, lr.head = nil, 0
-	if lr.scratch == nil {
-		lr.scratch = make([]byte, minBlock)
-	}
+	lr.scratchBuf()
 	for lr.pos < lr.end {
 		want := min(int64(len(lr.scratch)), lr.end-lr.pos)
 		n, err := lr.r.ReadAt(lr.scratch[:want], lr.pos)
@@ -327,10 +365,7 @@ func findMember(obj []byte, key string) []byte {
 			return nil
 		}
 		i = skipWS(obj, i+1)
-		vEnd, err := skipValue(obj, i)
-		if err != nil {
-			return nil
-		}
+		vEnd := skipValid(obj, i) // the object was validated when it was read
 		if m.keyIs(key) {
 			return obj[i:vEnd:vEnd]
 		}

@@ -54,6 +54,11 @@ type Options struct {
 	Rand io.Reader
 	// MaxLineBytes bounds one line (DefaultMaxLineBytes when 0).
 	MaxLineBytes int
+	// MaxFileBytes and MaxEntries bound the file Open reads into memory
+	// (DefaultMaxFileBytes and DefaultMaxEntries when 0); a larger one
+	// fails with ErrTooLarge. Listing reads any size.
+	MaxFileBytes int64
+	MaxEntries   int
 	// ReadOnly opens the file for reading only; writes fail with
 	// ErrReadOnly. For previews and listings, which must never write.
 	ReadOnly bool
@@ -72,6 +77,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxLineBytes <= 0 {
 		o.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = DefaultMaxEntries
 	}
 	return o
 }
@@ -119,22 +130,26 @@ type state struct {
 	deferred bool     // nothing written yet; see Flush
 	pending  [][]byte // deferred lines (the header first)
 
-	header     Header
-	nodes      []node
-	byID       map[string]int32
-	dangling   map[string]struct{} // parent ids that name no entry
-	relinked   bool                // resolveAll ran since the last cycle check
-	leaf       int32               // -1 = before the first entry
-	offset     int64               // bytes of the file read as whole lines
-	needNL     bool                // the last line read has no '\n'
-	lines      int32               // lines read, the header included
-	damaged    string              // set when an arrival made a cycle
-	upgrade    bool                // an old format read in memory; rewritten on the first write
-	lastInfo   int32               // index of the latest session_info, -1
-	ownPending map[string][]byte   // lines written but not yet read back
-	firstKept  map[int32]string    // v1 compactions: firstKeptEntryIndex as an id
-	headerOff  int64               // where the header line starts in the file
-	tornWarned bool                // the partial last line was reported
+	header   Header
+	nodes    []node
+	byID     map[string]int32
+	dangling map[string]struct{} // parent ids that name no entry
+	relinked bool                // resolveAll ran since the last cycle check
+	stale    bool                // parents need relinking (see insert, settle)
+	// resolvePasses counts resolveAll's passes over every node, so tests
+	// can tell that a read costs one pass, not one per duplicate.
+	resolvePasses int
+	leaf          int32             // -1 = before the first entry
+	offset        int64             // bytes of the file read as whole lines
+	needNL        bool              // the last line read has no '\n'
+	lines         int32             // lines read, the header included
+	damaged       string            // set when an arrival made a cycle
+	upgrade       bool              // an old format read in memory; rewritten on the first write
+	lastInfo      int32             // index of the latest session_info, -1
+	ownPending    map[string][]byte // lines written but not yet read back
+	firstKept     map[int32]string  // v1 compactions: firstKeptEntryIndex as an id
+	headerOff     int64             // where the header line starts in the file
+	tornWarned    bool              // the partial last line was reported
 	// beforeWrite, in tests, runs between the refresh and the write of an
 	// append: the window in which pi may write a line of its own.
 	beforeWrite func()
@@ -268,21 +283,21 @@ func (s *state) loadLocked() error {
 	if err != nil {
 		return err
 	}
+	if fi.Size() > s.opts.MaxFileBytes {
+		return &tooLargeError{size: fi.Size(), maxBytes: s.opts.MaxFileBytes}
+	}
 	s.byID = make(map[string]int32, fi.Size()/800+16)
 	s.leaf, s.lastInfo = -1, -1
 	if err := s.readLocked(fi.Size(), true); err != nil {
 		return err
 	}
 	if s.header.Raw == nil {
-		if fi.Size() == 0 {
-			return fmt.Errorf("the file is empty: %w", ErrNotSession)
-		}
-		return fmt.Errorf("no line is a session header: %w", ErrNotSession)
+		return noHeaderError(fi.Size())
 	}
 	if s.header.Version < Version {
 		s.migrateInMemory()
 	} else if s.header.Version > Version {
-		s.warn(fmt.Sprintf("the file is format version %d, newer than %d; it is shown as far as it is understood and not written to", s.header.Version, Version))
+		s.warn(newerVersionText(s.header.Version))
 		s.readOnly = true
 	}
 	s.resolveAll()
@@ -315,6 +330,9 @@ func (s *state) readLocked(size int64, takeLast bool) error {
 				return err
 			}
 			batch = batch[:0]
+			if err := s.entryLimit(size); err != nil {
+				return err
+			}
 		}
 		if !ok {
 			return nil
@@ -342,10 +360,22 @@ func (s *state) readLocked(size int64, takeLast bool) error {
 			if err := s.addOne(scanned{l: l}); err != nil {
 				return err
 			}
+			if err := s.entryLimit(size); err != nil {
+				return err
+			}
 			continue
 		}
 		batch = append(batch, scanned{l: l})
 	}
+}
+
+// entryLimit fails once the tree holds more entries than Options.MaxEntries
+// (size is the file's, for the message).
+func (s *state) entryLimit(size int64) error {
+	if len(s.nodes) > s.opts.MaxEntries {
+		return &tooLargeError{size: size, maxCount: s.opts.MaxEntries}
+	}
+	return nil
 }
 
 // scanBatch is how many lines a long read scans at a time, split among the
@@ -426,7 +456,7 @@ func (s *state) takeUnterminated(l rawLine) bool {
 	if validLine(l.b) != nil {
 		if !s.tornWarned {
 			s.tornWarned = true
-			s.warn(fmt.Sprintf("line %d is incomplete (%d bytes without an end, perhaps a write cut short); it is skipped", s.lines+1, len(l.b)))
+			s.warn(tornText(s.lines+1, len(l.b)))
 		}
 		return false
 	}
@@ -441,57 +471,15 @@ func (s *state) takeUnterminated(l rawLine) bool {
 // an entry. Only a non-header first JSON line is an error.
 func (s *state) addLine(sc *scanned) error {
 	line := s.lines
-	l := sc.l
-	if l.tooLong {
-		s.warn(fmt.Sprintf("line %d is %d bytes, over the %d-byte limit; it is skipped (and kept in the file)", line, l.n, s.opts.MaxLineBytes))
-		return nil
+	kind, id, err := classifyLine(sc, line, s.opts.MaxLineBytes, &s.header, s)
+	if kind == lineHeader {
+		s.headerOff = sc.l.off
 	}
-	if isBlank(l.b) {
-		return nil
+	if kind != lineEntry {
+		return err
 	}
-	sc.scan()
-	f := sc.f
-	if sc.err != nil {
-		s.warn(fmt.Sprintf("line %d is not valid JSON (%v); it is skipped", line, sc.err))
-		return nil
-	}
-	if sc.badUTF8 {
-		s.warn(fmt.Sprintf("line %d holds bytes that are not UTF-8; they read as U+FFFD", line))
-	}
-	if s.header.Raw == nil {
-		id, idOK := stringValue(f.id)
-		if f.typ != TypeSession || !idOK {
-			return fmt.Errorf("line %d is not a session header (it has type %q): %w", line, f.typ, ErrNotSession)
-		}
-		s.header = Header{Version: 1, ID: id, Raw: l.b}
-		s.headerOff = l.off
-		if f.hasVer {
-			s.header.Version = f.version
-		}
-		if v := findMember(l.b, "timestamp"); v != nil {
-			s.header.Timestamp, _ = stringValue(v)
-		}
-		if v := findMember(l.b, "cwd"); v != nil {
-			s.header.Cwd, _ = stringValue(v)
-		}
-		if v := findMember(l.b, "parentSession"); v != nil {
-			s.header.ParentSession, _ = stringValue(v)
-		}
-		return nil
-	}
-	if f.typ == TypeSession {
-		s.warn(fmt.Sprintf("line %d is a second session header; it is skipped", line))
-		return nil
-	}
-	n := node{raw: l.b, typ: f.typ, tsOff: int32(f.tsOff), tsLen: int32(len(f.ts)), parent: -1, role: f.role, line: line}
-	if b, ok := plainString(f.id); ok {
-		n.id = string(b)
-	} else if id, ok := stringValue(f.id); ok {
-		n.id = id
-	} else if s.header.Version >= 2 {
-		s.warn(fmt.Sprintf("line %d (type %q) has no id; it is skipped", line, f.typ))
-		return nil
-	}
+	l, f := sc.l, sc.f
+	n := node{raw: l.b, id: string(id), typ: f.typ, tsOff: int32(f.tsOff), tsLen: int32(len(f.ts)), parent: -1, role: f.role, line: line}
 	// A parent that is already known shares its id string; a parentId
 	// that is null, missing or not a string makes a root, as in pi.
 	if b, ok := plainString(f.parentID); ok {
@@ -516,14 +504,18 @@ func (s *state) addLine(sc *scanned) error {
 	return nil
 }
 
-// insert appends a node to the tree, resolving its parent.
+// insert appends a node to the tree, resolving its parent. A node that
+// changes what earlier nodes' parent ids mean (it reuses an id, or it is
+// the parent a child named before it) marks the tree stale instead of
+// relinking it: the caller relinks once, with settle, after the whole read,
+// so a file of n lines costs O(n) however many of them do that.
 func (s *state) insert(n node) int32 {
 	i := int32(len(s.nodes))
 	if prev, dup := s.byID[n.id]; dup && n.id != "" {
-		s.warn(fmt.Sprintf("line %d reuses the id %s of line %d; the later entry wins, as in pi", n.line, n.id, s.nodes[prev].line))
+		s.warn(reusedIDText(n.line, n.id, s.nodes[prev].line))
 		s.nodes = append(s.nodes, n)
 		s.byID[n.id] = i
-		s.resolveAll()
+		s.stale = true // children of the earlier entry now mean this one
 	} else {
 		if n.parentID != "" && n.parent < 0 {
 			if p, ok := s.byID[n.parentID]; ok {
@@ -537,7 +529,7 @@ func (s *state) insert(n node) int32 {
 		}
 		if s.dangling != nil {
 			if _, was := s.dangling[n.id]; was {
-				s.resolveAll() // a child that came first now has its parent
+				s.stale = true // a child that came first now has its parent
 			}
 		}
 	}
@@ -553,11 +545,20 @@ func (s *state) insert(n node) int32 {
 	return i
 }
 
+// settle relinks the tree if an insert left it stale.
+func (s *state) settle() {
+	if s.stale {
+		s.resolveAll()
+	}
+}
+
 // resolveAll links every node to its parent through the id map (the later
 // of two equal ids wins, as in pi's map).
 func (s *state) resolveAll() {
 	s.dangling = nil
 	s.relinked = true
+	s.stale = false
+	s.resolvePasses++
 	for i := range s.nodes {
 		n := &s.nodes[i]
 		n.parent = -1
@@ -577,24 +578,11 @@ func (s *state) resolveAll() {
 
 // findCycle returns a description of a parent cycle, or "".
 func (s *state) findCycle() string {
-	state := make([]uint8, len(s.nodes)) // 0 new, 1 on the current walk, 2 done
-	var walk []int32
-	for i := range s.nodes {
-		walk = walk[:0]
-		j := int32(i)
-		for j >= 0 && state[j] == 0 {
-			state[j] = 1
-			walk = append(walk, j)
-			j = s.nodes[j].parent
-		}
-		if j >= 0 && state[j] == 1 {
-			return fmt.Sprintf("entry %s (line %d) is its own ancestor", s.nodes[j].id, s.nodes[j].line)
-		}
-		for _, k := range walk {
-			state[k] = 2
-		}
+	j := cycleIn(len(s.nodes), func(i int32) int32 { return s.nodes[i].parent })
+	if j < 0 {
+		return ""
 	}
-	return ""
+	return cycleText(s.nodes[j].id, s.nodes[j].line)
 }
 
 // danglingWarning summarises parent links that name no entry.
@@ -606,8 +594,8 @@ func (s *state) danglingWarnings() []string {
 	for i := range s.nodes {
 		n := &s.nodes[i]
 		if n.parentID != "" && n.parent < 0 {
-			out = append(out, fmt.Sprintf("entry %s (line %d) names a parent %s that is not in the file; it starts its own branch, as in pi", n.id, n.line, n.parentID))
-			if len(out) == 5 {
+			out = append(out, danglingText(n.id, n.line, n.parentID))
+			if len(out) == maxDangling {
 				break
 			}
 		}

@@ -83,9 +83,14 @@ func (s *state) refreshLocked(takeLast bool) (arrived []Entry, size int64, err e
 		return s.reloadLocked()
 	}
 	size = fi.Size()
+	if size > s.opts.MaxFileBytes {
+		return nil, size, fmt.Errorf("read %s: %w", s.path, &tooLargeError{size: size, maxBytes: s.opts.MaxFileBytes})
+	}
 	start := len(s.nodes)
 	oldLeaf := s.leaf
-	if err := s.readLocked(size, takeLast); err != nil {
+	err = s.readLocked(size, takeLast)
+	s.settle()
+	if err != nil {
 		return nil, size, fmt.Errorf("read %s: %w", s.path, err)
 	}
 	if len(s.nodes) == start {
@@ -398,7 +403,9 @@ func (s *state) writeEntryLocked(typ string, body []byte, parent int32, size int
 		s.lines++
 		n.line = s.lines
 		s.pending = append(s.pending, line)
-		return s.insert(n), nil, nil
+		i := s.insert(n)
+		s.settle()
+		return i, nil, nil
 	}
 	if s.beforeWrite != nil {
 		s.beforeWrite()
@@ -435,7 +442,9 @@ func (s *state) writeEntryLocked(typ string, body []byte, parent int32, size int
 		s.lines++
 		n.line = s.lines
 		s.offset, s.needNL = fi.Size(), false
-		return s.insert(n), nil, nil
+		i := s.insert(n)
+		s.settle()
+		return i, nil, nil
 	}
 	// Another writer (pi takes no lock) wrote around this line: read the
 	// file in order and find this line in it.

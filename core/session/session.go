@@ -292,7 +292,8 @@ func (m *Manager) Create(ctx context.Context, projectID, title string) (*Session
 
 // Open opens a session by id (or a unique prefix of one, as pi's --session
 // takes it). Lines the file has that pi would skip are skipped and listed by
-// Repaired; a file whose history is a cycle is refused with ErrDamaged.
+// Repaired; a file whose history is a cycle is refused with ErrDamaged, one
+// too large to hold with pisession.ErrTooLarge.
 func (m *Manager) Open(ctx context.Context, id string) (*Session, error) {
 	if err := m.Migrate(ctx); err != nil {
 		return nil, err
@@ -350,6 +351,9 @@ func (m *Manager) Open(ctx context.Context, id string) (*Session, error) {
 		return nil, notFound("there is no session %s; list them with pi-tui sessions list PROJECT", id)
 	}
 	ps, err := pisession.Open(ctx, path, m.opts())
+	if errors.Is(err, pisession.ErrTooLarge) {
+		return nil, err // already one line: the file, its size, the limit, what to do
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open session %s: %w; it was left as it is", id, err)
 	}
@@ -396,7 +400,10 @@ func (m *Manager) List(ctx context.Context, projectID string) ([]Summary, error)
 	out := make([]Summary, 0, len(sums))
 	m.mu.Lock()
 	for _, s := range sums {
-		if shared && !s.Broken && s.Cwd != root {
+		// In a shared folder a broken file is shown in every project, as
+		// its project is unknown, unless its header was read (a file too
+		// large to open).
+		if shared && s.Cwd != root && (!s.Broken || s.Cwd != "") {
 			continue
 		}
 		if s.ID != "" {
