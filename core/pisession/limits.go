@@ -10,7 +10,7 @@ import (
 // keep that well under a gigabyte; a larger file is refused with
 // ErrTooLarge before it is read (by size) or as soon as the count is
 // passed (by entries), and listing still shows it, read as a stream. See
-// docs/adr/0032-session-size-limits.md.
+// docs/adr/0034-session-size-limits.md.
 const (
 	DefaultMaxFileBytes = 256 << 20
 	DefaultMaxEntries   = 1_000_000
