@@ -79,7 +79,7 @@ func setupCheckout(b *testing.B, n int) string {
 
 // warmMatcher is a matcher over a 100,000-file checkout's cached list.
 func warmMatcher(b *testing.B) *Matcher {
-	l, err := NewCache(DefaultLimits()).Get(b.Context(), setupCheckout(b, 100_000))
+	l, err := NewCache(DefaultLimits(), nil).Get(b.Context(), setupCheckout(b, 100_000))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func BenchmarkFirstResults(b *testing.B) {
 	root := setupCheckout(b, 100_000)
 	b.ReportAllocs()
 	for b.Loop() {
-		c := NewCache(DefaultLimits())
+		c := NewCache(DefaultLimits(), nil)
 		l, err := c.Get(b.Context(), root)
 		if err != nil || !l.FromIndex {
 			b.Fatal(err)
