@@ -18,6 +18,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/pi-tui/pi-tui/core/git"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
@@ -273,25 +274,22 @@ func utf8Text(s string) bool {
 // rootCommits runs `git rev-list --max-parents=0 HEAD` in root, the one
 // thing about a repository that cannot be read safely and cheaply without
 // git (it needs the whole history walked through packed, compressed
-// objects). git runs with a timeout, an environment holding nothing of
-// the user's, no system or global config, no fsmonitor, no hooks, no
-// pager, no transport (so a partial clone cannot fetch) and no optional
-// locks; it is not run at all where readGit judged it unsafe.
-func rootCommits(ctx context.Context, git, root string) []string {
-	if git == "" {
+// objects). git runs through core/git (so no program the repository's
+// config names runs, and no hook or fsmonitor), with a timeout, an
+// environment holding nothing of the user's, no system or global config,
+// no transport (so a partial clone cannot fetch), no replace objects and
+// no optional locks; it is not run at all where readGit judged it unsafe.
+func rootCommits(ctx context.Context, g *git.Git, root string) []string {
+	if g == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, git, "--no-pager",
-		"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "protocol.allow=never",
-		"-c", "core.sshCommand=false", "-c", "credential.helper=",
-		"-C", root, "rev-list", "--max-parents=0", "HEAD")
-	cmd.Env = []string{
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0",
-		"GIT_NO_LAZY_FETCH=1", "GIT_NO_REPLACE_OBJECTS=1", "GIT_OPTIONAL_LOCKS=0",
-		"GIT_CEILING_DIRECTORIES=" + filepath.Dir(root), "LC_ALL=C",
+	cmd, err := g.Command(ctx, root, "-c", "protocol.allow=never", "rev-list", "--max-parents=0", "HEAD")
+	if err != nil {
+		return nil
 	}
+	cmd.Env = append(cmd.Env, "GIT_NO_LAZY_FETCH=1", "GIT_NO_REPLACE_OBJECTS=1", "GIT_CEILING_DIRECTORIES="+filepath.Dir(root))
 	cmd.Dir = root
 	cmd.WaitDelay = 200 * time.Millisecond
 	var out limitedBuffer
@@ -340,17 +338,35 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 func (r *Registry) SetGit(path string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.git, r.gitKnown = path, true
+	r.git, r.gitKnown, r.gitRun = path, true, nil
 }
 
-func (r *Registry) gitProgram() string {
+// gitRunner is the registry's git, found (its version checked) when
+// first needed; nil when there is none. It gets no variable of the
+// user's: git finds itself on a PATH of its own folder, and reads no
+// global or system config.
+func (r *Registry) gitRunner(ctx context.Context) *git.Git {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if !r.gitKnown {
 		r.git, _ = exec.LookPath("git")
 		r.gitKnown = true
 	}
-	return r.git
+	bin, g := r.git, r.gitRun
+	r.mu.Unlock()
+	if bin == "" || g != nil {
+		return g
+	}
+	env := map[string]string{"PATH": filepath.Dir(bin), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull}
+	g, err := git.Find(ctx, git.Options{Env: func(k string) string { return env[k] }, Timeout: gitTimeout})
+	if err != nil {
+		return nil
+	}
+	r.mu.Lock()
+	if r.git == bin {
+		r.gitRun = g
+	}
+	r.mu.Unlock()
+	return g
 }
 
 // Fingerprint returns the fingerprint recorded for project id, if any.
@@ -405,7 +421,7 @@ func (r *Registry) recordFingerprint(ctx context.Context, id, root string, depth
 		fp.Roots = prev.Roots
 	case depth == refreshNoGit:
 	default:
-		fp.Roots, ranGit = rootCommits(ctx, r.gitProgram(), root), true
+		fp.Roots, ranGit = rootCommits(ctx, r.gitRunner(ctx), root), true
 	}
 	b, _ := json.Marshal(fp)
 	if string(b) == prevJSON {
@@ -529,7 +545,7 @@ func (r *Registry) MatchMissing(ctx context.Context, path string) (Match, bool, 
 		rank := 0
 		if git {
 			if !rootsRead {
-				roots, rootsRead = rootCommits(ctx, r.gitProgram(), root), true
+				roots, rootsRead = rootCommits(ctx, r.gitRunner(ctx), root), true
 			}
 			if sharesAny(fp.Roots, roots) {
 				rank = 2

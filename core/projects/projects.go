@@ -22,6 +22,7 @@ import (
 	"unicode"
 
 	"github.com/pi-tui/pi-tui/core/approvals"
+	"github.com/pi-tui/pi-tui/core/git"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/store"
 )
@@ -59,7 +60,8 @@ type Registry struct {
 	migrated bool // the store's trust flags were carried into trust.json
 	onChange func(projectID string)
 	git      string
-	gitKnown bool // git was set or looked up (SetGit)
+	gitKnown bool     // git was set or looked up (SetGit)
+	gitRun   *git.Git // git found at r.git, for rootCommits
 }
 
 // NewRegistry returns a Registry over st whose trust is agentDir's

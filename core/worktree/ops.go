@@ -65,7 +65,15 @@ func (g *Git) Add(ctx context.Context, projectRoot, dir, branch, base string) (s
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return session.Worktree{}, fmt.Errorf("make the worktrees folder: %w", err)
 	}
+	_, existed := g.run(ctx, c.Top, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
 	if _, err := g.run(ctx, c.Top, "worktree", "add", "--quiet", "-b", branch, dir, base); err != nil {
+		// git removes the folder of a checkout that failed (a filter it
+		// needs was withheld, say) but keeps the new branch: it holds
+		// nothing, and goes too.
+		if _, now := g.run(ctx, c.Top, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch); existed != nil && now == nil {
+			_ = g.Prune(ctx, c.Top)
+			_, _ = g.run(ctx, c.Top, "branch", "-D", branch)
+		}
 		return session.Worktree{}, err
 	}
 	root := dir
@@ -142,7 +150,7 @@ func (g *Git) Status(ctx context.Context, w session.Worktree) (Status, error) {
 		st.Missing, st.Fix = true, err.Error()
 		return st, nil
 	}
-	out, err := g.run(ctx, w.Dir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	out, err := g.run(ctx, w.Dir, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=dirty")
 	if err != nil {
 		return st, err
 	}
@@ -200,7 +208,10 @@ func readUntracked(root *os.Root, p string, limit int64) ([]byte, bool) {
 // diffSinceFork runs git diff of the working tree against where the
 // branch left its base: one process where git knows --merge-base (2.30),
 // two elsewhere. The session list runs it for every worktree session.
+// No external diff, no textconv (programs a repository's config names),
+// and a submodule as its commits only.
 func (g *Git) diffSinceFork(ctx context.Context, w session.Worktree, args ...string) (string, error) {
+	args = append([]string{"--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty", "--submodule=short"}, args...)
 	if g.atLeast(2, 30) {
 		return g.run(ctx, w.Dir, append(append([]string{"diff"}, args...), "--merge-base", "refs/heads/"+w.Base)...)
 	}
@@ -286,11 +297,11 @@ func (g *Git) Diff(ctx context.Context, w session.Worktree) (string, error) {
 	if err := g.present(ctx, w); err != nil {
 		return "", err
 	}
-	out, err := g.diffSinceFork(ctx, w, "--no-ext-diff", "--no-textconv")
+	out, err := g.diffSinceFork(ctx, w)
 	if err != nil {
 		return "", err
 	}
-	st, err := g.run(ctx, w.Dir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	st, err := g.run(ctx, w.Dir, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=dirty")
 	if err != nil {
 		return "", err
 	}
@@ -328,7 +339,7 @@ func (g *Git) Commit(ctx context.Context, w session.Worktree, message string) (d
 	if err := g.present(ctx, w); err != nil {
 		return false, err
 	}
-	out, err := g.run(ctx, w.Dir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	out, err := g.run(ctx, w.Dir, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=dirty")
 	if err != nil {
 		return false, err
 	}
@@ -374,8 +385,79 @@ type DirtyMainError struct {
 }
 
 func (e *DirtyMainError) Error() string {
-	return fmt.Sprintf("the main checkout %s has uncommitted changes in %s, which the merge would change; commit or stash them there first",
-		e.W.Main, strings.Join(e.Files, ", "))
+	return fmt.Sprintf("the main checkout %s has uncommitted changes in %s, which the merge would change; nothing was merged: commit or stash them there first",
+		e.W.Main, ListSome(e.Files, 5))
+}
+
+// mergeable checks, before anything changes, that merging the touched
+// paths into the main checkout loses nothing there: no uncommitted change
+// in a touched file, no ignored file overwritten or deleted, nothing
+// staged when git would refuse for it, and no program needed that the
+// repository's config names.
+func (g *Git) mergeable(ctx context.Context, w session.Worktree, touched []string) error {
+	st, err := g.readMain(ctx, w)
+	if err != nil {
+		return err
+	}
+	var clash []string
+	for _, p := range touched {
+		if slices.Contains(st.dirty, p) {
+			clash = append(clash, p)
+		}
+	}
+	if len(clash) > 0 {
+		return &DirtyMainError{W: w, Files: clash}
+	}
+	if len(st.ignored) > 0 {
+		root, err := os.OpenRoot(w.Main)
+		if err != nil {
+			return err
+		}
+		clash = ignoredClash(root, touched, st.ignored)
+		root.Close()
+		if len(clash) > 0 {
+			return &IgnoredMainError{W: w, Files: clash}
+		}
+	}
+	if len(st.staged) > 0 {
+		// A fast-forward carries staged changes along; a merge commit is
+		// refused by git, with a list that names every staged file as
+		// "would be overwritten".
+		if _, err := g.run(ctx, w.Main, "merge-base", "--is-ancestor", "refs/heads/"+w.Base, "refs/heads/"+w.Branch); err != nil {
+			return &StagedMainError{W: w, Files: st.staged}
+		}
+	}
+	need, files, err := g.programsNeeded(ctx, w, touched)
+	if err != nil {
+		return err
+	}
+	if len(need) > 0 {
+		return &ProgramMergeError{W: w, Programs: need, Files: files}
+	}
+	return nil
+}
+
+// overwritten reads the files git names in a refusal to merge over local
+// changes ("Your local changes to the following files would be
+// overwritten by merge:", then one file a line).
+func overwritten(err error) []string {
+	var ge *GitError
+	if !errors.As(err, &ge) {
+		return nil
+	}
+	var files []string
+	in := false
+	for _, l := range strings.Split(ge.Stderr, "\n") {
+		switch {
+		case strings.Contains(l, "would be overwritten by merge:"):
+			in = true
+		case in && strings.HasPrefix(l, "\t") || in && strings.HasPrefix(l, "  "):
+			files = append(files, strings.TrimSpace(l))
+		default:
+			in = false
+		}
+	}
+	return files
 }
 
 // Merge commits what is uncommitted in the worktree (with message), then
@@ -401,24 +483,16 @@ func (g *Git) Merge(ctx context.Context, w session.Worktree, message string) (Me
 	if n == 0 {
 		return res, fmt.Errorf("%s has nothing %s lacks; there is nothing to merge", w.Branch, w.Base)
 	}
-	// Uncommitted changes in the main checkout that the merge would touch.
-	touched, err := g.run(ctx, w.Main, "diff", "--name-only", "-z", "refs/heads/"+w.Base+"...refs/heads/"+w.Branch)
+	// What the merge changes in the main checkout: the paths the branch
+	// changed since it left the base (renames as a deletion and an
+	// addition, so both paths count).
+	out, err := g.run(ctx, w.Main, "diff", "--name-only", "-z", "--no-renames", "refs/heads/"+w.Base+"...refs/heads/"+w.Branch)
 	if err != nil {
 		return res, err
 	}
-	st, err := g.run(ctx, w.Main, "status", "--porcelain=v1", "-z", "--untracked-files=all")
-	if err != nil {
+	touched := splitZ(out)
+	if err := g.mergeable(ctx, w, touched); err != nil {
 		return res, err
-	}
-	dirty := porcelainPaths(st)
-	var clash []string
-	for _, p := range strings.Split(touched, "\x00") {
-		if p != "" && slices.Contains(dirty, p) {
-			clash = append(clash, p)
-		}
-	}
-	if len(clash) > 0 {
-		return res, &DirtyMainError{W: w, Files: clash}
 	}
 	if _, err := g.run(ctx, w.Main, "merge", "--ff", "--no-edit", "-m", "Merge "+w.Branch+": "+message, "refs/heads/"+w.Branch); err != nil {
 		if _, merging := g.run(ctx, w.Main, "rev-parse", "--verify", "--quiet", "MERGE_HEAD"); merging == nil {
@@ -427,6 +501,9 @@ func (g *Git) Merge(ctx context.Context, w session.Worktree, message string) (Me
 				return res, fmt.Errorf("the merge stopped on conflicts and could not be aborted (%v); run git merge --abort in %s", aerr, w.Main)
 			}
 			return res, &ConflictError{W: w, Files: splitZ(files)}
+		}
+		if files := overwritten(err); len(files) > 0 {
+			return res, &DirtyMainError{W: w, Files: files}
 		}
 		return res, err
 	}

@@ -1,0 +1,66 @@
+package git
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+)
+
+// benchRepo is a repository of 200 files whose config names programs (so
+// there are overrides to work out), one file changed.
+func benchRepo(b *testing.B) (*Git, string) {
+	files := map[string]string{".gitattributes": wtt.HostileAttributes}
+	for i := range 200 {
+		files[fmt.Sprintf("src/f%03d.go", i)] = "package src\n"
+	}
+	dir := filepath.Join(b.TempDir(), "repo")
+	wtt.Repo(b, dir, files)
+	wtt.Hostile(b, dir, filepath.Join(b.TempDir(), "marks"))
+	wtt.Write(b, dir, "src/f000.go", "package src\n// changed\n")
+	return find(b, nil), dir
+}
+
+// BenchmarkStatus is one `git status` as the session list runs it:
+// cached overrides (the config unchanged since the last call: a few
+// stats), uncached (a git rev-parse and a git config run first), and
+// with no overrides at all (the fixed flags only), for the cost of the
+// hardening per call.
+func BenchmarkStatus(b *testing.B) {
+	g, dir := benchRepo(b)
+	ctx := context.Background()
+	args := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all"}
+	b.Run("cached", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := g.Run(ctx, dir, args...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("uncached", func(b *testing.B) {
+		for b.Loop() {
+			g.mu.Lock()
+			clear(g.guards)
+			g.mu.Unlock()
+			if _, err := g.Run(ctx, dir, args...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("unhardened", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := g.plain(ctx, dir, 1<<20, args...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("guard-cached", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := g.guardFor(ctx, dir); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,250 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// guard is what one folder's git calls get against its repository's
+// config: the -c overrides, the programs they withhold, and the stamps of
+// every file the config was read from (and every file that would change
+// it by appearing), which say when it must be read again.
+type guard struct {
+	args     []string
+	withheld []Program
+	stamps   []stamp
+}
+
+// maxGuards bounds the folders whose guard is kept (a folder per
+// checkout and worktree pi-tui works in).
+const maxGuards = 256
+
+// maxConfigList bounds the listing of a repository's config; a larger
+// one is refused rather than read in part.
+const maxConfigList = 8 << 20
+
+// guardFor returns the guard of dir: from the cache while none of its
+// files changed, else read anew (a git config run, and a git rev-parse to
+// find the files).
+func (g *Git) guardFor(ctx context.Context, dir string) (*guard, error) {
+	key := dir
+	if key == "" {
+		key, _ = os.Getwd()
+	}
+	key, _ = filepath.Abs(key)
+	g.mu.Lock()
+	cur := g.guards[key]
+	g.mu.Unlock()
+	if cur != nil && fresh(cur.stamps) {
+		return cur, nil
+	}
+	gd, settled, err := g.readGuard(ctx, dir, key)
+	if err != nil {
+		return nil, err
+	}
+	if settled {
+		g.mu.Lock()
+		if len(g.guards) >= maxGuards {
+			clear(g.guards)
+		}
+		g.guards[key] = gd
+		g.mu.Unlock()
+	}
+	return gd, nil
+}
+
+// readGuard reads dir's config. The files are stamped before and after
+// the read; a read during which one changed, or that named a file not
+// stamped before (an include), is done again, so the cached guard never
+// pairs old settings with new stamps. settled is false when the files
+// kept changing: the guard then serves this one call.
+func (g *Git) readGuard(ctx context.Context, dir, abs string) (*guard, bool, error) {
+	paths, top := g.candidates(ctx, dir, abs)
+	for range 3 {
+		before := stampAll(paths)
+		entries, err := g.listConfig(ctx, dir, top)
+		if err != nil {
+			return nil, false, err
+		}
+		next := addPaths(paths, configFiles(entries, g.vars["HOME"])...)
+		after := stampAll(next)
+		args, withheld, err := overrides(entries, g.userSet())
+		if err != nil {
+			return nil, false, err
+		}
+		gd := &guard{args: args, withheld: withheld, stamps: after}
+		if len(next) == len(paths) && slicesEqual(before, after) {
+			return gd, true, nil
+		}
+		paths = next
+		if ctx.Err() != nil {
+			return gd, false, nil
+		}
+	}
+	entries, err := g.listConfig(ctx, dir, top)
+	if err != nil {
+		return nil, false, err
+	}
+	args, withheld, err := overrides(entries, g.userSet())
+	return &guard{args: args, withheld: withheld}, false, err
+}
+
+func slicesEqual(a, b []stamp) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// listConfig lists every setting git reads in dir, includes followed,
+// with its scope and file. git names a file relative to the folder it
+// works in, the checkout's top.
+func (g *Git) listConfig(ctx context.Context, dir, top string) ([]entry, error) {
+	scoped := g.AtLeast(2, 26)
+	args := []string{"config", "--list", "--show-origin", "--includes", "-z"}
+	if scoped {
+		args = append(args, "--show-scope")
+	}
+	out, err := g.plain(ctx, dir, maxConfigList, args...)
+	if err != nil {
+		var ge *Error
+		if errors.As(err, &ge) && ge.cut {
+			return nil, fmt.Errorf("the git config of %s is over %d MiB; pi-tui does not run git there", top, maxConfigList>>20)
+		}
+		return nil, err
+	}
+	return parseList(out, top, scoped), nil
+}
+
+// candidates are the files whose appearance or change would change dir's
+// config, known before reading it: the repository's config and
+// config.worktree, the .git of dir and of every folder above it up to
+// the checkout's top (a new one would make another repository), the
+// worktree's commondir pointer, and the user's global files. top is the
+// checkout's top folder (abs outside a checkout).
+func (g *Git) candidates(ctx context.Context, dir, abs string) (paths []string, top string) {
+	if out, err := g.plain(ctx, dir, 64<<10, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"); err == nil {
+		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+		if len(lines) == 3 {
+			gitDir, common := lines[0], absFrom(abs, lines[1])
+			top = lines[2]
+			paths = addPaths(paths, filepath.Join(common, "config"), filepath.Join(gitDir, "config.worktree"),
+				filepath.Join(gitDir, "commondir"))
+		}
+	}
+	for d := abs; ; {
+		paths = addPaths(paths, filepath.Join(d, ".git"))
+		parent := filepath.Dir(d)
+		if d == top || parent == d {
+			break
+		}
+		d = parent
+	}
+	if top == "" {
+		top = abs
+	}
+	return addPaths(paths, g.userFiles()...), top
+}
+
+// configFiles are the files entries were read from, and the files their
+// include.path and includeIf.*.path settings name, there or not.
+func configFiles(entries []entry, home string) []string {
+	var files []string
+	for _, e := range entries {
+		files = addPaths(files, e.origin)
+		section, _, name := splitKey(e.key)
+		if name != "path" || (section != "include" && section != "includeif") || e.origin == "" {
+			continue
+		}
+		p := e.value
+		switch {
+		case strings.HasPrefix(p, "~/") && home != "":
+			p = filepath.Join(home, p[2:])
+		case !filepath.IsAbs(p):
+			p = filepath.Join(filepath.Dir(e.origin), p)
+		}
+		files = addPaths(files, filepath.Clean(p))
+	}
+	return files
+}
+
+// userFiles are the user's global and system config files, as git finds
+// them in the environment it is given.
+func (g *Git) userFiles() []string {
+	var files []string
+	home := g.vars["HOME"]
+	switch {
+	case g.vars["GIT_CONFIG_GLOBAL"] != "":
+		files = append(files, absFrom(home, g.vars["GIT_CONFIG_GLOBAL"]))
+	case home != "":
+		files = append(files, filepath.Join(home, ".gitconfig"))
+		xdg := g.vars["XDG_CONFIG_HOME"]
+		if xdg == "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		files = append(files, filepath.Join(xdg, "git", "config"))
+	}
+	if g.vars["GIT_CONFIG_NOSYSTEM"] == "" {
+		files = append(files, "/etc/gitconfig")
+	}
+	return files
+}
+
+func (g *Git) userSet() map[string]bool {
+	set := map[string]bool{}
+	for _, f := range g.userFiles() {
+		set[f] = true
+	}
+	return set
+}
+
+func absFrom(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}
+
+// explain names the withheld programs a failure may come from: a filter
+// git says failed ("smudge filter crypt failed", "clean filter 'crypt'
+// failed"), or a program given as empty ("cannot run : …" is git trying
+// to run the empty command pi-tui gave in its place).
+func (gd *guard) explain(stderr string) []Program {
+	var out []Program
+	empty := strings.Contains(stderr, "cannot run :")
+	for _, p := range gd.withheld {
+		section, sub, name := splitKey(p.Key)
+		if section != "filter" {
+			if empty {
+				out = append(out, p)
+			}
+			continue
+		}
+		which := strings.Contains(stderr, name+" filter "+sub+" failed") || strings.Contains(stderr, name+" filter '"+sub+"' failed")
+		other := strings.Contains(stderr, "filter '"+sub+"'") || strings.Contains(stderr, "filter "+sub+" ")
+		if which || (name == "process" && other) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Withheld lists the programs the config of dir's repository names that
+// pi-tui's git calls there do not run: for a sentence before an
+// operation that would need one (a merge driver, a required filter).
+func (g *Git) Withheld(ctx context.Context, dir string) ([]Program, error) {
+	gd, err := g.guardFor(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	return gd.withheld, nil
+}

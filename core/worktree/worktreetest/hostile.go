@@ -1,0 +1,72 @@
+package worktreetest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// HostileAttributes are the .gitattributes lines that send the files of a
+// Hostile repository through its programs: *.txt through the filter, diff
+// and merge drivers of .git/config, *.inc through a filter of a file
+// .git/config includes, *.wt through a filter of config.worktree, *.proc
+// through a long-running filter process.
+const HostileAttributes = "*.txt filter=evil diff=evil merge=evil\n*.inc filter=inc diff=inc\n*.wt filter=wt diff=wt\n*.proc filter=proc\n"
+
+// Hostile writes into the repository at dir a config whose every program
+// would leave a file in marks when run: filters (clean, smudge, process),
+// a merge driver, textconv and diff commands, a signing program with
+// signing on, ssh, askpass, credential helper and alternate-refs
+// commands; some in a file the config includes, some in config.worktree.
+// The repository's files must use them through HostileAttributes.
+func Hostile(t testing.TB, dir, marks string) {
+	t.Helper()
+	if err := os.MkdirAll(marks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mark := func(name string) string { return "touch '" + filepath.Join(marks, name) + "'" }
+	gpg := filepath.Join(marks, "..", "gpg-program")
+	if err := os.WriteFile(gpg, []byte("#!/bin/sh\n"+mark("gpg")+"\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	common := strings.TrimSpace(Git(t, dir, "rev-parse", "--git-common-dir"))
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(dir, common)
+	}
+	cfg := func(file string, kv ...string) {
+		for i := 0; i < len(kv); i += 2 {
+			Git(t, dir, "config", "--file", file, "--add", kv[i], kv[i+1])
+		}
+	}
+	local := filepath.Join(common, "config")
+	cfg(local,
+		"filter.evil.clean", mark("clean")+"; cat", "filter.evil.smudge", mark("smudge")+"; cat",
+		"filter.proc.process", mark("process"),
+		"merge.evil.driver", mark("merge")+"; true",
+		"diff.evil.textconv", mark("textconv")+"; cat", "diff.evil.command", mark("diffcmd"),
+		"gpg.program", gpg, "commit.gpgSign", "true", "tag.gpgSign", "true",
+		"core.sshCommand", mark("ssh"), "core.askPass", mark("askpass"),
+		"core.alternateRefsCommand", mark("altrefs"), "credential.helper", "!"+mark("credential"),
+		"include.path", "pi-included.cfg",
+		"extensions.worktreeConfig", "true",
+	)
+	cfg(filepath.Join(common, "pi-included.cfg"),
+		"filter.inc.clean", mark("inc-clean")+"; cat", "filter.inc.smudge", mark("inc-smudge")+"; cat",
+		"diff.inc.textconv", mark("inc-textconv")+"; cat")
+	cfg(filepath.Join(common, "config.worktree"),
+		"filter.wt.clean", mark("wt-clean")+"; cat", "filter.wt.smudge", mark("wt-smudge")+"; cat",
+		"diff.wt.textconv", mark("wt-textconv")+"; cat")
+}
+
+// NoMarks fails the test when a program of a Hostile repository ran.
+func NoMarks(t testing.TB, marks string) {
+	t.Helper()
+	ents, err := os.ReadDir(marks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		t.Errorf("the repository's own config ran a program: %s", e.Name())
+	}
+}
