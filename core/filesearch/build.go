@@ -53,22 +53,22 @@ func fromGit(ctx context.Context, g Git, root string, lim Limits) (*List, error)
 	}
 	// Stamped before listing: a change made meanwhile lists again next time.
 	fi, statErr := os.Stat(info.index)
-	n, full, err := gitTracked(ctx, g, root, lim)
+	t, err := gitTracked(ctx, g, root, lim)
 	if err != nil {
 		return nil, err
 	}
-	paths := n.strings("")
+	paths := t.names.strings("")
 	if len(paths) == 0 && info.prefix != "" {
 		return nil, nil
 	}
 	l := newList(root, paths)
-	l.FromIndex, l.viaGit, l.tracked, l.Truncated, l.prefix = true, true, len(paths), full, info.prefix
+	l.FromIndex, l.viaGit, l.tracked, l.Truncated, l.prefix = true, true, len(paths), t.full, info.prefix
+	l.subs, l.Warning = t.subs, t.warn
 	if statErr == nil {
 		l.stamp = indexStamp{path: info.index, size: fi.Size(), mtime: fi.ModTime()}
 	}
 	// A commit inside a submodule changes its index, not this one.
-	_, serr := os.Lstat(filepath.Join(info.top, ".gitmodules"))
-	l.ageBound = serr == nil
+	l.ageBound = len(t.subs) > 0
 	return l, nil
 }
 

@@ -97,7 +97,7 @@ func carryUntracked(l *List, untracked []string, lim Limits) *List {
 // copyState gives nl what l knows of where its tracked files came from.
 func (nl *List) copyState(l *List) {
 	nl.FromIndex, nl.Truncated, nl.Warning = l.FromIndex, l.Truncated, l.Warning
-	nl.tracked, nl.viaGit, nl.ageBound = l.tracked, l.viaGit, l.ageBound
+	nl.tracked, nl.viaGit, nl.ageBound, nl.subs = l.tracked, l.viaGit, l.ageBound, l.subs
 	nl.stamp, nl.gitDir, nl.prefix = l.stamp, l.gitDir, l.prefix
 }
 
@@ -134,7 +134,7 @@ func (c *Cache) AddUntracked(ctx context.Context, l *List) (*List, error) {
 	if l.viaGit {
 		g := c.gitFor(ctx)
 		if room := c.lim.MaxFiles - len(tracked); g != nil && room > 0 {
-			n, cut, err := gitOthers(ctx, g, l.Root, c.lim, room)
+			n, cut, err := gitOthers(ctx, g, l.Root, l.subs, c.lim, room)
 			if err != nil {
 				return nil, err
 			}

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
 // Git starts git commands hardened against the repository's own
@@ -29,18 +31,23 @@ type GitFinder func(context.Context) (Git, error)
 
 // Why git and not only the index file: git alone knows every index
 // format and extension (a split index holds only the latest changes; its
-// base is another file), the user's core.excludesFile, and submodules'
-// own indexes. Tracked files come from one run and untracked ones from a
-// second: `ls-files --cached --others` prints the untracked files first,
-// after walking the whole work tree, while `--cached` alone prints from
-// the index in a few milliseconds.
+// base is another file) and the user's core.excludesFile. Tracked files
+// come from one run and untracked ones from a second: `ls-files --cached
+// --others` prints the untracked files first, after walking the whole
+// work tree, while `--cached` alone prints from the index in a few
+// milliseconds.
+//
+// Submodules: a submodule's own config is another repository's, so git is
+// never asked to recurse into one (core/git's overrides cover the
+// repository it runs in); each checked-out submodule is listed by a git
+// run of its own, in its folder, and its paths get the submodule's path
+// in front.
 
 // trackedArgs list the index: -t tags skip-worktree entries (S), which
-// are not in the work tree; -s gives each entry's mode (submodules that
-// are not checked out stay gitlinks, mode 160000) and stage (a conflicted
-// file is listed once per stage); submodules that are checked out are
-// listed file by file.
-var trackedArgs = []string{"ls-files", "-z", "--cached", "-t", "-s", "--recurse-submodules"}
+// are not in the work tree; -s gives each entry's mode (a submodule is a
+// gitlink, mode 160000) and stage (a conflicted file is listed once per
+// stage).
+var trackedArgs = []string{"ls-files", "-z", "--cached", "-t", "-s"}
 
 // othersArgs list what git neither tracks nor ignores, with every
 // exclude source git knows (.gitignore files above and below, info/exclude,
@@ -51,11 +58,16 @@ var othersArgs = []string{"ls-files", "-z", "--others", "--exclude-standard"}
 // is at most a few KiB on every system git runs on.
 const maxGitRecord = 64 << 10
 
+// maxSubmodules bounds the submodules listed, nested ones included.
+const maxSubmodules = 256
+
+// modeGitlink is a submodule's mode in the index.
+const modeGitlink = 0o160000
+
 // repoInfo is what git says about the folder a list is made for.
 type repoInfo struct {
 	index  string // the index file, whose size and time say when to list again
 	prefix string // the folder's path in the repository: "" at its top, else ending in "/"
-	top    string // the work tree's top folder
 }
 
 // errNotRepo says git found no work tree at or above the folder.
@@ -65,10 +77,10 @@ var errNotRepo = errors.New("not in a git work tree")
 // root's path in it.
 func gitRepo(ctx context.Context, g Git, root string, lim Limits) (repoInfo, error) {
 	var lines []string
-	err := runGit(ctx, g, root, lim, []string{"rev-parse", "--is-inside-work-tree", "--git-path", "index", "--show-prefix", "--show-toplevel"},
+	err := runGit(ctx, g, root, lim, []string{"rev-parse", "--is-inside-work-tree", "--git-path", "index", "--show-prefix"},
 		'\n', func(rec []byte) bool {
 			lines = append(lines, string(rec))
-			return len(lines) < 4
+			return len(lines) < 3
 		})
 	var ge *gitError
 	if (errors.As(err, &ge) && strings.Contains(ge.stderr, "not a git repository")) || (len(lines) > 0 && lines[0] == "false") {
@@ -77,8 +89,8 @@ func gitRepo(ctx context.Context, g Git, root string, lim Limits) (repoInfo, err
 	if err != nil {
 		return repoInfo{}, err
 	}
-	if len(lines) != 4 {
-		return repoInfo{}, fmt.Errorf("git rev-parse printed %d lines, not 4", len(lines))
+	if len(lines) != 3 {
+		return repoInfo{}, fmt.Errorf("git rev-parse printed %d lines, not 3", len(lines))
 	}
 	if lines[0] != "true" {
 		return repoInfo{}, fmt.Errorf("git rev-parse printed %q, not whether this is a work tree", trim([]byte(lines[0])))
@@ -87,76 +99,163 @@ func gitRepo(ctx context.Context, g Git, root string, lim Limits) (repoInfo, err
 	if !filepath.IsAbs(idx) {
 		idx = filepath.Join(root, idx)
 	}
-	return repoInfo{index: idx, prefix: lines[2], top: lines[3]}, nil
+	return repoInfo{index: idx, prefix: lines[2]}, nil
+}
+
+// tracked is what the first step found.
+type tracked struct {
+	names *names
+	subs  []string // the checked-out submodules listed, by path (nested ones too)
+	full  bool     // a limit was reached
+	warn  string   // submodules that could not be listed
 }
 
 // gitTracked lists the files git tracks under root that are in the work
-// tree, in index order, and reports whether it stopped at a limit.
-func gitTracked(ctx context.Context, g Git, root string, lim Limits) (*names, bool, error) {
-	n := &names{}
-	full := false
+// tree, in index order, then those of each checked-out submodule.
+func gitTracked(ctx context.Context, g Git, root string, lim Limits) (tracked, error) {
+	t := tracked{names: &names{}}
+	links, full, err := trackedIn(ctx, g, root, "", lim, t.names)
+	if err != nil {
+		return t, err
+	}
+	t.full = full
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return t, fmt.Errorf("cannot open the project folder: %v", fsutil.PlainError(err))
+	}
+	defer r.Close()
+	var failed []string
+	for len(links) > 0 && !t.full {
+		sm := links[0]
+		links = links[1:]
+		if !checkedOut(r, sm) {
+			continue
+		}
+		if len(t.subs) == maxSubmodules {
+			failed = append(failed, fmt.Sprintf("more than %d submodules", maxSubmodules))
+			break
+		}
+		t.subs = append(t.subs, sm)
+		inner, full, err := trackedIn(ctx, g, filepath.Join(root, filepath.FromSlash(sm)), sm+"/", lim, t.names)
+		if err != nil {
+			if ctx.Err() != nil {
+				return t, ctx.Err()
+			}
+			failed = append(failed, sm+" ("+err.Error()+")")
+			continue
+		}
+		t.full = full
+		links = append(links, inner...)
+	}
+	if len(failed) > 0 {
+		t.warn = "the files of these submodules are not listed: " + strings.Join(failed, ", ")
+	}
+	return t, nil
+}
+
+// checkedOut reports whether submodule path sm is a folder of the project
+// (reached without leaving it) holding a .git: a submodule that is not
+// checked out is an empty folder.
+func checkedOut(r *os.Root, sm string) bool {
+	fi, err := r.Lstat(sm)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	_, err = r.Lstat(sm + "/.git")
+	return err == nil
+}
+
+// trackedIn adds to n, after prefix, the files git tracks in dir that are
+// in the work tree, and returns the submodules (their paths with prefix)
+// and whether a limit was reached.
+func trackedIn(ctx context.Context, g Git, dir, prefix string, lim Limits, n *names) (links []string, full bool, err error) {
 	var last []byte
 	var perr error
-	err := runGit(ctx, g, root, lim, trackedArgs, 0, func(rec []byte) bool {
-		p, ok, err := parseStaged(rec)
+	err = runGit(ctx, g, dir, lim, trackedArgs, 0, func(rec []byte) bool {
+		p, mode, inTree, err := parseStaged(rec)
 		if err != nil {
 			perr = err
 			return false
 		}
-		if !ok || bytes.Equal(p, last) || !cleanPath(p) {
+		switch {
+		case !inTree || bytes.Equal(p, last) || !cleanPath(p):
 			return true // not in the work tree, another stage, or never offered
+		case mode&modeTypeMask == modeGitlink:
+			if len(links) < maxSubmodules {
+				links = append(links, prefix+string(p))
+			}
+			return true
+		case mode&modeTypeMask != modeRegular && mode&modeTypeMask != modeSymlink:
+			return true
 		}
-		if !n.add(p, lim) {
+		if !n.add(prefix, p, lim) {
 			full = true
 			return false
 		}
-		last = n.buf[len(n.buf)-len(p):]
+		last = append(last[:0], p...) // p is git's output buffer, reused by the next read
 		return true
 	})
 	if perr != nil {
 		return nil, false, perr
 	}
-	return n, full, err
+	return links, full, err
 }
 
-// gitOthers lists the files under root that git neither tracks nor
-// ignores, at most room of them.
-func gitOthers(ctx context.Context, g Git, root string, lim Limits, room int) (*names, bool, error) {
+// gitOthers lists the files under root, and in the submodules subs, that
+// git neither tracks nor ignores, at most room of them.
+func gitOthers(ctx context.Context, g Git, root string, subs []string, lim Limits, room int) (*names, bool, error) {
 	n := &names{}
-	full := false
 	lim.MaxFiles = room
-	err := runGit(ctx, g, root, lim, othersArgs, 0, func(rec []byte) bool {
+	full, err := othersIn(ctx, g, root, "", lim, n)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, sm := range subs {
+		if full {
+			break
+		}
+		// A submodule that cannot be listed leaves its untracked files out.
+		full, _ = othersIn(ctx, g, filepath.Join(root, filepath.FromSlash(sm)), sm+"/", lim, n)
+	}
+	return n, full, ctx.Err()
+}
+
+// othersIn adds to n, after prefix, what git in dir neither tracks nor
+// ignores, and reports whether a limit was reached.
+func othersIn(ctx context.Context, g Git, dir, prefix string, lim Limits, n *names) (bool, error) {
+	full := false
+	err := runGit(ctx, g, dir, lim, othersArgs, 0, func(rec []byte) bool {
 		if !cleanPath(rec) {
 			return true // a nested repository ("sub/"), a name never offered
 		}
-		if !n.add(rec, lim) {
+		if !n.add(prefix, rec, lim) {
 			full = true
 			return false
 		}
 		return true
 	})
-	return n, full, err
+	return full, err
 }
 
 // parseStaged reads one record of `ls-files -t -s`: the tag, the mode,
-// the object name and the stage, then a tab and the path. ok is false for
-// entries that are not files in the work tree: skip-worktree entries
-// (sparse checkouts), submodules not checked out, sparse directories.
-func parseStaged(rec []byte) (path []byte, ok bool, err error) {
-	head, path, found := bytes.Cut(rec, []byte{'\t'})
-	fields := bytes.Fields(head)
-	if !found || len(fields) != 4 {
-		return nil, false, fmt.Errorf("git ls-files printed %q, not a tagged index entry", trim(rec))
+// the object name and the stage, separated by spaces, then a tab and the
+// path. inTree is false for skip-worktree entries (tag S: outside a
+// sparse checkout). It allocates nothing: it runs once per file.
+func parseStaged(rec []byte) (path []byte, mode uint32, inTree bool, err error) {
+	head, path, ok := bytes.Cut(rec, []byte{'\t'})
+	tag, rest, ok1 := bytes.Cut(head, []byte{' '})
+	m, rest, ok2 := bytes.Cut(rest, []byte{' '})
+	obj, stage, ok3 := bytes.Cut(rest, []byte{' '})
+	if !ok || !ok1 || !ok2 || !ok3 || len(tag) == 0 || len(obj) == 0 || len(stage) == 0 || len(m) == 0 || len(m) > 7 {
+		return nil, 0, false, fmt.Errorf("git ls-files printed %q, not a tagged index entry", trim(rec))
 	}
-	mode, merr := strconv.ParseUint(string(fields[1]), 8, 32)
-	if merr != nil {
-		return nil, false, fmt.Errorf("git ls-files printed the mode %q", trim(fields[1]))
+	for _, c := range m {
+		if c < '0' || c > '7' {
+			return nil, 0, false, fmt.Errorf("git ls-files printed the mode %q", trim(m))
+		}
+		mode = mode<<3 | uint32(c-'0')
 	}
-	if string(fields[0]) == "S" {
-		return path, false, nil
-	}
-	t := mode & modeTypeMask
-	return path, t == modeRegular || t == modeSymlink, nil
+	return path, mode, string(tag) != "S", nil
 }
 
 // trim shortens bytes of git's output for a message.

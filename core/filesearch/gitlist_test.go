@@ -123,7 +123,7 @@ func TestSplitIndexListsEveryTrackedFile(t *testing.T) {
 		t.Fatalf("with git, untracked: %v %q", err, u.Paths)
 	}
 
-	w, err := NewCache(DefaultLimits(), nil).Get(context.Background(), root)
+	w, err := NewCache(DefaultLimits(), noGit(t)).Get(context.Background(), root)
 	got := slices.Sorted(slices.Values(w.Paths))
 	want := slices.Sorted(slices.Values(append(slices.Clone(tracked), "new.txt")))
 	if err != nil || w.FromIndex || !slices.Equal(got, want) || !strings.Contains(w.Warning, "split") {
@@ -136,7 +136,7 @@ func TestSplitIndexListsEveryTrackedFile(t *testing.T) {
 	for _, s := range shared {
 		os.Remove(s)
 	}
-	w, err = NewCache(DefaultLimits(), nil).Get(context.Background(), root)
+	w, err = NewCache(DefaultLimits(), noGit(t)).Get(context.Background(), root)
 	if err != nil || slices.Contains(w.Paths, "gen/a.go") || !slices.Contains(w.Paths, "late.go") ||
 		!strings.Contains(w.Warning, "tracked files that .gitignore matches may be missing") {
 		t.Fatalf("without the shared index: %v %q warning=%q", err, w.Paths, w.Warning)
@@ -144,8 +144,9 @@ func TestSplitIndexListsEveryTrackedFile(t *testing.T) {
 }
 
 // Files inside a checked-out submodule are listed, by their path in the
-// project; a submodule that is not checked out is not (neither its
-// folder nor its files); files outside a sparse checkout are not (its
+// project, untracked ones in the second step; a submodule that is not
+// checked out is not (neither its folder nor its files), nor one whose
+// folder is a link out of the project; files outside a sparse checkout are not (its
 // skip-worktree entries); a
 // conflicted file is listed once.
 func TestGitSubmodulesSparseAndConflicts(t *testing.T) {
@@ -165,13 +166,27 @@ func TestGitSubmodulesSparseAndConflicts(t *testing.T) {
 	git(t, root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", "../sub", "gone")
 	git(t, root, "commit", "-q", "-m", "main")
 	git(t, root, "submodule", "deinit", "-q", "-f", "gone")
+	// A gitlink whose folder is a link out of the project is not entered.
+	if err := os.Symlink(sub, filepath.Join(root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	head := strings.TrimSpace(git(t, sub, "rev-parse", "HEAD"))
+	git(t, root, "update-index", "--add", "--cacheinfo", "160000,"+head+",out")
+	write(t, root, map[string]string{"sm/scratch.txt": "untracked in the submodule\n"})
 	_, find := testGit(t, "")
 
-	l, err := NewCache(DefaultLimits(), find).Get(context.Background(), root)
+	c := NewCache(DefaultLimits(), find)
+	l, err := c.Get(context.Background(), root)
 	want := []string{".gitmodules", "a.go", "d/b.go", "f.txt", "sm/inner.go"}
 	if err != nil || !slices.Equal(l.Paths, want) {
 		t.Fatalf("submodules: %v\ngot  %q\nwant %q", err, l.Paths, want)
 	}
+	u, err := c.AddUntracked(context.Background(), l)
+	if err != nil || !slices.Equal(u.Paths, append(slices.Clone(want), "sm/scratch.txt")) {
+		t.Fatalf("submodules, untracked: %v %q", err, u.Paths)
+	}
+	os.Remove(filepath.Join(root, "sm", "scratch.txt"))
+	git(t, root, "rm", "-q", "-f", "--cached", "out")
 
 	// A conflict: three stages of f.txt in the index.
 	git(t, root, "checkout", "-q", "-b", "other")
@@ -317,20 +332,40 @@ func TestMisbehavingGit(t *testing.T) {
 }
 
 // FuzzParseStaged: any record gives a path or an error, never a panic,
-// and a path kept is what follows the first tab.
+// and the path is what follows the first tab.
 func FuzzParseStaged(f *testing.F) {
 	f.Add([]byte("H 100644 0123 0\ta.go"))
 	f.Add([]byte("S 160000 0123 0\tsm"))
 	f.Add([]byte("M 100644 0123 2\tf\tg"))
 	f.Add([]byte("\t"))
 	f.Fuzz(func(t *testing.T, rec []byte) {
-		p, ok, err := parseStaged(rec)
+		p, _, _, err := parseStaged(rec)
 		if err != nil {
 			return
 		}
 		_, after, _ := strings.Cut(string(rec), "\t")
-		if ok && string(p) != after {
+		if string(p) != after {
 			t.Fatalf("%q gave %q", rec, p)
 		}
 	})
+}
+
+// On a machine without git (none on the PATH) the index file is read,
+// and the untracked files are found by walking the folder.
+func TestWithoutGitOnThePath(t *testing.T) {
+	needGit(t) // to make the repository
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	write(t, root, map[string]string{".gitignore": "*.log\n", "a.go": "package a\n", "kept.log": "tracked\n", "scratch.txt": "x\n", "skip.log": "ignored\n"})
+	git(t, root, "init", "-q")
+	git(t, root, "add", "a.go", ".gitignore")
+	git(t, root, "add", "-f", "kept.log")
+	c := NewCache(DefaultLimits(), noGit(t))
+	l, err := c.Get(context.Background(), root)
+	if err != nil || !l.FromIndex || l.viaGit || !slices.Equal(l.Paths, lsFiles(t, root)) {
+		t.Fatalf("%v fromIndex=%v viaGit=%v %q", err, l.FromIndex, l.viaGit, l.Paths)
+	}
+	u, err := c.AddUntracked(context.Background(), l)
+	if err != nil || !slices.Equal(u.Paths, append(lsFiles(t, root), "scratch.txt")) {
+		t.Fatalf("untracked: %v %q", err, u.Paths)
+	}
 }

@@ -8,32 +8,33 @@ import (
 	"testing"
 )
 
-// execGit runs the git on the PATH the way core/git hardens it, for the
-// tests of this package: a clean environment (the global config named by
-// the test), no fsmonitor, no hooks.
-type execGit struct{ env []string }
-
-func (g execGit) Command(ctx context.Context, dir string, args ...string) (*exec.Cmd, error) {
-	full := append([]string{"-C", dir, "--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
-		"-c", "core.quotePath=false"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Env = g.env
-	return cmd, nil
-}
-
-// testGit returns a Git whose global configuration is the file global
-// ("" for none), and a finder for it.
+// testGit returns the user's git as pi-tui runs it (SystemGit), with the
+// global configuration in the file global ("" for none) and a home of
+// its own.
 func testGit(t testing.TB, global string) (Git, GitFinder) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
+	if _, err := lookGit(); err != nil {
 		t.Skip("git is not installed")
 	}
+	env := testEnv(t, global)
+	find := SystemGit(func(k string) string { return env[k] })
+	g, err := find(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, func(context.Context) (Git, error) { return g, nil }
+}
+
+func lookGit() (string, error) { return exec.LookPath("git") }
+
+// testEnv is the environment the tests give git: the process's PATH, a
+// home of its own, the global configuration in the file global ("" for
+// none) and no system one.
+func testEnv(t testing.TB, global string) map[string]string {
 	if global == "" {
 		global = os.DevNull
 	}
-	g := execGit{env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LC_ALL=C",
-		"GIT_CONFIG_GLOBAL=" + global, "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0"}}
-	return g, func(context.Context) (Git, error) { return g, nil }
+	return map[string]string{"PATH": os.Getenv("PATH"), "HOME": t.TempDir(), "GIT_CONFIG_GLOBAL": global, "GIT_CONFIG_NOSYSTEM": "1"}
 }
 
 // globalConfig writes a global git config naming excludes as
@@ -50,4 +51,15 @@ func globalConfig(t testing.TB, excludes string) string {
 		t.Fatal(err)
 	}
 	return cfg
+}
+
+// noGit is a finder whose PATH holds no git, as on a machine without it.
+func noGit(t testing.TB) GitFinder {
+	empty := t.TempDir()
+	return SystemGit(func(k string) string {
+		if k == "PATH" {
+			return empty
+		}
+		return ""
+	})
 }

@@ -263,12 +263,13 @@ func (n *names) strings(prefix string) []string {
 	return out
 }
 
-// add appends p unless that would pass lim's number of files or bytes.
-func (n *names) add(p []byte, lim Limits) bool {
-	if len(n.ends) >= lim.MaxFiles || int64(len(n.buf)+len(p)) > lim.MaxBytes {
+// add appends prefix+p unless that would pass lim's number of files or
+// bytes.
+func (n *names) add(prefix string, p []byte, lim Limits) bool {
+	if len(n.ends) >= lim.MaxFiles || int64(len(n.buf)+len(prefix)+len(p)) > lim.MaxBytes {
 		return false
 	}
-	n.buf = append(n.buf, p...)
+	n.buf = append(append(n.buf, prefix...), p...)
 	n.ends = append(n.ends, len(n.buf))
 	return true
 }

@@ -43,9 +43,10 @@ type List struct {
 	Truncated bool   // the list stopped at Limits.MaxFiles or MaxBytes
 	Warning   string // what the list may lack, and why (git failed, an index it cannot read alone)
 
-	tracked  int  // Paths[:tracked] are tracked; after them, untracked files
-	viaGit   bool // listed by git, so the untracked files are asked of git too
-	ageBound bool // the index's stamp cannot tell every change (submodules have their own)
+	tracked  int      // Paths[:tracked] are tracked; after them, untracked files
+	viaGit   bool     // listed by git, so the untracked files are asked of git too
+	ageBound bool     // the index's stamp cannot tell every change (submodules have their own)
+	subs     []string // the checked-out submodules, whose untracked files git lists in them
 	stamp    indexStamp
 	built    time.Time
 	gitDir   string // the repository's git folder, for info/exclude (without git)

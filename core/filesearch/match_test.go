@@ -86,25 +86,6 @@ func warmMatcher(b *testing.B) *Matcher {
 	return NewMatcher(l)
 }
 
-// BenchmarkFirstResults: `@` then "h" in a 100,000-file git checkout with
-// nothing cached: read and parse the index, prepare the list, match.
-func BenchmarkFirstResults(b *testing.B) {
-	root := setupCheckout(b, 100_000)
-	b.ReportAllocs()
-	for b.Loop() {
-		c := NewCache(DefaultLimits(), nil)
-		l, err := c.Get(b.Context(), root)
-		if err != nil || !l.FromIndex {
-			b.Fatal(err)
-		}
-		m := NewMatcher(l)
-		m.Top("", 10)
-		if top, _ := m.Top("h", 10); len(top) == 0 {
-			b.Fatal("no match")
-		}
-	}
-}
-
 // BenchmarkKeystroke: each further key of "handler" typed after "h",
 // narrowing the last result (the cost per key is ns/op divided by 6).
 func BenchmarkKeystroke(b *testing.B) {
