@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	coregit "github.com/pi-tui/pi-tui/core/git"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
@@ -275,13 +276,9 @@ type gitError struct {
 }
 
 func (e *gitError) Error() string {
-	msg := e.err.Error()
-	for l := range strings.Lines(e.stderr) {
-		l = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(l, "fatal: "), "error: "))
-		if l != "" && !strings.HasPrefix(l, "hint:") {
-			msg = l
-			break
-		}
+	msg := coregit.FirstLine(e.stderr)
+	if msg == "" {
+		msg = e.err.Error()
 	}
 	return "git " + e.args[0] + ": " + msg
 }
@@ -313,8 +310,8 @@ func runGit(ctx context.Context, g Git, dir string, lim Limits, args []string, s
 	if err := cmd.Start(); err != nil {
 		return &gitError{args: args, err: err}
 	}
-	// A killed git's children (a submodule's ls-files) may keep the
-	// pipe open: closing it is what unblocks the read.
+	// A killed git's children may keep the pipe open: closing it is
+	// what unblocks the read.
 	stopClose := context.AfterFunc(ctx, func() { stdout.Close() })
 	defer stopClose()
 	r := bufio.NewReaderSize(stdout, maxGitRecord)
