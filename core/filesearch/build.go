@@ -12,10 +12,16 @@ import (
 // checkout, or for a folder of a repository that tracks nothing in it, by
 // walking the folder.
 func Build(ctx context.Context, root string, lim Limits, g Git) (*List, error) {
+	return build(ctx, root, lim, g, nil)
+}
+
+// build is Build, calling first (when not nil) with the tracked paths git
+// has listed so far once there are Limits.FirstBatch of them.
+func build(ctx context.Context, root string, lim Limits, g Git, first func([]string)) (*List, error) {
 	root = filepath.Clean(root)
 	var gitWarn string
 	if g != nil {
-		l, err := fromGit(ctx, g, root, lim)
+		l, err := fromGit(ctx, g, root, lim, first)
 		switch {
 		case err == nil && l != nil:
 			return l, nil
@@ -46,14 +52,18 @@ func Build(ctx context.Context, root string, lim Limits, g Git) (*List, error) {
 // outside a work tree, and nil and no error for a folder of a repository
 // where nothing is tracked (a home folder kept in git: its own files are
 // what the user means, so it is walked).
-func fromGit(ctx context.Context, g Git, root string, lim Limits) (*List, error) {
+func fromGit(ctx context.Context, g Git, root string, lim Limits, first func([]string)) (*List, error) {
 	info, err := gitRepo(ctx, g, root, lim)
 	if err != nil {
 		return nil, err
 	}
 	// Stamped before listing: a change made meanwhile lists again next time.
 	fi, statErr := os.Stat(info.index)
-	t, err := gitTracked(ctx, g, root, lim)
+	var hint int64
+	if statErr == nil {
+		hint = fi.Size() / 2
+	}
+	t, err := gitTracked(ctx, g, root, lim, first, hint)
 	if err != nil {
 		return nil, err
 	}

@@ -52,25 +52,115 @@ func (c *Cache) gitFor(ctx context.Context) Git {
 // Limits.WalkMaxAge. A rebuilt list keeps the untracked files the old one
 // had, after the tracked ones and without those now tracked, until
 // AddUntracked looks again: the menu does not lose them meanwhile.
+//
+// In a large checkout Get does not wait for git to list every tracked
+// file: once Limits.FirstBatch are listed it returns them (or, when
+// rebuilding, the previous list) as a Partial list, and the listing goes
+// on; AddUntracked on that list returns the whole one.
 func (c *Cache) Get(ctx context.Context, root string) (*List, error) {
 	root = filepath.Clean(root)
 	c.mu.Lock()
 	old := c.lists[root]
 	c.mu.Unlock()
-	if old != nil && c.fresh(old) {
+	if old != nil && old.rest != nil {
+		select {
+		case <-old.rest.done:
+			if old.rest.err != nil {
+				break // listed again below
+			}
+			old = c.settle(root, old)
+		default:
+			return old, nil // still listing: the part there is
+		}
+	}
+	if old != nil && old.rest == nil && c.fresh(old) {
 		return old, nil
 	}
-	l, err := Build(ctx, root, c.lim, c.gitFor(ctx))
+	l, err := c.build(ctx, root, old)
 	if err != nil {
 		return nil, err
-	}
-	if old != nil && old.FromIndex && l.FromIndex && len(old.Paths) > old.tracked {
-		l = carryUntracked(l, old.Paths[old.tracked:], c.lim)
 	}
 	c.mu.Lock()
 	c.lists[root] = l
 	c.mu.Unlock()
 	return l, nil
+}
+
+// pending is the listing behind a Partial list.
+type pending struct {
+	done chan struct{}
+	list *List // once done: the whole list (made without git if git failed)
+	err  error
+}
+
+// build lists root for Get, old being the list it replaces (or nil).
+func (c *Cache) build(ctx context.Context, root string, old *List) (*List, error) {
+	g := c.gitFor(ctx)
+	if g == nil || c.lim.FirstBatch <= 0 {
+		l, err := Build(ctx, root, c.lim, g)
+		if err != nil {
+			return nil, err
+		}
+		return carry(l, old, c.lim), nil
+	}
+	p := &pending{done: make(chan struct{})}
+	first := make(chan []string, 1) // the first part; nil when the listing ended before one
+	go func() {
+		defer close(p.done)
+		sent := false
+		l, err := build(ctx, root, c.lim, g, func(part []string) {
+			sent = true
+			first <- part
+		})
+		if err == nil {
+			l = carry(l, old, c.lim)
+		}
+		p.list, p.err = l, err
+		if !sent {
+			first <- nil
+		}
+	}()
+	var part []string
+	select {
+	case part = <-first:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if part == nil {
+		<-p.done
+		return p.list, p.err
+	}
+	l := newList(root, part)
+	if old != nil && old.FromIndex {
+		// The previous list, whole, is a better first answer than a part.
+		l = newList(root, old.Paths)
+		l.tracked = old.tracked
+	} else {
+		l.tracked = len(part)
+	}
+	l.FromIndex, l.viaGit, l.rest = true, true, p
+	return l, nil
+}
+
+// settle puts the whole list behind Partial list l in the cache in its
+// place (unless l was replaced meanwhile) and returns it.
+func (c *Cache) settle(root string, l *List) *List {
+	whole := l.rest.list
+	c.mu.Lock()
+	if c.lists[root] == l {
+		c.lists[root] = whole
+	}
+	c.mu.Unlock()
+	return whole
+}
+
+// carry returns l with old's untracked files, when both are index lists
+// and old had some.
+func carry(l, old *List, lim Limits) *List {
+	if old == nil || !old.FromIndex || !l.FromIndex || len(old.Paths) <= old.tracked {
+		return l
+	}
+	return carryUntracked(l, old.Paths[old.tracked:], lim)
 }
 
 // carryUntracked returns tracked list l with the untracked paths of an
@@ -124,7 +214,21 @@ func (c *Cache) fresh(l *List) bool {
 // and info/exclude when the project is the repository's top. It walks the
 // work tree, so it is the second, slower step: the tracked files are
 // offered first.
+//
+// For a Partial list it waits for the whole tracked list and returns
+// that (Untracked still false: the untracked files are the next call's).
 func (c *Cache) AddUntracked(ctx context.Context, l *List) (*List, error) {
+	if l.rest != nil {
+		select {
+		case <-l.rest.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if l.rest.err != nil {
+			return nil, l.rest.err
+		}
+		return c.settle(l.Root, l), nil
+	}
 	if !l.FromIndex || l.Untracked {
 		return l, nil
 	}

@@ -112,9 +112,13 @@ type tracked struct {
 }
 
 // gitTracked lists the files git tracks under root that are in the work
-// tree, in index order, then those of each checked-out submodule.
-func gitTracked(ctx context.Context, g Git, root string, lim Limits) (tracked, error) {
-	t := tracked{names: &names{}}
+// tree, in index order, then those of each checked-out submodule. first,
+// when not nil, gets the paths listed so far once there are
+// lim.FirstBatch of them, while git goes on. hint is the bytes the paths
+// likely take (half the index file's size), to grow the buffer once.
+func gitTracked(ctx context.Context, g Git, root string, lim Limits, first func([]string), hint int64) (tracked, error) {
+	n := &names{first: first, firstAt: lim.FirstBatch, buf: make([]byte, 0, min(hint, lim.MaxBytes, 64<<20))}
+	t := tracked{names: n}
 	links, full, err := trackedIn(ctx, g, root, "", lim, t.names)
 	if err != nil {
 		return t, err

@@ -2,6 +2,7 @@ package filesearch
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -367,5 +368,54 @@ func TestWithoutGitOnThePath(t *testing.T) {
 	u, err := c.AddUntracked(context.Background(), l)
 	if err != nil || !slices.Equal(u.Paths, append(lsFiles(t, root), "scratch.txt")) {
 		t.Fatalf("untracked: %v %q", err, u.Paths)
+	}
+}
+
+// In a large checkout Get returns once git has listed Limits.FirstBatch
+// tracked files, as a Partial list, and git goes on; AddUntracked on it
+// returns every tracked file, and on that the untracked ones. When the
+// index changes, Get answers at once with the previous list while the
+// new one is made.
+func TestLargeCheckoutComesInParts(t *testing.T) {
+	needGit(t)
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	files := map[string]string{"scratch.txt": "untracked\n"}
+	for i := range 300 {
+		files[fmt.Sprintf("src/f%03d.go", i)] = "package src\n"
+	}
+	write(t, root, files)
+	git(t, root, "init", "-q")
+	git(t, root, "add", "src")
+	tracked := lsFiles(t, root)
+	lim := DefaultLimits()
+	lim.FirstBatch = 50
+	_, find := testGit(t, "")
+	c := NewCache(lim, find)
+	ctx := context.Background()
+
+	part, err := c.Get(ctx, root)
+	if err != nil || !part.Partial() || !part.FromIndex || !slices.Equal(part.Paths, tracked[:50]) {
+		t.Fatalf("first part: %v partial=%v %d paths", err, part.Partial(), len(part.Paths))
+	}
+	whole, err := c.AddUntracked(ctx, part)
+	if err != nil || whole.Partial() || whole.Untracked || !slices.Equal(whole.Paths, tracked) {
+		t.Fatalf("whole: %v partial=%v untracked=%v %d paths", err, whole.Partial(), whole.Untracked, len(whole.Paths))
+	}
+	if again, _ := c.Get(ctx, root); again != whole {
+		t.Fatal("the whole list did not replace the part in the cache")
+	}
+	u, err := c.AddUntracked(ctx, whole)
+	if err != nil || !u.Untracked || !slices.Equal(u.Paths, append(slices.Clone(tracked), "scratch.txt")) {
+		t.Fatalf("untracked: %v %d paths", err, len(u.Paths))
+	}
+
+	git(t, root, "add", "scratch.txt")
+	prev, err := c.Get(ctx, root)
+	if err != nil || !prev.Partial() || !slices.Equal(prev.Paths, u.Paths) {
+		t.Fatalf("while listing again: %v partial=%v %d paths", err, prev.Partial(), len(prev.Paths))
+	}
+	whole, err = c.AddUntracked(ctx, prev)
+	if err != nil || whole.Partial() || !slices.Equal(whole.Paths, lsFiles(t, root)) {
+		t.Fatalf("listed again: %v %q", err, whole.Paths[len(whole.Paths)-2:])
 	}
 }

@@ -242,6 +242,9 @@ func cleanPath(p []byte) bool {
 type names struct {
 	buf  []byte
 	ends []int
+
+	first   func([]string) // called once with the paths so far when there are firstAt
+	firstAt int
 }
 
 // strings returns the paths, slices of one string.
@@ -271,5 +274,9 @@ func (n *names) add(prefix string, p []byte, lim Limits) bool {
 	}
 	n.buf = append(append(n.buf, prefix...), p...)
 	n.ends = append(n.ends, len(n.buf))
+	if n.first != nil && len(n.ends) == n.firstAt {
+		n.first(n.strings(""))
+		n.first = nil
+	}
 	return true
 }
