@@ -3,8 +3,10 @@ package git
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
@@ -23,11 +25,12 @@ func benchRepo(b *testing.B) (*Git, string) {
 	return find(b, nil), dir
 }
 
-// BenchmarkStatus is one `git status` as the session list runs it:
-// cached overrides (the config unchanged since the last call: a few
-// stats), uncached (a git rev-parse and a git config run first), and
-// with no overrides at all (the fixed flags only), for the cost of the
-// hardening per call.
+// BenchmarkStatus is one `git status` as the session list runs it, for
+// the cost of the hardening per call: cached overrides (the config
+// unchanged since the last call: a few stats), uncached (a git rev-parse
+// and a git config run first), the config changed (one git config run
+// first), and unhardened (the fixed flags only, no overrides); and the
+// cache check alone.
 func BenchmarkStatus(b *testing.B) {
 	g, dir := benchRepo(b)
 	ctx := context.Background()
@@ -44,6 +47,16 @@ func BenchmarkStatus(b *testing.B) {
 			g.mu.Lock()
 			clear(g.guards)
 			g.mu.Unlock()
+			if _, err := g.Run(ctx, dir, args...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("config-changed", func(b *testing.B) {
+		cfg := filepath.Join(dir, ".git", "config")
+		for i := 0; b.Loop(); i++ {
+			at := time.Unix(int64(1e9+i), 0)
+			os.Chtimes(cfg, at, at) // a new ctime: the config is read again
 			if _, err := g.Run(ctx, dir, args...); err != nil {
 				b.Fatal(err)
 			}

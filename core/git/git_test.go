@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -242,4 +243,44 @@ func TestParallelRuns(t *testing.T) {
 		}
 	}
 	wtt.NoMarks(t, marks)
+}
+
+// The overrides cost git runs only when a config changed: a call with
+// the config as it was runs git once (the command itself); after a
+// change, one git config run comes first, without a rev-parse (the
+// repository is where it was).
+func TestOverridesAreReadOnlyWhenAConfigChanges(t *testing.T) {
+	wtt.Need(t)
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip(err)
+	}
+	base := t.TempDir()
+	dir, bin, log := filepath.Join(base, "repo"), filepath.Join(base, "bin"), filepath.Join(base, "log")
+	wtt.Repo(t, dir, map[string]string{"a.txt": "a\n"})
+	os.MkdirAll(bin, 0o755)
+	// A git that notes each run's command (the first word after the
+	// options pi-tui puts before it) and runs the real one.
+	script := "#!/bin/sh\nfor a; do case $a in -c|-C|--no-optional-locks) skip=1;; *) if [ -z \"$skip\" ]; then echo \"$a\" >> '" + log + "'; break; fi; skip=;; esac; done\nexec '" + real + "' \"$@\"\n"
+	os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755)
+	g := find(t, map[string]string{"PATH": bin + ":" + os.Getenv("PATH")})
+	runs := func() string {
+		b, _ := os.ReadFile(log)
+		os.Remove(log)
+		return strings.Join(strings.Fields(string(b)), " ")
+	}
+	runs()
+	run(t, g, dir, "status", "--porcelain")
+	if got := runs(); got != "rev-parse config status" {
+		t.Errorf("first call ran %q", got)
+	}
+	run(t, g, dir, "status", "--porcelain")
+	if got := runs(); got != "status" {
+		t.Errorf("second call ran %q", got)
+	}
+	wtt.Git(t, dir, "config", "filter.x.smudge", "cat")
+	run(t, g, dir, "status", "--porcelain")
+	if got := runs(); got != "config status" {
+		t.Errorf("after a config change ran %q", got)
+	}
 }

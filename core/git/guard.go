@@ -17,6 +17,17 @@ type guard struct {
 	args     []string
 	withheld []Program
 	stamps   []stamp
+	loc      *location
+}
+
+// location is where dir's repository and its config files are, known
+// from a git rev-parse; it holds while the files that decide it (the
+// .git of dir and the folders above, the worktree's commondir) are as
+// they were stamped.
+type location struct {
+	paths   []string // the candidate config files, before any is read
+	top     string   // the checkout's top folder (dir outside a checkout)
+	markers []stamp
 }
 
 // maxGuards bounds the folders whose guard is kept (a folder per
@@ -28,8 +39,8 @@ const maxGuards = 256
 const maxConfigList = 8 << 20
 
 // guardFor returns the guard of dir: from the cache while none of its
-// files changed, else read anew (a git config run, and a git rev-parse to
-// find the files).
+// files changed, else read anew (a git config run, and a git rev-parse
+// first when where the repository is may have changed too).
 func (g *Git) guardFor(ctx context.Context, dir string) (*guard, error) {
 	key := dir
 	if key == "" {
@@ -42,7 +53,13 @@ func (g *Git) guardFor(ctx context.Context, dir string) (*guard, error) {
 	if cur != nil && fresh(cur.stamps) {
 		return cur, nil
 	}
-	gd, settled, err := g.readGuard(ctx, dir, key)
+	var loc *location
+	if cur != nil && fresh(cur.loc.markers) {
+		loc = cur.loc
+	} else {
+		loc = g.locate(ctx, dir, key)
+	}
+	gd, settled, err := g.readGuard(ctx, dir, loc)
 	if err != nil {
 		return nil, err
 	}
@@ -62,8 +79,8 @@ func (g *Git) guardFor(ctx context.Context, dir string) (*guard, error) {
 // stamped before (an include), is done again, so the cached guard never
 // pairs old settings with new stamps. settled is false when the files
 // kept changing: the guard then serves this one call.
-func (g *Git) readGuard(ctx context.Context, dir, abs string) (*guard, bool, error) {
-	paths, top := g.candidates(ctx, dir, abs)
+func (g *Git) readGuard(ctx context.Context, dir string, loc *location) (*guard, bool, error) {
+	paths, top := loc.paths, loc.top
 	for range 3 {
 		before := stampAll(paths)
 		entries, err := g.listConfig(ctx, dir, top)
@@ -76,7 +93,7 @@ func (g *Git) readGuard(ctx context.Context, dir, abs string) (*guard, bool, err
 		if err != nil {
 			return nil, false, err
 		}
-		gd := &guard{args: args, withheld: withheld, stamps: after}
+		gd := &guard{args: args, withheld: withheld, stamps: after, loc: loc}
 		if len(next) == len(paths) && slicesEqual(before, after) {
 			return gd, true, nil
 		}
@@ -90,7 +107,7 @@ func (g *Git) readGuard(ctx context.Context, dir, abs string) (*guard, bool, err
 		return nil, false, err
 	}
 	args, withheld, err := overrides(entries, g.userSet())
-	return &guard{args: args, withheld: withheld}, false, err
+	return &guard{args: args, withheld: withheld, loc: loc}, false, err
 }
 
 func slicesEqual(a, b []stamp) bool {
@@ -125,34 +142,46 @@ func (g *Git) listConfig(ctx context.Context, dir, top string) ([]entry, error) 
 	return parseList(out, top, scoped), nil
 }
 
-// candidates are the files whose appearance or change would change dir's
+// locate finds the files whose appearance or change would change dir's
 // config, known before reading it: the repository's config and
 // config.worktree, the .git of dir and of every folder above it up to
 // the checkout's top (a new one would make another repository), the
-// worktree's commondir pointer, and the user's global files. top is the
-// checkout's top folder (abs outside a checkout).
-func (g *Git) candidates(ctx context.Context, dir, abs string) (paths []string, top string) {
+// worktree's commondir pointer, and the user's global files.
+func (g *Git) locate(ctx context.Context, dir, abs string) *location {
+	// The .git of every folder up to the root is stamped before git says
+	// where the repository is, so a change meanwhile is not missed.
+	var chain []string
+	for d := abs; ; d = filepath.Dir(d) {
+		chain = append(chain, filepath.Join(d, ".git"))
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	before := stampAll(chain)
+	loc := &location{}
 	if out, err := g.plain(ctx, dir, 64<<10, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"); err == nil {
 		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 		if len(lines) == 3 {
 			gitDir, common := lines[0], absFrom(abs, lines[1])
-			top = lines[2]
-			paths = addPaths(paths, filepath.Join(common, "config"), filepath.Join(gitDir, "config.worktree"),
-				filepath.Join(gitDir, "commondir"))
+			loc.top = lines[2]
+			loc.paths = addPaths(loc.paths, filepath.Join(common, "config"), filepath.Join(gitDir, "config.worktree"))
+			loc.markers = append(loc.markers, stampOf(filepath.Join(gitDir, "commondir")))
 		}
 	}
-	for d := abs; ; {
-		paths = addPaths(paths, filepath.Join(d, ".git"))
-		parent := filepath.Dir(d)
-		if d == top || parent == d {
+	for _, m := range before {
+		loc.markers = append(loc.markers, m)
+		if filepath.Dir(m.path) == loc.top {
 			break
 		}
-		d = parent
 	}
-	if top == "" {
-		top = abs
+	if loc.top == "" {
+		loc.top = abs
 	}
-	return addPaths(paths, g.userFiles()...), top
+	for _, m := range loc.markers {
+		loc.paths = addPaths(loc.paths, m.path)
+	}
+	loc.paths = addPaths(loc.paths, g.userFiles()...)
+	return loc
 }
 
 // configFiles are the files entries were read from, and the files their

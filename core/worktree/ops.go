@@ -13,6 +13,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
+	"github.com/pi-tui/pi-tui/core/git"
 	"github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
@@ -73,6 +74,10 @@ func (g *Git) Add(ctx context.Context, projectRoot, dir, branch, base string) (s
 		if _, now := g.run(ctx, c.Top, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch); existed != nil && now == nil {
 			_ = g.Prune(ctx, c.Top)
 			_, _ = g.run(ctx, c.Top, "branch", "-D", branch)
+		}
+		if ge := (*GitError)(nil); errors.As(err, &ge) && len(ge.Withheld) > 0 {
+			return session.Worktree{}, fmt.Errorf("%s cannot be checked out into a worktree (%s); nothing was made: %s",
+				c.Top, git.FirstLine(ge.Stderr), git.WithheldSentence(ge.Withheld))
 		}
 		return session.Worktree{}, err
 	}
