@@ -302,21 +302,26 @@ func TestMisbehavingGit(t *testing.T) {
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	write(t, root, map[string]string{"main.go": "package main\n"})
 	revParse := `printf 'true\n.git/index\n\n` + root + `\n'`
-	lim := DefaultLimits()
-	lim.GitTimeout = time.Second / 5
-	cases := map[string]struct{ script, warning string }{
-		"garbage":         {`printf 'H 100644 x 0\ta.go\0garbage\0'`, `git ls-files printed "garbage"`},
-		"fails":           {`echo 'fatal: index file corrupt' >&2; exit 128`, "git ls-files: index file corrupt"},
-		"endless record":  {`while :; do printf aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa; done`, "a record over 65536 bytes"},
-		"cut-off record":  {`printf 'H 100644 x 0\ta.go'`, "ends in the middle of a record"},
-		"hangs":           {`exec sleep 600`, "gave up after 200ms"},
-		"hangs, a child":  {`sleep 600; echo`, "gave up after 200ms"},
-		"rev-parse fails": {"", "git rev-parse: bad config"},
+	cases := map[string]struct {
+		script, warning string
+		hangs           bool
+	}{
+		"garbage":         {`printf 'H 100644 x 0\ta.go\0garbage\0'`, `git ls-files printed "garbage"`, false},
+		"fails":           {`echo 'fatal: index file corrupt' >&2; exit 128`, "git ls-files: index file corrupt", false},
+		"endless record":  {`while :; do printf aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa; done`, "a record over 65536 bytes", false},
+		"cut-off record":  {`printf 'H 100644 x 0\ta.go'`, "ends in the middle of a record", false},
+		"hangs":           {`exec sleep 600`, "gave up after 200ms", true},
+		"hangs, a child":  {`sleep 600; echo`, "gave up after 200ms", true},
+		"rev-parse fails": {"", "git rev-parse: bad config", false},
 	}
 	for name, tc := range cases {
 		g := scriptGit{"rev-parse": revParse, "ls-files": tc.script}
 		if name == "rev-parse fails" {
 			g["rev-parse"] = `echo 'fatal: bad config line 1' >&2; exit 128`
+		}
+		lim := DefaultLimits()
+		if tc.hangs {
+			lim.GitTimeout = time.Second / 5 // only a hang waits for it
 		}
 		l, err := Build(context.Background(), root, lim, g)
 		if err != nil || !slices.Equal(l.Paths, []string{"main.go"}) || !strings.Contains(l.Warning, tc.warning) {
@@ -324,6 +329,7 @@ func TestMisbehavingGit(t *testing.T) {
 		}
 	}
 
+	lim := DefaultLimits()
 	lim.MaxFiles = 100
 	g := scriptGit{"rev-parse": revParse, "ls-files": `i=0; while :; do i=$((i+1)); printf 'H 100644 x 0\tf%d\0' $i; done`}
 	l, err := Build(context.Background(), root, lim, g)
