@@ -54,7 +54,7 @@ func write(t testing.TB, root string, files map[string]string) {
 	}
 }
 
-// A real git checkout is listed from its index, exactly as `git ls-files`
+// Without git, a real git checkout is listed from its index file, exactly as `git ls-files`
 // lists it, in index versions 2, 3 and 4: a force-added ignored file is
 // there (git tracks it), an untracked file is not (the index does not know
 // it), and a project that is a folder of the repository lists its part.
