@@ -16,6 +16,21 @@ import (
 // version 4 drops the padding and stores each path as "strip N bytes from
 // the previous path, then append this NUL-terminated suffix".
 //
+// Extensions follow the entries, each a 4-byte signature and a 4-byte
+// length. One whose signature starts with a capital letter is an optional
+// cache (TREE, REUC, UNTR, ...) that changes no entry and is skipped;
+// any other changes what the entries mean and a reader that does not
+// know it must not trust them. Two are known here: "sdir" (a sparse
+// index: some entries are folders outside the sparse checkout, left out
+// like every skip-worktree entry) and "link" (core.splitIndex: the
+// entries are only the latest changes over a shared index file named by
+// the extension). Neither a split index nor an unknown extension is
+// merged: parseIndex reports them, and the caller lists the folder plus
+// the tracked paths it could read (see fromIndex).
+//
+// This reader is the fallback for when git cannot be run: with git, the
+// lists come from git ls-files, which knows every format.
+//
 // The index of a repository that was cloned is data pi-tui does not
 // control: every count and length is checked against the bytes actually
 // there before it is used, so a truncated or hostile file gives an error
@@ -32,27 +47,77 @@ const (
 	modeSymlink  = 0o120000
 )
 
+// indexExtras is what an index holds besides its entries that changes
+// how far they can be trusted.
+type indexExtras struct {
+	shared  string   // core.splitIndex: the shared index's object name, in hex
+	unknown []string // required extensions this reader does not know
+}
+
 // parseIndex returns the paths of the files an index lists that are in
 // the work tree (regular files and symbolic links; not submodules, sparse
-// directories or skip-worktree entries), in index order, each path once.
-// hashSize is 20 for SHA-1 repositories and 32 for SHA-256 ones.
-func parseIndex(data []byte, hashSize int) (*names, error) {
+// directories or skip-worktree entries), in index order, each path once,
+// and the extensions that qualify them. hashSize is 20 for SHA-1
+// repositories and 32 for SHA-256 ones.
+func parseIndex(data []byte, hashSize int) (*names, indexExtras, error) {
+	n, off, err := parseEntries(data, hashSize)
+	if err != nil {
+		return nil, indexExtras{}, err
+	}
+	ext, err := parseExtensions(data[off:len(data)-hashSize], hashSize)
+	return n, ext, err
+}
+
+// parseExtensions reads the extensions between the last entry and the
+// checksum.
+func parseExtensions(b []byte, hashSize int) (indexExtras, error) {
+	var out indexExtras
+	for len(b) > 0 {
+		if len(b) < 8 {
+			return out, errors.New("the git index has a cut-off extension header")
+		}
+		sig, size := b[:4], uint64(binary.BigEndian.Uint32(b[4:]))
+		if size > uint64(len(b)-8) {
+			return out, fmt.Errorf("the git index's %q extension claims %d bytes, more than are there", trim(sig), size)
+		}
+		body := b[8 : 8+size]
+		b = b[8+size:]
+		switch {
+		case 'A' <= sig[0] && sig[0] <= 'Z':
+			// An optional cache: the entries mean the same without it.
+		case string(sig) == "sdir":
+			// Sparse directories are entries with skip-worktree set.
+		case string(sig) == "link":
+			if len(body) < hashSize {
+				return out, errors.New("the git index's split-index extension is cut off")
+			}
+			out.shared = fmt.Sprintf("%x", body[:hashSize])
+		default:
+			out.unknown = append(out.unknown, fmt.Sprintf("%q", sig))
+		}
+	}
+	return out, nil
+}
+
+// parseEntries reads the header and the entries, and returns where the
+// extensions start.
+func parseEntries(data []byte, hashSize int) (*names, int, error) {
 	if len(data) < 12+hashSize {
-		return nil, fmt.Errorf("the git index is %d bytes, too short for a header", len(data))
+		return nil, 0, fmt.Errorf("the git index is %d bytes, too short for a header", len(data))
 	}
 	if string(data[:4]) != "DIRC" {
-		return nil, errors.New("the git index does not start with DIRC")
+		return nil, 0, errors.New("the git index does not start with DIRC")
 	}
 	ver := binary.BigEndian.Uint32(data[4:])
 	if ver < 2 || ver > 4 {
-		return nil, fmt.Errorf("git index version %d is not supported (2, 3 and 4 are)", ver)
+		return nil, 0, fmt.Errorf("git index version %d is not supported (2, 3 and 4 are)", ver)
 	}
 	count := uint64(binary.BigEndian.Uint32(data[8:]))
 	end := len(data) - hashSize // the checksum follows the entries and extensions
 	fixed := entryFixed + hashSize + 2
 	minEntry := fixed + 2 // a one-byte name and its NUL (v4: strip count and NUL)
 	if count > uint64(end-12)/uint64(minEntry) {
-		return nil, fmt.Errorf("the git index claims %d entries, more than its %d bytes can hold", count, len(data))
+		return nil, 0, fmt.Errorf("the git index claims %d entries, more than its %d bytes can hold", count, len(data))
 	}
 	out := &names{buf: make([]byte, 0, min(end-12, 64<<20)), ends: make([]int, 0, count)}
 	off := 12
@@ -61,7 +126,7 @@ func parseIndex(data []byte, hashSize int) (*names, error) {
 	for i := uint64(0); i < count; i++ {
 		start := off
 		if off+fixed > end {
-			return nil, fmt.Errorf("the git index is cut off in entry %d of %d", i+1, count)
+			return nil, 0, fmt.Errorf("the git index is cut off in entry %d of %d", i+1, count)
 		}
 		mode := binary.BigEndian.Uint32(data[off+24:])
 		flags := binary.BigEndian.Uint16(data[off+entryFixed+hashSize:])
@@ -69,10 +134,10 @@ func parseIndex(data []byte, hashSize int) (*names, error) {
 		var ext uint16
 		if flags&flagExtended != 0 {
 			if ver < 3 {
-				return nil, fmt.Errorf("entry %d of the version %d git index has extended flags", i+1, ver)
+				return nil, 0, fmt.Errorf("entry %d of the version %d git index has extended flags", i+1, ver)
 			}
 			if off+2 > end {
-				return nil, fmt.Errorf("the git index is cut off in entry %d of %d", i+1, count)
+				return nil, 0, fmt.Errorf("the git index is cut off in entry %d of %d", i+1, count)
 			}
 			ext = binary.BigEndian.Uint16(data[off:])
 			off += 2
@@ -81,15 +146,15 @@ func parseIndex(data []byte, hashSize int) (*names, error) {
 		if ver == 4 {
 			strip, n := varint(data[off:end])
 			if n <= 0 {
-				return nil, fmt.Errorf("entry %d of the git index has a bad path prefix length", i+1)
+				return nil, 0, fmt.Errorf("entry %d of the git index has a bad path prefix length", i+1)
 			}
 			off += n
 			if strip > uint64(len(prev)) {
-				return nil, fmt.Errorf("entry %d of the git index strips %d bytes from a %d-byte path", i+1, strip, len(prev))
+				return nil, 0, fmt.Errorf("entry %d of the git index strips %d bytes from a %d-byte path", i+1, strip, len(prev))
 			}
 			nul := bytes.IndexByte(data[off:end], 0)
 			if nul < 0 {
-				return nil, fmt.Errorf("the git index is cut off in entry %d of %d", i+1, count)
+				return nil, 0, fmt.Errorf("the git index is cut off in entry %d of %d", i+1, count)
 			}
 			prev = append(prev[:len(prev)-int(strip)], data[off:off+nul]...)
 			name = prev
@@ -97,15 +162,15 @@ func parseIndex(data []byte, hashSize int) (*names, error) {
 		} else {
 			nul := bytes.IndexByte(data[off:end], 0)
 			if nul < 0 {
-				return nil, fmt.Errorf("the git index is cut off in entry %d of %d", i+1, count)
+				return nil, 0, fmt.Errorf("the git index is cut off in entry %d of %d", i+1, count)
 			}
 			if l := int(flags & 0xFFF); l < 0xFFF && l != nul {
-				return nil, fmt.Errorf("entry %d of the git index says its path has %d bytes but it has %d", i+1, l, nul)
+				return nil, 0, fmt.Errorf("entry %d of the git index says its path has %d bytes but it has %d", i+1, l, nul)
 			}
 			name = data[off : off+nul]
 			off = start + (off-start+nul+8)&^7 // NUL padding to a multiple of 8
 			if off > end {
-				return nil, fmt.Errorf("the git index is cut off in entry %d of %d", i+1, count)
+				return nil, 0, fmt.Errorf("the git index is cut off in entry %d of %d", i+1, count)
 			}
 		}
 		if i > 0 && flags&flagStage != 0 && last >= 0 && string(out.buf[last:]) == string(name) {
@@ -118,7 +183,7 @@ func parseIndex(data []byte, hashSize int) (*names, error) {
 		out.buf = append(out.buf, name...)
 		out.ends = append(out.ends, len(out.buf))
 	}
-	return out, nil
+	return out, off, nil
 }
 
 // varint decodes git's offset encoding (each continuation adds one before
@@ -177,6 +242,9 @@ func cleanPath(p []byte) bool {
 type names struct {
 	buf  []byte
 	ends []int
+
+	first   func([]string) // called once with the paths so far when there are firstAt
+	firstAt int
 }
 
 // strings returns the paths, slices of one string.
@@ -196,4 +264,19 @@ func (n *names) strings(prefix string) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// add appends prefix+p unless that would pass lim's number of files or
+// bytes.
+func (n *names) add(prefix string, p []byte, lim Limits) bool {
+	if len(n.ends) >= lim.MaxFiles || int64(len(n.buf)+len(prefix)+len(p)) > lim.MaxBytes {
+		return false
+	}
+	n.buf = append(append(n.buf, prefix...), p...)
+	n.ends = append(n.ends, len(n.buf))
+	if n.first != nil && len(n.ends) == n.firstAt {
+		n.first(n.strings(""))
+		n.first = nil
+	}
+	return true
 }

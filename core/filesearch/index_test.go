@@ -13,13 +13,22 @@ import (
 	"github.com/pi-tui/pi-tui/core/filesearch/indextest"
 )
 
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
+// gitCmd is a git command in dir that sets a repository up for a test,
+// with no user configuration.
+func gitCmd(dir string, args ...string) *exec.Cmd {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C",
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-	out, err := cmd.CombinedOutput()
+	return cmd
+}
+
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	out, err := gitCmd(dir, args...).Output()
+	if ee, ok := err.(*exec.ExitError); ok {
+		out = append(out, ee.Stderr...)
+	}
 	if err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
@@ -45,7 +54,7 @@ func write(t testing.TB, root string, files map[string]string) {
 	}
 }
 
-// A real git checkout is listed from its index, exactly as `git ls-files`
+// Without git, a real git checkout is listed from its index file, exactly as `git ls-files`
 // lists it, in index versions 2, 3 and 4: a force-added ignored file is
 // there (git tracks it), an untracked file is not (the index does not know
 // it), and a project that is a folder of the repository lists its part.
@@ -71,7 +80,7 @@ func TestIndexListsWhatGitTracks(t *testing.T) {
 	git(t, root, "add", "link.md")
 	check := func(name string) {
 		t.Helper()
-		l, err := Build(context.Background(), root, DefaultLimits())
+		l, err := Build(context.Background(), root, DefaultLimits(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +101,7 @@ func TestIndexListsWhatGitTracks(t *testing.T) {
 
 	// The second step adds what git neither tracks nor ignores.
 	write(t, root, map[string]string{".git/info/exclude": "secret.env\n", "secret.env": "k=v\n"})
-	c := NewCache(DefaultLimits())
+	c := NewCache(DefaultLimits(), nil)
 	l, err := c.Get(context.Background(), root)
 	if err != nil || l.Untracked {
 		t.Fatalf("first step: %v untracked=%v", err, l.Untracked)
@@ -106,7 +115,7 @@ func TestIndexListsWhatGitTracks(t *testing.T) {
 		t.Fatal("the list with untracked files was not kept")
 	}
 
-	sub, err := Build(context.Background(), filepath.Join(root, "packages"), DefaultLimits())
+	sub, err := Build(context.Background(), filepath.Join(root, "packages"), DefaultLimits(), nil)
 	if err != nil || !sub.FromIndex || !slices.Equal(sub.Paths, []string{"api/Router.go", "api/handler.go"}) {
 		t.Fatalf("a folder of the repository: %q %v %v", sub.Paths, sub.FromIndex, err)
 	}
@@ -115,7 +124,7 @@ func TestIndexListsWhatGitTracks(t *testing.T) {
 	wt := filepath.Join(filepath.Dir(root), filepath.Base(root)+"-wt")
 	git(t, root, "worktree", "add", "-q", wt)
 	t.Cleanup(func() { os.RemoveAll(wt) })
-	w, err := Build(context.Background(), wt, DefaultLimits())
+	w, err := Build(context.Background(), wt, DefaultLimits(), nil)
 	if err != nil || !w.FromIndex || !slices.Contains(w.Paths, "packages/api/handler.go") {
 		t.Fatalf("worktree: %q %v %v", w.Paths, w.FromIndex, err)
 	}
@@ -132,7 +141,7 @@ func TestIndexOfASHA256Repository(t *testing.T) {
 		t.Skipf("this git cannot make a SHA-256 repository: %v %s", err, out)
 	}
 	git(t, root, "add", ".")
-	l, err := Build(context.Background(), root, DefaultLimits())
+	l, err := Build(context.Background(), root, DefaultLimits(), nil)
 	if err != nil || !l.FromIndex || !slices.Equal(l.Paths, []string{"a/b.go", "c.md"}) {
 		t.Fatalf("%q fromIndex=%v warning=%q err=%v", l.Paths, l.FromIndex, l.Warning, err)
 	}
@@ -163,7 +172,7 @@ func TestHostileIndexFallsBackToTheWalk(t *testing.T) {
 		"bad strip":    {badStrip, "strips 127 bytes"},
 	}
 	for name, c := range cases {
-		_, err := parseIndex(c.data, 20)
+		_, _, err := parseIndex(c.data, 20)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to say %q", name, err, c.want)
 		}
@@ -174,7 +183,7 @@ func TestHostileIndexFallsBackToTheWalk(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, ".git", "index"), huge, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := Build(context.Background(), root, DefaultLimits())
+	l, err := Build(context.Background(), root, DefaultLimits(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +197,7 @@ func TestHostileIndexFallsBackToTheWalk(t *testing.T) {
 // the work tree.
 func TestIndexDropsPathsItNeverOffers(t *testing.T) {
 	in := []string{"../etc/passwd", ".git/config", "a/../../x", "ok.go", "sub/.GIT/hooks/x", "tab\tname", "/abs"}
-	n, err := parseIndex(indextest.Encode(2, in), 20)
+	n, _, err := parseIndex(indextest.Encode(2, in), 20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +206,7 @@ func TestIndexDropsPathsItNeverOffers(t *testing.T) {
 	}
 	for _, v := range []uint32{2, 4} {
 		paths := []string{strings.Repeat("d/", 3000) + "long.go", "z.go"} // a name over 0xFFF bytes
-		n, err := parseIndex(indextest.Encode(v, paths), 20)
+		n, _, err := parseIndex(indextest.Encode(v, paths), 20)
 		if err != nil || !slices.Equal(n.strings(""), paths) {
 			t.Fatalf("v%d long name: %v %d", v, err, len(n.strings("")))
 		}
@@ -210,9 +219,10 @@ func FuzzParseIndex(f *testing.F) {
 	f.Add(indextest.Encode(2, []string{"a.go", "b/c.go"}))
 	f.Add(indextest.Encode(4, []string{"abc", "abd", "b/c"}))
 	f.Add([]byte("DIRC\x00\x00\x00\x03\xff\xff\xff\xff"))
+	f.Add(withExtension(indextest.Encode(2, []string{"a.go"}), "link", make([]byte, 28)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, h := range []int{20, 32} {
-			n, err := parseIndex(data, h)
+			n, _, err := parseIndex(data, h)
 			if err != nil {
 				continue
 			}
@@ -223,4 +233,49 @@ func FuzzParseIndex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// withExtension returns index data with an extension added before the
+// checksum (which the reader does not check).
+func withExtension(data []byte, sig string, body []byte) []byte {
+	out := slices.Clone(data[:len(data)-20])
+	out = append(out, sig...)
+	out = binary.BigEndian.AppendUint32(out, uint32(len(body)))
+	out = append(out, body...)
+	return append(out, data[len(data)-20:]...)
+}
+
+// Without git, an optional extension (a cache) changes nothing; a
+// required one the reader does not know means the entries cannot be
+// trusted alone: the folder is walked, the tracked files the index names
+// that are there are added (one that .gitignore matches included, one
+// that is gone not), and the list says why.
+func TestUnknownIndexExtensionIsSaid(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{".gitignore": "*.log\n", "kept.log": "tracked\n", "main.go": "package main\n", "new.txt": "x\n"})
+	index := indextest.Encode(2, []string{".gitignore", "gone.go", "kept.log", "main.go"})
+	list := func(sig string) *List {
+		t.Helper()
+		write(t, root, map[string]string{".git/index": string(withExtension(index, sig, []byte("whatever")))})
+		l, err := Build(context.Background(), root, DefaultLimits(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	l := list("ZZZZ")
+	if got := l.Paths; !l.FromIndex || l.Warning != "" || !slices.Equal(got, []string{".gitignore", "gone.go", "kept.log", "main.go"}) {
+		t.Fatalf("optional: fromIndex=%v %q warning=%q", l.FromIndex, got, l.Warning)
+	}
+	l = list("zzzz")
+	got := slices.Sorted(slices.Values(l.Paths))
+	if l.FromIndex || !slices.Equal(got, []string{".gitignore", "kept.log", "main.go", "new.txt"}) ||
+		!strings.Contains(l.Warning, `extension pi-tui cannot read without git ("zzzz")`) {
+		t.Fatalf("required: fromIndex=%v %q warning=%q", l.FromIndex, got, l.Warning)
+	}
+	cut := withExtension(index, "zzzz", nil)
+	binary.BigEndian.PutUint32(cut[len(cut)-24:], 1000)
+	if _, _, err := parseIndex(cut, 20); err == nil || !strings.Contains(err.Error(), "claims 1000 bytes") {
+		t.Fatalf("a cut-off extension: %v", err)
+	}
 }

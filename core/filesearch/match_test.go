@@ -79,30 +79,11 @@ func setupCheckout(b *testing.B, n int) string {
 
 // warmMatcher is a matcher over a 100,000-file checkout's cached list.
 func warmMatcher(b *testing.B) *Matcher {
-	l, err := NewCache(DefaultLimits()).Get(b.Context(), setupCheckout(b, 100_000))
+	l, err := NewCache(DefaultLimits(), nil).Get(b.Context(), setupCheckout(b, 100_000))
 	if err != nil {
 		b.Fatal(err)
 	}
 	return NewMatcher(l)
-}
-
-// BenchmarkFirstResults: `@` then "h" in a 100,000-file git checkout with
-// nothing cached: read and parse the index, prepare the list, match.
-func BenchmarkFirstResults(b *testing.B) {
-	root := setupCheckout(b, 100_000)
-	b.ReportAllocs()
-	for b.Loop() {
-		c := NewCache(DefaultLimits())
-		l, err := c.Get(b.Context(), root)
-		if err != nil || !l.FromIndex {
-			b.Fatal(err)
-		}
-		m := NewMatcher(l)
-		m.Top("", 10)
-		if top, _ := m.Top("h", 10); len(top) == 0 {
-			b.Fatal("no match")
-		}
-	}
 }
 
 // BenchmarkKeystroke: each further key of "handler" typed after "h",

@@ -41,7 +41,7 @@ func TestWalkHonoursGitignore(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, "linkdir")); err != nil {
 		t.Fatal(err)
 	}
-	l, err := Build(context.Background(), root, DefaultLimits())
+	l, err := Build(context.Background(), root, DefaultLimits(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,14 +53,14 @@ func TestWalkHonoursGitignore(t *testing.T) {
 	}
 
 	write(t, root, map[string]string{".gitignore": "node_modules\n"})
-	l, _ = Build(context.Background(), root, DefaultLimits())
+	l, _ = Build(context.Background(), root, DefaultLimits(), nil)
 	if slices.Contains(l.Paths, "node_modules/dep/index.js") {
 		t.Fatal("an ignored node_modules was listed")
 	}
 
 	small := DefaultLimits()
 	small.MaxFiles = 3
-	l, _ = Build(context.Background(), root, small)
+	l, _ = Build(context.Background(), root, small, nil)
 	if len(l.Paths) != 3 || !l.Truncated {
 		t.Fatalf("cap: %d paths, truncated=%v", len(l.Paths), l.Truncated)
 	}

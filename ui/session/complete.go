@@ -186,7 +186,7 @@ func (m *Model) loadFiles() tea.Cmd {
 		return nil
 	}
 	if c.cache == nil {
-		c.cache = filesearch.NewCache(filesearch.DefaultLimits())
+		c.cache = filesearch.NewCache(filesearch.DefaultLimits(), filesearch.SystemGit(m.d.Env))
 	}
 	c.loading = root
 	cache, ctx := c.cache, m.ctx

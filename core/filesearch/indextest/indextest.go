@@ -11,10 +11,16 @@ import (
 	"slices"
 )
 
-// Checkout makes dir a git checkout of n files (only its index: the
-// files themselves are not written), one of them packages/api/handler.go.
+// Checkout makes dir a git checkout of n files (only its index and what
+// git needs to take the folder for a repository: the files themselves are
+// not written, nor any object), one of them packages/api/handler.go.
 func Checkout(dir string, n int) error {
-	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.MkdirAll(filepath.Join(dir, ".git", d), 0o755); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
 		return err
 	}
 	ps := make([]string, 0, n)
