@@ -94,3 +94,13 @@ func FuzzDecodeCommand(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecodeCommand decodes a prompt line with a number id.
+func BenchmarkDecodeCommand(b *testing.B) {
+	line := []byte(`{"id":12,"type":"prompt","message":"` + strings.Repeat("word ", 200) + `"}`)
+	for b.Loop() {
+		if _, err := decodeCommand(line); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

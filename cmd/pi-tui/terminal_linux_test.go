@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +26,8 @@ var terminalQueries = []string{"\x1b]11;?", "\x1b[6n"}
 // told to (an Emacs shell buffer or a bare pty answers nothing).
 type fakeTerminal struct {
 	ptmx   *os.File
-	answer string // written back once, when the program asks OSC 11
+	answer string          // written back once, when the program asks OSC 11
+	ctx    context.Context // ends shortly before the test's deadline
 
 	mu   sync.Mutex
 	out  []byte        // all the program wrote to its terminal
@@ -33,27 +35,38 @@ type fakeTerminal struct {
 	done chan struct{} // closed when the program has closed the terminal
 }
 
-// startOnTerminal starts cmd with a new fakeTerminal as its controlling
-// terminal, standard input, output and error.
-func startOnTerminal(t *testing.T, cmd *exec.Cmd, answer string) *fakeTerminal {
-	t.Helper()
+// startOnTerminal starts bin with args, in dir, with a new fakeTerminal
+// as its controlling terminal, standard input, output and error. A
+// program still running shortly before the test's deadline is killed.
+func startOnTerminal(tb testing.TB, bin, dir string, env []string, answer string, args ...string) (*exec.Cmd, *fakeTerminal) {
+	tb.Helper()
+	ctx := context.Background()
+	if t, ok := tb.(*testing.T); ok {
+		if d, ok := t.Deadline(); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, d.Add(-time.Until(d)/10))
+			tb.Cleanup(cancel)
+		}
+	}
 	ptmx, tty, err := pty.Open()
 	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
+		tb.Skipf("no pseudo-terminal here: %v", err)
 	}
-	t.Cleanup(func() { ptmx.Close() })
+	tb.Cleanup(func() { ptmx.Close() })
 	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 30, Cols: 100}); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	tty.Close() // the child holds the only other end: reads end when it exits
-	f := &fakeTerminal{ptmx: ptmx, answer: answer, grew: make(chan struct{}), done: make(chan struct{})}
+	f := &fakeTerminal{ptmx: ptmx, answer: answer, ctx: ctx, grew: make(chan struct{}), done: make(chan struct{})}
 	go f.read()
-	return f
+	return cmd, f
 }
 
 func (f *fakeTerminal) read() {
@@ -87,12 +100,8 @@ func (f *fakeTerminal) output() string {
 // waitFor waits until the program has written s. It fails the test,
 // showing what was written, if the terminal closes first or the test is
 // about to reach its deadline.
-func (f *fakeTerminal) waitFor(t *testing.T, s string) {
+func (f *fakeTerminal) waitFor(t testing.TB, s string) {
 	t.Helper()
-	var limit <-chan time.Time
-	if d, ok := t.Deadline(); ok {
-		limit = time.After(time.Until(d) * 9 / 10)
-	}
 	for {
 		f.mu.Lock()
 		found, grew := bytes.Contains(f.out, []byte(s)), f.grew
@@ -107,7 +116,7 @@ func (f *fakeTerminal) waitFor(t *testing.T, s string) {
 				t.Fatalf("the terminal closed before %q:\n%q", s, f.output())
 			}
 			return
-		case <-limit:
+		case <-f.ctx.Done():
 			t.Fatalf("%q never came on the terminal:\n%q", s, f.output())
 		}
 	}
@@ -115,13 +124,12 @@ func (f *fakeTerminal) waitFor(t *testing.T, s string) {
 
 // runOnMute runs bin with args on a terminal that answers nothing and
 // returns what it wrote there and its exit status, once it has exited.
-func runOnMute(t *testing.T, bin string, env []string, args ...string) (string, int) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = env
-	f := startOnTerminal(t, cmd, "")
-	waitFor(t, "pi-tui "+strings.Join(args, " ")+" to exit", func() error { return cmd.Wait() })
-	waitFor(t, "the terminal to close", func() struct{} { <-f.done; return struct{}{} })
+func runOnMute(tb testing.TB, bin string, env []string, args ...string) (string, int) {
+	tb.Helper()
+	cmd, f := startOnTerminal(tb, bin, "", env, "", args...)
+	cmd.Wait()
+	<-f.done
+	f.ptmx.Close()
 	return f.output(), cmd.ProcessState.ExitCode()
 }
 
@@ -216,10 +224,7 @@ func TestUIAsksTheBackgroundOnceBeforeItsFirstFrame(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			home := t.TempDir()
-			cmd := exec.Command(bin)
-			cmd.Dir = home
-			cmd.Env = terminalEnv(home)
-			f := startOnTerminal(t, cmd, c.answer)
+			cmd, f := startOnTerminal(t, bin, home, terminalEnv(home), c.answer)
 			f.waitFor(t, "Projects")
 			f.waitFor(t, c.accent)
 			out := f.output()
@@ -234,6 +239,52 @@ func TestUIAsksTheBackgroundOnceBeforeItsFirstFrame(t *testing.T) {
 			waitFor(t, "pi-tui to exit", func() error { return cmd.Wait() })
 			if strings.Count(f.output(), terminalQueries[0]) != 1 {
 				t.Errorf("the UI asked the background again:\n%q", f.output())
+			}
+		})
+	}
+}
+
+// BenchmarkMemoryShowOnMuteTerminal times `pi-tui memory show` on a
+// terminal that answers nothing, the whole process: it waited 5 s for
+// the answer to a question it never needed.
+func BenchmarkMemoryShowOnMuteTerminal(b *testing.B) {
+	bin := buildBinary(b)
+	home := b.TempDir()
+	env := terminalEnv(home)
+	repo := filepath.Join(home, "shop")
+	os.Mkdir(repo, 0o755)
+	for _, args := range [][]string{{"projects", "add", repo, "--name", "shop"}, {"memory", "set", "shop", "--file", "-"}} {
+		cmd := exec.Command(bin, args...)
+		cmd.Env, cmd.Stdin = env, strings.NewReader("Deploy with care.")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %v %s", args, err, out)
+		}
+	}
+	for b.Loop() {
+		if out, code := runOnMute(b, bin, env, "memory", "show", "shop"); code != 0 || !strings.Contains(out, "Deploy with care.") {
+			b.Fatalf("memory show: exit %d: %q", code, out)
+		}
+	}
+}
+
+// BenchmarkUIFirstFrame times the terminal UI from start to its first
+// frame on a terminal that answers the background question, and on one
+// that answers nothing (the bound).
+func BenchmarkUIFirstFrame(b *testing.B) {
+	bin := buildBinary(b)
+	for _, c := range []struct{ name, answer string }{
+		{"answering", "\x1b]11;rgb:0000/0000/0000\x07\x1b[?62c"},
+		{"mute", ""},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			home := b.TempDir()
+			for b.Loop() {
+				cmd, f := startOnTerminal(b, bin, home, terminalEnv(home), c.answer)
+				f.waitFor(b, "Projects")
+				cmd.Process.Signal(syscall.SIGTERM)
+				cmd.Wait()
+				<-f.done
+				f.ptmx.Close()
 			}
 		})
 	}
