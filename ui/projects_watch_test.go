@@ -15,7 +15,7 @@ func TestProjectAddedByAnotherProcessShows(t *testing.T) {
 	f.add("src/shop", "shop", true)
 	s := f.run(100, 30)
 	s.waitFor("› shop")
-	cli, err := host.Open(context.Background(), f.host.Places)
+	cli, err := host.Open(context.Background(), f.host.Places, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

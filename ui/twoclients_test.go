@@ -20,7 +20,7 @@ func (r *kitRig) second(w, h int) (*session, *Model) {
 	rd := lipgloss.NewRenderer(nil)
 	rd.SetColorProfile(termenv.Ascii)
 	o := r.m.opts
-	m := New(Options{Host: o.Host, Renderer: rd, Env: o.Env, Runtimes: o.Runtimes, Now: r.clock.now})
+	m := New(Options{Host: o.Host, Renderer: rd, Env: o.Env, Now: r.clock.now})
 	tm := teatest.NewTestModel(r.t, m, teatest.WithInitialTermSize(w, h))
 	r.t.Cleanup(func() { tm.Quit() })
 	return &session{t: r.t, tm: tm}, m

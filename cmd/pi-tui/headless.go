@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/agent"
-	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtime"
@@ -23,19 +22,6 @@ import (
 	"github.com/pi-tui/pi-tui/internal/lineread"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
-
-// openHost opens the host for the headless commands.
-func (a *app) openHost() (*host.Host, error) {
-	pl, err := a.places()
-	if err != nil {
-		return nil, err
-	}
-	st, err := a.open()
-	if err != nil {
-		return nil, err
-	}
-	return host.New(pl, st), nil
-}
 
 // projectFor picks --project or the registered project holding the
 // working directory.
@@ -123,17 +109,9 @@ func (a *app) promptCmd(args []string) error {
 		m, _ := provider.SplitThinking(spec)
 		spec = provider.WithThinking(m, level)
 	}
-	h, err := a.openHost()
-	if err != nil {
-		return err
-	}
-	p, err := a.projectFor(*project)
-	if err != nil {
-		return err
-	}
 	out := newJSONLines(a.stdout)
 	var denied []string
-	opts := runtime.Options{Host: h, Env: a.env, OnEvent: func(e agent.Event) {
+	opts := runtime.Options{OnEvent: func(e agent.Event) {
 		if e.Type == agent.EventToolEnd && e.Denied {
 			denied = append(denied, e.ToolName)
 		}
@@ -150,11 +128,15 @@ func (a *app) promptCmd(args []string) error {
 				"Do not retry it; finish what you can without it and say what was left undone.", req.Tool)}
 		}
 	}
-	m, err := runtime.New(opts)
+	h, err := a.openHostWith(opts)
 	if err != nil {
 		return err
 	}
-	defer m.Close()
+	p, err := a.projectFor(*project)
+	if err != nil {
+		return err
+	}
+	m := h.Runtimes
 	var s string
 	if *inWorktree {
 		s, err = a.worktreeSession(m.Sessions(), p.ID, *base)
@@ -404,7 +386,8 @@ func (a *app) rpcCmd(args []string) error {
 	if len(pos) > 0 {
 		return usagef("rpc takes no arguments; it reads JSON commands on standard input")
 	}
-	h, err := a.openHost()
+	out := newJSONLines(a.stdout)
+	h, err := a.openHostWith(runtime.Options{OnEvent: func(e agent.Event) { out.write(e) }})
 	if err != nil {
 		return err
 	}
@@ -412,12 +395,7 @@ func (a *app) rpcCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	out := newJSONLines(a.stdout)
-	m, err := runtime.New(runtime.Options{Host: h, Env: a.env, OnEvent: func(e agent.Event) { out.write(e) }})
-	if err != nil {
-		return err
-	}
-	defer m.Close()
+	m := h.Runtimes
 	r := &rpcServer{app: a, m: m, out: out, project: p, model: *model}
 	if r.session, err = a.sessionFor(m.Sessions(), p, "", false); err != nil {
 		return err

@@ -24,11 +24,11 @@ import (
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/approvals"
 	"github.com/pi-tui/pi-tui/core/events"
-	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/worktree"
 )
@@ -45,7 +45,10 @@ const TimingFile = "timing.log"
 
 // Options configure a Manager.
 type Options struct {
-	Host *host.Host
+	// Host is the host core's services (the composition root, core/host,
+	// builds them and the manager); the manager's sessions, worktrees
+	// and approval rules are theirs.
+	Host *services.Services
 	Env  func(string) string
 	// Provider tunes model clients (retries, timeouts).
 	Provider provider.Options
@@ -130,11 +133,10 @@ func New(opts Options) (*Manager, error) {
 		// it once per process.
 		opts.Provider.Commands = provider.NewCommandCache()
 	}
-	m := &Manager{opts: opts, sessions: session.NewManager(opts.Host.Store, session.Config{AgentDir: opts.Host.Places.AgentDir,
-		SessionDir: opts.Env("PI_CODING_AGENT_SESSION_DIR")}), seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
+	m := &Manager{opts: opts, sessions: opts.Host.Sessions, seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
 		resolvers: map[string]*instructions.Resolver{}, watched: map[string]int{}, last: map[string]agent.Event{},
 		allowed: map[string]bool{}}
-	m.worktrees = worktree.NewService(opts.Host.Store, opts.Host.Places.DataDir, worktree.Options{Env: opts.Env})
+	m.worktrees = opts.Host.Worktrees
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		m.watcher = w
 		go m.watch(w)
@@ -209,7 +211,7 @@ func (m *Manager) Events() *events.Broker { return m.opts.Host.Events }
 // for every program. Neither covers a call that asks a reason of its own
 // (a write under .git/, or to the rules' copy), which asks every time.
 func (m *Manager) approve(sessionID, root, projectRoot string) agent.Approver {
-	rules := approvals.New(m.opts.Host.Store)
+	rules := m.opts.Host.Approvals
 	return func(ctx context.Context, req agent.Approval) (bool, error) {
 		key := sessionID + "\x00" + req.Tool
 		if req.Reason == "" {

@@ -53,7 +53,7 @@ func TestAddHomeFolderAsksASecondTime(t *testing.T) {
 	}
 	key := func(k string) { tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}) }
 	count := func() int {
-		h, err := host.Open(context.Background(), pl)
+		h, err := host.Open(context.Background(), pl, host.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -401,7 +401,7 @@ func (m *Model) answerAsk(d *approvalDialog, ans events.Answer) tea.Cmd {
 		}
 		return nil
 	}
-	rules, a, br, ctx := approvals.New(m.d.Host.Store), d.ask, m.br, m.ctx
+	rules, a, br, ctx := m.d.Host.Approvals, d.ask, m.br, m.ctx
 	rule := approvals.Rule{Tool: a.req.Tool, Pattern: ans.Always}
 	return func() tea.Msg {
 		err := rules.Add(ctx, a.projectRoot, rule)

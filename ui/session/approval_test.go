@@ -23,7 +23,6 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
-	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -180,17 +179,12 @@ func TestTranscriptShowsControlsVisibly(t *testing.T) {
 func testModel(t *testing.T) *Model {
 	t.Helper()
 	dir := t.TempDir()
-	h, err := host.Open(context.Background(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")})
+	h, err := host.Open(context.Background(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
-	rts, err := runtime.New(runtime.Options{Host: h})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rts.Close() })
-	m := New(Deps{Host: h, Runtimes: rts, UI: testUI()})
+	m := New(Deps{Host: h, Runtimes: h.Runtimes, UI: testUI()})
 	t.Cleanup(m.Close)
 	m.project = &projects.Project{Name: "p"}
 	m.sid = "s1"

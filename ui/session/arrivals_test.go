@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/provider"
 	coresession "github.com/pi-tui/pi-tui/core/session"
-	"github.com/pi-tui/pi-tui/store"
 )
 
 // realSession makes m's project a real one, in a temporary folder, and
@@ -15,11 +15,12 @@ import (
 func realSession(t *testing.T, m *Model) *coresession.Session {
 	t.Helper()
 	ctx, root := context.Background(), t.TempDir()
-	if _, _, err := m.d.Host.Store.InsertProject(ctx, store.ProjectRow{ID: "p1", Name: "p", Root: root, CreatedAt: 1}); err != nil {
+	p, _, err := m.d.Host.Projects.Add(ctx, root, "p", false)
+	if err != nil {
 		t.Fatal(err)
 	}
-	m.project.ID, m.project.Root = "p1", root
-	s, err := m.d.Runtimes.Sessions().Create(ctx, "p1", "")
+	m.project.ID, m.project.Root = p.ID, p.Root
+	s, err := m.d.Runtimes.Sessions().Create(ctx, p.ID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,6 @@ func realSession(t *testing.T, m *Model) *coresession.Session {
 func TestTranscriptShowsWhatAnotherWriterAppended(t *testing.T) {
 	m := testModel(t)
 	ctx := context.Background()
-	st := m.d.Host.Store
 	s := realSession(t, m)
 	user := agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "hello"}}}}
 	if _, err := s.Append(ctx, coresession.TypeUser, user); err != nil {
@@ -43,7 +43,13 @@ func TestTranscriptShowsWhatAnotherWriterAppended(t *testing.T) {
 		t.Fatalf("opened with %d items", len(m.items))
 	}
 
-	other, err := coresession.NewManager(st, coresession.Config{AgentDir: m.d.Host.Places.AgentDir}).Open(ctx, s.ID())
+	// Another process: a host core of its own over the same files.
+	elsewhere, err := host.Open(ctx, m.d.Host.Places, host.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer elsewhere.Close()
+	other, err := elsewhere.Sessions.Open(ctx, s.ID())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,24 +16,18 @@ import (
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
 func benchDeps(b *testing.B) (Deps, *host.Host) {
 	dir := b.TempDir()
-	h, err := host.Open(context.Background(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")})
+	h, err := host.Open(context.Background(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")}, host.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { h.Close() })
-	rts, err := runtime.New(runtime.Options{Host: h})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { rts.Close() })
 	ui := common.NewUI(common.NewStyles(lipgloss.NewRenderer(io.Discard)))
-	return Deps{Host: h, Runtimes: rts, UI: ui, Markdown: func(s string, w int) (string, error) { return s, nil }}, h
+	return Deps{Host: h, Runtimes: h.Runtimes, UI: ui, Markdown: func(s string, w int) (string, error) { return s, nil }}, h
 }
 
 // fill2000 puts 2,000 messages in the transcript.

@@ -151,7 +151,7 @@ func New(d Deps) *Model {
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	m.br = newBridge(m.ctx, d.Runtimes.Events())
 	if d.Host != nil {
-		m.wt.svc = d.Runtimes.Worktrees() // the runtimes' own: one verification, one cache
+		m.wt.svc = d.Host.Worktrees // the host's, the runtimes' too: one verification, one cache
 	}
 	return m
 }
