@@ -28,6 +28,10 @@ import (
 // waitLimit bounds every wait for output; nothing sleeps to synchronise.
 const waitLimit = 20 * time.Second
 
+// testGrace is the tests' ShutdownGrace and KillAfter: the waits a
+// shutdown or a vanished client cost, short so the suite runs fast.
+const testGrace = 250 * time.Millisecond
+
 // syncBuffer is a bytes.Buffer safe for the server's goroutines.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -131,6 +135,8 @@ func (w *world) config() Config {
 		AuthorizedKeysPath: w.keysPath,
 		Log:                w.log,
 		Warn:               w.warn,
+		ShutdownGrace:      testGrace,
+		KillAfter:          testGrace,
 		NewModel: func(_ ssh.Session, r *lipgloss.Renderer, exec ExecFunc) tea.Model {
 			return ui.New(ui.Options{Host: w.host, Renderer: r, Env: func(k string) string { return w.env[k] }, Exec: exec, Runtimes: w.rts})
 		},

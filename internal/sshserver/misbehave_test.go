@@ -1,6 +1,8 @@
 package sshserver
 
 import (
+	"bytes"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -137,12 +139,15 @@ func (w *world) stuck(user string, cols, rows int) *stuckClient {
 	if err := sess.RequestPty("xterm-256color", rows, cols, gossh.TerminalModes{}); err != nil {
 		w.t.Fatal(err)
 	}
-	// Pipes that are never read: x/crypto/ssh would otherwise drain the
-	// output in the background. Stdin stays open, as a terminal's does.
-	if _, err := sess.StdinPipe(); err != nil {
+	// Pipes that are read only until the terminal query is answered:
+	// x/crypto/ssh would otherwise drain the output in the background.
+	// Stdin stays open, as a terminal's does.
+	stdin, err := sess.StdinPipe()
+	if err != nil {
 		w.t.Fatal(err)
 	}
-	if _, err := sess.StdoutPipe(); err != nil {
+	stdout, err := sess.StdoutPipe()
+	if err != nil {
 		w.t.Fatal(err)
 	}
 	if _, err := sess.StderrPipe(); err != nil {
@@ -151,7 +156,27 @@ func (w *world) stuck(user string, cols, rows int) *stuckClient {
 	if err := sess.Shell(); err != nil {
 		w.t.Fatal(err)
 	}
+	answerQuery(stdout, stdin)
 	return &stuckClient{conn: conn, client: client, sess: sess}
+}
+
+// answerQuery reads out until the renderer's terminal query (background
+// colour, device attributes) and answers it as a terminal would, so the
+// session does not wait for the query to time out; then it reads nothing
+// more. It does not wait: the caller's own waits bound it.
+func answerQuery(out io.Reader, in io.Writer) {
+	go func() {
+		var seen []byte
+		buf := make([]byte, 4096)
+		for !bytes.Contains(seen, []byte("\x1b[c")) {
+			n, err := out.Read(buf)
+			if err != nil {
+				return
+			}
+			seen = append(seen, buf[:n]...)
+		}
+		io.WriteString(in, "\x1b]11;rgb:1c1c/1c1c/1c1c\x07\x1b[?62;22c")
+	}()
 }
 
 // windowFull waits until the server has filled the client's window: from

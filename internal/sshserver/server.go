@@ -39,9 +39,13 @@ const (
 	DefaultHandshakeTimeout = 30 * time.Second
 	// DefaultMaxUnauthenticated caps connections not yet authenticated.
 	DefaultMaxUnauthenticated = 64
-	// shutdownGrace is how long Serve waits, after asking every program to
-	// quit, for clients to hang up before closing their connections.
-	shutdownGrace = 3 * time.Second
+	// DefaultShutdownGrace is how long Serve waits, after asking every
+	// program to quit, for clients to hang up before closing their
+	// connections.
+	DefaultShutdownGrace = 3 * time.Second
+	// DefaultKillAfter is how long a program whose client is gone has to
+	// quit before it is killed.
+	DefaultKillAfter = 2 * time.Second
 )
 
 // ExecFunc runs an external program (the $EDITOR) in the session's
@@ -72,6 +76,12 @@ type Config struct {
 	// MaxUnauthenticated caps connections not yet authenticated (the next
 	// is closed at once); zero means DefaultMaxUnauthenticated.
 	MaxUnauthenticated int
+	// ShutdownGrace is how long Serve waits at shutdown for clients to hang
+	// up; zero means DefaultShutdownGrace.
+	ShutdownGrace time.Duration
+	// KillAfter is how long a program whose client is gone has to quit
+	// before it is killed; zero means DefaultKillAfter.
+	KillAfter time.Duration
 	// Log receives one line per authentication attempt and session event
 	// (time, user, key fingerprint, remote address, outcome); nil discards.
 	Log io.Writer
@@ -136,6 +146,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxUnauthenticated <= 0 {
 		cfg.MaxUnauthenticated = DefaultMaxUnauthenticated
+	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = DefaultShutdownGrace
+	}
+	if cfg.KillAfter <= 0 {
+		cfg.KillAfter = DefaultKillAfter
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
@@ -216,15 +232,15 @@ func (s *Server) Serve(ctx context.Context) error {
 		l.stop()
 	}
 	// Wait for the programs to end, then close every connection: the
-	// programs still running lose their clients, and end within killAfter.
+	// programs still running lose their clients, and end within KillAfter.
 	// The library's graceful Shutdown is not used: it waits on a WaitGroup
 	// that a connection still in its handshake adds to concurrently (a
 	// data race the race detector reports); Close has no such wait.
 	s.ln.Close()
 	s.closePending()
-	s.waitPrograms(shutdownGrace)
+	s.waitPrograms(s.cfg.ShutdownGrace)
 	s.srv.Close()
-	s.waitPrograms(killAfter + time.Second)
+	s.waitPrograms(s.cfg.KillAfter + time.Second)
 	<-errc
 	return nil
 }
