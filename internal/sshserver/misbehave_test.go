@@ -117,7 +117,10 @@ type stuckClient struct {
 	sess   *gossh.Session
 }
 
-func (w *world) stuck(user string, cols, rows int) *stuckClient {
+// stuck opens a session for user that reads nothing; with answer, it first
+// answers the terminal query, so its program starts at once rather than
+// after the query's timeout (2 s).
+func (w *world) stuck(user string, cols, rows int, answer bool) *stuckClient {
 	w.t.Helper()
 	raw, err := net.Dial("tcp", w.addr)
 	if err != nil {
@@ -156,7 +159,9 @@ func (w *world) stuck(user string, cols, rows int) *stuckClient {
 	if err := sess.Shell(); err != nil {
 		w.t.Fatal(err)
 	}
-	answerQuery(stdout, stdin)
+	if answer {
+		answerQuery(stdout, stdin)
+	}
 	return &stuckClient{conn: conn, client: client, sess: sess}
 }
 
@@ -195,7 +200,7 @@ func (sc *stuckClient) windowFull(t testing.TB) {
 func TestStuckClientThatDisconnectsFreesItsSession(t *testing.T) {
 	w := newWorld(t)
 	w.start(func(c *Config) { withFlood(c); c.WriteTimeout = time.Hour }) // only the disconnect can end it
-	sc := w.stuck("flood", 1000, 400)
+	sc := w.stuck("flood", 1000, 400, true)
 	sc.windowFull(t)
 	sc.conn.Close()
 	w.waitActive(0)
@@ -211,7 +216,7 @@ func TestStuckClientsDoNotFillTheSessionCap(t *testing.T) {
 	w.start(func(c *Config) { withFlood(c); c.WriteTimeout = time.Hour })
 	var clients []*stuckClient
 	for range DefaultMaxSessions {
-		clients = append(clients, w.stuck("flood", 300, 100))
+		clients = append(clients, w.stuck("flood", 300, 100, false)) // gone before their programs start
 	}
 	w.waitActive(DefaultMaxSessions)
 	for _, sc := range clients {
@@ -230,7 +235,7 @@ func TestStuckClientsDoNotFillTheSessionCap(t *testing.T) {
 func TestClientThatStopsReadingIsDisconnected(t *testing.T) {
 	w := newWorld(t)
 	w.start(func(c *Config) { withFlood(c); c.WriteTimeout = 200 * time.Millisecond })
-	sc := w.stuck("flood", 1000, 400)
+	sc := w.stuck("flood", 1000, 400, true)
 	sc.windowFull(t)
 	ended := make(chan error, 1)
 	go func() { ended <- sc.client.Wait() }()
@@ -250,7 +255,7 @@ func TestClientThatStopsReadingIsDisconnected(t *testing.T) {
 func TestShutdownWithStuckClient(t *testing.T) {
 	w := newWorld(t)
 	w.start(func(c *Config) { withFlood(c); c.WriteTimeout = time.Hour })
-	sc := w.stuck("flood", 1000, 400)
+	sc := w.stuck("flood", 1000, 400, true)
 	sc.windowFull(t)
 	if err := w.stop(); err != nil {
 		t.Fatalf("Serve: %v", err)
