@@ -20,6 +20,7 @@ import (
 type flood struct {
 	opened, dropped atomic.Int64
 	max             int64
+	ctx             context.Context
 	cancel          context.CancelFunc
 	wg              sync.WaitGroup
 
@@ -49,11 +50,11 @@ func (k floodKind) String() string {
 	return [...]string{"idle", "banner-then-stall", "mixed"}[k]
 }
 
-// startFlood starts n connections of kind to addr; they stop after
-// waitLimit at the latest, and the test's cleanup stops them.
-func startFlood(t testing.TB, addr string, n int, kind floodKind, max int64) *flood {
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	f := &flood{max: max, cancel: cancel}
+// startFlood starts n connections of kind to addr; they stop after limit
+// at the latest, and the test's cleanup stops them.
+func startFlood(t testing.TB, addr string, n int, kind floodKind, max int64, limit time.Duration) *flood {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	f := &flood{max: max, ctx: ctx, cancel: cancel}
 	for i := range n {
 		banner := kind == floodBanner || kind == floodMixed && i%2 == 1
 		f.wg.Add(1)
@@ -136,12 +137,12 @@ func (f *flood) stop() {
 	f.wg.Wait()
 }
 
-// state reports whether the flood ran out of connections before now, and
-// the first dial error it met.
-func (f *flood) state() (spent bool, err error) {
+// state reports whether the flood has ended (its budget or its time
+// spent, or stopped), and the first dial error it met.
+func (f *flood) state() (ended bool, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.spent, f.errSeen
+	return f.spent || f.ctx.Err() != nil, f.errSeen
 }
 
 // login dials addr and authenticates with the world's key, within limit.
@@ -173,7 +174,7 @@ func BenchmarkLoginUnderFlood(b *testing.B) {
 		b.Run(kind.String(), func(b *testing.B) {
 			w := newWorld(b)
 			w.start(nil)
-			f := startFlood(b, w.addr, 300, kind, math.MaxInt64)
+			f := startFlood(b, w.addr, 300, kind, math.MaxInt64, time.Hour)
 			f.waitDropped(b, 1) // the slots are full
 			var times []time.Duration
 			failed, attempts := 0, 0
@@ -183,6 +184,9 @@ func BenchmarkLoginUnderFlood(b *testing.B) {
 				for {
 					attempts++
 					err := w.login(loginLimit)
+					if ended, ferr := f.state(); ended || ferr != nil {
+						b.Fatalf("the flood ended (%v): the figures would not be under a flood", ferr)
+					}
 					if err == nil {
 						times = append(times, time.Since(start))
 						break
