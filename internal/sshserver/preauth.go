@@ -24,7 +24,7 @@ import (
 // is verified.
 //
 // Waiting, not refusing or dropping on arrival, is what keeps a flood
-// from locking everyone out (docs/adr/0031-ssh-preauth-flood.md): a
+// from locking everyone out (docs/adr/0036-ssh-preauth-flood.md): a
 // flood that reopens every connection the server closes would win each
 // freed slot, or, if arrivals pushed out the oldest, turn every slot over
 // faster than a real client can finish its key exchange. A connection
