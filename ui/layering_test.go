@@ -7,8 +7,9 @@ import (
 )
 
 // The UI gets services from the host core, never the store (ui → core →
-// store, ADR 0036): no ui package imports the store package. go list
-// reads the packages as the build sees them, test files aside.
+// store; docs/adr/0037-composition-root.md): no ui package imports the
+// store package. go list reads the packages as the build sees them, test
+// files aside.
 func TestNoUIPackageImportsTheStore(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {

@@ -5,7 +5,8 @@
 // memory, preferences, sessions, worktrees, approval rules, the event
 // broker) and the runtime manager. cmd/pi-tui and `serve` open it;
 // nothing else constructs these, so a terminal session, an SSH session
-// and a script see the same state and the same conflicts (ADR 0036).
+// and a script see the same state and the same conflicts
+// (docs/adr/0037-composition-root.md).
 package host
 
 import (

@@ -19,7 +19,8 @@ import (
 // builders are the constructors of what the composition root owns: each
 // is called by core/host or core/services only (tests aside), so every
 // program of a process shares one store, one registry, one session
-// manager, one runtime manager and one broker (ADR 0036).
+// manager, one runtime manager and one broker
+// (docs/adr/0037-composition-root.md).
 var builders = map[string][]string{
 	"github.com/pi-tui/pi-tui/store":          {"Open"},
 	"github.com/pi-tui/pi-tui/core/services":  {"Open"},

@@ -4,7 +4,8 @@
 // once. It is the lower half of the composition root: core/host opens it
 // and adds the runtimes, which use these services and so cannot be built
 // in the package that the runtime package imports. The store stays
-// inside: a user interface gets services, never the store (ADR 0036).
+// inside: a user interface gets services, never the store
+// (docs/adr/0037-composition-root.md).
 package services
 
 import (
