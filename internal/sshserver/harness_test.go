@@ -27,12 +27,15 @@ import (
 // waitLimit bounds every wait for output; nothing sleeps to synchronise.
 const waitLimit = 20 * time.Second
 
-// testGrace is the tests' ShutdownGrace, the wait a shutdown costs, short
-// so the suite runs fast. KillAfter stays at its default: no test waits on
-// it (a program whose client is gone quits well within it), and a kill
-// under the race detector's load trips a data race inside Bubble Tea's
-// Kill, which closes the input reader without waiting for its loop.
-const testGrace = 250 * time.Millisecond
+// testGrace and testKillAfter are the tests' ShutdownGrace and KillAfter,
+// the waits a shutdown and a stuck program cost, short so the suite runs
+// fast. A short KillAfter also kills programs under the race detector's
+// load, which is how the race in Bubble Tea's Kill (it closed the input
+// reader under its read loop; patched in third_party/bubbletea) was found.
+const (
+	testGrace     = 250 * time.Millisecond
+	testKillAfter = 250 * time.Millisecond
+)
 
 // syncBuffer is a bytes.Buffer safe for the server's goroutines.
 type syncBuffer struct {
@@ -134,6 +137,7 @@ func (w *world) config() Config {
 		Log:                w.log,
 		Warn:               w.warn,
 		ShutdownGrace:      testGrace,
+		KillAfter:          testKillAfter,
 		NewModel: func(sess ssh.Session, r *lipgloss.Renderer, exec ExecFunc) tea.Model {
 			return ui.New(ui.Options{Host: w.host, Context: sess.Context(), Renderer: r, Env: func(k string) string { return w.env[k] }, Exec: exec})
 		},
