@@ -91,9 +91,13 @@ func oneLine(s string) string {
 	return safetext.Visible(strings.Join(strings.Fields(s), " "))
 }
 
+// close closes the host core, if it was opened: the runtimes first (a
+// running turn stores what arrived), then the store. Later calls do
+// nothing, so a command may close early and run may close again.
 func (a *app) close() {
 	if a.h != nil {
 		a.h.Close()
+		a.h = nil
 	}
 }
 
