@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,16 +9,15 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/rpc"
 	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/core/session"
-	"github.com/pi-tui/pi-tui/internal/lineread"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
@@ -42,24 +40,6 @@ func (a *app) projectFor(flagValue string) (projects.Project, error) {
 		return projects.Project{}, errors.New("no project given and the working directory is not inside a registered project: pass --project P, or register this folder with: pi-tui projects add DIR")
 	}
 	return p, nil
-}
-
-// jsonLines writes one JSON value per line, from any goroutine.
-type jsonLines struct {
-	mu  sync.Mutex
-	enc *json.Encoder
-}
-
-func newJSONLines(w io.Writer) *jsonLines {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return &jsonLines{enc: enc}
-}
-
-func (j *jsonLines) write(v any) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.enc.Encode(v)
 }
 
 func (a *app) promptCmd(args []string) error {
@@ -109,14 +89,14 @@ func (a *app) promptCmd(args []string) error {
 		m, _ := provider.SplitThinking(spec)
 		spec = provider.WithThinking(m, level)
 	}
-	out := newJSONLines(a.stdout)
+	out := rpc.NewLines(a.stdout)
 	var denied []string
 	opts := runtime.Options{OnEvent: func(e agent.Event) {
 		if e.Type == agent.EventToolEnd && e.Denied {
 			denied = append(denied, e.ToolName)
 		}
 		if *asJSON {
-			out.write(e)
+			out.Write(e)
 		}
 	}}
 	if *yes {
@@ -344,34 +324,6 @@ func (a *app) sessionsCmd(args []string) error {
 	return a.invalidNotes(list, of)
 }
 
-// rpcCommand is one line of rpc input.
-type rpcCommand struct {
-	// ID is echoed in the command's response exactly as the client wrote
-	// it: any JSON value (a number, a string, null, an object).
-	ID           json.RawMessage `json:"id"`
-	Type         string          `json:"type"`
-	Message      string          `json:"message"`
-	EntryID      *string         `json:"entryId"`
-	Model        string          `json:"model"`
-	Provider     string          `json:"provider"`
-	ModelID      string          `json:"modelId"`
-	Level        string          `json:"level"`
-	Instructions string          `json:"customInstructions"`
-	// Worktree starts the new_session in a git worktree of its own, on a
-	// branch from Base ("" = the checked-out branch).
-	Worktree bool   `json:"worktree"`
-	Base     string `json:"base"`
-}
-
-type rpcResponse struct {
-	Type    string          `json:"type"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Command string          `json:"command"`
-	Success bool            `json:"success"`
-	Error   string          `json:"error,omitempty"`
-	Data    any             `json:"data,omitempty"`
-}
-
 func (a *app) rpcCmd(args []string) error {
 	fs := a.flags("rpc")
 	project := fs.String("project", "", "")
@@ -386,8 +338,8 @@ func (a *app) rpcCmd(args []string) error {
 	if len(pos) > 0 {
 		return usagef("rpc takes no arguments; it reads JSON commands on standard input")
 	}
-	out := newJSONLines(a.stdout)
-	h, err := a.openHostWith(runtime.Options{OnEvent: func(e agent.Event) { out.write(e) }})
+	out := rpc.NewLines(a.stdout)
+	h, err := a.openHostWith(runtime.Options{OnEvent: func(e agent.Event) { out.Write(e) }})
 	if err != nil {
 		return err
 	}
@@ -395,337 +347,11 @@ func (a *app) rpcCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	m := h.Runtimes
-	r := &rpcServer{app: a, m: m, out: out, project: p, model: *model}
-	if r.session, err = a.sessionFor(m.Sessions(), p, "", false); err != nil {
+	s, err := a.sessionFor(h.Sessions, p, "", false)
+	if err != nil {
 		return err
 	}
-	return r.serve(a.stdin)
-}
-
-// rpcMaxLine bounds one command line. A longer line is skipped with an
-// error response; the commands after it are still read.
-const rpcMaxLine = 16 << 20
-
-// rpcServer serves one rpc stream. Prompts and compactions run in the
-// background, one after another, so abort and get_state are answered at
-// once however many prompts wait.
-type rpcServer struct {
-	app     *app
-	m       *runtime.Manager
-	out     *jsonLines
-	project projects.Project
-	model   string
-	level   string // set_thinking_level's ("" = the model spec's or the default)
-	session string
-	queue   jobQueue
-}
-
-// spec is the model spec prompts use: the model and the thinking level.
-func (r *rpcServer) spec() string {
-	if r.level == "" {
-		return r.model
-	}
-	m, _ := provider.SplitThinking(r.model)
-	return provider.WithThinking(m, r.level)
-}
-
-func (r *rpcServer) serve(in io.Reader) error {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			j, ok := r.queue.next()
-			if !ok {
-				return
-			}
-			j.run()
-		}
-	}()
-	// Input is read on its own goroutine so a signal (the context) ends
-	// the server even while standard input stays open and silent.
-	type line struct {
-		raw     []byte
-		tooLong bool
-	}
-	lines := make(chan line)
-	readErr := make(chan error, 1)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		defer close(lines)
-		br := bufio.NewReaderSize(in, 64*1024)
-		for {
-			raw, tooLong, err := lineread.Next(br, rpcMaxLine)
-			if len(raw) > 0 || tooLong {
-				select {
-				case lines <- line{raw, tooLong}:
-				case <-stop:
-					return
-				}
-			}
-			if err != nil {
-				if err != io.EOF {
-					readErr <- err
-				}
-				return
-			}
-		}
-	}()
-	finish := func() {
-		// What was queued still runs (unless aborted), then rpc exits.
-		r.queue.close()
-		<-done
-	}
-	ctx := r.app.ctx
-	for {
-		select {
-		case <-ctx.Done():
-			// Running and queued work sees the same context and ends.
-			r.queue.drop()
-			r.m.Abort(r.queue.current())
-			finish()
-			return errors.New("stopped by a signal; the session keeps what arrived")
-		case l, ok := <-lines:
-			if !ok {
-				finish()
-				select {
-				case err := <-readErr:
-					return fmt.Errorf("read rpc input: %w", err)
-				default:
-					return nil
-				}
-			}
-			if l.tooLong {
-				r.out.write(rpcResponse{Type: "response", Command: "parse", Error: "line too long: a command may be at most 16 MiB; it was skipped"})
-				continue
-			}
-			text := strings.TrimSpace(string(l.raw))
-			if text == "" {
-				continue
-			}
-			c, err := decodeCommand([]byte(text))
-			if err != nil {
-				r.out.write(rpcResponse{Type: "response", ID: c.ID, Command: "parse", Error: err.Error()})
-				continue
-			}
-			r.handle(c)
-		}
-	}
-}
-
-// jobQueue holds prompts and compactions in the order they came, without
-// bound on the reader's side: enqueueing never blocks, so the command
-// reader keeps answering while the agent works. It knows the session of
-// the job that runs, which is not always the rpc's current one (a
-// new_session may come while a prompt of the old session runs).
-type jobQueue struct {
-	mu      sync.Mutex
-	jobs    []job
-	running string // session of the job under way, "" when idle
-	closed  bool
-	wake    chan struct{}
-}
-
-type job struct {
-	session string
-	run     func()
-}
-
-func (q *jobQueue) init() {
-	if q.wake == nil {
-		q.wake = make(chan struct{}, 1)
-	}
-}
-
-func (q *jobQueue) push(j job) {
-	q.mu.Lock()
-	q.init()
-	q.jobs = append(q.jobs, j)
-	q.mu.Unlock()
-	q.signal()
-}
-
-func (q *jobQueue) signal() {
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
-}
-
-// next waits for the next job and marks it running (the previous one is
-// done); false once the queue is closed and empty.
-func (q *jobQueue) next() (job, bool) {
-	for {
-		q.mu.Lock()
-		q.init()
-		q.running = ""
-		if len(q.jobs) > 0 {
-			j := q.jobs[0]
-			q.jobs = q.jobs[1:]
-			q.running = j.session
-			q.mu.Unlock()
-			return j, true
-		}
-		if q.closed {
-			q.mu.Unlock()
-			return job{}, false
-		}
-		wake := q.wake
-		q.mu.Unlock()
-		<-wake
-	}
-}
-
-// current is the session of the job under way ("" when none runs).
-func (q *jobQueue) current() string {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.running
-}
-
-// drop removes the jobs that have not started and says how many.
-func (q *jobQueue) drop() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	n := len(q.jobs)
-	q.jobs = nil
-	return n
-}
-
-func (q *jobQueue) close() {
-	q.mu.Lock()
-	q.init()
-	q.closed = true
-	q.mu.Unlock()
-	q.signal()
-}
-
-func (r *rpcServer) enqueue(sessionID string, run func()) {
-	r.queue.push(job{session: sessionID, run: run})
-}
-
-func (r *rpcServer) reply(c rpcCommand, err error, data any) {
-	resp := rpcResponse{Type: "response", ID: c.ID, Command: c.Type, Success: err == nil, Data: data}
-	if err != nil {
-		resp.Error = err.Error()
-	}
-	r.out.write(resp)
-}
-
-func (r *rpcServer) handle(c rpcCommand) {
-	ctx := r.app.ctx
-	switch c.Type {
-	case "prompt":
-		if strings.TrimSpace(c.Message) == "" {
-			r.reply(c, errors.New("message is empty"), nil)
-			return
-		}
-		r.reply(c, nil, nil)
-		sessionID, model := r.session, r.spec()
-		r.enqueue(sessionID, func() {
-			// /skill:name and /template calls expand as pi expands them.
-			text, err := r.m.Expand(ctx, sessionID, c.Message)
-			if err != nil {
-				r.out.write(agent.Event{Type: agent.EventAgentEnd, SessionID: sessionID, Error: err.Error(), StopReason: provider.StopError})
-				return
-			}
-			// Failures end with the agent_end the runtime emits.
-			r.m.Prompt(ctx, sessionID, model, text)
-		})
-	case "abort":
-		// Waiting prompts go too: abort means stop, not "skip to the next".
-		// The running job's session, which a new_session may have left.
-		dropped := r.queue.drop()
-		sid := r.queue.current()
-		if sid == "" {
-			sid = r.session
-		}
-		r.reply(c, nil, map[string]any{"aborted": r.m.Abort(sid), "dropped": dropped})
-	case "get_state":
-		st := r.m.State(r.session)
-		r.reply(c, nil, struct {
-			runtime.State
-			Project string `json:"project"`
-			Root    string `json:"root"`
-			ModelIn string `json:"modelSetting,omitempty"`
-		}{st, r.project.Name, r.project.Root, r.spec()})
-	case "new_session":
-		if c.Worktree {
-			r.newWorktreeSession(c)
-			return
-		}
-		s, err := r.m.Sessions().Create(ctx, r.project.ID, "")
-		if err != nil {
-			r.reply(c, err, nil)
-			return
-		}
-		r.m.Retire(r.session, runtime.ReasonSessionChanged)
-		r.session = s.ID()
-		r.reply(c, nil, map[string]string{"sessionId": s.ID()})
-	case "compact":
-		r.reply(c, nil, nil)
-		sessionID, model := r.session, r.spec()
-		r.enqueue(sessionID, func() {
-			if _, err := r.m.Compact(ctx, sessionID, model, c.Instructions); err != nil {
-				r.out.write(agent.Event{Type: agent.EventCompactionEnd, SessionID: sessionID, Error: err.Error()})
-			}
-		})
-	case "branch":
-		if c.EntryID == nil {
-			r.reply(c, errors.New(`branch needs "entryId": the entry to continue from ("" for before the first one)`), nil)
-			return
-		}
-		r.reply(c, r.m.Branch(ctx, r.session, *c.EntryID), nil)
-	case "set_model":
-		spec := c.Model
-		if spec == "" && c.Provider != "" {
-			spec = c.Provider + "/" + c.ModelID
-		}
-		if spec == "" {
-			r.reply(c, errors.New(`set_model needs "model": "PROVIDER/ID"`), nil)
-			return
-		}
-		// Checked without building a client: no key command runs here.
-		if _, err := provider.Describe(r.app.placesOrEmpty().AgentDir, r.app.env, spec); err != nil {
-			r.reply(c, err, nil)
-			return
-		}
-		r.model = spec
-		r.reply(c, nil, map[string]string{"model": spec})
-	case "set_thinking_level":
-		level, err := provider.ParseThinkingLevel(c.Level)
-		if err != nil {
-			r.reply(c, fmt.Errorf(`set_thinking_level needs "level": %v`, err), nil)
-			return
-		}
-		r.level = level
-		data := map[string]string{"level": level}
-		// Say what the model will use: an unsupported level is clamped.
-		if d, err := provider.Describe(r.app.placesOrEmpty().AgentDir, r.app.env, r.spec()); err == nil {
-			data["thinkingLevel"] = d.Model.Thinking
-		}
-		r.reply(c, nil, data)
-	default:
-		r.reply(c, fmt.Errorf("unknown command %q (prompt, abort, get_state, new_session, compact, branch, set_model, set_thinking_level)", c.Type), nil)
-	}
-}
-
-// newWorktreeSession answers new_session with "worktree": true.
-func (r *rpcServer) newWorktreeSession(c rpcCommand) {
-	svc, err := r.app.worktrees()
-	if err != nil {
-		r.reply(c, err, nil)
-		return
-	}
-	s, w, err := svc.NewSession(r.app.ctx, r.m.Sessions(), r.project.ID, c.Base, "")
-	if err != nil {
-		r.reply(c, err, nil)
-		return
-	}
-	r.m.Retire(r.session, runtime.ReasonSessionChanged)
-	r.session = s.ID()
-	r.reply(c, nil, map[string]any{"sessionId": s.ID(), "worktree": map[string]string{"root": w.Root, "branch": w.Branch, "base": w.Base}})
+	return rpc.Serve(a.ctx, a.stdin, rpc.Config{Host: h, Out: out, Project: p, Session: s, Model: *model, Env: a.env})
 }
 
 // firstLine keeps a listing to one line per session.
