@@ -1,0 +1,68 @@
+package chat
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pi-tui/pi-tui/ui/common"
+)
+
+// Effective returns the open session's model and thinking level as the
+// next prompt will use them: the ones chosen in the session (/model,
+// /thinking, shift+tab, or pi), else what its runtime runs; "" for what
+// the session does not decide (the default applies), and both "" when no
+// session is open.
+func (m *Model) Effective() (model, thinking string) {
+	if m.sid == "" {
+		return "", ""
+	}
+	model = m.model
+	if model == "" {
+		model = m.running
+	}
+	return model, strings.TrimPrefix(m.thinkingText(), "thinking ")
+}
+
+// RuntimeState is the runtime's state for the status bar.
+func (m *Model) RuntimeState() string {
+	if m.sid == "" {
+		return "none"
+	}
+	return m.runtime
+}
+
+func (m *Model) stateLine() string {
+	parts := []string{"runtime " + m.runtime}
+	if m.model != "" {
+		parts = append(parts, "model "+common.VisibleLine(m.model)) // from the session file
+	}
+	if t := m.thinkingText(); t != "" {
+		parts = append(parts, t)
+	}
+	if m.lastRT != "" {
+		parts = append(parts, m.lastRT)
+	}
+	if t := m.usage.InputTokens + m.usage.OutputTokens; t > 0 {
+		fill := ""
+		if ctx := m.lastCall.InputTokens + m.lastCall.OutputTokens + m.lastCall.CacheReadTokens; m.window > 0 && ctx > 0 {
+			fill = fmt.Sprintf(" · context %d%% of %dk", ctx*100/m.window, m.window/1000)
+		}
+		parts = append(parts, fmt.Sprintf("tokens %d in / %d out%s", m.usage.InputTokens, m.usage.OutputTokens, fill))
+	}
+	if len(m.queue) > 0 {
+		parts = append(parts, fmt.Sprintf("%d queued", len(m.queue)))
+	}
+	// State first: it is what a glance is for; key hints fill what is left.
+	line := strings.Join(parts, " · ")
+	hint := "enter send · alt+enter new line · shift+tab thinking · /compact /tree /new /model /thinking /context"
+	// "working" follows the runtime's own state, which agent_end ends in
+	// event order; m.working also covers the moment before it starts.
+	if m.working && m.runtime != "idle" {
+		line = "working… esc aborts · " + line
+	} else if ansi.StringWidth(line)+3+ansi.StringWidth(hint) <= m.width {
+		line += " · " + hint
+	}
+	return ansi.Truncate(line, m.width, "…")
+}
