@@ -1,7 +1,12 @@
+// Package approval puts a tool call's question to the user: a dialog
+// stacked over the chat that shows the whole command, or the diff of the
+// write or edit with line numbers and context, and answers it (once, for
+// the session, always by a rule kept in the store, or no), after the
+// keyboard has rested. Questions holds a chat's open dialogs and closes
+// them when the core resolves their questions elsewhere.
 package approval
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -17,9 +22,9 @@ import (
 	"github.com/pi-tui/pi-tui/ui/dialog"
 )
 
-// approvalKeys are the approval dialog's keys; the same table drives its
+// dialogKeys are the approval dialog's keys; the same table drives its
 // handling, its key line and the ? screen.
-type approvalKeys struct {
+type dialogKeys struct {
 	Once, Session, Always, Deny, DenyWhy key.Binding
 	Up, Down, PageUp, PageDown           key.Binding
 	Top, Bottom                          key.Binding
@@ -32,11 +37,11 @@ type approvalKeys struct {
 	always bool
 }
 
-func newApprovalKeys(tool string, broad bool) approvalKeys {
+func newDialogKeys(tool string, broad bool) dialogKeys {
 	b := func(help, desc string, keys ...string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
-	k := approvalKeys{
+	k := dialogKeys{
 		Once:     b("y", "allow once", "y"),
 		Session:  b("a", "allow "+tool+" for this session", "a"),
 		Always:   b("A", "always allow in this project…", "A"),
@@ -63,23 +68,23 @@ func newApprovalKeys(tool string, broad bool) approvalKeys {
 	return k
 }
 
-// approvalDialog asks whether a tool call may run. It shows the whole
+// Dialog asks whether a tool call may run. It shows the whole
 // command or diff, control characters made visible, in a scrolling view
 // whose answer keys stay on screen at any height. A runtime event opens
 // it, not the user, so it ignores keys until the keyboard has rested
 // (common.Quiet): typing "and also…" into the chat as it appears must not
 // answer it.
-type approvalDialog struct {
+type Dialog struct {
 	ui      *common.UI
-	ask     *ask
+	ask     *Ask
 	project string
-	keys    approvalKeys
+	keys    dialogKeys
 	quiet   *common.Quiet
 	ignored int // keys ignored during the quiet period, shown so none vanish unseen
 	offset  int // first content row shown
 	// answer closes the dialog and delivers the answer; the view owns it.
 	// An answer with Always saves that rule first.
-	onAnswer func(d *approvalDialog, ans events.Answer) tea.Cmd
+	onAnswer func(d *Dialog, ans events.Answer) tea.Cmd
 
 	// content rows for a width, built once per width
 	rowsW   int
@@ -88,18 +93,18 @@ type approvalDialog struct {
 	page    int // rows shown by the last View, for paging
 }
 
-func newApprovalDialog(ui *common.UI, a *ask, project string, onAnswer func(*approvalDialog, events.Answer) tea.Cmd) *approvalDialog {
-	return &approvalDialog{ui: ui, ask: a, project: project, keys: newApprovalKeys(a.req.Tool, a.req.Reason == ""),
+func newDialog(ui *common.UI, a *Ask, project string, onAnswer func(*Dialog, events.Answer) tea.Cmd) *Dialog {
+	return &Dialog{ui: ui, ask: a, project: project, keys: newDialogKeys(a.req.Tool, a.req.Reason == ""),
 		quiet: common.NewQuiet(ui), onAnswer: onAnswer, page: 1}
 }
 
 // Init starts the quiet period's timer.
-func (d *approvalDialog) Init() tea.Cmd { return d.quiet.Start() }
+func (d *Dialog) Init() tea.Cmd { return d.quiet.Start() }
 
 // Holding reports whether the dialog still ignores keys (common.Guarded).
-func (d *approvalDialog) Holding() bool { return d.quiet.Holding() }
+func (d *Dialog) Holding() bool { return d.quiet.Holding() }
 
-func (d *approvalDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
+func (d *Dialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	switch msg := msg.(type) {
 	case common.QuietMsg:
 		return d, d.quiet.Update(msg)
@@ -151,7 +156,7 @@ func (d *approvalDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 
 // subject is what a rule for the call would match: the command, or the
 // file's path relative to the project folder.
-func (d *approvalDialog) subject() string {
+func (d *Dialog) subject() string {
 	if d.ask.req.Tool == approvals.ToolBash {
 		return d.ask.req.Command
 	}
@@ -166,7 +171,7 @@ func (d *approvalDialog) subject() string {
 // alwaysPrompt asks for the rule to keep, the call's own command or path
 // filled in: the user may widen it ("go test *", "docs/**") before
 // saving. A rule that cannot be kept says why and is not saved.
-func (d *approvalDialog) alwaysPrompt() *dialog.Prompt {
+func (d *Dialog) alwaysPrompt() *dialog.Prompt {
 	tool := d.ask.req.Tool
 	hint := "enter saves and allows; end with \" *\" for any arguments (never with ; & | $ > or `); esc goes back"
 	if tool != approvals.ToolBash {
@@ -189,7 +194,7 @@ func (d *approvalDialog) alwaysPrompt() *dialog.Prompt {
 // edge is text the user would approve unseen). A command's lines are
 // numbered with ⏎ where each breaks; a diff's carry the line numbers in
 // the current and the new file.
-func (d *approvalDialog) build(w int) {
+func (d *Dialog) build(w int) {
 	if d.rowsW == w && d.rows != nil {
 		return
 	}
@@ -214,7 +219,7 @@ func (d *approvalDialog) build(w int) {
 	plain := func(s ...string) string { return strings.Join(s, "") }
 	if d.ask.req.Tool != "bash" {
 		p := d.ask.diff
-		d.summary = fmt.Sprintf("%s %s · %s added, %d removed", d.ask.req.Tool, common.VisibleLine(d.ask.req.Path), plural(p.added, "line"), p.removed)
+		d.summary = fmt.Sprintf("%s %s · %s added, %d removed", d.ask.req.Tool, common.VisibleLine(d.ask.req.Path), common.Plural(p.added, "line"), p.removed)
 		nw := p.width()
 		gw := 2*nw + 4 // "12 13 │ "
 		for _, l := range p.lines {
@@ -237,7 +242,7 @@ func (d *approvalDialog) build(w int) {
 	}
 	text := strings.TrimSuffix(d.ask.req.Command, "\n")
 	lines := strings.Split(text, "\n")
-	d.summary = fmt.Sprintf("command: %s, %s", plural(len(lines), "line"), plural(len(d.ask.req.Command), "byte"))
+	d.summary = fmt.Sprintf("command: %s, %s", common.Plural(len(lines), "line"), common.Plural(len(d.ask.req.Command), "byte"))
 	gw := len(fmt.Sprint(len(lines))) + 3 // "12 │ "
 	for i, l := range lines {
 		l = strings.ReplaceAll(common.Visible(l), "\t", "    ")
@@ -271,17 +276,10 @@ func joinFit(parts []string, sep string, w int) []string {
 	return lines
 }
 
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return common.Group(n) + " " + unit + "s"
-}
-
 // View draws the dialog in at most height lines: the answer keys and the
 // title always, then as much of the rest as fits, the command or diff
 // getting what is left (one row at the least).
-func (d *approvalDialog) View(width, height int) string {
+func (d *Dialog) View(width, height int) string {
 	st := d.ui
 	w := min(max(width-4, 24), 100) // outer width
 	inner := w - 4                  // inside border and padding
@@ -294,7 +292,7 @@ func (d *approvalDialog) View(width, height int) string {
 	if holding {
 		state = "⏸ keys ignored until you stop typing…"
 		if d.ignored > 0 {
-			state += fmt.Sprintf(" (%s ignored)", plural(d.ignored, "key"))
+			state += fmt.Sprintf(" (%s ignored)", common.Plural(d.ignored, "key"))
 		}
 		state = st.Warn.Render(fitLine(state))
 	} else {
@@ -361,114 +359,10 @@ func (d *approvalDialog) View(width, height int) string {
 	return st.Dialog.Width(w - 2).Render(strings.Join(out, "\n"))
 }
 
-func (d *approvalDialog) Title() string { return "Allow " + d.ask.req.Tool + "?" }
-func (d *approvalDialog) Help() [][]key.Binding {
+func (d *Dialog) Title() string { return "Allow " + d.ask.req.Tool + "?" }
+func (d *Dialog) Help() [][]key.Binding {
 	return [][]key.Binding{d.keys.answers, d.keys.scrolls}
 }
-func (d *approvalDialog) FullScreen() bool   { return false }
-func (d *approvalDialog) Unsaved() string    { return "" }
-func (d *approvalDialog) CapturesText() bool { return false }
-
-// askApproval shows the approval dialog for a tool call of the open
-// session. The broker sends only the open session's questions; one that
-// was queued as the user left its session is not shown (the broker denies
-// it if no other program shows that session), nor one already open.
-func (m *Model) askApproval(a *ask) tea.Cmd {
-	if a.sid != m.sid || m.sid == "" {
-		return nil
-	}
-	for _, d := range m.asks {
-		if d.ask.id == a.id {
-			return nil
-		}
-	}
-	d := newApprovalDialog(m.d.UI, a, m.project.Name, m.answerAsk)
-	m.asks = append(m.asks, d)
-	return m.d.UI.Push(d)
-}
-
-// answerAsk closes an approval dialog and sends the user's answer to the
-// core; other programs showing the session close theirs. An "always"
-// answer first saves its rule (off the update loop), so the next call it
-// covers runs without asking; a rule that cannot be saved still allows
-// this call, once, and says why.
-func (m *Model) answerAsk(d *approvalDialog, ans events.Answer) tea.Cmd {
-	m.dropAsk(d.ask.id)
-	answered := "that question was already answered in another window or withdrawn"
-	if ans.Always == "" {
-		if !m.br.answer(d.ask, ans) {
-			return common.Notice("%s", answered)
-		}
-		return nil
-	}
-	rules, a, br, ctx := approvals.New(m.d.Host.Store), d.ask, m.br, m.ctx
-	rule := approvals.Rule{Tool: a.req.Tool, Pattern: ans.Always}
-	return func() tea.Msg {
-		err := rules.Add(ctx, a.projectRoot, rule)
-		var copyErr *approvals.CopyError
-		if err != nil && !errors.As(err, &copyErr) {
-			ans.Always = "" // allowed once: the transcript must not say "always"
-		}
-		if !br.answer(a, ans) {
-			return common.NoticeMsg{Text: answered}
-		}
-		if err != nil {
-			return common.NoticeMsg{Text: err.Error(), Error: true}
-		}
-		return nil
-	}
-}
-
-// approvalGone closes the dialog of a question that ended elsewhere and
-// says how it ended in the transcript.
-func (m *Model) approvalGone(r events.Resolved) tea.Cmd {
-	if r.By != 0 && m.br.mine(r) && r.Answer.Always != "" {
-		// Said in the transcript, not the status bar: the turn's end
-		// clears notices, and this one says where the rule can be undone.
-		m.items = append(m.items, &item{kind: kindNotice, ready: true, mild: true,
-			text: "always allowed in this project: " + common.VisibleLine(r.Answer.Always) + " (Settings lists the rules)"})
-		return nil
-	}
-	if !m.dropAsk(r.ID) {
-		return nil // answered here, or never shown
-	}
-	text := "the approval question was withdrawn: its turn ended"
-	switch {
-	case r.By != 0 && !m.br.mine(r) && r.Answer.Allow && r.Answer.Always != "":
-		text = "always allowed in this project in another window: " + common.VisibleLine(r.Answer.Always)
-	case r.By != 0 && !m.br.mine(r) && r.Answer.Allow && r.Answer.ForSession:
-		text = "allowed for this session in another window"
-	case r.By != 0 && !m.br.mine(r) && r.Answer.Allow:
-		text = "approved in another window"
-	case r.By != 0 && !m.br.mine(r) && r.Answer.Reason != "":
-		text = "denied in another window: " + common.VisibleLine(r.Answer.Reason)
-	case r.By != 0 && !m.br.mine(r):
-		text = "denied in another window"
-	case r.Unattended:
-		text = "the approval question was denied: no window shows its session"
-	}
-	m.items = append(m.items, &item{kind: kindNotice, ready: true, mild: true, text: text})
-	return nil
-}
-
-// dropAsk closes the dialog of question id and reports whether one was
-// open.
-func (m *Model) dropAsk(id uint64) bool {
-	for i, d := range m.asks {
-		if d.ask.id == id {
-			m.asks = append(m.asks[:i:i], m.asks[i+1:]...)
-			m.d.UI.Close(d)
-			return true
-		}
-	}
-	return false
-}
-
-// closeAsks closes every open approval dialog here. The questions stay
-// with the core: another program showing the session may still answer
-// them, and when none does, leaving the session denies them.
-func (m *Model) closeAsks() {
-	for _, d := range append([]*approvalDialog(nil), m.asks...) {
-		m.dropAsk(d.ask.id)
-	}
-}
+func (d *Dialog) FullScreen() bool   { return false }
+func (d *Dialog) Unsaved() string    { return "" }
+func (d *Dialog) CapturesText() bool { return false }

@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
+	"github.com/pi-tui/pi-tui/ui/common"
 )
 
 // previewLimit bounds how much of the current file a write's diff reads.
@@ -143,7 +145,7 @@ func unified(old, new string) preview {
 func diffFor(root string, req agent.Approval) preview {
 	var p preview
 	args := map[string]any{}
-	jsonUnmarshal(req.Args, &args)
+	json.Unmarshal(req.Args, &args)
 	switch req.Tool {
 	case "edit", "write":
 	default:
@@ -180,7 +182,7 @@ func diffFor(root string, req agent.Approval) preview {
 	content, _ := args["content"].(string)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		p.note("(new file, %s)", plural(len(content), "byte"))
+		p.note("(new file, %s)", common.Plural(len(content), "byte"))
 	case errors.As(err, &notRegular):
 		p.note("(not a regular file)")
 	case err != nil:

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"fmt"
+	"github.com/pi-tui/pi-tui/ui/sessionlist"
 	"io"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,7 @@ import (
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
-func benchDeps(b *testing.B) (Deps, *host.Host) {
+func benchDeps(b testing.TB) (Deps, *host.Host) {
 	dir := b.TempDir()
 	h, err := host.Open(context.Background(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")})
 	if err != nil {
@@ -33,25 +34,35 @@ func benchDeps(b *testing.B) (Deps, *host.Host) {
 	}
 	b.Cleanup(func() { rts.Close() })
 	ui := common.NewUI(common.NewStyles(lipgloss.NewRenderer(io.Discard)))
-	return Deps{Host: h, Runtimes: rts, UI: ui, Markdown: func(s string, w int) (string, error) { return s, nil }}, h
+	return Deps{Ctx: b.Context(), Host: h, Runtimes: rts, UI: ui, Markdown: func(s string, w int) (string, error) { return s, nil }}, h
+}
+
+// newChat is a chat of project "p" beside its session list, as the
+// Session tab builds them.
+func newChat(tb testing.TB, d Deps) *Model {
+	list := sessionlist.New(sessionlist.Deps{Ctx: d.Ctx, Runtimes: d.Runtimes, UI: d.UI}, sessionlist.Actions{})
+	m := New(d, Tab{List: list, Show: func(bool) {}})
+	tb.Cleanup(m.Close)
+	m.SetProject(projects.Project{Name: "p"})
+	return m
 }
 
 // fill2000 puts 2,000 messages in the transcript.
 func fill2000(m *Model) {
 	for i := range 2000 {
-		kind := kindUser
+		text := fmt.Sprintf("message %d: %s", i, strings.Repeat("words ", 30))
 		if i%2 == 1 {
-			kind = kindAssistant
+			m.tr.EndAnswer(text, false)
+		} else {
+			m.tr.User(text)
 		}
-		m.items = append(m.items, &item{kind: kind, ready: true, text: fmt.Sprintf("message %d: %s", i, strings.Repeat("words ", 30))})
 	}
 }
 
 // longChat is an open session of 2,000 messages at 120×40.
 func longChat(b *testing.B) *Model {
 	d, _ := benchDeps(b)
-	m := New(d)
-	m.project = &projects.Project{Name: "p"}
+	m := newChat(b, d)
 	m.sid = "s1"
 	m.SetSize(120, 40)
 	fill2000(m)
@@ -81,9 +92,7 @@ func BenchmarkTokenToSecondClient(b *testing.B) {
 	d, _ := benchDeps(b)
 	var ms []*Model
 	for range 2 {
-		m := New(d)
-		b.Cleanup(m.Close)
-		m.project = &projects.Project{Name: "p"}
+		m := newChat(b, d)
 		m.sid = "s1"
 		m.br.show("s1")
 		m.SetSize(120, 40)
@@ -134,14 +143,20 @@ func BenchmarkOpen20000(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		m := New(d)
-		m.project = &p
+		// Each chat's subscription ends with its own context, as each
+		// program's does.
+		pctx, end := context.WithCancel(ctx)
+		d.Ctx = pctx
+		list := sessionlist.New(sessionlist.Deps{Ctx: pctx, Runtimes: d.Runtimes, UI: d.UI}, sessionlist.Actions{})
+		m := New(d, Tab{List: list, Show: func(bool) {}})
+		m.SetProject(p)
 		m.SetSize(120, 40)
-		msg := m.openSession(s.ID())()
+		msg := m.Open(s.ID())()
 		m.Update(msg)
 		if out := m.View(); !strings.Contains(out, "answer 19999") {
 			b.Fatal("the first frame does not show the end of the session")
 		}
 		m.Close()
+		end()
 	}
 }

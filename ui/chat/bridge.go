@@ -2,12 +2,11 @@ package chat
 
 import (
 	"context"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/ui/approval"
 )
 
 // bridge carries the broker's runtime events and approval questions into
@@ -47,7 +46,7 @@ func (b *bridge) wait() tea.Cmd {
 		for _, msg := range batch {
 			switch v := msg.(type) {
 			case events.Asked:
-				out = append(out, approvalMsg{&ask{id: v.ID, sid: v.Session, root: v.Root, projectRoot: v.ProjectRoot, req: v.Request, diff: diffFor(v.Root, v.Request)}})
+				out = append(out, approvalMsg{approval.NewAsk(v)})
 			case events.Resolved:
 				out = append(out, approvalGoneMsg{v})
 			default:
@@ -58,37 +57,9 @@ func (b *bridge) wait() tea.Cmd {
 	}
 }
 
-// answer answers a question as this program and reports whether it was
-// still open (another program may have answered it, or its turn ended).
-func (b *bridge) answer(a *ask, ans events.Answer) bool {
-	return b.sub.Answer(a.id, ans)
-}
-
-// mine reports whether this program gave the answer r reports.
-func (b *bridge) mine(r events.Resolved) bool { return r.By == b.sub.ID() }
-
-// ask is one tool call's question, as the core's broker holds it until
-// someone answers it, its turn ends, or nobody shows its session.
-type ask struct {
-	id          uint64
-	sid         string // the session whose turn asks
-	root        string // the folder the call works in (a worktree's, in a worktree session)
-	projectRoot string // the project's folder, which keys its approval rules
-	req         agent.Approval
-	diff        preview // what a write or edit would change (diffFor), computed off the UI goroutine
-}
-
 // approvalMsg asks the user about a tool call.
-type approvalMsg struct{ ask *ask }
+type approvalMsg struct{ ask *approval.Ask }
 
 // approvalGoneMsg says how a question ended: answered here or in another
 // program, or withdrawn. Its dialog, if still open, must close.
 type approvalGoneMsg struct{ res events.Resolved }
-
-func head(s string, lines int) string {
-	parts := strings.SplitN(s, "\n", lines+1)
-	if len(parts) > lines {
-		return strings.Join(parts[:lines], "\n") + "\n…"
-	}
-	return s
-}

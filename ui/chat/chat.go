@@ -15,6 +15,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/runtime"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/transcript"
 )
 
 // arrivedMsg says entries another writer (pi, another pi-tui) appended to
@@ -78,17 +79,18 @@ type promptDoneMsg struct {
 	unsent string
 }
 
-func (m *Model) notice(text string) {
-	m.items = append(m.items, &item{kind: kindNotice, text: text, ready: true})
-}
+func (m *Model) notice(text string) { m.tr.Notice(text, false) }
 
 // event applies one runtime event of this session.
 func (m *Model) event(ev tea.Msg) tea.Cmd {
 	switch a := ev.(type) {
 	case approvalMsg:
-		return m.askApproval(a.ask)
+		return m.asks.Show(a.ask, m.sid, m.project.Name)
 	case approvalGoneMsg:
-		return m.approvalGone(a.res)
+		if text := m.asks.Gone(a.res); text != "" {
+			m.tr.Notice(text, true)
+		}
+		return nil
 	}
 	e, ok := ev.(agent.Event)
 	if !ok || e.SessionID != m.sid || m.sid == "" {
@@ -109,75 +111,42 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 			return m.reread()
 		}
 	case agent.EventRetry:
-		text := fmt.Sprintf("%s, retry %d of %d in %s", e.ErrorMessage, e.Attempt, e.MaxAttempts, waitText(e.DelayMs))
-		if m.retry == nil {
-			m.retry = &item{kind: kindNotice, ready: true, mild: true}
-			m.items = append(m.items, m.retry)
-		}
-		m.retry.text, m.retry.cacheKey = text, ""
+		m.tr.Retry(fmt.Sprintf("%s, retry %d of %d in %s", e.ErrorMessage, e.Attempt, e.MaxAttempts, waitText(e.DelayMs)))
 	case agent.EventMessageUpdate:
-		m.retry = nil
-		if m.live == nil {
-			m.live = &item{kind: kindAssistant, ready: true, streaming: true}
-			m.items = append(m.items, m.live)
-		}
-		m.live.text += e.Delta
-		m.live.thinking += e.Thinking
+		m.tr.Stream(e.Delta, e.Thinking)
 	case agent.EventMessageEnd:
 		if e.Usage != nil && e.Usage.InputTokens > 0 {
 			m.lastCall = *e.Usage
 		}
-		if m.live == nil && e.Text != "" {
-			m.live = &item{kind: kindAssistant, ready: true, text: e.Text}
-			m.items = append(m.items, m.live)
-		}
-		if m.live != nil {
-			// What arrived stays, marked partial when the answer broke
-			// off; the reason is said once, by agent_end.
-			m.live.streaming = false
-			m.live.partial = e.Error != ""
-			m.live.cacheKey = ""
-		}
-		m.live = nil
+		// What arrived stays, marked partial when the answer broke off;
+		// the reason is said once, by agent_end.
+		m.tr.EndAnswer(e.Text, e.Error != "")
 	case agent.EventToolStart:
-		m.retry = nil
-		it := &item{kind: kindTool, ready: true, callID: e.ToolCallID, tool: e.ToolName, args: string(e.Args), status: "running"}
-		m.calls[e.ToolCallID] = it
-		m.items = append(m.items, it)
-		return m.toolStarted(it)
+		return m.tr.ToolStart(e.ToolCallID, e.ToolName, string(e.Args))
 	case agent.EventToolUpdate:
-		m.toolOutput(e)
+		m.tr.ToolOutput(e.ToolCallID, e.Delta, e.Skipped)
 	case agent.EventToolEnd:
-		it := m.calls[e.ToolCallID]
-		if it == nil {
-			it = &item{kind: kindTool, ready: true, callID: e.ToolCallID, tool: e.ToolName}
-			m.items = append(m.items, it)
-		}
-		delete(m.calls, e.ToolCallID)
-		it.status, it.path, it.result, it.toolMs, it.pre, it.delivery = "ok", e.Path, e.Result, e.ToolMs, e.Preflight, e.Delivery
-		it.change = e.MemoryChange
-		if e.IsError {
-			it.status = "error"
-		}
-		it.cacheKey = ""
+		m.tr.ToolEnd(transcript.Result{CallID: e.ToolCallID, Tool: e.ToolName, Path: e.Path, Text: e.Result, IsError: e.IsError,
+			ToolMs: e.ToolMs, Preflight: e.Preflight, Delivery: e.Delivery, Change: e.MemoryChange})
 	case agent.EventCompactionEnd:
 		if e.Error != "" {
 			m.notice("compaction failed: " + e.Error)
 		} else {
-			m.items = append(m.items, &item{kind: kindCompaction, ready: true, text: e.Summary})
+			m.tr.Compaction(e.Summary)
 		}
 	case agent.EventAgentEnd:
 		// The turn is over: nothing it asked may still be answered (the
 		// core withdrew it; its notice may still be queued).
-		m.closeAsks()
+		m.asks.CloseAll()
 		m.runtime = "idle"
-		m.ended, m.retry = true, nil
+		m.ended = true
+		m.tr.EndRetry()
 		if e.Usage != nil {
 			m.usage = *e.Usage
 		}
 		switch {
 		case e.StopReason == provider.StopAborted:
-			m.items = append(m.items, &item{kind: kindNotice, ready: true, text: "aborted; what arrived is kept", mild: true})
+			m.tr.Notice("aborted; what arrived is kept", true)
 		case e.Error != "":
 			m.failure(e.Error)
 		}
@@ -276,30 +245,35 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 			return common.Failure(errors.New("the agent is working; press esc to abort it first"))
 		}
 		m.close()
-		return m.loadList()
+		m.tab.Show(false)
+		return m.tab.List.Reload()
 	case key.Matches(msg, k.Tools):
-		return m.toggleTool()
+		return m.tr.ToggleTool(m.transcriptHeight())
 	case key.Matches(msg, k.ToolPrev, k.ToolNext):
-		return m.selectTool(key.Matches(msg, k.ToolPrev))
+		return m.tr.SelectTool(key.Matches(msg, k.ToolPrev), m.transcriptHeight())
 	case key.Matches(msg, k.Thinking):
-		m.thinking = !m.thinking
+		m.tr.ToggleThinking()
 		return nil
 	case key.Matches(msg, k.Level):
 		return m.cycleThinking()
 	case key.Matches(msg, k.ScrollUp):
-		m.bottom += max(m.transcriptHeight()/2, 1)
+		m.tr.Scroll(max(m.transcriptHeight()/2, 1))
 		return nil
 	case key.Matches(msg, k.ScrollDown):
-		m.bottom = max(m.bottom-max(m.transcriptHeight()/2, 1), 0)
+		m.tr.Scroll(-max(m.transcriptHeight()/2, 1))
 		return nil
 	}
 	return m.inputKey(msg)
 }
 
 // send starts a prompt; its events stream back through the bridge.
-func (m *Model) send(text string) tea.Cmd {
-	m.items = append(m.items, &item{kind: kindUser, ready: true, text: text})
-	m.working, m.ownTurn, m.bottom, m.ended, m.failed, m.retry = true, true, 0, false, "", nil
+func (m *Model) send(text string) tea.Cmd { return m.sendShown(text, text) }
+
+// sendShown sends text, shown in the transcript as shown (what was typed,
+// before its files were attached).
+func (m *Model) sendShown(text, shown string) tea.Cmd {
+	m.tr.User(shown)
+	m.working, m.ownTurn, m.ended, m.failed = true, true, false, ""
 	rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
 	return func() tea.Msg {
 		_, err := rts.Prompt(ctx, id, model, text)
@@ -323,34 +297,10 @@ func storedLast(ctx context.Context, rts *runtime.Manager, id, text string) bool
 	path := s.Path()
 	for i := len(path) - 1; i >= 0; i-- {
 		if path[i].Type == coresession.TypeUser {
-			return userText(path[i]) == text
+			return transcript.UserText(path[i]) == text
 		}
 	}
 	return false
 }
 
 func (m *Model) transcriptHeight() int { return max(m.height-m.inputHeight()-3, 3) }
-
-// transcript draws the last h lines (or h lines ending m.bottom lines up).
-// Items are drawn from the end backwards, only as many as fit: a long
-// session costs what its visible part costs.
-func (m *Model) transcript(h int) string {
-	opts := m.drawOpts()
-	need := h + m.bottom
-	var lines []string
-	for i := len(m.items) - 1; i >= 0 && len(lines) < need; i-- {
-		l := m.items[i].render(m.d.UI, m.width, opts)
-		lines = append(append([]string(nil), l...), lines...)
-	}
-	if len(m.items) == 0 {
-		lines = []string{m.d.UI.Dim.Render("Type a message and press enter. The agent works in " + common.VisibleLine(m.project.Name) + ": its file tools stay inside the project folder; its commands run as you, and in the ask and auto-edits modes only once you approve them.")}
-	}
-	end := max(len(lines)-m.bottom, 0)
-	start := max(end-h, 0)
-	m.bottom = len(lines) - end
-	out := lines[start:end]
-	for len(out) < h {
-		out = append([]string{""}, out...)
-	}
-	return strings.Join(out, "\n")
-}

@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -64,9 +63,9 @@ func (m *Model) loadCommands() tea.Cmd {
 	if m.sid == "" {
 		return nil
 	}
-	rts, sid := m.d.Runtimes, m.sid
+	rts, sid, ctx := m.d.Runtimes, m.sid, m.ctx
 	return func() tea.Msg {
-		set, err := rts.Commands(context.Background(), sid)
+		set, err := rts.Commands(ctx, sid)
 		if err != nil {
 			return commandsMsg{sid: sid, warn: []string{err.Error()}}
 		}
@@ -124,9 +123,9 @@ func (m *Model) restoreInput(text string) {
 
 // callCommand expands a skill or template call off the UI goroutine.
 func (m *Model) callCommand(text string) tea.Cmd {
-	rts, sid := m.d.Runtimes, m.sid
+	rts, sid, ctx := m.d.Runtimes, m.sid, m.ctx
 	return func() tea.Msg {
-		out, err := rts.Expand(context.Background(), sid, text)
+		out, err := rts.Expand(ctx, sid, text)
 		return expandedMsg{sid: sid, typed: text, text: out, err: err}
 	}
 }
@@ -198,7 +197,7 @@ func (m *Model) suggestionLines() []string { return m.menuLines() }
 
 // Completing reports whether the completion menu is open (the shell then
 // leaves tab to the chat instead of switching tabs).
-func (m *Model) Completing() bool { return m.sid != "" && m.comp.kind != menuNone }
+func (m *Model) Completing() bool { return m.comp.kind != menuNone }
 
 // command runs a slash command typed in the input.
 func (m *Model) command(text string) tea.Cmd {
@@ -218,9 +217,9 @@ func (m *Model) command(text string) tea.Cmd {
 			return promptDoneMsg{id: id, err: err}
 		}
 	case "new":
-		return m.newSession()
+		return m.New()
 	case "worktree":
-		return m.newWorktreeSession()
+		return m.NewInWorktree()
 	case "tree":
 		return m.treePicker(false)
 	case "fork":

@@ -399,10 +399,7 @@ func (m *Model) attached(msg attachedMsg) tea.Cmd {
 		return nil
 	}
 	m.working = false
-	cmd := m.send(msg.text)
-	if n := len(m.items); n > 0 && m.items[n-1].kind == kindUser {
-		m.items[n-1].text = msg.typed
-	}
+	cmd := m.sendShown(msg.text, msg.typed)
 	if m.title == msg.text {
 		m.title = msg.typed
 	}
@@ -411,16 +408,16 @@ func (m *Model) attached(msg attachedMsg) tea.Cmd {
 		s := common.VisibleLine(a.Path)
 		switch {
 		case a.Lines > 0 && a.Note != "":
-			s += " (" + plural(a.Lines, "line") + "; " + a.Note + ")"
+			s += " (" + common.Plural(a.Lines, "line") + "; " + a.Note + ")"
 		case a.Lines > 0:
-			s += " (" + plural(a.Lines, "line") + ")"
+			s += " (" + common.Plural(a.Lines, "line") + ")"
 		default:
 			s += " (" + a.Note + ")"
 		}
 		parts = append(parts, s)
 	}
 	if len(parts) > 0 {
-		m.items = append(m.items, &item{kind: kindNotice, ready: true, mild: true, text: "attached " + strings.Join(parts, ", ")})
+		m.tr.Notice("attached "+strings.Join(parts, ", "), true)
 	}
 	return cmd
 }

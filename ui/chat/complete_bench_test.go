@@ -20,9 +20,8 @@ func BenchmarkAtMenuKeystroke(b *testing.B) {
 	if err := indextest.Checkout(root, 100_000); err != nil {
 		b.Fatal(err)
 	}
-	m := New(d)
-	defer m.Close()
-	m.project = &projects.Project{Name: "p", Root: root}
+	m := newChat(b, d)
+	m.SetProject(projects.Project{Name: "p", Root: root})
 	m.sid = "s1"
 	m.SetSize(120, 40)
 	key := func(k tea.KeyMsg) {

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-
-	"github.com/pi-tui/pi-tui/core/projects"
 )
 
 // BenchmarkInputKeystroke300: one character typed in the middle of a
@@ -15,8 +13,7 @@ import (
 // Target (issue 14): ≤ 1 ms/op.
 func BenchmarkInputKeystroke300(b *testing.B) {
 	d, _ := benchDeps(b)
-	m := New(d)
-	m.project = &projects.Project{Name: "p"}
+	m := newChat(b, d)
 	m.sid = "s1"
 	m.SetSize(120, 40)
 	var text strings.Builder

@@ -6,8 +6,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 
-	"github.com/pi-tui/pi-tui/core/agent"
-	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/ui/internal/keytest"
 )
 
@@ -27,17 +25,11 @@ func typedAway(help [][]key.Binding) []string {
 	return out
 }
 
-// Every screen of the Session tab shows the keys its table handles, and
-// only those; the chat's help lists only keys that work while typing.
-func TestSessionKeysAreData(t *testing.T) {
+// The chat shows the keys its table handles, and only those, and lists
+// only keys that work while typing.
+func TestChatKeysAreData(t *testing.T) {
 	m := testModel(t)
 	k := m.keys
-	m.sid = ""
-	list := struct{ Open, New, Rename, Delete, Filter, Up, Down, First, Last, Worktree, Diff, Merge, Discard key.Binding }{
-		k.Open, k.New, k.Rename, k.Delete, k.Filter, k.Up, k.Down, k.First, k.Last, k.Worktree, k.Diff, k.Merge, k.Discard}
-	keytest.Check(t, "session list", list, m.Help())
-
-	m.sid = "s1"
 	e := m.input.KeyMap()
 	chat := struct {
 		Send, Newline, Abort, HistPrev, HistNext, ScrollUp, ScrollDown, Tools, ToolPrev, ToolNext, Thinking, Level, Sessions key.Binding
@@ -50,13 +42,4 @@ func TestSessionKeysAreData(t *testing.T) {
 	if typed := typedAway(m.Help()); len(typed) > 0 {
 		t.Errorf("the chat's help shows keys that typing takes: %v", typed)
 	}
-
-	// The approval dialog shows every answer key it takes.
-	d := newApprovalDialog(testUI(), &ask{req: agent.Approval{Tool: "bash", Command: "ls"}}, "p", nil)
-	keytest.Check(t, "approval", d.keys, d.Help())
-
-	tp := newTreePage(testUI(), false, nil, "", nil, nil)
-	keytest.Check(t, "tree", tp.keys, tp.Help())
-	in := newInspector(testUI(), runtime.Inspection{})
-	keytest.Check(t, "context", in.keys, in.Help())
 }

@@ -1,16 +1,17 @@
-// Package session is the Session tab: a project's sessions (newest first,
-// new or resume) and the chat with the agent: a transcript with markdown,
-// streamed answers, tool calls with their preflight markers and the
-// instructions their results carried, approvals, and the runtime's state.
-// The runtime works on its own goroutines; its events arrive through a
-// queue as messages, and every action starts as a command.
+// Package chat is one open session of the Session tab: the transcript
+// (ui/transcript), the message input with its /command and @file menu,
+// the runtime's state, and the layers it stacks over itself as dialogs
+// are stacked: approvals (ui/approval), every branch (ui/sessiontree), the
+// context inspector (ui/inspector). The runtime works on its own
+// goroutines; its events arrive through a queue as messages, and every
+// action starts as a command.
 //
-// The files hold one part each: session.go the tab's model, routing and
-// layout; list.go the session list; chat.go the chat (keys, sending, the
-// runtime's events, the transcript's frame); transcript.go the transcript's
-// items; commands.go slash commands and their completion; tree.go /tree,
-// /model and the inspector's loading; approval.go approvals; status.go the
-// state line; thinking.go thinking levels; bridge.go the event queue.
+// The files hold one part each: model.go the model, routing and layout;
+// open.go opening and starting sessions; chat.go keys, sending and the
+// runtime's events; commands.go slash commands; complete.go their
+// completion and @files; input.go the input; tree.go /tree, /model and
+// the inspector's loading; thinking.go thinking levels; remember.go
+// /undo-memory; status.go the state line; bridge.go the event queue.
 package chat
 
 import (
@@ -23,17 +24,25 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/pi-tui/pi-tui/core/approvals"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtime"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/skills"
+	"github.com/pi-tui/pi-tui/ui/approval"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/sessionlist"
+	"github.com/pi-tui/pi-tui/ui/transcript"
 )
 
-// Deps are what the tab needs from the program.
+// Deps are what the chat needs from the program.
 type Deps struct {
+	// Ctx lives as long as the program: when it ends (the terminal or SSH
+	// client went away) a running turn is aborted and the program's
+	// subscription to the core's events ends.
+	Ctx      context.Context
 	Host     *host.Host
 	Runtimes *runtime.Manager
 	UI       *common.UI
@@ -41,16 +50,23 @@ type Deps struct {
 	Env      func(string) string
 }
 
+// Tab is what the chat needs of the Session tab around it.
+type Tab struct {
+	// List is the project's session list beside the chat: the header
+	// calls the session as its row does, /name renames through it, and
+	// what the chat changes (a session's count, title or worktree) has it
+	// read again.
+	List *sessionlist.Model
+	// Show moves the tab's focus to the chat (a session opened) or back
+	// to the list (the chat left its session).
+	Show func(chat bool)
+}
+
 // Keys of the chat.
 type Keys struct {
-	Rename, Delete, Filter                                                                    key.Binding // the session list's
 	Send, Newline, Abort, HistPrev, HistNext, ScrollUp, ScrollDown, Tools, Thinking, Sessions key.Binding
 	Level                                                                                     key.Binding // cycles the thinking level
-	ToolPrev, ToolNext                                                                        key.Binding // select the call ctrl+o acts on (tools.go)
-	Open, New, Up, Down, First, Last                                                          key.Binding
-	// The list's worktree keys (worktree.go): a new session in a worktree,
-	// its diff, merge and discard.
-	Worktree, Diff, Merge, Discard key.Binding
+	ToolPrev, ToolNext                                                                        key.Binding // select the call ctrl+o acts on
 }
 
 func defaultKeys() Keys {
@@ -71,151 +87,102 @@ func defaultKeys() Keys {
 		Thinking:   b("ctrl+t", "show thinking", "ctrl+t"),
 		Level:      b("shift+tab", "thinking level", "shift+tab"),
 		Sessions:   b("ctrl+l", "sessions", "ctrl+l"),
-		Open:       b("enter", "open session", "enter"),
-		Rename:     b("r", "rename", "r"),
-		Delete:     b("D", "delete", "D"),
-		Filter:     b("/", "filter by title and content", "/"),
-		New:        b("n", "new session", "n"),
-		Worktree:   b("w", "new session in a git worktree", "w"),
-		Diff:       b("d", "worktree diff", "d"),
-		Merge:      b("M", "merge worktree", "M"),
-		Discard:    b("X", "discard worktree", "X"),
-		Up:         b("↑/k", "up", "up", "k"),
-		Down:       b("↓/j", "down", "down", "j"),
-		First:      b("home/g", "first session", "home", "g"),
-		Last:       b("end/G", "last session", "end", "G"),
 	}
 }
 
-// Model is the Session tab.
+// Model is the chat.
 type Model struct {
 	d    Deps
+	tab  Tab
 	keys Keys
 	br   *bridge
-	// ctx lives as long as the program: closing it (the terminal or SSH
-	// client went away) aborts a running turn and ends the program's
-	// subscription to the core's events.
-	ctx       context.Context
-	cancel    context.CancelFunc
-	stopWatch func()               // stops waiting for other writers' arrivals in the open session
-	open      *coresession.Session // the open session, for rereading it
+	ctx  context.Context // the program's (Deps.Ctx)
+	// stopWatch stops waiting for other writers' arrivals in the open
+	// session; open is that session, for rereading it.
+	stopWatch func()
+	open      *coresession.Session
 
 	project *projects.Project
-	list    []coresession.Summary
-	cursor  int
-	listErr string
-	filter  listFilter // the session list's filter
-
-	sid      string // the open session, "" in the list
-	title    string
-	items    []*item
-	live     *item            // the streaming answer
-	calls    map[string]*item // running tool calls by id
-	bottom   int              // lines scrolled up from the bottom
-	input    *input
-	history  []string
-	histPos  int
-	queue    []string
-	working  bool
-	model    string         // model spec chosen with /model ("" = default)
-	level    string         // thinking level chosen with shift+tab or /thinking ("" = default)
-	think    thinkState     // the level in effect and the levels the model has
-	running  string         // the model the runtime runs, from its events
-	ended    bool           // agent_end arrived for the current prompt
-	ownTurn  bool           // the turn running is this program's (else another's: reread at its ends)
-	branch   string         // the open session's worktree branch, "" when it works in the project
-	invalid  string         // why the open session's worktree binding is invalid (it works in nothing)
-	failed   string         // the current prompt's error, once shown
-	retry    *item          // the notice of the current call's retries
-	lastCall provider.Usage // the last model call, for the context meter
-	runtime  string         // none, idle, working, retired
-	lastRT   string         // last launch/reuse/retire with its reason
+	sid     string // the open session ("" before one opens)
+	title   string
+	tr      *transcript.Model
+	input   *input
+	history []string
+	histPos int
+	queue   []string
+	working bool
+	model   string     // model spec chosen with /model ("" = default)
+	level   string     // thinking level chosen with shift+tab or /thinking ("" = default)
+	think   thinkState // the level in effect and the levels the model has
+	running string     // the model the runtime runs, from its events
+	ended   bool       // agent_end arrived for the current prompt
+	ownTurn bool       // the turn running is this program's (else another's: reread at its ends)
+	branch  string     // the open session's worktree branch, "" when it works in the project
+	invalid string     // why the open session's worktree binding is invalid (it works in nothing)
+	failed  string     // the current prompt's error, once shown
+	// lastCall is the last model call, for the context meter.
+	lastCall provider.Usage
+	runtime  string // none, idle, working, retired
+	lastRT   string // last launch/reuse/retire with its reason
 	usage    provider.Usage
 	window   int
-	sel      *item // the tool call ctrl+o acts on (nil: the latest; tools.go)
-	ticking  bool  // a tick redraws running tool calls' time
-	thinking bool
-	asks     []*approvalDialog // open approval dialogs, oldest first
-	cmds     []skills.Command  // the session's skills and templates (commands.go)
-	cmdWarn  []string          // skill and template files skipped
-	comp     completer         // the /command and @file menu (complete.go)
-	wt       worktrees         // the list's worktree sessions (worktree.go)
+	asks     *approval.Questions // open approval dialogs
+	cmds     []skills.Command    // the session's skills and templates (commands.go)
+	cmdWarn  []string            // skill and template files skipped
+	comp     completer           // the /command and @file menu (complete.go)
 
 	width, height int
 }
 
-// New returns the tab; Init starts listening to the runtime.
-func New(d Deps) *Model {
-	m := &Model{d: d, keys: defaultKeys(), calls: map[string]*item{}, runtime: "none",
-		input: newInput(d.UI)}
-	m.ctx, m.cancel = context.WithCancel(context.Background())
+// New returns the chat; Init starts listening to the runtime.
+func New(d Deps, tab Tab) *Model {
+	m := &Model{d: d, tab: tab, keys: defaultKeys(), ctx: d.Ctx, runtime: "none",
+		input: newInput(d.UI), tr: transcript.New(d.UI, d.Markdown)}
 	m.br = newBridge(m.ctx, d.Runtimes.Events())
+	var rules *approvals.Store
 	if d.Host != nil {
-		m.wt.svc = d.Runtimes.Worktrees() // the runtimes' own: one verification, one cache
+		rules = approvals.New(d.Host.Store)
 	}
+	m.asks = approval.NewQuestions(m.ctx, d.UI, m.br.sub, rules)
 	return m
 }
 
-// Close releases the view when its program ends: it aborts a running turn
-// and ends its subscription; the questions only it showed are denied.
-func (m *Model) Close() {
-	m.closeAsks()
-	m.cancel()
-}
+// Close releases the chat when its program ends: the questions only it
+// showed are denied (the program's context, ending, aborts a running
+// turn and ends its subscription).
+func (m *Model) Close() { m.asks.CloseAll() }
 
 // Init starts delivering runtime events.
-func (m *Model) Init() tea.Cmd { return tea.Batch(m.br.wait(), m.reconcile()) }
+func (m *Model) Init() tea.Cmd { return m.br.wait() }
 
-// reconcile brings the count of each project's sessions in line with its
-// session folder (sessions begun in pi, files removed by hand), off the UI
-// goroutine, and has the lists reloaded when a count moved.
-func (m *Model) reconcile() tea.Cmd {
-	if m.d.Runtimes == nil {
-		return nil
-	}
-	sm, ctx := m.d.Runtimes.Sessions(), m.ctx
-	return func() tea.Msg {
-		if changed, err := sm.Reconcile(ctx); err == nil && changed {
-			return common.ProjectsChangedMsg{}
-		}
-		return nil
-	}
-}
-
-// SetSize sets the area the tab draws in.
+// SetSize sets the area the chat draws in.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
+	m.tr.SetWidth(w)
 	m.input.fit(w, h)
 }
 
-// CapturesText reports whether keys go to the input.
-func (m *Model) CapturesText() bool { return m.sid != "" || m.filter.on }
+// SetProject leaves the open session for project p, whose sessions the
+// chat opens from then on; it refuses while the agent is working.
+func (m *Model) SetProject(p projects.Project) error {
+	if m.working {
+		return fmt.Errorf("the agent is working in %s; press esc in the Session tab to abort it first", m.project.Name)
+	}
+	m.close()
+	m.project = &p
+	m.tr.SetEmpty("Type a message and press enter. The agent works in " + common.VisibleLine(p.Name) + ": its file tools stay inside the project folder; its commands run as you, and in the ask and auto-edits modes only once you approve them.")
+	return nil
+}
 
 // Busy reports whether the agent is working, so quitting asks first.
 func (m *Model) Busy() bool { return m.working }
 
-// Help lists the keys of the current mode.
+// Help lists the chat's keys: only those that work while typing.
 func (m *Model) Help() [][]key.Binding {
 	k := m.keys
-	if m.project == nil {
-		return nil // no list yet: only the program's own keys work here
-	}
-	if m.sid == "" {
-		return [][]key.Binding{{k.Open, k.New, k.Rename, k.Delete, k.Filter}, {k.Worktree, k.Diff, k.Merge, k.Discard}, {k.Up, k.Down, k.First, k.Last}}
-	}
 	e := m.input.KeyMap()
 	return [][]key.Binding{{k.Send, k.Newline, k.Abort, menuKeys.Commands, menuKeys.At}, {menuKeys.Pick, menuKeys.Up, menuKeys.Close}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown},
 		{k.Tools, k.ToolPrev, k.ToolNext, k.Thinking, k.Level, k.Sessions}, {e.Home, e.WordLeft, e.DeleteWord, e.KillLine, e.KillStart, e.Undo, e.Redo}}
-}
-
-// Open shows project p's sessions.
-func (m *Model) Open(p projects.Project) tea.Cmd {
-	if m.working {
-		return common.Failure(fmt.Errorf("the agent is working in %s; press esc in the Session tab to abort it first", m.project.Name))
-	}
-	m.project = &p
-	m.close()
-	return m.loadList()
 }
 
 func (m *Model) close() {
@@ -223,18 +190,19 @@ func (m *Model) close() {
 	// when no other program shows the session: keys typed while looking
 	// at another session must never answer it, and its agent must not
 	// wait forever.
-	m.closeAsks()
+	m.asks.CloseAll()
 	m.br.show("")
 	if m.stopWatch != nil {
 		m.stopWatch()
 		m.stopWatch = nil
 	}
-	m.sid, m.items, m.live, m.calls, m.queue = "", nil, nil, map[string]*item{}, nil
+	m.tr.Clear()
+	m.sid, m.queue = "", nil
 	m.working, m.runtime, m.lastRT, m.running, m.model, m.level, m.think = false, "none", "", "", "", "", thinkState{}
 	m.usage, m.lastCall = provider.Usage{}, provider.Usage{}
 }
 
-// Update handles the tab's messages.
+// Update handles the chat's messages.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.updateCommands(msg); ok {
 		return cmd
@@ -242,10 +210,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.updateRemember(msg); ok {
 		return cmd
 	}
-	if cmd, ok := m.updateTools(msg); ok {
-		return cmd
-	}
-	if cmd, ok := m.updateWorktrees(msg); ok {
+	if cmd, ok := m.tr.Update(msg); ok {
 		return cmd
 	}
 	switch msg := msg.(type) {
@@ -255,14 +220,6 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			cmds = append(cmds, m.event(e))
 		}
 		return tea.Batch(append(cmds, m.br.wait())...)
-	case listMsg:
-		m.list, m.listErr = msg.list, ""
-		if msg.err != nil {
-			m.listErr = msg.err.Error()
-		}
-		m.cursor = min(m.cursor, max(len(m.list)-1, 0))
-		m.wt.of = msg.of
-		return m.loadStatuses()
 	case openedMsg:
 		if msg.err != nil {
 			return common.Failure(msg.err)
@@ -273,10 +230,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		var wctx context.Context
 		// The watch ends with the program (m.ctx) if not before.
 		wctx, m.stopWatch = context.WithCancel(m.ctx)
-		m.items = itemsFrom(msg.entries)
+		m.tr.Load(msg.entries)
 		m.model = modelOf(msg.entries)
 		m.level = levelOf(msg.entries)
-		m.bottom = 0
 		m.br.show(m.sid) // its events and questions, an open one included
 		st := m.d.Runtimes.State(m.sid)
 		m.runtime = st.Runtime
@@ -291,7 +247,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.invalid != "" {
 			say = common.Failure(errors.New(msg.invalid))
 		}
-		return tea.Batch(m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.loadList())
+		m.tab.Show(true)
+		return tea.Batch(m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload())
 	case arrivedMsg:
 		if msg.id != m.sid {
 			return nil
@@ -302,21 +259,18 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.id != m.sid || m.stopWatch == nil {
 			return nil
 		}
-		if !m.working && len(m.calls) == 0 {
+		if !m.working && !m.tr.Running() {
 			// Mid-turn the live items show our own turn; the reread
 			// transcript replaces them once the turn is over. Another
 			// program's turn shows what it stored (its prompt) with the
 			// text streaming after it; its end rereads the whole.
-			m.items = itemsFrom(msg.entries)
-			if m.live != nil {
-				m.items = append(m.items, m.live)
-			}
+			m.tr.Reread(msg.entries)
 			m.model, m.level = modelOf(msg.entries), levelOf(msg.entries)
 		}
 		wctx, cancel := context.WithCancel(m.ctx)
 		m.stopWatch()
 		m.stopWatch = cancel
-		return tea.Batch(m.watchArrivals(wctx, m.sid, msg.sess), m.loadList())
+		return tea.Batch(m.watchArrivals(wctx, m.sid, msg.sess), m.tab.List.Reload())
 	case describedMsg:
 		m.described(msg)
 		return nil
@@ -331,33 +285,19 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		if msg.unsent != "" {
 			m.restoreInput(msg.unsent)
-			if n := len(m.items); n > 0 && m.items[n-1].kind == kindUser && m.items[n-1].text == msg.unsent {
-				m.items = m.items[:n-1]
-			} else if n > 1 && m.items[n-2].kind == kindUser && m.items[n-2].text == msg.unsent {
-				m.items = append(m.items[:n-2], m.items[n-1])
-			}
+			m.tr.DropUnsent(msg.unsent)
 		}
 		if len(m.queue) > 0 {
 			next := m.queue[0]
 			m.queue = m.queue[1:]
 			cmd = m.sendWithFiles(next)
 		}
-		return tea.Batch(cmd, m.loadList())
-	case contentMsg:
-		if msg.seq == m.filter.seq && m.filter.on {
-			m.filter.content = msg.hits
+		return tea.Batch(cmd, m.tab.List.Reload())
+	case sessionlist.RenamedMsg:
+		if msg.ID == m.sid {
+			m.title = msg.Title // the list says so, and reloads
 		}
 		return nil
-	case renamedMsg:
-		if msg.id == m.sid {
-			m.title = msg.title
-		}
-		return tea.Batch(common.Notice("named %q", msg.title), m.loadList())
-	case deletedMsg:
-		if msg.id == m.sid {
-			m.close()
-		}
-		return tea.Batch(common.Notice("session deleted"), m.loadList(), func() tea.Msg { return common.ProjectsChangedMsg{} })
 	case treeMsg:
 		if m.sid != "" {
 			return m.showTree(msg)
@@ -375,12 +315,6 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		return common.Notice("branched: the old branch is kept; your next message continues from this entry")
 	case tea.KeyMsg:
-		if m.project == nil {
-			return nil // nothing to list or open: the view says where to go
-		}
-		if m.sid == "" {
-			return m.listKey(msg)
-		}
 		return m.chatKey(msg)
 	}
 	return nil
@@ -389,35 +323,21 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // firstMessage returns the open session's first message as the list has
 // it, else the first one in its transcript.
 func (m *Model) firstMessage() string {
-	for _, s := range m.list {
-		if s.ID == m.sid && s.FirstMessage != "" {
-			return s.FirstMessage
-		}
+	if s, ok := m.tab.List.Listed(m.sid); ok && s.FirstMessage != "" {
+		return s.FirstMessage
 	}
-	for _, it := range m.items {
-		if it.kind == kindUser {
-			it.decode()
-			return it.text
-		}
-	}
-	return ""
+	return m.tr.FirstUser()
 }
 
-// View draws the tab.
+// View draws the chat.
 func (m *Model) View() string {
 	st := m.d.UI
-	if m.project == nil {
-		return st.Title.Render("Session") + "\n\n" + "No project is open. In Projects, select one and press o to open its sessions." + "\n\n" + st.Dim.Render("1 Projects · ? help")
-	}
-	if m.sid == "" {
-		return m.listView()
-	}
 	var b strings.Builder
 	// Called as the list calls it (its name, else the first line of its
 	// first message), clipped to the line.
-	title := sessionTitle(m.title, m.firstMessage())
+	title := sessionlist.Title(m.title, m.firstMessage())
 	switch {
-	case title == "" && len(m.items) == 0:
+	case title == "" && m.tr.Empty():
 		title = "new session"
 	case title == "":
 		title = "unnamed session"
@@ -432,7 +352,7 @@ func (m *Model) View() string {
 	}
 	b.WriteString(st.Title.Render(head) + st.Dim.Render("  "+ansi.Truncate(title, max(m.width-30, 10), "…")) + "\n")
 	menu := m.suggestionLines()
-	b.WriteString(m.transcript(max(m.transcriptHeight()-len(menu), 1)) + "\n")
+	b.WriteString(m.tr.View(max(m.transcriptHeight()-len(menu), 1)) + "\n")
 	for _, l := range menu {
 		b.WriteString(l + "\n")
 	}

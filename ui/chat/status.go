@@ -15,9 +15,6 @@ import (
 // the session does not decide (the default applies), and both "" when no
 // session is open.
 func (m *Model) Effective() (model, thinking string) {
-	if m.sid == "" {
-		return "", ""
-	}
 	model = m.model
 	if model == "" {
 		model = m.running
@@ -25,13 +22,9 @@ func (m *Model) Effective() (model, thinking string) {
 	return model, strings.TrimPrefix(m.thinkingText(), "thinking ")
 }
 
-// RuntimeState is the runtime's state for the status bar.
-func (m *Model) RuntimeState() string {
-	if m.sid == "" {
-		return "none"
-	}
-	return m.runtime
-}
+// RuntimeState is the runtime's state for the status bar ("none" when no
+// session is open).
+func (m *Model) RuntimeState() string { return m.runtime }
 
 func (m *Model) stateLine() string {
 	parts := []string{"runtime " + m.runtime}

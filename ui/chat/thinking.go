@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -37,6 +36,21 @@ func levelOf(entries []coresession.Entry) string {
 		if json.Unmarshal(entries[i].Payload(), &r) == nil && r.Kind == ThinkingLevelChange {
 			if l, err := provider.ParseThinkingLevel(r.ThinkingLevel); err == nil {
 				return l
+			}
+		}
+	}
+	return ""
+}
+
+// modelOf returns the model chosen last in the session ("" = default).
+func modelOf(entries []coresession.Entry) string {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Type == coresession.TypeModelChange {
+			var v struct {
+				Model string `json:"model"`
+			}
+			if json.Unmarshal(entries[i].Payload(), &v) == nil {
+				return v.Model
 			}
 		}
 	}
@@ -103,9 +117,7 @@ func (m *Model) thinkingText() string {
 
 // ClaimsKey reports whether the open chat takes a key the shell would
 // otherwise use: shift+tab cycles the thinking level, as it does in pi.
-func (m *Model) ClaimsKey(msg tea.KeyMsg) bool {
-	return m.sid != "" && key.Matches(msg, m.keys.Level)
-}
+func (m *Model) ClaimsKey(msg tea.KeyMsg) bool { return key.Matches(msg, m.keys.Level) }
 
 // cycleThinking moves to the model's next thinking level.
 func (m *Model) cycleThinking() tea.Cmd {
@@ -160,11 +172,11 @@ func (m *Model) setThinking(want string) tea.Cmd {
 	if l != want {
 		note = fmt.Sprintf("thinking %s (the model has no %s): the runtime restarts (thinking-changed) at the next prompt", l, want)
 	}
-	rts, id := m.d.Runtimes, m.sid
+	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
 	record := func() tea.Msg {
-		s, err := rts.Session(context.Background(), id)
+		s, err := rts.Session(ctx, id)
 		if err == nil {
-			_, err = s.Append(context.Background(), coresession.TypeCustom, thinkingRecord{Kind: ThinkingLevelChange, ThinkingLevel: l})
+			_, err = s.Append(ctx, coresession.TypeCustom, thinkingRecord{Kind: ThinkingLevelChange, ThinkingLevel: l})
 		}
 		if err != nil {
 			return common.NoticeMsg{Text: "the thinking level applies, but it could not be saved in the session: " + err.Error(), Error: true}

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"github.com/pi-tui/pi-tui/ui/transcript"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,9 +67,9 @@ func TestStoredToolLinesShowTheirCommand(t *testing.T) {
 		}
 	}
 	check("reopened")
-	m.toggleTool()
+	m.tr.ToggleTool(m.transcriptHeight())
 	check("expanded")
-	m.toggleTool()
+	m.tr.ToggleTool(m.transcriptHeight())
 	check("collapsed")
 	// A reread (another program's turn, /tree) builds the items anew.
 	m.Update(refreshedMsg{id: "s1", entries: toolSession(t)})
@@ -86,7 +87,7 @@ func TestLiveToolLineKeepsItsCommand(t *testing.T) {
 	}
 	m.Update(eventsMsg{agent.Event{Type: agent.EventToolEnd, SessionID: "s1", ToolCallID: "b1", ToolName: "bash", Result: "ok"}})
 	for range 2 {
-		m.toggleTool()
+		m.tr.ToggleTool(m.transcriptHeight())
 		if !strings.Contains(m.View(), "✓ bash make") {
 			t.Fatalf("the ended call lacks its command:\n%s", m.View())
 		}
@@ -111,7 +112,7 @@ func TestAttachedFilesShowAsACount(t *testing.T) {
 	if !strings.Contains(view, "see @AGENTS.md\n  (+ 1 file attached)") || strings.Contains(view, "<file") || strings.Contains(view, "be brief") {
 		t.Errorf("the reopened message:\n%s", view)
 	}
-	if got := entryText(user); got != "you: see @AGENTS.md (+ 1 file attached)" {
+	if got := transcript.EntryText(user); got != "you: see @AGENTS.md (+ 1 file attached)" {
 		t.Errorf("/tree shows %q", got)
 	}
 	m.branchTo(user)

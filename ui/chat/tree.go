@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"context"
 	"errors"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -12,15 +11,18 @@ import (
 	coresettings "github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
+	"github.com/pi-tui/pi-tui/ui/inspector"
+	"github.com/pi-tui/pi-tui/ui/sessiontree"
+	"github.com/pi-tui/pi-tui/ui/transcript"
 )
 
 // treePicker loads the session's tree in a command, then shows it: enter
 // continues from the chosen entry (fork=false) or forks a new session
 // from it (fork=true, /fork); f forks either way.
 func (m *Model) treePicker(fork bool) tea.Cmd {
-	rts, id := m.d.Runtimes, m.sid
+	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
 	return func() tea.Msg {
-		s, err := rts.Session(context.Background(), id)
+		s, err := rts.Session(ctx, id)
 		if err != nil {
 			return common.NoticeMsg{Text: err.Error(), Error: true}
 		}
@@ -43,35 +45,25 @@ func (m *Model) showTree(msg treeMsg) tea.Cmd {
 	if msg.fork {
 		jump = fork
 	}
-	return m.d.UI.Push(newTreePage(m.d.UI, msg.fork, msg.tree, msg.leaf, jump, fork))
-}
-
-// userText returns the text of a user entry ("" for other entries).
-func userText(e coresession.Entry) string {
-	if e.Type != coresession.TypeUser {
-		return ""
-	}
-	it := &item{kind: kindUser, entry: &e}
-	it.decode()
-	return it.text
+	return m.d.UI.Push(sessiontree.New(m.d.UI, msg.fork, msg.tree, msg.leaf, transcript.EntryText, jump, fork))
 }
 
 // branchTo continues the session from an entry, on a new branch; the old
 // branch stays. From a user message it moves to just before it and puts
 // the message in the input to edit and send again.
 func (m *Model) branchTo(e coresession.Entry) tea.Cmd {
-	rts, id := m.d.Runtimes, m.sid
+	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
 	at, edit := e.ID, e.Type == coresession.TypeUser
 	if edit {
 		at = e.ParentID
-		m.input.SetValue(userText(e)) // the cursor at its end, to edit it
+		m.input.SetValue(transcript.UserText(e)) // the cursor at its end, to edit it
 		m.input.fit(m.width, m.height)
 	}
 	return func() tea.Msg {
-		if err := rts.Branch(context.Background(), id, at); err != nil {
+		if err := rts.Branch(ctx, id, at); err != nil {
 			return openedMsg{err: err}
 		}
-		s, err := rts.Session(context.Background(), id)
+		s, err := rts.Session(ctx, id)
 		if err != nil {
 			return openedMsg{err: err}
 		}
@@ -82,13 +74,13 @@ func (m *Model) branchTo(e coresession.Entry) tea.Cmd {
 // forkFrom starts a new session holding the branch up to an entry (up to
 // just before a user message, which goes to the input) and opens it.
 func (m *Model) forkFrom(e coresession.Entry) tea.Cmd {
-	rts, id := m.d.Runtimes, m.sid
+	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
 	upTo, text := e.ID, ""
 	if e.Type == coresession.TypeUser {
-		upTo, text = e.ParentID, userText(e)
+		upTo, text = e.ParentID, transcript.UserText(e)
 	}
 	return func() tea.Msg {
-		s, err := rts.ForkSession(context.Background(), id, upTo)
+		s, err := rts.ForkSession(ctx, id, upTo)
 		if err != nil {
 			return openedMsg{err: err}
 		}
@@ -147,11 +139,11 @@ func (m *Model) showModels(refs []coresettings.ModelRef, current string, err err
 		}
 		items = append(items, dialog.Item{Key: key.NewBinding(key.WithKeys(k), key.WithHelp(k, label)), Run: func() tea.Cmd {
 			m.model = spec
-			rts, id := m.d.Runtimes, m.sid
+			rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
 			// Kept in the session, so resuming it later uses this model.
 			return tea.Batch(common.Notice("model %s: the runtime restarts (model-changed) at the next prompt", spec), m.describe(), func() tea.Msg {
-				if s, err := rts.Session(context.Background(), id); err == nil {
-					s.Append(context.Background(), coresession.TypeModelChange, map[string]string{"model": spec})
+				if s, err := rts.Session(ctx, id); err == nil {
+					s.Append(ctx, coresession.TypeModelChange, map[string]string{"model": spec})
 				}
 				return nil
 			})
@@ -161,18 +153,15 @@ func (m *Model) showModels(refs []coresettings.ModelRef, current string, err err
 }
 
 func (m *Model) inspect() tea.Cmd {
-	rts, id, model := m.d.Runtimes, m.sid, m.spec()
+	rts, id, model, ctx, ui := m.d.Runtimes, m.sid, m.spec(), m.ctx, m.d.UI
 	return func() tea.Msg {
-		in, err := rts.Inspect(context.Background(), id, model)
+		in, err := rts.Inspect(ctx, id, model)
 		if err != nil {
 			return common.NoticeMsg{Text: err.Error(), Error: true}
 		}
-		return common.PushMsg{Layer: newInspector(m.d.UI, in)}
+		return common.PushMsg{Layer: inspector.New(ui, in)}
 	}
 }
 
-// HandleBranched applies a branch picked with /tree.
-func (m *Model) handleBranched(msg branchedMsg) {
-	m.items = itemsFrom(msg.entries)
-	m.bottom = 0
-}
+// handleBranched applies a branch picked with /tree.
+func (m *Model) handleBranched(msg branchedMsg) { m.tr.Load(msg.entries) }

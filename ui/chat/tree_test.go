@@ -31,7 +31,7 @@ func TestBranchNoticeSaysWhatToDo(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m.Update(m.openSession(s.ID())())
+	m.Update(m.Open(s.ID())())
 	entries = s.Path()
 	if len(entries) != 4 {
 		t.Fatalf("the session has %d entries", len(entries))

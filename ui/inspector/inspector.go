@@ -1,3 +1,6 @@
+// Package inspector is the context page (/context): the system prompt's
+// sections and sizes exactly as the model is sent them, and the whole
+// prompt on demand. The chat stacks it over itself as a layer.
 package inspector
 
 import (
@@ -13,8 +16,8 @@ import (
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
-// inspector shows the system prompt's sections and sizes exactly as sent.
-type inspector struct {
+// Page shows the system prompt's sections and sizes exactly as sent.
+type Page struct {
 	ui   *common.UI
 	keys inspectorKeys
 	in   runtime.Inspection
@@ -27,8 +30,9 @@ type inspector struct {
 // its own: ↑/↓, pgup/pgdn).
 type inspectorKeys struct{ Whole, Close key.Binding }
 
-func newInspector(ui *common.UI, in runtime.Inspection) *inspector {
-	return &inspector{ui: ui, in: in, keys: inspectorKeys{
+// New shows the inspection in.
+func New(ui *common.UI, in runtime.Inspection) *Page {
+	return &Page{ui: ui, in: in, keys: inspectorKeys{
 		Whole: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "whole prompt")),
 		Close: key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "close")),
 	}}
@@ -36,13 +40,13 @@ func newInspector(ui *common.UI, in runtime.Inspection) *inspector {
 
 // content is the text shown; the system prompt holds instruction files
 // and memory, so its controls are made visible.
-func (p *inspector) content() string {
+func (p *Page) content() string {
 	if p.full {
 		return strings.ReplaceAll(common.Visible(p.in.System), "\t", "    ")
 	}
 	s := p.in.Sections
 	var b strings.Builder
-	fmt.Fprintf(&b, "System prompt for %s: %s\n", p.in.Model, plural(len(p.in.System), "byte"))
+	fmt.Fprintf(&b, "System prompt for %s: %s\n", p.in.Model, common.Plural(len(p.in.System), "byte"))
 	if p.in.Root != p.in.ProjectRoot {
 		fmt.Fprintf(&b, "Instructions from the session's worktree %s (memory and trust: the project's)\n", common.VisibleLine(p.in.Root))
 	} else {
@@ -69,7 +73,7 @@ func (p *inspector) content() string {
 	return b.String()
 }
 
-func (p *inspector) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
+func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	if km, ok := msg.(tea.KeyMsg); ok {
 		switch {
 		case key.Matches(km, p.keys.Close):
@@ -86,7 +90,7 @@ func (p *inspector) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	return p, cmd
 }
 
-func (p *inspector) View(w, h int) string {
+func (p *Page) View(w, h int) string {
 	if w != p.w || h != p.h {
 		p.w, p.h = w, h
 		p.vp.Width, p.vp.Height = w, max(h-1, 3)
@@ -95,10 +99,10 @@ func (p *inspector) View(w, h int) string {
 	return p.ui.Title.Render("Context · what the model is sent") + "\n" + p.vp.View()
 }
 
-func (p *inspector) Title() string { return "Context" }
-func (p *inspector) Help() [][]key.Binding {
+func (p *Page) Title() string { return "Context" }
+func (p *Page) Help() [][]key.Binding {
 	return [][]key.Binding{{p.keys.Whole, p.keys.Close}}
 }
-func (p *inspector) FullScreen() bool   { return true }
-func (p *inspector) Unsaved() string    { return "" }
-func (p *inspector) CapturesText() bool { return false }
+func (p *Page) FullScreen() bool   { return true }
+func (p *Page) Unsaved() string    { return "" }
+func (p *Page) CapturesText() bool { return false }

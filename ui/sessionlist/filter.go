@@ -66,8 +66,8 @@ func (f *listFilter) matches(s coresession.Summary) bool {
 }
 
 // search starts a content search for the current query over the files of
-// list, cancelling the one before.
-func (f *listFilter) search(list []coresession.Summary) tea.Cmd {
+// list, cancelling the one before; it ends with ctx (the program's).
+func (f *listFilter) search(ctx context.Context, list []coresession.Summary) tea.Cmd {
 	if f.cancel != nil {
 		f.cancel()
 	}
@@ -77,7 +77,7 @@ func (f *listFilter) search(list []coresession.Summary) tea.Cmd {
 	if q == "" {
 		return nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ctx)
 	f.cancel = cancel
 	seq := f.seq
 	files := make(map[string]string, len(list))

@@ -1,7 +1,6 @@
 package sessionlist
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -24,18 +23,6 @@ type listMsg struct {
 	err  error
 }
 
-type openedMsg struct {
-	id      string
-	title   string
-	entries []coresession.Entry
-	sess    *coresession.Session // watched for other writers' arrivals
-	err     error
-	input   string // put in the chat input (a forked message to edit)
-	branch  string // the worktree branch the session works on, "" for none
-	invalid string // why the session's worktree binding is invalid, "" when it is not
-	notice  string // said in the status bar once open
-}
-
 func (m *Model) loadList() tea.Cmd {
 	if m.project == nil {
 		return nil
@@ -50,47 +37,6 @@ func (m *Model) loadList() tea.Cmd {
 			msg.of = svc.Of(ctx, pid, list)
 		}
 		return msg
-	}
-}
-
-func (m *Model) openSession(id string) tea.Cmd {
-	rts := m.d.Runtimes
-	return func() tea.Msg {
-		s, err := rts.Session(context.Background(), id)
-		if err != nil {
-			return openedMsg{err: err}
-		}
-		msg := openedMsg{id: id, title: s.Title(), entries: s.Path(), sess: s}
-		msg.branch, msg.invalid = bindingOf(context.Background(), rts.Worktrees(), s)
-		return msg
-	}
-}
-
-// bindingOf names the worktree branch a session works on ("" for none),
-// or says why its binding is invalid; it scans the session and may run
-// git, so it is called in commands, not in Update.
-func bindingOf(ctx context.Context, svc *worktree.Service, s *coresession.Session) (branch, invalid string) {
-	w, bound, err := svc.Lookup(ctx, s)
-	switch {
-	case err != nil:
-		return "", err.Error()
-	case bound:
-		return w.Branch, ""
-	}
-	return "", ""
-}
-
-func (m *Model) newSession() tea.Cmd {
-	if m.project == nil {
-		return nil
-	}
-	sm, pid := m.d.Runtimes.Sessions(), m.project.ID
-	return func() tea.Msg {
-		s, err := sm.Create(context.Background(), pid, "")
-		if err != nil {
-			return openedMsg{err: err}
-		}
-		return openedMsg{id: s.ID()}
 	}
 }
 
@@ -126,7 +72,7 @@ func (m *Model) listKey(msg tea.KeyMsg) tea.Cmd {
 				return cmd
 			}
 			m.cursor = 0
-			return tea.Batch(cmd, m.filter.search(m.list))
+			return tea.Batch(cmd, m.filter.search(m.ctx, m.list))
 		}
 	}
 	list := m.shown()
@@ -141,15 +87,15 @@ func (m *Model) listKey(msg tea.KeyMsg) tea.Cmd {
 		m.cursor = max(len(list)-1, 0)
 	case m.filter.on:
 		if msg.Type == tea.KeyEnter && m.cursor < len(list) {
-			return m.openSession(list[m.cursor].ID)
+			return m.act.Open(list[m.cursor].ID)
 		}
 	case key.Matches(msg, k.Filter):
 		m.filter.start()
 		m.cursor = 0
 	case key.Matches(msg, k.New):
-		return m.newSession()
+		return m.act.New()
 	case key.Matches(msg, k.Worktree):
-		return m.newWorktreeSession()
+		return m.act.NewInWorktree()
 	case key.Matches(msg, k.Diff), key.Matches(msg, k.Merge), key.Matches(msg, k.Discard):
 		if m.cursor >= len(list) {
 			return nil
@@ -165,7 +111,7 @@ func (m *Model) listKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Rename):
 		if m.cursor < len(list) && !list[m.cursor].Broken {
 			s := list[m.cursor]
-			return m.renameDialog(s.ID, s.Title)
+			return m.Rename(s.ID, s.Title)
 		}
 	case key.Matches(msg, k.Delete):
 		if m.cursor < len(list) {
@@ -181,61 +127,55 @@ func (m *Model) listKey(msg tea.KeyMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Open):
 		if m.cursor < len(list) {
-			return m.openSession(list[m.cursor].ID)
+			return m.act.Open(list[m.cursor].ID)
 		}
-		return m.newSession()
+		return m.act.New()
 	}
 	return nil
 }
 
-// renameDialog asks for a session's new name.
-func (m *Model) renameDialog(id, title string) tea.Cmd {
+// Rename asks for session id's new name (r here, /name in the chat);
+// title is its name now.
+func (m *Model) Rename(id, title string) tea.Cmd {
 	return m.d.UI.Push(dialog.NewPrompt(m.d.UI, "Rename session", "pi shows the name in its session list too", title,
 		func(v string) string {
 			if strings.TrimSpace(v) == "" {
 				return "a name cannot be empty"
 			}
 			return ""
-		}, func(v string) tea.Cmd { return m.setTitle(id, strings.TrimSpace(v)) }))
+		}, func(v string) tea.Cmd { return m.SetTitle(id, strings.TrimSpace(v)) }))
 }
 
-// rename names the open session (/name NAME), or asks for the name.
-func (m *Model) rename(name string) tea.Cmd {
-	if name == "" {
-		return m.renameDialog(m.sid, m.title)
-	}
-	return m.setTitle(m.sid, name)
-}
+// RenamedMsg says a session was named: the list reloads, and the chat
+// showing it takes the name.
+type RenamedMsg struct{ ID, Title string }
 
-// renamedMsg says a session was named.
-type renamedMsg struct{ id, title string }
-
-// setTitle writes a session's name (pi's session_info) in a command.
-func (m *Model) setTitle(id, title string) tea.Cmd {
-	rts := m.d.Runtimes
+// SetTitle writes a session's name (pi's session_info) in a command.
+func (m *Model) SetTitle(id, title string) tea.Cmd {
+	rts, ctx := m.d.Runtimes, m.ctx
 	return func() tea.Msg {
-		s, err := rts.Session(context.Background(), id)
+		s, err := rts.Session(ctx, id)
 		if err == nil {
-			err = s.SetTitle(context.Background(), title)
+			err = s.SetTitle(ctx, title)
 		}
 		if err != nil {
 			return common.NoticeMsg{Text: "rename: " + err.Error(), Error: true}
 		}
-		return renamedMsg{id: id, title: title}
+		return RenamedMsg{ID: id, Title: title}
 	}
 }
 
 // deleteDialog asks before a session's file is removed.
 func (m *Model) deleteDialog(s coresession.Summary) tea.Cmd {
-	name := sessionTitle(s.Title, s.FirstMessage)
+	name := Title(s.Title, s.FirstMessage)
 	if name == "" {
 		name = filepath.Base(s.Path)
 	}
-	body := fmt.Sprintf("Delete %q (%s)? Its file is removed, for pi as well:\n%s", name, plural(s.Messages, "message"), common.VisibleLine(s.Path))
-	rts, id := m.d.Runtimes, s.ID
+	body := fmt.Sprintf("Delete %q (%s)? Its file is removed, for pi as well:\n%s", name, common.Plural(s.Messages, "message"), common.VisibleLine(s.Path))
+	rts, id, ctx := m.d.Runtimes, s.ID, m.ctx
 	return m.d.UI.Push(dialog.NewConfirm(m.d.UI, "Delete session", body, func() tea.Cmd {
 		return func() tea.Msg {
-			if err := rts.DeleteSession(context.Background(), id); err != nil {
+			if err := rts.DeleteSession(ctx, id); err != nil {
 				return common.NoticeMsg{Text: "delete: " + err.Error(), Error: true}
 			}
 			return deletedMsg{id: id}
@@ -243,14 +183,15 @@ func (m *Model) deleteDialog(s coresession.Summary) tea.Cmd {
 	}, "D"))
 }
 
-// sessionTitle is what a session is called wherever pi-tui names it: its
-// name, else its first message without the files attached to it; one
-// line, shown as text ("" when it has neither).
-func sessionTitle(name, first string) string {
+// Title is what a session is called wherever pi-tui names it (its row
+// here, the chat's header): its name, else its first message without the
+// files attached to it; one line, shown as text ("" when it has neither).
+func Title(name, first string) string {
 	if name == "" {
 		name, _ = filesearch.SplitAttached(first)
 	}
-	return firstLine(name)
+	line, _, _ := strings.Cut(name, "\n")
+	return common.VisibleLine(line)
 }
 
 // deletedMsg says a session's file was removed.
@@ -282,12 +223,12 @@ func (m *Model) listView() string {
 	top := max(m.cursor-room+1, 0)
 	for i := top; i < len(list) && i < top+room; i++ {
 		s := list[i]
-		title := sessionTitle(s.Title, s.FirstMessage)
+		title := Title(s.Title, s.FirstMessage)
 		if title == "" {
 			title = "(untitled)"
 		}
 		when := time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04")
-		line := fmt.Sprintf("%s  %s  %s%s", when, title, plural(s.Messages, "message"), m.worktreeCell(s.ID))
+		line := fmt.Sprintf("%s  %s  %s%s", when, title, common.Plural(s.Messages, "message"), m.worktreeCell(s.ID))
 		if s.Problem != "" {
 			// A file pi-tui cannot use says why, in one line; the others work.
 			line = fmt.Sprintf("%s  %s  ⚠ %s", when, common.VisibleLine(filepath.Base(s.Path)), common.VisibleLine(s.Problem))

@@ -1,11 +1,21 @@
 package sessionlist
 
 import (
+	"context"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/internal/keytest"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
 	coresession "github.com/pi-tui/pi-tui/core/session"
 )
@@ -26,7 +36,6 @@ func selectedRow(t *testing.T, m *Model) string {
 // session.
 func TestSessionListFirstAndLast(t *testing.T) {
 	m := testModel(t)
-	m.sid = ""
 	m.SetSize(100, 30)
 	m.list = []coresession.Summary{{ID: "a", Title: "alpha"}, {ID: "b", Title: "beta"}, {ID: "c", Title: "gamma"}}
 	for _, c := range []struct {
@@ -50,7 +59,7 @@ func TestSessionListFirstAndLast(t *testing.T) {
 // list's keys, which do nothing there.
 func TestNoProjectSaysHowToOpenOne(t *testing.T) {
 	m := testModel(t)
-	m.project, m.sid = nil, ""
+	m.project = nil
 	m.SetSize(100, 30)
 	view := m.View()
 	if !strings.Contains(view, "select one and press o") || strings.Contains(view, "enter, then o") {
@@ -60,29 +69,33 @@ func TestNoProjectSaysHowToOpenOne(t *testing.T) {
 		t.Errorf("the help lists %v with no project open", help)
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/")})
-	if m.CapturesText() {
+	if m.Filtering() {
 		t.Error("/ started a filter of no list")
 	}
 }
 
-// TestChatHeaderCallsTheSessionAsTheListDoes: an unnamed session's header
-// shows its first message's first line, as its list row does, clipped to
-// the screen; a name wins.
-func TestChatHeaderCallsTheSessionAsTheListDoes(t *testing.T) {
+func testModel(t *testing.T) *Model {
+	t.Helper()
+	dir := t.TempDir()
+	h, err := host.Open(context.Background(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	rts, err := runtime.New(runtime.Options{Host: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rts.Close() })
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	m := New(Deps{Ctx: t.Context(), Runtimes: rts, UI: common.NewUI(common.NewStyles(r))}, Actions{})
+	m.project = &projects.Project{Name: "p"}
+	return m
+}
+
+// Every key the list's table handles shows in its help, and only those.
+func TestListKeysAreData(t *testing.T) {
 	m := testModel(t)
-	m.SetSize(60, 20)
-	first := "fix the login bug " + strings.Repeat("and more ", 20) + "\nsecond line"
-	m.list = []coresession.Summary{{ID: "s1", FirstMessage: first, Messages: 1}}
-	header := func() string { h, _, _ := strings.Cut(m.View(), "\n"); return h }
-	if h := header(); !strings.Contains(h, "fix the login bug") || strings.Contains(h, "unnamed") || strings.Contains(h, "second line") || ansi.StringWidth(h) > 60 {
-		t.Errorf("the header of an unnamed session: %q", h)
-	}
-	m.sid = ""
-	if row := selectedRow(t, m); !strings.Contains(row, "fix the login bug") {
-		t.Errorf("its list row: %q", row)
-	}
-	m.sid, m.title = "s1", "login"
-	if h := header(); !strings.Contains(h, "login") || strings.Contains(h, "fix the") {
-		t.Errorf("the header of a named session: %q", h)
-	}
+	keytest.Check(t, "session list", m.keys, m.Help())
 }

@@ -1,3 +1,7 @@
+// Package sessiontree is the page of every branch of a session (pi's
+// /tree, and /fork): each user message, answer and tool result, indented
+// where branches part, the current branch marked. The chat stacks it over
+// itself as a layer and is told which entry was chosen.
 package sessiontree
 
 import (
@@ -42,11 +46,11 @@ type treeRow struct {
 	branch bool   // a branch starts here (a sibling follows)
 }
 
-// treePage shows every branch of a session (pi's /tree): each user
+// Page shows every branch of a session (pi's /tree): each user
 // message, answer and tool result, indented where branches part, with
 // labels; the current branch is marked. enter continues from the chosen
 // entry; f forks a new session from it.
-type treePage struct {
+type Page struct {
 	ui      *common.UI
 	forking bool // /fork: enter forks
 	keys    treeKeys
@@ -54,12 +58,16 @@ type treePage struct {
 	cursor  int
 	top     int
 	h       int
-	// jump and fork act on the chosen entry.
+	// describe says in one line what an entry holds (the transcript
+	// decodes it); jump and fork act on the chosen entry.
+	describe   func(coresession.Entry) string
 	jump, fork func(coresession.TreeEntry, string) tea.Cmd
 }
 
-func newTreePage(ui *common.UI, forking bool, tree []coresession.TreeEntry, leaf string, jump, fork func(coresession.TreeEntry, string) tea.Cmd) *treePage {
-	p := &treePage{ui: ui, forking: forking, keys: newTreeKeys(), jump: jump, fork: fork}
+// New shows tree with leaf, the entry the session is at, selected;
+// forking is /fork, where enter forks too.
+func New(ui *common.UI, forking bool, tree []coresession.TreeEntry, leaf string, describe func(coresession.Entry) string, jump, fork func(coresession.TreeEntry, string) tea.Cmd) *Page {
+	p := &Page{ui: ui, forking: forking, keys: newTreeKeys(), describe: describe, jump: jump, fork: fork}
 	p.rows = treeRows(tree, leaf)
 	for i, r := range p.rows {
 		if r.leaf {
@@ -120,48 +128,15 @@ func entryCount(n int) string {
 }
 
 // text is row i's line, decoded the first time it is needed.
-func (p *treePage) text(i int) string {
+func (p *Page) text(i int) string {
 	r := &p.rows[i]
 	if r.text == "" {
-		r.text = entryText(r.e.Entry)
+		r.text = p.describe(r.e.Entry)
 	}
 	return r.text
 }
 
-// entryText says in one line what an entry holds.
-func entryText(e coresession.Entry) string {
-	it := &item{entry: &e}
-	switch e.Type {
-	case coresession.TypeUser:
-		it.kind = kindUser
-	case coresession.TypeAssistant:
-		it.kind = kindAssistant
-	case coresession.TypeToolResult:
-		it.kind = kindTool
-	case coresession.TypeCompaction:
-		it.kind = kindCompaction
-	default:
-		return e.Type
-	}
-	it.decode()
-	switch it.kind {
-	case kindUser:
-		if note := it.attachedNote(); note != "" {
-			return "you: " + firstLine(it.text) + " " + note
-		}
-		return "you: " + firstLine(it.text)
-	case kindAssistant:
-		if it.text == "" && it.args != "" {
-			return "pi: (calls " + firstLine(it.args) + ")"
-		}
-		return "pi: " + firstLine(it.text)
-	case kindTool:
-		return "tool " + it.tool + ": " + firstLine(it.result)
-	}
-	return "compaction: " + firstLine(it.text)
-}
-
-func (p *treePage) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
+func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return p, nil
@@ -193,7 +168,7 @@ func (p *treePage) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	return p, nil
 }
 
-func (p *treePage) View(w, h int) string {
+func (p *Page) View(w, h int) string {
 	p.h = h
 	st := p.ui
 	var b strings.Builder
@@ -240,11 +215,11 @@ func (p *treePage) View(w, h int) string {
 	return b.String()
 }
 
-func (p *treePage) Title() string { return "Tree" }
-func (p *treePage) Help() [][]key.Binding {
+func (p *Page) Title() string { return "Tree" }
+func (p *Page) Help() [][]key.Binding {
 	k := p.keys
 	return [][]key.Binding{{k.Jump, k.Fork, k.Close}, {k.Up, k.Down, k.PageUp, k.PageDown}}
 }
-func (p *treePage) FullScreen() bool   { return true }
-func (p *treePage) Unsaved() string    { return "" }
-func (p *treePage) CapturesText() bool { return false }
+func (p *Page) FullScreen() bool   { return true }
+func (p *Page) Unsaved() string    { return "" }
+func (p *Page) CapturesText() bool { return false }

@@ -9,7 +9,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -28,8 +27,9 @@ const (
 // toolTickMsg redraws running calls' elapsed time.
 type toolTickMsg struct{}
 
-// updateTools handles the messages of this file.
-func (m *Model) updateTools(msg tea.Msg) (tea.Cmd, bool) {
+// Update handles the transcript's own messages (the tick that redraws
+// running calls); ok is false for others.
+func (m *Model) Update(msg tea.Msg) (tea.Cmd, bool) {
 	if _, ok := msg.(toolTickMsg); ok {
 		m.ticking = false
 		for _, it := range m.calls {
@@ -51,25 +51,26 @@ func (m *Model) tickTools() tea.Cmd {
 
 // toolStarted times a call that began and starts the tick.
 func (m *Model) toolStarted(it *item) tea.Cmd {
-	it.started = m.d.UI.Now()
+	it.started = m.ui.Now()
 	return m.tickTools()
 }
 
-// toolOutput adds a running call's new output, keeping the newest
-// liveKeep bytes from a whole line on.
-func (m *Model) toolOutput(e agent.Event) {
-	it := m.calls[e.ToolCallID]
+// ToolOutput adds a running call's new output, keeping the newest
+// liveKeep bytes from a whole line on; skipped bytes were dropped before
+// delta.
+func (m *Model) ToolOutput(callID, delta string, skipped int64) {
+	it := m.calls[callID]
 	if it == nil {
 		return
 	}
-	it.skipped += e.Skipped
-	if e.Skipped > 0 {
+	it.skipped += skipped
+	if skipped > 0 {
 		// Output was dropped before this chunk: what is kept must not
 		// join two lines that were far apart.
 		it.skipped += int64(len(it.output))
 		it.output = ""
 	}
-	it.output += e.Delta
+	it.output += delta
 	if over := len(it.output) - liveKeep; over > 0 {
 		cut := over
 		if i := strings.IndexByte(it.output[over:], '\n'); i >= 0 {
@@ -108,10 +109,11 @@ func (m *Model) selected() int {
 	return tools[len(tools)-1]
 }
 
-// selectTool moves the selection to the call before (back) or after the
-// selected one. Going back from no selection selects the latest call;
-// going on past the latest ends the selection.
-func (m *Model) selectTool(back bool) tea.Cmd {
+// SelectTool moves the selection to the call before (back) or after the
+// selected one, and scrolls a view of h lines to it. Going back from no
+// selection selects the latest call; going on past the latest ends the
+// selection.
+func (m *Model) SelectTool(back bool, h int) tea.Cmd {
 	tools := m.toolItems()
 	if len(tools) == 0 {
 		return common.Notice("no tool calls in this session yet")
@@ -135,7 +137,7 @@ func (m *Model) selectTool(back bool) tea.Cmd {
 		return nil
 	}
 	m.mark(m.items[tools[pos]])
-	m.reveal(tools[pos])
+	m.reveal(tools[pos], h)
 	return nil
 }
 
@@ -150,8 +152,9 @@ func (m *Model) mark(it *item) {
 	}
 }
 
-// toggleTool expands or collapses the selected call (or the latest).
-func (m *Model) toggleTool() tea.Cmd {
+// ToggleTool expands or collapses the selected call (or the latest) and
+// scrolls a view of h lines to it.
+func (m *Model) ToggleTool(h int) tea.Cmd {
 	i := m.selected()
 	if i < 0 {
 		return common.Notice("no tool calls in this session yet")
@@ -159,19 +162,19 @@ func (m *Model) toggleTool() tea.Cmd {
 	it := m.items[i]
 	it.decode()
 	it.expanded, it.cacheKey = !it.expanded, ""
-	m.reveal(i)
+	m.reveal(i, h)
 	return nil
 }
 
-// reveal scrolls the transcript so item i is in view, its first line
+// reveal scrolls a view of h lines so item i is in it, its first line
 // first when it is taller than the view.
-func (m *Model) reveal(i int) {
+func (m *Model) reveal(i, h int) {
 	opts := m.drawOpts()
 	below := 0
 	for j := len(m.items) - 1; j > i; j-- {
-		below += len(m.items[j].render(m.d.UI, m.width, opts))
+		below += len(m.items[j].render(m.ui, m.width, opts))
 	}
-	n, h := len(m.items[i].render(m.d.UI, m.width, opts)), m.transcriptHeight()
+	n := len(m.items[i].render(m.ui, m.width, opts))
 	if below < m.bottom || n > h {
 		m.bottom = below + max(n-h, 0)
 	} else if below+n > m.bottom+h {
@@ -181,7 +184,7 @@ func (m *Model) reveal(i int) {
 
 // drawOpts are the toggles items are drawn with.
 func (m *Model) drawOpts() viewOpts {
-	return viewOpts{thinking: m.thinking, markdown: m.d.Markdown}
+	return viewOpts{thinking: m.thinking, markdown: m.markdown}
 }
 
 // toolBody is what a call's output shows: while it runs, what arrived so

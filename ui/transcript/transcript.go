@@ -16,8 +16,6 @@ import (
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
-func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
-
 type itemKind int
 
 const (
@@ -72,21 +70,6 @@ type item struct {
 	// drawn lines, cached for a width and the toggles they depend on
 	cacheKey string
 	lines    []string
-}
-
-// modelOf returns the model chosen last in the session ("" = default).
-func modelOf(entries []coresession.Entry) string {
-	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].Type == coresession.TypeModelChange {
-			var v struct {
-				Model string `json:"model"`
-			}
-			if json.Unmarshal(entries[i].Payload(), &v) == nil {
-				return v.Model
-			}
-		}
-	}
-	return ""
 }
 
 func itemsFrom(entries []coresession.Entry) []*item {
@@ -188,7 +171,7 @@ func (it *item) attachedNote() string {
 	if it.attached == 0 {
 		return ""
 	}
-	return "(+ " + plural(it.attached, "file") + " attached)"
+	return "(+ " + common.Plural(it.attached, "file") + " attached)"
 }
 
 // callArgs returns the arguments of call id, from the nearest answer
@@ -252,7 +235,7 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 			if opts.thinking {
 				b.WriteString(st.Dim.Render(wrap(it.thinking)) + "\n")
 			} else {
-				b.WriteString(st.Dim.Render(fmt.Sprintf("(thinking, %s: ctrl+t shows it)", plural(len(it.thinking), "char"))) + "\n")
+				b.WriteString(st.Dim.Render(fmt.Sprintf("(thinking, %s: ctrl+t shows it)", common.Plural(len(it.thinking), "char"))) + "\n")
 			}
 		}
 		text := it.text
@@ -388,4 +371,13 @@ func sizeText(n int) string {
 type viewOpts struct {
 	thinking bool
 	markdown func(string, int) (string, error)
+}
+
+// head is s's first lines, with an ellipsis line when there are more.
+func head(s string, lines int) string {
+	parts := strings.SplitN(s, "\n", lines+1)
+	if len(parts) > lines {
+		return strings.Join(parts[:lines], "\n") + "\n…"
+	}
+	return s
 }
