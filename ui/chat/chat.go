@@ -98,14 +98,14 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 	}
 	switch e.Type {
 	case runtime.EventLaunched:
-		m.runtime, m.lastRT, m.running = "idle", "runtime launched: "+reasonText(e.Reason), e.Model
-		m.window = m.d.Runtimes.ContextWindow(m.sid)
+		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime launched: "+reasonText(e.Reason), e.Model
+		m.rt.window = m.d.Runtimes.ContextWindow(m.sid)
 	case runtime.EventReused:
-		m.runtime, m.lastRT, m.running = "idle", "runtime reused", e.Model
+		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime reused", e.Model
 	case runtime.EventRetired:
-		m.runtime, m.lastRT = "retired", "runtime retired: "+reasonText(e.Reason)
+		m.rt.state, m.rt.last = "retired", "runtime retired: "+reasonText(e.Reason)
 	case agent.EventAgentStart:
-		m.runtime = "working"
+		m.rt.state = "working"
 		if !m.ownTurn {
 			// Another program's turn: its prompt is stored by now.
 			return m.reread()
@@ -116,7 +116,7 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		m.tr.Stream(e.Delta, e.Thinking)
 	case agent.EventMessageEnd:
 		if e.Usage != nil && e.Usage.InputTokens > 0 {
-			m.lastCall = *e.Usage
+			m.rt.lastCall = *e.Usage
 		}
 		// What arrived stays, marked partial when the answer broke off;
 		// the reason is said once, by agent_end.
@@ -138,11 +138,11 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		// The turn is over: nothing it asked may still be answered (the
 		// core withdrew it; its notice may still be queued).
 		m.asks.CloseAll()
-		m.runtime = "idle"
+		m.rt.state = "idle"
 		m.ended = true
 		m.tr.EndRetry()
 		if e.Usage != nil {
-			m.usage = *e.Usage
+			m.rt.usage = *e.Usage
 		}
 		switch {
 		case e.StopReason == provider.StopAborted:

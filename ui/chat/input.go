@@ -76,8 +76,7 @@ func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.input.SetValue("")
 		m.input.fit(m.width, m.height)
-		m.history = append(m.history, text)
-		m.histPos = len(m.history)
+		m.sent.add(text)
 		if strings.HasPrefix(text, "/") {
 			return m.command(text)
 		}
@@ -87,22 +86,16 @@ func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
 			return common.Notice("queued: sent when the agent is done")
 		}
 		return m.sendWithFiles(text)
-	case key.Matches(msg, k.HistPrev) && (m.input.Len() == 0 || m.showingHistory()):
+	case key.Matches(msg, k.HistPrev) && (m.input.Len() == 0 || m.sent.shownIn(m.input)):
 		// Like a shell: ↑ steps back through what was sent, as long as
 		// the input still shows an earlier message unchanged.
-		if m.histPos > 0 {
-			m.histPos--
-			m.input.SetValue(m.history[m.histPos])
+		if text, ok := m.sent.back(); ok {
+			m.input.SetValue(text)
 			m.input.fit(m.width, m.height)
 		}
 		return nil
-	case m.histPos < len(m.history) && key.Matches(msg, k.HistNext) && m.showingHistory():
-		m.histPos++
-		if m.histPos < len(m.history) {
-			m.input.SetValue(m.history[m.histPos])
-		} else {
-			m.input.SetValue("")
-		}
+	case m.sent.browsing() && key.Matches(msg, k.HistNext) && m.sent.shownIn(m.input):
+		m.input.SetValue(m.sent.forward())
 		m.input.fit(m.width, m.height)
 		return nil
 	}
@@ -117,8 +110,42 @@ func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
 	return m.afterInput(before)
 }
 
-// showingHistory reports whether the input holds the history entry it
-// was filled with, unedited.
-func (m *Model) showingHistory() bool {
-	return m.histPos < len(m.history) && m.input.Len() == len(m.history[m.histPos]) && m.input.Value() == m.history[m.histPos]
+// history is what was sent from the input, oldest first, and the entry
+// ↑ and ↓ show (pos == len(sent): none, the input is the user's own).
+type history struct {
+	sent []string
+	pos  int
+}
+
+func (h *history) add(text string) {
+	h.sent = append(h.sent, text)
+	h.pos = len(h.sent)
+}
+
+// browsing reports whether an entry is shown.
+func (h *history) browsing() bool { return h.pos < len(h.sent) }
+
+// back steps to the entry before the one shown (false at the first).
+func (h *history) back() (string, bool) {
+	if h.pos == 0 {
+		return "", false
+	}
+	h.pos--
+	return h.sent[h.pos], true
+}
+
+// forward steps to the entry after the one shown; past the latest, the
+// input is empty again.
+func (h *history) forward() string {
+	h.pos++
+	if h.pos < len(h.sent) {
+		return h.sent[h.pos]
+	}
+	return ""
+}
+
+// shownIn reports whether in holds the entry it was filled with,
+// unedited.
+func (h *history) shownIn(in *input) bool {
+	return h.browsing() && in.Len() == len(h.sent[h.pos]) && in.Value() == h.sent[h.pos]
 }

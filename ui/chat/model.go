@@ -27,7 +27,6 @@ import (
 	"github.com/pi-tui/pi-tui/core/approvals"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/projects"
-	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtime"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/skills"
@@ -107,36 +106,29 @@ type Model struct {
 	title   string
 	tr      *transcript.Model
 	input   *input
-	history []string
-	histPos int
+	sent    history // the messages sent, for ↑ and ↓ (input.go)
 	queue   []string
 	working bool
-	model   string     // model spec chosen with /model ("" = default)
-	level   string     // thinking level chosen with shift+tab or /thinking ("" = default)
-	think   thinkState // the level in effect and the levels the model has
-	running string     // the model the runtime runs, from its events
-	ended   bool       // agent_end arrived for the current prompt
-	ownTurn bool       // the turn running is this program's (else another's: reread at its ends)
-	branch  string     // the open session's worktree branch, "" when it works in the project
-	invalid string     // why the open session's worktree binding is invalid (it works in nothing)
-	failed  string     // the current prompt's error, once shown
-	// lastCall is the last model call, for the context meter.
-	lastCall provider.Usage
-	runtime  string // none, idle, working, retired
-	lastRT   string // last launch/reuse/retire with its reason
-	usage    provider.Usage
-	window   int
-	asks     *approval.Questions // open approval dialogs
-	cmds     []skills.Command    // the session's skills and templates (commands.go)
-	cmdWarn  []string            // skill and template files skipped
-	comp     completer           // the /command and @file menu (complete.go)
+	model   string              // model spec chosen with /model ("" = default)
+	level   string              // thinking level chosen with shift+tab or /thinking ("" = default)
+	think   thinkState          // the level in effect and the levels the model has
+	ended   bool                // agent_end arrived for the current prompt
+	ownTurn bool                // the turn running is this program's (else another's: reread at its ends)
+	branch  string              // the open session's worktree branch, "" when it works in the project
+	invalid string              // why the open session's worktree binding is invalid (it works in nothing)
+	failed  string              // the current prompt's error, once shown
+	rt      runState            // the runtime, as its events say (status.go)
+	asks    *approval.Questions // open approval dialogs
+	cmds    []skills.Command    // the session's skills and templates (commands.go)
+	cmdWarn []string            // skill and template files skipped
+	comp    completer           // the /command and @file menu (complete.go)
 
 	width, height int
 }
 
 // New returns the chat; Init starts listening to the runtime.
 func New(d Deps, tab Tab) *Model {
-	m := &Model{d: d, tab: tab, keys: defaultKeys(), ctx: d.Ctx, runtime: "none",
+	m := &Model{d: d, tab: tab, keys: defaultKeys(), ctx: d.Ctx, rt: runState{state: "none"},
 		input: newInput(d.UI), tr: transcript.New(d.UI, d.Markdown)}
 	m.br = newBridge(m.ctx, d.Runtimes.Events())
 	var rules *approvals.Store
@@ -198,8 +190,9 @@ func (m *Model) close() {
 	}
 	m.tr.Clear()
 	m.sid, m.queue = "", nil
-	m.working, m.runtime, m.lastRT, m.running, m.model, m.level, m.think = false, "none", "", "", "", "", thinkState{}
-	m.usage, m.lastCall = provider.Usage{}, provider.Usage{}
+	m.working, m.model, m.level, m.think = false, "", "", thinkState{}
+	// The context window stays until a launch says the next one.
+	m.rt = runState{state: "none", window: m.rt.window}
 }
 
 // Update handles the chat's messages.
@@ -235,7 +228,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.level = levelOf(msg.entries)
 		m.br.show(m.sid) // its events and questions, an open one included
 		st := m.d.Runtimes.State(m.sid)
-		m.runtime = st.Runtime
+		m.rt.state = st.Runtime
 		var say tea.Cmd
 		if msg.input != "" {
 			m.input.SetValue(msg.input)

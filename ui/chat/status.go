@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -17,32 +18,42 @@ import (
 func (m *Model) Effective() (model, thinking string) {
 	model = m.model
 	if model == "" {
-		model = m.running
+		model = m.rt.model
 	}
 	return model, strings.TrimPrefix(m.thinkingText(), "thinking ")
 }
 
+// runState is the open session's runtime as its events report it.
+type runState struct {
+	state    string         // none, idle, working, retired
+	last     string         // the last launch, reuse or retirement, with its reason
+	model    string         // the model it runs
+	usage    provider.Usage // the last turn's tokens
+	lastCall provider.Usage // the last model call, for the context meter
+	window   int            // the model's context window
+}
+
 // RuntimeState is the runtime's state for the status bar ("none" when no
 // session is open).
-func (m *Model) RuntimeState() string { return m.runtime }
+func (m *Model) RuntimeState() string { return m.rt.state }
 
 func (m *Model) stateLine() string {
-	parts := []string{"runtime " + m.runtime}
+	parts := []string{"runtime " + m.rt.state}
 	if m.model != "" {
 		parts = append(parts, "model "+common.VisibleLine(m.model)) // from the session file
 	}
 	if t := m.thinkingText(); t != "" {
 		parts = append(parts, t)
 	}
-	if m.lastRT != "" {
-		parts = append(parts, m.lastRT)
+	if m.rt.last != "" {
+		parts = append(parts, m.rt.last)
 	}
-	if t := m.usage.InputTokens + m.usage.OutputTokens; t > 0 {
+	if u := m.rt.usage; u.InputTokens+u.OutputTokens > 0 {
 		fill := ""
-		if ctx := m.lastCall.InputTokens + m.lastCall.OutputTokens + m.lastCall.CacheReadTokens; m.window > 0 && ctx > 0 {
-			fill = fmt.Sprintf(" · context %d%% of %dk", ctx*100/m.window, m.window/1000)
+		if ctx, w := m.rt.lastCall.InputTokens+m.rt.lastCall.OutputTokens+m.rt.lastCall.CacheReadTokens, m.rt.window; w > 0 && ctx > 0 {
+			fill = fmt.Sprintf(" · context %d%% of %dk", ctx*100/w, w/1000)
 		}
-		parts = append(parts, fmt.Sprintf("tokens %d in / %d out%s", m.usage.InputTokens, m.usage.OutputTokens, fill))
+		parts = append(parts, fmt.Sprintf("tokens %d in / %d out%s", u.InputTokens, u.OutputTokens, fill))
 	}
 	if len(m.queue) > 0 {
 		parts = append(parts, fmt.Sprintf("%d queued", len(m.queue)))
@@ -52,7 +63,7 @@ func (m *Model) stateLine() string {
 	hint := "enter send · alt+enter new line · shift+tab thinking · /compact /tree /new /model /thinking /context"
 	// "working" follows the runtime's own state, which agent_end ends in
 	// event order; m.working also covers the moment before it starts.
-	if m.working && m.runtime != "idle" {
+	if m.working && m.rt.state != "idle" {
 		line = "working… esc aborts · " + line
 	} else if ansi.StringWidth(line)+3+ansi.StringWidth(hint) <= m.width {
 		line += " · " + hint
