@@ -2,12 +2,13 @@ package approval
 
 import (
 	"encoding/json"
-	"github.com/pi-tui/pi-tui/core/agent"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/pi-tui/pi-tui/core/agent"
 )
 
 func writeArgs(path, content string) agent.Approval {

@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"fmt"
-	"github.com/pi-tui/pi-tui/ui/sessionlist"
 	"io"
 	"path/filepath"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/sessionlist"
 )
 
 func benchDeps(b testing.TB) (Deps, *host.Host) {

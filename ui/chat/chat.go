@@ -85,6 +85,9 @@ func (m *Model) notice(text string) { m.tr.Notice(text, false) }
 func (m *Model) event(ev tea.Msg) tea.Cmd {
 	switch a := ev.(type) {
 	case approvalMsg:
+		if m.sid == "" {
+			return nil // no session shown: no question of one is put
+		}
 		return m.asks.Show(a.ask, m.sid, m.project.Name)
 	case approvalGoneMsg:
 		if text := m.asks.Gone(a.res); text != "" {

@@ -1,12 +1,14 @@
 package chat
 
 import (
+	"strings"
+	"testing"
+
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/provider"
 	coresession "github.com/pi-tui/pi-tui/core/session"
-	"strings"
-	"testing"
 )
 
 // TestChatHeaderCallsTheSessionAsTheListDoes: an unnamed session's header

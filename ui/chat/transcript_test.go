@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"encoding/json"
-	"github.com/pi-tui/pi-tui/ui/transcript"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/provider"
 	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/ui/transcript"
 )
 
 // storedEntry is an entry as a session file gives it back.

@@ -2,12 +2,14 @@ package transcript
 
 import (
 	"fmt"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
-	"github.com/pi-tui/pi-tui/ui/common"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/pi-tui/pi-tui/ui/common"
 )
 
 func testUI() *common.UI {
