@@ -16,7 +16,7 @@ import (
 // scrolls inside, marking the rows hidden above and below with ↑ and ↓.
 // A bracketed paste arrives as one key and is inserted, and sent, whole.
 //
-// Other parts of the tab (slash-command and @ completion) edit it through
+// Other parts of the chat (slash-command and @ completion) edit it through
 // its methods: Value, SetValue, Insert, Len, CursorWord, ReplaceWord.
 type input struct {
 	*editor.Buffer

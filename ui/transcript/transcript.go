@@ -53,7 +53,7 @@ type item struct {
 	toolMs   float64
 	pre      *agent.PreflightInfo
 	delivery *agent.DeliveryInfo
-	change   *memory.Change // a remember call's change (remember.go)
+	change   *memory.Change // a remember call's change (memory.go)
 	undone   bool
 	// live output and its view (tools.go)
 	started  time.Time // when the call began, by the UI's clock
