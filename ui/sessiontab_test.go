@@ -1,19 +1,13 @@
 package ui
 
 import (
-	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
 
-	"github.com/pi-tui/pi-tui/core/host"
-	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/internal/uitest"
 )
 
 // TestSessionTabRoutesByFocus: the tab shows, helps with and sends keys
@@ -21,25 +15,13 @@ import (
 // back; a session that cannot be opened leaves the list in front and
 // says why.
 func TestSessionTabRoutesByFocus(t *testing.T) {
-	dir := t.TempDir()
-	h, err := host.Open(t.Context(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	rts, err := runtime.New(runtime.Options{Host: h})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rts.Close() })
+	h, rts := uitest.Host(t)
 	p, _, err := h.Projects.Add(t.Context(), t.TempDir(), "alpha", true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
 	md := func(s string, _ int) (string, error) { return s, nil }
-	tab := newSessionTab(Options{Host: h, Runtimes: rts}, common.NewUI(common.NewStyles(r)), md)
+	tab := newSessionTab(Options{Host: h, Runtimes: rts}, uitest.UI(), md)
 	t.Cleanup(tab.Close)
 	tab.SetSize(100, 30)
 	key := func(k tea.KeyType) tea.Cmd { return tab.Update(tea.KeyMsg{Type: k}) }

@@ -3,7 +3,6 @@ package approval
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,20 +10,13 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/muesli/termenv"
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/internal/uitest"
 )
-
-func testUI() *common.UI {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	return common.NewUI(common.NewStyles(r))
-}
 
 // TestApprovalDialogFitsEveryHeight: whatever the room, the dialog fits in
 // it and its answer keys are on screen; the summary names the command's
@@ -35,7 +27,7 @@ func TestApprovalDialogFitsEveryHeight(t *testing.T) {
 	a := &Ask{req: agent.Approval{Tool: "bash", Command: cmd, Reason: "writes under .git/ can run code at the next git command"}}
 	for _, w := range []int{40, 60, 80, 120} {
 		for h := 6; h <= 40; h++ {
-			d := newDialog(testUI(), a, "proj", nil)
+			d := newDialog(uitest.UI(), a, "proj", nil)
 			view := d.View(w, h)
 			lines := strings.Split(view, "\n")
 			if len(lines) > h {
@@ -72,7 +64,7 @@ func TestApprovalDialogFitsEveryHeight(t *testing.T) {
 // a fake clock: keys are ignored and counted until the keyboard rested,
 // and a late timer tick of its own arms it.
 func TestApprovalDialogHoldsThenAnswers(t *testing.T) {
-	ui := testUI()
+	ui := uitest.UI()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ui.Now = func() time.Time { return now }
 	a := &Ask{req: agent.Approval{Tool: "bash", Command: "touch X"}}
@@ -126,7 +118,7 @@ func TestDiffShowsLineNumbersAndContext(t *testing.T) {
 		t.Fatalf("edit diff:\n%s\nwant:\n%s", got, want)
 	}
 	// The dialog draws those rows, numbers and all.
-	d := newDialog(testUI(), &Ask{root: root, req: agent.Approval{Tool: "edit", Path: "f.txt", Args: args},
+	d := newDialog(uitest.UI(), &Ask{root: root, req: agent.Approval{Tool: "edit", Path: "f.txt", Args: args},
 		diff: diffFor(root, agent.Approval{Tool: "edit", Path: "f.txt", Args: args})}, "proj", nil)
 	view := ansi.Strip(d.View(80, 30))
 	for _, w := range []string{"1 line added, 1 removed", "10    │ - line 10", "   10 │ + ten", "13 13 │   line 13"} {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,26 +12,15 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/host"
-	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/internal/uitest"
 	"github.com/pi-tui/pi-tui/ui/sessionlist"
 )
 
 func benchDeps(b testing.TB) (Deps, *host.Host) {
-	dir := b.TempDir()
-	h, err := host.Open(context.Background(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { h.Close() })
-	rts, err := runtime.New(runtime.Options{Host: h})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { rts.Close() })
+	h, rts := uitest.Host(b)
 	ui := common.NewUI(common.NewStyles(lipgloss.NewRenderer(io.Discard)))
 	return Deps{Ctx: b.Context(), Host: h, Runtimes: rts, UI: ui, Markdown: func(s string, w int) (string, error) { return s, nil }}, h
 }

@@ -1,23 +1,15 @@
 package sessionlist
 
 import (
-	"context"
-	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
 
-	"github.com/pi-tui/pi-tui/core/host"
-	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
-	"github.com/pi-tui/pi-tui/core/runtime"
 	coresession "github.com/pi-tui/pi-tui/core/session"
-	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/internal/keytest"
+	"github.com/pi-tui/pi-tui/ui/internal/uitest"
 )
 
 // selectedRow returns the list's row marked as selected.
@@ -76,20 +68,8 @@ func TestNoProjectSaysHowToOpenOne(t *testing.T) {
 
 func testModel(t *testing.T) *Model {
 	t.Helper()
-	dir := t.TempDir()
-	h, err := host.Open(context.Background(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	rts, err := runtime.New(runtime.Options{Host: h})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rts.Close() })
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	m := New(Deps{Ctx: t.Context(), Runtimes: rts, UI: common.NewUI(common.NewStyles(r))}, Actions{})
+	_, rts := uitest.Host(t)
+	m := New(Deps{Ctx: t.Context(), Runtimes: rts, UI: uitest.UI()}, Actions{})
 	m.project = &projects.Project{Name: "p"}
 	return m
 }

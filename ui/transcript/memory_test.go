@@ -9,6 +9,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/provider"
 	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/ui/internal/uitest"
 )
 
 // A reopened session shows each remember change under its result, undone
@@ -33,7 +34,7 @@ func TestReopenedSessionShowsChangesAndUndos(t *testing.T) {
 	if len(items) != 2 || items[0].change == nil || items[1].change == nil {
 		t.Fatalf("items: %+v", items)
 	}
-	st := testUI()
+	st := uitest.UI()
 	first := strings.Join(items[0].render(st, 160, viewOpts{}), "\n")
 	second := strings.Join(items[1].render(st, 100, viewOpts{}), "\n")
 	if !strings.Contains(first, "/undo-memory undoes it") || !strings.Contains(first, "+ first note") || strings.Contains(first, "\x1b") {

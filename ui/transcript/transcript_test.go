@@ -2,26 +2,16 @@ package transcript
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
-
-	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/internal/uitest"
 )
-
-func testUI() *common.UI {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	return common.NewUI(common.NewStyles(r))
-}
 
 // TestTranscriptShowsControlsVisibly: every part of an item drawn from a
 // model, a tool or a file has its controls shown, with markdown too.
 func TestTranscriptShowsControlsVisibly(t *testing.T) {
-	st := testUI()
+	st := uitest.UI()
 	esc := "\x1b]0;t\x07\x1b[8m\u202e"
 	items := []*item{
 		{kind: kindUser, ready: true, text: "u" + esc},
@@ -48,7 +38,7 @@ const viewHeight = 35
 // escape sequence, a carriage return) are drawn as text in both the last
 // lines and the expanded view.
 func TestRunningOutputIsBoundedAndShownAsText(t *testing.T) {
-	m := New(testUI(), nil)
+	m := New(uitest.UI(), nil)
 	m.SetWidth(100)
 	m.ToolStart("b1", "bash", `{"command":"make"}`)
 	line := strings.Repeat("x", 99) + "\n"
@@ -78,7 +68,7 @@ func TestRunningOutputIsBoundedAndShownAsText(t *testing.T) {
 // latest call, again the one before, never past the first; alt+↓ past
 // the latest ends the selection, and ctrl+o then acts on the latest.
 func TestSelectionMovesBetweenCalls(t *testing.T) {
-	m := New(testUI(), nil)
+	m := New(uitest.UI(), nil)
 	m.SetWidth(100)
 	var calls []*item
 	for i := range 3 {
