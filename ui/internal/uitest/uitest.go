@@ -4,7 +4,6 @@
 package uitest
 
 import (
-	"context"
 	"io"
 	"path/filepath"
 	"testing"
@@ -24,7 +23,7 @@ import (
 func Host(tb testing.TB) (*host.Host, *runtime.Manager) {
 	tb.Helper()
 	dir := tb.TempDir()
-	h, err := host.Open(context.Background(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")})
+	h, err := host.Open(tb.Context(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")})
 	if err != nil {
 		tb.Fatal(err)
 	}
