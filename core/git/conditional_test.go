@@ -1,8 +1,11 @@
 package git
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
@@ -61,4 +64,28 @@ func TestOverridesHoldWhenTheBranchChanges(t *testing.T) {
 		t.Errorf("d.cond after the merge: %q %v", got, err)
 	}
 	wtt.NoMarks(t, marks)
+}
+
+// Includes that include each other are read once; a chain deeper than
+// git's own bound stops pi-tui's git there with a sentence.
+func TestIncludesLoopAndDepth(t *testing.T) {
+	wtt.Need(t)
+	dir := filepath.Join(t.TempDir(), "repo")
+	wtt.Repo(t, dir, map[string]string{"a": "a\n"})
+	g := find(t, nil)
+	gd := filepath.Join(dir, ".git")
+	wtt.Git(t, dir, "config", "includeIf.onbranch:nothing.path", "loop1.cfg")
+	os.WriteFile(filepath.Join(gd, "loop1.cfg"), []byte("[include]\n\tpath = loop2.cfg\n"), 0o644)
+	os.WriteFile(filepath.Join(gd, "loop2.cfg"), []byte("[include]\n\tpath = loop1.cfg\n[filter \"x\"]\n\tsmudge = evil\n"), 0o644)
+	ws, err := g.Withheld(context.Background(), dir)
+	if err != nil || len(ws) != 1 || ws[0].Key != "filter.x.smudge" {
+		t.Fatalf("withheld with a loop: %v %v", ws, err)
+	}
+	wtt.Git(t, dir, "config", "includeIf.onbranch:nothing.path", "deep0.cfg")
+	for i := range maxIncludeDepth + 1 {
+		os.WriteFile(filepath.Join(gd, fmt.Sprintf("deep%d.cfg", i)), []byte(fmt.Sprintf("[include]\n\tpath = deep%d.cfg\n", i+1)), 0o644)
+	}
+	if _, err := g.Run(context.Background(), dir, "status"); err == nil || !strings.Contains(err.Error(), "nests includes more than") {
+		t.Errorf("status under too deep includes: %v", err)
+	}
 }
