@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
@@ -61,19 +62,33 @@ func (a *app) projectFor(flagValue string) (projects.Project, error) {
 // jsonLines writes one JSON value per line, from any goroutine.
 type jsonLines struct {
 	mu  sync.Mutex
+	w   io.Writer
 	enc *json.Encoder
 }
 
 func newJSONLines(w io.Writer) *jsonLines {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return &jsonLines{enc: enc}
+	return &jsonLines{w: w, enc: enc}
 }
 
 func (j *jsonLines) write(v any) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.enc.Encode(v)
+}
+
+// event writes e as the wire has it (events.Marshal, the one encoder of
+// events). A kind that is not on the wire, or a tool call whose arguments
+// are not JSON, writes nothing, as an encoder that fails writes nothing.
+func (j *jsonLines) event(e events.Event) {
+	line, err := events.Marshal(e)
+	if err != nil {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.w.Write(append(line, '\n'))
 }
 
 func (a *app) promptCmd(args []string) error {
@@ -133,12 +148,12 @@ func (a *app) promptCmd(args []string) error {
 	}
 	out := newJSONLines(a.stdout)
 	var denied []string
-	opts := runtime.Options{Host: h, Env: a.env, OnEvent: func(e agent.Event) {
-		if e.Type == agent.EventToolEnd && e.Denied {
-			denied = append(denied, e.ToolName)
+	opts := runtime.Options{Host: h, Env: a.env, OnEvent: func(e events.Event) {
+		if end, ok := e.(events.ToolEnded); ok && end.Denied {
+			denied = append(denied, end.ToolName)
 		}
 		if *asJSON {
-			out.write(e)
+			out.event(e)
 		}
 	}}
 	if *yes {
@@ -411,7 +426,7 @@ func (a *app) rpcCmd(args []string) error {
 		return err
 	}
 	out := newJSONLines(a.stdout)
-	m, err := runtime.New(runtime.Options{Host: h, Env: a.env, OnEvent: func(e agent.Event) { out.write(e) }})
+	m, err := runtime.New(runtime.Options{Host: h, Env: a.env, OnEvent: out.event})
 	if err != nil {
 		return err
 	}
@@ -647,7 +662,7 @@ func (r *rpcServer) handle(c rpcCommand) {
 			// /skill:name and /template calls expand as pi expands them.
 			text, err := r.m.Expand(ctx, sessionID, c.Message)
 			if err != nil {
-				r.out.write(agent.Event{Type: agent.EventAgentEnd, SessionID: sessionID, Error: err.Error(), StopReason: provider.StopError})
+				r.out.event(events.AgentEnded{SessionID: sessionID, Error: err.Error(), StopReason: provider.StopError})
 				return
 			}
 			// Failures end with the agent_end the runtime emits.
@@ -663,13 +678,7 @@ func (r *rpcServer) handle(c rpcCommand) {
 		}
 		r.reply(c, nil, map[string]any{"aborted": r.m.Abort(sid), "dropped": dropped})
 	case "get_state":
-		st := r.m.State(r.session)
-		r.reply(c, nil, struct {
-			runtime.State
-			Project string `json:"project"`
-			Root    string `json:"root"`
-			ModelIn string `json:"modelSetting,omitempty"`
-		}{st, r.project.Name, r.project.Root, r.spec()})
+		r.reply(c, nil, r.state())
 	case "new_session":
 		if c.Worktree {
 			r.newWorktreeSession(c)
@@ -688,7 +697,7 @@ func (r *rpcServer) handle(c rpcCommand) {
 		sessionID, model := r.session, r.spec()
 		r.enqueue(sessionID, func() {
 			if _, err := r.m.Compact(ctx, sessionID, model, c.Instructions); err != nil {
-				r.out.write(agent.Event{Type: agent.EventCompactionEnd, SessionID: sessionID, Error: err.Error()})
+				r.out.event(events.CompactionEnded{SessionID: sessionID, Error: err.Error()})
 			}
 		})
 	case "branch":
@@ -729,6 +738,33 @@ func (r *rpcServer) handle(c rpcCommand) {
 	default:
 		r.reply(c, fmt.Errorf("unknown command %q (prompt, abort, get_state, new_session, compact, branch, set_model, set_thinking_level)", c.Type), nil)
 	}
+}
+
+// rpcState is get_state's data: the session's runtime (its last launch,
+// reuse or retirement as the event went on the wire) and the rpc's
+// project and model setting.
+type rpcState struct {
+	SessionID string          `json:"sessionId"`
+	Runtime   string          `json:"runtime"` // none, idle, working
+	Model     string          `json:"model,omitempty"`
+	Thinking  string          `json:"thinkingLevel,omitempty"`
+	Last      json.RawMessage `json:"last,omitempty"`
+	Usage     *provider.Usage `json:"usage,omitempty"`
+	Leaf      string          `json:"leafId,omitempty"`
+	Title     string          `json:"title,omitempty"`
+	Project   string          `json:"project"`
+	Root      string          `json:"root"`
+	ModelIn   string          `json:"modelSetting,omitempty"`
+}
+
+func (r *rpcServer) state() rpcState {
+	st := r.m.State(r.session)
+	out := rpcState{SessionID: st.SessionID, Runtime: st.Runtime, Model: st.Model, Thinking: st.Thinking, Usage: st.Usage, Leaf: st.Leaf,
+		Title: st.Title, Project: r.project.Name, Root: r.project.Root, ModelIn: r.spec()}
+	if st.Last != nil {
+		out.Last, _ = events.Marshal(st.Last)
+	}
+	return out
 }
 
 // newWorktreeSession answers new_session with "worktree": true.

@@ -3,9 +3,10 @@ package runtime
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -21,13 +22,13 @@ func TestKeyChangeRestartsTheRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.prompt("two")
-	var launched *agent.Event
+	var launched *events.RuntimeLaunched
 	for _, e := range r.take() {
-		if e.Type == EventLaunched {
-			launched = &e
+		if l, ok := e.(events.RuntimeLaunched); ok {
+			launched = &l
 		}
-		if e.Model == "sk-rotated-key-0123456789" || e.Error == "sk-rotated-key-0123456789" {
-			t.Errorf("the key is in an event: %+v", e)
+		if line, _ := events.Marshal(e); strings.Contains(string(line), "sk-rotated-key-0123456789") {
+			t.Errorf("the key is in an event: %s", line)
 		}
 	}
 	if launched == nil || launched.Reason != ReasonKeyChanged {

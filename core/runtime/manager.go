@@ -33,13 +33,6 @@ import (
 	"github.com/pi-tui/pi-tui/core/worktree"
 )
 
-// Runtime event types.
-const (
-	EventLaunched = "runtime_launched"
-	EventReused   = "runtime_reused"
-	EventRetired  = "runtime_retired"
-)
-
 // TimingFile is the timing log in the data dir: one JSON line per tool call.
 const TimingFile = "timing.log"
 
@@ -60,7 +53,7 @@ type Options struct {
 	// OnEvent receives runtime and agent events, one at a time, before
 	// they are published to the broker. It may block (a headless run's
 	// stdout); programs subscribe to Host.Events instead.
-	OnEvent func(agent.Event)
+	OnEvent func(events.Event)
 	// Tools is the tool set; nil means all.
 	Tools []string
 	// Resolve picks the model client for a model spec ("" = the default);
@@ -101,8 +94,8 @@ type Manager struct {
 	resolvers map[string]*instructions.Resolver
 	watcher   *fsnotify.Watcher
 	watched   map[string]int
-	last      map[string]agent.Event // last launch/reuse/retire per session
-	queued    []agent.Event          // noted under mu, sent by unlock
+	last      map[string]events.Event // last launch/reuse/retire per session
+	queued    []events.Event          // noted under mu, sent by unlock
 	closed    bool
 	running   sync.WaitGroup // prompts and compactions in flight
 
@@ -123,7 +116,7 @@ func New(opts Options) (*Manager, error) {
 		opts.Now = time.Now
 	}
 	if opts.OnEvent == nil {
-		opts.OnEvent = func(agent.Event) {}
+		opts.OnEvent = func(events.Event) {}
 	}
 	if opts.Provider.Commands == nil {
 		// A key's !command runs once for the manager's life, as pi runs
@@ -132,7 +125,7 @@ func New(opts Options) (*Manager, error) {
 	}
 	m := &Manager{opts: opts, sessions: session.NewManager(opts.Host.Store, session.Config{AgentDir: opts.Host.Places.AgentDir,
 		SessionDir: opts.Env("PI_CODING_AGENT_SESSION_DIR")}), seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
-		resolvers: map[string]*instructions.Resolver{}, watched: map[string]int{}, last: map[string]agent.Event{},
+		resolvers: map[string]*instructions.Resolver{}, watched: map[string]int{}, last: map[string]events.Event{},
 		allowed: map[string]bool{}}
 	m.worktrees = worktree.NewService(opts.Host.Store, opts.Host.Places.DataDir, worktree.Options{Env: opts.Env})
 	if w, err := fsnotify.NewWatcher(); err == nil {
@@ -188,15 +181,21 @@ func (m *Manager) Close() error {
 
 // emit serialises events from prompts, the watcher and timers, and
 // publishes them to the host's broker, which never blocks on a program.
-func (m *Manager) emit(e agent.Event) {
+func (m *Manager) emit(e events.Event) {
 	m.emitMu.Lock()
 	defer m.emitMu.Unlock()
-	if e.Type == agent.EventToolEnd && e.Preflight != nil {
-		m.logTiming(e)
+	if end, ok := e.(events.ToolEnded); ok && end.Preflight != nil {
+		m.logTiming(end)
 	}
 	m.opts.OnEvent(e)
 	m.opts.Host.Events.Publish(e)
 }
+
+// emitter is the publisher a runtime's engine is given: its events go
+// through emit.
+type emitter struct{ m *Manager }
+
+func (e emitter) Publish(ev events.Event) { e.m.emit(ev) }
 
 // Events is the broker programs subscribe to (the host's).
 func (m *Manager) Events() *events.Broker { return m.opts.Host.Events }
@@ -276,7 +275,7 @@ func covered(ctx context.Context, rules *approvals.Store, root, projectRoot stri
 
 // logTiming appends one line per file tool call to timing.log; failures
 // to log never fail the tool.
-func (m *Manager) logTiming(e agent.Event) {
+func (m *Manager) logTiming(e events.ToolEnded) {
 	if m.timing == nil {
 		f, err := os.OpenFile(filepath.Join(m.opts.Host.Places.DataDir, TimingFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
@@ -443,7 +442,7 @@ func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Ru
 		return nil, errors.New("the runtime manager is closed")
 	}
 	reason := ReasonNew
-	if last, ok := m.last[sessionID]; ok && last.Type == EventRetired && last.Reason != ReasonShutdown {
+	if last, ok := m.last[sessionID].(events.RuntimeRetired); ok && last.Reason != ReasonShutdown {
 		// Retired proactively (instructions or memory changed while idle):
 		// the launch says why, as a swap at this prompt would.
 		reason = last.Reason
@@ -456,7 +455,7 @@ func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Ru
 			cur.ttl = b.ttl
 			cur.reserved = true // a prompt is about to start: no retiring it
 			m.touchLocked(cur)
-			m.note(agent.Event{Type: EventReused, SessionID: sessionID, Reason: "unchanged", Model: cur.Spec.Model})
+			m.note(events.RuntimeReused{SessionID: sessionID, Reason: "unchanged", Model: cur.Spec.Model})
 			return cur, nil
 		}
 		reason = why(cur.Spec, b.spec)
@@ -470,15 +469,15 @@ func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Ru
 	}
 	rt = m.launchLocked(b, sess, fp)
 	rt.reserved = true
-	m.note(agent.Event{Type: EventLaunched, SessionID: sessionID, Reason: reason, Model: b.spec.Model})
+	m.note(events.RuntimeLaunched{SessionID: sessionID, Reason: reason, Model: b.spec.Model})
 	return rt, nil
 }
 
 // note records a runtime event. Called with m.mu held, it only queues
 // the event: unlock sends it, after m.mu is released, so a slow event
 // reader (a blocked stdout) never holds the manager.
-func (m *Manager) note(e agent.Event) {
-	m.last[e.SessionID] = e
+func (m *Manager) note(e events.Event) {
+	m.last[e.Session()] = e
 	m.queued = append(m.queued, e)
 }
 
@@ -505,7 +504,7 @@ func (m *Manager) launchLocked(b built, sess *session.Session, fp string) *Runti
 	}
 	rt.Agent = agent.New(agent.Config{Session: sess, Root: b.spec.Root, AgentDir: m.opts.Host.Places.AgentDir, Client: b.client, Model: b.model,
 		System: b.spec.Sections.System(), Tools: b.spec.Tools, Permission: b.spec.Permission, Preflight: pf,
-		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID(), b.spec.Root, b.spec.ProjectRoot), OnEvent: m.emit,
+		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID(), b.spec.Root, b.spec.ProjectRoot), Events: emitter{m},
 		Compaction: &b.settings.compaction, Shell: b.settings.shell, Memory: mw})
 	m.runtimes[sess.ID()] = rt
 	m.watchLocked(b.spec.Root, 1)
@@ -525,7 +524,7 @@ func (m *Manager) retireLocked(rt *Runtime, reason string) {
 	}
 	m.watchLocked(rt.Spec.Root, -1)
 	m.watchLocked(m.opts.Host.Places.AgentDir, -1)
-	m.note(agent.Event{Type: EventRetired, SessionID: id, Reason: reason, Model: rt.Spec.Model})
+	m.note(events.RuntimeRetired{SessionID: id, Reason: reason, Model: rt.Spec.Model})
 }
 
 // touchLocked marks a runtime used now and restarts its idle timer.
@@ -572,7 +571,7 @@ func (m *Manager) Prompt(ctx context.Context, sessionID, modelSpec, text string)
 	if err != nil {
 		// The agent never started: the prompt still ends, once, with the
 		// reason, so clients waiting for agent_end are not left hanging.
-		m.emit(agent.Event{Type: agent.EventAgentEnd, SessionID: sessionID, Error: err.Error(), StopReason: provider.StopError})
+		m.emit(events.AgentEnded{SessionID: sessionID, Error: err.Error(), StopReason: provider.StopError})
 		return agent.Result{}, err
 	}
 	defer m.touch(rt)
@@ -644,16 +643,18 @@ func (m *Manager) Branch(ctx context.Context, sessionID, entryID string) error {
 	return s.Branch(ctx, entryID)
 }
 
-// State is what get_state reports.
+// State is a session's runtime as get_state reports it.
 type State struct {
-	SessionID string          `json:"sessionId"`
-	Runtime   string          `json:"runtime"` // none, idle, working
-	Model     string          `json:"model,omitempty"`
-	Thinking  string          `json:"thinkingLevel,omitempty"`
-	Last      *agent.Event    `json:"last,omitempty"`
-	Usage     *provider.Usage `json:"usage,omitempty"`
-	Leaf      string          `json:"leafId,omitempty"`
-	Title     string          `json:"title,omitempty"`
+	SessionID string
+	Runtime   string // none, idle, working
+	Model     string
+	Thinking  string
+	// Last is the latest launch, reuse or retirement (RuntimeLaunched,
+	// RuntimeReused, RuntimeRetired); nil before the first.
+	Last  events.Event
+	Usage *provider.Usage
+	Leaf  string
+	Title string
 }
 
 // State reports a session's runtime state.
@@ -661,9 +662,7 @@ func (m *Manager) State(sessionID string) State {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st := State{SessionID: sessionID, Runtime: "none"}
-	if e, ok := m.last[sessionID]; ok {
-		st.Last = &e
-	}
+	st.Last = m.last[sessionID]
 	if rt := m.runtimes[sessionID]; rt != nil {
 		st.Runtime, st.Model, st.Thinking = "idle", rt.Spec.Model, rt.Spec.Thinking
 		if rt.Agent.Busy() {

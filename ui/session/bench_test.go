@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
@@ -63,7 +64,7 @@ func longChat(b *testing.B) *Model {
 func BenchmarkStreamedToken(b *testing.B) {
 	m := longChat(b)
 	_ = m.View()
-	ev := eventsMsg{agent.Event{Type: agent.EventMessageUpdate, SessionID: "s1", Delta: "token "}}
+	ev := eventsMsg{events.TextDelta{SessionID: "s1", Text: "token "}}
 	b.ReportAllocs()
 	for b.Loop() {
 		m.Update(ev)
@@ -91,7 +92,7 @@ func BenchmarkTokenToSecondClient(b *testing.B) {
 		_ = m.View()
 		ms = append(ms, m)
 	}
-	ev := agent.Event{Type: agent.EventMessageUpdate, SessionID: "s1", Delta: "token "}
+	ev := events.TextDelta{SessionID: "s1", Text: "token "}
 	var after time.Duration
 	b.ReportAllocs()
 	for b.Loop() {

@@ -6,7 +6,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
 )
 
@@ -47,7 +46,7 @@ func (b *bridge) wait() tea.Cmd {
 		for _, msg := range batch {
 			switch v := msg.(type) {
 			case events.Asked:
-				out = append(out, approvalMsg{&ask{id: v.ID, sid: v.Session, root: v.Root, projectRoot: v.ProjectRoot, req: v.Request, diff: diffFor(v.Root, v.Request)}})
+				out = append(out, approvalMsg{&ask{id: v.ID, sid: v.SessionID, root: v.Root, projectRoot: v.ProjectRoot, req: v.Request, diff: diffFor(v.Root, v.Request)}})
 			case events.Resolved:
 				out = append(out, approvalGoneMsg{v})
 			default:
@@ -74,7 +73,7 @@ type ask struct {
 	sid         string // the session whose turn asks
 	root        string // the folder the call works in (a worktree's, in a worktree session)
 	projectRoot string // the project's folder, which keys its approval rules
-	req         agent.Approval
+	req         events.Approval
 	diff        preview // what a write or edit would change (diffFor), computed off the UI goroutine
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtime"
 	coresession "github.com/pi-tui/pi-tui/core/session"
@@ -90,40 +90,36 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 	case approvalGoneMsg:
 		return m.approvalGone(a.res)
 	}
-	e, ok := ev.(agent.Event)
-	if !ok || e.SessionID != m.sid || m.sid == "" {
+	e, ok := ev.(events.Event)
+	if !ok || e.Session() != m.sid || m.sid == "" {
 		return nil
 	}
-	switch e.Type {
-	case runtime.EventLaunched:
+	switch e := e.(type) {
+	case events.RuntimeLaunched:
 		m.runtime, m.lastRT, m.running = "idle", "runtime launched: "+reasonText(e.Reason), e.Model
 		m.window = m.d.Runtimes.ContextWindow(m.sid)
-	case runtime.EventReused:
+	case events.RuntimeReused:
 		m.runtime, m.lastRT, m.running = "idle", "runtime reused", e.Model
-	case runtime.EventRetired:
+	case events.RuntimeRetired:
 		m.runtime, m.lastRT = "retired", "runtime retired: "+reasonText(e.Reason)
-	case agent.EventAgentStart:
+	case events.AgentStarted:
 		m.runtime = "working"
 		if !m.ownTurn {
 			// Another program's turn: its prompt is stored by now.
 			return m.reread()
 		}
-	case agent.EventRetry:
-		text := fmt.Sprintf("%s, retry %d of %d in %s", e.ErrorMessage, e.Attempt, e.MaxAttempts, waitText(e.DelayMs))
+	case events.Retrying:
+		text := fmt.Sprintf("%s, retry %d of %d in %s", e.Reason, e.Attempt, e.MaxAttempts, waitText(e.Delay.Milliseconds()))
 		if m.retry == nil {
 			m.retry = &item{kind: kindNotice, ready: true, mild: true}
 			m.items = append(m.items, m.retry)
 		}
 		m.retry.text, m.retry.cacheKey = text, ""
-	case agent.EventMessageUpdate:
-		m.retry = nil
-		if m.live == nil {
-			m.live = &item{kind: kindAssistant, ready: true, streaming: true}
-			m.items = append(m.items, m.live)
-		}
-		m.live.text += e.Delta
-		m.live.thinking += e.Thinking
-	case agent.EventMessageEnd:
+	case events.TextDelta:
+		m.streamed().text += e.Text
+	case events.ThinkingDelta:
+		m.streamed().thinking += e.Text
+	case events.MessageEnded:
 		if e.Usage != nil && e.Usage.InputTokens > 0 {
 			m.lastCall = *e.Usage
 		}
@@ -139,15 +135,15 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 			m.live.cacheKey = ""
 		}
 		m.live = nil
-	case agent.EventToolStart:
+	case events.ToolStarted:
 		m.retry = nil
 		it := &item{kind: kindTool, ready: true, callID: e.ToolCallID, tool: e.ToolName, args: string(e.Args), status: "running"}
 		m.calls[e.ToolCallID] = it
 		m.items = append(m.items, it)
 		return m.toolStarted(it)
-	case agent.EventToolUpdate:
+	case events.ToolOutput:
 		m.toolOutput(e)
-	case agent.EventToolEnd:
+	case events.ToolEnded:
 		it := m.calls[e.ToolCallID]
 		if it == nil {
 			it = &item{kind: kindTool, ready: true, callID: e.ToolCallID, tool: e.ToolName}
@@ -160,13 +156,13 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 			it.status = "error"
 		}
 		it.cacheKey = ""
-	case agent.EventCompactionEnd:
+	case events.CompactionEnded:
 		if e.Error != "" {
 			m.notice("compaction failed: " + e.Error)
 		} else {
 			m.items = append(m.items, &item{kind: kindCompaction, ready: true, text: e.Summary})
 		}
-	case agent.EventAgentEnd:
+	case events.AgentEnded:
 		// The turn is over: nothing it asked may still be answered (the
 		// core withdrew it; its notice may still be queued).
 		m.closeAsks()
@@ -190,6 +186,16 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		return common.Notice("")
 	}
 	return nil
+}
+
+// streamed is the answer being streamed, begun by its first delta.
+func (m *Model) streamed() *item {
+	m.retry = nil
+	if m.live == nil {
+		m.live = &item{kind: kindAssistant, ready: true, streaming: true}
+		m.items = append(m.items, m.live)
+	}
+	return m.live
 }
 
 // failure shows the current prompt's error in the transcript, once: the

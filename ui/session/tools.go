@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -57,7 +57,7 @@ func (m *Model) toolStarted(it *item) tea.Cmd {
 
 // toolOutput adds a running call's new output, keeping the newest
 // liveKeep bytes from a whole line on.
-func (m *Model) toolOutput(e agent.Event) {
+func (m *Model) toolOutput(e events.ToolOutput) {
 	it := m.calls[e.ToolCallID]
 	if it == nil {
 		return
@@ -69,7 +69,7 @@ func (m *Model) toolOutput(e agent.Event) {
 		it.skipped += int64(len(it.output))
 		it.output = ""
 	}
-	it.output += e.Delta
+	it.output += e.Text
 	if over := len(it.output) - liveKeep; over > 0 {
 		cut := over
 		if i := strings.IndexByte(it.output[over:], '\n'); i >= 0 {

@@ -5,12 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 )
 
-func toolEvent(typ, delta string, skipped int64) eventsMsg {
-	return eventsMsg{agent.Event{Type: typ, SessionID: "s1", ToolCallID: "b1", ToolName: "bash",
-		Args: []byte(`{"command":"make"}`), Delta: delta, Skipped: skipped}}
+// toolStart and toolOutput are a bash call's events in session s1.
+func toolStart() eventsMsg {
+	return eventsMsg{events.ToolStarted{SessionID: "s1", ToolCallID: "b1", ToolName: "bash", Args: []byte(`{"command":"make"}`)}}
+}
+
+func toolOutput(text string, skipped int64) eventsMsg {
+	return eventsMsg{events.ToolOutput{SessionID: "s1", ToolCallID: "b1", ToolName: "bash", Text: text, Skipped: skipped}}
 }
 
 // TestRunningOutputIsBoundedAndShownAsText: a flood of output keeps the
@@ -20,12 +24,12 @@ func toolEvent(typ, delta string, skipped int64) eventsMsg {
 func TestRunningOutputIsBoundedAndShownAsText(t *testing.T) {
 	m := testModel(t)
 	m.SetSize(100, 40)
-	m.Update(toolEvent(agent.EventToolStart, "", 0))
+	m.Update(toolStart())
 	line := strings.Repeat("x", 99) + "\n"
 	for range 2000 { // 200 KiB
-		m.Update(toolEvent(agent.EventToolUpdate, line, 0))
+		m.Update(toolOutput(line, 0))
 	}
-	m.Update(toolEvent(agent.EventToolUpdate, "last \x1b[2Jline\r\n", 3<<20))
+	m.Update(toolOutput("last \x1b[2Jline\r\n", 3<<20))
 	it := m.calls["b1"]
 	if it == nil || len(it.output) > liveKeep {
 		t.Fatalf("the running call keeps %d bytes", len(it.output))
@@ -83,8 +87,8 @@ func TestSelectionMovesBetweenCalls(t *testing.T) {
 // Target: the streamed token's, ≤ 4 ms/op.
 func BenchmarkBashOutputChunk(b *testing.B) {
 	m := longChat(b)
-	m.Update(toolEvent(agent.EventToolStart, "", 0))
-	chunk := toolEvent(agent.EventToolUpdate, strings.Repeat("ok  \tgithub.com/pi-tui/pi-tui/core/agent\t0.575s\n", 20), 0)
+	m.Update(toolStart())
+	chunk := toolOutput(strings.Repeat("ok  \tgithub.com/pi-tui/pi-tui/core/agent\t0.575s\n", 20), 0)
 	_ = m.View()
 	b.ReportAllocs()
 	for b.Loop() {
