@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/session"
@@ -203,6 +204,12 @@ type Agent struct {
 	turnBytes int
 	// run executes one tool call (tests replace it with a stuck tool).
 	run func(ctx context.Context, env toolEnv, c ToolCall) ToolResult
+	// The queue of the running turn (queue.go): steering is delivered
+	// before the next model call, followUp when the turn would end;
+	// closing is set once the turn has decided to end, so that nothing
+	// is queued that it would not deliver.
+	steering, followUp []string
+	closing            bool
 }
 
 // New returns an agent; it does nothing until Prompt.
@@ -246,7 +253,7 @@ func (a *Agent) Abort() {
 }
 
 // ErrBusy is returned when a prompt is already running.
-var ErrBusy = errors.New("the agent is busy with another prompt")
+var ErrBusy = engine.ErrBusy
 
 func (a *Agent) begin(ctx context.Context) (context.Context, error) {
 	a.mu.Lock()
@@ -262,21 +269,22 @@ func (a *Agent) begin(ctx context.Context) (context.Context, error) {
 	return ctx, nil
 }
 
-func (a *Agent) end() {
+// end marks the agent idle and returns the messages still queued for
+// the turn (it ended early), which are dropped here.
+func (a *Agent) end() (unsent []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.cancel != nil {
 		a.cancel()
 	}
-	a.busy, a.cancel = false, nil
+	a.busy, a.cancel, a.closing = false, nil, false
+	unsent = append(a.steering, a.followUp...)
+	a.steering, a.followUp = nil, nil
+	return unsent
 }
 
 // Result is the outcome of a prompt.
-type Result struct {
-	Text    string // the final assistant text
-	Aborted bool
-	Usage   provider.Usage
-}
+type Result = engine.Result
 
 // discard is the publisher of an agent nobody listens to.
 type discard struct{}
@@ -322,7 +330,9 @@ func (a *Agent) Prompt(parent context.Context, text string) (Result, error) {
 	res.Usage.CacheWriteTokens -= before.CacheWriteTokens
 	// Idle before agent_end goes out: a client that answers agent_end with
 	// the next prompt must find the agent free.
-	a.end()
+	if res.Unsent = a.end(); len(res.Unsent) > 0 {
+		a.emit(events.QueueChanged{SessionID: a.sid()})
+	}
 	end := events.AgentEnded{SessionID: a.sid(), Text: res.Text, Usage: &res.Usage, StopReason: provider.StopEnd}
 	if res.Aborted {
 		end.StopReason = provider.StopAborted
@@ -373,6 +383,14 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 		}
 		calls := toolCalls(msg)
 		if stop != provider.StopToolUse || len(calls) == 0 {
+			// The turn would end here: the messages queued for it go in
+			// and it goes on, or it ends and no more can be queued.
+			if queued := a.takeQueue(true); len(queued) > 0 {
+				if err := a.deliverQueued(ctx, queued); err != nil {
+					return res, err
+				}
+				continue
+			}
 			return res, nil
 		}
 		for i, c := range calls {
@@ -392,6 +410,11 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 		if ctx.Err() != nil {
 			res.Aborted = true
 			return res, nil
+		}
+		if queued := a.takeQueue(false); len(queued) > 0 {
+			if err := a.deliverQueued(ctx, queued); err != nil {
+				return res, err
+			}
 		}
 	}
 	return res, fmt.Errorf("stopped after %d model calls in one prompt", maxTurns)

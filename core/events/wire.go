@@ -53,9 +53,15 @@ type wire struct {
 	// Added with engines (DESIGN §5): runtime_launched names its engine.
 	Engine        string `json:"engine,omitempty"`
 	EngineVersion string `json:"engineVersion,omitempty"`
-	// queue_update, as pi's rpc writes it.
-	Steering []string `json:"steering,omitempty"`
-	FollowUp []string `json:"followUp,omitempty"`
+}
+
+// wireQueue is queue_update's object, as pi's rpc writes it: both lists,
+// empty ones too.
+type wireQueue struct {
+	Type      string   `json:"type"`
+	SessionID string   `json:"sessionId,omitempty"`
+	Steering  []string `json:"steering"`
+	FollowUp  []string `json:"followUp"`
 }
 
 // Wire type names (pi's rpc event names, and pi-tui's runtime_*).
@@ -70,14 +76,14 @@ const (
 	wireCompactionStart = "compaction_start"
 	wireCompactionEnd   = "compaction_end"
 	wireRetry           = "auto_retry_start"
-	wireQueue           = "queue_update"
+	wireQueueUpdate     = "queue_update"
 	wireLaunched        = "runtime_launched"
 	wireReused          = "runtime_reused"
 	wireRetired         = "runtime_retired"
 )
 
 // toWire maps an event onto the wire object.
-func toWire(e Event) (wire, bool) {
+func toWire(e Event) (any, bool) {
 	switch e := e.(type) {
 	case AgentStarted:
 		return wire{Type: wireAgentStart, SessionID: e.SessionID}, true
@@ -104,7 +110,7 @@ func toWire(e Event) (wire, bool) {
 	case CompactionEnded:
 		return wire{Type: wireCompactionEnd, SessionID: e.SessionID, Summary: e.Summary, Error: e.Error}, true
 	case QueueChanged:
-		return wire{Type: wireQueue, SessionID: e.SessionID, Steering: e.Steering, FollowUp: e.FollowUp}, true
+		return wireQueue{Type: wireQueueUpdate, SessionID: e.SessionID, Steering: nonNil(e.Steering), FollowUp: nonNil(e.FollowUp)}, true
 	case RuntimeLaunched:
 		return wire{Type: wireLaunched, SessionID: e.SessionID, Reason: e.Reason, Model: e.Model, Engine: e.Engine, EngineVersion: e.EngineVersion}, true
 	case RuntimeReused:
@@ -112,7 +118,14 @@ func toWire(e Event) (wire, bool) {
 	case RuntimeRetired:
 		return wire{Type: wireRetired, SessionID: e.SessionID, Reason: e.Reason, Model: e.Model}, true
 	}
-	return wire{}, false
+	return nil, false
+}
+
+func nonNil(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
 }
 
 // Marshal returns e's wire object as JSON, without a line end. Text is

@@ -19,11 +19,12 @@ import (
 // wireSamples is one event of every kind on the wire, in the order of the
 // lines of testdata/wire.jsonl. That file was written by the encoder the
 // typed events replaced (one flat struct keyed by a type string), so a
-// line that differs is a change clients would see.
+// line that differs is a change clients would see; the one change since
+// is additive: runtime_launched names its engine (DESIGN §5).
 func wireSamples() []Event {
 	usage := &provider.Usage{InputTokens: 1200, OutputTokens: 80, CacheReadTokens: 1000, CacheWriteTokens: 7}
 	return []Event{
-		RuntimeLaunched{SessionID: "s1", Reason: "new", Model: "fake/m1"},
+		RuntimeLaunched{SessionID: "s1", Reason: "new", Model: "fake/m1", Engine: "builtin", EngineVersion: "(devel)"},
 		RuntimeReused{SessionID: "s1", Reason: "unchanged", Model: "fake/m1"},
 		RuntimeRetired{SessionID: "s1", Reason: "memory-changed", Model: "fake/m1"},
 		AgentStarted{SessionID: "s1"},
@@ -124,13 +125,22 @@ func TestWireCoversEveryKind(t *testing.T) {
 var offWire = []Event{Asked{ID: 1, SessionID: "s1"}, Resolved{ID: 1, SessionID: "s1"}, ProjectsChanged{}, MemoryChanged{Root: "/p"},
 	SessionAppended{SessionID: "s1", Entries: 2}}
 
-// queue_update has pi's shape.
+// queue_update has pi's shape: both lists, empty ones too.
 func TestWireQueue(t *testing.T) {
-	got, err := Marshal(QueueChanged{SessionID: "s1", Steering: []string{"stop <that>"}, FollowUp: []string{"then this"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := `{"type":"queue_update","sessionId":"s1","steering":["stop <that>"],"followUp":["then this"]}`; string(got) != want {
-		t.Errorf("got %s\nwant %s", got, want)
+	for _, c := range []struct {
+		e    QueueChanged
+		want string
+	}{
+		{QueueChanged{SessionID: "s1", Steering: []string{"stop <that>"}, FollowUp: []string{"then this"}},
+			`{"type":"queue_update","sessionId":"s1","steering":["stop <that>"],"followUp":["then this"]}`},
+		{QueueChanged{SessionID: "s1"}, `{"type":"queue_update","sessionId":"s1","steering":[],"followUp":[]}`},
+	} {
+		got, err := Marshal(c.e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != c.want {
+			t.Errorf("got %s\nwant %s", got, c.want)
+		}
 	}
 }

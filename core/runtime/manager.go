@@ -23,6 +23,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/approvals"
+	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
@@ -66,19 +67,23 @@ type Options struct {
 	Now           func() time.Time
 }
 
-// Runtime is a launched agent bound to one session.
+// Runtime is a launched engine bound to one session.
 type Runtime struct {
-	Spec    Spec
-	Agent   *agent.Agent
+	Spec Spec
+	// Engine runs the session's agent; the manager knows it by the
+	// interface only (the builtin agent, or pi).
+	Engine  engine.Engine
 	Session *session.Session
 
 	fp       string
 	reserved bool          // handed out by Prepare; its prompt has not ended
-	window   int           // the model's context window
 	ttl      time.Duration // idle TTL in force when the spec was built
 	lastUsed time.Time
 	idle     *time.Timer
 }
+
+// busy reports whether the runtime's engine runs a prompt or compaction.
+func (rt *Runtime) busy() bool { return rt.Engine.State().Busy }
 
 // Manager owns the runtimes of one host.
 type Manager struct {
@@ -96,6 +101,7 @@ type Manager struct {
 	watched   map[string]int
 	last      map[string]events.Event // last launch/reuse/retire per session
 	queued    []events.Event          // noted under mu, sent by unlock
+	closing   []engine.Engine         // retired under mu, closed by unlock
 	closed    bool
 	running   sync.WaitGroup // prompts and compactions in flight
 
@@ -154,7 +160,7 @@ func (m *Manager) Close() error {
 	}
 	m.closed = true
 	for _, rt := range m.runtimes {
-		rt.Agent.Abort()
+		rt.Engine.Abort()
 		m.retireLocked(rt, ReasonShutdown)
 	}
 	w := m.watcher
@@ -415,8 +421,8 @@ func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Ru
 	m.mu.Unlock()
 	var sess *session.Session
 	if rt != nil {
-		if rt.Agent.Busy() {
-			return nil, agent.ErrBusy
+		if rt.busy() {
+			return nil, engine.ErrBusy
 		}
 		sess = rt.Session
 	} else {
@@ -448,8 +454,8 @@ func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Ru
 		reason = last.Reason
 	}
 	if cur := m.runtimes[sessionID]; cur != nil {
-		if cur.Agent.Busy() {
-			return nil, agent.ErrBusy
+		if cur.busy() {
+			return nil, engine.ErrBusy
 		}
 		if cur.fp == fp {
 			cur.ttl = b.ttl
@@ -469,7 +475,8 @@ func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Ru
 	}
 	rt = m.launchLocked(b, sess, fp)
 	rt.reserved = true
-	m.note(events.RuntimeLaunched{SessionID: sessionID, Reason: reason, Model: b.spec.Model})
+	info := rt.Engine.Info()
+	m.note(events.RuntimeLaunched{SessionID: sessionID, Reason: reason, Model: b.spec.Model, Engine: info.Name, EngineVersion: info.Version})
 	return rt, nil
 }
 
@@ -481,18 +488,23 @@ func (m *Manager) note(e events.Event) {
 	m.queued = append(m.queued, e)
 }
 
-// unlock releases m.mu and then sends the events noted under it.
+// unlock releases m.mu and then closes the engines retired and sends
+// the events noted under it: an engine that takes its time to end (a
+// process) never holds the manager.
 func (m *Manager) unlock() {
-	evs := m.queued
-	m.queued = nil
+	evs, closing := m.queued, m.closing
+	m.queued, m.closing = nil, nil
 	m.mu.Unlock()
+	for _, e := range closing {
+		e.Close()
+	}
 	for _, e := range evs {
 		m.emit(e)
 	}
 }
 
 func (m *Manager) launchLocked(b built, sess *session.Session, fp string) *Runtime {
-	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl, window: b.model.ContextWindow}
+	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl}
 	var pf agent.Preflighter = newProxy(b.spec.Root, b.spec.Trusted, b.res, m.opts.Host.Places.Home, m.opts.Host.Places.AgentDir,
 		instructions.Model{Provider: b.model.Provider, ID: b.model.ID})
 	if m.opts.WrapPreflight != nil {
@@ -502,7 +514,7 @@ func (m *Manager) launchLocked(b built, sess *session.Session, fp string) *Runti
 	if slices.Contains(b.spec.Tools, agent.ToolRemember) {
 		mw = &memoryWriter{m: m, rt: rt, projectID: sess.ProjectID()}
 	}
-	rt.Agent = agent.New(agent.Config{Session: sess, Root: b.spec.Root, AgentDir: m.opts.Host.Places.AgentDir, Client: b.client, Model: b.model,
+	rt.Engine = agent.NewEngine(agent.Config{Session: sess, Root: b.spec.Root, AgentDir: m.opts.Host.Places.AgentDir, Client: b.client, Model: b.model,
 		System: b.spec.Sections.System(), Tools: b.spec.Tools, Permission: b.spec.Permission, Preflight: pf,
 		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID(), b.spec.Root, b.spec.ProjectRoot), Events: emitter{m},
 		Compaction: &b.settings.compaction, Shell: b.settings.shell, Memory: mw})
@@ -524,6 +536,7 @@ func (m *Manager) retireLocked(rt *Runtime, reason string) {
 	}
 	m.watchLocked(rt.Spec.Root, -1)
 	m.watchLocked(m.opts.Host.Places.AgentDir, -1)
+	m.closing = append(m.closing, rt.Engine)
 	m.note(events.RuntimeRetired{SessionID: id, Reason: reason, Model: rt.Spec.Model})
 }
 
@@ -543,7 +556,7 @@ func (m *Manager) touchLocked(rt *Runtime) {
 func (m *Manager) expire(rt *Runtime, ttl time.Duration) {
 	m.mu.Lock()
 	defer m.unlock()
-	if rt.Agent.Busy() || rt.reserved {
+	if rt.busy() || rt.reserved {
 		rt.idle = time.AfterFunc(ttl, func() { m.expire(rt, ttl) })
 		return
 	}
@@ -556,7 +569,7 @@ func (m *Manager) Retire(sessionID, reason string) bool {
 	m.mu.Lock()
 	defer m.unlock()
 	rt := m.runtimes[sessionID]
-	if rt == nil || rt.Agent.Busy() || rt.reserved {
+	if rt == nil || rt.busy() || rt.reserved {
 		return false
 	}
 	m.retireLocked(rt, reason)
@@ -564,7 +577,7 @@ func (m *Manager) Retire(sessionID, reason string) bool {
 }
 
 // Prompt prepares the session's runtime and runs text on it.
-func (m *Manager) Prompt(ctx context.Context, sessionID, modelSpec, text string) (agent.Result, error) {
+func (m *Manager) Prompt(ctx context.Context, sessionID, modelSpec, text string) (engine.Result, error) {
 	m.running.Add(1)
 	defer m.running.Done()
 	rt, err := m.Prepare(ctx, sessionID, modelSpec)
@@ -572,13 +585,13 @@ func (m *Manager) Prompt(ctx context.Context, sessionID, modelSpec, text string)
 		// The agent never started: the prompt still ends, once, with the
 		// reason, so clients waiting for agent_end are not left hanging.
 		m.emit(events.AgentEnded{SessionID: sessionID, Error: err.Error(), StopReason: provider.StopError})
-		return agent.Result{}, err
+		return engine.Result{}, err
 	}
 	defer m.touch(rt)
 	// The session's count and date moved (or it was written for the
 	// first time): lists showing it reload.
 	defer m.opts.Host.Events.Publish(events.ProjectsChanged{ProjectID: rt.Session.ProjectID()})
-	return rt.Agent.Prompt(ctx, text)
+	return rt.Engine.Prompt(ctx, text)
 }
 
 // Compact prepares the runtime and compacts its session.
@@ -591,7 +604,7 @@ func (m *Manager) Compact(ctx context.Context, sessionID, modelSpec, extra strin
 	}
 	defer m.touch(rt)
 	defer m.opts.Host.Events.Publish(events.ProjectsChanged{ProjectID: rt.Session.ProjectID()})
-	return rt.Agent.Compact(ctx, extra)
+	return rt.Engine.Compact(ctx, extra)
 }
 
 // touch ends a prompt's reservation and restarts the idle timer.
@@ -604,15 +617,37 @@ func (m *Manager) touch(rt *Runtime) {
 	}
 }
 
+// Steer sends text to the session's running turn: it reaches the model
+// before its next call. FollowUp sends text for when the turn would end.
+// With no turn running they return engine.ErrIdle.
+func (m *Manager) Steer(sessionID, text string) error {
+	return m.toRunning(sessionID, func(e engine.Engine) error { return e.Steer(text) })
+}
+
+// FollowUp: see Steer.
+func (m *Manager) FollowUp(sessionID, text string) error {
+	return m.toRunning(sessionID, func(e engine.Engine) error { return e.FollowUp(text) })
+}
+
+func (m *Manager) toRunning(sessionID string, send func(engine.Engine) error) error {
+	m.mu.Lock()
+	rt := m.runtimes[sessionID]
+	m.mu.Unlock()
+	if rt == nil {
+		return engine.ErrIdle
+	}
+	return send(rt.Engine)
+}
+
 // Abort stops a session's running prompt.
 func (m *Manager) Abort(sessionID string) bool {
 	m.mu.Lock()
 	rt := m.runtimes[sessionID]
 	m.mu.Unlock()
-	if rt == nil || !rt.Agent.Busy() {
+	if rt == nil || !rt.busy() {
 		return false
 	}
-	rt.Agent.Abort()
+	rt.Engine.Abort()
 	return true
 }
 
@@ -633,8 +668,8 @@ func (m *Manager) Branch(ctx context.Context, sessionID, entryID string) error {
 	m.mu.Lock()
 	rt := m.runtimes[sessionID]
 	m.mu.Unlock()
-	if rt != nil && rt.Agent.Busy() {
-		return agent.ErrBusy
+	if rt != nil {
+		return rt.Engine.Branch(ctx, entryID)
 	}
 	s, err := m.Session(ctx, sessionID)
 	if err != nil {
@@ -665,10 +700,10 @@ func (m *Manager) State(sessionID string) State {
 	st.Last = m.last[sessionID]
 	if rt := m.runtimes[sessionID]; rt != nil {
 		st.Runtime, st.Model, st.Thinking = "idle", rt.Spec.Model, rt.Spec.Thinking
-		if rt.Agent.Busy() {
+		if rt.busy() {
 			st.Runtime = "working"
 		}
-		_, total := rt.Agent.Usage()
+		total := rt.Engine.State().Usage
 		st.Usage = &total
 		st.Leaf, st.Title = rt.Session.Leaf(), rt.Session.Title()
 	}
@@ -681,7 +716,7 @@ func (m *Manager) refreshWhere(match func(*Runtime) bool, hint string) {
 	m.mu.Lock()
 	var list []*Runtime
 	for _, rt := range m.runtimes {
-		if match(rt) && !rt.Agent.Busy() && !rt.reserved {
+		if match(rt) && !rt.busy() && !rt.reserved {
 			list = append(list, rt)
 		}
 	}
@@ -690,7 +725,7 @@ func (m *Manager) refreshWhere(match func(*Runtime) bool, hint string) {
 		model := rt.Spec.Model
 		b, err := m.build(context.Background(), rt.Session, model)
 		m.mu.Lock()
-		if m.runtimes[rt.Session.ID()] == rt && !rt.Agent.Busy() && !rt.reserved {
+		if m.runtimes[rt.Session.ID()] == rt && !rt.busy() && !rt.reserved {
 			switch {
 			case err != nil:
 				m.retireLocked(rt, hint)
@@ -803,7 +838,7 @@ func (m *Manager) ContextWindow(sessionID string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if rt := m.runtimes[sessionID]; rt != nil {
-		return rt.window
+		return rt.Engine.ContextWindow()
 	}
 	return 0
 }

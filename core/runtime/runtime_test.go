@@ -149,7 +149,7 @@ func TestLaunchReuseAndRetire(t *testing.T) {
 		t.Errorf("tool result sent = %q", reqs[1].LastToolResult)
 	}
 	ev := r.take()
-	if l := find[events.RuntimeLaunched](ev); len(l) != 1 || l[0].Reason != ReasonNew {
+	if l := find[events.RuntimeLaunched](ev); len(l) != 1 || l[0].Reason != ReasonNew || l[0].Engine != "builtin" || l[0].EngineVersion == "" {
 		t.Errorf("launch events = %+v", l)
 	}
 	ends := find[events.ToolEnded](ev)

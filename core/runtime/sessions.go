@@ -3,7 +3,7 @@ package runtime
 import (
 	"context"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/session"
 )
 
@@ -11,13 +11,13 @@ import (
 const ReasonSessionDeleted = "session-deleted"
 
 // DeleteSession removes a session's file after retiring its runtime. A
-// busy session is not deleted (agent.ErrBusy): abort it first.
+// busy session is not deleted (engine.ErrBusy): abort it first.
 func (m *Manager) DeleteSession(ctx context.Context, id string) error {
 	m.mu.Lock()
 	if rt := m.runtimes[id]; rt != nil {
-		if rt.Agent.Busy() {
+		if rt.busy() {
 			m.mu.Unlock()
-			return agent.ErrBusy
+			return engine.ErrBusy
 		}
 		m.retireLocked(rt, ReasonSessionDeleted)
 		defer rt.Session.Close()
