@@ -13,7 +13,9 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"github.com/pi-tui/pi-tui/core/provider"
 	coreruntime "github.com/pi-tui/pi-tui/core/runtime"
+	coresession "github.com/pi-tui/pi-tui/core/session"
 )
 
 // settle waits, bounded by the test's own deadline, until the goroutine
@@ -34,7 +36,8 @@ func settle(t *testing.T, want int) int {
 
 // Every goroutine a program starts ends with it: 200 programs opened and
 // closed over one host and one runtime manager (as SSH sessions are)
-// leave the goroutine count where it was.
+// leave the goroutine count where it was, on the Projects tab and in an
+// open chat (which watches its session for other writers' appends).
 func TestProgramsLeaveNoGoroutines(t *testing.T) {
 	f := newFixture(t)
 	f.add("proj", "proj", true)
@@ -44,40 +47,63 @@ func TestProgramsLeaveNoGoroutines(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rts.Close()
-	open := func() {
-		r := lipgloss.NewRenderer(io.Discard)
-		r.SetColorProfile(termenv.Ascii)
-		m := New(Options{Host: f.host, Renderer: r, Env: env, Runtimes: rts})
-		in, inW := io.Pipe()
-		out := &firstWrite{drawn: make(chan struct{})}
-		p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler())
-		done := make(chan struct{})
-		go func() { p.Run(); close(done) }()
-		p.Send(tea.WindowSizeMsg{Width: 80, Height: 24})
-		<-out.drawn // running: Init's commands have started
-		p.Quit()
-		<-done
-		m.Close()
-		inW.Close()
+	chat := f.project("proj")
+	chat.Continue = true
+	ctx := context.Background()
+	sess, err := rts.Sessions().Create(ctx, chat.Project.ID, "fix the checkout")
+	if err != nil {
+		t.Fatal(err)
 	}
-	open() // the first program may start process-wide goroutines (renderers, caches)
-	base := runtime.NumGoroutine()
-	for range 200 {
-		open()
+	msg := map[string]any{"message": provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "fix the checkout"}}}}
+	if _, err := sess.Append(ctx, coresession.TypeUser, msg); err != nil {
+		t.Fatal(err)
 	}
-	if n := settle(t, base); n > base {
-		t.Errorf("goroutines: %d before, %d after 200 programs", base, n)
+	for _, c := range []struct {
+		name  string
+		start Start
+		shown string // in the frame that shows the program running
+	}{
+		{"projects", Start{}, "Projects"},
+		{"chat", *chat, "Session · proj  fix the checkout"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			open := func() {
+				r := lipgloss.NewRenderer(io.Discard)
+				r.SetColorProfile(termenv.Ascii)
+				m := New(Options{Host: f.host, Renderer: r, Env: env, Runtimes: rts, Start: c.start})
+				in, inW := io.Pipe()
+				out := &firstWrite{want: []byte(c.shown), drawn: make(chan struct{})}
+				p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler())
+				done := make(chan struct{})
+				go func() { p.Run(); close(done) }()
+				p.Send(tea.WindowSizeMsg{Width: 100, Height: 30})
+				<-out.drawn // running: Init's commands have started
+				p.Quit()
+				<-done
+				m.Close()
+				inW.Close()
+			}
+			open() // the first program may start process-wide goroutines (renderers, caches)
+			base := runtime.NumGoroutine()
+			for range 200 {
+				open()
+			}
+			if n := settle(t, base); n > base {
+				t.Errorf("goroutines: %d before, %d after 200 programs", base, n)
+			}
+		})
 	}
 }
 
-// firstWrite tells when a program has drawn its first frame.
+// firstWrite tells when a program has first drawn want.
 type firstWrite struct {
+	want  []byte
 	once  sync.Once
 	drawn chan struct{}
 }
 
 func (w *firstWrite) Write(p []byte) (int, error) {
-	if bytes.Contains(p, []byte("Projects")) {
+	if bytes.Contains(p, w.want) {
 		w.once.Do(func() { close(w.drawn) })
 	}
 	return len(p), nil

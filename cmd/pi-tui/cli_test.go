@@ -250,17 +250,6 @@ func TestBinaryExitCodes(t *testing.T) {
 	}
 }
 
-func buildBinary(tb testing.TB) string {
-	tb.Helper()
-	bin := filepath.Join(tb.TempDir(), "pi-tui")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // serve gets the longer grace after a signal, wherever the global flags
 // stand.
 func TestGraceForServe(t *testing.T) {

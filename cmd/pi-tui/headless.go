@@ -379,15 +379,17 @@ func (a *app) sessionsCmd(args []string) error {
 
 // rpcCommand is one line of rpc input.
 type rpcCommand struct {
-	ID           string  `json:"id"`
-	Type         string  `json:"type"`
-	Message      string  `json:"message"`
-	EntryID      *string `json:"entryId"`
-	Model        string  `json:"model"`
-	Provider     string  `json:"provider"`
-	ModelID      string  `json:"modelId"`
-	Level        string  `json:"level"`
-	Instructions string  `json:"customInstructions"`
+	// ID is echoed in the command's response exactly as the client wrote
+	// it: any JSON value (a number, a string, null, an object).
+	ID           json.RawMessage `json:"id"`
+	Type         string          `json:"type"`
+	Message      string          `json:"message"`
+	EntryID      *string         `json:"entryId"`
+	Model        string          `json:"model"`
+	Provider     string          `json:"provider"`
+	ModelID      string          `json:"modelId"`
+	Level        string          `json:"level"`
+	Instructions string          `json:"customInstructions"`
 	// Worktree starts the new_session in a git worktree of its own, on a
 	// branch from Base ("" = the checked-out branch).
 	Worktree bool   `json:"worktree"`
@@ -395,12 +397,12 @@ type rpcCommand struct {
 }
 
 type rpcResponse struct {
-	Type    string `json:"type"`
-	ID      string `json:"id,omitempty"`
-	Command string `json:"command"`
-	Success bool   `json:"success"`
-	Error   string `json:"error,omitempty"`
-	Data    any    `json:"data,omitempty"`
+	Type    string          `json:"type"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Command string          `json:"command"`
+	Success bool            `json:"success"`
+	Error   string          `json:"error,omitempty"`
+	Data    any             `json:"data,omitempty"`
 }
 
 func (a *app) rpcCmd(args []string) error {
@@ -539,9 +541,9 @@ func (r *rpcServer) serve(in io.Reader) error {
 			if text == "" {
 				continue
 			}
-			var c rpcCommand
-			if err := json.Unmarshal([]byte(text), &c); err != nil {
-				r.out.write(rpcResponse{Type: "response", Command: "parse", Error: "invalid JSON: " + err.Error()})
+			c, err := decodeCommand([]byte(text))
+			if err != nil {
+				r.out.write(rpcResponse{Type: "response", ID: c.ID, Command: "parse", Error: err.Error()})
 				continue
 			}
 			r.handle(c)

@@ -56,13 +56,25 @@ func (a *app) tui(start tuiStart) error {
 	if a.env("NO_COLOR") != "" {
 		r.SetColorProfile(termenv.Ascii)
 	}
+	// The background is asked here, once and bounded, before the program
+	// owns the terminal; left to itself the renderer would ask on first
+	// use and wait up to 5 s. Without colours there is nothing to ask.
+	dark := true
+	if r.ColorProfile() != termenv.Ascii {
+		dark = darkBackground(a.ctx, in, out, a.env, backgroundBound)
+	}
+	r.SetHasDarkBackground(dark)
 	rts, err := runtime.New(runtime.Options{Host: h, Env: a.env})
 	if err != nil {
 		return err
 	}
 	defer rts.Close()
 	m := ui.New(ui.Options{Host: h, Renderer: r, Env: a.env, Runtimes: rts, Start: at})
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(a.ctx), tea.WithInput(in), tea.WithOutput(out))
+	// main turns SIGINT and SIGTERM into the end of a.ctx, which ends the
+	// program; bubbletea's own handler would race it for the same signal
+	// and, losing, block the program's shutdown until main gave up.
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(a.ctx), tea.WithInput(in), tea.WithOutput(out),
+		tea.WithoutSignalHandler())
 	_, err = p.Run()
 	m.Close()
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {

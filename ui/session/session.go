@@ -271,7 +271,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.sid, m.title, m.open = msg.id, msg.title, msg.sess
 		m.branch, m.invalid = msg.branch, msg.invalid
 		var wctx context.Context
-		wctx, m.stopWatch = context.WithCancel(context.Background())
+		// The watch ends with the program (m.ctx) if not before.
+		wctx, m.stopWatch = context.WithCancel(m.ctx)
 		m.items = itemsFrom(msg.entries)
 		m.model = modelOf(msg.entries)
 		m.level = levelOf(msg.entries)
@@ -312,7 +313,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			}
 			m.model, m.level = modelOf(msg.entries), levelOf(msg.entries)
 		}
-		wctx, cancel := context.WithCancel(context.Background())
+		wctx, cancel := context.WithCancel(m.ctx)
 		m.stopWatch()
 		m.stopWatch = cancel
 		return tea.Batch(m.watchArrivals(wctx, m.sid, msg.sess), m.loadList())
