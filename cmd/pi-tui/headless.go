@@ -81,6 +81,7 @@ func (j *jsonLines) write(v any) {
 // event writes e as the wire has it (events.Marshal, the one encoder of
 // events). A kind that is not on the wire, or a tool call whose arguments
 // are not JSON, writes nothing, as an encoder that fails writes nothing.
+// The runtimes' events come through streamEvents.
 func (j *jsonLines) event(e events.Event) {
 	line, err := events.Marshal(e)
 	if err != nil {
@@ -89,6 +90,33 @@ func (j *jsonLines) event(e events.Event) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.w.Write(append(line, '\n'))
+}
+
+// streamEvents writes the runtimes' events (the broker's Agent topic) as
+// the wire has them: every one, in the order published (a Verbatim
+// subscription merges no deltas), from a goroutine of its own, so a client
+// slow to read holds no runtime up. The func it returns ends the stream
+// once what was published before the call is written; call it after the
+// runtime manager's Close, whose retirements are the last lines.
+func streamEvents(b *events.Broker, out *jsonLines) (stop func()) {
+	sub := b.Subscribe(context.Background(), events.Agent, events.Verbatim)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			batch, ok := sub.Next()
+			if !ok {
+				return
+			}
+			for _, e := range batch {
+				out.event(e)
+			}
+		}
+	}()
+	return func() {
+		sub.Close()
+		<-done
+	}
 }
 
 func (a *app) promptCmd(args []string) error {
@@ -146,21 +174,21 @@ func (a *app) promptCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	out := newJSONLines(a.stdout)
+	if *asJSON {
+		defer streamEvents(h.Events, newJSONLines(a.stdout))() // after m.Close: its retirements are the last lines
+	}
+	// Every call this run denies is denied here: nobody shows the session.
+	var deniedMu sync.Mutex
 	var denied []string
-	opts := runtime.Options{Host: h, Env: a.env, OnEvent: func(e events.Event) {
-		if end, ok := e.(events.ToolEnded); ok && end.Denied {
-			denied = append(denied, end.ToolName)
-		}
-		if *asJSON {
-			out.event(e)
-		}
-	}}
+	opts := runtime.Options{Host: h, Env: a.env}
 	if *yes {
 		opts.Approve = func(context.Context, agent.Approval) (bool, error) { return true, nil }
 	} else {
 		// Nobody is asked: the model must not read that a person said no.
 		opts.Approve = func(_ context.Context, req agent.Approval) (bool, error) {
+			deniedMu.Lock()
+			denied = append(denied, req.Tool)
+			deniedMu.Unlock()
 			return false, &agent.DeniedError{Unasked: fmt.Sprintf("This %s call needs approval, and this run (pi-tui prompt without --yes) gives none; nobody was asked. "+
 				"Do not retry it; finish what you can without it and say what was left undone.", req.Tool)}
 		}
@@ -428,7 +456,8 @@ func (a *app) rpcCmd(args []string) error {
 		return err
 	}
 	out := newJSONLines(a.stdout)
-	m, err := runtime.New(runtime.Options{Host: h, Env: a.env, OnEvent: out.event})
+	defer streamEvents(h.Events, out)() // after m.Close: its retirements are the last lines
+	m, err := runtime.New(runtime.Options{Host: h, Env: a.env})
 	if err != nil {
 		return err
 	}
@@ -664,7 +693,7 @@ func (r *rpcServer) handle(c rpcCommand) {
 			// /skill:name and /template calls expand as pi expands them.
 			text, err := r.m.Expand(ctx, sessionID, c.Message)
 			if err != nil {
-				r.out.event(events.AgentEnded{SessionID: sessionID, Error: err.Error(), StopReason: provider.StopError})
+				r.m.Events().Publish(events.AgentEnded{SessionID: sessionID, Error: err.Error(), StopReason: provider.StopError})
 				return
 			}
 			// Failures end with the agent_end the runtime emits.
@@ -699,7 +728,7 @@ func (r *rpcServer) handle(c rpcCommand) {
 		sessionID, model := r.session, r.spec()
 		r.enqueue(sessionID, func() {
 			if _, err := r.m.Compact(ctx, sessionID, model, c.Instructions); err != nil {
-				r.out.event(events.CompactionEnded{SessionID: sessionID, Error: err.Error()})
+				r.m.Events().Publish(events.CompactionEnded{SessionID: sessionID, Error: err.Error()})
 			}
 		})
 	case "branch":

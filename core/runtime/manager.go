@@ -48,10 +48,6 @@ type Options struct {
 	// shows the session (headless runs); nil denies them. A program showing
 	// the session is asked instead, through the host's event broker.
 	Approve agent.Approver
-	// OnEvent receives runtime and agent events, one at a time, before
-	// they are published to the broker. It may block (a headless run's
-	// stdout); programs subscribe to Host.Events instead.
-	OnEvent func(events.Event)
 	// Tools is the tool set; nil means all.
 	Tools []string
 	// Resolve picks the model client for a model spec ("" = the default);
@@ -102,8 +98,8 @@ type Manager struct {
 	closed    bool
 	running   sync.WaitGroup // prompts and compactions in flight
 
-	emitMu sync.Mutex
-	timing *os.File
+	timingMu sync.Mutex
+	timing   *os.File
 	unsub  func()
 	// allowed holds "allow for this session" answers (session id + tool),
 	// for the manager's life, whichever program gave them.
@@ -117,9 +113,6 @@ func New(opts Options) (*Manager, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
-	}
-	if opts.OnEvent == nil {
-		opts.OnEvent = func(events.Event) {}
 	}
 	if opts.Provider.Commands == nil {
 		// A key's !command runs once for the manager's life, as pi runs
@@ -167,23 +160,24 @@ func (m *Manager) Close() error {
 	if w != nil {
 		w.Close()
 	}
-	m.emitMu.Lock()
-	defer m.emitMu.Unlock()
+	m.timingMu.Lock()
+	defer m.timingMu.Unlock()
 	if m.timing != nil {
 		return m.timing.Close()
 	}
 	return nil
 }
 
-// emit serialises events from prompts, the watcher and timers, and
-// publishes them to the host's broker, which never blocks on a program.
+// emit publishes the events of engines, the watcher and timers to the
+// host's broker, which never blocks on a program: the UI, SSH clients and
+// the headless commands (rpc, prompt --json) all subscribe there. A file
+// tool's end is logged to timing.log first.
 func (m *Manager) emit(e events.Event) {
-	m.emitMu.Lock()
-	defer m.emitMu.Unlock()
 	if end, ok := e.(events.ToolEnded); ok && end.Preflight != nil {
+		m.timingMu.Lock()
 		m.logTiming(end)
+		m.timingMu.Unlock()
 	}
-	m.opts.OnEvent(e)
 	m.opts.Host.Events.Publish(e)
 }
 

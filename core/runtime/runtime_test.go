@@ -27,8 +27,13 @@ type rig struct {
 	root   string
 	fake   *fakemodel.Server
 	m      *Manager
+	// The manager's events, as a verbatim subscriber to the broker
+	// receives them (take).
 	mu     sync.Mutex
+	cond   *sync.Cond
 	events []events.Event
+	seen   string // the last take mark the collector has seen
+	marks  int
 	sid    string
 }
 
@@ -64,11 +69,8 @@ func newRigOpts(t testing.TB, script fakemodel.Script, tweak func(*Options)) *ri
 			return "test-key"
 		}
 		return ""
-	}, Provider: provider.Options{MaxRetries: 0, Backoff: time.Millisecond}, OnEvent: func(e events.Event) {
-		r.mu.Lock()
-		r.events = append(r.events, e)
-		r.mu.Unlock()
-	}}
+	}, Provider: provider.Options{MaxRetries: 0, Backoff: time.Millisecond}}
+	r.collect()
 	if tweak != nil {
 		tweak(&opts)
 	}
@@ -102,10 +104,48 @@ func (r *rig) prompt(text string) agent.Result {
 	return res
 }
 
-// take returns and forgets the events so far.
+// collect subscribes to the broker's Agent topic for the test's life,
+// as the headless commands do, and keeps what arrives for take.
+func (r *rig) collect() {
+	r.cond = sync.NewCond(&r.mu)
+	ctx, cancel := context.WithCancel(context.Background())
+	r.t.Cleanup(cancel)
+	sub := r.h.Events.Subscribe(ctx, events.Agent|events.Projects, events.Verbatim)
+	go func() {
+		for {
+			batch, ok := sub.Next()
+			if !ok {
+				return
+			}
+			r.mu.Lock()
+			for _, e := range batch {
+				if pc, ok := e.(events.ProjectsChanged); ok {
+					if strings.HasPrefix(pc.ProjectID, "take mark ") {
+						r.seen = pc.ProjectID
+					}
+					continue
+				}
+				r.events = append(r.events, e)
+			}
+			r.cond.Broadcast()
+			r.mu.Unlock()
+		}
+	}()
+}
+
+// take returns and forgets the events published so far: it publishes a
+// mark behind them and waits until the subscriber has it.
 func (r *rig) take() []events.Event {
 	r.mu.Lock()
+	r.marks++
+	mark := fmt.Sprintf("take mark %d", r.marks)
+	r.mu.Unlock()
+	r.h.Events.Publish(events.ProjectsChanged{ProjectID: mark})
+	r.mu.Lock()
 	defer r.mu.Unlock()
+	for r.seen != mark {
+		r.cond.Wait()
+	}
 	ev := r.events
 	r.events = nil
 	return ev
