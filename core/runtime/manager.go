@@ -100,7 +100,7 @@ type Manager struct {
 
 	timingMu sync.Mutex
 	timing   *os.File
-	unsub  func()
+	unsub    func()
 	// allowed holds "allow for this session" answers (session id + tool),
 	// for the manager's life, whichever program gave them.
 	allowed map[string]bool

@@ -22,11 +22,11 @@ import (
 
 // rig is a host with one trusted project, a fake model and a manager.
 type rig struct {
-	t      testing.TB
-	h      *host.Host
-	root   string
-	fake   *fakemodel.Server
-	m      *Manager
+	t    testing.TB
+	h    *host.Host
+	root string
+	fake *fakemodel.Server
+	m    *Manager
 	// The manager's events, as a verbatim subscriber to the broker
 	// receives them (take).
 	mu     sync.Mutex
