@@ -17,6 +17,7 @@
 package runtime
 
 import (
+	"context"
 	"hash/maphash"
 	"os"
 	"sync"
@@ -100,7 +101,10 @@ type Manager struct {
 
 	timingMu sync.Mutex
 	timing   *os.File
-	unsub    func()
+	// stopMemory ends the watch of memory saves; memoryDone is closed
+	// when it has ended.
+	stopMemory context.CancelFunc
+	memoryDone chan struct{}
 	// allowed holds "allow for this session" answers (session id + tool),
 	// for the manager's life, whichever program gave them.
 	allowed map[string]bool
@@ -128,9 +132,7 @@ func New(opts Options) (*Manager, error) {
 		m.watcher = w
 		go m.watch(w)
 	}
-	m.unsub = opts.Host.Memory.Subscribe(func(root string) {
-		m.refreshWhere(func(rt *Runtime) bool { return rt.Spec.ProjectRoot == root }, ReasonMemoryChanged)
-	})
+	m.watchMemory()
 	return m, nil
 }
 
@@ -156,7 +158,8 @@ func (m *Manager) Close() error {
 	case <-done:
 	case <-time.After(5 * time.Second):
 	}
-	m.unsub()
+	m.stopMemory()
+	<-m.memoryDone
 	if w != nil {
 		w.Close()
 	}

@@ -93,6 +93,12 @@ func TestRememberSavesAndKeepsItsOwnRuntime(t *testing.T) {
 	if !slices.Contains(toolNames(last), "remember") {
 		t.Errorf("tools offered: %v", toolNames(last))
 	}
+	// The write retires the project's other idle runtime as soon as the
+	// manager hears of it.
+	r.await("retirement of the other session's runtime", func(e events.Event) bool {
+		ret, ok := e.(events.RuntimeRetired)
+		return ok && ret.SessionID == other.ID()
+	})
 	evs := r.take()
 	var change *memory.Change
 	for _, e := range find[events.ToolEnded](evs) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -131,6 +132,28 @@ func (r *rig) collect() {
 			r.mu.Unlock()
 		}
 	}()
+}
+
+// await waits until an event that match accepts has arrived (and is not
+// taken yet): for what the manager does on its own, after a change it
+// hears of. A minute is the fail-safe bound.
+func (r *rig) await(what string, match func(events.Event) bool) {
+	r.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	wake := time.AfterFunc(time.Minute, func() {
+		r.mu.Lock()
+		r.cond.Broadcast()
+		r.mu.Unlock()
+	})
+	defer wake.Stop()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for !slices.ContainsFunc(r.events, match) {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("no %s arrived", what)
+		}
+		r.cond.Wait()
+	}
 }
 
 // take returns and forgets the events published so far: it publishes a

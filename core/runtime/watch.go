@@ -1,17 +1,20 @@
 package runtime
 
 import (
+	"context"
 	"path/filepath"
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/projects"
 )
 
-// The fsnotify watcher: an instruction candidate, guidance, settings,
-// models, keys or trust changing in a bound root or the agent dir retires
-// the idle runtimes it concerns.
+// The watchers: an instruction candidate, guidance, settings, models,
+// keys or trust changing in a bound root or the agent dir (fsnotify), or a
+// project's memory saved in this process (the broker's Memory topic),
+// retires the idle runtimes it concerns.
 
 // watchLocked counts users of a directory watch.
 func (m *Manager) watchLocked(dir string, delta int) {
@@ -62,4 +65,26 @@ func relevant(name string) bool {
 		return true
 	}
 	return filepath.Ext(name) == ".md"
+}
+
+// watchMemory retires the idle runtimes of a project whose memory was
+// saved through this process (events.MemoryChanged), until Close.
+func (m *Manager) watchMemory() {
+	ctx, stop := context.WithCancel(context.Background())
+	m.stopMemory, m.memoryDone = stop, make(chan struct{})
+	sub := m.opts.Host.Events.Subscribe(ctx, events.Memory)
+	go func() {
+		defer close(m.memoryDone)
+		for {
+			batch, ok := sub.Next()
+			if !ok {
+				return
+			}
+			for _, e := range batch {
+				if c, ok := e.(events.MemoryChanged); ok {
+					m.refreshWhere(func(rt *Runtime) bool { return rt.Spec.ProjectRoot == c.Root }, ReasonMemoryChanged)
+				}
+			}
+		}
+	}()
 }
