@@ -123,8 +123,11 @@ func New(opts Options) (*Manager, error) {
 		// it once per process.
 		opts.Provider.Commands = provider.NewCommandCache()
 	}
+	// Entries another writer appended, once read, are announced to every
+	// program showing the session.
+	arrived := func(id string, n int) { opts.Host.Events.Publish(events.SessionAppended{SessionID: id, Entries: n}) }
 	m := &Manager{opts: opts, sessions: session.NewManager(opts.Host.Store, session.Config{AgentDir: opts.Host.Places.AgentDir,
-		SessionDir: opts.Env("PI_CODING_AGENT_SESSION_DIR")}), seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
+		SessionDir: opts.Env("PI_CODING_AGENT_SESSION_DIR"), Arrived: arrived}), seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
 		resolvers: map[string]*instructions.Resolver{}, watched: map[string]int{}, last: map[string]events.Event{},
 		allowed: map[string]bool{}}
 	m.worktrees = worktree.NewService(opts.Host.Store, opts.Host.Places.DataDir, worktree.Options{Env: opts.Env})

@@ -34,22 +34,22 @@ type refreshedMsg struct {
 // writers appended (a stat, and a read only when the file grew).
 const arrivalPoll = time.Second
 
-// watchArrivals waits, off the update loop, until the session reports
-// arrivals (from an append of ours, or from polling the file) or ctx ends.
+// watchArrivals polls the session's file, off the update loop, until it
+// finds arrivals or ctx ends. The poll is for other processes (pi,
+// another pi-tui), which nothing in this one hears of; arrivals this
+// process reads otherwise (an append of ours finding them) come from the
+// broker as events.SessionAppended.
 func (m *Model) watchArrivals(ctx context.Context, id string, s *coresession.Session) tea.Cmd {
 	if s == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		changed := s.Changed()
 		t := time.NewTicker(arrivalPoll)
 		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return nil
-			case <-changed:
-				return arrivedMsg{id: id, sess: s}
 			case <-t.C:
 				if n, _ := s.Refresh(ctx); n > 0 {
 					return arrivedMsg{id: id, sess: s}
@@ -95,6 +95,9 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		return nil
 	}
 	switch e := e.(type) {
+	case events.SessionAppended:
+		// Another writer's entries were read: show what is stored.
+		return m.reread()
 	case events.RuntimeLaunched:
 		m.runtime, m.lastRT, m.running = "idle", "runtime launched: "+reasonText(e.Reason), e.Model
 		m.window = m.d.Runtimes.ContextWindow(m.sid)
