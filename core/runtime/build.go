@@ -65,14 +65,7 @@ func (m *Manager) build(ctx context.Context, sess *session.Session, modelSpec st
 	}
 	// pi's settings.json, the project's own only when it is trusted.
 	res := m.resources(root, p.Trusted)
-	popts := res.providerOptions(m.opts.Provider)
-	resolve := m.opts.Resolve
-	if resolve == nil {
-		resolve = func(spec string) (provider.Client, provider.Model, error) {
-			return provider.Resolve(h.Places.AgentDir, m.opts.Env, spec, popts)
-		}
-	}
-	client, model, err := resolve(modelSpec)
+	client, model, err := m.pickModel(modelSpec, res.providerOptions(m.opts.Provider))
 	if err != nil {
 		return built{}, err
 	}
@@ -95,7 +88,7 @@ func (m *Manager) build(ctx context.Context, sess *session.Session, modelSpec st
 	}
 	spec := Spec{SessionID: sessionID, Root: root, ProjectRoot: p.Root, Model: model.Provider + "/" + model.ID, Thinking: model.Thinking, KeyTag: model.KeyTag, Tools: tools,
 		Permission: prefs.PermissionMode, Trusted: p.Trusted, Sections: Sections{Base: baseFor(tools), Instructions: chain.Text,
-			Memory: memorySection(mem.Content), Skills: res.skills.PromptSection(tools), Environment: environment(root, m.opts.Now())},
+			Memory: m.memorySection(p.Root, mem.Content), Skills: res.skills.PromptSection(tools), Environment: environment(root, m.opts.Now())},
 		Settings: res.String()}
 	ttl := m.opts.IdleTTL
 	if ttl <= 0 {

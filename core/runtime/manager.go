@@ -91,6 +91,8 @@ type Manager struct {
 	mu        sync.Mutex
 	runtimes  map[string]*Runtime
 	resolvers map[string]*instructions.Resolver
+	models    map[string]modelPick // resolved model specs (resolvers.go)
+	frames    map[string]framed    // memory sections per project root (prompt.go)
 	watcher   *fsnotify.Watcher
 	watched   map[string]int
 	last      map[string]events.Event // last launch/reuse/retire per session
@@ -128,7 +130,7 @@ func New(opts Options) (*Manager, error) {
 	arrived := func(id string, n int) { opts.Host.Events.Publish(events.SessionAppended{SessionID: id, Entries: n}) }
 	m := &Manager{opts: opts, sessions: session.NewManager(opts.Host.Store, session.Config{AgentDir: opts.Host.Places.AgentDir,
 		SessionDir: opts.Env("PI_CODING_AGENT_SESSION_DIR"), Arrived: arrived}), seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
-		resolvers: map[string]*instructions.Resolver{}, watched: map[string]int{}, last: map[string]events.Event{},
+		resolvers: map[string]*instructions.Resolver{}, models: map[string]modelPick{}, frames: map[string]framed{}, watched: map[string]int{}, last: map[string]events.Event{},
 		allowed: map[string]bool{}}
 	m.worktrees = worktree.NewService(opts.Host.Store, opts.Host.Places.DataDir, worktree.Options{Env: opts.Env})
 	if w, err := fsnotify.NewWatcher(); err == nil {

@@ -87,7 +87,7 @@ func (m *Manager) adopt(rt *Runtime, projection string) {
 		return
 	}
 	spec := rt.Spec
-	spec.Sections.Memory = memorySection(projection)
+	spec.Sections.Memory = memorySection(projection) // under m.mu: not the memo
 	if !rt.Engine.SetSystem(spec.Sections.System()) {
 		return // the engine keeps its prompt: the next Prepare retires it
 	}
