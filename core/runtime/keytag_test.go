@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,5 +34,27 @@ func TestKeyChangeRestartsTheRuntime(t *testing.T) {
 	}
 	if launched == nil || launched.Reason != ReasonKeyChanged {
 		t.Errorf("launch after the key changed = %+v", launched)
+	}
+}
+
+// TestModelsFileChangeIsSeenAtTheNextPrompt: the model a prompt runs is
+// resolved again once models.json changed (it is remembered only while the
+// file is as it was): a model the file no longer has fails the prompt,
+// one it names again runs.
+func TestModelsFileChangeIsSeenAtTheNextPrompt(t *testing.T) {
+	r := newRig(t, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "ok"} }, nil)
+	if _, err := r.m.Prompt(context.Background(), r.sid, "fake/m1", "one"); err != nil {
+		t.Fatal(err)
+	}
+	models := filepath.Join(r.h.Places.AgentDir, "models.json")
+	renamed := strings.Replace(r.fake.ModelsJSON("openai-completions"), `"id":"m1"`, `"id":"m2"`, 1)
+	if err := os.WriteFile(models, []byte(renamed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.m.Prompt(context.Background(), r.sid, "fake/m1", "two"); err == nil {
+		t.Fatal("a model models.json no longer lists still ran")
+	}
+	if _, err := r.m.Prompt(context.Background(), r.sid, "fake/m2", "three"); err != nil {
+		t.Fatalf("the model models.json now lists: %v", err)
 	}
 }
