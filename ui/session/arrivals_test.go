@@ -3,8 +3,10 @@ package session
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/store"
@@ -26,12 +28,11 @@ func realSession(t *testing.T, m *Model) *coresession.Session {
 	return s
 }
 
-// What another writer (pi, another pi-tui) appends to the open session
-// shows in its transcript without reopening it.
-func TestTranscriptShowsWhatAnotherWriterAppended(t *testing.T) {
-	m := testModel(t)
+// openWithArrival opens a session of one message in m, and has another
+// writer (pi, another pi-tui) append an answer to its file.
+func openWithArrival(t *testing.T, m *Model) openedMsg {
+	t.Helper()
 	ctx := context.Background()
-	st := m.d.Host.Store
 	s := realSession(t, m)
 	user := agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "hello"}}}}
 	if _, err := s.Append(ctx, coresession.TypeUser, user); err != nil {
@@ -43,7 +44,7 @@ func TestTranscriptShowsWhatAnotherWriterAppended(t *testing.T) {
 		t.Fatalf("opened with %d items", len(m.items))
 	}
 
-	other, err := coresession.NewManager(st, coresession.Config{AgentDir: m.d.Host.Places.AgentDir}).Open(ctx, s.ID())
+	other, err := coresession.NewManager(m.d.Host.Store, coresession.Config{AgentDir: m.d.Host.Places.AgentDir}).Open(ctx, s.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +53,16 @@ func TestTranscriptShowsWhatAnotherWriterAppended(t *testing.T) {
 	if _, err := other.Append(ctx, coresession.TypeAssistant, reply); err != nil {
 		t.Fatal(err)
 	}
+	return opened
+}
+
+// What another writer appends to the open session shows in its transcript
+// without reopening it.
+func TestTranscriptShowsWhatAnotherWriterAppended(t *testing.T) {
+	m := testModel(t)
+	ctx := context.Background()
+	opened := openWithArrival(t, m)
+	s := opened.sess
 
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -67,5 +78,41 @@ func TestTranscriptShowsWhatAnotherWriterAppended(t *testing.T) {
 	it.decode()
 	if it.kind != kindAssistant || it.text != "written by the other one" {
 		t.Errorf("arrived item = %v %q", it.kind, it.text)
+	}
+}
+
+// Arrivals this process reads (here by a refresh of the session object the
+// runtimes share, as an append of ours would) reach the open view as
+// events.SessionAppended from the broker, and the view shows them: no
+// program showing the session watches the object itself.
+func TestArrivalsReachTheViewThroughTheBroker(t *testing.T) {
+	m := testModel(t)
+	opened := openWithArrival(t, m)
+	if n, err := opened.sess.Refresh(context.Background()); n != 1 || err != nil {
+		t.Fatalf("refresh: %d, %v", n, err)
+	}
+	got := make(chan []events.Event, 1)
+	go func() { b, _ := m.br.sub.Next(); got <- b }()
+	var batch []events.Event
+	select {
+	case batch = <-got:
+	case <-time.After(time.Minute): // a fail-safe; the batch ends the wait
+		t.Fatal("nothing arrived from the broker")
+	}
+	if len(batch) != 1 || batch[0] != (events.SessionAppended{SessionID: opened.id, Entries: 1}) {
+		t.Fatalf("the broker delivered %+v", batch)
+	}
+	cmd := m.event(batch[0])
+	if cmd == nil {
+		t.Fatal("the view did nothing with the arrival")
+	}
+	m.Update(cmd())
+	if len(m.items) != 2 {
+		t.Fatalf("transcript has %d items after the arrival", len(m.items))
+	}
+	it := m.items[1]
+	it.decode()
+	if it.text != "written by the other one" {
+		t.Errorf("arrived item = %q", it.text)
 	}
 }
