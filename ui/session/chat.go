@@ -18,7 +18,8 @@ import (
 )
 
 // arrivedMsg says entries another writer (pi, another pi-tui) appended to
-// the open session were read; refreshedMsg carries the branch reread.
+// the open session were read (the broker's events.SessionAppended);
+// refreshedMsg carries the branch reread.
 type arrivedMsg struct {
 	id   string
 	sess *coresession.Session
@@ -34,11 +35,12 @@ type refreshedMsg struct {
 // writers appended (a stat, and a read only when the file grew).
 const arrivalPoll = time.Second
 
-// watchArrivals polls the session's file, off the update loop, until it
-// finds arrivals or ctx ends. The poll is for other processes (pi,
-// another pi-tui), which nothing in this one hears of; arrivals this
-// process reads otherwise (an append of ours finding them) come from the
-// broker as events.SessionAppended.
+// watchArrivals polls the session's file, off the update loop, until ctx
+// ends. The poll is for other processes (pi, another pi-tui), whose
+// appends nothing in this one hears of; what it reads, like the arrivals
+// an append of ours finds, the session announces on the broker
+// (events.SessionAppended), so every program showing it rereads, this one
+// included, through its event switch.
 func (m *Model) watchArrivals(ctx context.Context, id string, s *coresession.Session) tea.Cmd {
 	if s == nil {
 		return nil
@@ -51,9 +53,7 @@ func (m *Model) watchArrivals(ctx context.Context, id string, s *coresession.Ses
 			case <-ctx.Done():
 				return nil
 			case <-t.C:
-				if n, _ := s.Refresh(ctx); n > 0 {
-					return arrivedMsg{id: id, sess: s}
-				}
+				s.Refresh(ctx)
 			}
 		}
 	}
@@ -97,7 +97,9 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 	switch e := e.(type) {
 	case events.SessionAppended:
 		// Another writer's entries were read: show what is stored.
-		return m.reread()
+		if s := m.open; s != nil {
+			return func() tea.Msg { return arrivedMsg{id: e.SessionID, sess: s} }
+		}
 	case events.RuntimeLaunched:
 		m.runtime, m.lastRT, m.running = "idle", "runtime launched: "+reasonText(e.Reason), e.Model
 		m.window = m.d.Runtimes.ContextWindow(m.sid)
