@@ -205,11 +205,12 @@ type Agent struct {
 	// run executes one tool call (tests replace it with a stuck tool).
 	run func(ctx context.Context, env toolEnv, c ToolCall) ToolResult
 	// The queue of the running turn (queue.go): steering is delivered
-	// before the next model call, followUp when the turn would end;
-	// closing is set once the turn has decided to end, so that nothing
-	// is queued that it would not deliver.
+	// before the next model call, followUp when the turn would end. It
+	// takes messages while prompting (a prompt's turn runs, not a
+	// compaction) until closing (the turn has decided to end), so nothing
+	// is queued that the turn would not deliver.
 	steering, followUp []string
-	closing            bool
+	prompting, closing bool
 }
 
 // New returns an agent; it does nothing until Prompt.
@@ -277,7 +278,7 @@ func (a *Agent) end() (unsent []string) {
 	if a.cancel != nil {
 		a.cancel()
 	}
-	a.busy, a.cancel, a.closing = false, nil, false
+	a.busy, a.cancel, a.prompting, a.closing = false, nil, false, false
 	unsent = append(a.steering, a.followUp...)
 	a.steering, a.followUp = nil, nil
 	return unsent
@@ -320,6 +321,9 @@ func (a *Agent) Prompt(parent context.Context, text string) (Result, error) {
 		a.emit(events.AgentEnded{SessionID: a.sid(), Error: err.Error(), StopReason: provider.StopError})
 		return Result{}, err
 	}
+	a.mu.Lock()
+	a.prompting = true // the turn takes steering and follow-ups from here
+	a.mu.Unlock()
 	a.emit(events.AgentStarted{SessionID: a.sid()})
 	before := a.totalUsage()
 	res, err := a.loop(ctx)

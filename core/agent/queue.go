@@ -26,7 +26,7 @@ func (a *Agent) FollowUp(text string) error { return a.enqueue(text, false) }
 
 func (a *Agent) enqueue(text string, steer bool) error {
 	a.mu.Lock()
-	if !a.busy || a.closing {
+	if !a.prompting || a.closing {
 		a.mu.Unlock()
 		return engine.ErrIdle
 	}

@@ -114,3 +114,34 @@ func TestAbortedTurnHandsBackItsQueue(t *testing.T) {
 		t.Errorf("the follow-up was stored: %s", got)
 	}
 }
+
+// A compaction is no turn: a message sent while it runs is refused (the
+// caller sends it as a prompt once it is over), not queued and lost.
+func TestNothingQueuesDuringACompaction(t *testing.T) {
+	hold := make(chan struct{})
+	h := newHarness(t, func(n int, req fakemodel.Request) fakemodel.Reply {
+		if n == 2 {
+			return fakemodel.Reply{Text: "the summary", Hold: hold}
+		}
+		return fakemodel.Reply{Text: "answer"}
+	}, nil)
+	for _, p := range []string{"one", "two"} {
+		if _, err := h.ag.Prompt(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { _, err := h.ag.Compact(context.Background(), ""); done <- err }()
+	for e := range h.evs {
+		if _, ok := e.(events.CompactionStarted); ok {
+			break
+		}
+	}
+	if err := h.ag.FollowUp("meanwhile"); !errors.Is(err, engine.ErrIdle) {
+		t.Errorf("a follow-up during a compaction: %v", err)
+	}
+	close(hold)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
