@@ -4,7 +4,9 @@
 // instruction claim cache, aborts and compaction. It never reads
 // instruction files and never chooses the root: the host binds the root at
 // launch and answers preflight requests through the Preflighter interface
-// (ADR 0037, 0044).
+// (ADR 0037, 0044). To the runtime manager it is the "builtin" engine
+// (engine.go): the manager holds it as an engine.Engine, as it will hold
+// the user's own pi.
 package agent
 
 import (
