@@ -1,0 +1,91 @@
+package chat
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/provider"
+	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/store"
+)
+
+// realSession makes m's project a real one, in a temporary folder, and
+// starts a session file in it.
+func realSession(t *testing.T, m *Model) *coresession.Session {
+	t.Helper()
+	ctx, root := context.Background(), t.TempDir()
+	if _, _, err := m.d.Host.Store.InsertProject(ctx, store.ProjectRow{ID: "p1", Name: "p", Root: root, CreatedAt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	m.project.ID, m.project.Root = "p1", root
+	s, err := m.d.Runtimes.Sessions().Create(ctx, "p1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// openWithArrival opens a session of one message in m, and has another
+// writer (pi, another pi-tui) append an answer to its file.
+func openWithArrival(t *testing.T, m *Model) openedMsg {
+	t.Helper()
+	ctx := context.Background()
+	s := realSession(t, m)
+	user := agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "hello"}}}}
+	if _, err := s.Append(ctx, coresession.TypeUser, user); err != nil {
+		t.Fatal(err)
+	}
+	m.SetSize(100, 30)
+	opened := m.Open(s.ID())().(openedMsg)
+	m.Update(opened)
+	if v := m.View(); !strings.Contains(v, "hello") {
+		t.Fatalf("opened without its message:\n%s", v)
+	}
+
+	other, err := coresession.NewManager(m.d.Host.Store, coresession.Config{AgentDir: m.d.Host.Places.AgentDir}).Open(ctx, s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	reply := agent.StoredMessage{Message: provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{{Type: provider.PartText, Text: "written by the other one"}}}, StopReason: provider.StopEnd}
+	if _, err := other.Append(ctx, coresession.TypeAssistant, reply); err != nil {
+		t.Fatal(err)
+	}
+	return opened
+}
+
+// What another writer appends to the open session shows in its transcript
+// without reopening it: the view's poll of the file reads it, the session
+// announces it on the broker (events.SessionAppended), and the view,
+// like every program showing the session, rereads the branch.
+func TestTranscriptShowsWhatAnotherWriterAppended(t *testing.T) {
+	m := testModel(t)
+	opened := openWithArrival(t, m)
+	wctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go m.watchArrivals(wctx, opened.id, opened.sess)()
+
+	got := make(chan []events.Event, 1)
+	go func() { b, _ := m.br.sub.Next(); got <- b }()
+	var batch []events.Event
+	select {
+	case batch = <-got:
+	case <-time.After(time.Minute): // a fail-safe; the batch ends the wait
+		t.Fatal("nothing arrived from the broker")
+	}
+	if len(batch) != 1 || batch[0] != (events.SessionAppended{SessionID: opened.id, Entries: 1}) {
+		t.Fatalf("the broker delivered %+v", batch)
+	}
+	cmd := m.event(batch[0])
+	if cmd == nil {
+		t.Fatal("the view did nothing with the arrival")
+	}
+	m.Update(m.Update(cmd())())
+	if v := m.View(); !strings.Contains(v, "hello") || !strings.Contains(v, "written by the other one") {
+		t.Errorf("the transcript after the arrival:\n%s", v)
+	}
+}
