@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
@@ -61,19 +62,61 @@ func (a *app) projectFor(flagValue string) (projects.Project, error) {
 // jsonLines writes one JSON value per line, from any goroutine.
 type jsonLines struct {
 	mu  sync.Mutex
+	w   io.Writer
 	enc *json.Encoder
 }
 
 func newJSONLines(w io.Writer) *jsonLines {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return &jsonLines{enc: enc}
+	return &jsonLines{w: w, enc: enc}
 }
 
 func (j *jsonLines) write(v any) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.enc.Encode(v)
+}
+
+// event writes e as the wire has it (events.Marshal, the one encoder of
+// events). A kind that is not on the wire, or a tool call whose arguments
+// are not JSON, writes nothing, as an encoder that fails writes nothing.
+// The runtimes' events come through streamEvents.
+func (j *jsonLines) event(e events.Event) {
+	line, err := events.Marshal(e)
+	if err != nil {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.w.Write(append(line, '\n'))
+}
+
+// streamEvents writes the runtimes' events (the broker's Agent topic) as
+// the wire has them: every one, in the order published (a Verbatim
+// subscription merges no deltas), from a goroutine of its own, so a client
+// slow to read holds no runtime up. The func it returns ends the stream
+// once what was published before the call is written; call it after the
+// runtime manager's Close, whose retirements are the last lines.
+func streamEvents(b *events.Broker, out *jsonLines) (stop func()) {
+	sub := b.Subscribe(context.Background(), events.Agent, events.Verbatim)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			batch, ok := sub.Next()
+			if !ok {
+				return
+			}
+			for _, e := range batch {
+				out.event(e)
+			}
+		}
+	}()
+	return func() {
+		sub.Close()
+		<-done
+	}
 }
 
 func (a *app) promptCmd(args []string) error {
@@ -131,21 +174,21 @@ func (a *app) promptCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	out := newJSONLines(a.stdout)
+	if *asJSON {
+		defer streamEvents(h.Events, newJSONLines(a.stdout))() // after m.Close: its retirements are the last lines
+	}
+	// Every call this run denies is denied here: nobody shows the session.
+	var deniedMu sync.Mutex
 	var denied []string
-	opts := runtime.Options{Host: h, Env: a.env, OnEvent: func(e agent.Event) {
-		if e.Type == agent.EventToolEnd && e.Denied {
-			denied = append(denied, e.ToolName)
-		}
-		if *asJSON {
-			out.write(e)
-		}
-	}}
+	opts := runtime.Options{Host: h, Env: a.env}
 	if *yes {
 		opts.Approve = func(context.Context, agent.Approval) (bool, error) { return true, nil }
 	} else {
 		// Nobody is asked: the model must not read that a person said no.
 		opts.Approve = func(_ context.Context, req agent.Approval) (bool, error) {
+			deniedMu.Lock()
+			denied = append(denied, req.Tool)
+			deniedMu.Unlock()
 			return false, &agent.DeniedError{Unasked: fmt.Sprintf("This %s call needs approval, and this run (pi-tui prompt without --yes) gives none; nobody was asked. "+
 				"Do not retry it; finish what you can without it and say what was left undone.", req.Tool)}
 		}
@@ -413,7 +456,8 @@ func (a *app) rpcCmd(args []string) error {
 		return err
 	}
 	out := newJSONLines(a.stdout)
-	m, err := runtime.New(runtime.Options{Host: h, Env: a.env, OnEvent: func(e agent.Event) { out.write(e) }})
+	defer streamEvents(h.Events, out)() // after m.Close: its retirements are the last lines
+	m, err := runtime.New(runtime.Options{Host: h, Env: a.env})
 	if err != nil {
 		return err
 	}
@@ -649,7 +693,7 @@ func (r *rpcServer) handle(c rpcCommand) {
 			// /skill:name and /template calls expand as pi expands them.
 			text, err := r.m.Expand(ctx, sessionID, c.Message)
 			if err != nil {
-				r.out.write(agent.Event{Type: agent.EventAgentEnd, SessionID: sessionID, Error: err.Error(), StopReason: provider.StopError})
+				r.m.Events().Publish(events.AgentEnded{SessionID: sessionID, Error: err.Error(), StopReason: provider.StopError})
 				return
 			}
 			// Failures end with the agent_end the runtime emits.
@@ -665,13 +709,7 @@ func (r *rpcServer) handle(c rpcCommand) {
 		}
 		r.reply(c, nil, map[string]any{"aborted": r.m.Abort(sid), "dropped": dropped})
 	case "get_state":
-		st := r.m.State(r.session)
-		r.reply(c, nil, struct {
-			runtime.State
-			Project string `json:"project"`
-			Root    string `json:"root"`
-			ModelIn string `json:"modelSetting,omitempty"`
-		}{st, r.project.Name, r.project.Root, r.spec()})
+		r.reply(c, nil, r.state())
 	case "new_session":
 		if c.Worktree {
 			r.newWorktreeSession(c)
@@ -690,7 +728,7 @@ func (r *rpcServer) handle(c rpcCommand) {
 		sessionID, model := r.session, r.spec()
 		r.enqueue(sessionID, func() {
 			if _, err := r.m.Compact(ctx, sessionID, model, c.Instructions); err != nil {
-				r.out.write(agent.Event{Type: agent.EventCompactionEnd, SessionID: sessionID, Error: err.Error()})
+				r.m.Events().Publish(events.CompactionEnded{SessionID: sessionID, Error: err.Error()})
 			}
 		})
 	case "branch":
@@ -731,6 +769,33 @@ func (r *rpcServer) handle(c rpcCommand) {
 	default:
 		r.reply(c, fmt.Errorf("unknown command %q (prompt, abort, get_state, new_session, compact, branch, set_model, set_thinking_level)", c.Type), nil)
 	}
+}
+
+// rpcState is get_state's data: the session's runtime (its last launch,
+// reuse or retirement as the event went on the wire) and the rpc's
+// project and model setting.
+type rpcState struct {
+	SessionID string          `json:"sessionId"`
+	Runtime   string          `json:"runtime"` // none, idle, working
+	Model     string          `json:"model,omitempty"`
+	Thinking  string          `json:"thinkingLevel,omitempty"`
+	Last      json.RawMessage `json:"last,omitempty"`
+	Usage     *provider.Usage `json:"usage,omitempty"`
+	Leaf      string          `json:"leafId,omitempty"`
+	Title     string          `json:"title,omitempty"`
+	Project   string          `json:"project"`
+	Root      string          `json:"root"`
+	ModelIn   string          `json:"modelSetting,omitempty"`
+}
+
+func (r *rpcServer) state() rpcState {
+	st := r.m.State(r.session)
+	out := rpcState{SessionID: st.SessionID, Runtime: st.Runtime, Model: st.Model, Thinking: st.Thinking, Usage: st.Usage, Leaf: st.Leaf,
+		Title: st.Title, Project: r.project.Name, Root: r.project.Root, ModelIn: r.spec()}
+	if st.Last != nil {
+		out.Last, _ = events.Marshal(st.Last)
+	}
+	return out
 }
 
 // newWorktreeSession answers new_session with "worktree": true.

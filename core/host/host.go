@@ -46,9 +46,12 @@ func Open(ctx context.Context, places paths.Places) (*Host, error) {
 func New(places paths.Places, st *store.Store) *Host {
 	h := &Host{Places: places, Store: st, Projects: projects.NewRegistry(st, places.AgentDir), Memory: memory.NewService(st), Events: events.New()}
 	h.Projects.OnChange(func(id string) { h.Events.Publish(events.ProjectsChanged{ProjectID: id}) })
-	// The memory service knows the root, not the project: any may have
-	// changed. Its subscription lasts as long as the host.
-	h.Memory.Subscribe(func(string) { h.Events.Publish(events.ProjectsChanged{}) })
+	// The memory service knows the root, not the project: the runtimes
+	// take the root, and any project's row may have changed.
+	h.Memory.OnSave(func(root string) {
+		h.Events.Publish(events.MemoryChanged{Root: root})
+		h.Events.Publish(events.ProjectsChanged{})
+	})
 	return h
 }
 
