@@ -244,13 +244,17 @@ func FuzzGitConfigValue(f *testing.F) {
 	f.Add("[core]\n\thooksPath = .githooks\n", ".githooks")
 	f.Add("[core] hooksPath=\"x\" ; c\n[core \"y\"]\nhooksPath=z", `a "b" \ c`)
 	f.Add("[core\n\thooksPath\n", "\t#;")
+	f.Add("[core]\n\thooksPath = .git\\\nhooks\n[x]\na = \\", "a\\")
+	f.Add("\xef\xbb\xbf[include]\r\n\tpath = \"a\\\r\nb\" ; c\n[core \"q\\\"\"] x", " ")
 	f.Fuzz(func(t *testing.T, config, value string) {
 		gitConfigValue(config, "core", "hooksPath")
 		if strings.ContainsAny(value, "\n\r\x00\b") {
 			return
 		}
 		esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\t", `\t`).Replace(value)
-		got, set := gitConfigValue(config+"\n[core]\n\thooksPath = \""+esc+"\"\n", "core", "hooksPath")
+		// Two newlines: a config ending in a backslash continues onto the
+		// first, as git reads it.
+		got, set := gitConfigValue(config+"\n\n[core]\n\thooksPath = \""+esc+"\"\n", "core", "hooksPath")
 		if !set || got != value {
 			t.Errorf("wrote %q, read %q (set %v)", value, got, set)
 		}
