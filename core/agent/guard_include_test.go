@@ -216,3 +216,28 @@ func TestGitConfigSyntaxAsGitReadsIt(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRunOnUseWithIncludes is the guard's cost for one write in a
+// linked worktree whose config includes a tracked file that includes
+// another, and includes that one again under a condition
+// (four config files read per write).
+func BenchmarkRunOnUseWithIncludes(b *testing.B) {
+	wtt.Need(b)
+	base, _ := filepath.EvalSymlinks(b.TempDir())
+	main, wt := filepath.Join(base, "main"), filepath.Join(base, "wt")
+	wtt.Repo(b, main, map[string]string{
+		"devtools/git.cfg":  "[core]\n\thooksPath = tools/hooks\n[include]\n\tpath = more.cfg\n",
+		"devtools/more.cfg": "[alias]\n\tst = status\n",
+		"src/a.go":          "package src\n",
+	})
+	wtt.Git(b, main, "config", "include.path", "../devtools/git.cfg")
+	wtt.Git(b, main, "config", "includeIf.onbranch:feature.path", "../devtools/more.cfg")
+	wtt.Git(b, main, "worktree", "add", "-q", "-b", "feature", wt)
+	target := filepath.Join(wt, "src", "deep", "file.go")
+	b.ReportAllocs()
+	for b.Loop() {
+		if why := runOnUse(wt, target); why != "" {
+			b.Fatal(why)
+		}
+	}
+}
