@@ -1,12 +1,10 @@
 package agent
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
@@ -62,22 +60,7 @@ func TestIncludedConfigAndContinuedLinesAsk(t *testing.T) {
 	}
 	reasons := map[string]map[string]string{}
 	for _, root := range []string{main, wt} {
-		var mu sync.Mutex
-		asked := map[string]string{}
-		h := newHarness(t, allCallsThenDone(calls), func(c *Config) {
-			c.Root = root
-			c.Permission = PermissionAutoEdits
-			c.Approve = func(ctx context.Context, a Approval) (bool, error) {
-				mu.Lock()
-				asked[a.ToolCallID] = a.Reason
-				mu.Unlock()
-				return false, nil
-			}
-		})
-		if _, err := h.ag.Prompt(context.Background(), "go"); err != nil {
-			t.Fatal(err)
-		}
-		reasons[root] = asked
+		reasons[root] = askedInAutoEdits(t, root, calls)
 		if got := read(t, filepath.Join(root, "devtools", "git.cfg")); strings.Contains(got, "fsmonitor") {
 			t.Errorf("%s: the included config was changed without approval: %q", root, got)
 		}
@@ -91,23 +74,7 @@ func TestIncludedConfigAndContinuedLinesAsk(t *testing.T) {
 			t.Errorf("%s: the ordinary write did not happen: %v", root, err)
 		}
 	}
-	for _, c := range calls {
-		inMain, askedMain := reasons[main][c.ID]
-		inWT, askedWT := reasons[wt][c.ID]
-		if c.ID == "ok" {
-			if askedMain || askedWT {
-				t.Errorf("an ordinary write asked (main %v, worktree %v)", askedMain, askedWT)
-			}
-			continue
-		}
-		if !askedMain || !askedWT {
-			t.Errorf("%s %s: asked in the main checkout %v, in the worktree %v; want both", c.Name, c.Args, askedMain, askedWT)
-			continue
-		}
-		if inMain != inWT {
-			t.Errorf("%s: reasons differ:\n  main:     %s\n  worktree: %s", c.ID, inMain, inWT)
-		}
-	}
+	askedAlike(t, calls, reasons[main], reasons[wt], "")
 	if why := reasons[main]["include"]; !strings.Contains(why, "include") {
 		t.Errorf("the reason for the included config does not say it is included: %q", why)
 	}
