@@ -65,6 +65,7 @@ func defaultPageKeys() PageKeys {
 
 // Page edits one instruction file.
 type Page struct {
+	common.PageLayer
 	cfg  Config
 	st   *common.UI
 	keys PageKeys
@@ -499,9 +500,6 @@ func (p *Page) Help() [][]key.Binding {
 	}
 	return [][]key.Binding{first, {b.Home, b.WordLeft, b.PageUp, b.DeleteWord, b.KillLine, b.KillStart}, {b.Undo, b.Redo, k.FindNext, k.FindPrev}}
 }
-
-// FullScreen is true: the editor takes the body.
-func (p *Page) FullScreen() bool { return true }
 
 // Unsaved names the file when it has unsaved changes.
 func (p *Page) Unsaved() string {
