@@ -420,11 +420,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return nil // nothing on screen says what a key would do
 	}
 	if m.showHelp {
-		if msg.String() == "?" || msg.String() == "esc" || msg.String() == "q" {
-			m.showHelp = false
-		} else {
-			m.helpScroll(msg.String())
-		}
+		m.helpKey(msg)
 		return nil
 	}
 	m.notice, m.noticeErr = "", false
