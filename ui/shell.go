@@ -430,7 +430,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	f := m.focus()
 	// Help: f1 everywhere; ? too where it is not a character being typed.
 	typing := f == focusLayerText || f == focusProjectsFilter || f == focusSessionText
-	if msg.Type == tea.KeyF1 || (!typing && key.Matches(msg, m.keys.Help)) {
+	if key.Matches(msg, m.keys.HelpTyping) || (!typing && key.Matches(msg, m.keys.Help)) {
 		m.showHelp, m.helpTop = true, 0
 		return nil
 	}
