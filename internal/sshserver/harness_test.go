@@ -28,6 +28,16 @@ import (
 // waitLimit bounds every wait for output; nothing sleeps to synchronise.
 const waitLimit = 20 * time.Second
 
+// testGrace and testKillAfter are the tests' ShutdownGrace and KillAfter,
+// the waits a shutdown and a stuck program cost, short so the suite runs
+// fast. A short KillAfter also kills programs under the race detector's
+// load, which is how the race in Bubble Tea's Kill (it closed the input
+// reader under its read loop; patched in third_party/bubbletea) was found.
+const (
+	testGrace     = 250 * time.Millisecond
+	testKillAfter = 250 * time.Millisecond
+)
+
 // syncBuffer is a bytes.Buffer safe for the server's goroutines.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -131,6 +141,8 @@ func (w *world) config() Config {
 		AuthorizedKeysPath: w.keysPath,
 		Log:                w.log,
 		Warn:               w.warn,
+		ShutdownGrace:      testGrace,
+		KillAfter:          testKillAfter,
 		NewModel: func(_ ssh.Session, r *lipgloss.Renderer, exec ExecFunc) tea.Model {
 			return ui.New(ui.Options{Host: w.host, Renderer: r, Env: func(k string) string { return w.env[k] }, Exec: exec, Runtimes: w.rts})
 		},

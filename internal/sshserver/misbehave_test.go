@@ -1,6 +1,8 @@
 package sshserver
 
 import (
+	"bytes"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -115,7 +117,10 @@ type stuckClient struct {
 	sess   *gossh.Session
 }
 
-func (w *world) stuck(user string, cols, rows int) *stuckClient {
+// stuck opens a session for user that reads nothing; with answer, it first
+// answers the terminal query, so its program starts at once rather than
+// after the query's timeout (2 s).
+func (w *world) stuck(user string, cols, rows int, answer bool) *stuckClient {
 	w.t.Helper()
 	raw, err := net.Dial("tcp", w.addr)
 	if err != nil {
@@ -137,12 +142,15 @@ func (w *world) stuck(user string, cols, rows int) *stuckClient {
 	if err := sess.RequestPty("xterm-256color", rows, cols, gossh.TerminalModes{}); err != nil {
 		w.t.Fatal(err)
 	}
-	// Pipes that are never read: x/crypto/ssh would otherwise drain the
-	// output in the background. Stdin stays open, as a terminal's does.
-	if _, err := sess.StdinPipe(); err != nil {
+	// Pipes that are read only until the terminal query is answered:
+	// x/crypto/ssh would otherwise drain the output in the background.
+	// Stdin stays open, as a terminal's does.
+	stdin, err := sess.StdinPipe()
+	if err != nil {
 		w.t.Fatal(err)
 	}
-	if _, err := sess.StdoutPipe(); err != nil {
+	stdout, err := sess.StdoutPipe()
+	if err != nil {
 		w.t.Fatal(err)
 	}
 	if _, err := sess.StderrPipe(); err != nil {
@@ -151,7 +159,29 @@ func (w *world) stuck(user string, cols, rows int) *stuckClient {
 	if err := sess.Shell(); err != nil {
 		w.t.Fatal(err)
 	}
+	if answer {
+		answerQuery(stdout, stdin)
+	}
 	return &stuckClient{conn: conn, client: client, sess: sess}
+}
+
+// answerQuery reads out until the renderer's terminal query (background
+// colour, device attributes) and answers it as a terminal would, so the
+// session does not wait for the query to time out; then it reads nothing
+// more. It does not wait: the caller's own waits bound it.
+func answerQuery(out io.Reader, in io.Writer) {
+	go func() {
+		var seen []byte
+		buf := make([]byte, 4096)
+		for !bytes.Contains(seen, []byte("\x1b[c")) {
+			n, err := out.Read(buf)
+			if err != nil {
+				return
+			}
+			seen = append(seen, buf[:n]...)
+		}
+		io.WriteString(in, "\x1b]11;rgb:1c1c/1c1c/1c1c\x07\x1b[?62;22c")
+	}()
 }
 
 // windowFull waits until the server has filled the client's window: from
@@ -170,7 +200,7 @@ func (sc *stuckClient) windowFull(t testing.TB) {
 func TestStuckClientThatDisconnectsFreesItsSession(t *testing.T) {
 	w := newWorld(t)
 	w.start(func(c *Config) { withFlood(c); c.WriteTimeout = time.Hour }) // only the disconnect can end it
-	sc := w.stuck("flood", 1000, 400)
+	sc := w.stuck("flood", 1000, 400, true)
 	sc.windowFull(t)
 	sc.conn.Close()
 	w.waitActive(0)
@@ -186,7 +216,7 @@ func TestStuckClientsDoNotFillTheSessionCap(t *testing.T) {
 	w.start(func(c *Config) { withFlood(c); c.WriteTimeout = time.Hour })
 	var clients []*stuckClient
 	for range DefaultMaxSessions {
-		clients = append(clients, w.stuck("flood", 300, 100))
+		clients = append(clients, w.stuck("flood", 300, 100, false)) // gone before their programs start
 	}
 	w.waitActive(DefaultMaxSessions)
 	for _, sc := range clients {
@@ -205,7 +235,7 @@ func TestStuckClientsDoNotFillTheSessionCap(t *testing.T) {
 func TestClientThatStopsReadingIsDisconnected(t *testing.T) {
 	w := newWorld(t)
 	w.start(func(c *Config) { withFlood(c); c.WriteTimeout = 200 * time.Millisecond })
-	sc := w.stuck("flood", 1000, 400)
+	sc := w.stuck("flood", 1000, 400, true)
 	sc.windowFull(t)
 	ended := make(chan error, 1)
 	go func() { ended <- sc.client.Wait() }()
@@ -225,7 +255,7 @@ func TestClientThatStopsReadingIsDisconnected(t *testing.T) {
 func TestShutdownWithStuckClient(t *testing.T) {
 	w := newWorld(t)
 	w.start(func(c *Config) { withFlood(c); c.WriteTimeout = time.Hour })
-	sc := w.stuck("flood", 1000, 400)
+	sc := w.stuck("flood", 1000, 400, true)
 	sc.windowFull(t)
 	if err := w.stop(); err != nil {
 		t.Fatalf("Serve: %v", err)

@@ -4,8 +4,9 @@
 // on first start, an idle timeout, a cap on concurrent sessions and a
 // connection log. It holds up against misbehaving clients: writes to a
 // client time out, a program whose client is gone is ended, window sizes
-// are clamped, and connections that do not authenticate are capped and
-// timed out. What runs in a session is up to Config.NewModel; pi-tui
+// are clamped, and connections that do not authenticate are capped,
+// queued and timed out, so that a flood of them does not lock out an
+// authorised user. What runs in a session is up to Config.NewModel; pi-tui
 // gives every session the full shell over one shared host core.
 package sshserver
 
@@ -37,11 +38,22 @@ const (
 	// DefaultHandshakeTimeout bounds the time from connecting to being
 	// authenticated; long enough to type a key's passphrase.
 	DefaultHandshakeTimeout = 30 * time.Second
+	// DefaultBannerTimeout bounds the time from being served to having
+	// sent the SSH identification line, which a client sends at once.
+	DefaultBannerTimeout = 5 * time.Second
+	// DefaultStallTimeout is how long a connection not yet authenticated
+	// may go without a step of the protocol while others wait for its
+	// slot: longer than a round trip on a slow link.
+	DefaultStallTimeout = time.Second
 	// DefaultMaxUnauthenticated caps connections not yet authenticated.
 	DefaultMaxUnauthenticated = 64
-	// shutdownGrace is how long Serve waits, after asking every program to
-	// quit, for clients to hang up before closing their connections.
-	shutdownGrace = 3 * time.Second
+	// DefaultShutdownGrace is how long Serve waits, after asking every
+	// program to quit, for clients to hang up before closing their
+	// connections.
+	DefaultShutdownGrace = 3 * time.Second
+	// DefaultKillAfter is how long a program whose client is gone has to
+	// quit before it is killed.
+	DefaultKillAfter = 2 * time.Second
 )
 
 // ExecFunc runs an external program (the $EDITOR) in the session's
@@ -67,11 +79,27 @@ type Config struct {
 	// DefaultWriteTimeout.
 	WriteTimeout time.Duration
 	// HandshakeTimeout closes a connection not authenticated this long
-	// after it was accepted; zero means DefaultHandshakeTimeout.
+	// after it was accepted, time waiting for a slot included; zero means
+	// DefaultHandshakeTimeout.
 	HandshakeTimeout time.Duration
-	// MaxUnauthenticated caps connections not yet authenticated (the next
-	// is closed at once); zero means DefaultMaxUnauthenticated.
+	// BannerTimeout closes a connection that has not sent its SSH
+	// identification line this long after it was served; zero means
+	// DefaultBannerTimeout.
+	BannerTimeout time.Duration
+	// MaxUnauthenticated caps the connections not yet authenticated that
+	// are served at once; the next ones wait for a slot (preauth.go). Zero
+	// means DefaultMaxUnauthenticated.
 	MaxUnauthenticated int
+	// StallTimeout closes, while connections wait for a slot, a served one
+	// that has taken no step of the protocol for this long (not one whose
+	// key was accepted); zero means DefaultStallTimeout.
+	StallTimeout time.Duration
+	// ShutdownGrace is how long Serve waits at shutdown for clients to hang
+	// up; zero means DefaultShutdownGrace.
+	ShutdownGrace time.Duration
+	// KillAfter is how long a program whose client is gone has to quit
+	// before it is killed; zero means DefaultKillAfter.
+	KillAfter time.Duration
 	// Log receives one line per authentication attempt and session event
 	// (time, user, key fingerprint, remote address, outcome); nil discards.
 	Log io.Writer
@@ -99,11 +127,7 @@ type Server struct {
 	closing  bool
 	changed  chan struct{} // closed and replaced when active or programs change
 
-	// Connections not yet authenticated (preauth.go).
-	pendMu     sync.Mutex
-	pending    map[*pendingConn]struct{}
-	pendClosed bool // shutting down: refuse new connections
-	pendFull   bool // a refusal was logged since the count was last under the cap
+	adm admission // connections not yet authenticated (preauth.go)
 }
 
 // New checks the configuration, loads the authorized keys and the host key
@@ -122,21 +146,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Listen == "" {
 		cfg.Listen = DefaultListen
 	}
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = DefaultIdleTimeout
-	}
-	if cfg.MaxSessions <= 0 {
-		cfg.MaxSessions = DefaultMaxSessions
-	}
-	if cfg.WriteTimeout <= 0 {
-		cfg.WriteTimeout = DefaultWriteTimeout
-	}
-	if cfg.HandshakeTimeout <= 0 {
-		cfg.HandshakeTimeout = DefaultHandshakeTimeout
-	}
-	if cfg.MaxUnauthenticated <= 0 {
-		cfg.MaxUnauthenticated = DefaultMaxUnauthenticated
-	}
+	orDefault(&cfg.IdleTimeout, DefaultIdleTimeout)
+	orDefault(&cfg.MaxSessions, DefaultMaxSessions)
+	orDefault(&cfg.WriteTimeout, DefaultWriteTimeout)
+	orDefault(&cfg.HandshakeTimeout, DefaultHandshakeTimeout)
+	orDefault(&cfg.BannerTimeout, DefaultBannerTimeout)
+	orDefault(&cfg.MaxUnauthenticated, DefaultMaxUnauthenticated)
+	orDefault(&cfg.StallTimeout, DefaultStallTimeout)
+	orDefault(&cfg.ShutdownGrace, DefaultShutdownGrace)
+	orDefault(&cfg.KillAfter, DefaultKillAfter)
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
@@ -151,7 +169,8 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, keys: keys, hostFP: gossh.FingerprintSHA256(signer.PublicKey()), programs: map[*live]struct{}{}, pending: map[*pendingConn]struct{}{}}
+	s := &Server{cfg: cfg, keys: keys, hostFP: gossh.FingerprintSHA256(signer.PublicKey()), programs: map[*live]struct{}{}}
+	s.adm.serving = map[*pendingConn]struct{}{}
 	s.srv, err = wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil }, // before wish would make one of its own
 		wish.WithPublicKeyAuth(s.checkKey),
@@ -175,6 +194,13 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.ln = ln
 	return s, nil
+}
+
+// orDefault sets a zero or negative limit to its default.
+func orDefault[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // Addr is the address the server listens on.
@@ -216,15 +242,15 @@ func (s *Server) Serve(ctx context.Context) error {
 		l.stop()
 	}
 	// Wait for the programs to end, then close every connection: the
-	// programs still running lose their clients, and end within killAfter.
+	// programs still running lose their clients, and end within KillAfter.
 	// The library's graceful Shutdown is not used: it waits on a WaitGroup
 	// that a connection still in its handshake adds to concurrently (a
 	// data race the race detector reports); Close has no such wait.
 	s.ln.Close()
 	s.closePending()
-	s.waitPrograms(shutdownGrace)
+	s.waitPrograms(s.cfg.ShutdownGrace)
 	s.srv.Close()
-	s.waitPrograms(killAfter + time.Second)
+	s.waitPrograms(s.cfg.KillAfter + time.Second)
 	<-errc
 	return nil
 }
@@ -247,19 +273,23 @@ func (s *Server) waitPrograms(d time.Duration) {
 }
 
 // serverConfig adds to wish's configuration what it does not expose: a
-// log line for the key actually verified and for refused methods, and the
-// end of the handshake limits once the key is verified.
+// log line for the key actually verified and for refused methods, the
+// steps of a connection that authenticates, and the end of the handshake
+// limits once the key is verified.
 func (s *Server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 	return &gossh.ServerConfig{
 		MaxAuthTries: 6,
 		VerifiedPublicKeyCallback: func(conn gossh.ConnMetadata, key gossh.PublicKey, perms *gossh.Permissions, _ string) (*gossh.Permissions, error) {
 			s.logConn(conn.User(), gossh.FingerprintSHA256(key), conn.RemoteAddr(), "accepted")
-			if pc, ok := ctx.Value(pendingKey{}).(*pendingConn); ok {
+			if pc := pendingOf(ctx); pc != nil {
 				pc.authenticated()
 			}
 			return perms, nil
 		},
 		AuthLogCallback: func(conn gossh.ConnMetadata, method string, err error) {
+			if pc := pendingOf(ctx); pc != nil {
+				pc.stepped(authenticating)
+			}
 			if err != nil && method != "publickey" && method != "none" {
 				s.logConn(conn.User(), "-", conn.RemoteAddr(), "rejected method="+method)
 			}
@@ -272,6 +302,9 @@ func (s *Server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 // once the client has proved it holds it (serverConfig).
 func (s *Server) checkKey(ctx ssh.Context, key ssh.PublicKey) bool {
 	if _, ok := s.keys[string(key.Marshal())]; ok {
+		if pc := pendingOf(ctx); pc != nil {
+			pc.stepped(knownKey)
+		}
 		return true
 	}
 	s.logConn(ctx.User(), gossh.FingerprintSHA256(key), ctx.RemoteAddr(), "rejected unknown-key")

@@ -101,7 +101,7 @@ func (s *Server) teaMiddleware(next ssh.Handler) ssh.Handler {
 		supervised := make(chan struct{})
 		go func() {
 			defer close(supervised)
-			supervise(p, l.quit, gone, pty.Master, done)
+			supervise(p, l.quit, gone, pty.Master, done, s.cfg.KillAfter)
 		}()
 		go func() {
 			p.Send(tea.WindowSizeMsg{Width: pty.Window.Width, Height: pty.Window.Height}) // from the (clamped) pty-req
@@ -134,10 +134,6 @@ func (s *Server) teaMiddleware(next ssh.Handler) ssh.Handler {
 	}
 }
 
-// killAfter is how long a program whose client is gone has to quit before
-// it is killed.
-const killAfter = 2 * time.Second
-
 // supervise ends a program that must end. Asked to (quit closed, at
 // shutdown), it asks the program to quit. Once the client is gone it
 // discards what the program writes to the terminal (nothing reads the PTY
@@ -149,7 +145,7 @@ const killAfter = 2 * time.Second
 // Quit comes first because a quitting program waits for its input reader
 // to stop before Run returns and the library closes the PTY that reader
 // uses; Kill does not, and is the last resort.
-func supervise(p *tea.Program, quit <-chan struct{}, gone context.Context, master *os.File, done <-chan struct{}) {
+func supervise(p *tea.Program, quit <-chan struct{}, gone context.Context, master *os.File, done <-chan struct{}, killAfter time.Duration) {
 	select {
 	case <-done:
 		return

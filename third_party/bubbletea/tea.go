@@ -816,12 +816,11 @@ func (p *Program) shutdown(kill bool) {
 	// Check if the cancel reader has been setup before waiting and closing.
 	if p.cancelReader != nil {
 		// Wait for input loop to finish.
-		if p.cancelReader.Cancel() {
-			if !kill {
-				p.waitForReadLoop()
-			}
+		cancelled := p.cancelReader.Cancel()
+		if cancelled && !kill {
+			p.waitForReadLoop()
 		}
-		_ = p.cancelReader.Close()
+		p.closeCancelReader(cancelled)
 	}
 
 	if p.renderer != nil {

@@ -105,6 +105,29 @@ func (p *Program) readLoop() {
 	}
 }
 
+// closeCancelReader closes the input's cancel reader. Closing it while the
+// read loop is still inside a read closes the descriptors that read waits
+// on (a data race, and a read of a reused descriptor): a killed program, or
+// one whose loop outlived waitForReadLoop, has it closed once the loop
+// has ended. A reader that could not be cancelled is closed at once, as
+// upstream does, since its loop may never end. (pi-tui's patch.)
+func (p *Program) closeCancelReader(cancelled bool) {
+	cr, done := p.cancelReader, p.readLoopDone
+	if !cancelled || done == nil {
+		_ = cr.Close()
+		return
+	}
+	select {
+	case <-done:
+		_ = cr.Close()
+	default:
+		go func() {
+			<-done
+			_ = cr.Close()
+		}()
+	}
+}
+
 // waitForReadLoop waits for the cancelReader to finish its read loop.
 func (p *Program) waitForReadLoop() {
 	select {
