@@ -197,10 +197,7 @@ func (l *List[T]) Move(n int) {
 	if c < 0 {
 		return
 	}
-	step := 1
-	if n < 0 {
-		step = -1
-	}
+	step := sign(n)
 	if l.Wrap && n == step && l.next(c, step) < 0 {
 		if step > 0 {
 			l.First()
@@ -218,6 +215,14 @@ func (l *List[T]) Move(n int) {
 	}
 	l.cursor = c
 	l.reveal()
+}
+
+// sign is the step towards n: -1 up, 1 down.
+func sign(n int) int {
+	if n < 0 {
+		return -1
+	}
+	return 1
 }
 
 // next is the first selectable row after c in direction step, or -1.
@@ -238,10 +243,7 @@ func (l *List[T]) Page(dir int) {
 	if c < 0 {
 		return
 	}
-	step := 1
-	if dir < 0 {
-		step = -1
-	}
+	step := sign(dir)
 	budget := max(l.lines-1, 1)
 	target, used := c, 0
 	for i := c + step; i >= 0 && i < l.Len(); i += step {
