@@ -32,7 +32,6 @@ import (
 	"github.com/pi-tui/pi-tui/ui/markdown"
 	"github.com/pi-tui/pi-tui/ui/memoryeditor"
 	"github.com/pi-tui/pi-tui/ui/projects"
-	sessionview "github.com/pi-tui/pi-tui/ui/session"
 	"github.com/pi-tui/pi-tui/ui/settings"
 )
 
@@ -112,7 +111,7 @@ type Model struct {
 	tab      tab
 	projects *projects.Model
 	settings *settings.Model
-	session  *sessionview.Model
+	session  *sessionTab
 	stack    []common.Layer
 
 	quitAsk *dialog.Confirm // the open quit confirmation, if any
@@ -152,7 +151,7 @@ func New(opts Options) *Model {
 		OpenSession:      m.openSession,
 	}, opts.Env)
 	m.settings = settings.New(opts.Host, st, opts.Env, m.editGlobal)
-	m.session = sessionview.New(sessionview.Deps{Host: opts.Host, Runtimes: opts.Runtimes, UI: st, Markdown: m.markdown, Env: opts.Env})
+	m.session = newSessionTab(opts, st, m.markdown)
 	return m
 }
 

@@ -87,6 +87,9 @@ func (g *Git) readGuard(ctx context.Context, dir string, loc *location) (*guard,
 		if err != nil {
 			return nil, false, err
 		}
+		if entries, err = g.includedAnyway(ctx, entries); err != nil {
+			return nil, false, err
+		}
 		next := addPaths(paths, configFiles(entries, g.vars["HOME"])...)
 		after := stampAll(next)
 		args, withheld, err := overrides(entries, g.userSet())
@@ -104,6 +107,9 @@ func (g *Git) readGuard(ctx context.Context, dir string, loc *location) (*guard,
 	}
 	entries, err := g.listConfig(ctx, dir, top)
 	if err != nil {
+		return nil, false, err
+	}
+	if entries, err = g.includedAnyway(ctx, entries); err != nil {
 		return nil, false, err
 	}
 	args, withheld, err := overrides(entries, g.userSet())
@@ -190,20 +196,29 @@ func configFiles(entries []entry, home string) []string {
 	var files []string
 	for _, e := range entries {
 		files = addPaths(files, e.origin)
-		section, _, name := splitKey(e.key)
-		if name != "path" || (section != "include" && section != "includeif") || e.origin == "" {
-			continue
+		if p, ok := includeTarget(e, home); ok {
+			files = addPaths(files, p)
 		}
-		p := e.value
-		switch {
-		case strings.HasPrefix(p, "~/") && home != "":
-			p = filepath.Join(home, p[2:])
-		case !filepath.IsAbs(p):
-			p = filepath.Join(filepath.Dir(e.origin), p)
-		}
-		files = addPaths(files, filepath.Clean(p))
 	}
 	return files
+}
+
+// includeTarget is the file an include.path or includeIf.*.path setting
+// names, as git finds it: "~/" in the home folder, a relative path next
+// to the file that says so.
+func includeTarget(e entry, home string) (string, bool) {
+	section, _, name := splitKey(e.key)
+	if name != "path" || (section != "include" && section != "includeif") || e.origin == "" || e.value == "" {
+		return "", false
+	}
+	p := e.value
+	switch {
+	case strings.HasPrefix(p, "~/") && home != "":
+		p = filepath.Join(home, p[2:])
+	case !filepath.IsAbs(p):
+		p = filepath.Join(filepath.Dir(e.origin), p)
+	}
+	return filepath.Clean(p), true
 }
 
 // userFiles are the user's global and system config files, as git finds
@@ -250,8 +265,15 @@ func absFrom(dir, p string) string {
 func (gd *guard) explain(stderr string) []Program {
 	var out []Program
 	empty := strings.Contains(stderr, "cannot run :")
+	refused := strings.Contains(stderr, "transport 'file' not allowed") || strings.Contains(stderr, "transport 'ssh' not allowed")
 	for _, p := range gd.withheld {
 		section, sub, name := splitKey(p.Key)
+		if section == "remote" && (name == "uploadpack" || name == "receivepack") {
+			if refused {
+				out = append(out, p)
+			}
+			continue
+		}
 		if section != "filter" {
 			if empty {
 				out = append(out, p)

@@ -41,6 +41,10 @@ type rule struct {
 	// multi marks a list (credential helpers): an empty value empties it,
 	// and the user's own values are then given again in order.
 	multi bool
+	// transport marks a remote's uploadpack and receivepack, which no
+	// later setting overrides (git keeps the first): the local and ssh
+	// transports, the only ones that run them, are refused instead.
+	transport bool
 }
 
 // splitKey splits "filter.my.driver.smudge" into section, subsection and
@@ -105,10 +109,11 @@ func programRule(key string) (rule, bool) {
 	case "remote":
 		switch {
 		case sub == "":
-		case name == "uploadpack":
-			return rule{neutral: "git-upload-pack"}, true
-		case name == "receivepack":
-			return rule{neutral: "git-receive-pack"}, true
+		case name == "uploadpack", name == "receivepack":
+			// git keeps the first value it reads of these and only
+			// warns about later ones, so a -c cannot replace the
+			// repository's: the transports that run them are refused.
+			return rule{transport: true}, true
 		case name == "vcs":
 			return rule{}, true
 		}
@@ -176,7 +181,7 @@ func overrides(entries []entry, userFiles map[string]bool) (args []string, withh
 	}
 	seen := map[string]bool{}
 	set := func(k, v string) { args = append(args, "-c", k+"="+v) }
-	gpgWithheld, gitProxy := false, false
+	gpgWithheld, gitProxy, transport := false, false, false
 	for _, e := range repo {
 		if e.key == "core.gitproxy" {
 			gitProxy = true
@@ -192,6 +197,10 @@ func overrides(entries []entry, userFiles map[string]bool) (args []string, withh
 		}
 		mine := user[e.key]
 		switch {
+		case r.transport && len(mine) > 0:
+			// The user's value is read first, and git keeps it.
+		case r.transport:
+			transport = true
 		case r.multi:
 			set(e.key, "")
 			for _, v := range mine {
@@ -223,6 +232,14 @@ func overrides(entries []entry, userFiles map[string]bool) (args []string, withh
 		set("protocol.git.allow", "never")
 		last := lastValue(repo, "core.gitproxy")
 		withheld = append(withheld, Program{Key: "core.gitproxy", Value: last.value, Origin: last.origin})
+	}
+	if transport {
+		// A remote's uploadpack or receivepack runs on this machine over
+		// a local transport (file:// or a path) and on the other end of
+		// ssh with the user's keys; pi-tui fetches and pushes over
+		// neither in such a repository.
+		set("protocol.file.allow", "never")
+		set("protocol.ssh.allow", "never")
 	}
 	for i, p := range withheld {
 		if section, sub, _ := splitKey(p.Key); section == "filter" {

@@ -31,7 +31,7 @@ func TestOverrides(t *testing.T) {
 	}
 	got := strings.Join(args, " ")
 	want := "-c filter.lfs.smudge=git-lfs smudge -- %f -c filter.Crypt.smudge= -c credential.helper= -c credential.helper=cache -c credential.helper=store " +
-		"-c gpg.ssh.program= -c remote.origin.uploadpack=git-upload-pack -c commit.gpgSign=false -c tag.gpgSign=false -c protocol.git.allow=never"
+		"-c gpg.ssh.program= -c commit.gpgSign=false -c tag.gpgSign=false -c protocol.git.allow=never -c protocol.file.allow=never -c protocol.ssh.allow=never"
 	if got != want {
 		t.Errorf("overrides:\n got %s\nwant %s", got, want)
 	}

@@ -287,7 +287,9 @@ func unquotePrefix(raw []byte, limit int) string {
 	return clip(s, limit)
 }
 
-// clip cuts s to at most n bytes on a character boundary.
+// clip cuts s to at most n bytes on a character boundary. A cut is a copy:
+// a summary lives as long as the listing, and a slice would keep the whole
+// decoded text (up to about six times n) alive with it.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -295,7 +297,7 @@ func clip(s string, n int) string {
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n]
+	return strings.Clone(s[:n])
 }
 
 // oneLine keeps the first line of a message.

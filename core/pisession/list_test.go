@@ -353,3 +353,32 @@ func TestSummaryKeepsTheLastCustomEntries(t *testing.T) {
 		t.Fatalf("kept %d records: %s … %s (%s)", len(kept), kept[0], kept[len(kept)-1], sum.Problem)
 	}
 }
+
+// A listing keeps what it shows of a first message, not the text decoded
+// to find it: 2,000 sessions whose first message is 20 KB cost about their
+// 1 KiB each (the review measured 6 KiB each when a cut shared its text).
+func TestFirstMessageKeepsOnlyWhatIsShown(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("é", 10_000) // 20 KB, two bytes a character
+	for i := range 2000 {
+		body := header(fmt.Sprintf("s%04d", i)) +
+			`{"type":"message","id":"m1","parentId":null,"timestamp":"2026-12-01T05:00:01.000Z","message":{"role":"user","content":"` + long + `","timestamp":1}}` + "\n"
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("s%04d.jsonl", i)), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	list, err := List(ctxT(t), dir, nil, Options{})
+	if err != nil || len(list) != 2000 {
+		t.Fatalf("listed %d: %v", len(list), err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	if perSession := live / 2000; perSession > 3<<10 {
+		t.Errorf("the listing keeps %d bytes a session alive (first message %d bytes shown)", perSession, len(list[0].FirstMessage))
+	}
+	runtime.KeepAlive(list)
+}

@@ -2,8 +2,10 @@ package worktree
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path"
 	"slices"
 	"strings"
@@ -263,4 +265,79 @@ func (g *Git) checkAttr(ctx context.Context, dir string, paths []string, attrs .
 		}
 	}
 	return vals, nil
+}
+
+// noDirectoryRenames is given to every merge (and to the merge-tree that
+// foresees it): with directory-rename detection git moves a file the
+// branch added to a folder the base renamed into the new folder, to a
+// path the branch never named, where an ignored file of the main
+// checkout may be. It would overwrite that file, or (by default) stop
+// on a conflict there whose abort deletes it. Without it the file stays
+// where the branch put it, and the paths the merge writes are the ones
+// checked before.
+const noDirectoryRenames = "merge.directoryRenames=false"
+
+// mergeTouched lists the paths a merge of the branch writes or deletes
+// in the main checkout: the paths the branch changed since it left the
+// base (renames as a deletion and an addition, so both count) and, where
+// git has merge-tree --write-tree (2.38), every path where the merged
+// tree differs from the base's and every conflicted path (conflicts and
+// renames git works out itself may write elsewhere).
+func (g *Git) mergeTouched(ctx context.Context, w session.Worktree) ([]string, error) {
+	base, branch := "refs/heads/"+w.Base, "refs/heads/"+w.Branch
+	out, err := g.run(ctx, w.Main, "diff", "--name-only", "-z", "--no-renames", base+"..."+branch)
+	if err != nil {
+		return nil, err
+	}
+	touched := splitZ(out)
+	if !g.atLeast(2, 38) {
+		return touched, nil
+	}
+	out, err = g.run(ctx, w.Main, "-c", noDirectoryRenames, "merge-tree", "--write-tree", "--name-only", "-z", base, branch)
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
+		// merge-tree could not merge (a merge driver withheld, say):
+		// the merge itself is checked and refused for that reason.
+		return touched, nil
+	}
+	tree, conflicted := mergeTreeOutput(out)
+	if tree == "" {
+		return touched, nil
+	}
+	seen := make(map[string]bool, len(touched))
+	for _, p := range touched {
+		seen[p] = true
+	}
+	add := func(ps []string) {
+		for _, p := range ps {
+			if !seen[p] {
+				seen[p] = true
+				touched = append(touched, p)
+			}
+		}
+	}
+	add(conflicted)
+	out, err = g.run(ctx, w.Main, "diff-tree", "-r", "--name-only", "-z", "--no-renames", base, tree)
+	if err != nil {
+		return nil, err
+	}
+	add(splitZ(out))
+	return touched, nil
+}
+
+// mergeTreeOutput reads `git merge-tree --write-tree --name-only -z`:
+// the merged tree, then the conflicted paths, each ended by a NUL, then
+// an empty field and git's messages.
+func mergeTreeOutput(out string) (tree string, conflicted []string) {
+	fields := strings.Split(out, "\x00")
+	if len(fields) < 2 {
+		return "", nil
+	}
+	for _, f := range fields[1:] {
+		if f == "" {
+			break
+		}
+		conflicted = append(conflicted, f)
+	}
+	return strings.TrimSpace(fields[0]), conflicted
 }

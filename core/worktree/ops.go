@@ -488,18 +488,14 @@ func (g *Git) Merge(ctx context.Context, w session.Worktree, message string) (Me
 	if n == 0 {
 		return res, fmt.Errorf("%s has nothing %s lacks; there is nothing to merge", w.Branch, w.Base)
 	}
-	// What the merge changes in the main checkout: the paths the branch
-	// changed since it left the base (renames as a deletion and an
-	// addition, so both paths count).
-	out, err := g.run(ctx, w.Main, "diff", "--name-only", "-z", "--no-renames", "refs/heads/"+w.Base+"...refs/heads/"+w.Branch)
+	touched, err := g.mergeTouched(ctx, w)
 	if err != nil {
 		return res, err
 	}
-	touched := splitZ(out)
 	if err := g.mergeable(ctx, w, touched); err != nil {
 		return res, err
 	}
-	if _, err := g.run(ctx, w.Main, "merge", "--ff", "--no-edit", "-m", "Merge "+w.Branch+": "+message, "refs/heads/"+w.Branch); err != nil {
+	if _, err := g.run(ctx, w.Main, "-c", noDirectoryRenames, "merge", "--ff", "--no-edit", "-m", "Merge "+w.Branch+": "+message, "refs/heads/"+w.Branch); err != nil {
 		if _, merging := g.run(ctx, w.Main, "rev-parse", "--verify", "--quiet", "MERGE_HEAD"); merging == nil {
 			files, _ := g.run(ctx, w.Main, "diff", "--name-only", "-z", "--diff-filter=U")
 			if _, aerr := g.run(ctx, w.Main, "merge", "--abort"); aerr != nil {

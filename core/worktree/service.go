@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/internal/safetext"
 	"github.com/pi-tui/pi-tui/store"
 )
 
@@ -76,6 +77,8 @@ func ShortID(sessionID string) string {
 // NewSession creates a session of the project in a worktree of its own,
 // on a new branch pi/<short-id> from base ("" = the branch checked out in
 // the project). The session file is written at once with the binding.
+// The record of whom the folder is made for (MadeForNamespace) is written
+// before the folder is made, so no worktree pi-tui makes is without one.
 func (s *Service) NewSession(ctx context.Context, sm *session.Manager, projectID, base, title string) (*session.Session, session.Worktree, error) {
 	g, err := s.Git(ctx)
 	if err != nil {
@@ -93,15 +96,21 @@ func (s *Service) NewSession(ctx context.Context, sm *session.Manager, projectID
 		return nil, session.Worktree{}, err
 	}
 	short := ShortID(sess.ID())
+	if err := s.recordMadeFor(ctx, projectID, short, sess.ID()); err != nil {
+		sess.Close() // nothing was written
+		return nil, session.Worktree{}, err
+	}
 	dir := filepath.Join(s.dataDir, "worktrees", projectID, short)
 	w, err := g.Add(ctx, root, dir, "pi/"+short, base)
 	s.dropViews()
 	if err != nil {
+		_ = s.dropMadeFor(ctx, projectID, short, sess.ID())
 		sess.Close() // nothing was written
 		return nil, session.Worktree{}, err
 	}
 	if err := sess.SetWorktree(ctx, w); err != nil {
 		_ = g.Discard(ctx, w) // the branch is new and empty: nothing is lost
+		_ = s.dropMadeFor(ctx, projectID, short, sess.ID())
 		sess.Close()
 		return nil, session.Worktree{}, err
 	}
@@ -142,7 +151,7 @@ func (s *Service) Of(ctx context.Context, projectID string, sums []session.Summa
 		if !sum.Worktree.Active() {
 			continue
 		}
-		w, _, err := s.verify(ctx, projectID, sum.ID, sum.Worktree, since)
+		w, _, err := s.verify(ctx, projectID, sum.ID, sum.Worktree, since, sums)
 		if inv := (*InvalidError)(nil); errors.As(err, &inv) {
 			out.Invalid[sum.ID] = inv
 			continue
@@ -194,7 +203,7 @@ func (s *Service) Lookup(ctx context.Context, sess *session.Session) (w session.
 	if !ok || !w.Active() {
 		return w, false, nil
 	}
-	v, relocated, err := s.verify(ctx, sess.ProjectID(), sess.ID(), w, time.Now())
+	v, relocated, err := s.verify(ctx, sess.ProjectID(), sess.ID(), w, time.Now(), nil)
 	if err != nil {
 		return w, true, err
 	}
@@ -329,11 +338,22 @@ func (s *Service) Merge(ctx context.Context, sess *session.Session, message stri
 
 // Discard removes a session's worktree and deletes its branch; the session
 // itself stays, working in the project root from then on. The caller has
-// confirmed (naming uncommitted changes, see Status).
+// confirmed (naming uncommitted changes, see Status). Only a folder and
+// branch pi-tui's record says it made for this very session are deleted:
+// a legacy worktree (made before the record) is left for the user to
+// remove with git (LegacyDiscardError).
 func (s *Service) Discard(ctx context.Context, sess *session.Session) (session.Worktree, error) {
 	w, g, err := s.bound(ctx, sess)
 	if err != nil {
 		return w, err
+	}
+	short := ShortID(sess.ID())
+	made, recorded, err := s.madeForOf(ctx, sess.ProjectID(), short)
+	if err != nil {
+		return w, err
+	}
+	if !recorded || made.SessionID != sess.ID() || made.ProjectID != sess.ProjectID() {
+		return w, &LegacyDiscardError{SessionID: sess.ID(), W: w}
 	}
 	defer s.forget(sess.ID())
 	defer s.dropViews()
@@ -344,7 +364,24 @@ func (s *Service) Discard(ctx context.Context, sess *session.Session) (session.W
 	if err := sess.SetWorktree(ctx, w); err != nil {
 		return w, err
 	}
+	_ = s.dropMadeFor(ctx, sess.ProjectID(), short, sess.ID()) // the folder and branch are gone
 	return w, s.index(ctx, sess.ProjectID(), sess.ID(), w)
+}
+
+// LegacyDiscardError refuses to discard a worktree pi-tui has no record of
+// making for the session (made before it kept one, ADR 0032): another
+// session file may claim the same folder, so nothing is deleted. Once the
+// user has removed the folder with git, the binding no longer verifies and
+// unbinding it drops it.
+type LegacyDiscardError struct {
+	SessionID string
+	W         session.Worktree
+}
+
+func (e *LegacyDiscardError) Error() string {
+	return fmt.Sprintf("pi-tui has no record of making the worktree %s for session %s (it was made before pi-tui kept one), so discard deletes nothing: "+
+		"remove it with git -C %s worktree remove --force %s and git -C %s branch -D %s, then discard the session again to unbind it",
+		safetext.Label(e.W.Dir), e.SessionID, safetext.Label(e.W.Main), safetext.Label(e.W.Dir), safetext.Label(e.W.Main), safetext.Label(e.W.Branch))
 }
 
 // Unbind drops a binding pi-tui cannot verify: the session works in the

@@ -2,9 +2,12 @@ package worktree
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -20,8 +23,13 @@ import (
 // pi-tui can verify it as one of its own worktrees (ADR 0032): the folder
 // pi-tui makes for the session under the data dir, a worktree of the
 // project's own repository (git worktree list in the project's checkout),
-// on the branch pi/<short id of the session>. Everything that reads a
-// binding goes through Lookup or Of, which verify it here.
+// on the branch pi/<short id of the session>, and made for this very
+// session: the short id is only 8 characters of the id, which a planted
+// file can copy, so the store's record of whom NewSession made the folder
+// for (madefor.go) must name the session's full id. A worktree made
+// before pi-tui kept that record verifies only while its folder is listed
+// on its branch and no other session claims it (legacy). Everything that
+// reads a binding goes through Lookup or Of, which verify it here.
 
 // InvalidError is a binding pi-tui cannot verify. The session then works in
 // nothing (no tools, no prompts) until the user unbinds it (Unbind: it
@@ -136,8 +144,11 @@ func (s *Service) dropViews() {
 // this file) and returns it with Main set to the project's checkout.
 // relocated says that the record names a main checkout that is gone and
 // the project's checkout is elsewhere now (a relocated project, which
-// follow catches up with). Every failure is an *InvalidError.
-func (s *Service) verify(ctx context.Context, pid, id string, w session.Worktree, since time.Time) (v session.Worktree, relocated bool, err error) {
+// follow catches up with). others are the other session files of the
+// project that a listing read (nil for one session): with the index's
+// rows, they are the claims a legacy binding must not share its folder
+// with. Every failure is an *InvalidError.
+func (s *Service) verify(ctx context.Context, pid, id string, w session.Worktree, since time.Time, others []session.Summary) (v session.Worktree, relocated bool, err error) {
 	bad := func(format string, args ...any) (session.Worktree, bool, error) {
 		return w, false, &InvalidError{SessionID: id, W: w, Why: fmt.Sprintf(format, args...)}
 	}
@@ -156,6 +167,13 @@ func (s *Service) verify(ctx context.Context, pid, id string, w session.Worktree
 	dir := canonical(w.Dir)
 	if dir != want {
 		return bad("its folder %s is not %s, the one pi-tui makes for this session", safetext.Label(w.Dir), safetext.Label(want))
+	}
+	made, recorded, err := s.madeForOf(ctx, pid, short)
+	if err != nil {
+		return bad("pi-tui's record of the session its folder was made for cannot be read (%v)", err)
+	}
+	if recorded && (made.SessionID != id || made.ProjectID != pid) {
+		return bad("pi-tui made its folder %s for session %s, not for this one", safetext.Label(w.Dir), safetext.Label(made.SessionID))
 	}
 	root, _, err := s.st.ProjectBinding(ctx, pid)
 	if err != nil {
@@ -190,6 +208,13 @@ func (s *Service) verify(ctx context.Context, pid, id string, w session.Worktree
 	switch {
 	case listed && t.branch != w.Branch:
 		return bad("its folder is a worktree on %s, not on its branch %s", branchName(t.branch), w.Branch)
+	case !listed && !recorded:
+		return bad("pi-tui has no record of making its folder %s for this session, and the folder is not a worktree of the project's repository", safetext.Label(w.Dir))
+	case !recorded:
+		if ids := s.claims(ctx, id, dir, others); len(ids) > 0 {
+			return bad("pi-tui has no record of making its folder %s for this session (it was made before pi-tui kept one), and session %s claims it too",
+				safetext.Label(w.Dir), safetext.Label(strings.Join(ids, ", ")))
+		}
 	case !listed:
 		if _, err := os.Lstat(w.Dir); err == nil {
 			return bad("%s is not a worktree of the project's repository %s", safetext.Label(w.Dir), safetext.Label(view.top))
@@ -204,6 +229,29 @@ func (s *Service) verify(ctx context.Context, pid, id string, w session.Worktree
 	}
 	w.Main = view.top
 	return w, relocated, nil
+}
+
+// claims lists the other sessions whose binding names the folder dir:
+// those of the listing and those of the index (sessions looked up one by
+// one). Used only to refuse, so a stale index row can only make a legacy
+// binding invalid, never make one count.
+func (s *Service) claims(ctx context.Context, id, dir string, others []session.Summary) []string {
+	seen := map[string]bool{}
+	for _, o := range others {
+		if o.ID != id && o.Worktree.Active() && canonical(o.Worktree.Dir) == dir {
+			seen[o.ID] = true
+		}
+	}
+	if rows, err := s.st.KVNamespace(ctx, Namespace); err == nil {
+		for sid, raw := range rows {
+			var r Record
+			if sid != id && json.Unmarshal([]byte(raw), &r) == nil && r.Active() && canonical(r.Dir) == dir {
+				seen[sid] = true
+			}
+		}
+	}
+	ids := slices.Sorted(maps.Keys(seen))
+	return ids
 }
 
 // plainBranch reports whether b can be a branch name pi-tui passes to git

@@ -256,3 +256,216 @@ func BenchmarkOf20Cold(b *testing.B) {
 		}
 	}
 }
+
+// copyAs copies the session file of sess as a planted file would: every
+// mention of its id replaced by id (same suffix, so the same short id),
+// next to the original, and opens it as a fresh pi-tui would.
+func (r *rig) copyAs(sess *session.Session, id string) *session.Session {
+	r.t.Helper()
+	ctx := context.Background()
+	list, err := r.sm.List(ctx, r.pid)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var path string
+	for _, s := range list {
+		if s.ID == sess.ID() {
+			path = s.Path
+		}
+	}
+	if path == "" {
+		r.t.Fatalf("session %s has no file", sess.ID())
+	}
+	body := strings.ReplaceAll(read(r.t, path), sess.ID(), id)
+	planted := filepath.Join(filepath.Dir(path), strings.ReplaceAll(filepath.Base(path), sess.ID(), id))
+	if err := os.WriteFile(planted, []byte(body), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	s, err := session.NewManager(r.h.Store, session.Config{AgentDir: r.h.Places.AgentDir}).Open(ctx, id)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// survives fails the test unless the worktree w of a real session still
+// has its folder and branch, and the session still verifies.
+func (r *rig) survives(t *testing.T, sess *session.Session, w session.Worktree) {
+	t.Helper()
+	if fi, err := os.Stat(w.Dir); err != nil || !fi.IsDir() {
+		t.Errorf("the real session's worktree %s is gone: %v", w.Dir, err)
+	}
+	if !hasBranch(t, r.root, w.Branch) {
+		t.Errorf("the real session's branch %s is gone", w.Branch)
+	}
+	if _, bound, err := r.svc.Lookup(context.Background(), sess); !bound || err != nil {
+		t.Errorf("the real session: bound %v, %v", bound, err)
+	}
+}
+
+// A copy of a real worktree session's file with only the id's prefix
+// changed has the same short id, so the same branch and folder names: it
+// is invalid (pi-tui made the folder for the real session), listed so, and
+// neither its discard nor its unbinding touches the real worktree.
+func TestSameSuffixCopyIsRefused(t *testing.T) {
+	r := newRig(t, map[string]string{"a.txt": "a\n"})
+	ctx := context.Background()
+	real, rw := r.newSession()
+	wtt.Write(t, rw.Root, "work.txt", "the real session's work\n")
+	wtt.Git(t, rw.Dir, "add", "-A")
+	wtt.Git(t, rw.Dir, "commit", "-q", "-m", "work")
+	fake := "0badbad0" + real.ID()[8:]
+	s := r.copyAs(real, fake)
+	if worktree.ShortID(fake) != worktree.ShortID(real.ID()) {
+		t.Fatal("the copy's short id differs; the test tests nothing")
+	}
+
+	var inv *worktree.InvalidError
+	_, bound, err := r.svc.Lookup(ctx, s)
+	if !bound || !errors.As(err, &inv) || !strings.Contains(inv.Why, real.ID()+"\", not for this one") {
+		t.Fatalf("Lookup of the copy: bound %v, %v; want invalid, made for %s", bound, err, real.ID())
+	}
+	list, _ := r.sm.List(ctx, r.pid)
+	of := r.svc.Of(ctx, r.pid, list)
+	if _, ok := of.Invalid[fake]; !ok {
+		t.Errorf("the list does not call the copy invalid: bound %+v", of.Bound[fake])
+	}
+	if _, ok := of.Bound[real.ID()]; !ok {
+		t.Errorf("the real session is not listed as bound: %v", of.Invalid[real.ID()])
+	}
+	if _, err := r.svc.Discard(ctx, s); !errors.As(err, &inv) {
+		t.Errorf("Discard of the copy: %v, want it refused as invalid", err)
+	}
+	r.survives(t, real, rw)
+	if _, err := r.svc.Unbind(ctx, s); err != nil { // what sessions discard --yes does for it
+		t.Fatalf("Unbind: %v", err)
+	}
+	r.survives(t, real, rw)
+	if got := read(t, filepath.Join(rw.Root, "work.txt")); got != "the real session's work\n" {
+		t.Errorf("the real session's work = %q", got)
+	}
+}
+
+// A binding whose folder is gone passes as a missing worktree only when
+// pi-tui made that folder for the session: a planted one naming a folder
+// never made (and a main checkout that is gone, which would otherwise
+// count as a relocated project) is invalid, and a copy of a real session
+// whose folder was deleted by hand is too.
+func TestMissingFolderNeedsTheRecord(t *testing.T) {
+	r := newRig(t, map[string]string{"a.txt": "a\n"})
+	ctx := context.Background()
+	real, rw := r.newSession()
+	gone := filepath.Join(r.h.Places.Home, "gone")
+	s := r.plant(func(short string) session.Worktree {
+		dir := r.folderFor(short)
+		return session.Worktree{Kind: session.KindWorktree, Root: dir, Dir: dir, Branch: "pi/" + short, Base: "main", Main: gone}
+	})
+	var inv *worktree.InvalidError
+	if _, _, err := r.svc.Lookup(ctx, s); !errors.As(err, &inv) || !strings.Contains(inv.Why, "no record of making its folder") {
+		t.Fatalf("Lookup of a never-made folder: %v; want invalid, no record", err)
+	}
+	list, _ := r.sm.List(ctx, r.pid)
+	if of := r.svc.Of(ctx, r.pid, list); of.Invalid[s.ID()] == nil {
+		t.Errorf("the list does not call it invalid: %+v", of.Bound[s.ID()])
+	}
+	if _, err := r.svc.Discard(ctx, s); !errors.As(err, &inv) {
+		t.Errorf("Discard: %v", err)
+	}
+	if _, err := os.Lstat(gone); err == nil {
+		t.Error("a folder the planted file names was made")
+	}
+	r.survives(t, real, rw)
+
+	// The real session's folder deleted by hand: the copy is still not it.
+	os.RemoveAll(rw.Dir)
+	wtt.Git(t, r.root, "worktree", "prune")
+	cp := r.copyAs(real, "0badbad0"+real.ID()[8:])
+	if _, _, err := r.svc.Lookup(ctx, cp); !errors.As(err, &inv) || !strings.Contains(inv.Why, real.ID()+"\", not for this one") {
+		t.Fatalf("Lookup of a copy whose folder is gone: %v; want invalid", err)
+	}
+	if _, err := r.svc.Discard(ctx, cp); !errors.As(err, &inv) {
+		t.Errorf("Discard of the copy: %v", err)
+	}
+	if !hasBranch(t, r.root, rw.Branch) {
+		t.Fatal("the copy's discard deleted the real session's branch")
+	}
+	if _, bound, err := r.svc.Lookup(ctx, real); !bound || err != nil {
+		t.Errorf("the real session with its folder gone: bound %v, %v", bound, err)
+	}
+}
+
+// forgetRecord drops pi-tui's record of whom w's folder was made for, as
+// a worktree made before pi-tui kept records has none.
+func (r *rig) forgetRecord(w session.Worktree) {
+	r.t.Helper()
+	key := r.pid + "/" + filepath.Base(w.Dir)
+	kv, found, err := r.h.Store.GetKV(context.Background(), worktree.MadeForNamespace, key)
+	if err != nil || !found {
+		r.t.Fatalf("no record %s: %v", key, err)
+	}
+	if err := r.h.Store.CompareAndDeleteKV(context.Background(), worktree.MadeForNamespace, key, kv.Value); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// A worktree made before pi-tui kept records verifies while its folder is
+// listed on its branch and no other session claims it; a copy of its file
+// makes both invalid until the copy is unbound; its discard deletes
+// nothing and says how to remove it with git, after which discarding the
+// session unbinds it.
+func TestLegacyWorktree(t *testing.T) {
+	r := newRig(t, map[string]string{"a.txt": "a\n"})
+	ctx := context.Background()
+	old, ow := r.newSession()
+	r.forgetRecord(ow)
+	if _, bound, err := r.svc.Lookup(ctx, old); !bound || err != nil {
+		t.Fatalf("a legacy worktree: bound %v, %v", bound, err)
+	}
+	cp := r.copyAs(old, "0badbad0"+old.ID()[8:])
+	list, _ := r.sm.List(ctx, r.pid)
+	of := r.svc.Of(ctx, r.pid, list)
+	for _, id := range []string{old.ID(), cp.ID()} {
+		if inv := of.Invalid[id]; inv == nil || !strings.Contains(inv.Why, "claims it too") {
+			t.Errorf("session %s with its folder claimed twice: %v, bound %+v", id, inv, of.Bound[id])
+		}
+	}
+	var inv *worktree.InvalidError
+	if _, err := r.svc.Discard(ctx, cp); !errors.As(err, &inv) {
+		t.Errorf("Discard of the copy: %v", err)
+	}
+	if _, err := r.svc.Unbind(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	r.survives(t, old, ow)
+
+	var legacy *worktree.LegacyDiscardError
+	if _, err := r.svc.Discard(ctx, old); !errors.As(err, &legacy) || !strings.Contains(err.Error(), "worktree remove") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("Discard of a legacy worktree: %v; want it refused, saying how", err)
+	}
+	r.survives(t, old, ow)
+	wtt.Git(t, r.root, "worktree", "remove", "--force", ow.Dir)
+	wtt.Git(t, r.root, "branch", "-D", ow.Branch)
+	// The next pi-tui sessions discard is another process.
+	next := worktree.NewService(r.h.Store, r.h.Places.DataDir, worktree.Options{Env: wtt.Env(t)})
+	if _, _, err := next.Lookup(ctx, old); !errors.As(err, &inv) || !strings.Contains(inv.Why, "no record") {
+		t.Fatalf("a legacy binding whose folder is gone: %v; want invalid", err)
+	}
+	if _, err := next.Unbind(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A discard removes pi-tui's record with the folder, so nothing names the
+// folder for the session any more.
+func TestDiscardDropsTheRecord(t *testing.T) {
+	r := newRig(t, map[string]string{"a.txt": "a\n"})
+	ctx := context.Background()
+	s, w := r.newSession()
+	if _, err := r.svc.Discard(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, err := r.h.Store.GetKV(ctx, worktree.MadeForNamespace, r.pid+"/"+filepath.Base(w.Dir)); found || err != nil {
+		t.Errorf("the record stayed after the discard (%v)", err)
+	}
+}

@@ -70,3 +70,45 @@ func NoMarks(t testing.TB, marks string) {
 		t.Errorf("the repository's own config ran a program: %s", e.Name())
 	}
 }
+
+// ConditionalAttributes are the .gitattributes lines that send files
+// through the filters of HostileConditional: *.cond through the one an
+// `onbranch:` include names, *.nest through one that file includes in
+// turn, *.gd through the one a `gitdir:` include names.
+const ConditionalAttributes = "*.cond filter=cond\n*.nest filter=nest\n*.gd filter=gd\n"
+
+// HostileConditional adds to the config of the repository at dir
+// conditional includes whose files name filters that leave a file in
+// marks when run: one included only on a branch matching onbranch (a
+// glob such as "pi/**"), including another by a path relative to itself,
+// and one included only in a linked worktree (`gitdir:**/worktrees/**`).
+// On the branch checked out when it is called, none of them holds.
+func HostileConditional(t testing.TB, dir, marks, onbranch string) {
+	t.Helper()
+	if err := os.MkdirAll(marks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mark := func(name string) string { return "touch '" + filepath.Join(marks, name) + "'; cat" }
+	common := strings.TrimSpace(Git(t, dir, "rev-parse", "--git-common-dir"))
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(dir, common)
+	}
+	if err := os.MkdirAll(filepath.Join(common, "cond"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := func(file string, kv ...string) {
+		for i := 0; i < len(kv); i += 2 {
+			Git(t, dir, "config", "--file", file, "--add", kv[i], kv[i+1])
+		}
+	}
+	cfg(filepath.Join(common, "config"),
+		"includeIf.onbranch:"+onbranch+".path", "cond/onbranch.cfg",
+		"includeIf.gitdir:**/worktrees/**.path", "cond/gitdir.cfg")
+	cfg(filepath.Join(common, "cond", "onbranch.cfg"),
+		"filter.cond.smudge", mark("cond-smudge"), "filter.cond.clean", mark("cond-clean"),
+		"include.path", "nested.cfg")
+	cfg(filepath.Join(common, "cond", "nested.cfg"),
+		"filter.nest.smudge", mark("nest-smudge"), "filter.nest.clean", mark("nest-clean"))
+	cfg(filepath.Join(common, "cond", "gitdir.cfg"),
+		"filter.gd.smudge", mark("gd-smudge"), "filter.gd.clean", mark("gd-clean"))
+}

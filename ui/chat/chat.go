@@ -1,0 +1,309 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/runtime"
+	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/transcript"
+)
+
+// arrivedMsg says entries another writer (pi, another pi-tui) appended to
+// the open session were read; refreshedMsg carries the branch reread.
+type arrivedMsg struct {
+	id   string
+	sess *coresession.Session
+}
+
+type refreshedMsg struct {
+	id      string
+	entries []coresession.Entry
+	sess    *coresession.Session
+}
+
+// arrivalPoll is how often an idle open session looks for lines other
+// writers appended (a stat, and a read only when the file grew).
+const arrivalPoll = time.Second
+
+// watchArrivals waits, off the update loop, until the session reports
+// arrivals (from an append of ours, or from polling the file) or ctx ends.
+func (m *Model) watchArrivals(ctx context.Context, id string, s *coresession.Session) tea.Cmd {
+	if s == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		changed := s.Changed()
+		t := time.NewTicker(arrivalPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-changed:
+				return arrivedMsg{id: id, sess: s}
+			case <-t.C:
+				if n, _ := s.Refresh(ctx); n > 0 {
+					return arrivedMsg{id: id, sess: s}
+				}
+			}
+		}
+	}
+}
+
+// reread reads the open session's branch again, off the update loop, for
+// a turn another program runs on it (the session object is shared with
+// the runtime, so its appends are no arrivals).
+func (m *Model) reread() tea.Cmd {
+	if m.open == nil {
+		return nil
+	}
+	id, s := m.sid, m.open
+	return func() tea.Msg { return refreshedMsg{id: id, entries: s.Path(), sess: s} }
+}
+
+type promptDoneMsg struct {
+	id  string
+	err error
+	// unsent is the message when it failed before it was saved: it goes
+	// back to the input.
+	unsent string
+}
+
+func (m *Model) notice(text string) { m.tr.Notice(text, false) }
+
+// event applies one runtime event of this session.
+func (m *Model) event(ev tea.Msg) tea.Cmd {
+	switch a := ev.(type) {
+	case approvalMsg:
+		if m.sid == "" {
+			return nil // no session shown: no question of one is put
+		}
+		return m.asks.Show(a.ask, m.sid, m.project.Name)
+	case approvalGoneMsg:
+		if text := m.asks.Gone(a.res); text != "" {
+			m.tr.Notice(text, true)
+		}
+		return nil
+	}
+	e, ok := ev.(agent.Event)
+	if !ok || e.SessionID != m.sid || m.sid == "" {
+		return nil
+	}
+	switch e.Type {
+	case runtime.EventLaunched:
+		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime launched: "+reasonText(e.Reason), e.Model
+		m.rt.window = m.d.Runtimes.ContextWindow(m.sid)
+	case runtime.EventReused:
+		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime reused", e.Model
+	case runtime.EventRetired:
+		m.rt.state, m.rt.last = "retired", "runtime retired: "+reasonText(e.Reason)
+	case agent.EventAgentStart:
+		m.rt.state = "working"
+		if !m.ownTurn {
+			// Another program's turn: its prompt is stored by now.
+			return m.reread()
+		}
+	case agent.EventRetry:
+		m.tr.Retry(fmt.Sprintf("%s, retry %d of %d in %s", e.ErrorMessage, e.Attempt, e.MaxAttempts, waitText(e.DelayMs)))
+	case agent.EventMessageUpdate:
+		m.tr.Stream(e.Delta, e.Thinking)
+	case agent.EventMessageEnd:
+		if e.Usage != nil && e.Usage.InputTokens > 0 {
+			m.rt.lastCall = *e.Usage
+		}
+		// What arrived stays, marked partial when the answer broke off;
+		// the reason is said once, by agent_end.
+		m.tr.EndAnswer(e.Text, e.Error != "")
+	case agent.EventToolStart:
+		return m.tr.ToolStart(e.ToolCallID, e.ToolName, string(e.Args))
+	case agent.EventToolUpdate:
+		m.tr.ToolOutput(e.ToolCallID, e.Delta, e.Skipped)
+	case agent.EventToolEnd:
+		m.tr.ToolEnd(transcript.Result{CallID: e.ToolCallID, Tool: e.ToolName, Path: e.Path, Text: e.Result, IsError: e.IsError,
+			ToolMs: e.ToolMs, Preflight: e.Preflight, Delivery: e.Delivery, Change: e.MemoryChange})
+	case agent.EventCompactionEnd:
+		if e.Error != "" {
+			m.notice("compaction failed: " + e.Error)
+		} else {
+			m.tr.Compaction(e.Summary)
+		}
+	case agent.EventAgentEnd:
+		// The turn is over: nothing it asked may still be answered (the
+		// core withdrew it; its notice may still be queued).
+		m.asks.CloseAll()
+		m.rt.state = "idle"
+		m.ended = true
+		m.tr.EndRetry()
+		if e.Usage != nil {
+			m.rt.usage = *e.Usage
+		}
+		switch {
+		case e.StopReason == provider.StopAborted:
+			m.tr.Notice("aborted; what arrived is kept", true)
+		case e.Error != "":
+			m.failure(e.Error)
+		}
+		if !m.ownTurn {
+			// Another program's turn: what it stored replaces what
+			// streamed here.
+			return tea.Batch(common.Notice(""), m.reread())
+		}
+		m.ownTurn = false
+		return common.Notice("")
+	}
+	return nil
+}
+
+// failure shows the current prompt's error in the transcript, once: the
+// prompt's own result and its agent_end may both carry it, in either
+// order.
+func (m *Model) failure(msg string) {
+	if m.failed != "" && (strings.Contains(msg, m.failed) || strings.Contains(m.failed, msg)) {
+		return
+	}
+	m.failed = msg
+	m.notice(errorAdvice(msg))
+}
+
+// errorAdvice fits a model error to this screen: advice that names a
+// command-line flag names the Session tab's own way instead, and what to
+// do is added where the error does not say.
+func errorAdvice(msg string) string {
+	if strings.Contains(msg, "--model PROVIDER/ID") {
+		return strings.ReplaceAll(msg, "--model PROVIDER/ID", "/model (or Settings › Default model)")
+	}
+	switch {
+	case strings.Contains(msg, "no model is configured"), strings.Contains(msg, "API key"):
+		return msg + " (Settings › Default model, or the README's Models section)"
+	case strings.Contains(msg, "cannot reach"):
+		return msg + " (check the provider's baseUrl in models.json and that the server runs)"
+	}
+	return msg
+}
+
+// waitText says a retry's wait the way people read it.
+func waitText(ms int64) string {
+	if ms < 1000 {
+		return fmt.Sprintf("%d ms", ms)
+	}
+	return fmt.Sprintf("%d s", (ms+500)/1000)
+}
+
+func reasonText(r string) string {
+	switch r {
+	case runtime.ReasonInstructionsChanged:
+		return "AGENTS.md changed"
+	case runtime.ReasonMemoryChanged:
+		return "memory changed"
+	case runtime.ReasonModelChanged:
+		return "model changed"
+	case runtime.ReasonThinkingChanged:
+		return "thinking level changed"
+	case runtime.ReasonKeyChanged:
+		return "API key changed"
+	case runtime.ReasonIdleTimeout:
+		return "idle timeout"
+	case runtime.ReasonNew:
+		return "new"
+	}
+	return r
+}
+
+func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	if cmd, ok := m.completionKey(msg); ok {
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, k.Abort):
+		if m.working {
+			m.d.Runtimes.Abort(m.sid)
+			if len(m.queue) > 0 {
+				// Queued messages are not sent after an abort; they come back
+				// to the input, nothing lost.
+				back := m.queue
+				if m.input.Len() > 0 {
+					back = append(back, m.input.Value())
+				}
+				m.input.SetValue(strings.Join(back, "\n\n"))
+				m.input.fit(m.width, m.height)
+				m.queue = nil
+				return common.Notice("aborting; the queued messages are back in the input")
+			}
+			return common.Notice("aborting…")
+		}
+		return nil
+	case key.Matches(msg, k.Sessions):
+		if m.working {
+			return common.Failure(errors.New("the agent is working; press esc to abort it first"))
+		}
+		m.close()
+		m.tab.Show(false)
+		return m.tab.List.Reload()
+	case key.Matches(msg, k.Tools):
+		return m.tr.ToggleTool(m.transcriptHeight())
+	case key.Matches(msg, k.ToolPrev, k.ToolNext):
+		return m.tr.SelectTool(key.Matches(msg, k.ToolPrev), m.transcriptHeight())
+	case key.Matches(msg, k.Thinking):
+		m.tr.ToggleThinking()
+		return nil
+	case key.Matches(msg, k.Level):
+		return m.cycleThinking()
+	case key.Matches(msg, k.ScrollUp):
+		m.tr.Scroll(max(m.transcriptHeight()/2, 1))
+		return nil
+	case key.Matches(msg, k.ScrollDown):
+		m.tr.Scroll(-max(m.transcriptHeight()/2, 1))
+		return nil
+	}
+	return m.inputKey(msg)
+}
+
+// send starts a prompt; its events stream back through the bridge.
+func (m *Model) send(text string) tea.Cmd { return m.sendShown(text, text) }
+
+// sendShown sends text, shown in the transcript as shown (what was typed,
+// before its files were attached).
+func (m *Model) sendShown(text, shown string) tea.Cmd {
+	m.tr.User(shown)
+	m.working, m.ownTurn, m.ended, m.failed = true, true, false, ""
+	rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
+	return func() tea.Msg {
+		_, err := rts.Prompt(ctx, id, model, text)
+		done := promptDoneMsg{id: id, err: err}
+		if err != nil && !storedLast(ctx, rts, id, text) {
+			// Refused before it was saved (no model, a missing worktree):
+			// the message goes back to the input rather than being lost.
+			done.unsent = text
+		}
+		return done
+	}
+}
+
+// storedLast reports whether the session's branch ends in the user message
+// text (the prompt was saved before it failed).
+func storedLast(ctx context.Context, rts *runtime.Manager, id, text string) bool {
+	s, err := rts.Session(ctx, id)
+	if err != nil {
+		return false
+	}
+	path := s.Path()
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == coresession.TypeUser {
+			return transcript.UserText(path[i]) == text
+		}
+	}
+	return false
+}
+
+func (m *Model) transcriptHeight() int { return max(m.height-m.inputHeight()-3, 3) }

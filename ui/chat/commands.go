@@ -1,0 +1,239 @@
+package chat
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pi-tui/pi-tui/core/skills"
+	"github.com/pi-tui/pi-tui/ui/common"
+)
+
+// The chat input's slash commands: pi-tui's own (/compact, /tree, …) and
+// the skills (/skill:name) and prompt templates (/name) pi-tui finds where
+// pi finds them. While the input holds a command name being typed, the
+// matching commands show in the completion menu (complete.go) with their
+// argument hints and descriptions. On enter a skill or template is
+// expanded exactly as pi expands it and sent.
+
+// builtins returns the chat's own commands, offered first.
+func builtins() []skills.Command {
+	return []skills.Command{
+		{Name: "compact", Description: "summarise the session so far to free context", ArgumentHint: "[instructions]"},
+		{Name: "tree", Description: "every branch of the session: continue from any entry (the old branch stays)"},
+		{Name: "fork", Description: "a new session from an entry of this one (this one is unchanged)"},
+		{Name: "name", Description: "name the session", ArgumentHint: "NAME"},
+		{Name: "new", Description: "start a new session"},
+		{Name: "worktree", Description: "start a new session in a git worktree of its own (branch pi/<id>)"},
+		{Name: "model", Description: "switch this session's model"},
+		{Name: "thinking", Description: "set this session's thinking level (off … xhigh), or pick one", ArgumentHint: "[level]"},
+		{Name: "context", Description: "show the system prompt's sections and sizes"},
+		{Name: "undo-memory", Description: "undo the agent's last change to the project memory in this session"},
+	}
+}
+
+func isBuiltin(name string) bool {
+	for _, b := range builtins() {
+		if b.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// commandsMsg carries a session's skills and templates.
+type commandsMsg struct {
+	sid  string
+	cmds []skills.Command
+	warn []string
+}
+
+// expandedMsg carries a typed /command as the model will receive it.
+type expandedMsg struct {
+	sid, typed, text string
+	err              error
+}
+
+// loadCommands reads the session's skills and templates (the files may
+// have changed since the last look) in a command.
+func (m *Model) loadCommands() tea.Cmd {
+	if m.sid == "" {
+		return nil
+	}
+	rts, sid, ctx := m.d.Runtimes, m.sid, m.ctx
+	return func() tea.Msg {
+		set, err := rts.Commands(ctx, sid)
+		if err != nil {
+			return commandsMsg{sid: sid, warn: []string{err.Error()}}
+		}
+		return commandsMsg{sid: sid, cmds: set.Commands(), warn: set.Warnings}
+	}
+}
+
+// updateCommands handles the messages of this file.
+func (m *Model) updateCommands(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case commandsMsg:
+		if msg.sid == m.sid {
+			m.cmds, m.cmdWarn = msg.cmds, msg.warn
+			return m.refreshMenu(), true
+		}
+		return nil, true
+	case filesMsg:
+		return m.filesLoaded(msg), true
+	case attachedMsg:
+		return m.attached(msg), true
+	case expandedMsg:
+		if msg.sid != m.sid {
+			return nil, true
+		}
+		switch {
+		case msg.err != nil:
+			m.restoreInput(msg.typed)
+			return common.Failure(msg.err), true
+		case msg.text == msg.typed:
+			m.restoreInput(msg.typed)
+			name, _, _ := strings.Cut(strings.TrimPrefix(msg.typed, "/"), " ")
+			return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, or a skill or prompt template (type / to see them)", firstLine(name))), true
+		case m.working:
+			m.queue = append(m.queue, msg.text)
+			return common.Notice("queued: sent when the agent is done"), true
+		}
+		return m.send(msg.text), true
+	}
+	return nil, false
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return common.VisibleLine(line)
+}
+
+// restoreInput puts back what the user typed when it could not be sent,
+// unless they have typed something new meanwhile.
+func (m *Model) restoreInput(text string) {
+	if m.input.Len() == 0 {
+		m.input.SetValue(text)
+		m.input.fit(m.width, m.height)
+	}
+}
+
+// callCommand expands a skill or template call off the UI goroutine.
+func (m *Model) callCommand(text string) tea.Cmd {
+	rts, sid, ctx := m.d.Runtimes, m.sid, m.ctx
+	return func() tea.Msg {
+		out, err := rts.Expand(ctx, sid, text)
+		return expandedMsg{sid: sid, typed: text, text: out, err: err}
+	}
+}
+
+// typedName is the command name being typed: the input is "/" and then
+// no white space yet.
+func (m *Model) typedName() (string, bool) {
+	v := m.input.Value()
+	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \t\n") {
+		return "", false
+	}
+	return v[1:], true
+}
+
+// rankCommands orders the commands matching typed: the name itself, then
+// names starting with it, holding it, then holding its letters in order;
+// within each, the chat's own commands first, as listed.
+func rankCommands(cmds []skills.Command, typed string) []skills.Command {
+	t := strings.ToLower(typed)
+	var bands [4][]skills.Command
+	for _, c := range cmds {
+		n := strings.ToLower(c.Name)
+		switch {
+		case n == t:
+			bands[0] = append(bands[0], c)
+		case strings.HasPrefix(n, t):
+			bands[1] = append(bands[1], c)
+		case strings.Contains(n, t):
+			bands[2] = append(bands[2], c)
+		case subsequence(n, t):
+			bands[3] = append(bands[3], c)
+		}
+	}
+	return slices.Concat(bands[:]...)
+}
+
+// subsequence reports whether t's letters appear in n in order.
+func subsequence(n, t string) bool {
+	for _, r := range t {
+		i := strings.IndexRune(n, r)
+		if i < 0 {
+			return false
+		}
+		n = n[i+utf8.RuneLen(r):]
+	}
+	return true
+}
+
+// completionKey gives keys to the menu while it is open.
+func (m *Model) completionKey(msg tea.KeyMsg) (tea.Cmd, bool) { return m.menuKey(msg) }
+
+// afterInput refreshes the menu after a key changed the input, and
+// reloads the commands when a fresh "/" is typed: skill and template
+// files may have changed since the last look.
+func (m *Model) afterInput(before string) tea.Cmd {
+	after := m.input.Value()
+	if after == before {
+		return nil
+	}
+	var load tea.Cmd
+	if after == "/" {
+		load = m.loadCommands()
+	}
+	return tea.Batch(load, m.refreshMenu())
+}
+
+// suggestionLines draws the completion menu (complete.go).
+func (m *Model) suggestionLines() []string { return m.menuLines() }
+
+// Completing reports whether the completion menu is open (the shell then
+// leaves tab to the chat instead of switching tabs).
+func (m *Model) Completing() bool { return m.comp.kind != menuNone }
+
+// command runs a slash command typed in the input.
+func (m *Model) command(text string) tea.Cmd {
+	name, arg, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
+	if !isBuiltin(name) {
+		return m.callCommand(text) // a skill or a prompt template
+	}
+	if m.working && name != "model" && name != "thinking" {
+		return common.Failure(fmt.Errorf("/%s waits until the agent is done (esc aborts it)", name))
+	}
+	switch name {
+	case "compact":
+		m.working = true
+		rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
+		return func() tea.Msg {
+			_, err := rts.Compact(ctx, id, model, strings.TrimSpace(arg))
+			return promptDoneMsg{id: id, err: err}
+		}
+	case "new":
+		return m.New()
+	case "worktree":
+		return m.NewInWorktree()
+	case "tree":
+		return m.treePicker(false)
+	case "fork":
+		return m.treePicker(true)
+	case "name":
+		return m.rename(strings.TrimSpace(arg))
+	case "model":
+		return m.modelPicker()
+	case "thinking":
+		return m.thinkingCommand(strings.TrimSpace(arg))
+	case "context":
+		return m.inspect()
+	case "undo-memory":
+		return m.undoMemory()
+	}
+	return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context", name))
+}

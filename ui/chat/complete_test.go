@@ -1,0 +1,78 @@
+package chat
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pi-tui/pi-tui/core/projects"
+)
+
+// typeKeys types s into the chat and runs what the keys start (a file
+// list load), as the program would.
+func typeKeys(m *Model, s string) {
+	for _, r := range s {
+		if cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}}); cmd != nil {
+			if msg, ok := cmd().(filesMsg); ok {
+				m.Update(msg)
+			}
+		}
+	}
+}
+
+// menuRows returns the view's lines that start with a mark column.
+func menuRows(view, prefix string) []string {
+	var out []string
+	for _, l := range strings.Split(view, "\n") {
+		if strings.HasPrefix(strings.TrimLeft(l, "› "), prefix) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestMenusMarkTheSelectedRowWithoutColour: without colour (NO_COLOR) the
+// / and @ menus mark the selected entry with "›", the others with two
+// spaces, as the lists do; ↓ moves the mark.
+func TestMenusMarkTheSelectedRowWithoutColour(t *testing.T) {
+	m := testModel(t)
+	root := t.TempDir()
+	for _, f := range []string{"alpha.go", "beta.go"} {
+		if err := os.WriteFile(filepath.Join(root, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.project = &projects.Project{Name: "p", Root: root}
+	m.SetSize(100, 40)
+
+	typeKeys(m, "/")
+	rows := menuRows(m.View(), "/")
+	if len(rows) < 2 || !strings.HasPrefix(rows[0], "› /") || !strings.HasPrefix(rows[1], "  /") {
+		t.Fatalf("the / menu does not mark its first row:\n%s", strings.Join(rows, "\n"))
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyDown})
+	rows = menuRows(m.View(), "/")
+	if !strings.HasPrefix(rows[0], "  /") || !strings.HasPrefix(rows[1], "› /") {
+		t.Fatalf("↓ does not move the mark:\n%s", strings.Join(rows, "\n"))
+	}
+
+	m.input.SetValue("")
+	m.refreshMenu()
+	typeKeys(m, "@")
+	rows = menuRows(m.View(), "alpha.go")
+	rows = append(rows, menuRows(m.View(), "beta.go")...)
+	marked := 0
+	for _, r := range rows {
+		if strings.HasPrefix(r, "› ") {
+			marked++
+		} else if !strings.HasPrefix(r, "  ") {
+			t.Errorf("an @ menu row has no mark column: %q", r)
+		}
+	}
+	if len(rows) != 2 || marked != 1 {
+		t.Fatalf("the @ menu marks %d of its rows:\n%s", marked, m.View())
+	}
+}

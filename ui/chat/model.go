@@ -1,0 +1,355 @@
+// Package chat is one open session of the Session tab: the transcript
+// (ui/transcript), the message input with its /command and @file menu,
+// the runtime's state, and the layers it stacks over itself as dialogs
+// are stacked: approvals (ui/approval), every branch (ui/sessiontree), the
+// context inspector (ui/inspector). The runtime works on its own
+// goroutines; its events arrive through a queue as messages, and every
+// action starts as a command.
+//
+// The files hold one part each: model.go the model, routing and layout;
+// open.go opening and starting sessions; chat.go keys, sending and the
+// runtime's events; commands.go slash commands; complete.go their
+// completion and @files; input.go the input; tree.go /tree, /model and
+// the inspector's loading; thinking.go thinking levels; remember.go
+// /undo-memory; status.go the state line; bridge.go the event queue.
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pi-tui/pi-tui/core/approvals"
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/runtime"
+	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/skills"
+	"github.com/pi-tui/pi-tui/ui/approval"
+	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/sessionlist"
+	"github.com/pi-tui/pi-tui/ui/transcript"
+)
+
+// Deps are what the chat needs from the program.
+type Deps struct {
+	// Ctx lives as long as the program: when it ends (the terminal or SSH
+	// client went away) a running turn is aborted and the program's
+	// subscription to the core's events ends.
+	Ctx      context.Context
+	Host     *host.Host
+	Runtimes *runtime.Manager
+	UI       *common.UI
+	Markdown func(text string, width int) (string, error)
+	Env      func(string) string
+}
+
+// Tab is what the chat needs of the Session tab around it.
+type Tab struct {
+	// List is the project's session list beside the chat: the header
+	// calls the session as its row does, /name renames through it, and
+	// what the chat changes (a session's count, title or worktree) has it
+	// read again.
+	List *sessionlist.Model
+	// Show moves the tab's focus to the chat (a session opened) or back
+	// to the list (the chat left its session).
+	Show func(chat bool)
+}
+
+// Keys of the chat.
+type Keys struct {
+	Send, Newline, Abort, HistPrev, HistNext, ScrollUp, ScrollDown, Tools, Thinking, Sessions key.Binding
+	Level                                                                                     key.Binding // cycles the thinking level
+	ToolPrev, ToolNext                                                                        key.Binding // select the call ctrl+o acts on
+}
+
+func defaultKeys() Keys {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return Keys{
+		Send:       b("enter", "send", "enter"),
+		Newline:    b("alt+enter/ctrl+j", "new line", "alt+enter", "ctrl+j"),
+		Abort:      b("esc", "abort the turn", "esc"),
+		HistPrev:   b("↑", "earlier message", "up"),
+		HistNext:   b("↓", "later message", "down"),
+		ScrollUp:   b("pgup", "scroll up", "pgup", "shift+up"),
+		ScrollDown: b("pgdn", "scroll down", "pgdown", "shift+down"),
+		Tools:      b("ctrl+o", "expand/collapse a tool call's output", "ctrl+o"),
+		ToolPrev:   b("alt+↑", "select an earlier tool call", "alt+up"),
+		ToolNext:   b("alt+↓", "select a later tool call", "alt+down"),
+		Thinking:   b("ctrl+t", "show thinking", "ctrl+t"),
+		Level:      b("shift+tab", "thinking level", "shift+tab"),
+		Sessions:   b("ctrl+l", "sessions", "ctrl+l"),
+	}
+}
+
+// Model is the chat.
+type Model struct {
+	d    Deps
+	tab  Tab
+	keys Keys
+	br   *bridge
+	ctx  context.Context // the program's (Deps.Ctx)
+	// stopWatch stops waiting for other writers' arrivals in the open
+	// session; open is that session, for rereading it.
+	stopWatch func()
+	open      *coresession.Session
+
+	project *projects.Project
+	sid     string // the open session ("" before one opens)
+	title   string
+	tr      *transcript.Model
+	input   *input
+	sent    history // the messages sent, for ↑ and ↓ (input.go)
+	queue   []string
+	working bool
+	model   string              // model spec chosen with /model ("" = default)
+	level   string              // thinking level chosen with shift+tab or /thinking ("" = default)
+	think   thinkState          // the level in effect and the levels the model has
+	ended   bool                // agent_end arrived for the current prompt
+	ownTurn bool                // the turn running is this program's (else another's: reread at its ends)
+	branch  string              // the open session's worktree branch, "" when it works in the project
+	invalid string              // why the open session's worktree binding is invalid (it works in nothing)
+	failed  string              // the current prompt's error, once shown
+	rt      runState            // the runtime, as its events say (status.go)
+	asks    *approval.Questions // open approval dialogs
+	cmds    []skills.Command    // the session's skills and templates (commands.go)
+	cmdWarn []string            // skill and template files skipped
+	comp    completer           // the /command and @file menu (complete.go)
+
+	width, height int
+}
+
+// New returns the chat; Init starts listening to the runtime.
+func New(d Deps, tab Tab) *Model {
+	m := &Model{d: d, tab: tab, keys: defaultKeys(), ctx: d.Ctx, rt: runState{state: "none"},
+		input: newInput(d.UI), tr: transcript.New(d.UI, d.Markdown)}
+	m.br = newBridge(m.ctx, d.Runtimes.Events())
+	var rules *approvals.Store
+	if d.Host != nil {
+		rules = approvals.New(d.Host.Store)
+	}
+	m.asks = approval.NewQuestions(m.ctx, d.UI, m.br.sub, rules)
+	return m
+}
+
+// Close releases the chat when its program ends: the questions only it
+// showed are denied (the program's context, ending, aborts a running
+// turn and ends its subscription).
+func (m *Model) Close() { m.asks.CloseAll() }
+
+// Init starts delivering runtime events.
+func (m *Model) Init() tea.Cmd { return m.br.wait() }
+
+// SetSize sets the area the chat draws in.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.tr.SetWidth(w)
+	m.input.fit(w, h)
+}
+
+// SetProject leaves the open session for project p, whose sessions the
+// chat opens from then on; it refuses while the agent is working.
+func (m *Model) SetProject(p projects.Project) error {
+	if m.working {
+		return fmt.Errorf("the agent is working in %s; press esc in the Session tab to abort it first", m.project.Name)
+	}
+	m.close()
+	m.project = &p
+	m.tr.SetEmpty("Type a message and press enter. The agent works in " + common.VisibleLine(p.Name) + ": its file tools stay inside the project folder; its commands run as you, and in the ask and auto-edits modes only once you approve them.")
+	return nil
+}
+
+// Busy reports whether the agent is working, so quitting asks first.
+func (m *Model) Busy() bool { return m.working }
+
+// Help lists the chat's keys: only those that work while typing.
+func (m *Model) Help() [][]key.Binding {
+	k := m.keys
+	e := m.input.KeyMap()
+	return [][]key.Binding{{k.Send, k.Newline, k.Abort, menuKeys.Commands, menuKeys.At}, {menuKeys.Pick, menuKeys.Up, menuKeys.Close}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown},
+		{k.Tools, k.ToolPrev, k.ToolNext, k.Thinking, k.Level, k.Sessions}, {e.Home, e.WordLeft, e.DeleteWord, e.KillLine, e.KillStart, e.Undo, e.Redo}}
+}
+
+func (m *Model) close() {
+	// Leaving a session closes its questions here; the core denies them
+	// when no other program shows the session: keys typed while looking
+	// at another session must never answer it, and its agent must not
+	// wait forever.
+	m.asks.CloseAll()
+	m.br.show("")
+	if m.stopWatch != nil {
+		m.stopWatch()
+		m.stopWatch = nil
+	}
+	m.tr.Clear()
+	m.sid, m.queue = "", nil
+	m.working, m.model, m.level, m.think = false, "", "", thinkState{}
+	// The context window stays until a launch says the next one.
+	m.rt = runState{state: "none", window: m.rt.window}
+}
+
+// Update handles the chat's messages.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.updateCommands(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.updateRemember(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.tr.Update(msg); ok {
+		return cmd
+	}
+	switch msg := msg.(type) {
+	case eventsMsg:
+		var cmds []tea.Cmd
+		for _, e := range msg {
+			cmds = append(cmds, m.event(e))
+		}
+		return tea.Batch(append(cmds, m.br.wait())...)
+	case openedMsg:
+		if msg.err != nil {
+			return common.Failure(msg.err)
+		}
+		m.close()
+		m.sid, m.title, m.open = msg.id, msg.title, msg.sess
+		m.branch, m.invalid = msg.branch, msg.invalid
+		var wctx context.Context
+		// The watch ends with the program (m.ctx) if not before.
+		wctx, m.stopWatch = context.WithCancel(m.ctx)
+		m.tr.Load(msg.entries)
+		m.model = modelOf(msg.entries)
+		m.level = levelOf(msg.entries)
+		m.br.show(m.sid) // its events and questions, an open one included
+		st := m.d.Runtimes.State(m.sid)
+		m.rt.state = st.Runtime
+		var say tea.Cmd
+		if msg.input != "" {
+			m.input.SetValue(msg.input)
+			m.input.fit(m.width, m.height)
+		}
+		if msg.notice != "" {
+			say = common.Notice("%s", msg.notice)
+		}
+		if msg.invalid != "" {
+			say = common.Failure(errors.New(msg.invalid))
+		}
+		m.tab.Show(true)
+		return tea.Batch(m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload())
+	case arrivedMsg:
+		if msg.id != m.sid {
+			return nil
+		}
+		s := msg.sess
+		return func() tea.Msg { return refreshedMsg{id: msg.id, entries: s.Path(), sess: s} }
+	case refreshedMsg:
+		if msg.id != m.sid || m.stopWatch == nil {
+			return nil
+		}
+		if !m.working && !m.tr.Running() {
+			// Mid-turn the live items show our own turn; the reread
+			// transcript replaces them once the turn is over. Another
+			// program's turn shows what it stored (its prompt) with the
+			// text streaming after it; its end rereads the whole.
+			m.tr.Reread(msg.entries)
+			m.model, m.level = modelOf(msg.entries), levelOf(msg.entries)
+		}
+		wctx, cancel := context.WithCancel(m.ctx)
+		m.stopWatch()
+		m.stopWatch = cancel
+		return tea.Batch(m.watchArrivals(wctx, m.sid, msg.sess), m.tab.List.Reload())
+	case describedMsg:
+		m.described(msg)
+		return nil
+	case promptDoneMsg:
+		if msg.id != m.sid {
+			return nil
+		}
+		m.working = false
+		var cmd tea.Cmd
+		if msg.err != nil && !m.ended && !errors.Is(msg.err, context.Canceled) {
+			m.failure(msg.err.Error()) // failed before the agent could say so
+		}
+		if msg.unsent != "" {
+			m.restoreInput(msg.unsent)
+			m.tr.DropUnsent(msg.unsent)
+		}
+		if len(m.queue) > 0 {
+			next := m.queue[0]
+			m.queue = m.queue[1:]
+			cmd = m.sendWithFiles(next)
+		}
+		return tea.Batch(cmd, m.tab.List.Reload())
+	case sessionlist.RenamedMsg:
+		if msg.ID == m.sid {
+			m.title = msg.Title // the list says so, and reloads
+		}
+		return nil
+	case treeMsg:
+		if m.sid != "" {
+			return m.showTree(msg)
+		}
+		return nil
+	case modelsMsg:
+		if m.sid != "" {
+			return m.showModels(msg.refs, msg.current, msg.err)
+		}
+		return nil
+	case branchedMsg:
+		m.handleBranched(msg)
+		if msg.edit {
+			return common.Notice("branched: the old branch is kept; edit the message and press enter")
+		}
+		return common.Notice("branched: the old branch is kept; your next message continues from this entry")
+	case tea.KeyMsg:
+		return m.chatKey(msg)
+	}
+	return nil
+}
+
+// firstMessage returns the open session's first message as the list has
+// it, else the first one in its transcript.
+func (m *Model) firstMessage() string {
+	if s, ok := m.tab.List.Listed(m.sid); ok && s.FirstMessage != "" {
+		return s.FirstMessage
+	}
+	return m.tr.FirstUser()
+}
+
+// View draws the chat.
+func (m *Model) View() string {
+	st := m.d.UI
+	var b strings.Builder
+	// Called as the list calls it (its name, else the first line of its
+	// first message), clipped to the line.
+	title := sessionlist.Title(m.title, m.firstMessage())
+	switch {
+	case title == "" && m.tr.Empty():
+		title = "new session"
+	case title == "":
+		title = "unnamed session"
+	}
+	head := "Session · " + common.VisibleLine(m.project.Name)
+	if m.branch != "" {
+		// The files it changes are the worktree's, not the checkout's.
+		head += " ⎇ " + common.VisibleLine(m.branch)
+	}
+	if m.invalid != "" {
+		head += " ⚠ worktree binding invalid"
+	}
+	b.WriteString(st.Title.Render(head) + st.Dim.Render("  "+ansi.Truncate(title, max(m.width-30, 10), "…")) + "\n")
+	menu := m.suggestionLines()
+	b.WriteString(m.tr.View(max(m.transcriptHeight()-len(menu), 1)) + "\n")
+	for _, l := range menu {
+		b.WriteString(l + "\n")
+	}
+	b.WriteString(st.Dim.Render(m.stateLine()) + "\n")
+	b.WriteString(m.input.View())
+	return b.String()
+}

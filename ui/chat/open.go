@@ -1,0 +1,118 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pi-tui/pi-tui/core/runtime"
+	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/worktree"
+	"github.com/pi-tui/pi-tui/ui/common"
+)
+
+// Opening and starting sessions: the list's enter, n and w come here
+// (sessionlist.Actions), as do /new, /worktree and /fork. Each reads or
+// writes the session in a command; the chat shows it when openedMsg
+// arrives, and the tab moves its focus to the chat then.
+
+type openedMsg struct {
+	id      string
+	title   string
+	entries []coresession.Entry
+	sess    *coresession.Session // watched for other writers' arrivals
+	err     error
+	input   string // put in the chat input (a forked message to edit)
+	branch  string // the worktree branch the session works on, "" for none
+	invalid string // why the session's worktree binding is invalid, "" when it is not
+	notice  string // said in the status bar once open
+}
+
+// Open opens session id of the project.
+func (m *Model) Open(id string) tea.Cmd {
+	rts, ctx := m.d.Runtimes, m.ctx
+	return func() tea.Msg { return openSession(ctx, rts, id) }
+}
+
+// openSession reads session id and its worktree binding; it runs in a
+// command.
+func openSession(ctx context.Context, rts *runtime.Manager, id string) openedMsg {
+	s, err := rts.Session(ctx, id)
+	if err != nil {
+		return openedMsg{err: err}
+	}
+	msg := openedMsg{id: id, title: s.Title(), entries: s.Path(), sess: s}
+	msg.branch, msg.invalid = bindingOf(ctx, rts.Worktrees(), s)
+	return msg
+}
+
+// bindingOf names the worktree branch a session works on ("" for none),
+// or says why its binding is invalid; it scans the session and may run
+// git, so it is called in commands, not in Update.
+func bindingOf(ctx context.Context, svc *worktree.Service, s *coresession.Session) (branch, invalid string) {
+	w, bound, err := svc.Lookup(ctx, s)
+	switch {
+	case err != nil:
+		return "", err.Error()
+	case bound:
+		return w.Branch, ""
+	}
+	return "", ""
+}
+
+// OpenLatest reopens the project's latest session, as `pi -c` does
+// (`pi-tui -c`); a project without sessions stays on its list.
+func (m *Model) OpenLatest(projectID string) tea.Cmd {
+	rts, ctx := m.d.Runtimes, m.ctx
+	return func() tea.Msg {
+		sum, ok, err := rts.Sessions().Latest(ctx, projectID)
+		if err != nil {
+			return openedMsg{err: err}
+		}
+		if !ok {
+			return nil
+		}
+		return openSession(ctx, rts, sum.ID)
+	}
+}
+
+// New starts a session in the project (n in the list, /new).
+func (m *Model) New() tea.Cmd {
+	if m.project == nil {
+		return nil
+	}
+	sm, pid, ctx := m.d.Runtimes.Sessions(), m.project.ID, m.ctx
+	return func() tea.Msg {
+		s, err := sm.Create(ctx, pid, "")
+		if err != nil {
+			return openedMsg{err: err}
+		}
+		return openedMsg{id: s.ID()}
+	}
+}
+
+// NewInWorktree starts a session in a worktree of its own (w in the
+// list, /worktree).
+func (m *Model) NewInWorktree() tea.Cmd {
+	svc := m.d.Runtimes.Worktrees() // the runtimes' own: one verification, one cache
+	if m.project == nil || m.d.Host == nil || svc == nil {
+		return nil
+	}
+	sm, pid, ctx := m.d.Runtimes.Sessions(), m.project.ID, m.ctx
+	return func() tea.Msg {
+		s, w, err := svc.NewSession(ctx, sm, pid, "", "")
+		if err != nil {
+			return openedMsg{err: err}
+		}
+		return openedMsg{id: s.ID(), sess: s, branch: w.Branch, notice: fmt.Sprintf("working on branch %s (from %s) in %s", w.Branch, w.Base, common.VisibleLine(w.Root))}
+	}
+}
+
+// rename names the open session (/name NAME), or asks for the name.
+func (m *Model) rename(name string) tea.Cmd {
+	if name == "" {
+		return m.tab.List.Rename(m.sid, m.title)
+	}
+	return m.tab.List.SetTitle(m.sid, name)
+}

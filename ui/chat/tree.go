@@ -1,0 +1,167 @@
+package chat
+
+import (
+	"errors"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pi-tui/pi-tui/core/provider"
+	coresession "github.com/pi-tui/pi-tui/core/session"
+	coresettings "github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/dialog"
+	"github.com/pi-tui/pi-tui/ui/inspector"
+	"github.com/pi-tui/pi-tui/ui/sessiontree"
+	"github.com/pi-tui/pi-tui/ui/transcript"
+)
+
+// treePicker loads the session's tree in a command, then shows it: enter
+// continues from the chosen entry (fork=false) or forks a new session
+// from it (fork=true, /fork); f forks either way.
+func (m *Model) treePicker(fork bool) tea.Cmd {
+	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
+	return func() tea.Msg {
+		s, err := rts.Session(ctx, id)
+		if err != nil {
+			return common.NoticeMsg{Text: err.Error(), Error: true}
+		}
+		return treeMsg{tree: s.Tree(), leaf: s.Leaf(), fork: fork}
+	}
+}
+
+type treeMsg struct {
+	tree []coresession.TreeEntry
+	leaf string
+	fork bool
+}
+
+func (m *Model) showTree(msg treeMsg) tea.Cmd {
+	if len(msg.tree) == 0 {
+		return common.Notice("no messages to branch from yet")
+	}
+	jump := func(te coresession.TreeEntry, _ string) tea.Cmd { return m.branchTo(te.Entry) }
+	fork := func(te coresession.TreeEntry, _ string) tea.Cmd { return m.forkFrom(te.Entry) }
+	if msg.fork {
+		jump = fork
+	}
+	return m.d.UI.Push(sessiontree.New(m.d.UI, msg.fork, msg.tree, msg.leaf, transcript.EntryText, jump, fork))
+}
+
+// branchTo continues the session from an entry, on a new branch; the old
+// branch stays. From a user message it moves to just before it and puts
+// the message in the input to edit and send again.
+func (m *Model) branchTo(e coresession.Entry) tea.Cmd {
+	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
+	at, edit := e.ID, e.Type == coresession.TypeUser
+	if edit {
+		at = e.ParentID
+		m.input.SetValue(transcript.UserText(e)) // the cursor at its end, to edit it
+		m.input.fit(m.width, m.height)
+	}
+	return func() tea.Msg {
+		if err := rts.Branch(ctx, id, at); err != nil {
+			return openedMsg{err: err}
+		}
+		s, err := rts.Session(ctx, id)
+		if err != nil {
+			return openedMsg{err: err}
+		}
+		return branchedMsg{entries: s.Path(), edit: edit}
+	}
+}
+
+// forkFrom starts a new session holding the branch up to an entry (up to
+// just before a user message, which goes to the input) and opens it.
+func (m *Model) forkFrom(e coresession.Entry) tea.Cmd {
+	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
+	upTo, text := e.ID, ""
+	if e.Type == coresession.TypeUser {
+		upTo, text = e.ParentID, transcript.UserText(e)
+	}
+	return func() tea.Msg {
+		s, err := rts.ForkSession(ctx, id, upTo)
+		if err != nil {
+			return openedMsg{err: err}
+		}
+		return openedMsg{id: s.ID(), title: s.Title(), entries: s.Path(), sess: s, input: text, notice: "forked: a new session; the old one is unchanged"}
+	}
+}
+
+type branchedMsg struct {
+	entries []coresession.Entry
+	edit    bool // a message of the user's went back to the input
+}
+
+// modelPicker reads models.json in a command, then offers the models.
+func (m *Model) modelPicker() tea.Cmd {
+	agentDir, env := m.d.Host.Places.AgentDir, m.d.Env
+	cur, _ := m.Effective()
+	return func() tea.Msg {
+		reg := provider.Load(agentDir, env)
+		var refs []coresettings.ModelRef
+		for _, l := range reg.Usable() {
+			refs = append(refs, l.ModelRef)
+		}
+		// The model the next prompt uses, as PROVIDER/ID: the session's
+		// choice, else what its runtime runs, else the default.
+		current, _ := provider.SplitThinking(cur)
+		if d, err := provider.Describe(agentDir, env, cur); err == nil {
+			current = d.Model.Provider + "/" + d.Model.ID
+		}
+		return modelsMsg{refs: refs, current: current, err: reg.Err()}
+	}
+}
+
+type modelsMsg struct {
+	refs    []coresettings.ModelRef
+	current string // the model in use, marked in the menu
+	err     error
+}
+
+func (m *Model) showModels(refs []coresettings.ModelRef, current string, err error) tea.Cmd {
+	if len(refs) == 0 {
+		if err == nil {
+			err = errors.New("no model is available: set an API key such as ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or add a provider to models.json")
+		}
+		return common.Failure(err)
+	}
+	keysFor := "123456789abcdefghijklmnopqrstuvwxyz"
+	var items []dialog.Item
+	for i, r := range refs {
+		if i >= len(keysFor) {
+			break
+		}
+		k, spec := string(keysFor[i]), r.String()
+		label := spec
+		if spec == current {
+			label += "  ← current"
+		}
+		items = append(items, dialog.Item{Key: key.NewBinding(key.WithKeys(k), key.WithHelp(k, label)), Run: func() tea.Cmd {
+			m.model = spec
+			rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
+			// Kept in the session, so resuming it later uses this model.
+			return tea.Batch(common.Notice("model %s: the runtime restarts (model-changed) at the next prompt", spec), m.describe(), func() tea.Msg {
+				if s, err := rts.Session(ctx, id); err == nil {
+					s.Append(ctx, coresession.TypeModelChange, map[string]string{"model": spec})
+				}
+				return nil
+			})
+		}})
+	}
+	return m.d.UI.Push(dialog.NewMenu(m.d.UI, "Model for this session", items))
+}
+
+func (m *Model) inspect() tea.Cmd {
+	rts, id, model, ctx, ui := m.d.Runtimes, m.sid, m.spec(), m.ctx, m.d.UI
+	return func() tea.Msg {
+		in, err := rts.Inspect(ctx, id, model)
+		if err != nil {
+			return common.NoticeMsg{Text: err.Error(), Error: true}
+		}
+		return common.PushMsg{Layer: inspector.New(ui, in)}
+	}
+}
+
+// handleBranched applies a branch picked with /tree.
+func (m *Model) handleBranched(msg branchedMsg) { m.tr.Load(msg.entries) }

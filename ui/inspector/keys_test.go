@@ -1,0 +1,15 @@
+package inspector
+
+import (
+	"testing"
+
+	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/ui/internal/keytest"
+	"github.com/pi-tui/pi-tui/ui/internal/uitest"
+)
+
+// The context page shows the keys its table handles, and only those.
+func TestInspectorKeysAreData(t *testing.T) {
+	p := New(uitest.UI(), runtime.Inspection{})
+	keytest.Check(t, "context", p.keys, p.Help())
+}

@@ -1,0 +1,44 @@
+// Package uitest builds what the ui packages' model tests share: a real
+// host over temporary folders with its runtime manager, and styles
+// without colour, so that views compare as text.
+package uitest
+
+import (
+	"io"
+	"path/filepath"
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/ui/common"
+)
+
+// Host opens a host whose home, agent dir and data dir are in a
+// temporary folder, and a runtime manager over it; both close when tb
+// ends.
+func Host(tb testing.TB) (*host.Host, *runtime.Manager) {
+	tb.Helper()
+	dir := tb.TempDir()
+	h, err := host.Open(tb.Context(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { h.Close() })
+	rts, err := runtime.New(runtime.Options{Host: h})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { rts.Close() })
+	return h, rts
+}
+
+// UI returns screens' styles without colour.
+func UI() *common.UI {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	return common.NewUI(common.NewStyles(r))
+}

@@ -1,0 +1,247 @@
+package sessionlist
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pi-tui/pi-tui/core/filesearch"
+	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/worktree"
+	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/dialog"
+)
+
+type listMsg struct {
+	list []coresession.Summary
+	of   worktree.Sessions // the listed sessions' worktree bindings, verified
+	err  error
+}
+
+func (m *Model) loadList() tea.Cmd {
+	if m.project == nil {
+		return nil
+	}
+	sm, svc, pid, ctx := m.d.Runtimes.Sessions(), m.wt.svc, m.project.ID, m.ctx
+	return func() tea.Msg {
+		list, err := sm.List(ctx, pid)
+		msg := listMsg{list: list, err: err}
+		if err == nil && svc != nil {
+			// In the same message, so a row and its worktree cell change
+			// together (the bindings come from the files just listed).
+			msg.of = svc.Of(ctx, pid, list)
+		}
+		return msg
+	}
+}
+
+// shown returns the sessions the filter lets through, in list order.
+func (m *Model) shown() []coresession.Summary {
+	if m.filter.text() == "" {
+		return m.list
+	}
+	var out []coresession.Summary
+	for _, s := range m.list {
+		if m.filter.matches(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (m *Model) listKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	if m.filter.on {
+		switch msg.Type {
+		case tea.KeyEsc:
+			m.filter.stop()
+			m.cursor = 0
+			return nil
+		case tea.KeyEnter, tea.KeyUp, tea.KeyDown:
+			// fall through to the list: open or move within what shows
+		default:
+			before := m.filter.input.Value()
+			var cmd tea.Cmd
+			m.filter.input, cmd = m.filter.input.Update(msg)
+			if m.filter.input.Value() == before {
+				return cmd
+			}
+			m.cursor = 0
+			return tea.Batch(cmd, m.filter.search(m.ctx, m.list))
+		}
+	}
+	list := m.shown()
+	switch {
+	case key.Matches(msg, k.Up):
+		m.cursor = max(m.cursor-1, 0)
+	case key.Matches(msg, k.Down):
+		m.cursor = min(m.cursor+1, max(len(list)-1, 0))
+	case key.Matches(msg, k.First):
+		m.cursor = 0
+	case key.Matches(msg, k.Last):
+		m.cursor = max(len(list)-1, 0)
+	case m.filter.on:
+		if msg.Type == tea.KeyEnter && m.cursor < len(list) {
+			return m.act.Open(list[m.cursor].ID)
+		}
+	case key.Matches(msg, k.Filter):
+		m.filter.start()
+		m.cursor = 0
+	case key.Matches(msg, k.New):
+		return m.act.New()
+	case key.Matches(msg, k.Worktree):
+		return m.act.NewInWorktree()
+	case key.Matches(msg, k.Diff), key.Matches(msg, k.Merge), key.Matches(msg, k.Discard):
+		if m.cursor >= len(list) {
+			return nil
+		}
+		id := list[m.cursor].ID
+		switch {
+		case key.Matches(msg, k.Diff):
+			return m.showDiff(id)
+		case key.Matches(msg, k.Merge):
+			return m.prepare("merge", id)
+		}
+		return m.prepare("discard", id)
+	case key.Matches(msg, k.Rename):
+		if m.cursor < len(list) && !list[m.cursor].Broken {
+			s := list[m.cursor]
+			return m.Rename(s.ID, s.Title)
+		}
+	case key.Matches(msg, k.Delete):
+		if m.cursor < len(list) {
+			if w, ok := m.wt.of.Bound[list[m.cursor].ID]; ok {
+				// Said before asking: deleting would leave its folder
+				// and branch behind, so the core refuses it.
+				return common.Failure(fmt.Errorf("this session works in its worktree (branch %s): discard it first with %s", w.Branch, m.keys.Discard.Help().Key))
+			}
+			if _, ok := m.wt.of.Invalid[list[m.cursor].ID]; ok {
+				return common.Failure(fmt.Errorf("this session's worktree binding is invalid: unbind it first with %s (nothing is deleted)", m.keys.Discard.Help().Key))
+			}
+			return m.deleteDialog(list[m.cursor])
+		}
+	case key.Matches(msg, k.Open):
+		if m.cursor < len(list) {
+			return m.act.Open(list[m.cursor].ID)
+		}
+		return m.act.New()
+	}
+	return nil
+}
+
+// Rename asks for session id's new name (r here, /name in the chat);
+// title is its name now.
+func (m *Model) Rename(id, title string) tea.Cmd {
+	return m.d.UI.Push(dialog.NewPrompt(m.d.UI, "Rename session", "pi shows the name in its session list too", title,
+		func(v string) string {
+			if strings.TrimSpace(v) == "" {
+				return "a name cannot be empty"
+			}
+			return ""
+		}, func(v string) tea.Cmd { return m.SetTitle(id, strings.TrimSpace(v)) }))
+}
+
+// RenamedMsg says a session was named: the list reloads, and the chat
+// showing it takes the name.
+type RenamedMsg struct{ ID, Title string }
+
+// SetTitle writes a session's name (pi's session_info) in a command.
+func (m *Model) SetTitle(id, title string) tea.Cmd {
+	rts, ctx := m.d.Runtimes, m.ctx
+	return func() tea.Msg {
+		s, err := rts.Session(ctx, id)
+		if err == nil {
+			err = s.SetTitle(ctx, title)
+		}
+		if err != nil {
+			return common.NoticeMsg{Text: "rename: " + err.Error(), Error: true}
+		}
+		return RenamedMsg{ID: id, Title: title}
+	}
+}
+
+// deleteDialog asks before a session's file is removed.
+func (m *Model) deleteDialog(s coresession.Summary) tea.Cmd {
+	name := Title(s.Title, s.FirstMessage)
+	if name == "" {
+		name = filepath.Base(s.Path)
+	}
+	body := fmt.Sprintf("Delete %q (%s)? Its file is removed, for pi as well:\n%s", name, common.Plural(s.Messages, "message"), common.VisibleLine(s.Path))
+	rts, id, ctx := m.d.Runtimes, s.ID, m.ctx
+	return m.d.UI.Push(dialog.NewConfirm(m.d.UI, "Delete session", body, func() tea.Cmd {
+		return func() tea.Msg {
+			if err := rts.DeleteSession(ctx, id); err != nil {
+				return common.NoticeMsg{Text: "delete: " + err.Error(), Error: true}
+			}
+			return deletedMsg{id: id}
+		}
+	}, "D"))
+}
+
+// Title is what a session is called wherever pi-tui names it (its row
+// here, the chat's header): its name, else its first message without the
+// files attached to it; one line, shown as text ("" when it has neither).
+func Title(name, first string) string {
+	if name == "" {
+		name, _ = filesearch.SplitAttached(first)
+	}
+	line, _, _ := strings.Cut(name, "\n")
+	return common.VisibleLine(line)
+}
+
+// deletedMsg says a session's file was removed.
+type deletedMsg struct{ id string }
+
+func (m *Model) listView() string {
+	st := m.d.UI
+	var b strings.Builder
+	b.WriteString(st.Title.Render("Sessions · "+common.VisibleLine(m.project.Name)) + st.Dim.Render("  enter open · n new · w in a worktree · r rename · D delete · / filter · ? help") + "\n")
+	if m.filter.on {
+		b.WriteString(m.filter.input.View() + "\n")
+	} else {
+		b.WriteString("\n")
+	}
+	if m.listErr != "" {
+		b.WriteString(st.Error.Render(m.listErr))
+		return b.String()
+	}
+	if len(m.list) == 0 {
+		b.WriteString("No sessions yet. Press " + st.Key.Render("n") + " (or enter) to start one.")
+		return b.String()
+	}
+	list := m.shown()
+	if len(list) == 0 {
+		b.WriteString(st.Dim.Render("No session matches."))
+		return b.String()
+	}
+	room := max(m.height-3, 1)
+	top := max(m.cursor-room+1, 0)
+	for i := top; i < len(list) && i < top+room; i++ {
+		s := list[i]
+		title := Title(s.Title, s.FirstMessage)
+		if title == "" {
+			title = "(untitled)"
+		}
+		when := time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04")
+		line := fmt.Sprintf("%s  %s  %s%s", when, title, common.Plural(s.Messages, "message"), m.worktreeCell(s.ID))
+		if s.Problem != "" {
+			// A file pi-tui cannot use says why, in one line; the others work.
+			line = fmt.Sprintf("%s  %s  ⚠ %s", when, common.VisibleLine(filepath.Base(s.Path)), common.VisibleLine(s.Problem))
+		}
+		line = ansi.Truncate(line, max(m.width-4, 10), "…")
+		if i == m.cursor {
+			b.WriteString(st.Selected.Render("› "+line) + "\n")
+			if fix := m.missingFix(s.ID); fix != "" {
+				b.WriteString(st.Warn.Render(ansi.Truncate("  "+common.VisibleLine(fix), max(m.width-2, 10), "…")) + "\n")
+			}
+		} else {
+			b.WriteString("  " + line + "\n")
+		}
+	}
+	return b.String()
+}

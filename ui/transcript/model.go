@@ -1,0 +1,237 @@
+// Package transcript is a chat's transcript: the session's messages,
+// answers (markdown once finished, plain while they stream), tool calls
+// with their status, preflight markers, live output and the instructions
+// their results carried, memory changes, compactions and notices. Items
+// from the store are decoded when first drawn and every item caches its
+// lines, so a long session costs what its visible part costs. The chat
+// feeds it the runtime's events through its methods.
+package transcript
+
+import (
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/memory"
+	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/ui/common"
+)
+
+// Model is one session's transcript, drawn at a width.
+type Model struct {
+	ui       *common.UI
+	markdown func(text string, width int) (string, error)
+	empty    string // said while there are no items
+
+	items    []*item
+	live     *item            // the streaming answer
+	calls    map[string]*item // running tool calls by id
+	retry    *item            // the notice of the current call's retries
+	sel      *item            // the tool call ctrl+o acts on (nil: the latest; tools.go)
+	bottom   int              // lines scrolled up from the bottom
+	thinking bool             // thinking shown (ctrl+t)
+	ticking  bool             // a tick redraws running tool calls' time
+	width    int
+}
+
+// New returns an empty transcript; markdown renders finished answers.
+func New(ui *common.UI, markdown func(text string, width int) (string, error)) *Model {
+	return &Model{ui: ui, markdown: markdown, calls: map[string]*item{}}
+}
+
+// SetWidth sets the width items are drawn at.
+func (m *Model) SetWidth(w int) { m.width = w }
+
+// SetEmpty sets what the transcript says while it has no items.
+func (m *Model) SetEmpty(text string) { m.empty = text }
+
+// Clear empties the transcript (the chat left its session).
+func (m *Model) Clear() { m.items, m.live, m.calls = nil, nil, map[string]*item{} }
+
+// Load shows a session's branch, scrolled to its end.
+func (m *Model) Load(entries []coresession.Entry) {
+	m.items = itemsFrom(entries)
+	m.bottom = 0
+}
+
+// Reread shows a session's branch as read again, the answer streaming
+// now (another program's turn) kept after it.
+func (m *Model) Reread(entries []coresession.Entry) {
+	m.items = itemsFrom(entries)
+	if m.live != nil {
+		m.items = append(m.items, m.live)
+	}
+}
+
+// Running reports whether a tool call is running.
+func (m *Model) Running() bool { return len(m.calls) > 0 }
+
+// Empty reports whether there is nothing to show yet.
+func (m *Model) Empty() bool { return len(m.items) == 0 }
+
+// FirstUser returns the first message of the user's shown ("" for none).
+func (m *Model) FirstUser() string {
+	for _, it := range m.items {
+		if it.kind == kindUser {
+			it.decode()
+			return it.text
+		}
+	}
+	return ""
+}
+
+// User adds a message of the user's, as shown, and scrolls to the end.
+func (m *Model) User(text string) {
+	m.items = append(m.items, &item{kind: kindUser, ready: true, text: text})
+	m.bottom, m.retry = 0, nil
+}
+
+// DropUnsent takes out the user's message text, the last or the one
+// before the last item, when it was refused before it was saved (it goes
+// back to the input).
+func (m *Model) DropUnsent(text string) {
+	if n := len(m.items); n > 0 && m.items[n-1].kind == kindUser && m.items[n-1].text == text {
+		m.items = m.items[:n-1]
+	} else if n > 1 && m.items[n-2].kind == kindUser && m.items[n-2].text == text {
+		m.items = append(m.items[:n-2], m.items[n-1])
+	}
+}
+
+// Notice adds a line of pi-tui's own: mild is information, else an error.
+func (m *Model) Notice(text string, mild bool) {
+	m.items = append(m.items, &item{kind: kindNotice, text: text, ready: true, mild: mild})
+}
+
+// Retry shows the current model call's retries in one notice, updated in
+// place.
+func (m *Model) Retry(text string) {
+	if m.retry == nil {
+		m.retry = &item{kind: kindNotice, ready: true, mild: true}
+		m.items = append(m.items, m.retry)
+	}
+	m.retry.text, m.retry.cacheKey = text, ""
+}
+
+// EndRetry ends the retries' notice: the next retry gets a new one.
+func (m *Model) EndRetry() { m.retry = nil }
+
+// Stream adds streamed text and thinking to the answer arriving.
+func (m *Model) Stream(delta, thinking string) {
+	m.retry = nil
+	if m.live == nil {
+		m.live = &item{kind: kindAssistant, ready: true, streaming: true}
+		m.items = append(m.items, m.live)
+	}
+	m.live.text += delta
+	m.live.thinking += thinking
+}
+
+// EndAnswer ends the answer arriving; text is the whole answer, shown
+// when none streamed. What arrived stays, marked partial when the answer
+// broke off.
+func (m *Model) EndAnswer(text string, partial bool) {
+	if m.live == nil && text != "" {
+		m.live = &item{kind: kindAssistant, ready: true, text: text}
+		m.items = append(m.items, m.live)
+	}
+	if m.live != nil {
+		// The reason is said once, by the turn's end.
+		m.live.streaming = false
+		m.live.partial = partial
+		m.live.cacheKey = ""
+	}
+	m.live = nil
+}
+
+// ToolStart adds a running tool call, timed from now.
+func (m *Model) ToolStart(callID, tool, args string) tea.Cmd {
+	m.retry = nil
+	it := &item{kind: kindTool, ready: true, callID: callID, tool: tool, args: args, status: "running"}
+	m.calls[callID] = it
+	m.items = append(m.items, it)
+	return m.toolStarted(it)
+}
+
+// Result is how a tool call ended.
+type Result struct {
+	CallID, Tool, Path, Text string
+	IsError                  bool
+	ToolMs                   float64
+	Preflight                *agent.PreflightInfo
+	Delivery                 *agent.DeliveryInfo
+	Change                   *memory.Change // a remember call's
+}
+
+// ToolEnd shows a call's end (a call not seen starting is added).
+func (m *Model) ToolEnd(r Result) {
+	it := m.calls[r.CallID]
+	if it == nil {
+		it = &item{kind: kindTool, ready: true, callID: r.CallID, tool: r.Tool}
+		m.items = append(m.items, it)
+	}
+	delete(m.calls, r.CallID)
+	it.status, it.path, it.result, it.toolMs, it.pre, it.delivery = "ok", r.Path, r.Text, r.ToolMs, r.Preflight, r.Delivery
+	it.change = r.Change
+	if r.IsError {
+		it.status = "error"
+	}
+	it.cacheKey = ""
+}
+
+// Compaction shows a compaction's summary.
+func (m *Model) Compaction(summary string) {
+	m.items = append(m.items, &item{kind: kindCompaction, ready: true, text: summary})
+}
+
+// LastChange returns the latest memory change not undone, with the call
+// that made it.
+func (m *Model) LastChange() (callID string, c memory.Change, ok bool) {
+	for i := len(m.items) - 1; i >= 0; i-- {
+		if it := m.items[i]; it.change != nil && !it.undone {
+			return it.callID, *it.change, true
+		}
+	}
+	return "", memory.Change{}, false
+}
+
+// MarkUndone shows call callID's memory change as undone. Items may have
+// been reread from the file since the undo began: they are found by call.
+func (m *Model) MarkUndone(callID string) {
+	for _, it := range m.items {
+		if it.change != nil && it.callID == callID {
+			it.undone, it.cacheKey = true, ""
+		}
+	}
+}
+
+// ToggleThinking shows or hides answers' thinking.
+func (m *Model) ToggleThinking() { m.thinking = !m.thinking }
+
+// Scroll moves the view up by n lines (down for n < 0), never below the
+// end.
+func (m *Model) Scroll(n int) { m.bottom = max(m.bottom+n, 0) }
+
+// View draws the last h lines (or h lines ending m.bottom lines up).
+// Items are drawn from the end backwards, only as many as fit: a long
+// session costs what its visible part costs.
+func (m *Model) View(h int) string {
+	opts := m.drawOpts()
+	need := h + m.bottom
+	var lines []string
+	for i := len(m.items) - 1; i >= 0 && len(lines) < need; i-- {
+		l := m.items[i].render(m.ui, m.width, opts)
+		lines = append(append([]string(nil), l...), lines...)
+	}
+	if len(m.items) == 0 {
+		lines = []string{m.ui.Dim.Render(m.empty)}
+	}
+	end := max(len(lines)-m.bottom, 0)
+	start := max(end-h, 0)
+	m.bottom = len(lines) - end
+	out := lines[start:end]
+	for len(out) < h {
+		out = append([]string{""}, out...)
+	}
+	return strings.Join(out, "\n")
+}
