@@ -267,20 +267,20 @@ func (m *Menu) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	if !ok {
 		return m, nil
 	}
+	// An item's own key comes first: the menu shows it beside the item,
+	// so an item bound to k or q (a long /model menu) is chosen by it.
+	for _, it := range m.items.Items() {
+		if key.Matches(km, it.Key) {
+			m.st.Close(m)
+			return m, it.Run()
+		}
+	}
 	switch {
 	case key.Matches(km, m.keys.Close):
 		return m, m.st.Close(m)
 	case m.items.Update(km):
-		return m, nil
 	case key.Matches(km, m.keys.Choose):
 		if it, ok := m.items.Selected(); ok {
-			m.st.Close(m)
-			return m, it.Run()
-		}
-		return m, nil
-	}
-	for _, it := range m.items.Items() {
-		if key.Matches(km, it.Key) {
 			m.st.Close(m)
 			return m, it.Run()
 		}
