@@ -25,6 +25,7 @@ import (
 	coreprojects "github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/store"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/list"
 )
 
 // Actions opens the other screens a row menu leads to. The shell provides
@@ -41,9 +42,16 @@ type Actions struct {
 // the selected project directly, and the menu that enter opens lists the
 // same bindings.
 type KeyMap struct {
-	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
-	Filter, ClearFilter, Sort, Add, Menu    key.Binding
-	Fold                                    key.Binding
+	// The moving keys: ↑/k ↓/j pgup pgdn home end/G (g moves a project
+	// to a group).
+	list.KeyMap
+	Filter, ClearFilter, Sort, Add, Menu key.Binding
+	Fold                                 key.Binding
+	// While the filter has the keys, enter keeps it (the filter's
+	// partner, shown with it) and these move through the matches: they
+	// type nothing.
+	KeepFilter  key.Binding
+	FilterMoves list.KeyMap
 
 	// Row keys, in the order the row menu lists them.
 	Open, Agents, Memory, AgentWrites, Instructions, Rename, Pin, Archive, Trust, Group, Relocate, Remove key.Binding
@@ -51,13 +59,17 @@ type KeyMap struct {
 
 // DefaultKeyMap returns the Projects keys.
 func DefaultKeyMap() KeyMap {
+	nav := list.DefaultKeyMap()
+	nav.Top.SetKeys("home")
+	nav.Top.SetHelp("home", "first")
+	moves := list.TypingKeyMap()
+	for _, b := range []*key.Binding{&moves.Up, &moves.Down, &moves.PageUp, &moves.PageDown} {
+		b.SetHelp("", "") // shown as Up, Down, PageUp, PageDown
+	}
 	return KeyMap{
-		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:      key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PageDown:    key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-		Top:         key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first")),
-		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "last")),
+		KeyMap:      nav,
+		KeepFilter:  key.NewBinding(key.WithKeys("enter")),
+		FilterMoves: moves,
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
 		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
@@ -134,9 +146,7 @@ type Model struct {
 	all      []coreprojects.Project
 	lower    []string          // lower-cased name and path, for filtering
 	winners  map[string]string // project id → root instruction file in effect
-	rows     []row
-	cursor   int // index into rows; always a project row when any exists
-	offset   int // first visible row
+	rows     list.List[row]    // headings and projects; the cursor rests on a project or a foldable heading
 	sort     sortMode
 	filter   textinput.Model
 	filterOn bool
@@ -168,6 +178,10 @@ func New(h *host.Host, st *common.UI, actions Actions, env func(string) string) 
 	m := &Model{host: h, st: st, watch: &changeWatch{}, keys: DefaultKeyMap(), actions: actions, env: env, filter: f,
 		winners: map[string]string{}, loading: true, spin: sp, now: time.Now,
 		folded: map[string]bool{archivedFold: true}}
+	m.rows = list.New[row](m.keys.KeyMap)
+	m.rows.Height = rowHeight
+	m.rows.Selectable = row.selectable
+	m.rows.SetLines(m.listHeight())
 	ctx, stop := context.WithCancel(context.Background())
 	m.stop, m.done = stop, ctx.Done()
 	if h.Events != nil {
@@ -425,7 +439,7 @@ func refreshFingerprints(reg *coreprojects.Registry, list []coreprojects.Project
 // SetSize sets the area the tab draws in.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
-	m.clampOffset()
+	m.rows.SetLines(m.listHeight())
 }
 
 // Filtering reports whether the filter field has the keys, so the shell
@@ -551,18 +565,18 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
 	if m.filterOn {
-		switch msg.String() {
-		case "esc":
+		switch {
+		case key.Matches(msg, k.ClearFilter):
 			m.filterOn = false
 			m.filter.Blur()
 			m.filter.SetValue("")
 			m.rebuild(m.selectedID())
 			return nil
-		case "enter":
+		case key.Matches(msg, k.KeepFilter):
 			m.filterOn = false
 			m.filter.Blur()
 			return nil
-		case "up", "down", "pgup", "pgdown":
+		case k.FilterMoves.Matches(msg):
 			// Moving through the matches does not leave the filter.
 		default:
 			var cmd tea.Cmd
@@ -575,18 +589,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 	}
 	switch {
-	case key.Matches(msg, k.Up):
-		m.move(-1)
-	case key.Matches(msg, k.Down):
-		m.move(1)
-	case key.Matches(msg, k.PageUp):
-		m.move(-max(m.listHeight()/2, 1))
-	case key.Matches(msg, k.PageDown):
-		m.move(max(m.listHeight()/2, 1))
-	case key.Matches(msg, k.Top):
-		m.move(-len(m.rows))
-	case key.Matches(msg, k.Bottom):
-		m.move(len(m.rows))
+	case m.rows.Update(msg):
 	case key.Matches(msg, k.Filter):
 		m.filterOn = true
 		return m.filter.Focus()
@@ -631,15 +634,16 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 // toggleFold folds or opens the section under the cursor (a heading, or
 // a project's group) and remembers it.
 func (m *Model) toggleFold() tea.Cmd {
-	if m.cursor < 0 || m.cursor >= len(m.rows) {
+	c := m.rows.Cursor()
+	if c < 0 {
 		return nil
 	}
-	r := m.rows[m.cursor]
+	r := m.rows.Row(c)
 	fold := r.fold
 	if r.heading == "" {
-		for i := m.cursor; i >= 0; i-- { // the project's section heading
-			if m.rows[i].heading != "" {
-				fold = m.rows[i].fold
+		for i := c; i >= 0; i-- { // the project's section heading
+			if h := m.rows.Row(i); h.heading != "" {
+				fold = h.fold
 				break
 			}
 		}
@@ -649,15 +653,14 @@ func (m *Model) toggleFold() tea.Cmd {
 	}
 	m.folded[fold] = !m.folded[fold]
 	// The cursor goes to the heading, which stays when its rows go.
-	for i, h := range m.rows {
-		if h.heading != "" && h.fold == fold {
-			m.cursor = i
+	keep := c
+	for i := range m.rows.Len() {
+		if h := m.rows.Row(i); h.heading != "" && h.fold == fold {
+			keep = i
 		}
 	}
-	keep := m.cursor
 	m.rebuild("")
-	m.cursor = min(keep, len(m.rows)-1)
-	m.clampOffset()
+	m.rows.SetCursor(keep)
 	reg, v := m.host.Projects, m.folded[fold]
 	return func() tea.Msg {
 		if err := reg.SetFolded(context.Background(), fold, v); err != nil {
@@ -669,10 +672,11 @@ func (m *Model) toggleFold() tea.Cmd {
 
 // Selected returns the project under the cursor.
 func (m *Model) Selected() (coreprojects.Project, bool) {
-	if m.cursor < 0 || m.cursor >= len(m.rows) || m.rows[m.cursor].heading != "" || m.rows[m.cursor].index >= len(m.all) {
+	r, ok := m.rows.Selected()
+	if !ok || r.heading != "" || r.index >= len(m.all) {
 		return coreprojects.Project{}, false
 	}
-	return m.all[m.rows[m.cursor].index], true
+	return m.all[r.index], true
 }
 
 func (m *Model) selectedID() string {
@@ -722,7 +726,7 @@ func (m *Model) rebuild(keep string) {
 	}
 	sort.Slice(order, func(i, j int) bool { return strings.ToLower(order[i].name) < strings.ToLower(order[j].name) })
 	all := append(append([]*section{pinned}, order...), normal, archived)
-	m.rows = m.rows[:0]
+	rows := m.rows.Items()[:0]
 	for _, sec := range all {
 		if len(sec.idx) == 0 {
 			continue
@@ -736,28 +740,19 @@ func (m *Model) rebuild(keep string) {
 			}
 			head = mark + head
 		}
-		m.rows = append(m.rows, row{heading: head, fold: sec.fold})
+		rows = append(rows, row{heading: head, fold: sec.fold})
 		if folded {
 			continue
 		}
 		m.sortIdx(sec.idx)
 		for _, i := range sec.idx {
-			m.rows = append(m.rows, row{index: i})
+			rows = append(rows, row{index: i})
 		}
 	}
-	m.cursor = -1
-	for i, r := range m.rows {
-		if !r.selectable() {
-			continue
-		}
-		if m.cursor < 0 || (r.heading == "" && m.all[r.index].ID == keep) {
-			m.cursor = i
-			if r.heading == "" && m.all[r.index].ID == keep {
-				break
-			}
-		}
+	m.rows.SetItems(rows)
+	if keep == "" || !m.rows.Select(func(r row) bool { return r.heading == "" && m.all[r.index].ID == keep }) {
+		m.rows.First()
 	}
-	m.clampOffset()
 }
 
 func (m *Model) sortIdx(idx []int) {
@@ -787,29 +782,6 @@ func (m *Model) sortIdx(idx []int) {
 	})
 }
 
-func (m *Model) move(d int) {
-	if len(m.rows) == 0 {
-		return
-	}
-	c := m.cursor
-	step := 1
-	if d < 0 {
-		step = -1
-	}
-	for n := d; n != 0; n -= step {
-		next := c + step
-		for next >= 0 && next < len(m.rows) && !m.rows[next].selectable() {
-			next += step
-		}
-		if next < 0 || next >= len(m.rows) {
-			break
-		}
-		c = next
-	}
-	m.cursor = c
-	m.clampOffset()
-}
-
 // Each project takes two lines; a heading one.
 func rowHeight(r row) int {
 	if r.heading != "" {
@@ -819,30 +791,6 @@ func rowHeight(r row) int {
 }
 
 func (m *Model) listHeight() int { return max(m.height-2, 1) }
-
-func (m *Model) clampOffset() {
-	if m.cursor < 0 {
-		m.offset = 0
-		return
-	}
-	start := m.cursor
-	if start > 0 && m.rows[start-1].heading != "" && m.rows[start-1].fold == "" {
-		start-- // show the section heading with its first project
-	}
-	if start < m.offset {
-		m.offset = start
-	}
-	for {
-		h := 0
-		for i := m.offset; i <= m.cursor && i < len(m.rows); i++ {
-			h += rowHeight(m.rows[i])
-		}
-		if h <= m.listHeight() || m.offset >= m.cursor {
-			break
-		}
-		m.offset++
-	}
-}
 
 // View draws the tab in width×height.
 func (m *Model) View() string {
@@ -867,34 +815,28 @@ func (m *Model) View() string {
 		b.WriteString("\nNo projects yet. Press " + m.st.Key.Render("n") + " to add a folder.\n")
 		return b.String()
 	}
-	if len(m.rows) == 0 && !m.loading {
+	if m.rows.Len() == 0 && !m.loading {
 		b.WriteString("\nNo project matches " + fmt.Sprintf("%q", m.filter.Value()) + ". Press esc to clear the filter.\n")
 		return b.String()
 	}
-	left := m.listHeight()
 	home := m.host.Places.Home
-	for i := m.offset; i < len(m.rows) && left > 0; i++ {
-		r := m.rows[i]
+	cursor := m.rows.Cursor()
+	for i, r := range m.rows.Window() {
 		if r.heading != "" {
 			head := common.VisibleLine(r.heading)
-			if i == m.cursor {
+			if i == cursor {
 				head = m.st.Selected.Render(padTo("› "+head, m.width))
 			}
 			b.WriteString(m.st.Section.Render(truncate(head, m.width)) + "\n")
-			left--
 			continue
 		}
-		if left < 2 {
-			break
-		}
 		l1, l2 := m.renderProject(m.all[r.index], home)
-		if i == m.cursor {
+		if i == cursor {
 			l1 = m.st.Selected.Render(padTo("› "+l1, m.width))
 		} else {
 			l1 = "  " + l1
 		}
 		b.WriteString(truncate(l1, m.width) + "\n" + m.st.Dim.Render(truncate("    "+l2, m.width)) + "\n")
-		left -= 2
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
