@@ -13,7 +13,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
 	"github.com/pi-tui/pi-tui/core/runtime"
@@ -168,9 +167,7 @@ func TestCtrlEEditsAFileTooOddForTheEditor(t *testing.T) {
 			ran = cmd.Args
 			return func() tea.Msg { return done(cmd.Run()) }
 		}})
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
-	t.Cleanup(func() { tm.Quit() })
-	s := &session{t: t, tm: tm}
+	s := newSession(t, m, 100, 30)
 	s.waitFor("proj")
 	s.keys("enter", "a")
 	s.waitFor("not valid UTF-8", "ctrl+e open in $EDITOR")

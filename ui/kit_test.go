@@ -10,7 +10,6 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/settings"
@@ -115,9 +114,7 @@ func newKitRigWith(t *testing.T, w, h int, script fakemodel.Script, trusted bool
 	if _, _, err := m.opts.Host.Projects.Add(context.Background(), root, "proj", trusted); err != nil {
 		t.Fatal(err)
 	}
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
-	t.Cleanup(func() { tm.Quit() })
-	return &kitRig{session: &session{t: t, tm: tm}, home: home, fake: fake, m: m, clock: clock}
+	return &kitRig{session: newSession(t, m, w, h), home: home, fake: fake, m: m, clock: clock}
 }
 
 // chat opens the project's first session from the row menu.

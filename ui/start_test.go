@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/charmbracelet/x/exp/teatest"
-
 	"github.com/pi-tui/pi-tui/core/provider"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 )
@@ -14,9 +12,7 @@ import (
 func (f *fixture) runAt(start Start) *session {
 	m := f.model()
 	m.opts.Start = start
-	tm := teatest.NewTestModel(f.t, m, teatest.WithInitialTermSize(100, 30))
-	f.t.Cleanup(func() { tm.Quit() })
-	return &session{t: f.t, tm: tm}
+	return newSession(f.t, m, 100, 30)
 }
 
 func (f *fixture) project(name string) *Start {
