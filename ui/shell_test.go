@@ -421,6 +421,9 @@ func TestTooSmallAndResize(t *testing.T) {
 }
 
 func TestGoldenScreens(t *testing.T) {
+	// Each screen is captured once everything it loads is drawn: the
+	// status bar's model is read off the UI goroutine, after the list.
+	const loaded = "model: no model"
 	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
 		name := func(s string) string { return s + "-" + itoa(size.w) + "x" + itoa(size.h) }
 		setup := func(t *testing.T) *fixture {
@@ -440,19 +443,19 @@ func TestGoldenScreens(t *testing.T) {
 		}
 		t.Run(name("projects"), func(t *testing.T) {
 			s := setup(t).run(size.w, size.h)
-			s.waitFor("api", "web", "AGENTS.md ·")
+			s.waitFor("api", "web", "AGENTS.md ·", loaded)
 			golden(t, name("projects"), s.final())
 		})
 		t.Run(name("menu"), func(t *testing.T) {
 			s := setup(t).run(size.w, size.h)
-			s.waitFor("api", "AGENTS.md ·")
+			s.waitFor("api", "AGENTS.md ·", loaded)
 			s.keys("enter")
 			s.waitFor("Show instructions")
 			golden(t, name("menu"), s.final())
 		})
 		t.Run(name("editor"), func(t *testing.T) {
 			s := setup(t).run(size.w, size.h)
-			s.waitFor("api", "AGENTS.md ·")
+			s.waitFor("api", "AGENTS.md ·", loaded)
 			s.keys("enter", "a")
 			s.waitFor("make check")
 			golden(t, name("editor"), s.final())
@@ -462,21 +465,21 @@ func TestGoldenScreens(t *testing.T) {
 			m, _ := f.host.Memory.Load(context.Background(), filepath.Join(f.home, "src/api"))
 			f.host.Memory.Save(context.Background(), m, []memory.Entry{{ID: "a", Title: "Style", Content: "gofmt"}, {ID: "b", Content: "Tabs, not spaces."}})
 			s := f.run(size.w, size.h)
-			s.waitFor("api", "AGENTS.md ·")
+			s.waitFor("api", "AGENTS.md ·", loaded)
 			s.keys("enter", "m")
-			s.waitFor("Tabs, not spaces.")
+			s.waitFor("Tabs, not spaces.", "agent writes: off") // the switch is read after the entries
 			golden(t, name("memory"), s.final())
 		})
 		t.Run(name("instructions"), func(t *testing.T) {
 			s := setup(t).run(size.w, size.h)
-			s.waitFor("api", "AGENTS.md ·")
+			s.waitFor("api", "AGENTS.md ·", loaded)
 			s.keys("enter", "i")
 			s.waitFor("Chain for the project root")
 			golden(t, name("instructions"), s.final())
 		})
 		t.Run(name("settings"), func(t *testing.T) {
 			s := setup(t).run(size.w, size.h)
-			s.waitFor("api")
+			s.waitFor("api", loaded)
 			s.keys("3")
 			s.waitFor("Provider guidance in effect", "database")
 			golden(t, name("settings"), s.final())
