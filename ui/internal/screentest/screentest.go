@@ -39,15 +39,31 @@ type Screen struct {
 	read func([]byte) []byte
 }
 
-// Start runs m at w×h; the program is quit when the test ends. read
-// turns output into the text waits look in: Plain or Prose (nil: Plain).
+// Start runs m at w×h. read turns output into the text waits look in:
+// Plain or Prose (nil: Plain).
+//
+// When the test ends the program is quit, m is closed (if it has a Close
+// method, as ui.Model does: it ends the program's subscriptions and
+// timers), and the test waits until none of the program's commands is
+// still running: a load still reading the test's folders would otherwise
+// race the removal of its temp dir, or a later test.
 func Start(t testing.TB, m tea.Model, w, h int, read func([]byte) []byte) *Screen {
 	t.Helper()
 	if read == nil {
 		read = Plain
 	}
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
-	t.Cleanup(func() { tm.Quit() })
+	tr := &tracked{Model: m, work: &work{}}
+	tm := teatest.NewTestModel(t, tr, teatest.WithInitialTermSize(w, h))
+	t.Cleanup(func() {
+		tm.Quit()
+		tm.WaitFinished(t, teatest.WithFinalTimeout(Limit))
+		if c, ok := m.(interface{ Close() }); ok {
+			c.Close()
+		}
+		if n := tr.work.idle(Limit); n > 0 {
+			t.Errorf("%d commands of the program still run %s after it ended", n, Limit)
+		}
+	})
 	return &Screen{T: t, TM: tm, read: read}
 }
 
@@ -106,7 +122,7 @@ var keyNames = map[string]tea.KeyType{
 	"enter": tea.KeyEnter, "esc": tea.KeyEsc, "tab": tea.KeyTab, "backspace": tea.KeyBackspace,
 	"up": tea.KeyUp, "down": tea.KeyDown, "home": tea.KeyHome, "end": tea.KeyEnd, "pgdown": tea.KeyPgDown,
 	"ctrl+c": tea.KeyCtrlC, "ctrl+e": tea.KeyCtrlE, "ctrl+k": tea.KeyCtrlK, "ctrl+l": tea.KeyCtrlL,
-	"ctrl+o": tea.KeyCtrlO, "ctrl+p": tea.KeyCtrlP, "ctrl+s": tea.KeyCtrlS, "ctrl+end": tea.KeyCtrlEnd,
+	"ctrl+o": tea.KeyCtrlO, "ctrl+p": tea.KeyCtrlP, "ctrl+s": tea.KeyCtrlS, "ctrl+u": tea.KeyCtrlU, "ctrl+end": tea.KeyCtrlEnd,
 }
 
 // Keys presses each key: a name from keyNames, or else the runes of the
