@@ -132,12 +132,19 @@ func (r *kitRig) say(text string) {
 }
 
 // command sends a slash command that works only between turns. The
-// answer's text arrives a moment before the turn's end, so a command sent
-// right after it may be refused ("waits until the agent is done"); it is
-// then sent again once that refusal is on screen, until it runs.
+// answer's text arrives a moment before the turn's end, and the end itself
+// draws nothing, so a command sent right after the answer may be refused
+// ("waits until the agent is done"); it is then sent again once that
+// refusal is on screen, until it runs.
+//
+// A second refusal would draw the very notice the first one left, which
+// the terminal is not sent again: between two tries another notice takes
+// its place (an unknown command, which comes back to the input and is
+// cleared with ctrl+u), so that each refusal is new output.
 func (r *kitRig) command(cmd string, want ...string) {
 	r.t.Helper()
 	const busy = "waits until the agent is done"
+	const other = "/no-such-command"
 	for range 100 {
 		start := r.raw.Len()
 		r.say(cmd)
@@ -145,6 +152,9 @@ func (r *kitRig) command(cmd string, want ...string) {
 			r.waitFrom(start, want...)
 			return
 		}
+		r.say(other)
+		r.waitAny("unknown command " + other)
+		r.keys("ctrl+u")
 	}
 	r.t.Fatalf("%s was refused 100 times: the turn never ended", cmd)
 }
