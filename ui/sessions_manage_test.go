@@ -40,7 +40,7 @@ func TestSessionListRenameFilterDelete(t *testing.T) {
 	// (its title is "First talk").
 	r.keys("/")
 	r.tm.Type("zebras")
-	r.waitFor("/ zebras")
+	r.waitFor("/ zebras", "First talk")
 	view := r.final()
 	if !strings.Contains(view, "First talk") || strings.Contains(view, "Second talk") {
 		t.Errorf("the content filter shows:\n%s", view)
