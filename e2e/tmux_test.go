@@ -130,7 +130,7 @@ func TestTerminalEndToEnd(t *testing.T) {
 	tm.keys("Tab")
 	tm.waitFor("~/src/shop/")
 	tm.keys("Enter", "Enter", "y", "Enter")
-	tm.waitFor("added shop")
+	tm.waitFor("added shop", "› shop") // the list reloads after the notice
 
 	// Edit AGENTS.md from the row menu.
 	tm.keys("Enter", "a")

@@ -188,7 +188,9 @@ func TestAddProjectAndEditAgentsMD(t *testing.T) {
 	s.keys("enter") // name field
 	s.tm.Type("API")
 	s.keys("enter", "y", "enter") // trust, add
-	s.waitFor("added API", "~/src/api")
+	// The row, not the path alone: the dialog drew the path, and the list
+	// reloads after the notice.
+	s.waitFor("added API", "› API  ~/src/api")
 
 	s.keys("enter")
 	s.waitFor("Edit AGENTS.md", "Remove")
