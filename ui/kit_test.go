@@ -14,6 +14,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
+	"github.com/pi-tui/pi-tui/store/storetest"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -105,6 +106,7 @@ func newKitRigWith(t *testing.T, w, h int, script fakemodel.Script, trusted bool
 		t.Fatal(err)
 	}
 	clock := newFakeClock()
+	storetest.Seed(t, filepath.Join(home, "data"))
 	m, done, err := NewKit(context.Background(), KitOptions{DataDir: filepath.Join(home, "data"), AgentDir: filepath.Join(home, ".pi", "agent"),
 		Home: home, Client: client, Model: provider.Model{Provider: "fake", ID: "m1", ContextWindow: 100000}, Now: clock.now})
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/store/storetest"
 	"github.com/pi-tui/pi-tui/ui/internal/screentest"
 )
 
@@ -45,6 +46,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	pl := paths.Places{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), DataDir: filepath.Join(home, "data")}
+	storetest.Seed(t, pl.DataDir)
 	h, err := host.Open(context.Background(), pl)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
 	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/store/storetest"
 	"github.com/pi-tui/pi-tui/ui"
 	"github.com/pi-tui/pi-tui/ui/internal/screentest"
 )
@@ -54,7 +55,9 @@ func places(t *testing.T) paths.Places {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return paths.Places{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), DataDir: filepath.Join(home, "data")}
+	pl := paths.Places{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), DataDir: filepath.Join(home, "data")}
+	storetest.Seed(t, pl.DataDir)
+	return pl
 }
 
 func registry(t *testing.T, pl paths.Places) (*coreprojects.Registry, func()) {

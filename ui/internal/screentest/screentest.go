@@ -109,10 +109,14 @@ func (s *Screen) WaitAny(want ...string) string {
 // offset start.
 func (s *Screen) wait(start int, done func(seen []byte) bool) {
 	s.T.Helper()
-	read := s.Raw.Len()
+	read, looked := s.Raw.Len(), -1
 	teatest.WaitFor(s.T, s.TM.Output(), func(b []byte) bool {
 		// b is all this wait has read so far; keep what is new.
 		s.Raw.Write(b[s.Raw.Len()-read:])
+		if s.Raw.Len() == looked {
+			return false // nothing new since the last look
+		}
+		looked = s.Raw.Len()
 		return done(s.read(s.Raw.Bytes()[start:]))
 	}, teatest.WithDuration(Limit), teatest.WithCheckInterval(checkEvery))
 }
