@@ -161,6 +161,7 @@ type Model struct {
 	spin    spinner.Model
 	loadErr string
 	now     func() time.Time
+	polls   Polls
 
 	width, height int
 }
@@ -176,7 +177,7 @@ func New(h *host.Host, st *common.UI, actions Actions, env func(string) string) 
 	f.CharLimit = 128
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m := &Model{host: h, st: st, watch: &changeWatch{}, keys: DefaultKeyMap(), actions: actions, env: env, filter: f,
-		winners: map[string]string{}, loading: true, spin: sp, now: time.Now,
+		winners: map[string]string{}, loading: true, spin: sp, now: time.Now, polls: DefaultPolls(),
 		folded: map[string]bool{archivedFold: true}}
 	m.rows = list.New[row](m.keys.KeyMap)
 	m.rows.Height = rowHeight
@@ -308,24 +309,48 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(folds, m.load(), m.spin.Tick, m.reloadTick(), m.waitChanges(), m.watchStamp())
 }
 
-// stampEvery is how often the database files are looked at for writes by
-// another process (the pi-tui CLI adding a project), which the in-process
-// broker never hears of. A look is two stat calls; only a changed stamp
-// reloads the list.
-const stampEvery = 2 * time.Second
+// Polls are how often the tab looks for changes that no event announces.
+type Polls struct {
+	// Stamp is how often the database files are looked at for writes by
+	// another process (the pi-tui CLI adding a project), which the
+	// in-process broker never hears of. A look is two stat calls; only a
+	// changed stamp reloads the list.
+	Stamp time.Duration
+	// Reload is how often the list is reloaded anyway, so a folder
+	// deleted while pi-tui runs is marked missing without any key pressed
+	// (no write announces that); every change made through pi-tui arrives
+	// at once through the broker.
+	Reload time.Duration
+}
+
+// DefaultPolls are the intervals a program uses: a look at the database
+// stamp every 2 s, a reload every 60 s.
+func DefaultPolls() Polls { return Polls{Stamp: 2 * time.Second, Reload: 60 * time.Second} }
+
+// SetPolls changes the intervals (a test shortens them, so that it waits
+// for the look rather than for the clock); a zero field keeps its
+// interval. Call it before Init.
+func (m *Model) SetPolls(p Polls) {
+	if p.Stamp > 0 {
+		m.polls.Stamp = p.Stamp
+	}
+	if p.Reload > 0 {
+		m.polls.Reload = p.Reload
+	}
+}
 
 // stampMsg carries the database stamp seen at a look.
 type stampMsg store.Stamp
 
-// watchStamp takes the database stamp after stampEvery, or ends when the
+// watchStamp takes the database stamp after polls.Stamp, or ends when the
 // tab is closed: like reloadTick, it must not outlive the program.
 func (m *Model) watchStamp() tea.Cmd {
-	done, st := m.done, m.host.Store
+	done, st, every := m.done, m.host.Store, m.polls.Stamp
 	if st == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		t := time.NewTimer(stampEvery)
+		t := time.NewTimer(every)
 		defer t.Stop()
 		select {
 		case <-t.C:
@@ -336,20 +361,14 @@ func (m *Model) watchStamp() tea.Cmd {
 	}
 }
 
-// reloadEvery is how often the list is reloaded anyway, so a folder
-// deleted while pi-tui runs is marked missing without any key pressed (no
-// write announces that); every change made through pi-tui arrives at once
-// through the broker.
-const reloadEvery = 60 * time.Second
-
 type reloadTickMsg struct{}
 
-// reloadTick waits reloadEvery, or until the tab is closed: a timer
+// reloadTick waits polls.Reload, or until the tab is closed: a timer
 // must not outlive the program that set it.
 func (m *Model) reloadTick() tea.Cmd {
-	done := m.done
+	done, every := m.done, m.polls.Reload
 	return func() tea.Msg {
-		t := time.NewTimer(reloadEvery)
+		t := time.NewTimer(every)
 		defer t.Stop()
 		select {
 		case <-t.C:
