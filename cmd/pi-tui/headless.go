@@ -580,23 +580,37 @@ func (r *rpcServer) serve(in io.Reader) error {
 	}
 }
 
-// jobQueue holds prompts and compactions in the order they came, without
-// bound on the reader's side: enqueueing never blocks, so the command
-// reader keeps answering while the agent works. It knows the session of
-// the job that runs, which is not always the rpc's current one (a
-// new_session may come while a prompt of the old session runs).
+// jobQueue holds prompts and compactions in the order they came.
+// Enqueueing never blocks, so the command reader keeps answering while the
+// agent works; it is bounded instead, by count and by the text the jobs
+// hold, so a client that sends faster than the agent answers gets an error
+// response rather than growing pi-tui's memory without end. It knows the
+// session of the job that runs, which is not always the rpc's current one
+// (a new_session may come while a prompt of the old session runs).
 type jobQueue struct {
 	mu      sync.Mutex
 	jobs    []job
+	bytes   int    // text the waiting jobs hold
 	running string // session of the job under way, "" when idle
 	closed  bool
 	wake    chan struct{}
 }
 
+// The queue's bounds: what a script queues up in normal use is a handful
+// of prompts; one command line is at most rpcMaxLine.
+const (
+	maxQueuedJobs  = 1024
+	maxQueuedBytes = 64 << 20
+)
+
 type job struct {
 	session string
+	size    int // the bytes of text it holds
 	run     func()
 }
+
+// errQueueFull refuses a job beyond the queue's bounds.
+var errQueueFull = fmt.Errorf("too much is waiting (at most %d prompts and compactions, %d MiB of text): wait for an agent_end, or send abort", maxQueuedJobs, maxQueuedBytes>>20)
 
 func (q *jobQueue) init() {
 	if q.wake == nil {
@@ -604,12 +618,19 @@ func (q *jobQueue) init() {
 	}
 }
 
-func (q *jobQueue) push(j job) {
+// push queues j, or refuses it when the queue is at its bounds.
+func (q *jobQueue) push(j job) error {
 	q.mu.Lock()
 	q.init()
+	if len(q.jobs) >= maxQueuedJobs || q.bytes+j.size > maxQueuedBytes {
+		q.mu.Unlock()
+		return errQueueFull
+	}
 	q.jobs = append(q.jobs, j)
+	q.bytes += j.size
 	q.mu.Unlock()
 	q.signal()
+	return nil
 }
 
 func (q *jobQueue) signal() {
@@ -628,7 +649,9 @@ func (q *jobQueue) next() (job, bool) {
 		q.running = ""
 		if len(q.jobs) > 0 {
 			j := q.jobs[0]
+			q.jobs[0] = job{} // its text is freed once it has run
 			q.jobs = q.jobs[1:]
+			q.bytes -= j.size
 			q.running = j.session
 			q.mu.Unlock()
 			return j, true
@@ -655,7 +678,7 @@ func (q *jobQueue) drop() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	n := len(q.jobs)
-	q.jobs = nil
+	q.jobs, q.bytes = nil, 0
 	return n
 }
 
@@ -667,8 +690,8 @@ func (q *jobQueue) close() {
 	q.signal()
 }
 
-func (r *rpcServer) enqueue(sessionID string, run func()) {
-	r.queue.push(job{session: sessionID, run: run})
+func (r *rpcServer) enqueue(sessionID string, size int, run func()) error {
+	return r.queue.push(job{session: sessionID, size: size, run: run})
 }
 
 func (r *rpcServer) reply(c rpcCommand, err error, data any) {
@@ -687,9 +710,8 @@ func (r *rpcServer) handle(c rpcCommand) {
 			r.reply(c, errors.New("message is empty"), nil)
 			return
 		}
-		r.reply(c, nil, nil)
 		sessionID, model := r.session, r.spec()
-		r.enqueue(sessionID, func() {
+		r.reply(c, r.enqueue(sessionID, len(c.Message), func() {
 			// /skill:name and /template calls expand as pi expands them.
 			text, err := r.m.Expand(ctx, sessionID, c.Message)
 			if err != nil {
@@ -698,7 +720,7 @@ func (r *rpcServer) handle(c rpcCommand) {
 			}
 			// Failures end with the agent_end the runtime emits.
 			r.m.Prompt(ctx, sessionID, model, text)
-		})
+		}), nil)
 	case "abort":
 		// Waiting prompts go too: abort means stop, not "skip to the next".
 		// The running job's session, which a new_session may have left.
@@ -724,13 +746,12 @@ func (r *rpcServer) handle(c rpcCommand) {
 		r.session = s.ID()
 		r.reply(c, nil, map[string]string{"sessionId": s.ID()})
 	case "compact":
-		r.reply(c, nil, nil)
 		sessionID, model := r.session, r.spec()
-		r.enqueue(sessionID, func() {
+		r.reply(c, r.enqueue(sessionID, len(c.Instructions), func() {
 			if _, err := r.m.Compact(ctx, sessionID, model, c.Instructions); err != nil {
 				r.m.Events().Publish(events.CompactionEnded{SessionID: sessionID, Error: err.Error()})
 			}
-		})
+		}), nil)
 	case "branch":
 		if c.EntryID == nil {
 			r.reply(c, errors.New(`branch needs "entryId": the entry to continue from ("" for before the first one)`), nil)
