@@ -78,7 +78,7 @@ func TestSSHEndToEnd(t *testing.T) {
 	tm.waitFor("Add a project")
 	tm.text(root)
 	tm.keys("Enter", "Enter", "y", "Enter")
-	tm.waitFor("added shop")
+	tm.waitFor("added shop", "› shop") // the list reloads after the notice
 	tm.keys("Enter", "a")
 	tm.waitFor("new file from the starter template")
 	tm.keys("C-End", "Enter")

@@ -72,11 +72,17 @@ func (tm *term) screen() string {
 	return string(out)
 }
 
-// waitFor polls the screen until every string shows, or fails after a
-// deadline with the screen.
+// waitLimit bounds a wait for the screen. It is a fail-safe: a wait ends
+// when the screen shows what it waits for, so the bound only decides how
+// long a broken test takes to fail; it is generous for a race-detector
+// run on a loaded machine.
+const waitLimit = 60 * time.Second
+
+// waitFor polls the screen until every string shows, or fails after
+// waitLimit with the screen.
 func (tm *term) waitFor(want ...string) string {
 	tm.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(waitLimit)
 	for {
 		s := tm.screen()
 		ok := true
@@ -124,7 +130,7 @@ func TestTerminalEndToEnd(t *testing.T) {
 	tm.keys("Tab")
 	tm.waitFor("~/src/shop/")
 	tm.keys("Enter", "Enter", "y", "Enter")
-	tm.waitFor("added shop")
+	tm.waitFor("added shop", "› shop") // the list reloads after the notice
 
 	// Edit AGENTS.md from the row menu.
 	tm.keys("Enter", "a")

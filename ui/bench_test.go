@@ -16,6 +16,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/store"
+	"github.com/pi-tui/pi-tui/ui/internal/screentest"
 )
 
 // BenchmarkFirstFrame2000 times what a user waits for after typing
@@ -46,10 +47,10 @@ func BenchmarkFirstFrame2000(b *testing.B) {
 		r.SetColorProfile(termenv.Ascii)
 		tm := teatest.NewTestModel(b, New(Options{Host: h, Renderer: r}), teatest.WithInitialTermSize(120, 40))
 		teatest.WaitFor(b, tm.Output(), func(out []byte) bool { return bytes.Contains(out, []byte("project-1999")) },
-			teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(time.Millisecond))
+			teatest.WithDuration(screentest.Limit), teatest.WithCheckInterval(time.Millisecond))
 		b.StopTimer()
 		tm.Quit()
-		tm.WaitFinished(b, teatest.WithFinalTimeout(5*time.Second))
+		tm.WaitFinished(b, teatest.WithFinalTimeout(screentest.Limit))
 		h.Close()
 		b.StartTimer()
 	}

@@ -5,7 +5,10 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pi-tui/pi-tui/ui/list"
 )
 
 // helpGap is the space between two columns of the help screen.
@@ -121,30 +124,49 @@ func (m *Model) helpPage() string {
 	return m.st.Title.Render("Keys · "+title) + "\n\n" + strings.Join(lines, "\n") + "\n\n" + m.st.Dim.Render(footer)
 }
 
-// helpScroll moves the help window for a key and reports whether the key
-// was a scrolling one.
-func (m *Model) helpScroll(k string) bool {
+// helpKeys are the help screen's own keys: it scrolls as a pager does
+// and closes with what opened it (or q).
+type helpKeys struct {
+	Close key.Binding
+	Nav   list.KeyMap
+}
+
+func newHelpKeys() helpKeys {
+	nav := list.DefaultKeyMap()
+	nav.PageUp.SetKeys("pgup", "b")
+	nav.PageUp.SetHelp("pgup/b", "page up")
+	nav.PageDown.SetKeys("pgdown", " ", "f")
+	nav.PageDown.SetHelp("pgdn/space", "page down")
+	return helpKeys{Nav: nav,
+		Close: key.NewBinding(key.WithKeys("?", "esc", "q"), key.WithHelp("?/esc", "close help"))}
+}
+
+// helpKey handles a key while the help screen shows: it closes it or
+// scrolls it; any other key does nothing.
+func (m *Model) helpKey(msg tea.KeyMsg) {
+	k := newHelpKeys()
+	if key.Matches(msg, k.Close) {
+		m.showHelp = false
+		return
+	}
 	_, groups := m.helpGroups()
 	n := len(m.helpLines(groups, m.width))
 	room := max(m.bodyHeight()-4, 1)
 	last := max(n-room, 0)
 	top := min(max(m.helpTop, 0), last)
-	switch k {
-	case "up", "k":
+	switch {
+	case key.Matches(msg, k.Nav.Up):
 		top--
-	case "down", "j":
+	case key.Matches(msg, k.Nav.Down):
 		top++
-	case "pgup", "b":
+	case key.Matches(msg, k.Nav.PageUp):
 		top -= room
-	case "pgdown", " ", "f":
+	case key.Matches(msg, k.Nav.PageDown):
 		top += room
-	case "home", "g":
+	case key.Matches(msg, k.Nav.Top):
 		top = 0
-	case "end", "G":
+	case key.Matches(msg, k.Nav.Bottom):
 		top = last
-	default:
-		return false
 	}
 	m.helpTop = min(max(top, 0), last)
-	return true
 }

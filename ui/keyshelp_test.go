@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/exp/teatest"
 )
 
 // The help screen shows every key of the chat at 80 and 120 columns:
@@ -19,8 +18,7 @@ func TestHelpShowsEveryChatKey(t *testing.T) {
 			f := newFixture(t)
 			f.add("proj", "proj", true)
 			m := f.model()
-			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(size[0], size[1]))
-			s := &session{t: t, tm: tm}
+			s := newSession(t, m, size[0], size[1])
 			s.waitFor("› proj")
 			s.keys("enter", "o")
 			s.waitFor("No sessions yet")

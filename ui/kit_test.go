@@ -10,11 +10,11 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
+	"github.com/pi-tui/pi-tui/store/storetest"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -106,6 +106,7 @@ func newKitRigWith(t *testing.T, w, h int, script fakemodel.Script, trusted bool
 		t.Fatal(err)
 	}
 	clock := newFakeClock()
+	storetest.Seed(t, filepath.Join(home, "data"))
 	m, done, err := NewKit(context.Background(), KitOptions{DataDir: filepath.Join(home, "data"), AgentDir: filepath.Join(home, ".pi", "agent"),
 		Home: home, Client: client, Model: provider.Model{Provider: "fake", ID: "m1", ContextWindow: 100000}, Now: clock.now})
 	if err != nil {
@@ -115,9 +116,7 @@ func newKitRigWith(t *testing.T, w, h int, script fakemodel.Script, trusted bool
 	if _, _, err := m.opts.Host.Projects.Add(context.Background(), root, "proj", trusted); err != nil {
 		t.Fatal(err)
 	}
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
-	t.Cleanup(func() { tm.Quit() })
-	return &kitRig{session: &session{t: t, tm: tm}, home: home, fake: fake, m: m, clock: clock}
+	return &kitRig{session: newSession(t, m, w, h), home: home, fake: fake, m: m, clock: clock}
 }
 
 // chat opens the project's first session from the row menu.
@@ -134,22 +133,46 @@ func (r *kitRig) say(text string) {
 	r.keys("enter")
 }
 
-// command sends a slash command that works only between turns. The
-// answer's text arrives a moment before the turn's end, so a command sent
-// right after it may be refused ("waits until the agent is done"); it is
-// then sent again once that refusal is on screen, until it runs.
+// command sends a slash command that works only between turns (see
+// untilIdle); want is what it draws once it runs.
 func (r *kitRig) command(cmd string, want ...string) {
 	r.t.Helper()
-	const busy = "waits until the agent is done"
+	r.untilIdle(func() { r.say(cmd) }, "waits until the agent is done", want...)
+}
+
+// sessions goes from the chat to its session list with ctrl+l, which
+// works only between turns (see untilIdle); want are more texts the list
+// shows.
+func (r *kitRig) sessions(want ...string) {
+	r.t.Helper()
+	r.untilIdle(func() { r.keys("ctrl+l") }, "the agent is working; press esc", append([]string{"Sessions · proj"}, want...)...)
+}
+
+// untilIdle does act, which the chat refuses while a turn runs, saying
+// busy, until it draws want. The answer's text arrives a moment before
+// the turn's end, and the end itself draws nothing, so an act right after
+// the answer may be refused; it is done again once that refusal is on
+// screen, until it works.
+//
+// A second refusal would draw the very notice the first one left, which
+// the terminal is not sent again: between two tries another notice takes
+// its place (an unknown command, which comes back to the input and is
+// cleared with ctrl+u), so that each refusal is new output.
+func (r *kitRig) untilIdle(act func(), busy string, want ...string) {
+	r.t.Helper()
+	const other = "/no-such-command"
 	for range 100 {
 		start := r.raw.Len()
-		r.say(cmd)
+		act()
 		if r.waitAny(want[0], busy) == want[0] {
 			r.waitFrom(start, want...)
 			return
 		}
+		r.say(other)
+		r.waitAny("unknown command " + other)
+		r.keys("ctrl+u")
 	}
-	r.t.Fatalf("%s was refused 100 times: the turn never ended", cmd)
+	r.t.Fatalf("refused 100 times (%s): the turn never ended", busy)
 }
 
 // TestKitExample is the example for users: drive pi-tui like a person.

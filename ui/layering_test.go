@@ -7,7 +7,7 @@ import (
 )
 
 // The UI gets services from the host core, never the store (ui → core →
-// store; docs/adr/0037-composition-root.md): no ui package imports the
+// store; docs/adr/0041-composition-root.md): no ui package imports the
 // store package. go list reads the packages as the build sees them, test
 // files aside.
 func TestNoUIPackageImportsTheStore(t *testing.T) {

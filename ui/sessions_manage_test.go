@@ -27,8 +27,7 @@ func TestSessionListRenameFilterDelete(t *testing.T) {
 	r.waitFor("Type a message")
 	r.say("beta question")
 	r.waitFor("answer to beta question")
-	r.keys("ctrl+l")
-	r.waitFor("beta question  2 messages", "First talk")
+	r.sessions("beta question  2 messages", "First talk")
 	// Rename from the list (the newest, beta, is first).
 	r.keys("r")
 	r.waitFor("Rename session")
@@ -40,7 +39,7 @@ func TestSessionListRenameFilterDelete(t *testing.T) {
 	// (its title is "First talk").
 	r.keys("/")
 	r.tm.Type("zebras")
-	r.waitFor("/ zebras")
+	r.waitFor("/ zebras", "First talk")
 	view := r.final()
 	if !strings.Contains(view, "First talk") || strings.Contains(view, "Second talk") {
 		t.Errorf("the content filter shows:\n%s", view)
@@ -54,8 +53,7 @@ func TestSessionDeleteAsksFirst(t *testing.T) {
 		r.chat()
 		r.say("doomed")
 		r.waitFor("answer to doomed")
-		r.keys("ctrl+l")
-		r.waitFor("doomed  2 messages")
+		r.sessions("doomed  2 messages")
 		files, _ := filepath.Glob(filepath.Join(r.home, ".pi", "agent", "sessions", "*", "*.jsonl"))
 		if len(files) != 1 {
 			t.Fatalf("files %v", files)

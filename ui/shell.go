@@ -431,11 +431,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return nil // nothing on screen says what a key would do
 	}
 	if m.showHelp {
-		if msg.String() == "?" || msg.String() == "esc" || msg.String() == "q" {
-			m.showHelp = false
-		} else {
-			m.helpScroll(msg.String())
-		}
+		m.helpKey(msg)
 		return nil
 	}
 	m.notice, m.noticeErr = "", false
@@ -445,7 +441,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	f := m.focus()
 	// Help: f1 everywhere; ? too where it is not a character being typed.
 	typing := f == focusLayerText || f == focusProjectsFilter || f == focusSessionText
-	if msg.Type == tea.KeyF1 || (!typing && key.Matches(msg, m.keys.Help)) {
+	if key.Matches(msg, m.keys.HelpTyping) || (!typing && key.Matches(msg, m.keys.Help)) {
 		m.showHelp, m.helpTop = true, 0
 		return nil
 	}

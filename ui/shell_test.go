@@ -7,10 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -20,6 +18,8 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/store/storetest"
+	"github.com/pi-tui/pi-tui/ui/internal/screentest"
 )
 
 // updating reports whether -update was given (teatest defines the flag).
@@ -45,6 +45,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	pl := paths.Places{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), DataDir: filepath.Join(home, "data")}
+	storetest.Seed(t, pl.DataDir)
 	env := map[string]string{}
 	h, err := host.Open(context.Background(), pl, host.Options{Env: func(k string) string { return env[k] }})
 	if err != nil {
@@ -98,121 +99,58 @@ func (f *fixture) model() *Model {
 
 // run starts the program at w×h.
 func (f *fixture) run(w, h int) *session {
-	tm := teatest.NewTestModel(f.t, f.model(), teatest.WithInitialTermSize(w, h))
-	s := &session{t: f.t, tm: tm}
-	f.t.Cleanup(func() { tm.Quit() })
-	return s
+	return newSession(f.t, f.model(), w, h)
 }
 
+// session is a running program, driven through the harness the ui
+// packages share (ui/internal/screentest).
 type session struct {
 	t  *testing.T
 	tm *teatest.TestModel
+	sc *screentest.Screen
 	// raw is every byte the program wrote to the terminal so far, for
 	// checking what reached it (an escape sequence must not).
-	raw bytes.Buffer
+	raw *bytes.Buffer
+}
+
+// newSession starts m at w×h; the program is quit when the test ends.
+func newSession(t *testing.T, m tea.Model, w, h int) *session {
+	t.Helper()
+	sc := screentest.Start(t, m, w, h, screentest.Plain)
+	return &session{t: t, tm: sc.TM, sc: sc, raw: &sc.Raw}
 }
 
 // waitFor waits until the program has drawn all of the strings.
 func (s *session) waitFor(want ...string) {
 	s.t.Helper()
-	s.waitFrom(s.raw.Len(), want...)
+	s.sc.WaitFor(want...)
 }
 
 // waitFrom is waitFor over the output from offset start of everything
 // read so far (s.raw), so text that an earlier wait already read counts.
 func (s *session) waitFrom(start int, want ...string) {
 	s.t.Helper()
-	read := s.raw.Len()
-	teatest.WaitFor(s.t, s.tm.Output(), func(b []byte) bool {
-		// b is all this wait has read so far; keep what is new.
-		s.raw.Write(b[s.raw.Len()-read:])
-		seen := plain(s.raw.Bytes()[start:])
-		for _, w := range want {
-			if !bytes.Contains(seen, []byte(w)) {
-				return false
-			}
-		}
-		return true
-	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+	s.sc.WaitFrom(start, want...)
 }
 
 // waitAny waits until one of want appears in the output produced since
 // the call, and returns it.
 func (s *session) waitAny(want ...string) string {
 	s.t.Helper()
-	start := s.raw.Len()
-	found := ""
-	teatest.WaitFor(s.t, s.tm.Output(), func(b []byte) bool {
-		s.raw.Write(b[s.raw.Len()-start:])
-		seen := plain(s.raw.Bytes()[start:])
-		for _, w := range want {
-			if bytes.Contains(seen, []byte(w)) {
-				found = w
-				return true
-			}
-		}
-		return false
-	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
-	return found
+	return s.sc.WaitAny(want...)
 }
 
-func (s *session) keys(ks ...string) {
-	for _, k := range ks {
-		switch k {
-		case "enter":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-		case "esc":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
-		case "tab":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyTab})
-		case "down":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyDown})
-		case "up":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyUp})
-		case "end":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyEnd})
-		case "pgdown":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyPgDown})
-		case "ctrl+s":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlS})
-		case "ctrl+c":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
-		case "ctrl+end":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlEnd})
-		case "ctrl+k":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlK})
-		case "ctrl+p":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlP})
-		case "ctrl+l":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlL})
-		case "ctrl+o":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlO})
-		case "backspace":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyBackspace})
-		default:
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
-		}
-	}
-}
+// keys presses each key, by name ("enter", "ctrl+s") or as typed runes.
+func (s *session) keys(ks ...string) { s.sc.Keys(ks...) }
 
 // final quits and returns the last frame as View() draws it; raw then
 // holds everything the program wrote.
 func (s *session) final() string {
 	s.t.Helper()
-	s.tm.Quit()
-	view := s.tm.FinalModel(s.t, teatest.WithFinalTimeout(5*time.Second)).View()
-	rest, _ := io.ReadAll(s.tm.Output())
-	s.raw.Write(rest)
-	return view
+	return s.sc.Final()
 }
 
-// sgr matches the colour and attribute sequences a frame may hold even
-// without colour: the text fields' reverse-video cursor (NO_COLOR keeps
-// attributes). Text is looked for, and compared with golden files,
-// without them.
-var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
-
-func plain(b []byte) []byte { return sgr.ReplaceAll(b, nil) }
+func plain(b []byte) []byte { return screentest.Plain(b) }
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
@@ -247,7 +185,9 @@ func TestAddProjectAndEditAgentsMD(t *testing.T) {
 	s.keys("enter") // name field
 	s.tm.Type("API")
 	s.keys("enter", "y", "enter") // trust, add
-	s.waitFor("added API", "~/src/api")
+	// The row, not the path alone: the dialog drew the path, and the list
+	// reloads after the notice.
+	s.waitFor("added API", "› API  ~/src/api")
 
 	s.keys("enter")
 	s.waitFor("Edit AGENTS.md", "Remove")
@@ -480,6 +420,9 @@ func TestTooSmallAndResize(t *testing.T) {
 }
 
 func TestGoldenScreens(t *testing.T) {
+	// Each screen is captured once everything it loads is drawn: the
+	// status bar's model is read off the UI goroutine, after the list.
+	const loaded = "model: no model"
 	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
 		name := func(s string) string { return s + "-" + itoa(size.w) + "x" + itoa(size.h) }
 		setup := func(t *testing.T) *fixture {
@@ -499,19 +442,19 @@ func TestGoldenScreens(t *testing.T) {
 		}
 		t.Run(name("projects"), func(t *testing.T) {
 			s := setup(t).run(size.w, size.h)
-			s.waitFor("api", "web", "AGENTS.md ·")
+			s.waitFor("api", "web", "AGENTS.md ·", loaded)
 			golden(t, name("projects"), s.final())
 		})
 		t.Run(name("menu"), func(t *testing.T) {
 			s := setup(t).run(size.w, size.h)
-			s.waitFor("api", "AGENTS.md ·")
+			s.waitFor("api", "AGENTS.md ·", loaded)
 			s.keys("enter")
 			s.waitFor("Show instructions")
 			golden(t, name("menu"), s.final())
 		})
 		t.Run(name("editor"), func(t *testing.T) {
 			s := setup(t).run(size.w, size.h)
-			s.waitFor("api", "AGENTS.md ·")
+			s.waitFor("api", "AGENTS.md ·", loaded)
 			s.keys("enter", "a")
 			s.waitFor("make check")
 			golden(t, name("editor"), s.final())
@@ -521,21 +464,21 @@ func TestGoldenScreens(t *testing.T) {
 			m, _ := f.host.Memory.Load(context.Background(), filepath.Join(f.home, "src/api"))
 			f.host.Memory.Save(context.Background(), m, []memory.Entry{{ID: "a", Title: "Style", Content: "gofmt"}, {ID: "b", Content: "Tabs, not spaces."}})
 			s := f.run(size.w, size.h)
-			s.waitFor("api", "AGENTS.md ·")
+			s.waitFor("api", "AGENTS.md ·", loaded)
 			s.keys("enter", "m")
-			s.waitFor("Tabs, not spaces.")
+			s.waitFor("Tabs, not spaces.", "agent writes: off") // the switch is read after the entries
 			golden(t, name("memory"), s.final())
 		})
 		t.Run(name("instructions"), func(t *testing.T) {
 			s := setup(t).run(size.w, size.h)
-			s.waitFor("api", "AGENTS.md ·")
+			s.waitFor("api", "AGENTS.md ·", loaded)
 			s.keys("enter", "i")
 			s.waitFor("Chain for the project root")
 			golden(t, name("instructions"), s.final())
 		})
 		t.Run(name("settings"), func(t *testing.T) {
 			s := setup(t).run(size.w, size.h)
-			s.waitFor("api")
+			s.waitFor("api", loaded)
 			s.keys("3")
 			s.waitFor("Provider guidance in effect", "database")
 			golden(t, name("settings"), s.final())

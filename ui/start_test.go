@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/charmbracelet/x/exp/teatest"
-
 	"github.com/pi-tui/pi-tui/core/provider"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 )
@@ -14,9 +12,7 @@ import (
 func (f *fixture) runAt(start Start) *session {
 	m := f.model()
 	m.opts.Start = start
-	tm := teatest.NewTestModel(f.t, m, teatest.WithInitialTermSize(100, 30))
-	f.t.Cleanup(func() { tm.Quit() })
-	return &session{t: f.t, tm: tm}
+	return newSession(f.t, m, 100, 30)
 }
 
 func (f *fixture) project(name string) *Start {
@@ -93,12 +89,18 @@ func TestStartOnUnknownFolderOffersToAdd(t *testing.T) {
 	f := newFixture(t)
 	dir := f.dir("src/new-thing")
 	s := f.runAt(Start{AddPath: dir})
-	s.waitFor("new-thing", "[ ]")
+	// The folder is filled in (ctrl+s adds it as it is); its path wraps
+	// where the temp dir's name decides, so it is checked in the registry.
+	s.waitFor("Add a project", "[ ] no")
 	s.keys("ctrl+s")
 	s.waitFor("added new-thing", "Sessions · new-thing", "No sessions yet")
+	// The opened mark is written off the UI goroutine, after the sessions
+	// show; the Projects tab draws it only once it is stored.
+	s.keys("1")
+	s.waitFor("› new-thing", "opened just now")
 	s.final()
 	list, err := f.host.Projects.List(context.Background(), false)
-	if err != nil || len(list) != 1 || list[0].Trusted || list[0].LastOpenedAt == nil {
+	if err != nil || len(list) != 1 || list[0].Root != dir || list[0].Trusted || list[0].LastOpenedAt == nil {
 		t.Fatalf("after add: %+v %v", list, err)
 	}
 }

@@ -20,7 +20,9 @@ func TestStatusBarShowsTheFocusedModel(t *testing.T) {
 	f.write(".pi/agent/settings.json", `{"defaultProvider":"fake","defaultModel":"m1","defaultThinkingLevel":"low"}`)
 	f.add("proj", "proj", true)
 	s := f.run(160, 30)
-	s.waitFor("model: fake/m1 · thinking: low")
+	// The row, not only the status bar: the list loads on its own, and
+	// keys before it are for an empty list.
+	s.waitFor("› proj", "model: fake/m1 · thinking: low")
 	s.keys("enter", "o")
 	s.waitFor("No sessions yet")
 	s.keys("n")

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
 	"github.com/pi-tui/pi-tui/core/events"
@@ -21,9 +20,7 @@ func (r *kitRig) second(w, h int) (*session, *Model) {
 	rd.SetColorProfile(termenv.Ascii)
 	o := r.m.opts
 	m := New(Options{Host: o.Host, Renderer: rd, Env: o.Env, Now: r.clock.now})
-	tm := teatest.NewTestModel(r.t, m, teatest.WithInitialTermSize(w, h))
-	r.t.Cleanup(func() { tm.Quit() })
-	return &session{t: r.t, tm: tm}, m
+	return newSession(r.t, m, w, h), m
 }
 
 // openFirstSession opens the project's only session from the list.

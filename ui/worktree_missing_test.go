@@ -27,7 +27,8 @@ func TestMessageInAMissingWorktreeIsKept(t *testing.T) {
 func TestDeleteOfAWorktreeSessionSaysDiscardFirst(t *testing.T) {
 	r, _ := worktreeChat(t, 200, "Session · proj ⎇ pi/") // the chat says where it works
 	r.keys("ctrl+l")
-	r.waitFor("⎇ pi/")
+	// The list's title, not the branch alone: the chat's header names it too.
+	r.waitFor("Sessions · proj", "⎇ pi/")
 	r.keys("D")
 	r.waitFor("discard it first with X")
 	if view := r.final(); strings.Contains(view, "Delete session") {

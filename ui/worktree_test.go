@@ -43,8 +43,7 @@ func TestWorktreeSessionFromTheList(t *testing.T) {
 	wtt.Write(t, dir, "notes.txt", "hello\nfrom the worktree\n")
 	r.say("look")
 	r.waitFor("answer to look")
-	r.keys("ctrl+l")
-	r.waitFor("⎇ pi/", "* 1 file +1 -0")
+	r.sessions("⎇ pi/", "* 1 file +1 -0")
 
 	r.keys("d")
 	r.waitFor("Diff · pi/", "2 +from the worktree")

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -89,21 +90,18 @@ func (a *app) promptCmd(args []string) error {
 		m, _ := provider.SplitThinking(spec)
 		spec = provider.WithThinking(m, level)
 	}
-	out := rpc.NewLines(a.stdout)
+	// Every call this run denies is denied here: nobody shows the session.
+	var deniedMu sync.Mutex
 	var denied []string
-	opts := runtime.Options{OnEvent: func(e agent.Event) {
-		if e.Type == agent.EventToolEnd && e.Denied {
-			denied = append(denied, e.ToolName)
-		}
-		if *asJSON {
-			out.Write(e)
-		}
-	}}
+	var opts runtime.Options
 	if *yes {
 		opts.Approve = func(context.Context, agent.Approval) (bool, error) { return true, nil }
 	} else {
 		// Nobody is asked: the model must not read that a person said no.
 		opts.Approve = func(_ context.Context, req agent.Approval) (bool, error) {
+			deniedMu.Lock()
+			denied = append(denied, req.Tool)
+			deniedMu.Unlock()
 			return false, &agent.DeniedError{Unasked: fmt.Sprintf("This %s call needs approval, and this run (pi-tui prompt without --yes) gives none; nobody was asked. "+
 				"Do not retry it; finish what you can without it and say what was left undone.", req.Tool)}
 		}
@@ -111,6 +109,10 @@ func (a *app) promptCmd(args []string) error {
 	h, err := a.openHostWith(opts)
 	if err != nil {
 		return err
+	}
+	if *asJSON {
+		defer rpc.StreamEvents(h.Events, rpc.NewLines(a.stdout))()
+		defer a.close() // first: the runtimes' retirements are the last lines
 	}
 	p, err := a.projectFor(*project)
 	if err != nil {
@@ -338,8 +340,7 @@ func (a *app) rpcCmd(args []string) error {
 	if len(pos) > 0 {
 		return usagef("rpc takes no arguments; it reads JSON commands on standard input")
 	}
-	out := rpc.NewLines(a.stdout)
-	h, err := a.openHostWith(runtime.Options{OnEvent: func(e agent.Event) { out.Write(e) }})
+	h, err := a.openHost()
 	if err != nil {
 		return err
 	}
@@ -347,6 +348,9 @@ func (a *app) rpcCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	out := rpc.NewLines(a.stdout)
+	defer rpc.StreamEvents(h.Events, out)()
+	defer a.close() // first: the runtimes' retirements are the last lines
 	s, err := a.sessionFor(h.Sessions, p, "", false)
 	if err != nil {
 		return err

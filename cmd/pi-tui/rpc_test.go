@@ -489,3 +489,50 @@ func TestPromptedSessionIsCounted(t *testing.T) {
 		t.Errorf("with the files removed: %v sessions, want 0", n)
 	}
 }
+
+// A client that queues more text than the queue holds is told so, one
+// error response a refused command, and what was queued still runs in
+// order: memory stays bounded whatever the client sends.
+func TestRPCQueueIsBounded(t *testing.T) {
+	c := newCLI(t)
+	hold := make(chan struct{})
+	started := make(chan struct{}, 1)
+	modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply {
+		if n == 0 {
+			started <- struct{}{}
+			return fakemodel.Reply{Text: "slow", Hold: hold}
+		}
+		return fakemodel.Reply{Text: "fast"}
+	})
+	r := startRPC(t, c, "--project", "mono")
+	big := strings.Repeat("x", 5<<20)
+	const sent = 16 // 80 MiB of text against a 64 MiB bound
+	go func() {
+		fmt.Fprintln(r.in, `{"id":"p0","type":"prompt","message":"first"}`)
+		<-started
+		for i := 1; i <= sent; i++ {
+			fmt.Fprintf(r.in, `{"id":"p%d","type":"prompt","message":"%s"}`+"\n", i, big)
+		}
+		fmt.Fprintln(r.in, `{"id":"a","type":"abort"}`)
+	}()
+	seen := r.until(func(m map[string]any) bool { return m["id"] == "a" })
+	refused := 0
+	for _, e := range seen {
+		if e["type"] != "response" || e["command"] != "prompt" {
+			continue
+		}
+		if e["success"] == false {
+			if msg, _ := e["error"].(string); !strings.Contains(msg, "too much is waiting") {
+				t.Errorf("refusal says %q", msg)
+			}
+			refused++
+		}
+	}
+	a := seen[len(seen)-1]
+	data, _ := a["data"].(map[string]any)
+	if refused == 0 || data["dropped"] != float64(sent-refused) {
+		t.Fatalf("refused %d of %d; abort = %v", refused, sent, a)
+	}
+	close(hold)
+	r.until(func(m map[string]any) bool { return m["type"] == "agent_end" })
+}

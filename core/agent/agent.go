@@ -4,7 +4,9 @@
 // instruction claim cache, aborts and compaction. It never reads
 // instruction files and never chooses the root: the host binds the root at
 // launch and answers preflight requests through the Preflighter interface
-// (ADR 0037, 0044).
+// (ADR 0037, 0044). To the runtime manager it is the "builtin" engine
+// (engine.go): the manager holds it as an engine.Engine, as it will hold
+// the user's own pi.
 package agent
 
 import (
@@ -18,7 +20,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/core/engine"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/settings"
@@ -83,27 +86,14 @@ type Preflighter interface {
 	ContextFile(ctx context.Context, path string) (ContextFile, bool, error)
 }
 
-// PreflightInfo records one preflight apart from the tool's own time.
-type PreflightInfo struct {
-	Ms       float64  `json:"ms"`
-	Cache    string   `json:"cache"`              // "hit" or "miss"
-	Fallback string   `json:"fallback"`           // "base" when the base chain applied, else ""
-	Labels   []string `json:"labels,omitempty"`   // the chain in effect for this tool
-	Withheld []string `json:"withheld,omitempty"` // nested files not loaded (untrusted)
-}
+// PreflightInfo records one preflight apart from the tool's own time: the
+// record a tool result keeps in the session, and what its ToolEnded event
+// carries (one type, so the two never differ).
+type PreflightInfo = events.Preflight
 
-// Approval is a request to run a tool that needs the user's consent.
-type Approval struct {
-	ToolCallID string          `json:"toolCallId"`
-	Tool       string          `json:"tool"`
-	Path       string          `json:"path,omitempty"`
-	Command    string          `json:"command,omitempty"`
-	Args       json.RawMessage `json:"args"`
-	// Reason says why this call asks even where its kind of tool would not
-	// (a write under .git/ or to a file that tools run), so the dialog can
-	// tell the user; "" for the ordinary approval of the permission mode.
-	Reason string `json:"reason,omitempty"`
-}
+// Approval is a request to run a tool that needs the user's consent, as
+// the broker puts it to the programs showing the session.
+type Approval = events.Approval
 
 // Approver decides an Approval. A nil Approver denies everything that
 // needs approval (headless runs without --yes). A *DeniedError denies
@@ -158,7 +148,8 @@ type Config struct {
 	// the tool result can still say which instructions apply.
 	BaseChain []string
 	Approve   Approver
-	OnEvent   func(Event)
+	// Events takes what the agent does (events.Event kinds); nil drops it.
+	Events events.Publisher
 	// CompactAt is the fraction of the context window at which the loop
 	// compacts before the next call; 0 means 0.8. Compaction, when set
 	// (pi's compaction.* settings), decides instead (see compact_keep.go).
@@ -170,61 +161,6 @@ type Config struct {
 	// remember only when the host set it (ADR 0022).
 	Memory MemoryWriter
 }
-
-// Event is one thing that happened, for rpc, prompt --json and the UI.
-type Event struct {
-	Type       string          `json:"type"`
-	SessionID  string          `json:"sessionId,omitempty"`
-	Delta      string          `json:"delta,omitempty"`
-	Thinking   string          `json:"thinking,omitempty"`
-	ToolCallID string          `json:"toolCallId,omitempty"`
-	ToolName   string          `json:"toolName,omitempty"`
-	Args       json.RawMessage `json:"args,omitempty"`
-	Path       string          `json:"path,omitempty"`
-	IsError    bool            `json:"isError,omitempty"`
-	Result     string          `json:"result,omitempty"`
-	Preflight  *PreflightInfo  `json:"preflight,omitempty"`
-	ToolMs     float64         `json:"toolMs,omitempty"`
-	Usage      *provider.Usage `json:"usage,omitempty"`
-	StopReason string          `json:"stopReason,omitempty"`
-	Error      string          `json:"error,omitempty"`
-	Text       string          `json:"text,omitempty"`
-	Summary    string          `json:"summary,omitempty"`
-	// Runtime events (launched, reused, retired) carry these.
-	Reason string `json:"reason,omitempty"`
-	Model  string `json:"model,omitempty"`
-	// Delivery says which instructions a tool result carried.
-	Delivery *DeliveryInfo `json:"delivery,omitempty"`
-	// Denied marks a tool call that needed approval and did not get it.
-	Denied bool `json:"denied,omitempty"`
-	// auto_retry_start carries these, as pi's rpc does: the retry about to
-	// be made, how many are allowed, the wait before it and why.
-	Attempt      int    `json:"attempt,omitempty"`
-	MaxAttempts  int    `json:"maxAttempts,omitempty"`
-	DelayMs      int64  `json:"delayMs,omitempty"`
-	ErrorMessage string `json:"errorMessage,omitempty"`
-	// MemoryChange is what a remember call changed, for the transcript's
-	// change line and its undo.
-	MemoryChange *memory.Change `json:"memoryChange,omitempty"`
-	// tool_execution_update carries a running bash command's new output
-	// in Delta; Skipped counts the bytes before it that were printed too
-	// fast to pass on (see liveOutput).
-	Skipped int64 `json:"skippedBytes,omitempty"`
-}
-
-// Event types.
-const (
-	EventAgentStart      = "agent_start"
-	EventMessageUpdate   = "message_update"
-	EventMessageEnd      = "message_end"
-	EventToolStart       = "tool_execution_start"
-	EventToolUpdate      = "tool_execution_update"
-	EventToolEnd         = "tool_execution_end"
-	EventAgentEnd        = "agent_end"
-	EventCompactionStart = "compaction_start"
-	EventCompactionEnd   = "compaction_end"
-	EventRetry           = "auto_retry_start"
-)
 
 // Stored payloads of session entries.
 
@@ -270,6 +206,13 @@ type Agent struct {
 	turnBytes int
 	// run executes one tool call (tests replace it with a stuck tool).
 	run func(ctx context.Context, env toolEnv, c ToolCall) ToolResult
+	// The queue of the running turn (queue.go): steering is delivered
+	// before the next model call, followUp when the turn would end. It
+	// takes messages while prompting (a prompt's turn runs, not a
+	// compaction) until closing (the turn has decided to end), so nothing
+	// is queued that the turn would not deliver.
+	steering, followUp []string
+	prompting, closing bool
 }
 
 // New returns an agent; it does nothing until Prompt.
@@ -283,8 +226,8 @@ func New(cfg Config) *Agent {
 	if cfg.CompactAt <= 0 {
 		cfg.CompactAt = 0.8
 	}
-	if cfg.OnEvent == nil {
-		cfg.OnEvent = func(Event) {}
+	if cfg.Events == nil {
+		cfg.Events = discard{}
 	}
 	return &Agent{cfg: cfg, claims: map[claimKey]claimEntry{}, run: func(ctx context.Context, env toolEnv, c ToolCall) ToolResult { return env.run(ctx, c) }}
 }
@@ -313,7 +256,7 @@ func (a *Agent) Abort() {
 }
 
 // ErrBusy is returned when a prompt is already running.
-var ErrBusy = errors.New("the agent is busy with another prompt")
+var ErrBusy = engine.ErrBusy
 
 func (a *Agent) begin(ctx context.Context) (context.Context, error) {
 	a.mu.Lock()
@@ -329,32 +272,38 @@ func (a *Agent) begin(ctx context.Context) (context.Context, error) {
 	return ctx, nil
 }
 
-func (a *Agent) end() {
+// end marks the agent idle and returns the messages still queued for
+// the turn (it ended early), which are dropped here.
+func (a *Agent) end() (unsent []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.cancel != nil {
 		a.cancel()
 	}
-	a.busy, a.cancel = false, nil
+	a.busy, a.cancel, a.prompting, a.closing = false, nil, false, false
+	unsent = append(a.steering, a.followUp...)
+	a.steering, a.followUp = nil, nil
+	return unsent
 }
 
 // Result is the outcome of a prompt.
-type Result struct {
-	Text    string // the final assistant text
-	Aborted bool
-	Usage   provider.Usage
-}
+type Result = engine.Result
 
-func (a *Agent) emit(e Event) {
-	e.SessionID = a.cfg.Session.ID()
-	a.cfg.OnEvent(e)
-}
+// discard is the publisher of an agent nobody listens to.
+type discard struct{}
+
+func (discard) Publish(events.Event) {}
+
+func (a *Agent) emit(e events.Event) { a.cfg.Events.Publish(e) }
+
+// sid is the session the agent's events belong to.
+func (a *Agent) sid() string { return a.cfg.Session.ID() }
 
 // Prompt runs one user message to the end of the agent's turn.
 func (a *Agent) Prompt(parent context.Context, text string) (Result, error) {
 	ctx, err := a.begin(parent)
 	if err != nil {
-		a.emit(Event{Type: EventAgentEnd, Error: err.Error(), StopReason: provider.StopError})
+		a.emit(events.AgentEnded{SessionID: a.sid(), Error: err.Error(), StopReason: provider.StopError})
 		return Result{}, err
 	}
 	s := a.cfg.Session
@@ -371,10 +320,13 @@ func (a *Agent) Prompt(parent context.Context, text string) (Result, error) {
 		a.end()
 		err = fmt.Errorf("the prompt could not be saved, so it was not sent: %w", err)
 		// Every prompt ends with one agent_end, failures included.
-		a.emit(Event{Type: EventAgentEnd, Error: err.Error(), StopReason: provider.StopError})
+		a.emit(events.AgentEnded{SessionID: a.sid(), Error: err.Error(), StopReason: provider.StopError})
 		return Result{}, err
 	}
-	a.emit(Event{Type: EventAgentStart})
+	a.mu.Lock()
+	a.prompting = true // the turn takes steering and follow-ups from here
+	a.mu.Unlock()
+	a.emit(events.AgentStarted{SessionID: a.sid()})
 	before := a.totalUsage()
 	res, err := a.loop(ctx)
 	// Usage of this prompt, not of the runtime's life.
@@ -384,8 +336,10 @@ func (a *Agent) Prompt(parent context.Context, text string) (Result, error) {
 	res.Usage.CacheWriteTokens -= before.CacheWriteTokens
 	// Idle before agent_end goes out: a client that answers agent_end with
 	// the next prompt must find the agent free.
-	a.end()
-	end := Event{Type: EventAgentEnd, Text: res.Text, Usage: &res.Usage, StopReason: provider.StopEnd}
+	if res.Unsent = a.end(); len(res.Unsent) > 0 {
+		a.emit(events.QueueChanged{SessionID: a.sid()})
+	}
+	end := events.AgentEnded{SessionID: a.sid(), Text: res.Text, Usage: &res.Usage, StopReason: provider.StopEnd}
 	if res.Aborted {
 		end.StopReason = provider.StopAborted
 	}
@@ -435,6 +389,14 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 		}
 		calls := toolCalls(msg)
 		if stop != provider.StopToolUse || len(calls) == 0 {
+			// The turn would end here: the messages queued for it go in
+			// and it goes on, or it ends and no more can be queued.
+			if queued := a.takeQueue(true); len(queued) > 0 {
+				if err := a.deliverQueued(ctx, queued); err != nil {
+					return res, err
+				}
+				continue
+			}
 			return res, nil
 		}
 		for i, c := range calls {
@@ -455,6 +417,11 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 			res.Aborted = true
 			return res, nil
 		}
+		if queued := a.takeQueue(false); len(queued) > 0 {
+			if err := a.deliverQueued(ctx, queued); err != nil {
+				return res, err
+			}
+		}
 	}
 	return res, fmt.Errorf("stopped after %d model calls in one prompt", maxTurns)
 }
@@ -473,12 +440,12 @@ func (a *Agent) call(ctx context.Context) (provider.Message, string, error) {
 	res, err := a.cfg.Client.Stream(ctx, req, func(e provider.Event) {
 		switch e.Type {
 		case provider.EventTextDelta:
-			a.emit(Event{Type: EventMessageUpdate, Delta: e.Text})
+			a.emit(events.TextDelta{SessionID: a.sid(), Text: e.Text})
 		case provider.EventThinkingDelta:
-			a.emit(Event{Type: EventMessageUpdate, Thinking: e.Text})
+			a.emit(events.ThinkingDelta{SessionID: a.sid(), Text: e.Text})
 		case provider.EventRetry:
 			if r := e.Retry; r != nil {
-				a.emit(Event{Type: EventRetry, Attempt: r.Attempt, MaxAttempts: r.Max, DelayMs: r.Wait.Milliseconds(), ErrorMessage: r.Reason})
+				a.emit(events.Retrying{SessionID: a.sid(), Attempt: r.Attempt, MaxAttempts: r.Max, Delay: r.Wait, Reason: r.Reason})
 			}
 		}
 	})
@@ -504,7 +471,7 @@ func (a *Agent) call(ctx context.Context) (provider.Message, string, error) {
 			err = fmt.Errorf("save the answer: %w", serr)
 		}
 	}
-	a.emit(Event{Type: EventMessageEnd, Text: textOf(msg), StopReason: stored.StopReason, Usage: &res.Usage, Error: stored.Error})
+	a.emit(events.MessageEnded{SessionID: a.sid(), Text: textOf(msg), StopReason: stored.StopReason, Usage: &res.Usage, Error: stored.Error})
 	if err != nil && ctx.Err() != nil {
 		return msg, provider.StopAborted, nil
 	}
@@ -593,7 +560,7 @@ func (a *Agent) runInTurn(ctx context.Context, env toolEnv, c ToolCall) ToolResu
 // the result. The error is a result (or delivery record) that could not be
 // saved; the tool's own failures are results.
 func (a *Agent) execute(ctx context.Context, c ToolCall) error {
-	a.emit(Event{Type: EventToolStart, ToolCallID: c.ID, ToolName: c.Name, Args: c.Args})
+	a.emit(events.ToolStarted{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, Args: c.Args})
 	var pre *PreflightInfo
 	var claim Claim
 	target, isFileTool := targetOf(c)
@@ -606,7 +573,7 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) error {
 		env.approved = canon // asked about below; the approval covers this file only
 	}
 	env.progress = func(chunk string, skipped int64) {
-		a.emit(Event{Type: EventToolUpdate, ToolCallID: c.ID, ToolName: c.Name, Delta: chunk, Skipped: skipped})
+		a.emit(events.ToolOutput{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, Text: chunk, Skipped: skipped})
 	}
 	var res ToolResult
 	var denial *DeniedError // the Approver's words for a denial, if any
@@ -616,7 +583,7 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) error {
 	case need && !a.approved(ctx, c, target, reason, &denial):
 		res = ToolResult{Text: deniedText(c.Name, denial), IsError: true}
 		_, err := a.store(c, res, pre, 0)
-		a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, Path: target, IsError: true, Result: res.Text, Preflight: pre, Denied: true})
+		a.emit(events.ToolEnded{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, Path: target, IsError: true, Result: res.Text, Preflight: pre, Denied: true})
 		return err
 	default:
 		start := time.Now()
@@ -637,12 +604,12 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) error {
 		if err == nil {
 			err = a.recordChange(c, entryID, res.Change)
 		}
-		a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, Path: displayRel(a.cfg.Root, res.Path), IsError: res.IsError,
+		a.emit(events.ToolEnded{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, Path: displayRel(a.cfg.Root, res.Path), IsError: res.IsError,
 			Result: res.Text, Preflight: pre, ToolMs: ms, Delivery: d.info, MemoryChange: res.Change})
 		return err
 	}
 	_, err := a.store(c, res, pre, 0)
-	a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, IsError: true, Result: res.Text, Preflight: pre})
+	a.emit(events.ToolEnded{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, IsError: true, Result: res.Text, Preflight: pre})
 	return err
 }
 
@@ -702,7 +669,7 @@ func (a *Agent) recordAborted(calls []ToolCall) error {
 		if _, err := a.store(c, res, nil, 0); err != nil && first == nil {
 			first = err
 		}
-		a.emit(Event{Type: EventToolEnd, ToolCallID: c.ID, ToolName: c.Name, IsError: true, Result: res.Text})
+		a.emit(events.ToolEnded{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, IsError: true, Result: res.Text})
 	}
 	return first
 }

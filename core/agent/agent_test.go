@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
@@ -120,8 +121,13 @@ type harness struct {
 	ag   *Agent
 	root string
 	fake *fakemodel.Server
-	evs  chan Event
+	evs  chanEvents
 }
+
+// chanEvents publishes the agent's events into a channel the test reads.
+type chanEvents chan events.Event
+
+func (c chanEvents) Publish(e events.Event) { c <- e }
 
 func newHarness(t *testing.T, script fakemodel.Script, cfg func(*Config)) *harness {
 	t.Helper()
@@ -148,9 +154,9 @@ func newHarness(t *testing.T, script fakemodel.Script, cfg func(*Config)) *harne
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, st: st, sess: sess, sm: sm, root: root, fake: fake, evs: make(chan Event, 1000)}
+	h := &harness{t: t, st: st, sess: sess, sm: sm, root: root, fake: fake, evs: make(chanEvents, 1000)}
 	c := Config{Session: sess, Root: root, Client: client, Model: provider.Model{Provider: "fake", ID: "m1", ContextWindow: 100000},
-		System: "sys", Permission: PermissionFullAuto, OnEvent: func(e Event) { h.evs <- e }}
+		System: "sys", Permission: PermissionFullAuto, Events: h.evs}
 	if cfg != nil {
 		cfg(&c)
 	}
@@ -182,7 +188,7 @@ func TestAbortMidStreamLeavesAConsistentSession(t *testing.T) {
 		done <- res
 	}()
 	for e := range h.evs { // the first delta has arrived: abort mid-stream
-		if e.Type == EventMessageUpdate {
+		if _, ok := e.(events.TextDelta); ok {
 			break
 		}
 	}
@@ -234,7 +240,7 @@ func TestAbortBetweenToolCallsRecordsResults(t *testing.T) {
 		done <- res
 	}()
 	for e := range h.evs {
-		if e.Type == EventToolStart && e.ToolName == "bash" {
+		if e, ok := e.(events.ToolStarted); ok && e.ToolName == "bash" {
 			break
 		}
 	}

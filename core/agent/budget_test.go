@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -71,7 +72,7 @@ func deliveryEnds(h *harness) []*DeliveryInfo {
 	for {
 		select {
 		case e := <-h.evs:
-			if e.Type == EventToolEnd {
+			if e, ok := e.(events.ToolEnded); ok {
 				out = append(out, e.Delivery)
 			}
 		default:
@@ -137,9 +138,9 @@ func TestUnsavedToolResultEndsTheTurn(t *testing.T) {
 	if n := len(h.fake.Requests()); n != 1 {
 		t.Errorf("the model was called %d times; the turn should stop after the failed save", n)
 	}
-	var end Event
+	var end events.AgentEnded
 	for len(h.evs) > 0 {
-		if e := <-h.evs; e.Type == EventAgentEnd {
+		if e, ok := (<-h.evs).(events.AgentEnded); ok {
 			end = e
 		}
 	}

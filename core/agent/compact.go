@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/session"
 )
@@ -69,7 +70,7 @@ func (a *Agent) compact(ctx context.Context, extra string) error {
 	if cut <= 0 {
 		return ErrNothingToCompact
 	}
-	a.emit(Event{Type: EventCompactionStart})
+	a.emit(events.CompactionStarted{SessionID: a.sid()})
 	ask := "Summarise the conversation above for the agent that continues it."
 	if extra != "" {
 		ask += "\n\nAlso: " + extra
@@ -82,7 +83,7 @@ func (a *Agent) compact(ctx context.Context, extra string) error {
 		err = errors.New("the model returned an empty summary")
 	}
 	if err != nil {
-		a.emit(Event{Type: EventCompactionEnd, Error: err.Error()})
+		a.emit(events.CompactionEnded{SessionID: a.sid(), Error: err.Error()})
 		return fmt.Errorf("compaction: %w", err)
 	}
 	a.mu.Lock()
@@ -96,6 +97,6 @@ func (a *Agent) compact(ctx context.Context, extra string) error {
 	a.usage = provider.Usage{}
 	a.claims = map[claimKey]claimEntry{} // cleared before each compaction's successor calls
 	a.mu.Unlock()
-	a.emit(Event{Type: EventCompactionEnd, Summary: summary})
+	a.emit(events.CompactionEnded{SessionID: a.sid(), Summary: summary})
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
@@ -41,24 +42,10 @@ type DeliveryRecord struct {
 }
 
 // DeliveryInfo is what a tool event says about delivered instructions.
-type DeliveryInfo struct {
-	Chain     []string        `json:"chain"`
-	Delivered []DeliveredFile `json:"delivered,omitempty"`
-	Deferred  []string        `json:"deferred,omitempty"`
-	Untrusted bool            `json:"untrusted,omitempty"`
-	Withheld  []string        `json:"withheld,omitempty"`
-	// Fallback is set when the chain could not be resolved in time and the
-	// base chain applies.
-	Fallback bool `json:"fallback,omitempty"`
-}
+type DeliveryInfo = events.Delivery
 
 // DeliveredFile is one delivered file in an event.
-type DeliveredFile struct {
-	Label     string `json:"label"`
-	Bytes     int    `json:"bytes"`
-	Truncated bool   `json:"truncated,omitempty"`
-	Via       string `json:"via"`
-}
+type DeliveredFile = events.DeliveredFile
 
 type delivery struct {
 	block  string

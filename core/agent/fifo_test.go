@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -93,7 +94,7 @@ func TestAbortDuringGrepOfAFIFO(t *testing.T) {
 		done <- res
 	}()
 	for e := range h.evs {
-		if e.Type == EventToolStart {
+		if _, ok := e.(events.ToolStarted); ok {
 			break
 		}
 	}
@@ -130,7 +131,7 @@ func TestAbortEndsTheTurnWhileAToolIsStuck(t *testing.T) {
 		done <- res
 	}()
 	for e := range h.evs {
-		if e.Type == EventToolStart {
+		if _, ok := e.(events.ToolStarted); ok {
 			break
 		}
 	}

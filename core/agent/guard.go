@@ -34,7 +34,8 @@ func runOnUse(root, canon string) string {
 // inRepository says why canon is one of the files git runs or reads as
 // configuration that live outside .git/ by name: the folder the
 // repository's core.hooksPath names (.githooks/, tools/hooks: husky and
-// friends set it), and the checkout's git dirs wherever its .git points
+// friends set it), the files its config includes (a tracked
+// devtools/git.cfg that include.path names), and the checkout's git dirs wherever its .git points
 // (in a linked worktree .git is a file, and the config and hooks are in
 // the repository's common git dir). A worktree so gets exactly the rules
 // of its main checkout. "" otherwise, or outside a git checkout.
@@ -46,6 +47,11 @@ func inRepository(root, canon string) string {
 	for _, h := range l.hooks {
 		if canon != h && fsutil.Within(h, canon) {
 			return "it is in the repository's hooks folder (core.hooksPath), whose scripts git runs as programs"
+		}
+	}
+	for _, inc := range l.includes {
+		if canon == inc {
+			return "the repository's git config includes this file (include.path), so git reads it as configuration: a change can run code at the next git command (core.fsmonitor, core.hooksPath)"
 		}
 	}
 	for _, d := range []string{l.gitDir, l.common} {

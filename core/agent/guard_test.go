@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -122,7 +123,7 @@ func TestWritesThatRunCodeAreDeniedHeadless(t *testing.T) {
 	h.ag.Prompt(context.Background(), "go")
 	denied := 0
 	for len(h.evs) > 0 {
-		if e := <-h.evs; e.Type == EventToolEnd && e.Denied {
+		if e, ok := (<-h.evs).(events.ToolEnded); ok && e.Denied {
 			denied++
 		}
 	}

@@ -51,22 +51,7 @@ func TestWorktreeAsksExactlyAsItsMainCheckout(t *testing.T) {
 	}
 	reasons := map[string]map[string]string{}
 	for _, root := range []string{main, wt} {
-		var mu sync.Mutex
-		asked := map[string]string{}
-		h := newHarness(t, allCallsThenDone(calls), func(c *Config) {
-			c.Root = root
-			c.Permission = PermissionAutoEdits
-			c.Approve = func(ctx context.Context, a Approval) (bool, error) {
-				mu.Lock()
-				asked[a.ToolCallID] = a.Reason
-				mu.Unlock()
-				return false, nil
-			}
-		})
-		if _, err := h.ag.Prompt(context.Background(), "go"); err != nil {
-			t.Fatal(err)
-		}
-		reasons[root] = asked
+		reasons[root] = askedInAutoEdits(t, root, calls)
 		if got := read(t, filepath.Join(root, ".githooks", "pre-commit")); got != "#!/bin/sh\nexit 0\n" {
 			t.Errorf("%s: the hook was changed without approval: %q", root, got)
 		}
@@ -77,9 +62,46 @@ func TestWorktreeAsksExactlyAsItsMainCheckout(t *testing.T) {
 			t.Errorf("%s: the ordinary write did not happen: %v", root, err)
 		}
 	}
+	askedAlike(t, calls, reasons[main], reasons[wt], "dotgit") // .git is a folder in one, a file in the other
+	if !strings.Contains(reasons[wt]["hook"], "core.hooksPath") {
+		t.Errorf("the worktree's reason for .githooks/pre-commit = %q", reasons[wt]["hook"])
+	}
+	// The worktree's hook is what git runs at the user's next commit there.
+	if data := read(t, filepath.Join(wt, ".githooks", "pre-commit")); strings.Contains(data, "pwned") {
+		t.Error("the worktree's hook was written")
+	}
+}
+
+// askedInAutoEdits runs calls in an auto-edits session at root, denying
+// every approval, and returns the reason asked with, by call ID.
+func askedInAutoEdits(t *testing.T, root string, calls []fakemodel.Call) map[string]string {
+	t.Helper()
+	var mu sync.Mutex
+	asked := map[string]string{}
+	h := newHarness(t, allCallsThenDone(calls), func(c *Config) {
+		c.Root = root
+		c.Permission = PermissionAutoEdits
+		c.Approve = func(ctx context.Context, a Approval) (bool, error) {
+			mu.Lock()
+			asked[a.ToolCallID] = a.Reason
+			mu.Unlock()
+			return false, nil
+		}
+	})
+	if _, err := h.ag.Prompt(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	return asked
+}
+
+// askedAlike fails unless every call but "ok" asked in the main checkout
+// and in the worktree, with the same reason (but for the call differs),
+// and "ok" asked in neither.
+func askedAlike(t *testing.T, calls []fakemodel.Call, inMain, inWT map[string]string, differs string) {
+	t.Helper()
 	for _, c := range calls {
-		inMain, askedMain := reasons[main][c.ID]
-		inWT, askedWT := reasons[wt][c.ID]
+		m, askedMain := inMain[c.ID]
+		w, askedWT := inWT[c.ID]
 		if c.ID == "ok" {
 			if askedMain || askedWT {
 				t.Errorf("an ordinary write asked (main %v, worktree %v)", askedMain, askedWT)
@@ -90,16 +112,9 @@ func TestWorktreeAsksExactlyAsItsMainCheckout(t *testing.T) {
 			t.Errorf("%s %v: asked in the main checkout %v, in the worktree %v; want both", c.Name, c.Args, askedMain, askedWT)
 			continue
 		}
-		if inMain != inWT && c.ID != "dotgit" { // .git is a folder in one, a file in the other
-			t.Errorf("%s: reasons differ:\n  main:     %s\n  worktree: %s", c.ID, inMain, inWT)
+		if m != w && c.ID != differs {
+			t.Errorf("%s: reasons differ:\n  main:     %s\n  worktree: %s", c.ID, m, w)
 		}
-	}
-	if !strings.Contains(reasons[wt]["hook"], "core.hooksPath") {
-		t.Errorf("the worktree's reason for .githooks/pre-commit = %q", reasons[wt]["hook"])
-	}
-	// The worktree's hook is what git runs at the user's next commit there.
-	if data := read(t, filepath.Join(wt, ".githooks", "pre-commit")); strings.Contains(data, "pwned") {
-		t.Error("the worktree's hook was written")
 	}
 }
 
@@ -244,13 +259,17 @@ func FuzzGitConfigValue(f *testing.F) {
 	f.Add("[core]\n\thooksPath = .githooks\n", ".githooks")
 	f.Add("[core] hooksPath=\"x\" ; c\n[core \"y\"]\nhooksPath=z", `a "b" \ c`)
 	f.Add("[core\n\thooksPath\n", "\t#;")
+	f.Add("[core]\n\thooksPath = .git\\\nhooks\n[x]\na = \\", "a\\")
+	f.Add("\xef\xbb\xbf[include]\r\n\tpath = \"a\\\r\nb\" ; c\n[core \"q\\\"\"] x", " ")
 	f.Fuzz(func(t *testing.T, config, value string) {
 		gitConfigValue(config, "core", "hooksPath")
 		if strings.ContainsAny(value, "\n\r\x00\b") {
 			return
 		}
 		esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\t", `\t`).Replace(value)
-		got, set := gitConfigValue(config+"\n[core]\n\thooksPath = \""+esc+"\"\n", "core", "hooksPath")
+		// Two newlines: a config ending in a backslash continues onto the
+		// first, as git reads it.
+		got, set := gitConfigValue(config+"\n\n[core]\n\thooksPath = \""+esc+"\"\n", "core", "hooksPath")
 		if !set || got != value {
 			t.Errorf("wrote %q, read %q (set %v)", value, got, set)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -37,12 +38,12 @@ func TestBashStreamsOutputWhileRunning(t *testing.T) {
 	var live strings.Builder
 	released := false
 	for e := range h.evs {
-		switch e.Type {
-		case EventToolUpdate:
+		switch e := e.(type) {
+		case events.ToolOutput:
 			if e.ToolCallID != "b1" || e.ToolName != "bash" {
 				t.Errorf("update names the wrong call: %+v", e)
 			}
-			live.WriteString(e.Delta)
+			live.WriteString(e.Text)
 			if !released && strings.Contains(live.String(), "first\n") {
 				released = true
 				f, err := os.OpenFile(gate, os.O_WRONLY, 0)
@@ -52,7 +53,7 @@ func TestBashStreamsOutputWhileRunning(t *testing.T) {
 				f.WriteString("go\n")
 				f.Close()
 			}
-		case EventToolEnd:
+		case events.ToolEnded:
 			if !released {
 				t.Fatalf("the call ended before its first line was passed on: %+v", e)
 			}
@@ -62,7 +63,7 @@ func TestBashStreamsOutputWhileRunning(t *testing.T) {
 			if !strings.Contains(e.Result, "first\nsecond") {
 				t.Errorf("result = %q", e.Result)
 			}
-		case EventAgentEnd:
+		case events.AgentEnded:
 			if err := <-done; err != nil {
 				t.Fatal(err)
 			}
@@ -87,16 +88,15 @@ func TestBashLiveOutputIsBounded(t *testing.T) {
 	var shown, skipped int64
 	updates := 0
 	for len(h.evs) > 0 {
-		e := <-h.evs
-		switch e.Type {
-		case EventToolUpdate:
+		switch e := (<-h.evs).(type) {
+		case events.ToolOutput:
 			updates++
-			if len(e.Delta) > updateKeep {
-				t.Errorf("an update carries %d bytes", len(e.Delta))
+			if len(e.Text) > updateKeep {
+				t.Errorf("an update carries %d bytes", len(e.Text))
 			}
-			shown += int64(len(e.Delta))
+			shown += int64(len(e.Text))
 			skipped += e.Skipped
-		case EventToolEnd:
+		case events.ToolEnded:
 			if len(e.Result) > outputLimit+200 || !strings.Contains(e.Result, "Output cut at 50 KiB") {
 				t.Errorf("the result is %d bytes: %q…", len(e.Result), e.Result[:80])
 			}

@@ -1,9 +1,11 @@
-// Package events is the core's one event broker. The runtimes publish
-// their agent events and approval questions here, the registries publish
-// "projects or sessions changed", and every program that shows them (the
-// local terminal UI, each SSH client) subscribes with a context of its own:
-// the subscription ends with that context, so nothing outlives the program
-// that subscribed.
+// Package events is the core's one event broker and the closed set of
+// events it carries (kinds.go). The runtimes' engines publish their turns
+// here, the runtime manager its launches and retirements, the broker
+// itself approval questions, the host "projects, memory or a session
+// changed"; every program that shows them (the local terminal UI, each SSH
+// client) or writes them out (rpc, prompt --json, through the one encoder
+// in wire.go) subscribes with a context of its own: the subscription ends
+// with that context, so nothing outlives the program that subscribed.
 //
 // Delivery never blocks the publisher. Each subscription has its own queue,
 // without bound, and the subscriber takes what has queued in batches
@@ -11,9 +13,10 @@
 // an approval and its answer always arrive, in the order they were
 // published. Two kinds of message coalesce while they wait in a queue, and
 // only with a message of the same kind directly before them: streamed text
-// of one session (the deltas are concatenated, so a subscriber that fell
-// behind catches up in one step and shows the same text) and "projects
-// changed" (one reload covers many writes).
+// (or reasoning) of one session (the deltas are concatenated, so a
+// subscriber that fell behind catches up in one step and shows the same
+// text) and "projects changed" (one reload covers many writes). A Verbatim
+// subscription coalesces nothing.
 //
 // An approval question lives here, in the core, until it is answered (by
 // any subscriber showing its session), withdrawn (its turn ended or was
@@ -27,8 +30,6 @@ import (
 	"errors"
 	"slices"
 	"sync"
-
-	"github.com/pi-tui/pi-tui/core/agent"
 )
 
 // Topic is a kind of message; a subscription names the topics it wants.
@@ -36,25 +37,31 @@ type Topic uint8
 
 // Topics.
 const (
-	// Agent carries agent.Event values: the runtimes' launches and
-	// retirements and their agents' turns (tokens, tool calls, the end).
+	// Agent carries the runtimes' launches and retirements and their
+	// agents' turns: every kind an engine produces (tokens, tool calls,
+	// compaction, the queue, the end).
 	Agent Topic = 1 << iota
 	// Approvals carries Asked and Resolved.
 	Approvals
 	// Projects carries ProjectsChanged.
 	Projects
+	// Memory carries MemoryChanged.
+	Memory
+	// Sessions carries SessionAppended.
+	Sessions
 )
 
-// Asked is an approval question of a session's turn.
-type Asked struct {
-	ID      uint64
-	Session string
-	// Root is the folder the session works in (for a diff): the project's,
-	// or the session's own worktree. ProjectRoot is the project's, which
-	// keys its approval rules.
-	Root, ProjectRoot string
-	Request           agent.Approval
-}
+// Option changes how a subscription queues.
+type Option uint8
+
+// Verbatim asks for every event as it was published: nothing coalesces.
+// A program that writes the events out (rpc, prompt --json) uses it, so
+// its client gets each delta the engine streamed.
+const Verbatim Option = 1
+
+// Publisher takes events: the Broker, or whatever stands between an
+// engine and it.
+type Publisher interface{ Publish(Event) }
 
 // Answer is what a user decided.
 type Answer struct {
@@ -68,27 +75,6 @@ type Answer struct {
 	// Reason is why the user denied the call; the model reads it.
 	Reason string
 }
-
-// Resolved says how a question ended. Every subscriber that was shown the
-// question gets it, the one that answered too.
-type Resolved struct {
-	ID      uint64
-	Session string
-	Answer  Answer
-	// By is the subscription that answered (Subscription.ID); 0 when the
-	// core ended the question.
-	By uint64
-	// Withdrawn: the turn ended or was aborted before anyone answered.
-	Withdrawn bool
-	// Unattended: the last program showing the session left it, and the
-	// question was denied.
-	Unattended bool
-}
-
-// ProjectsChanged says projects, their memory or their sessions changed
-// (a registry write, a memory save, a session's turn or compaction): lists
-// should be reloaded. ProjectID is "" when more than one may have changed.
-type ProjectsChanged struct{ ProjectID string }
 
 // ErrUnattended is returned by Ask when no subscriber shows the session:
 // nobody could answer, so the caller decides (headless runs deny, or
@@ -119,31 +105,38 @@ func New() *Broker {
 // Subscription is one subscriber's queue. Its methods are safe for
 // concurrent use.
 type Subscription struct {
-	b      *Broker
-	id     uint64
-	topics Topic
-	ctx    context.Context
-	signal chan struct{} // one token: something queued since the last Next
+	b        *Broker
+	id       uint64
+	topics   Topic
+	verbatim bool
+	ctx      context.Context
+	signal   chan struct{} // one token: something queued since the last Next
+	stop     func() bool   // forgets the context's AfterFunc (Close)
 
 	// Under b.mu: which session's messages (agent events, approvals) the
 	// subscriber wants and answers for.
 	scoped bool   // false: every session's; true: only show's
 	show   string // the session shown ("" with scoped: none)
 
-	mu    sync.Mutex
-	queue []any
+	mu     sync.Mutex
+	queue  []Event
+	closed bool // by Close: Next hands out what is queued, then false
 }
 
-// Subscribe starts a subscription to topics that ends when ctx ends. Until
-// Show is called it receives the messages of every session.
-func (b *Broker) Subscribe(ctx context.Context, topics Topic) *Subscription {
+// Subscribe starts a subscription to topics that ends when ctx ends (or
+// Close is called). Until Show is called it receives the messages of
+// every session.
+func (b *Broker) Subscribe(ctx context.Context, topics Topic, opts ...Option) *Subscription {
 	b.mu.Lock()
 	b.nextSub++
 	s := &Subscription{b: b, id: b.nextSub, topics: topics, ctx: ctx, signal: make(chan struct{}, 1)}
+	for _, o := range opts {
+		s.verbatim = s.verbatim || o == Verbatim
+	}
 	b.subs[s] = struct{}{}
-	b.mu.Unlock()
 	// AfterFunc starts no goroutine until ctx ends.
-	context.AfterFunc(ctx, func() { b.unsubscribe(s) })
+	s.stop = context.AfterFunc(ctx, func() { b.unsubscribe(s) })
+	b.mu.Unlock()
 	return s
 }
 
@@ -175,7 +168,7 @@ func (s *Subscription) Show(sessionID string) {
 	// A program that starts showing a session mid-question is asked too.
 	var open []Asked
 	for _, q := range b.asks {
-		if q.asked.Session == sessionID {
+		if q.asked.SessionID == sessionID {
 			open = append(open, q.asked)
 		}
 	}
@@ -186,8 +179,9 @@ func (s *Subscription) Show(sessionID string) {
 }
 
 // Next waits until messages are queued and returns them all, oldest
-// first. It returns false once the subscription's context has ended.
-func (s *Subscription) Next() ([]any, bool) {
+// first. It returns false once the subscription's context has ended, and
+// after Close once what was queued before it has been returned.
+func (s *Subscription) Next() ([]Event, bool) {
 	for {
 		select {
 		case <-s.signal:
@@ -195,12 +189,38 @@ func (s *Subscription) Next() ([]any, bool) {
 			return nil, false
 		}
 		s.mu.Lock()
-		batch := s.queue
+		batch, closed := s.queue, s.closed
 		s.queue = nil
 		s.mu.Unlock()
 		if len(batch) > 0 {
+			if closed {
+				s.signalOnce() // the next call says it is over
+			}
 			return batch, true
 		}
+		if closed {
+			s.signalOnce() // every later call says so too
+			return nil, false
+		}
+	}
+}
+
+// Close ends the subscription as its context ending would, except that
+// Next still returns what had queued before: a program that writes the
+// events out calls it once the events it must write have been published,
+// and writes until Next says false.
+func (s *Subscription) Close() {
+	s.b.mu.Lock()
+	s.stop()
+	s.b.unsubscribeLocked(s, true)
+	s.b.mu.Unlock()
+	s.signalOnce()
+}
+
+func (s *Subscription) signalOnce() {
+	select {
+	case s.signal <- struct{}{}:
+	default:
 	}
 }
 
@@ -210,76 +230,92 @@ func (s *Subscription) Answer(id uint64, a Answer) bool {
 	return s.b.resolve(id, Resolved{Answer: a, By: s.id})
 }
 
-// Publish delivers msg to every subscription whose topics and session
-// include it: an agent.Event to Agent subscribers, ProjectsChanged to
-// Projects subscribers. It never blocks on a subscriber.
-func (b *Broker) Publish(msg any) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.publishLocked(msg)
-}
-
-func (b *Broker) publishLocked(msg any) {
-	var topic Topic
-	session, scoped := "", false
-	switch m := msg.(type) {
-	case agent.Event:
-		topic, session, scoped = Agent, m.SessionID, true
-	case Asked:
-		topic, session, scoped = Approvals, m.Session, true
-	case Resolved:
-		topic, session, scoped = Approvals, m.Session, true
-	case ProjectsChanged:
-		topic = Projects
-	default:
+// Publish delivers e to every subscription whose topics and session
+// include it (see Topic). It never blocks on a subscriber. Questions are
+// made by Ask only: an Asked or Resolved given here is dropped.
+func (b *Broker) Publish(e Event) {
+	switch e.(type) {
+	case nil, Asked, Resolved:
 		return
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.publishLocked(e)
+}
+
+func (b *Broker) publishLocked(e Event) {
+	topic, scoped := topicOf(e)
+	session := e.Session()
 	for s := range b.subs {
 		if s.topics&topic == 0 || scoped && s.scoped && s.show != session {
 			continue
 		}
-		s.push(msg)
+		s.push(e)
 	}
 }
 
-// push queues msg, coalescing it with the message before it when both are
-// streamed text of one session or both say projects changed.
-func (s *Subscription) push(msg any) {
+// push queues e, coalescing it with the message before it when both are
+// streamed text (or both reasoning) of one session, or both say projects
+// changed; a Verbatim subscription coalesces nothing.
+func (s *Subscription) push(e Event) {
 	s.mu.Lock()
-	if n := len(s.queue); n > 0 {
-		switch m := msg.(type) {
-		case agent.Event:
-			if last, ok := s.queue[n-1].(agent.Event); ok && m.Type == agent.EventMessageUpdate &&
-				last.Type == agent.EventMessageUpdate && last.SessionID == m.SessionID {
-				last.Delta += m.Delta
-				last.Thinking += m.Thinking
-				s.queue[n-1] = last
-				s.mu.Unlock()
-				return
-			}
-		case ProjectsChanged:
-			if last, ok := s.queue[n-1].(ProjectsChanged); ok {
-				if last.ProjectID != m.ProjectID {
-					s.queue[n-1] = ProjectsChanged{}
-				}
-				s.mu.Unlock()
-				return
-			}
+	if n := len(s.queue); n > 0 && !s.verbatim {
+		if merged, ok := coalesce(s.queue[n-1], e); ok {
+			s.queue[n-1] = merged
+			s.mu.Unlock()
+			return
 		}
 	}
-	s.queue = append(s.queue, msg)
+	s.queue = append(s.queue, e)
 	s.mu.Unlock()
-	select {
-	case s.signal <- struct{}{}:
-	default:
-	}
+	s.signalOnce()
 }
 
-// unsubscribe ends s: it gets nothing more, and the questions of the
-// session it showed that nobody else shows are denied.
+// coalesce merges e into last, the message queued before it, when one
+// message can stand for both: the text shown is the same, and one reload
+// covers two changes.
+func coalesce(last, e Event) (Event, bool) {
+	switch m := e.(type) {
+	case TextDelta:
+		if l, ok := last.(TextDelta); ok && l.SessionID == m.SessionID {
+			l.Text += m.Text
+			return l, true
+		}
+	case ThinkingDelta:
+		if l, ok := last.(ThinkingDelta); ok && l.SessionID == m.SessionID {
+			l.Text += m.Text
+			return l, true
+		}
+	case ProjectsChanged:
+		if l, ok := last.(ProjectsChanged); ok {
+			if l.ProjectID != m.ProjectID {
+				l = ProjectsChanged{}
+			}
+			return l, true
+		}
+	}
+	return nil, false
+}
+
+// unsubscribe ends s when its context ends: it gets nothing more, what it
+// had queued is dropped, and the questions of the session it showed that
+// nobody else shows are denied.
 func (b *Broker) unsubscribe(s *Subscription) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.unsubscribeLocked(s, false)
+}
+
+// unsubscribeLocked removes s from the broker; keep says whether its
+// queue stays for Next (Close) or goes (its context ended).
+func (b *Broker) unsubscribeLocked(s *Subscription, keep bool) {
+	s.mu.Lock()
+	if keep {
+		s.closed = true
+	} else {
+		s.queue = nil
+	}
+	s.mu.Unlock()
 	if _, ok := b.subs[s]; !ok {
 		return
 	}
@@ -287,9 +323,6 @@ func (b *Broker) unsubscribe(s *Subscription) {
 	if s.scoped && s.show != "" {
 		b.denyUnattendedLocked(s.show)
 	}
-	s.mu.Lock()
-	s.queue = nil
-	s.mu.Unlock()
 }
 
 // attendedLocked reports whether a subscriber to approvals shows session.
@@ -309,7 +342,7 @@ func (b *Broker) denyUnattendedLocked(session string) {
 		return
 	}
 	for id, q := range b.asks {
-		if q.asked.Session == session {
+		if q.asked.SessionID == session {
 			b.resolveLocked(id, Resolved{Unattended: true})
 		}
 	}
@@ -319,14 +352,14 @@ func (b *Broker) denyUnattendedLocked(session string) {
 // it, ctx ends (the question is withdrawn; ctx's error is returned) or the
 // last subscriber showing its session leaves (denied). With no subscriber
 // showing the session it returns ErrUnattended at once.
-func (b *Broker) Ask(ctx context.Context, session, root, projectRoot string, req agent.Approval) (Answer, error) {
+func (b *Broker) Ask(ctx context.Context, session, root, projectRoot string, req Approval) (Answer, error) {
 	b.mu.Lock()
 	if !b.attendedLocked(session) {
 		b.mu.Unlock()
 		return Answer{}, ErrUnattended
 	}
 	b.nextAsk++
-	q := &question{asked: Asked{ID: b.nextAsk, Session: session, Root: root, ProjectRoot: projectRoot, Request: req}, reply: make(chan Resolved, 1)}
+	q := &question{asked: Asked{ID: b.nextAsk, SessionID: session, Root: root, ProjectRoot: projectRoot, Request: req}, reply: make(chan Resolved, 1)}
 	b.asks[q.asked.ID] = q
 	b.publishLocked(q.asked)
 	b.mu.Unlock()
@@ -352,7 +385,7 @@ func (b *Broker) resolveLocked(id uint64, r Resolved) bool {
 		return false
 	}
 	delete(b.asks, id)
-	r.ID, r.Session = id, q.asked.Session
+	r.ID, r.SessionID = id, q.asked.SessionID
 	q.reply <- r
 	b.publishLocked(r)
 	return true

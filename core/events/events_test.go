@@ -7,23 +7,19 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/pi-tui/pi-tui/core/agent"
 )
 
-func token(sid, text string) agent.Event {
-	return agent.Event{Type: agent.EventMessageUpdate, SessionID: sid, Delta: text}
-}
+func token(sid, text string) TextDelta { return TextDelta{SessionID: sid, Text: text} }
 
 // next takes one batch, failing the test instead of hanging.
-func next(t *testing.T, s *Subscription) []any {
+func next(t *testing.T, s *Subscription) []Event {
 	t.Helper()
-	got := make(chan []any, 1)
+	got := make(chan []Event, 1)
 	go func() { b, _ := s.Next(); got <- b }()
 	select {
 	case b := <-got:
 		return b
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute): // a fail-safe; the batch ends the wait
 		t.Fatal("no batch arrived")
 		return nil
 	}
@@ -43,17 +39,17 @@ func TestSlowSubscriberLosesNothingAndBlocksNothing(t *testing.T) {
 		want.WriteString(w)
 		b.Publish(token("s1", w))
 	}
-	b.Publish(agent.Event{Type: agent.EventToolStart, SessionID: "s1", ToolName: "bash"})
+	b.Publish(ToolStarted{SessionID: "s1", ToolName: "bash"})
 	b.Publish(token("s1", "!"))
-	b.Publish(agent.Event{Type: agent.EventAgentEnd, SessionID: "s1"})
+	b.Publish(AgentEnded{SessionID: "s1"})
 	batch := next(t, slow)
 	if len(batch) != 4 {
 		t.Fatalf("want text, tool, text, end; got %d messages", len(batch))
 	}
-	if e := batch[0].(agent.Event); e.Delta != want.String() {
-		t.Errorf("the coalesced text differs: %d bytes, want %d", len(e.Delta), want.Len())
+	if e := batch[0].(TextDelta); e.Text != want.String() {
+		t.Errorf("the coalesced text differs: %d bytes, want %d", len(e.Text), want.Len())
 	}
-	if batch[1].(agent.Event).Type != agent.EventToolStart || batch[2].(agent.Event).Delta != "!" || batch[3].(agent.Event).Type != agent.EventAgentEnd {
+	if _, tool := batch[1].(ToolStarted); !tool || batch[2] != token("s1", "!") || batch[3] != (AgentEnded{SessionID: "s1"}) {
 		t.Errorf("order lost: %v", batch[1:])
 	}
 }
@@ -74,7 +70,7 @@ func TestSubscriptionEndsWithItsContext(t *testing.T) {
 			t.Fatal("Next went on after the context ended")
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a fail-safe; the count ends the wait
 	for {
 		b.mu.Lock()
 		n := len(b.subs)
@@ -87,7 +83,7 @@ func TestSubscriptionEndsWithItsContext(t *testing.T) {
 		}
 		runtime.Gosched()
 	}
-	if _, err := b.Ask(context.Background(), "s1", "/", "/", agent.Approval{Tool: "bash"}); !errors.Is(err, ErrUnattended) {
+	if _, err := b.Ask(context.Background(), "s1", "/", "/", Approval{Tool: "bash"}); !errors.Is(err, ErrUnattended) {
 		t.Errorf("a question went to subscribers that had ended: %v", err)
 	}
 }
@@ -104,7 +100,7 @@ func TestEitherSubscriberAnswersAndBothSeeIt(t *testing.T) {
 	other.Show("s2")
 	got := make(chan Answer)
 	go func() {
-		a, err := b.Ask(ctx, "s1", "/root", "/root", agent.Approval{Tool: "bash", Command: "ls"})
+		a, err := b.Ask(ctx, "s1", "/root", "/root", Approval{Tool: "bash", Command: "ls"})
 		if err != nil {
 			t.Error(err)
 		}
@@ -147,7 +143,7 @@ func TestQuestionsEndWithTheirTurnOrTheirAudience(t *testing.T) {
 	one.Show("s1")
 	turn, abort := context.WithCancel(context.Background())
 	errc := make(chan error)
-	go func() { _, err := b.Ask(turn, "s1", "", "", agent.Approval{Tool: "bash"}); errc <- err }()
+	go func() { _, err := b.Ask(turn, "s1", "", "", Approval{Tool: "bash"}); errc <- err }()
 	q := next(t, one)[0].(Asked)
 	abort()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
@@ -160,7 +156,7 @@ func TestQuestionsEndWithTheirTurnOrTheirAudience(t *testing.T) {
 	ctx2, leave2 := context.WithCancel(context.Background())
 	two := b.Subscribe(ctx2, Approvals)
 	got := make(chan Answer)
-	go func() { a, _ := b.Ask(t.Context(), "s1", "", "", agent.Approval{Tool: "bash"}); got <- a }()
+	go func() { a, _ := b.Ask(t.Context(), "s1", "", "", Approval{Tool: "bash"}); got <- a }()
 	next(t, one)
 	two.Show("s1") // joins mid-question: asked too
 	if _, ok := next(t, two)[0].(Asked); !ok {

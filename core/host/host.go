@@ -6,7 +6,7 @@
 // broker) and the runtime manager. cmd/pi-tui and `serve` open it;
 // nothing else constructs these, so a terminal session, an SSH session
 // and a script see the same state and the same conflicts
-// (docs/adr/0037-composition-root.md).
+// (docs/adr/0041-composition-root.md).
 package host
 
 import (

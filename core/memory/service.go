@@ -34,41 +34,21 @@ func (m Memory) Bytes() int { return len(m.Content) }
 type Service struct {
 	st *store.Store
 
-	mu    sync.Mutex
-	subs  map[int]func(root string)
-	next  int
-	memos map[string]memo
+	mu     sync.Mutex
+	memos  map[string]memo
+	onSave func(root string)
 }
 
-// Subscribe calls fn with the project root after every save made through
-// this Service (the runtime manager retires idle runtimes on it). Saves by
-// other processes are not seen here; runtimes notice them at the next
-// prompt. The returned func unsubscribes.
-func (s *Service) Subscribe(fn func(root string)) (cancel func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.subs == nil {
-		s.subs = map[int]func(string){}
-	}
-	id := s.next
-	s.next++
-	s.subs[id] = fn
-	return func() {
-		s.mu.Lock()
-		delete(s.subs, id)
-		s.mu.Unlock()
-	}
-}
+// OnSave has fn called with the project root after every save made
+// through this Service. The host publishes it on its event broker
+// (core/events MemoryChanged), where the runtimes and the lists hear of
+// it. Saves by other processes are not seen here; runtimes notice them at
+// the next prompt. Set it once, before the Service is shared.
+func (s *Service) OnSave(fn func(root string)) { s.onSave = fn }
 
 func (s *Service) notify(root string) {
-	s.mu.Lock()
-	fns := make([]func(string), 0, len(s.subs))
-	for _, fn := range s.subs {
-		fns = append(fns, fn)
-	}
-	s.mu.Unlock()
-	for _, fn := range fns {
-		fn(root)
+	if s.onSave != nil {
+		s.onSave(root)
 	}
 }
 

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtime"
 )
 
-func (r *server) enqueue(sessionID string, run func()) {
-	r.queue.push(job{session: sessionID, run: run})
+func (r *server) enqueue(sessionID string, size int, run func()) error {
+	return r.queue.push(job{session: sessionID, size: size, run: run})
 }
 
 func (r *server) reply(c command, err error, data any) {
@@ -30,18 +30,17 @@ func (r *server) handle(c command) {
 			r.reply(c, errors.New("message is empty"), nil)
 			return
 		}
-		r.reply(c, nil, nil)
 		sessionID, model := r.session, r.spec()
-		r.enqueue(sessionID, func() {
+		r.reply(c, r.enqueue(sessionID, len(c.Message), func() {
 			// /skill:name and /template calls expand as pi expands them.
 			text, err := r.m.Expand(ctx, sessionID, c.Message)
 			if err != nil {
-				r.out.Write(agent.Event{Type: agent.EventAgentEnd, SessionID: sessionID, Error: err.Error(), StopReason: provider.StopError})
+				r.m.Events().Publish(events.AgentEnded{SessionID: sessionID, Error: err.Error(), StopReason: provider.StopError})
 				return
 			}
 			// Failures end with the agent_end the runtime emits.
 			r.m.Prompt(ctx, sessionID, model, text)
-		})
+		}), nil)
 	case "abort":
 		// Waiting prompts go too: abort means stop, not "skip to the next".
 		// The running job's session, which a new_session may have left.
@@ -52,13 +51,7 @@ func (r *server) handle(c command) {
 		}
 		r.reply(c, nil, map[string]any{"aborted": r.m.Abort(sid), "dropped": dropped})
 	case "get_state":
-		st := r.m.State(r.session)
-		r.reply(c, nil, struct {
-			runtime.State
-			Project string `json:"project"`
-			Root    string `json:"root"`
-			ModelIn string `json:"modelSetting,omitempty"`
-		}{st, r.project.Name, r.project.Root, r.spec()})
+		r.reply(c, nil, r.state())
 	case "new_session":
 		if c.Worktree {
 			r.newWorktreeSession(c)
@@ -73,13 +66,12 @@ func (r *server) handle(c command) {
 		r.session = s.ID()
 		r.reply(c, nil, map[string]string{"sessionId": s.ID()})
 	case "compact":
-		r.reply(c, nil, nil)
 		sessionID, model := r.session, r.spec()
-		r.enqueue(sessionID, func() {
+		r.reply(c, r.enqueue(sessionID, len(c.Instructions), func() {
 			if _, err := r.m.Compact(ctx, sessionID, model, c.Instructions); err != nil {
-				r.out.Write(agent.Event{Type: agent.EventCompactionEnd, SessionID: sessionID, Error: err.Error()})
+				r.m.Events().Publish(events.CompactionEnded{SessionID: sessionID, Error: err.Error()})
 			}
-		})
+		}), nil)
 	case "branch":
 		if c.EntryID == nil {
 			r.reply(c, errors.New(`branch needs "entryId": the entry to continue from ("" for before the first one)`), nil)
@@ -118,6 +110,16 @@ func (r *server) handle(c command) {
 	default:
 		r.reply(c, fmt.Errorf("unknown command %q (prompt, abort, get_state, new_session, compact, branch, set_model, set_thinking_level)", c.Type), nil)
 	}
+}
+
+func (r *server) state() stateReply {
+	st := r.m.State(r.session)
+	out := stateReply{SessionID: st.SessionID, Runtime: st.Runtime, Model: st.Model, Thinking: st.Thinking, Usage: st.Usage, Leaf: st.Leaf,
+		Title: st.Title, Project: r.project.Name, Root: r.project.Root, ModelIn: r.spec()}
+	if st.Last != nil {
+		out.Last, _ = events.Marshal(st.Last)
+	}
+	return out
 }
 
 // newWorktreeSession answers new_session with "worktree": true.

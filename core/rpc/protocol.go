@@ -1,6 +1,10 @@
 package rpc
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/pi-tui/pi-tui/core/provider"
+)
 
 // command is one line of rpc input.
 type command struct {
@@ -29,4 +33,21 @@ type response struct {
 	Success bool            `json:"success"`
 	Error   string          `json:"error,omitempty"`
 	Data    any             `json:"data,omitempty"`
+}
+
+// stateReply is get_state's data: the session's runtime (its last launch,
+// reuse or retirement as the event went on the wire) and the rpc's
+// project and model setting.
+type stateReply struct {
+	SessionID string          `json:"sessionId"`
+	Runtime   string          `json:"runtime"` // none, idle, working
+	Model     string          `json:"model,omitempty"`
+	Thinking  string          `json:"thinkingLevel,omitempty"`
+	Last      json.RawMessage `json:"last,omitempty"`
+	Usage     *provider.Usage `json:"usage,omitempty"`
+	Leaf      string          `json:"leafId,omitempty"`
+	Title     string          `json:"title,omitempty"`
+	Project   string          `json:"project"`
+	Root      string          `json:"root"`
+	ModelIn   string          `json:"modelSetting,omitempty"`
 }

@@ -1,7 +1,7 @@
 // Package rpc serves pi-tui's rpc protocol on one stream (pi-tui rpc):
 // one JSON command a line in, a response to each and the runtimes' events
-// out, as JSON lines. Prompts and compactions wait their turn in a queue
-// of their own, so the reader keeps answering while the agent works.
+// out, as JSON lines. Prompts and compactions wait their turn in a bounded
+// queue of their own, so the reader keeps answering while the agent works.
 package rpc
 
 import (
@@ -23,8 +23,8 @@ import (
 type Config struct {
 	// Host is the host core; its runtimes run the prompts.
 	Host *host.Host
-	// Out carries the responses; the runtimes' events go there too (the
-	// caller's runtime options write them).
+	// Out carries the responses; the caller streams the runtimes' events
+	// there too (StreamEvents).
 	Out *Lines
 	// Project is the project the stream works in; Session its session
 	// prompts go to until new_session.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
@@ -25,7 +26,7 @@ func BenchmarkPrepareUnchanged(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	if n := len(find(r.take(), EventLaunched)); n != 1 {
+	if n := len(find[events.RuntimeLaunched](r.take())); n != 1 {
 		b.Fatalf("%d launches; the runtime was not reused", n)
 	}
 }

@@ -61,3 +61,27 @@ func environment(root string, now time.Time) string {
 }
 
 func memorySection(projection string) string { return memory.Frame(projection) }
+
+// framed is a project's memory as last framed.
+type framed struct{ projection, section string }
+
+// memorySection frames a project's memory for the system prompt,
+// remembering the last framing per project root: memory changes rarely,
+// and framing 32 KiB (defusing marker-like tags) before every prompt is
+// work an unchanged prompt need not do.
+func (m *Manager) memorySection(root, projection string) string {
+	m.mu.Lock()
+	f, ok := m.frames[root]
+	m.mu.Unlock()
+	if ok && f.projection == projection {
+		return f.section
+	}
+	section := memorySection(projection)
+	m.mu.Lock()
+	if len(m.frames) > 64 {
+		clear(m.frames)
+	}
+	m.frames[root] = framed{projection: projection, section: section}
+	m.mu.Unlock()
+	return section
+}

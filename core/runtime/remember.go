@@ -86,7 +86,10 @@ func (m *Manager) adopt(rt *Runtime, projection string) {
 	if m.runtimes[rt.Session.ID()] != rt {
 		return
 	}
-	rt.Spec.Sections.Memory = memorySection(projection)
-	rt.fp = rt.Spec.Fingerprint(m.seed)
-	rt.Agent.SetSystem(rt.Spec.Sections.System())
+	spec := rt.Spec
+	spec.Sections.Memory = memorySection(projection) // under m.mu: not the memo
+	if !rt.Engine.SetSystem(spec.Sections.System()) {
+		return // the engine keeps its prompt: the next Prepare retires it
+	}
+	rt.Spec, rt.fp = spec, spec.Fingerprint(m.seed)
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
@@ -93,9 +93,15 @@ func TestRememberSavesAndKeepsItsOwnRuntime(t *testing.T) {
 	if !slices.Contains(toolNames(last), "remember") {
 		t.Errorf("tools offered: %v", toolNames(last))
 	}
+	// The write retires the project's other idle runtime as soon as the
+	// manager hears of it.
+	r.await("retirement of the other session's runtime", func(e events.Event) bool {
+		ret, ok := e.(events.RuntimeRetired)
+		return ok && ret.SessionID == other.ID()
+	})
 	evs := r.take()
 	var change *memory.Change
-	for _, e := range find(evs, agent.EventToolEnd) {
+	for _, e := range find[events.ToolEnded](evs) {
 		if e.ToolName == "remember" {
 			change = e.MemoryChange
 		}
@@ -104,17 +110,17 @@ func TestRememberSavesAndKeepsItsOwnRuntime(t *testing.T) {
 		t.Fatalf("tool_execution_end carries no change: %+v", evs)
 	}
 	var retiredOther, retiredSelf bool
-	for _, e := range find(evs, EventRetired) {
+	for _, e := range find[events.RuntimeRetired](evs) {
 		retiredOther = retiredOther || (e.SessionID == other.ID() && e.Reason == ReasonMemoryChanged)
 		retiredSelf = retiredSelf || e.SessionID == writer
 	}
 	if !retiredOther || retiredSelf {
-		t.Errorf("retired: other %v (want true), writer %v (want false); events %+v", retiredOther, retiredSelf, find(evs, EventRetired))
+		t.Errorf("retired: other %v (want true), writer %v (want false); events %+v", retiredOther, retiredSelf, find[events.RuntimeRetired](evs))
 	}
 
 	r.prompt("thanks")
 	evs = r.take()
-	if len(find(evs, EventReused)) != 1 || len(find(evs, EventLaunched)) != 0 {
+	if len(find[events.RuntimeReused](evs)) != 1 || len(find[events.RuntimeLaunched](evs)) != 0 {
 		t.Errorf("the writer's next prompt did not reuse its runtime: %+v", evs)
 	}
 	// The record of the change is in the session, for the undo.

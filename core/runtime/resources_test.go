@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
@@ -21,10 +22,18 @@ func (r *rig) writeAgent(rel, body string) {
 	}
 }
 
-func reasons(evs []agent.Event, typ string) string {
+// reasons lists the reasons of the runtime events of kind T.
+func reasons[T events.Event](evs []events.Event) string {
 	var out []string
-	for _, e := range find(evs, typ) {
-		out = append(out, e.Reason)
+	for _, e := range find[T](evs) {
+		switch e := any(e).(type) {
+		case events.RuntimeLaunched:
+			out = append(out, e.Reason)
+		case events.RuntimeRetired:
+			out = append(out, e.Reason)
+		case events.RuntimeReused:
+			out = append(out, e.Reason)
+		}
 	}
 	return strings.Join(out, ",")
 }
@@ -35,20 +44,20 @@ func reasons(evs []agent.Event, typ string) string {
 func TestTrustChangedInPiRetiresTheRuntime(t *testing.T) {
 	r := newRig(t, readThenAnswer, nil)
 	r.prompt("read")
-	if ends := find(r.take(), agent.EventToolEnd); strings.Join(ends[0].Preflight.Labels, ",") != "AGENTS.md,packages/api/AGENTS.md" {
+	if ends := find[events.ToolEnded](r.take()); strings.Join(ends[0].Preflight.Labels, ",") != "AGENTS.md,packages/api/AGENTS.md" {
 		t.Fatalf("trusted chain = %v", ends[0].Preflight.Labels)
 	}
 	// pi writes its decision for the folder.
 	r.writeAgent(projects.TrustFile, fmt.Sprintf("{\n  %q: false\n}\n", r.root))
 	r.prompt("read again")
 	ev := r.take()
-	if got := reasons(ev, EventRetired); got != ReasonTrustChanged {
+	if got := reasons[events.RuntimeRetired](ev); got != ReasonTrustChanged {
 		t.Errorf("retired: %q, want %s", got, ReasonTrustChanged)
 	}
-	if got := reasons(ev, EventLaunched); got != ReasonTrustChanged {
+	if got := reasons[events.RuntimeLaunched](ev); got != ReasonTrustChanged {
 		t.Errorf("launched: %q", got)
 	}
-	if ends := find(ev, agent.EventToolEnd); strings.Join(ends[0].Preflight.Labels, ",") != "AGENTS.md" {
+	if ends := find[events.ToolEnded](ev); strings.Join(ends[0].Preflight.Labels, ",") != "AGENTS.md" {
 		t.Errorf("untrusted chain = %v", ends[0].Preflight.Labels)
 	}
 }
@@ -100,7 +109,7 @@ func TestSkillsAndSettingsReachTheRuntime(t *testing.T) {
 
 	r.writeAgent("settings.json", `{"defaultProvider":"fake","defaultModel":"m1","compaction":{"reserveTokens":1000}}`)
 	r.prompt("go")
-	if got := reasons(r.take(), EventLaunched); got != ReasonSettingsChanged {
+	if got := reasons[events.RuntimeLaunched](r.take()); got != ReasonSettingsChanged {
 		t.Errorf("after a settings change: launched %q, want %s", got, ReasonSettingsChanged)
 	}
 }

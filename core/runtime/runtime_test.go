@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,13 +23,18 @@ import (
 
 // rig is a host with one trusted project, a fake model and a manager.
 type rig struct {
-	t      testing.TB
-	h      *services.Services
-	root   string
-	fake   *fakemodel.Server
-	m      *Manager
+	t    testing.TB
+	h    *services.Services
+	root string
+	fake *fakemodel.Server
+	m    *Manager
+	// The manager's events, as a verbatim subscriber to the broker
+	// receives them (take).
 	mu     sync.Mutex
-	events []agent.Event
+	cond   *sync.Cond
+	events []events.Event
+	seen   string // the last take mark the collector has seen
+	marks  int
 	sid    string
 }
 
@@ -65,11 +71,8 @@ func newRigOpts(t testing.TB, script fakemodel.Script, tweak func(*Options)) *ri
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Host: h, Env: env, Provider: provider.Options{MaxRetries: 0, Backoff: time.Millisecond}, OnEvent: func(e agent.Event) {
-		r.mu.Lock()
-		r.events = append(r.events, e)
-		r.mu.Unlock()
-	}}
+	opts := Options{Host: h, Env: env, Provider: provider.Options{MaxRetries: 0, Backoff: time.Millisecond}}
+	r.collect()
 	if tweak != nil {
 		tweak(&opts)
 	}
@@ -103,20 +106,81 @@ func (r *rig) prompt(text string) agent.Result {
 	return res
 }
 
-// take returns and forgets the events so far.
-func (r *rig) take() []agent.Event {
+// collect subscribes to the broker's Agent topic for the test's life,
+// as the headless commands do, and keeps what arrives for take.
+func (r *rig) collect() {
+	r.cond = sync.NewCond(&r.mu)
+	ctx, cancel := context.WithCancel(context.Background())
+	r.t.Cleanup(cancel)
+	sub := r.h.Events.Subscribe(ctx, events.Agent|events.Projects, events.Verbatim)
+	go func() {
+		for {
+			batch, ok := sub.Next()
+			if !ok {
+				return
+			}
+			r.mu.Lock()
+			for _, e := range batch {
+				if pc, ok := e.(events.ProjectsChanged); ok {
+					if strings.HasPrefix(pc.ProjectID, "take mark ") {
+						r.seen = pc.ProjectID
+					}
+					continue
+				}
+				r.events = append(r.events, e)
+			}
+			r.cond.Broadcast()
+			r.mu.Unlock()
+		}
+	}()
+}
+
+// await waits until an event that match accepts has arrived (and is not
+// taken yet): for what the manager does on its own, after a change it
+// hears of. A minute is the fail-safe bound.
+func (r *rig) await(what string, match func(events.Event) bool) {
+	r.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	wake := time.AfterFunc(time.Minute, func() {
+		r.mu.Lock()
+		r.cond.Broadcast()
+		r.mu.Unlock()
+	})
+	defer wake.Stop()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for !slices.ContainsFunc(r.events, match) {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("no %s arrived", what)
+		}
+		r.cond.Wait()
+	}
+}
+
+// take returns and forgets the events published so far: it publishes a
+// mark behind them and waits until the subscriber has it.
+func (r *rig) take() []events.Event {
+	r.mu.Lock()
+	r.marks++
+	mark := fmt.Sprintf("take mark %d", r.marks)
+	r.mu.Unlock()
+	r.h.Events.Publish(events.ProjectsChanged{ProjectID: mark})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.seen != mark {
+		r.cond.Wait()
+	}
 	ev := r.events
 	r.events = nil
 	return ev
 }
 
-func find(evs []agent.Event, typ string) []agent.Event {
-	var out []agent.Event
+// find returns the events of kind T.
+func find[T events.Event](evs []events.Event) []T {
+	var out []T
 	for _, e := range evs {
-		if e.Type == typ {
-			out = append(out, e)
+		if t, ok := e.(T); ok {
+			out = append(out, t)
 		}
 	}
 	return out
@@ -149,10 +213,10 @@ func TestLaunchReuseAndRetire(t *testing.T) {
 		t.Errorf("tool result sent = %q", reqs[1].LastToolResult)
 	}
 	ev := r.take()
-	if l := find(ev, EventLaunched); len(l) != 1 || l[0].Reason != ReasonNew {
+	if l := find[events.RuntimeLaunched](ev); len(l) != 1 || l[0].Reason != ReasonNew || l[0].Engine != "builtin" || l[0].EngineVersion == "" {
 		t.Errorf("launch events = %+v", l)
 	}
-	ends := find(ev, agent.EventToolEnd)
+	ends := find[events.ToolEnded](ev)
 	if len(ends) != 1 || ends[0].Preflight == nil || ends[0].Preflight.Cache != "miss" || ends[0].Preflight.Fallback != "" {
 		t.Fatalf("tool end = %+v", ends)
 	}
@@ -162,7 +226,7 @@ func TestLaunchReuseAndRetire(t *testing.T) {
 
 	// Nothing changed: reused.
 	r.prompt("Again?")
-	if len(find(r.take(), EventReused)) != 1 {
+	if len(find[events.RuntimeReused](r.take())) != 1 {
 		t.Error("no runtime_reused with nothing changed")
 	}
 
@@ -172,13 +236,13 @@ func TestLaunchReuseAndRetire(t *testing.T) {
 	r.prompt("And now?")
 	ev = r.take()
 	var retired []string
-	for _, e := range find(ev, EventRetired) {
+	for _, e := range find[events.RuntimeRetired](ev) {
 		retired = append(retired, e.Reason)
 	}
 	if strings.Join(retired, ",") != ReasonInstructionsChanged {
 		t.Errorf("retirements = %v", retired)
 	}
-	if l := find(ev, EventLaunched); len(l) != 1 || l[0].Reason != ReasonInstructionsChanged {
+	if l := find[events.RuntimeLaunched](ev); len(l) != 1 || l[0].Reason != ReasonInstructionsChanged {
 		t.Errorf("launch = %+v", l)
 	}
 	reqs = r.fake.Requests()
@@ -193,8 +257,8 @@ func TestLaunchReuseAndRetire(t *testing.T) {
 	}
 	r.prompt("Memory?")
 	ev = r.take()
-	if l := find(ev, EventLaunched); len(l) != 1 || l[0].Reason != ReasonMemoryChanged {
-		t.Errorf("after a memory save: %+v", find(ev, EventLaunched))
+	if l := find[events.RuntimeLaunched](ev); len(l) != 1 || l[0].Reason != ReasonMemoryChanged {
+		t.Errorf("after a memory save: %+v", find[events.RuntimeLaunched](ev))
 	}
 	reqs = r.fake.Requests()
 	if sys := reqs[len(reqs)-2].System; !strings.Contains(sys, "Deploys happen on Fridays.") || !strings.Contains(sys, "do not override") {
@@ -218,7 +282,7 @@ func TestMemoryChangedByAnotherWriterIsNoticedAtTheNextPrompt(t *testing.T) {
 	}
 	r.prompt("again")
 	ev := r.take()
-	if ret := find(ev, EventRetired); len(ret) != 1 || ret[0].Reason != ReasonMemoryChanged {
+	if ret := find[events.RuntimeRetired](ev); len(ret) != 1 || ret[0].Reason != ReasonMemoryChanged {
 		t.Errorf("retired = %+v", ret)
 	}
 }
@@ -236,7 +300,7 @@ func TestPreflightCacheAndTimingLog(t *testing.T) {
 	}
 	r := newRig(t, script, nil)
 	r.prompt("look")
-	ends := find(r.take(), agent.EventToolEnd)
+	ends := find[events.ToolEnded](r.take())
 	if len(ends) != 2 || ends[0].Preflight.Cache != "miss" || ends[1].Preflight.Cache != "hit" {
 		t.Fatalf("cache markers = %+v / %+v", ends[0].Preflight, ends[1].Preflight)
 	}
@@ -283,7 +347,7 @@ func TestStalledResolverFallsBackWithinTheBound(t *testing.T) {
 	if res.Text != "The handler is empty." {
 		t.Fatalf("the tool did not complete: %q", res.Text)
 	}
-	ends := find(r.take(), agent.EventToolEnd)
+	ends := find[events.ToolEnded](r.take())
 	if len(ends) != 1 || ends[0].IsError || ends[0].Preflight.Fallback != "base" {
 		t.Fatalf("tool end = %+v", ends)
 	}
@@ -294,7 +358,7 @@ func TestUntrustedProjectGetsTheRootChain(t *testing.T) {
 	list, _ := r.h.Projects.List(context.Background(), true)
 	r.h.Projects.SetTrusted(context.Background(), list[0].ID, false)
 	r.prompt("read")
-	ends := find(r.take(), agent.EventToolEnd)
+	ends := find[events.ToolEnded](r.take())
 	if got := strings.Join(ends[0].Preflight.Labels, ","); got != "AGENTS.md" {
 		t.Errorf("untrusted preflight chain = %s", got)
 	}
@@ -396,7 +460,7 @@ func TestFallbackResultNamesTheBaseChain(t *testing.T) {
 	r.write("packages/web/AGENTS.md", "Web rule.")
 	r.write("packages/web/page.go", "package web\n")
 	r.prompt("read both")
-	ends := find(r.take(), agent.EventToolEnd)
+	ends := find[events.ToolEnded](r.take())
 	if len(ends) != 2 {
 		t.Fatalf("tool ends = %+v", ends)
 	}

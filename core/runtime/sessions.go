@@ -3,21 +3,25 @@ package runtime
 import (
 	"context"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/worktree"
 )
+
+// The session façade: the runtimes' sessions as the front ends open,
+// branch, fork and delete them.
 
 // ReasonSessionDeleted retires the runtime of a session being deleted.
 const ReasonSessionDeleted = "session-deleted"
 
 // DeleteSession removes a session's file after retiring its runtime. A
-// busy session is not deleted (agent.ErrBusy): abort it first.
+// busy session is not deleted (engine.ErrBusy): abort it first.
 func (m *Manager) DeleteSession(ctx context.Context, id string) error {
 	m.mu.Lock()
 	if rt := m.runtimes[id]; rt != nil {
-		if rt.Agent.Busy() {
+		if rt.busy() {
 			m.mu.Unlock()
-			return agent.ErrBusy
+			return engine.ErrBusy
 		}
 		m.retireLocked(rt, ReasonSessionDeleted)
 		defer rt.Session.Close()
@@ -30,4 +34,38 @@ func (m *Manager) DeleteSession(ctx context.Context, id string) error {
 // entry upTo ("" for an empty one) and returns it.
 func (m *Manager) ForkSession(ctx context.Context, id, upTo string) (*session.Session, error) {
 	return m.sessions.Fork(ctx, id, upTo)
+}
+
+// Sessions returns the session manager the runtimes use.
+func (m *Manager) Sessions() *session.Manager { return m.sessions }
+
+// Worktrees returns the worktree service the runtimes verify bindings
+// with, for the front ends to list, merge and discard through.
+func (m *Manager) Worktrees() *worktree.Service { return m.worktrees }
+
+// Session returns the live session object of a runtime, or opens it.
+func (m *Manager) Session(ctx context.Context, id string) (*session.Session, error) {
+	m.mu.Lock()
+	rt := m.runtimes[id]
+	m.mu.Unlock()
+	if rt != nil {
+		return rt.Session, nil
+	}
+	return m.sessions.Open(ctx, id)
+}
+
+// Branch moves a session's leaf to an earlier entry. A busy session
+// cannot branch.
+func (m *Manager) Branch(ctx context.Context, sessionID, entryID string) error {
+	m.mu.Lock()
+	rt := m.runtimes[sessionID]
+	m.mu.Unlock()
+	if rt != nil {
+		return rt.Engine.Branch(ctx, entryID)
+	}
+	s, err := m.Session(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	return s.Branch(ctx, entryID)
 }

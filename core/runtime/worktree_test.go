@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/core/session"
@@ -104,15 +104,17 @@ func TestAgentsChangeInOneWorktreeRetiresOnlyItsRuntime(t *testing.T) {
 	r.promptIn(a, "again a")
 	r.promptIn(b, "again b")
 	ev := r.take()
-	for _, e := range find(ev, EventRetired) {
+	for _, e := range find[events.RuntimeRetired](ev) {
 		if e.SessionID != a || e.Reason != ReasonInstructionsChanged {
 			t.Errorf("retired %s with %s; only a's runtime should go, with instructions-changed", e.SessionID, e.Reason)
 		}
 	}
 	var launchedA, reusedB bool
-	for _, e := range ev {
-		launchedA = launchedA || (e.Type == EventLaunched && e.SessionID == a && e.Reason == ReasonInstructionsChanged)
-		reusedB = reusedB || (e.Type == EventReused && e.SessionID == b)
+	for _, e := range find[events.RuntimeLaunched](ev) {
+		launchedA = launchedA || (e.SessionID == a && e.Reason == ReasonInstructionsChanged)
+	}
+	for _, e := range find[events.RuntimeReused](ev) {
+		reusedB = reusedB || e.SessionID == b
 	}
 	if !launchedA || !reusedB {
 		t.Errorf("a relaunched for instructions-changed: %v; b reused: %v\n%+v", launchedA, reusedB, ev)
@@ -128,7 +130,7 @@ func TestMissingWorktreeStopsThePromptWithTheFix(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "worktree folder is gone") || !strings.Contains(err.Error(), "git -C") {
 		t.Fatalf("err = %v", err)
 	}
-	if ends := find(r.take(), agent.EventAgentEnd); len(ends) != 1 || ends[0].Error == "" {
+	if ends := find[events.AgentEnded](r.take()); len(ends) != 1 || ends[0].Error == "" {
 		t.Errorf("agent_end = %+v", ends)
 	}
 }
@@ -172,7 +174,7 @@ func TestPlantedBindingRunsNothing(t *testing.T) {
 	if _, err := os.Stat(mark); err == nil {
 		t.Error("the outside folder's shellPath ran")
 	}
-	for _, e := range find(r.take(), agent.EventToolStart) {
+	for _, e := range find[events.ToolStarted](r.take()) {
 		t.Errorf("a tool ran: %+v", e)
 	}
 }

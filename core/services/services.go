@@ -5,7 +5,7 @@
 // and adds the runtimes, which use these services and so cannot be built
 // in the package that the runtime package imports. The store stays
 // inside: a user interface gets services, never the store
-// (docs/adr/0037-composition-root.md).
+// (docs/adr/0041-composition-root.md).
 package services
 
 import (
@@ -69,17 +69,23 @@ func Open(ctx context.Context, places paths.Places, opts Options) (*Services, er
 		Places:    places,
 		Projects:  projects.NewRegistry(st, places.AgentDir),
 		Memory:    memory.NewService(st),
-		Sessions:  session.NewManager(st, session.Config{AgentDir: places.AgentDir, SessionDir: places.SessionDir}),
 		Worktrees: worktree.NewService(st, places.DataDir, worktree.Options{Env: opts.Env}),
 		Approvals: approvals.New(st),
 		Events:    events.New(),
 		st:        st,
 	}
+	// Entries another writer appended, once read, are announced to every
+	// program showing the session.
+	arrived := func(id string, n int) { s.Events.Publish(events.SessionAppended{SessionID: id, Entries: n}) }
+	s.Sessions = session.NewManager(st, session.Config{AgentDir: places.AgentDir, SessionDir: places.SessionDir, Arrived: arrived})
 	s.Trust = s.Projects.Trust()
 	s.Projects.OnChange(func(id string) { s.Events.Publish(events.ProjectsChanged{ProjectID: id}) })
-	// The memory service knows the root, not the project: any may have
-	// changed. Its subscription lasts as long as the services.
-	s.Memory.Subscribe(func(string) { s.Events.Publish(events.ProjectsChanged{}) })
+	// The memory service knows the root, not the project: the runtimes
+	// take the root, and any project's row may have changed.
+	s.Memory.OnSave(func(root string) {
+		s.Events.Publish(events.MemoryChanged{Root: root})
+		s.Events.Publish(events.ProjectsChanged{})
+	})
 	return s, nil
 }
 

@@ -71,7 +71,7 @@ func (m *Manager) Fork(ctx context.Context, id, upTo string) (*Session, error) {
 	m.mu.Lock()
 	m.known[ps.ID()] = path
 	m.mu.Unlock()
-	f := newSession(ps, s.projectID)
+	f := newSession(ps, s.projectID, m.cfg.Arrived)
 	if _, bound := f.Worktree(); bound {
 		// The copied branch names the parent's worktree; a fork works in
 		// the project root, so two sessions never share one worktree

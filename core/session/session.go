@@ -201,6 +201,11 @@ type Config struct {
 	SessionDir string
 	// Now is the clock for timestamps (time.Now when nil).
 	Now func() time.Time
+	// Arrived, when set, is called with a session's id and a count after
+	// entries other writers appended were read (by an append or Refresh):
+	// the host core announces it on the event broker, so every
+	// program showing the session rereads it.
+	Arrived func(sessionID string, entries int)
 }
 
 // Manager creates, opens and lists the sessions of the store's projects.
@@ -243,7 +248,7 @@ func (m *Manager) Create(ctx context.Context, projectID, title string) (*Session
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
-	s := newSession(ps, projectID)
+	s := newSession(ps, projectID, m.cfg.Arrived)
 	s.persisted = func(ctx context.Context) {
 		// The row only lets the Projects list count the session; a failure
 		// here loses nothing (the file is the session).
@@ -347,7 +352,7 @@ func (m *Manager) Open(ctx context.Context, id string) (*Session, error) {
 	m.mu.Lock()
 	m.known[ps.ID()] = path
 	m.mu.Unlock()
-	return newSession(ps, projectID), nil
+	return newSession(ps, projectID, m.cfg.Arrived), nil
 }
 
 // List returns a project's session files, most recently active first;
@@ -526,6 +531,7 @@ type Session struct {
 	// store can count the session with its project (an index only: the
 	// file is the session).
 	persisted func(ctx context.Context)
+	onArrived func(sessionID string, entries int) // Config.Arrived
 }
 
 type cached struct {
@@ -534,8 +540,8 @@ type cached struct {
 	merged bool // a tool result whose extras were added
 }
 
-func newSession(ps *pisession.Session, projectID string) *Session {
-	return &Session{pi: ps, projectID: projectID, views: make(map[string]cached, ps.Len()), changed: make(chan struct{})}
+func newSession(ps *pisession.Session, projectID string, arrived func(string, int)) *Session {
+	return &Session{pi: ps, projectID: projectID, views: make(map[string]cached, ps.Len()), changed: make(chan struct{}), onArrived: arrived}
 }
 
 // ID returns the session's id (the file header's).
@@ -598,6 +604,9 @@ func (s *Session) arrived(es []pisession.Entry) {
 	close(s.changed)
 	s.changed = make(chan struct{})
 	s.mu.Unlock()
+	if s.onArrived != nil {
+		s.onArrived(s.ID(), len(es))
+	}
 }
 
 // Refresh reads what other writers appended since the session last looked

@@ -6,7 +6,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/approvals"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/ui/common"
@@ -19,7 +18,7 @@ type Ask struct {
 	sid         string // the session whose turn asks
 	root        string // the folder the call works in (a worktree's, in a worktree session)
 	projectRoot string // the project's folder, which keys its approval rules
-	req         agent.Approval
+	req         events.Approval
 	diff        preview // what a write or edit would change (diffFor), computed off the UI goroutine
 }
 
@@ -27,7 +26,7 @@ type Ask struct {
 // edit it asks about. It reads files: call it off the UI goroutine (the
 // chat does, as its events arrive).
 func NewAsk(v events.Asked) *Ask {
-	return &Ask{id: v.ID, sid: v.Session, root: v.Root, projectRoot: v.ProjectRoot, req: v.Request, diff: diffFor(v.Root, v.Request)}
+	return &Ask{id: v.ID, sid: v.SessionID, root: v.Root, projectRoot: v.ProjectRoot, req: v.Request, diff: diffFor(v.Root, v.Request)}
 }
 
 // Questions are the approval dialogs a chat has open, oldest first: each

@@ -4,8 +4,10 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/provider"
 	coresession "github.com/pi-tui/pi-tui/core/session"
@@ -28,10 +30,10 @@ func realSession(t *testing.T, m *Model) *coresession.Session {
 	return s
 }
 
-// What another writer (pi, another pi-tui) appends to the open session
-// shows in its transcript without reopening it.
-func TestTranscriptShowsWhatAnotherWriterAppended(t *testing.T) {
-	m := testModel(t)
+// openWithArrival opens a session of one message in m, and has another
+// writer (pi, another pi-tui) append an answer to its file.
+func openWithArrival(t *testing.T, m *Model) openedMsg {
+	t.Helper()
 	ctx := context.Background()
 	s := realSession(t, m)
 	user := agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "hello"}}}}
@@ -60,14 +62,36 @@ func TestTranscriptShowsWhatAnotherWriterAppended(t *testing.T) {
 	if _, err := other.Append(ctx, coresession.TypeAssistant, reply); err != nil {
 		t.Fatal(err)
 	}
+	return opened
+}
 
-	wctx, cancel := context.WithCancel(ctx)
+// What another writer appends to the open session shows in its transcript
+// without reopening it: the view's poll of the file reads it, the session
+// announces it on the broker (events.SessionAppended), and the view,
+// like every program showing the session, rereads the branch.
+func TestTranscriptShowsWhatAnotherWriterAppended(t *testing.T) {
+	m := testModel(t)
+	opened := openWithArrival(t, m)
+	wctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	msg := m.watchArrivals(wctx, s.ID(), opened.sess)()
-	if _, ok := msg.(arrivedMsg); !ok {
-		t.Fatalf("watch returned %T, want arrivedMsg", msg)
+	go m.watchArrivals(wctx, opened.id, opened.sess)()
+
+	got := make(chan []events.Event, 1)
+	go func() { b, _ := m.br.sub.Next(); got <- b }()
+	var batch []events.Event
+	select {
+	case batch = <-got:
+	case <-time.After(time.Minute): // a fail-safe; the batch ends the wait
+		t.Fatal("nothing arrived from the broker")
 	}
-	m.Update(m.Update(msg)())
+	if len(batch) != 1 || batch[0] != (events.SessionAppended{SessionID: opened.id, Entries: 1}) {
+		t.Fatalf("the broker delivered %+v", batch)
+	}
+	cmd := m.event(batch[0])
+	if cmd == nil {
+		t.Fatal("the view did nothing with the arrival")
+	}
+	m.Update(m.Update(cmd())())
 	if v := m.View(); !strings.Contains(v, "hello") || !strings.Contains(v, "written by the other one") {
 		t.Errorf("the transcript after the arrival:\n%s", v)
 	}

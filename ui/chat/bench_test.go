@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
@@ -62,7 +63,7 @@ func longChat(b *testing.B) *Model {
 func BenchmarkStreamedToken(b *testing.B) {
 	m := longChat(b)
 	_ = m.View()
-	ev := eventsMsg{agent.Event{Type: agent.EventMessageUpdate, SessionID: "s1", Delta: "token "}}
+	ev := eventsMsg{events.TextDelta{SessionID: "s1", Text: "token "}}
 	b.ReportAllocs()
 	for b.Loop() {
 		m.Update(ev)
@@ -88,7 +89,7 @@ func BenchmarkTokenToSecondClient(b *testing.B) {
 		_ = m.View()
 		ms = append(ms, m)
 	}
-	ev := agent.Event{Type: agent.EventMessageUpdate, SessionID: "s1", Delta: "token "}
+	ev := events.TextDelta{SessionID: "s1", Text: "token "}
 	var after time.Duration
 	b.ReportAllocs()
 	for b.Loop() {

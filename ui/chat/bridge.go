@@ -9,8 +9,8 @@ import (
 	"github.com/pi-tui/pi-tui/ui/approval"
 )
 
-// bridge carries the broker's runtime events and approval questions into
-// the Bubble Tea program. The subscription is the program's own and ends
+// bridge carries the broker's runtime events, approval questions and
+// session arrivals into the Bubble Tea program. The subscription is the program's own and ends
 // with its context; the broker queues for it without bound, so the
 // runtime never blocks on the UI, and a command takes what has queued in
 // one batch.
@@ -21,7 +21,7 @@ type bridge struct {
 // newBridge subscribes until ctx ends. It shows no session until show is
 // called: the session list needs no agent events.
 func newBridge(ctx context.Context, b *events.Broker) *bridge {
-	br := &bridge{sub: b.Subscribe(ctx, events.Agent|events.Approvals)}
+	br := &bridge{sub: b.Subscribe(ctx, events.Agent|events.Approvals|events.Sessions)}
 	br.sub.Show("")
 	return br
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtime"
 	coresession "github.com/pi-tui/pi-tui/core/session"
@@ -19,7 +19,8 @@ import (
 )
 
 // arrivedMsg says entries another writer (pi, another pi-tui) appended to
-// the open session were read; refreshedMsg carries the branch reread.
+// the open session were read (the broker's events.SessionAppended);
+// refreshedMsg carries the branch reread.
 type arrivedMsg struct {
 	id   string
 	sess *coresession.Session
@@ -35,26 +36,25 @@ type refreshedMsg struct {
 // writers appended (a stat, and a read only when the file grew).
 const arrivalPoll = time.Second
 
-// watchArrivals waits, off the update loop, until the session reports
-// arrivals (from an append of ours, or from polling the file) or ctx ends.
+// watchArrivals polls the session's file, off the update loop, until ctx
+// ends. The poll is for other processes (pi, another pi-tui), whose
+// appends nothing in this one hears of; what it reads, like the arrivals
+// an append of ours finds, the session announces on the broker
+// (events.SessionAppended), so every program showing it rereads, this one
+// included, through its event switch.
 func (m *Model) watchArrivals(ctx context.Context, id string, s *coresession.Session) tea.Cmd {
 	if s == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		changed := s.Changed()
 		t := time.NewTicker(arrivalPoll)
 		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return nil
-			case <-changed:
-				return arrivedMsg{id: id, sess: s}
 			case <-t.C:
-				if n, _ := s.Refresh(ctx); n > 0 {
-					return arrivedMsg{id: id, sess: s}
-				}
+				s.Refresh(ctx)
 			}
 		}
 	}
@@ -95,49 +95,56 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		}
 		return nil
 	}
-	e, ok := ev.(agent.Event)
-	if !ok || e.SessionID != m.sid || m.sid == "" {
+	e, ok := ev.(events.Event)
+	if !ok || e.Session() != m.sid || m.sid == "" {
 		return nil
 	}
-	switch e.Type {
-	case runtime.EventLaunched:
+	switch e := e.(type) {
+	case events.SessionAppended:
+		// Another writer's entries were read: show what is stored.
+		if s := m.open; s != nil {
+			return func() tea.Msg { return arrivedMsg{id: e.SessionID, sess: s} }
+		}
+	case events.RuntimeLaunched:
 		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime launched: "+reasonText(e.Reason), e.Model
 		m.rt.window = m.d.Runtimes.ContextWindow(m.sid)
-	case runtime.EventReused:
+	case events.RuntimeReused:
 		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime reused", e.Model
-	case runtime.EventRetired:
+	case events.RuntimeRetired:
 		m.rt.state, m.rt.last = "retired", "runtime retired: "+reasonText(e.Reason)
-	case agent.EventAgentStart:
+	case events.AgentStarted:
 		m.rt.state = "working"
 		if !m.ownTurn {
 			// Another program's turn: its prompt is stored by now.
 			return m.reread()
 		}
-	case agent.EventRetry:
-		m.tr.Retry(fmt.Sprintf("%s, retry %d of %d in %s", e.ErrorMessage, e.Attempt, e.MaxAttempts, waitText(e.DelayMs)))
-	case agent.EventMessageUpdate:
-		m.tr.Stream(e.Delta, e.Thinking)
-	case agent.EventMessageEnd:
+	case events.Retrying:
+		m.tr.Retry(fmt.Sprintf("%s, retry %d of %d in %s", e.Reason, e.Attempt, e.MaxAttempts, waitText(e.Delay.Milliseconds())))
+	case events.TextDelta:
+		m.tr.Stream(e.Text, "")
+	case events.ThinkingDelta:
+		m.tr.Stream("", e.Text)
+	case events.MessageEnded:
 		if e.Usage != nil && e.Usage.InputTokens > 0 {
 			m.rt.lastCall = *e.Usage
 		}
 		// What arrived stays, marked partial when the answer broke off;
 		// the reason is said once, by agent_end.
 		m.tr.EndAnswer(e.Text, e.Error != "")
-	case agent.EventToolStart:
+	case events.ToolStarted:
 		return m.tr.ToolStart(e.ToolCallID, e.ToolName, string(e.Args))
-	case agent.EventToolUpdate:
-		m.tr.ToolOutput(e.ToolCallID, e.Delta, e.Skipped)
-	case agent.EventToolEnd:
+	case events.ToolOutput:
+		m.tr.ToolOutput(e.ToolCallID, e.Text, e.Skipped)
+	case events.ToolEnded:
 		m.tr.ToolEnd(transcript.Result{CallID: e.ToolCallID, Tool: e.ToolName, Path: e.Path, Text: e.Result, IsError: e.IsError,
 			ToolMs: e.ToolMs, Preflight: e.Preflight, Delivery: e.Delivery, Change: e.MemoryChange})
-	case agent.EventCompactionEnd:
+	case events.CompactionEnded:
 		if e.Error != "" {
 			m.notice("compaction failed: " + e.Error)
 		} else {
 			m.tr.Compaction(e.Summary)
 		}
-	case agent.EventAgentEnd:
+	case events.AgentEnded:
 		// The turn is over: nothing it asked may still be answered (the
 		// core withdrew it; its notice may still be queued).
 		m.asks.CloseAll()

@@ -4,12 +4,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 )
 
-func toolEvent(typ, delta string, skipped int64) eventsMsg {
-	return eventsMsg{agent.Event{Type: typ, SessionID: "s1", ToolCallID: "b1", ToolName: "bash",
-		Args: []byte(`{"command":"make"}`), Delta: delta, Skipped: skipped}}
+// toolStart and toolOutput are a bash call's events in session s1.
+func toolStart() eventsMsg {
+	return eventsMsg{events.ToolStarted{SessionID: "s1", ToolCallID: "b1", ToolName: "bash", Args: []byte(`{"command":"make"}`)}}
+}
+
+func toolOutput(text string, skipped int64) eventsMsg {
+	return eventsMsg{events.ToolOutput{SessionID: "s1", ToolCallID: "b1", ToolName: "bash", Text: text, Skipped: skipped}}
 }
 
 // BenchmarkBashOutputChunk: a chunk of a running command's output
@@ -17,8 +21,8 @@ func toolEvent(typ, delta string, skipped int64) eventsMsg {
 // Target: the streamed token's, ≤ 4 ms/op.
 func BenchmarkBashOutputChunk(b *testing.B) {
 	m := longChat(b)
-	m.Update(toolEvent(agent.EventToolStart, "", 0))
-	chunk := toolEvent(agent.EventToolUpdate, strings.Repeat("ok  \tgithub.com/pi-tui/pi-tui/core/agent\t0.575s\n", 20), 0)
+	m.Update(toolStart())
+	chunk := toolOutput(strings.Repeat("ok  \tgithub.com/pi-tui/pi-tui/core/agent\t0.575s\n", 20), 0)
 	_ = m.View()
 	b.ReportAllocs()
 	for b.Loop() {

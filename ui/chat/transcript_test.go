@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/provider"
 	coresession "github.com/pi-tui/pi-tui/core/session"
@@ -81,11 +82,11 @@ func TestStoredToolLinesShowTheirCommand(t *testing.T) {
 func TestLiveToolLineKeepsItsCommand(t *testing.T) {
 	m := testModel(t)
 	m.SetSize(100, 40)
-	m.Update(toolEvent(agent.EventToolStart, "", 0))
+	m.Update(toolStart())
 	if !strings.Contains(m.View(), "bash make") {
 		t.Fatalf("the running call lacks its command:\n%s", m.View())
 	}
-	m.Update(eventsMsg{agent.Event{Type: agent.EventToolEnd, SessionID: "s1", ToolCallID: "b1", ToolName: "bash", Result: "ok"}})
+	m.Update(eventsMsg{events.ToolEnded{SessionID: "s1", ToolCallID: "b1", ToolName: "bash", Result: "ok"}})
 	for range 2 {
 		m.tr.ToggleTool(m.transcriptHeight())
 		if !strings.Contains(m.View(), "✓ bash make") {

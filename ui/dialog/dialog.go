@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/list"
 )
 
 // box draws a dialog frame no wider than width.
@@ -30,6 +31,7 @@ func box(st *common.UI, width int, title, body, help string) string {
 // Confirm asks a yes/no question. Yes runs onYes (then closes); no or esc
 // closes.
 type Confirm struct {
+	common.DialogLayer
 	st     *common.UI
 	title  string
 	body   string
@@ -67,9 +69,6 @@ func (c *Confirm) View(width, height int) string {
 }
 func (c *Confirm) Title() string         { return c.title }
 func (c *Confirm) Help() [][]key.Binding { return [][]key.Binding{{c.yesKey, c.noKey}} }
-func (c *Confirm) FullScreen() bool      { return false }
-func (c *Confirm) Unsaved() string       { return "" }
-func (c *Confirm) CapturesText() bool    { return false }
 
 // Choice is one option of a Choose dialog.
 type Choice struct {
@@ -80,10 +79,12 @@ type Choice struct {
 
 // Choose offers several keyed options (reload / overwrite / keep editing).
 type Choose struct {
+	common.DialogLayer
 	st      *common.UI
 	title   string
 	body    string
 	choices []Choice
+	close   key.Binding
 	onEsc   func() tea.Cmd
 }
 
@@ -96,7 +97,8 @@ func (c *Choose) OnEscape(fn func() tea.Cmd) *Choose {
 
 // NewChoose returns a dialog with the given choices; esc is always "close".
 func NewChoose(st *common.UI, title, body string, choices ...Choice) *Choose {
-	return &Choose{st: st, title: title, body: body, choices: choices}
+	return &Choose{st: st, title: title, body: body, choices: choices,
+		close: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close"))}
 }
 
 func (c *Choose) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
@@ -112,7 +114,7 @@ func (c *Choose) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 				return c, ch.Run()
 			}
 		}
-		if km.String() == "esc" {
+		if key.Matches(km, c.close) {
 			c.st.Close(c)
 			if c.onEsc != nil {
 				return c, c.onEsc()
@@ -136,16 +138,15 @@ func (c *Choose) Help() [][]key.Binding {
 	for _, ch := range c.choices {
 		ks = append(ks, ch.Key)
 	}
-	return [][]key.Binding{ks}
+	return [][]key.Binding{append(ks, c.close)}
 }
-func (c *Choose) FullScreen() bool   { return false }
-func (c *Choose) Unsaved() string    { return "" }
-func (c *Choose) CapturesText() bool { return false }
 
 // Prompt asks for one line of text. Enter hands it to onSubmit, which
 // returns the command to run (the dialog closes first).
 type Prompt struct {
+	common.DialogLayer
 	st       *common.UI
+	keys     promptKeys
 	title    string
 	hint     string
 	input    textinput.Model
@@ -167,13 +168,19 @@ func NewPrompt(st *common.UI, title, hint, value string, validate func(string) s
 	in.Focus()
 	in.Prompt = "> "
 	in.CharLimit = 256
-	return &Prompt{st: st, title: title, hint: hint, input: in, onSubmit: onSubmit, validate: validate}
+	return &Prompt{st: st, title: title, hint: hint, input: in, onSubmit: onSubmit, validate: validate, keys: promptKeys{
+		OK:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "ok")),
+		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+	}}
 }
+
+// promptKeys are a prompt's keys; everything else is typed.
+type promptKeys struct{ OK, Cancel key.Binding }
 
 func (p *Prompt) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	if km, ok := msg.(tea.KeyMsg); ok {
-		switch km.String() {
-		case "enter":
+		switch {
+		case key.Matches(km, p.keys.OK):
 			v := p.input.Value()
 			if p.validate != nil {
 				if e := p.validate(v); e != "" {
@@ -183,7 +190,7 @@ func (p *Prompt) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			}
 			p.st.Close(p)
 			return p, p.onSubmit(v)
-		case "esc":
+		case key.Matches(km, p.keys.Cancel):
 			return p, p.st.Close(p)
 		}
 	}
@@ -202,14 +209,12 @@ func (p *Prompt) View(width, height int) string {
 	if p.errText != "" {
 		body += "\n" + p.st.Error.Render(p.errText)
 	}
-	return box(p.st, width, p.title, body, "enter ok · esc cancel")
+	return box(p.st, width, p.title, body, common.Hints(p.keys.OK, p.keys.Cancel))
 }
-func (p *Prompt) Title() string { return p.title }
-func (p *Prompt) Help() [][]key.Binding {
-	return [][]key.Binding{{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "ok")), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))}}
-}
-func (p *Prompt) FullScreen() bool   { return false }
-func (p *Prompt) Unsaved() string    { return "" }
+func (p *Prompt) Title() string         { return p.title }
+func (p *Prompt) Help() [][]key.Binding { return [][]key.Binding{{p.keys.OK, p.keys.Cancel}} }
+
+// CapturesText is true: what is typed goes into the field.
 func (p *Prompt) CapturesText() bool { return true }
 
 // Item is one menu entry; Key's help text is shown beside it.
@@ -219,17 +224,42 @@ type Item struct {
 }
 
 // Menu lists keyed items; pressing an item's key, or enter on the
-// highlighted one, runs it.
+// highlighted one, runs it. The cursor goes round from the last item to
+// the first; a menu taller than the screen scrolls.
 type Menu struct {
-	st     *common.UI
-	title  string
-	items  []Item
-	cursor int
+	common.DialogLayer
+	st    *common.UI
+	title string
+	items list.List[Item]
+	keys  menuKeys
 }
+
+// menuKeys are a menu's own keys; its items bring theirs. The moving
+// keys leave out g and G, which items take (g moves a project to a
+// group).
+type menuKeys struct {
+	Nav           list.KeyMap
+	Choose, Close key.Binding
+}
+
+// menuChrome is the lines of a menu's box around its items: the border,
+// the title and the hint with a blank line each.
+const menuChrome = 6
 
 // NewMenu returns a menu.
 func NewMenu(st *common.UI, title string, items []Item) *Menu {
-	return &Menu{st: st, title: title, items: items}
+	nav := list.DefaultKeyMap()
+	nav.Top.SetKeys("home")
+	nav.Top.SetHelp("home", "first")
+	nav.Bottom.SetKeys("end")
+	nav.Bottom.SetHelp("end", "last")
+	m := &Menu{st: st, title: title, items: list.New[Item](nav), keys: menuKeys{Nav: nav,
+		Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run the highlighted item")),
+		Close:  key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "close")),
+	}}
+	m.items.Wrap = true
+	m.items.SetItems(items)
+	return m
 }
 
 func (m *Menu) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
@@ -237,21 +267,20 @@ func (m *Menu) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	if !ok {
 		return m, nil
 	}
-	switch km.String() {
-	case "esc", "q":
-		return m, m.st.Close(m)
-	case "up", "k":
-		m.cursor = (m.cursor + len(m.items) - 1) % len(m.items)
-		return m, nil
-	case "down", "j":
-		m.cursor = (m.cursor + 1) % len(m.items)
-		return m, nil
-	case "enter":
-		m.st.Close(m)
-		return m, m.items[m.cursor].Run()
-	}
-	for _, it := range m.items {
+	// An item's own key comes first: the menu shows it beside the item,
+	// so an item bound to k or q (a long /model menu) is chosen by it.
+	for _, it := range m.items.Items() {
 		if key.Matches(km, it.Key) {
+			m.st.Close(m)
+			return m, it.Run()
+		}
+	}
+	switch {
+	case key.Matches(km, m.keys.Close):
+		return m, m.st.Close(m)
+	case m.items.Update(km):
+	case key.Matches(km, m.keys.Choose):
+		if it, ok := m.items.Selected(); ok {
 			m.st.Close(m)
 			return m, it.Run()
 		}
@@ -260,29 +289,22 @@ func (m *Menu) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 }
 
 func (m *Menu) View(width, height int) string {
-	var b strings.Builder
-	for i, it := range m.items {
-		line := m.st.Key.Render(it.Key.Help().Key) + "  " + it.Key.Help().Desc
-		if i == m.cursor {
+	m.items.SetLines(height - menuChrome)
+	var lines []string
+	for i, it := range m.items.Window() {
+		line := "  " + m.st.Key.Render(it.Key.Help().Key) + "  " + it.Key.Help().Desc
+		if i == m.items.Cursor() {
 			line = m.st.Selected.Render("› " + it.Key.Help().Key + "  " + it.Key.Help().Desc)
-		} else {
-			line = "  " + line
 		}
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(line)
+		lines = append(lines, line)
 	}
-	return box(m.st, min(width, 48), m.title, b.String(), "key or enter · esc close")
+	return box(m.st, min(width, 48), m.title, strings.Join(lines, "\n"), "key or enter · esc close")
 }
 func (m *Menu) Title() string { return m.title }
 func (m *Menu) Help() [][]key.Binding {
-	ks := make([]key.Binding, len(m.items))
-	for i, it := range m.items {
-		ks[i] = it.Key
+	var ks []key.Binding
+	for _, it := range m.items.Items() {
+		ks = append(ks, it.Key)
 	}
-	return [][]key.Binding{ks}
+	return [][]key.Binding{ks, append([]key.Binding{m.keys.Choose}, append(m.keys.Nav.Bindings(), m.keys.Close)...)}
 }
-func (m *Menu) FullScreen() bool   { return false }
-func (m *Menu) Unsaved() string    { return "" }
-func (m *Menu) CapturesText() bool { return false }

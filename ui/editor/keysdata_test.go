@@ -14,9 +14,9 @@ func TestPageKeysAreData(t *testing.T) {
 	p.winner = "CLAUDE.md" // ctrl+o shows only when another file wins
 	b := p.buf.KeyMap()
 	table := struct {
-		Page                                                                PageKeys
-		Home, WordLeft, PageUp, DeleteWord, KillLine, KillStart, Undo, Redo any
-	}{p.keys, b.Home, b.WordLeft, b.PageUp, b.DeleteWord, b.KillLine, b.KillStart, b.Undo, b.Redo}
+		Page                                                                     PageKeys
+		Home, Top, WordLeft, PageUp, DeleteWord, KillLine, KillStart, Undo, Redo any
+	}{p.keys, b.Home, b.Top, b.WordLeft, b.PageUp, b.DeleteWord, b.KillLine, b.KillStart, b.Undo, b.Redo}
 	keytest.Check(t, "AGENTS.md editor", table, p.Help())
 	for _, k := range b.End.Keys() {
 		if k == "ctrl+e" {

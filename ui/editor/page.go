@@ -65,6 +65,7 @@ func defaultPageKeys() PageKeys {
 
 // Page edits one instruction file.
 type Page struct {
+	common.PageLayer
 	cfg  Config
 	st   *common.UI
 	keys PageKeys
@@ -105,6 +106,7 @@ func NewPage(cfg Config, st *common.UI) *Page {
 	bk := p.buf.KeyMap()
 	bk.Home = key.NewBinding(key.WithKeys("home", "ctrl+a"), key.WithHelp("ctrl+a/end", "line start/end (ctrl+e is $EDITOR here)"))
 	bk.End = key.NewBinding(key.WithKeys("end"))
+	bk.Top = key.NewBinding(key.WithKeys("ctrl+home"), key.WithHelp("ctrl+home/end", "file start/end"))
 	p.buf.SetKeyMap(bk)
 	return p
 }
@@ -489,19 +491,22 @@ func (p *Page) meter() []string {
 // Title names the page.
 func (p *Page) Title() string { return p.cfg.Label }
 
-// Help lists the page's keys.
-func (p *Page) Help() [][]key.Binding {
+// Help lists the page's keys; ctrl+o only while another file wins.
+func (p *Page) Help() [][]key.Binding { return p.help(p.winner != "") }
+
+// FullHelp lists every key the page can show, ctrl+o included: the
+// README's key table is held to it.
+func (p *Page) FullHelp() [][]key.Binding { return p.help(true) }
+
+func (p *Page) help(winner bool) [][]key.Binding {
 	k := p.keys
 	b := p.buf.KeyMap()
 	first := []key.Binding{k.Save, k.Close, k.Preview, k.External, k.Find}
-	if p.winner != "" {
+	if winner {
 		first = append(first, k.OpenWinner)
 	}
-	return [][]key.Binding{first, {b.Home, b.WordLeft, b.PageUp, b.DeleteWord, b.KillLine, b.KillStart}, {b.Undo, b.Redo, k.FindNext, k.FindPrev}}
+	return [][]key.Binding{first, {b.Home, b.Top, b.WordLeft, b.PageUp, b.DeleteWord, b.KillLine, b.KillStart}, {b.Undo, b.Redo, k.FindNext, k.FindPrev}}
 }
-
-// FullScreen is true: the editor takes the body.
-func (p *Page) FullScreen() bool { return true }
 
 // Unsaved names the file when it has unsaved changes.
 func (p *Page) Unsaved() string {

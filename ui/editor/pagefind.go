@@ -36,7 +36,7 @@ func (p *Page) findKey(msg tea.KeyMsg) bool {
 		f.found = p.buf.Find(f.query, true)
 	case key.Matches(msg, k.FindPrev):
 		f.found = p.buf.Find(f.query, false)
-	case msg.Type == tea.KeyBackspace:
+	case key.Matches(msg, p.buf.KeyMap().Backspace):
 		if f.query != "" {
 			_, n := utf8.DecodeLastRuneInString(f.query)
 			f.query = f.query[:len(f.query)-n]

@@ -29,6 +29,7 @@ const resolveTimeout = 2 * time.Second
 
 // Page shows a project's instruction chains.
 type Page struct {
+	common.PageLayer
 	host *host.Host
 	st   *common.UI
 	p    projects.Project
@@ -52,6 +53,9 @@ type Page struct {
 
 type keys struct {
 	Path, Text, Close, Scroll key.Binding
+	// In the path field (Path's partners): enter shows the typed path's
+	// chain, esc leaves the field; every other key is typed.
+	Resolve, Cancel key.Binding
 }
 
 // New returns the page for p.
@@ -65,6 +69,9 @@ func New(h *host.Host, st *common.UI, p projects.Project) *Page {
 		Text:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "show the text the agent gets")),
 		Close:  key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "back/close")),
 		Scroll: key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown"), key.WithHelp("↑/↓", "scroll")),
+
+		Resolve: key.NewBinding(key.WithKeys("enter")),
+		Cancel:  key.NewBinding(key.WithKeys("esc")),
 	}}
 }
 
@@ -126,12 +133,12 @@ func (pg *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		return pg, nil
 	case tea.KeyMsg:
 		if pg.inputOn {
-			switch msg.String() {
-			case "esc":
+			switch {
+			case key.Matches(msg, pg.keys.Cancel):
 				pg.inputOn = false
 				pg.input.Blur()
 				return pg, nil
-			case "enter":
+			case key.Matches(msg, pg.keys.Resolve):
 				pg.inputOn = false
 				pg.input.Blur()
 				return pg, pg.resolve(strings.TrimSpace(pg.input.Value()))
@@ -279,12 +286,6 @@ func (pg *Page) Help() [][]key.Binding {
 	k := pg.keys
 	return [][]key.Binding{{k.Path, k.Text, k.Scroll, k.Close}}
 }
-
-// FullScreen is true.
-func (pg *Page) FullScreen() bool { return true }
-
-// Unsaved is always "": the page only reads.
-func (pg *Page) Unsaved() string { return "" }
 
 // CapturesText is true while the path field is active.
 func (pg *Page) CapturesText() bool { return pg.inputOn }

@@ -20,6 +20,7 @@ import (
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/editor"
+	"github.com/pi-tui/pi-tui/ui/list"
 )
 
 type mode int
@@ -32,24 +33,31 @@ const (
 
 // Keys are the page's keys.
 type Keys struct {
-	Add, Edit, Delete, Save, Close, Preview, Up, Down, Field key.Binding
+	Add, Edit, Delete, Save, Close, Preview, Field key.Binding
+	// Nav moves through the entries.
+	Nav list.KeyMap
 	// AgentWrites turns the project's agent-writes switch on and off.
 	AgentWrites key.Binding
+	// Next goes on from the title to the content (Field's partner).
+	Next key.Binding
 }
 
 func defaultKeys() Keys {
 	b := func(k, h string, keys ...string) key.Binding {
 		return key.NewBinding(key.WithKeys(append([]string{k}, keys...)...), key.WithHelp(k, h))
 	}
+	nav := list.DefaultKeyMap()
+	nav.Up.SetHelp("↑", "up")
+	nav.Down.SetHelp("↓", "down")
 	return Keys{
+		Nav:     nav,
+		Next:    key.NewBinding(key.WithKeys("enter")),
 		Add:     b("a", "add"),
 		Edit:    b("enter", "edit"),
 		Delete:  b("d", "delete"),
 		Save:    b("ctrl+s", "save"),
 		Close:   b("esc", "back"),
 		Preview: b("p", "preview", "ctrl+p"),
-		Up:      b("↑", "up", "up", "k"),
-		Down:    b("↓", "down", "down", "j"),
 		Field:   b("tab", "title/content"),
 
 		AgentWrites: b("w", "agent may write"),
@@ -58,6 +66,7 @@ func defaultKeys() Keys {
 
 // Page edits one project's memory.
 type Page struct {
+	common.PageLayer
 	host  *host.Host
 	st    *common.UI
 	keys  Keys
@@ -72,8 +81,8 @@ type Page struct {
 	warn    string
 
 	mode    mode
-	cursor  int
-	editing int // entry index in modeEntry
+	list    list.List[memory.Entry] // the cursor over entries (set again whenever they change)
+	editing int                     // entry index in modeEntry
 	title   textinput.Model
 	content *editor.Buffer
 	field   int // 0 title, 1 content
@@ -94,8 +103,16 @@ func New(h *host.Host, st *common.UI, root, label string) *Page {
 	t.Prompt = ""
 	t.Placeholder = "(optional title)"
 	t.CharLimit = 200
-	return &Page{host: h, st: st, keys: defaultKeys(), root: root, label: label, title: t,
+	p := &Page{host: h, st: st, keys: defaultKeys(), root: root, label: label, title: t,
 		content: editor.New(st.Cursor, st.Gutter), busy: "loading"}
+	p.list = list.New[memory.Entry](p.keys.Nav)
+	return p
+}
+
+// setEntries replaces the working copy; the cursor keeps its place.
+func (p *Page) setEntries(entries []memory.Entry) {
+	p.entries = entries
+	p.list.SetItems(entries)
 }
 
 type loadedMsg struct {
@@ -148,9 +165,8 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			return p, nil
 		}
 		p.base, p.loaded = msg.m, true
-		p.entries = append([]memory.Entry(nil), msg.m.Entries...)
+		p.setEntries(append([]memory.Entry(nil), msg.m.Entries...))
 		p.saved = fingerprint(p.entries)
-		p.cursor = min(p.cursor, max(len(p.entries)-1, 0))
 		p.mode = modeList
 		return p, nil
 	case savedMsg:
@@ -168,7 +184,7 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			return p, common.Failure(msg.err)
 		}
 		p.base = msg.m
-		p.entries = append([]memory.Entry(nil), msg.m.Entries...)
+		p.setEntries(append([]memory.Entry(nil), msg.m.Entries...))
 		p.saved = fingerprint(p.entries)
 		p.warn = ""
 		note := ""
@@ -235,7 +251,7 @@ func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		if p.field == 0 {
-			if msg.String() == "enter" {
+			if key.Matches(msg, k.Next) {
 				p.field = 1
 				p.focusField()
 				return nil
@@ -259,21 +275,17 @@ func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 				dialog.Choice{Key: bindKey("k", "keep editing")}))
 		}
 		return p.st.Close(p)
-	case key.Matches(msg, k.Up):
-		p.cursor = max(p.cursor-1, 0)
-	case key.Matches(msg, k.Down):
-		p.cursor = min(p.cursor+1, max(len(p.entries)-1, 0))
+	case p.list.Update(msg):
 	case key.Matches(msg, k.Add):
-		p.entries = append(p.entries, memory.Entry{ID: memory.NewID()})
-		p.cursor = len(p.entries) - 1
-		p.openEntry(p.cursor, 0)
+		p.setEntries(append(p.entries, memory.Entry{ID: memory.NewID()}))
+		p.list.Last()
+		p.openEntry(p.list.Cursor(), 0)
 	case key.Matches(msg, k.Edit):
-		if len(p.entries) > 0 {
-			p.openEntry(p.cursor, 1)
+		if i := p.list.Cursor(); i >= 0 {
+			p.openEntry(i, 1)
 		}
 	case key.Matches(msg, k.Delete):
-		if len(p.entries) > 0 {
-			i := p.cursor
+		if i := p.list.Cursor(); i >= 0 {
 			id := p.entries[i].ID
 			return p.st.Push(dialog.NewConfirm(p.st, "Delete this entry?",
 				fmt.Sprintf("%q is removed from the list; ctrl+s saves the change.", entryName(p.entries[i])),
@@ -291,11 +303,10 @@ func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 func (p *Page) handleDelete(id string) {
 	for i, e := range p.entries {
 		if e.ID == id {
-			p.entries = append(p.entries[:i], p.entries[i+1:]...)
+			p.setEntries(append(p.entries[:i], p.entries[i+1:]...))
 			break
 		}
 	}
-	p.cursor = min(p.cursor, max(len(p.entries)-1, 0))
 }
 
 func bindKey(k, h string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, h)) }
@@ -426,7 +437,11 @@ func (p *Page) View(width, height int) string {
 		}
 		body = label(0, "Title   ") + p.title.View() + "\n" + label(1, "Content") + "\n" + p.content.View()
 	default:
-		body = p.listView(height - 4)
+		h := height - 4
+		if p.warn != "" {
+			h-- // the warning takes a line above the list
+		}
+		body = p.listView(h)
 	}
 	lines := []string{head}
 	if p.warn != "" {
@@ -441,10 +456,9 @@ func (p *Page) listView(h int) string {
 	if len(p.entries) == 0 {
 		return "No memory yet. Press " + st.Key.Render("a") + " to add an entry: notes the agent should know about this project."
 	}
-	var b strings.Builder
-	start := max(0, p.cursor-h+1)
-	for i := start; i < len(p.entries) && i < start+h; i++ {
-		e := p.entries[i]
+	var lines []string
+	p.list.SetLines(h)
+	for i, e := range p.list.Window() {
 		name := entryName(e)
 		size := fmt.Sprintf("%6s B", common.Group(len(strings.TrimSpace(e.Content))))
 		line := fmt.Sprintf("%s  %s", size, name)
@@ -457,17 +471,14 @@ func (p *Page) listView(h int) string {
 		if w := p.width - 2; len([]rune(line)) > w && w > 3 {
 			line = string([]rune(line)[:w-1]) + "…"
 		}
-		if i == p.cursor {
+		if i == p.list.Cursor() {
 			line = st.Selected.Render("› " + line)
 		} else {
 			line = "  " + line
 		}
-		if i > start {
-			b.WriteByte('\n')
-		}
-		b.WriteString(line)
+		lines = append(lines, line)
 	}
-	return b.String()
+	return strings.Join(lines, "\n")
 }
 
 // meter shows the projection's size against the limit; over it, saving is
@@ -487,7 +498,7 @@ func (p *Page) helpLine() string {
 	case modeEntry:
 		return p.st.Dim.Render(common.Hints(k.Field, k.Close, k.Save) + " · f1 help")
 	case modePreview:
-		return p.st.Dim.Render(common.Hints(k.Up, k.Close))
+		return p.st.Dim.Render(common.Hints(k.Nav.Up, k.Close))
 	}
 	return p.st.Dim.Render(common.Hints(k.Add, k.Edit, k.Delete, k.AgentWrites, k.Save, k.Close))
 }
@@ -498,11 +509,8 @@ func (p *Page) Title() string { return "Memory · " + p.label }
 // Help lists the keys.
 func (p *Page) Help() [][]key.Binding {
 	k := p.keys
-	return [][]key.Binding{{k.Add, k.Edit, k.Delete, k.Preview, k.Save, k.Close}, {k.Up, k.Down, k.Field, k.AgentWrites}}
+	return [][]key.Binding{{k.Add, k.Edit, k.Delete, k.Preview, k.Save, k.Close}, append(k.Nav.Bindings(), k.Field, k.AgentWrites)}
 }
-
-// FullScreen is true.
-func (p *Page) FullScreen() bool { return true }
 
 // Unsaved names the memory when it has unsaved changes.
 func (p *Page) Unsaved() string {

@@ -27,6 +27,7 @@ import (
 // like a project whose folder is missing takes another: relocate that
 // project here (r), or add a new one (n).
 type addDialog struct {
+	common.DialogLayer
 	host  *host.Host
 	st    *common.UI
 	path  folderField
@@ -49,6 +50,9 @@ type addDialog struct {
 
 type addKeys struct {
 	Complete, Next, Prev, Toggle, Submit, Cancel key.Binding
+	// On the trust field y and n set it (Toggle's partners) and enter
+	// adds the project (Next's partner there).
+	TrustOn, TrustOff, Finish key.Binding
 	// The second step for a broad folder.
 	Confirm, Back key.Binding
 	// The step for a folder that looks like a missing project.
@@ -62,9 +66,14 @@ func newAddDialog(h *host.Host, st *common.UI) *addDialog {
 	n.CharLimit = 128
 	return &addDialog{host: h, st: st, path: newFolderField(h.Places.Home), name: n, keys: addKeys{
 		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete folder")),
-		Next:     key.NewBinding(key.WithKeys("down", "enter"), key.WithHelp("↓/enter", "next field")),
+		// tab on the folder field completes (Complete comes first); on the
+		// others it goes on, as ↓ does.
+		Next:     key.NewBinding(key.WithKeys("down", "enter", "tab"), key.WithHelp("↓/enter", "next field")),
 		Prev:     key.NewBinding(key.WithKeys("up", "shift+tab"), key.WithHelp("↑", "previous field")),
-		Toggle:   key.NewBinding(key.WithKeys(" ", "y", "n"), key.WithHelp("space/y/n", "trust")),
+		Toggle:   key.NewBinding(key.WithKeys(" "), key.WithHelp("space/y/n", "trust")),
+		TrustOn:  key.NewBinding(key.WithKeys("y")),
+		TrustOff: key.NewBinding(key.WithKeys("n")),
+		Finish:   key.NewBinding(key.WithKeys("enter")),
 		Submit:   key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "add")),
 		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 		Confirm:  key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "add anyway")),
@@ -191,8 +200,8 @@ func (d *addDialog) key(msg tea.KeyMsg) tea.Cmd {
 		return d.submit()
 	case d.field == 0 && key.Matches(msg, k.Complete):
 		return d.path.complete()
-	case key.Matches(msg, k.Next) || (d.field > 0 && msg.String() == "tab"):
-		if d.field == 2 && msg.String() == "enter" {
+	case key.Matches(msg, k.Next):
+		if d.field == 2 && key.Matches(msg, k.Finish) {
 			return d.submit()
 		}
 		d.focus(min(d.field+1, 2))
@@ -210,12 +219,12 @@ func (d *addDialog) key(msg tea.KeyMsg) tea.Cmd {
 		d.name, cmd = d.name.Update(msg)
 		return cmd
 	default:
-		switch msg.String() {
-		case " ":
+		switch {
+		case key.Matches(msg, k.Toggle):
 			d.trust = !d.trust
-		case "y":
+		case key.Matches(msg, k.TrustOn):
 			d.trust = true
-		case "n":
+		case key.Matches(msg, k.TrustOff):
 			d.trust = false
 		}
 	}
@@ -382,6 +391,6 @@ func (d *addDialog) Help() [][]key.Binding {
 	}
 	return [][]key.Binding{{k.Complete, k.Next, k.Prev, k.Toggle, k.Submit, k.Cancel}}
 }
-func (d *addDialog) FullScreen() bool   { return false }
-func (d *addDialog) Unsaved() string    { return "" }
+
+// CapturesText is true while the folder or the name is typed.
 func (d *addDialog) CapturesText() bool { return d.broad == "" && d.moved == nil && d.field < 2 }

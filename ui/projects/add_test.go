@@ -1,20 +1,16 @@
 package projects_test
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/ui"
+	"github.com/pi-tui/pi-tui/ui/internal/screentest"
 )
 
 // Adding the home folder from the UI asks a second time, saying that the
@@ -31,27 +27,11 @@ func TestAddHomeFolderAsksASecondTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { done() })
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 30))
-	t.Cleanup(func() { tm.Quit() })
-	// waitFor waits until the output since the last wait shows all of
-	// want, read as a person reads the screen: without escape codes, the
+	// Waits read the screen as a person does: without escape codes, the
 	// dialog's borders and line breaks, since a sentence may wrap.
-	var seen bytes.Buffer
-	waitFor := func(want ...string) {
-		t.Helper()
-		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-			seen.Write(b)
-			text := strings.Join(strings.Fields(strings.ReplaceAll(ansi.Strip(seen.String()), "│", " ")), " ")
-			for _, w := range want {
-				if !strings.Contains(text, w) {
-					return false
-				}
-			}
-			seen.Reset()
-			return true
-		}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
-	}
-	key := func(k string) { tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}) }
+	s := screentest.Start(t, m, 120, 30, screentest.Prose)
+	tm, waitFor := s.TM, s.WaitFor
+	key := func(k string) { s.Keys(k) }
 	count := func() int {
 		h, err := host.Open(context.Background(), pl, host.Options{})
 		if err != nil {

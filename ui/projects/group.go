@@ -13,20 +13,31 @@ import (
 
 	coreprojects "github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/list"
 )
 
 // groupDialog moves a project into a group: pick an existing group, type
 // a new name, or take it out of its group.
 type groupDialog struct {
-	m      *Model
-	p      coreprojects.Project
-	input  textinput.Model
-	groups []string // the groups that exist, by name
-	cursor int
-	keys   groupKeys
+	common.DialogLayer
+	m       *Model
+	p       coreprojects.Project
+	input   textinput.Model
+	groups  []string // the groups that exist, by name
+	choices list.List[groupChoice]
+	keys    groupKeys
 }
 
-type groupKeys struct{ Up, Down, Choose, Cancel key.Binding }
+// groupKeys are the dialog's keys: the list's moving keys are those that
+// type nothing, since letters name the group.
+type groupKeys struct {
+	Nav            list.KeyMap
+	Choose, Cancel key.Binding
+}
+
+// groupChrome is the dialog's lines besides its choices: the border, the
+// title, the field and the hint, with blank lines between.
+const groupChrome = 8
 
 // groupChoice is one line of the dialog: a group to move to ("" = none).
 type groupChoice struct {
@@ -48,17 +59,19 @@ func newGroupDialog(m *Model, p coreprojects.Project) *groupDialog {
 		}
 	}
 	sort.Slice(groups, func(i, j int) bool { return strings.ToLower(groups[i]) < strings.ToLower(groups[j]) })
-	return &groupDialog{m: m, p: p, input: in, groups: groups, keys: groupKeys{
-		Up:     key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "up")),
-		Down:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "down")),
+	d := &groupDialog{m: m, p: p, input: in, groups: groups, keys: groupKeys{
+		Nav:    list.TypingKeyMap(),
 		Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "move")),
 		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 	}}
+	d.choices = list.New[groupChoice](d.keys.Nav)
+	d.choices.SetItems(d.choose())
+	return d
 }
 
-// choices are what enter can pick, given what is typed: the groups whose
+// choose lists what enter can pick, given what is typed: the groups whose
 // name holds it, a new group named so (when no group is), and no group.
-func (d *groupDialog) choices() []groupChoice {
+func (d *groupDialog) choose() []groupChoice {
 	typed := strings.Join(strings.Fields(d.input.Value()), " ")
 	var out []groupChoice
 	exact := false
@@ -94,18 +107,13 @@ func (d *groupDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	switch {
 	case key.Matches(km, k.Cancel):
 		return d, d.m.st.Close(d)
-	case key.Matches(km, k.Up):
-		d.cursor = max(d.cursor-1, 0)
-		return d, nil
-	case key.Matches(km, k.Down):
-		d.cursor = min(d.cursor+1, max(len(d.choices())-1, 0))
+	case d.choices.Update(km):
 		return d, nil
 	case key.Matches(km, k.Choose):
-		cs := d.choices()
-		if len(cs) == 0 {
+		c, ok := d.choices.Selected()
+		if !ok {
 			return d, nil
 		}
-		c := cs[min(d.cursor, len(cs)-1)]
 		d.m.st.Close(d)
 		p := d.p
 		return d, d.m.change(p, func(ctx context.Context, r *coreprojects.Registry) (string, error) {
@@ -118,7 +126,8 @@ func (d *groupDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	}
 	var cmd tea.Cmd
 	d.input, cmd = d.input.Update(km)
-	d.cursor = 0
+	d.choices.SetItems(d.choose())
+	d.choices.First()
 	return d, cmd
 }
 
@@ -127,26 +136,27 @@ func (d *groupDialog) View(width, height int) string {
 	w := min(max(width-4, 30), 60)
 	d.input.Width = w - 8
 	lines := []string{st.DialogHead.Render("Move " + common.VisibleLine(d.p.Name) + " to a group"), "", d.input.View(), ""}
-	cs := d.choices()
-	if len(cs) == 0 {
+	if d.choices.Len() == 0 {
 		lines = append(lines, st.Dim.Render("No groups yet: type a name."))
 	}
-	for i, c := range cs {
+	d.choices.SetLines(height - groupChrome)
+	for i, c := range d.choices.Window() {
 		line := "  " + common.VisibleLine(c.label)
-		if i == min(d.cursor, len(cs)-1) {
+		if i == d.choices.Cursor() {
 			line = st.Selected.Render("› " + common.VisibleLine(c.label))
 		}
 		lines = append(lines, line)
 	}
-	lines = append(lines, "", st.Dim.Render(common.Hints(d.keys.Up, d.keys.Down, d.keys.Choose, d.keys.Cancel)))
+	k := d.keys
+	lines = append(lines, "", st.Dim.Render(common.Hints(k.Nav.Up, k.Nav.Down, k.Choose, k.Cancel)))
 	return st.Dialog.Width(w).Render(lipgloss.JoinVertical(lipgloss.Left, lines...))
 }
 
 func (d *groupDialog) Title() string { return "Move to a group" }
 func (d *groupDialog) Help() [][]key.Binding {
 	k := d.keys
-	return [][]key.Binding{{k.Up, k.Down, k.Choose, k.Cancel}}
+	return [][]key.Binding{append(k.Nav.Bindings(), k.Choose, k.Cancel)}
 }
-func (d *groupDialog) FullScreen() bool   { return false }
-func (d *groupDialog) Unsaved() string    { return "" }
+
+// CapturesText is true: letters name the group.
 func (d *groupDialog) CapturesText() bool { return true }

@@ -1,30 +1,29 @@
 package projects_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
 	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/store/storetest"
 	"github.com/pi-tui/pi-tui/ui"
+	"github.com/pi-tui/pi-tui/ui/internal/screentest"
 )
 
+// screen is a running pi-tui whose waits read its output as prose (see
+// screentest.Prose).
 type screen struct {
-	t    *testing.T
-	tm   *teatest.TestModel
-	seen bytes.Buffer
+	*screentest.Screen
+	tm *teatest.TestModel
 }
 
 func start(t *testing.T, pl paths.Places) *screen { return startEnv(t, pl, nil) }
@@ -39,50 +38,26 @@ func startEnv(t *testing.T, pl paths.Places, env map[string]string) *screen {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { done() })
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
-	t.Cleanup(func() { tm.Quit() })
-	return &screen{t: t, tm: tm}
+	sc := screentest.Start(t, m, 120, 40, screentest.Prose)
+	return &screen{Screen: sc, tm: sc.TM}
 }
 
 // waitFor waits until the output since the last wait shows all of want.
 func (s *screen) waitFor(want ...string) {
-	s.t.Helper()
-	teatest.WaitFor(s.t, s.tm.Output(), func(b []byte) bool {
-		s.seen.Write(b)
-		text := strings.Join(strings.Fields(strings.ReplaceAll(ansi.Strip(s.seen.String()), "│", " ")), " ")
-		for _, w := range want {
-			if !strings.Contains(text, w) {
-				return false
-			}
-		}
-		s.seen.Reset()
-		return true
-	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+	s.T.Helper()
+	s.WaitFor(want...)
 }
 
-func (s *screen) keys(ks ...string) {
-	for _, k := range ks {
-		switch k {
-		case "enter":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-		case "esc":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
-		case "home":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyHome})
-		case "end":
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyEnd})
-		default:
-			s.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
-		}
-	}
-}
+func (s *screen) keys(ks ...string) { s.Keys(ks...) }
 
 func places(t *testing.T) paths.Places {
 	home, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return paths.Places{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), DataDir: filepath.Join(home, "data")}
+	pl := paths.Places{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), DataDir: filepath.Join(home, "data")}
+	storetest.Seed(t, pl.DataDir)
+	return pl
 }
 
 func registry(t *testing.T, pl paths.Places) (*coreprojects.Registry, func()) {

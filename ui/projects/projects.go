@@ -24,6 +24,7 @@ import (
 	coreprojects "github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/list"
 )
 
 // Actions opens the other screens a row menu leads to. The shell provides
@@ -40,9 +41,16 @@ type Actions struct {
 // the selected project directly, and the menu that enter opens lists the
 // same bindings.
 type KeyMap struct {
-	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
-	Filter, ClearFilter, Sort, Add, Menu    key.Binding
-	Fold                                    key.Binding
+	// The moving keys: ↑/k ↓/j pgup pgdn home end/G (g moves a project
+	// to a group).
+	list.KeyMap
+	Filter, ClearFilter, Sort, Add, Menu key.Binding
+	Fold                                 key.Binding
+	// While the filter has the keys, enter keeps it (the filter's
+	// partner, shown with it) and these move through the matches: they
+	// type nothing.
+	KeepFilter  key.Binding
+	FilterMoves list.KeyMap
 
 	// Row keys, in the order the row menu lists them.
 	Open, Agents, Memory, AgentWrites, Instructions, Rename, Pin, Archive, Trust, Group, Relocate, Remove key.Binding
@@ -50,13 +58,17 @@ type KeyMap struct {
 
 // DefaultKeyMap returns the Projects keys.
 func DefaultKeyMap() KeyMap {
+	nav := list.DefaultKeyMap()
+	nav.Top.SetKeys("home")
+	nav.Top.SetHelp("home", "first")
+	moves := list.TypingKeyMap()
+	for _, b := range []*key.Binding{&moves.Up, &moves.Down, &moves.PageUp, &moves.PageDown} {
+		b.SetHelp("", "") // shown as Up, Down, PageUp, PageDown
+	}
 	return KeyMap{
-		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:      key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PageDown:    key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-		Top:         key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first")),
-		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "last")),
+		KeyMap:      nav,
+		KeepFilter:  key.NewBinding(key.WithKeys("enter")),
+		FilterMoves: moves,
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		ClearFilter: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
 		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
@@ -133,9 +145,7 @@ type Model struct {
 	all      []coreprojects.Project
 	lower    []string          // lower-cased name and path, for filtering
 	winners  map[string]string // project id → root instruction file in effect
-	rows     []row
-	cursor   int // index into rows; always a project row when any exists
-	offset   int // first visible row
+	rows     list.List[row]    // headings and projects; the cursor rests on a project or a foldable heading
 	sort     sortMode
 	filter   textinput.Model
 	filterOn bool
@@ -150,6 +160,7 @@ type Model struct {
 	spin    spinner.Model
 	loadErr string
 	now     func() time.Time
+	polls   Polls
 
 	width, height int
 }
@@ -162,8 +173,12 @@ func New(h *host.Host, st *common.UI, actions Actions) *Model {
 	f.CharLimit = 128
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m := &Model{host: h, st: st, watch: &changeWatch{}, keys: DefaultKeyMap(), actions: actions, filter: f,
-		winners: map[string]string{}, loading: true, spin: sp, now: time.Now,
+		winners: map[string]string{}, loading: true, spin: sp, now: time.Now, polls: DefaultPolls(),
 		folded: map[string]bool{archivedFold: true}}
+	m.rows = list.New[row](m.keys.KeyMap)
+	m.rows.Height = rowHeight
+	m.rows.Selectable = row.selectable
+	m.rows.SetLines(m.listHeight())
 	ctx, stop := context.WithCancel(st.Ctx)
 	m.ctx, m.stop, m.done = ctx, stop, ctx.Done()
 	// Writes through the registry and memory saves, by this program or
@@ -288,21 +303,45 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(folds, m.load(), m.spin.Tick, m.reloadTick(), m.waitChanges(), m.watchStamp())
 }
 
-// stampEvery is how often the database files are looked at for writes by
-// another process (the pi-tui CLI adding a project), which the in-process
-// broker never hears of. A look is two stat calls; only a changed stamp
-// reloads the list.
-const stampEvery = 2 * time.Second
+// Polls are how often the tab looks for changes that no event announces.
+type Polls struct {
+	// Stamp is how often the database files are looked at for writes by
+	// another process (the pi-tui CLI adding a project), which the
+	// in-process broker never hears of. A look is two stat calls; only a
+	// changed stamp reloads the list.
+	Stamp time.Duration
+	// Reload is how often the list is reloaded anyway, so a folder
+	// deleted while pi-tui runs is marked missing without any key pressed
+	// (no write announces that); every change made through pi-tui arrives
+	// at once through the broker.
+	Reload time.Duration
+}
+
+// DefaultPolls are the intervals a program uses: a look at the database
+// stamp every 2 s, a reload every 60 s.
+func DefaultPolls() Polls { return Polls{Stamp: 2 * time.Second, Reload: 60 * time.Second} }
+
+// SetPolls changes the intervals (a test shortens them, so that it waits
+// for the look rather than for the clock); a zero field keeps its
+// interval. Call it before Init.
+func (m *Model) SetPolls(p Polls) {
+	if p.Stamp > 0 {
+		m.polls.Stamp = p.Stamp
+	}
+	if p.Reload > 0 {
+		m.polls.Reload = p.Reload
+	}
+}
 
 // stampMsg carries the database stamp seen at a look.
 type stampMsg services.Stamp
 
-// watchStamp takes the database stamp after stampEvery, or ends when the
+// watchStamp takes the database stamp after polls.Stamp, or ends when the
 // tab is closed: like reloadTick, it must not outlive the program.
 func (m *Model) watchStamp() tea.Cmd {
-	done, h := m.done, m.host
+	done, h, every := m.done, m.host, m.polls.Stamp
 	return func() tea.Msg {
-		t := time.NewTimer(stampEvery)
+		t := time.NewTimer(every)
 		defer t.Stop()
 		select {
 		case <-t.C:
@@ -313,20 +352,14 @@ func (m *Model) watchStamp() tea.Cmd {
 	}
 }
 
-// reloadEvery is how often the list is reloaded anyway, so a folder
-// deleted while pi-tui runs is marked missing without any key pressed (no
-// write announces that); every change made through pi-tui arrives at once
-// through the broker.
-const reloadEvery = 60 * time.Second
-
 type reloadTickMsg struct{}
 
-// reloadTick waits reloadEvery, or until the tab is closed: a timer
+// reloadTick waits polls.Reload, or until the tab is closed: a timer
 // must not outlive the program that set it.
 func (m *Model) reloadTick() tea.Cmd {
-	done := m.done
+	done, every := m.done, m.polls.Reload
 	return func() tea.Msg {
-		t := time.NewTimer(reloadEvery)
+		t := time.NewTimer(every)
 		defer t.Stop()
 		select {
 		case <-t.C:
@@ -403,7 +436,7 @@ func refreshFingerprints(ctx context.Context, reg *coreprojects.Registry, list [
 // SetSize sets the area the tab draws in.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
-	m.clampOffset()
+	m.rows.SetLines(m.listHeight())
 }
 
 // Filtering reports whether the filter field has the keys, so the shell
@@ -529,18 +562,18 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
 	if m.filterOn {
-		switch msg.String() {
-		case "esc":
+		switch {
+		case key.Matches(msg, k.ClearFilter):
 			m.filterOn = false
 			m.filter.Blur()
 			m.filter.SetValue("")
 			m.rebuild(m.selectedID())
 			return nil
-		case "enter":
+		case key.Matches(msg, k.KeepFilter):
 			m.filterOn = false
 			m.filter.Blur()
 			return nil
-		case "up", "down", "pgup", "pgdown":
+		case k.FilterMoves.Matches(msg):
 			// Moving through the matches does not leave the filter.
 		default:
 			var cmd tea.Cmd
@@ -553,18 +586,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 	}
 	switch {
-	case key.Matches(msg, k.Up):
-		m.move(-1)
-	case key.Matches(msg, k.Down):
-		m.move(1)
-	case key.Matches(msg, k.PageUp):
-		m.move(-max(m.listHeight()/2, 1))
-	case key.Matches(msg, k.PageDown):
-		m.move(max(m.listHeight()/2, 1))
-	case key.Matches(msg, k.Top):
-		m.move(-len(m.rows))
-	case key.Matches(msg, k.Bottom):
-		m.move(len(m.rows))
+	case m.rows.Update(msg):
 	case key.Matches(msg, k.Filter):
 		m.filterOn = true
 		return m.filter.Focus()
@@ -609,15 +631,16 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 // toggleFold folds or opens the section under the cursor (a heading, or
 // a project's group) and remembers it.
 func (m *Model) toggleFold() tea.Cmd {
-	if m.cursor < 0 || m.cursor >= len(m.rows) {
+	c := m.rows.Cursor()
+	if c < 0 {
 		return nil
 	}
-	r := m.rows[m.cursor]
+	r := m.rows.Row(c)
 	fold := r.fold
 	if r.heading == "" {
-		for i := m.cursor; i >= 0; i-- { // the project's section heading
-			if m.rows[i].heading != "" {
-				fold = m.rows[i].fold
+		for i := c; i >= 0; i-- { // the project's section heading
+			if h := m.rows.Row(i); h.heading != "" {
+				fold = h.fold
 				break
 			}
 		}
@@ -627,15 +650,14 @@ func (m *Model) toggleFold() tea.Cmd {
 	}
 	m.folded[fold] = !m.folded[fold]
 	// The cursor goes to the heading, which stays when its rows go.
-	for i, h := range m.rows {
-		if h.heading != "" && h.fold == fold {
-			m.cursor = i
+	keep := c
+	for i := range m.rows.Len() {
+		if h := m.rows.Row(i); h.heading != "" && h.fold == fold {
+			keep = i
 		}
 	}
-	keep := m.cursor
 	m.rebuild("")
-	m.cursor = min(keep, len(m.rows)-1)
-	m.clampOffset()
+	m.rows.SetCursor(keep)
 	reg, v, ctx := m.host.Projects, m.folded[fold], m.ctx
 	return func() tea.Msg {
 		if err := reg.SetFolded(ctx, fold, v); err != nil {
@@ -647,10 +669,11 @@ func (m *Model) toggleFold() tea.Cmd {
 
 // Selected returns the project under the cursor.
 func (m *Model) Selected() (coreprojects.Project, bool) {
-	if m.cursor < 0 || m.cursor >= len(m.rows) || m.rows[m.cursor].heading != "" || m.rows[m.cursor].index >= len(m.all) {
+	r, ok := m.rows.Selected()
+	if !ok || r.heading != "" || r.index >= len(m.all) {
 		return coreprojects.Project{}, false
 	}
-	return m.all[m.rows[m.cursor].index], true
+	return m.all[r.index], true
 }
 
 func (m *Model) selectedID() string {
@@ -700,7 +723,7 @@ func (m *Model) rebuild(keep string) {
 	}
 	sort.Slice(order, func(i, j int) bool { return strings.ToLower(order[i].name) < strings.ToLower(order[j].name) })
 	all := append(append([]*section{pinned}, order...), normal, archived)
-	m.rows = m.rows[:0]
+	rows := m.rows.Items()[:0]
 	for _, sec := range all {
 		if len(sec.idx) == 0 {
 			continue
@@ -714,28 +737,19 @@ func (m *Model) rebuild(keep string) {
 			}
 			head = mark + head
 		}
-		m.rows = append(m.rows, row{heading: head, fold: sec.fold})
+		rows = append(rows, row{heading: head, fold: sec.fold})
 		if folded {
 			continue
 		}
 		m.sortIdx(sec.idx)
 		for _, i := range sec.idx {
-			m.rows = append(m.rows, row{index: i})
+			rows = append(rows, row{index: i})
 		}
 	}
-	m.cursor = -1
-	for i, r := range m.rows {
-		if !r.selectable() {
-			continue
-		}
-		if m.cursor < 0 || (r.heading == "" && m.all[r.index].ID == keep) {
-			m.cursor = i
-			if r.heading == "" && m.all[r.index].ID == keep {
-				break
-			}
-		}
+	m.rows.SetItems(rows)
+	if keep == "" || !m.rows.Select(func(r row) bool { return r.heading == "" && m.all[r.index].ID == keep }) {
+		m.rows.First()
 	}
-	m.clampOffset()
 }
 
 func (m *Model) sortIdx(idx []int) {
@@ -765,29 +779,6 @@ func (m *Model) sortIdx(idx []int) {
 	})
 }
 
-func (m *Model) move(d int) {
-	if len(m.rows) == 0 {
-		return
-	}
-	c := m.cursor
-	step := 1
-	if d < 0 {
-		step = -1
-	}
-	for n := d; n != 0; n -= step {
-		next := c + step
-		for next >= 0 && next < len(m.rows) && !m.rows[next].selectable() {
-			next += step
-		}
-		if next < 0 || next >= len(m.rows) {
-			break
-		}
-		c = next
-	}
-	m.cursor = c
-	m.clampOffset()
-}
-
 // Each project takes two lines; a heading one.
 func rowHeight(r row) int {
 	if r.heading != "" {
@@ -797,30 +788,6 @@ func rowHeight(r row) int {
 }
 
 func (m *Model) listHeight() int { return max(m.height-2, 1) }
-
-func (m *Model) clampOffset() {
-	if m.cursor < 0 {
-		m.offset = 0
-		return
-	}
-	start := m.cursor
-	if start > 0 && m.rows[start-1].heading != "" && m.rows[start-1].fold == "" {
-		start-- // show the section heading with its first project
-	}
-	if start < m.offset {
-		m.offset = start
-	}
-	for {
-		h := 0
-		for i := m.offset; i <= m.cursor && i < len(m.rows); i++ {
-			h += rowHeight(m.rows[i])
-		}
-		if h <= m.listHeight() || m.offset >= m.cursor {
-			break
-		}
-		m.offset++
-	}
-}
 
 // View draws the tab in width×height.
 func (m *Model) View() string {
@@ -845,34 +812,28 @@ func (m *Model) View() string {
 		b.WriteString("\nNo projects yet. Press " + m.st.Key.Render("n") + " to add a folder.\n")
 		return b.String()
 	}
-	if len(m.rows) == 0 && !m.loading {
+	if m.rows.Len() == 0 && !m.loading {
 		b.WriteString("\nNo project matches " + fmt.Sprintf("%q", m.filter.Value()) + ". Press esc to clear the filter.\n")
 		return b.String()
 	}
-	left := m.listHeight()
 	home := m.host.Places.Home
-	for i := m.offset; i < len(m.rows) && left > 0; i++ {
-		r := m.rows[i]
+	cursor := m.rows.Cursor()
+	for i, r := range m.rows.Window() {
 		if r.heading != "" {
 			head := common.VisibleLine(r.heading)
-			if i == m.cursor {
+			if i == cursor {
 				head = m.st.Selected.Render(padTo("› "+head, m.width))
 			}
 			b.WriteString(m.st.Section.Render(truncate(head, m.width)) + "\n")
-			left--
 			continue
 		}
-		if left < 2 {
-			break
-		}
 		l1, l2 := m.renderProject(m.all[r.index], home)
-		if i == m.cursor {
+		if i == cursor {
 			l1 = m.st.Selected.Render(padTo("› "+l1, m.width))
 		} else {
 			l1 = "  " + l1
 		}
 		b.WriteString(truncate(l1, m.width) + "\n" + m.st.Dim.Render(truncate("    "+l2, m.width)) + "\n")
-		left -= 2
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

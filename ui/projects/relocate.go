@@ -18,6 +18,7 @@ import (
 // relocateDialog asks where a missing project's folder went, with folder
 // completion as in the add dialog, and moves the project there.
 type relocateDialog struct {
+	common.DialogLayer
 	host    *host.Host
 	st      *common.UI
 	p       coreprojects.Project
@@ -142,6 +143,6 @@ func (d *relocateDialog) Help() [][]key.Binding {
 	k := d.keys
 	return [][]key.Binding{{k.Complete, k.Submit, k.Cancel}}
 }
-func (d *relocateDialog) FullScreen() bool   { return false }
-func (d *relocateDialog) Unsaved() string    { return "" }
+
+// CapturesText is true: the folder is typed.
 func (d *relocateDialog) CapturesText() bool { return true }

@@ -11,46 +11,75 @@ import (
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/list"
 )
 
 // pickerKeys are the model picker's keys; the same table drives the keys
 // and the help.
 type pickerKeys struct {
-	Up, Down, PageUp, PageDown, Choose, Close key.Binding
+	Nav           list.KeyMap
+	Choose, Close key.Binding
 }
 
 func newPickerKeys() pickerKeys {
 	return pickerKeys{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-		Choose:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "make it the default")),
-		Close:    key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "close")),
+		Nav:    list.DefaultKeyMap(),
+		Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "make it the default")),
+		Close:  key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "close")),
 	}
 }
 
 // modelPicker lists every model: those that can be used now (their key
 // is there) first, then the others, each saying which key it needs.
 type modelPicker struct {
+	common.PageLayer
 	st      *common.UI
 	keys    pickerKeys
 	models  []provider.Listed
+	rows    list.List[pickerRow]
 	current string // PROVIDER/ID of the default model
-	cursor  int
-	top     int // first visible row
-	height  int // rows shown at the last View
 	choose  func(provider.Listed) tea.Cmd
+}
+
+// pickerRow is one line of the picker: a model (its index into models),
+// or a heading (model -1) saying what follows.
+type pickerRow struct {
+	model   int
+	heading string
+	dim     bool // a sentence rather than a section heading
 }
 
 func newModelPicker(st *common.UI, models []provider.Listed, cur instructions.Model, choose func(provider.Listed) tea.Cmd) *modelPicker {
 	p := &modelPicker{st: st, keys: newPickerKeys(), models: models, choose: choose, current: cur.Provider + "/" + cur.ID}
-	for i, m := range models {
-		if m.String() == p.current {
-			p.cursor = i
+	p.rows = list.New[pickerRow](p.keys.Nav)
+	p.rows.Selectable = func(r pickerRow) bool { return r.model >= 0 }
+	p.rows.SetItems(pickerRows(models))
+	p.rows.Select(func(r pickerRow) bool { return models[r.model].String() == p.current })
+	return p
+}
+
+// pickerRows lays the models out under their headings.
+func pickerRows(models []provider.Listed) []pickerRow {
+	usable := 0
+	for _, m := range models {
+		if m.Usable {
+			usable++
 		}
 	}
-	return p
+	var rows []pickerRow
+	for i, m := range models {
+		switch {
+		case i == 0 && m.Usable:
+			rows = append(rows, pickerRow{model: -1, heading: fmt.Sprintf("Ready to use (%d)", usable)})
+		case i == 0 && !m.Usable:
+			rows = append(rows, pickerRow{model: -1, heading: "No model can be used yet: each needs the key named beside it.", dim: true})
+		}
+		if !m.Usable && (i == 0 || models[i-1].Usable) {
+			rows = append(rows, pickerRow{model: -1, heading: fmt.Sprintf("Need a key (%d)", len(models)-usable)})
+		}
+		rows = append(rows, pickerRow{model: i})
+	}
+	return rows
 }
 
 func (p *modelPicker) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
@@ -58,69 +87,47 @@ func (p *modelPicker) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	if !ok {
 		return p, nil
 	}
-	page := max(p.height-1, 1)
 	switch {
 	case key.Matches(km, p.keys.Close):
 		return p, p.st.Close(p)
-	case len(p.models) == 0:
-		return p, nil
-	case key.Matches(km, p.keys.Up):
-		p.cursor = max(p.cursor-1, 0)
-	case key.Matches(km, p.keys.Down):
-		p.cursor = min(p.cursor+1, len(p.models)-1)
-	case key.Matches(km, p.keys.PageUp):
-		p.cursor = max(p.cursor-page, 0)
-	case key.Matches(km, p.keys.PageDown):
-		p.cursor = min(p.cursor+page, len(p.models)-1)
+	case p.rows.Update(km):
 	case key.Matches(km, p.keys.Choose):
-		p.st.Close(p)
-		return p, p.choose(p.models[p.cursor])
+		if r, ok := p.rows.Selected(); ok {
+			p.st.Close(p)
+			return p, p.choose(p.models[r.model])
+		}
 	}
 	return p, nil
 }
 
-// rows draws every line of the list; index[i] is the row of model i.
-func (p *modelPicker) rows(width int) (rows []string, index []int) {
+// line draws one row at width.
+func (p *modelPicker) line(r pickerRow, selected bool, width int) string {
 	st := p.st
-	usable := 0
-	for _, m := range p.models {
-		if m.Usable {
-			usable++
-		}
+	switch {
+	case r.model < 0 && r.dim:
+		return st.Dim.Render(r.heading)
+	case r.model < 0:
+		return st.Section.Render(r.heading)
 	}
-	index = make([]int, len(p.models))
-	for i, m := range p.models {
-		switch {
-		case i == 0 && m.Usable:
-			rows = append(rows, st.Section.Render(fmt.Sprintf("Ready to use (%d)", usable)))
-		case i == 0 && !m.Usable:
-			rows = append(rows, st.Dim.Render("No model can be used yet: each needs the key named beside it."))
-		}
-		if !m.Usable && (i == 0 || p.models[i-1].Usable) {
-			rows = append(rows, st.Section.Render(fmt.Sprintf("Need a key (%d)", len(p.models)-usable)))
-		}
-		line := m.String()
-		if m.Name != "" && m.Name != m.ID {
-			line += "  " + common.VisibleLine(m.Name)
-		}
-		if m.String() == p.current {
-			line += "  (current)"
-		}
-		if !m.Usable {
-			line += " — needs " + m.Need
-		}
-		line = ansi.Truncate(line, max(width-4, 10), "…")
-		index[i] = len(rows)
-		switch {
-		case i == p.cursor:
-			rows = append(rows, st.Selected.Render("› "+line))
-		case m.Usable:
-			rows = append(rows, "  "+line)
-		default:
-			rows = append(rows, "  "+st.Dim.Render(line))
-		}
+	m := p.models[r.model]
+	line := m.String()
+	if m.Name != "" && m.Name != m.ID {
+		line += "  " + common.VisibleLine(m.Name)
 	}
-	return rows, index
+	if m.String() == p.current {
+		line += "  (current)"
+	}
+	if !m.Usable {
+		line += " — needs " + m.Need
+	}
+	line = ansi.Truncate(line, max(width-4, 10), "…")
+	switch {
+	case selected:
+		return st.Selected.Render("› " + line)
+	case m.Usable:
+		return "  " + line
+	}
+	return "  " + st.Dim.Render(line)
 }
 
 func (p *modelPicker) View(width, height int) string {
@@ -130,22 +137,16 @@ func (p *modelPicker) View(width, height int) string {
 		b.WriteString("No models are known.")
 		return b.String()
 	}
-	rows, index := p.rows(width)
-	p.height = max(height-4, 3)
-	at := index[p.cursor]
-	if at < p.top {
-		p.top = at
+	p.rows.SetLines(max(height-4, 3))
+	var lines []string
+	for i, r := range p.rows.Window() {
+		lines = append(lines, p.line(r, i == p.rows.Cursor(), width))
 	}
-	if at >= p.top+p.height {
-		p.top = at - p.height + 1
-	}
-	if p.cursor == 0 {
-		p.top = 0 // keep the first heading in view
-	}
-	end := min(p.top+p.height, len(rows))
-	b.WriteString(strings.Join(rows[p.top:end], "\n"))
-	if sel := p.models[p.cursor]; !sel.Usable && sel.Hint != "" {
-		b.WriteString("\n\n" + p.st.Warn.Render(ansi.Truncate(common.VisibleLine(sel.Hint), max(width-2, 10), "…")))
+	b.WriteString(strings.Join(lines, "\n"))
+	if r, ok := p.rows.Selected(); ok {
+		if sel := p.models[r.model]; !sel.Usable && sel.Hint != "" {
+			b.WriteString("\n\n" + p.st.Warn.Render(ansi.Truncate(common.VisibleLine(sel.Hint), max(width-2, 10), "…")))
+		}
 	}
 	return b.String()
 }
@@ -153,11 +154,8 @@ func (p *modelPicker) View(width, height int) string {
 func (p *modelPicker) Title() string { return "Default model" }
 func (p *modelPicker) Help() [][]key.Binding {
 	k := p.keys
-	return [][]key.Binding{{k.Choose, k.Up, k.Down, k.PageUp, k.PageDown, k.Close}}
+	return [][]key.Binding{append(append([]key.Binding{k.Choose}, k.Nav.Bindings()...), k.Close)}
 }
-func (p *modelPicker) FullScreen() bool   { return true }
-func (p *modelPicker) Unsaved() string    { return "" }
-func (p *modelPicker) CapturesText() bool { return false }
 
 // tildeText writes the home folder as ~ wherever a sentence names a path
 // inside it.

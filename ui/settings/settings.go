@@ -28,6 +28,7 @@ import (
 	coresettings "github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
+	"github.com/pi-tui/pi-tui/ui/list"
 )
 
 // knownProviders are shown with the provider files they get.
@@ -56,7 +57,10 @@ type Model struct {
 	editGlobal func() tea.Cmd
 	keys       keys
 
-	cursor  item
+	// lines are the tab below its title: the settings and the approval
+	// rules, which the cursor rests on, and the text between them. They
+	// scroll, so the cursor is seen on a short screen.
+	lines   list.List[line]
 	state   state
 	loaded  bool
 	loadErr string
@@ -65,8 +69,22 @@ type Model struct {
 }
 
 type keys struct {
-	Up, Down, Enter, Reload, Delete key.Binding
+	Nav                   list.KeyMap
+	Enter, Reload, Delete key.Binding
 }
+
+// line is one line of the tab: a setting (item < itemCount) or an
+// approval rule (rule >= 0), which the cursor can rest on, or text.
+type line struct {
+	item item
+	rule int
+	draw func(width int, selected bool) string
+}
+
+func (l line) selectable() bool { return l.item < itemCount || l.rule >= 0 }
+
+// same reports whether two lines are the same setting or rule.
+func (l line) same(o line) bool { return l.selectable() && l.item == o.item && l.rule == o.rule }
 
 // ruleRow is one "always allow" rule in the Approval rules section.
 type ruleRow struct {
@@ -98,13 +116,15 @@ type state struct {
 // New returns the Settings tab. editGlobal opens the global AGENTS.md
 // editor; env looks up environment variables (API keys).
 func New(h *host.Host, st *common.UI, env func(string) string, editGlobal func() tea.Cmd) *Model {
-	return &Model{host: h, st: st, env: env, editGlobal: editGlobal, keys: keys{
-		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+	m := &Model{host: h, st: st, env: env, editGlobal: editGlobal, keys: keys{
+		Nav:    list.DefaultKeyMap(),
 		Enter:  key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "change/open")),
 		Reload: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
 		Delete: key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "delete the approval rule")),
 	}}
+	m.lines = list.New[line](m.keys.Nav)
+	m.lines.Selectable = line.selectable
+	return m
 }
 
 type loadedMsg struct {
@@ -158,12 +178,17 @@ func (m *Model) load() tea.Cmd {
 	}
 }
 
-// SetSize sets the drawing area.
-func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+// SetSize sets the drawing area: the title and a blank line, then the
+// lines, scrolled to keep the cursor in view.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.lines.SetLines(h - 2)
+}
 
 // Help lists the tab's keys.
 func (m *Model) Help() [][]key.Binding {
-	return [][]key.Binding{{m.keys.Enter, m.keys.Up, m.keys.Down, m.keys.Delete, m.keys.Reload}}
+	k := m.keys
+	return [][]key.Binding{append(append([]key.Binding{k.Enter}, k.Nav.Bindings()...), k.Delete, k.Reload)}
 }
 
 // loadRules lists every project's rules, grouped by project name (a
@@ -193,17 +218,22 @@ func loadRules(ctx context.Context, h *host.Host) ([]ruleRow, error) {
 	return rows, nil
 }
 
-// rows is how many rows the cursor moves over: the settings, then the
-// rules.
-func (m *Model) rows() int { return int(itemCount) + len(m.state.rules) }
-
 // selectedRule is the rule under the cursor, if it is on one.
 func (m *Model) selectedRule() (ruleRow, bool) {
-	i := int(m.cursor) - int(itemCount)
-	if i < 0 || i >= len(m.state.rules) {
+	l, ok := m.lines.Selected()
+	if !ok || l.rule < 0 || l.rule >= len(m.state.rules) {
 		return ruleRow{}, false
 	}
-	return m.state.rules[i], true
+	return m.state.rules[l.rule], true
+}
+
+// selectedItem is the setting under the cursor (itemCount when the cursor
+// is on a rule, or nowhere).
+func (m *Model) selectedItem() item {
+	if l, ok := m.lines.Selected(); ok {
+		return l.item
+	}
+	return itemCount
 }
 
 // Update handles the tab's messages.
@@ -211,10 +241,19 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case loadedMsg:
 		m.loaded, m.state = true, msg.s
-		m.cursor = min(m.cursor, item(m.rows()-1))
 		m.loadErr = ""
 		if msg.err != nil {
 			m.loadErr = msg.err.Error()
+		}
+		// The cursor stays on its setting or rule; a rule gone from the
+		// end leaves it on the last one.
+		was, had := m.lines.Selected()
+		m.lines.SetItems(m.layout())
+		switch {
+		case !had:
+			m.lines.First()
+		case !m.lines.Select(was.same):
+			m.lines.Last()
 		}
 		return nil
 	case savedMsg:
@@ -226,10 +265,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return m.load() // the global AGENTS.md may have been saved
 	case tea.KeyMsg:
 		switch {
-		case key.Matches(msg, m.keys.Up):
-			m.cursor = max(m.cursor-1, 0)
-		case key.Matches(msg, m.keys.Down):
-			m.cursor = min(m.cursor+1, item(m.rows()-1))
+		case m.lines.Update(msg):
 		case key.Matches(msg, m.keys.Reload):
 			return m.load()
 		case key.Matches(msg, m.keys.Delete):
@@ -254,7 +290,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 
 func (m *Model) activate() tea.Cmd {
 	h, ctx := m.host, m.st.Ctx
-	switch m.cursor {
+	switch m.selectedItem() {
 	case itemGlobal:
 		return m.editGlobal()
 	case itemSubdir:
@@ -345,17 +381,16 @@ func ttlText(d time.Duration) string {
 	return fmt.Sprintf("%dm", int(d.Minutes()))
 }
 
-// View draws the tab.
-func (m *Model) View() string {
-	st := m.st
-	var b strings.Builder
-	b.WriteString(st.Title.Render("Settings") + st.Dim.Render("  enter change · ↑/↓ move · d delete rule · r reload · ? help") + "\n\n")
-	if !m.loaded {
-		b.WriteString(st.Dim.Render("loading…"))
-		return b.String()
-	}
-	s := m.state
+// layout lays the state out in lines, each drawn at the width of the
+// moment.
+func (m *Model) layout() []line {
+	st, s := m.st, m.state
 	home := m.host.Places.Home
+	var out []line
+	text := func(draw func(w int) string) {
+		out = append(out, line{item: itemCount, rule: -1, draw: func(w int, _ bool) string { return draw(w) }})
+	}
+	fixed := func(t string) { text(func(int) string { return t }) }
 	globalPath := paths.Tilde(filepath.Join(m.host.Places.AgentDir, "AGENTS.md"), home)
 	global := "not created yet"
 	if s.globalOK {
@@ -368,7 +403,7 @@ func (m *Model) View() string {
 	if s.modelErr != "" {
 		model = st.Error.Render(s.modelErr)
 	}
-	rows := []string{
+	settings := []string{
 		itemGlobal:     fmt.Sprintf("Global instructions   %s (%s) — enter to edit", globalPath, global),
 		itemSubdir:     fmt.Sprintf("Subdirectory context  %s", subdirText(s.subdir)),
 		itemModel:      fmt.Sprintf("Default model         %s", model),
@@ -376,64 +411,88 @@ func (m *Model) View() string {
 		itemPermission: fmt.Sprintf("Permission mode       %s", permissionText(s.prefs.PermissionMode)),
 		itemTTL:        fmt.Sprintf("Runtime idle TTL      %s — idle runtimes are retired after this", ttlText(s.prefs.IdleTTL)),
 	}
-	for i, r := range rows {
-		r = truncate(r, m.width-2)
-		if item(i) == m.cursor {
-			b.WriteString(st.Selected.Render("› "+r) + "\n")
-		} else {
-			b.WriteString("  " + r + "\n")
-		}
+	for i, r := range settings {
+		out = append(out, line{item: item(i), rule: -1, draw: func(w int, selected bool) string {
+			r := truncate(r, w-2)
+			if selected {
+				return st.Selected.Render("› " + r)
+			}
+			return "  " + r
+		}})
 	}
 	for _, p := range s.problems {
-		b.WriteString("  " + st.Warn.Render(truncate("! "+common.VisibleLine(tildeText(p, home)), m.width-2)) + "\n")
+		text(func(w int) string {
+			return "  " + st.Warn.Render(truncate("! "+common.VisibleLine(tildeText(p, home)), w-2))
+		})
 	}
-	b.WriteString("\n" + st.Section.Render("Provider guidance in effect") + "\n")
+	fixed("")
+	fixed(st.Section.Render("Provider guidance in effect"))
 	for _, p := range knownProviders {
-		files := s.guidance.FilesFor(instructions.Model{Provider: p})
-		f := strings.Join(files, ", ")
+		f := strings.Join(s.guidance.FilesFor(instructions.Model{Provider: p}), ", ")
 		if f == "" {
 			f = "(none)"
 		}
-		b.WriteString(fmt.Sprintf("  %-24s %s\n", p, f))
+		fixed(fmt.Sprintf("  %-24s %s", p, common.VisibleLine(f)))
 	}
 	if pats := s.guidance.ModelPatterns(); len(pats) > 0 {
-		b.WriteString("  model patterns (first match wins):\n")
+		fixed("  model patterns (first match wins):")
 		for _, p := range pats {
-			b.WriteString("    " + p + "\n")
+			fixed("    " + common.VisibleLine(p))
 		}
 	}
 	for _, w := range s.guideWarn {
-		b.WriteString("  " + st.Warn.Render("! "+w) + "\n")
+		fixed("  " + st.Warn.Render("! "+common.VisibleLine(w)))
 	}
-	b.WriteString("\n" + st.Section.Render("Paths") + "\n")
-	b.WriteString("  agent dir  " + paths.Tilde(m.host.Places.AgentDir, home) + "\n")
-	b.WriteString("  data dir   " + paths.Tilde(m.host.Places.DataDir, home) + "\n")
-	b.WriteString("  database   " + paths.Tilde(m.host.Places.Database(), home))
-	b.WriteString("\n\n" + st.Section.Render("Approval rules") + st.Dim.Render(truncate("  d deletes · copy in "+
-		filepath.Join(".pi", approvals.ExportName)+", never read back · A in an approval adds one", m.width-16)))
+	fixed("")
+	fixed(st.Section.Render("Paths"))
+	fixed("  agent dir  " + paths.Tilde(m.host.Places.AgentDir, home))
+	fixed("  data dir   " + paths.Tilde(m.host.Places.DataDir, home))
+	fixed("  database   " + paths.Tilde(m.host.Places.Database(), home))
+	fixed("")
+	text(func(w int) string {
+		return st.Section.Render("Approval rules") + st.Dim.Render(truncate("  d deletes · copy in "+
+			filepath.Join(".pi", approvals.ExportName)+", never read back · A in an approval adds one", w-16))
+	})
 	if len(s.rules) == 0 {
-		b.WriteString("\n" + st.Dim.Render("  none yet"))
+		fixed(st.Dim.Render("  none yet"))
 	}
 	last := ""
 	for i, r := range s.rules {
 		if r.project != last {
-			b.WriteString("\n  " + common.VisibleLine(r.project))
+			fixed("  " + common.VisibleLine(r.project))
 			last = r.project
 		}
-		line := truncate(fmt.Sprintf("  %-6s %s", r.rule.Tool, common.VisibleLine(r.rule.Pattern)), m.width-4)
-		if item(i)+itemCount == m.cursor {
-			b.WriteString("\n  " + st.Selected.Render("› "+line))
-		} else {
-			b.WriteString("\n    " + line)
-		}
+		out = append(out, line{item: itemCount, rule: i, draw: func(w int, selected bool) string {
+			l := truncate(fmt.Sprintf("  %-6s %s", r.rule.Tool, common.VisibleLine(r.rule.Pattern)), w-4)
+			if selected {
+				return "  " + st.Selected.Render("› "+l)
+			}
+			return "    " + l
+		}})
 	}
 	if s.rulesErr != "" {
-		b.WriteString("\n  " + st.Warn.Render(truncate("! "+common.VisibleLine(s.rulesErr), m.width-2)))
+		text(func(w int) string {
+			return "  " + st.Warn.Render(truncate("! "+common.VisibleLine(s.rulesErr), w-2))
+		})
 	}
 	if m.loadErr != "" {
-		b.WriteString("\n" + st.Error.Render(m.loadErr))
+		fixed(st.Error.Render(m.loadErr))
 	}
-	return b.String()
+	return out
+}
+
+// View draws the tab: its title, then the window of its lines.
+func (m *Model) View() string {
+	st := m.st
+	head := st.Title.Render("Settings") + st.Dim.Render("  enter change · ↑/↓ move · d delete rule · r reload · ? help") + "\n\n"
+	if !m.loaded {
+		return head + st.Dim.Render("loading…")
+	}
+	var lines []string
+	for i, l := range m.lines.Window() {
+		lines = append(lines, l.draw(m.width, i == m.lines.Cursor()))
+	}
+	return head + strings.Join(lines, "\n")
 }
 
 func truncate(s string, w int) string {

@@ -1,0 +1,88 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/approvals"
+	"github.com/pi-tui/pi-tui/core/events"
+)
+
+// Approval routing: a tool call that needs consent goes to the programs
+// showing its session (the broker), else to Options.Approve, unless the
+// project's rules or an "allow for this session" cover it.
+
+// approve asks about a session's tool call: every program showing the
+// session sees the question, the first answer counts (events.Broker.Ask).
+// With no program showing it, Options.Approve decides (headless runs).
+// A call the project's "always" rules cover runs without asking, headless
+// too (ADR 0028); "allow for this session" is remembered here, per tool,
+// for every program. Neither covers a call that asks a reason of its own
+// (a write under .git/, or to the rules' copy), which asks every time.
+func (m *Manager) approve(sessionID, root, projectRoot string) agent.Approver {
+	rules := m.opts.Host.Approvals
+	return func(ctx context.Context, req agent.Approval) (bool, error) {
+		key := sessionID + "\x00" + req.Tool
+		if req.Reason == "" {
+			if covered(ctx, rules, root, projectRoot, req) {
+				return true, nil
+			}
+			m.mu.Lock()
+			ok := m.allowed[key]
+			m.mu.Unlock()
+			if ok {
+				return true, nil
+			}
+		}
+		ans, err := m.opts.Host.Events.Ask(ctx, sessionID, root, projectRoot, req)
+		switch {
+		case errors.Is(err, events.ErrUnattended):
+			if m.opts.Approve == nil {
+				return false, nil
+			}
+			return m.opts.Approve(ctx, req)
+		case err != nil:
+			return false, err
+		case !ans.Allow && ans.Reason != "":
+			return false, &agent.DeniedError{Reason: ans.Reason}
+		}
+		if ans.Allow && ans.ForSession && req.Reason == "" {
+			m.mu.Lock()
+			m.allowed[key] = true
+			m.mu.Unlock()
+		}
+		return ans.Allow, nil
+	}
+}
+
+// covered reports whether one of the project's rules allows the call. A
+// file is matched by its canonical path inside the root the session works
+// in (a worktree's, in a worktree session), so a link or a ../ cannot make
+// a rule for docs/** cover another file; the rules are the project's.
+// Rules that cannot be read allow nothing.
+func covered(ctx context.Context, rules *approvals.Store, root, projectRoot string, req agent.Approval) bool {
+	subject := req.Command
+	switch req.Tool {
+	case approvals.ToolBash:
+	case approvals.ToolWrite, approvals.ToolEdit:
+		canon, err := agent.Confine(root, req.Path)
+		if err != nil {
+			return false
+		}
+		rel, err := filepath.Rel(root, canon)
+		if err != nil || rel == "." {
+			return false
+		}
+		subject = filepath.ToSlash(rel)
+	default:
+		return false
+	}
+	list, err := rules.Rules(ctx, projectRoot)
+	if err != nil {
+		return false
+	}
+	_, ok := approvals.Covers(list, req.Tool, subject)
+	return ok
+}

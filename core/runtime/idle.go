@@ -1,0 +1,40 @@
+package runtime
+
+import (
+	"time"
+)
+
+// Idle timers: a runtime unused for its idle TTL is retired.
+
+// touchLocked marks a runtime used now and restarts its idle timer.
+func (m *Manager) touchLocked(rt *Runtime) {
+	rt.lastUsed = m.opts.Now()
+	ttl := rt.ttl
+	if ttl <= 0 {
+		ttl = 15 * time.Minute
+	}
+	if rt.idle != nil {
+		rt.idle.Stop()
+	}
+	rt.idle = time.AfterFunc(ttl, func() { m.expire(rt, ttl) })
+}
+
+func (m *Manager) expire(rt *Runtime, ttl time.Duration) {
+	m.mu.Lock()
+	defer m.unlock()
+	if rt.busy() || rt.reserved {
+		rt.idle = time.AfterFunc(ttl, func() { m.expire(rt, ttl) })
+		return
+	}
+	m.retireLocked(rt, ReasonIdleTimeout)
+}
+
+// touch ends a prompt's reservation and restarts the idle timer.
+func (m *Manager) touch(rt *Runtime) {
+	m.mu.Lock()
+	defer m.unlock()
+	rt.reserved = false
+	if m.runtimes[rt.Session.ID()] == rt {
+		m.touchLocked(rt)
+	}
+}

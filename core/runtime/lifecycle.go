@@ -1,0 +1,163 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/engine"
+	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/session"
+)
+
+// Lifecycle: launching, reusing and retiring runtimes, each announced on
+// the broker with its reason.
+
+// Prepare re-registers a session's binding before a prompt or compaction
+// and returns the runtime to use: the idle one when its fingerprint is
+// unchanged, else a new one (the old retired with the reason). A busy
+// runtime is never swapped: ErrBusy.
+func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Runtime, error) {
+	m.mu.Lock()
+	rt := m.runtimes[sessionID]
+	m.mu.Unlock()
+	var sess *session.Session
+	if rt != nil {
+		if rt.busy() {
+			return nil, engine.ErrBusy
+		}
+		sess = rt.Session
+	} else {
+		s, err := m.sessions.Open(ctx, sessionID)
+		if err != nil {
+			return nil, err
+		}
+		sess = s
+	}
+	if modelSpec == "" {
+		// A run that names no model (prompt --session, rpc, a reopened
+		// view) keeps the model and thinking level the session chose last.
+		modelSpec = provider.WithThinking(sess.Chosen())
+	}
+	b, err := m.build(ctx, sess, modelSpec)
+	if err != nil {
+		return nil, err
+	}
+	fp := b.spec.Fingerprint(m.seed)
+	m.mu.Lock()
+	defer m.unlock()
+	if m.closed {
+		return nil, errors.New("the runtime manager is closed")
+	}
+	reason := ReasonNew
+	if last, ok := m.last[sessionID].(events.RuntimeRetired); ok && last.Reason != ReasonShutdown {
+		// Retired proactively (instructions or memory changed while idle):
+		// the launch says why, as a swap at this prompt would.
+		reason = last.Reason
+	}
+	if cur := m.runtimes[sessionID]; cur != nil {
+		if cur.busy() {
+			return nil, engine.ErrBusy
+		}
+		if cur.fp == fp {
+			cur.ttl = b.ttl
+			cur.reserved = true // a prompt is about to start: no retiring it
+			m.touchLocked(cur)
+			m.note(events.RuntimeReused{SessionID: sessionID, Reason: "unchanged", Model: cur.Spec.Model})
+			return cur, nil
+		}
+		reason = why(cur.Spec, b.spec)
+		m.retireLocked(cur, reason)
+		// Launch with the history from the store, not the old process memory.
+		s, err := m.sessions.Open(ctx, sessionID)
+		if err != nil {
+			return nil, err
+		}
+		sess = s
+	}
+	rt = m.launchLocked(b, sess, fp)
+	rt.reserved = true
+	info := rt.Engine.Info()
+	m.note(events.RuntimeLaunched{SessionID: sessionID, Reason: reason, Model: b.spec.Model, Engine: info.Name, EngineVersion: info.Version})
+	return rt, nil
+}
+
+func (m *Manager) launchLocked(b built, sess *session.Session, fp string) *Runtime {
+	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl}
+	var pf agent.Preflighter = newProxy(b.spec.Root, b.spec.Trusted, b.res, m.opts.Host.Places.Home, m.opts.Host.Places.AgentDir,
+		instructions.Model{Provider: b.model.Provider, ID: b.model.ID})
+	if m.opts.WrapPreflight != nil {
+		pf = m.opts.WrapPreflight(pf)
+	}
+	var mw agent.MemoryWriter
+	if slices.Contains(b.spec.Tools, agent.ToolRemember) {
+		mw = &memoryWriter{m: m, rt: rt, projectID: sess.ProjectID()}
+	}
+	rt.Engine = agent.NewEngine(agent.Config{Session: sess, Root: b.spec.Root, AgentDir: m.opts.Host.Places.AgentDir, Client: b.client, Model: b.model,
+		System: b.spec.Sections.System(), Tools: b.spec.Tools, Permission: b.spec.Permission, Preflight: pf,
+		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID(), b.spec.Root, b.spec.ProjectRoot), Events: emitter{m},
+		Compaction: &b.settings.compaction, Shell: b.settings.shell, Memory: mw})
+	m.runtimes[sess.ID()] = rt
+	m.watchLocked(b.spec.Root, 1)
+	m.watchLocked(m.opts.Host.Places.AgentDir, 1)
+	m.touchLocked(rt)
+	return rt
+}
+
+func (m *Manager) retireLocked(rt *Runtime, reason string) {
+	id := rt.Session.ID()
+	if m.runtimes[id] != rt {
+		return
+	}
+	delete(m.runtimes, id)
+	if rt.idle != nil {
+		rt.idle.Stop()
+	}
+	m.watchLocked(rt.Spec.Root, -1)
+	m.watchLocked(m.opts.Host.Places.AgentDir, -1)
+	m.closing = append(m.closing, rt.Engine)
+	m.note(events.RuntimeRetired{SessionID: id, Reason: reason, Model: rt.Spec.Model})
+}
+
+// Retire retires a session's runtime if it is idle (model switch, session
+// switch, shutdown). It reports whether one was retired.
+func (m *Manager) Retire(sessionID, reason string) bool {
+	m.mu.Lock()
+	defer m.unlock()
+	rt := m.runtimes[sessionID]
+	if rt == nil || rt.busy() || rt.reserved {
+		return false
+	}
+	m.retireLocked(rt, reason)
+	return true
+}
+
+// refreshWhere rebuilds the spec of each idle runtime that match selects
+// and retires it when the fingerprint moved (proactive retirement).
+func (m *Manager) refreshWhere(match func(*Runtime) bool, hint string) {
+	m.mu.Lock()
+	var list []*Runtime
+	for _, rt := range m.runtimes {
+		if match(rt) && !rt.busy() && !rt.reserved {
+			list = append(list, rt)
+		}
+	}
+	m.mu.Unlock()
+	for _, rt := range list {
+		model := rt.Spec.Model
+		b, err := m.build(context.Background(), rt.Session, model)
+		m.mu.Lock()
+		if m.runtimes[rt.Session.ID()] == rt && !rt.busy() && !rt.reserved {
+			switch {
+			case err != nil:
+				m.retireLocked(rt, hint)
+			case b.spec.Fingerprint(m.seed) != rt.fp:
+				m.retireLocked(rt, why(rt.Spec, b.spec))
+			}
+		}
+		m.unlock()
+	}
+}

@@ -1,0 +1,112 @@
+package screentest
+
+import (
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// work counts the program's commands that are running.
+type work struct {
+	mu  sync.Mutex
+	n   int
+	end chan struct{} // closed when n drops to 0; nil while n is 0
+}
+
+func (w *work) start() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.n == 0 {
+		w.end = make(chan struct{})
+	}
+	w.n++
+}
+
+func (w *work) done() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.n--
+	if w.n == 0 {
+		close(w.end)
+		w.end = nil
+	}
+}
+
+// idle waits, at most limit, until no command runs, and returns how many
+// still do.
+func (w *work) idle(limit time.Duration) int {
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	for {
+		w.mu.Lock()
+		n, end := w.n, w.end
+		w.mu.Unlock()
+		if n == 0 {
+			return 0
+		}
+		select {
+		case <-end:
+		case <-deadline.C:
+			return n
+		}
+	}
+}
+
+// tracked is a model whose commands are counted while they run, batches
+// included.
+type tracked struct {
+	tea.Model
+	work *work
+}
+
+func (t *tracked) Init() tea.Cmd { return t.track(t.Model.Init()) }
+
+func (t *tracked) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m, cmd := t.Model.Update(msg)
+	t.Model = m
+	return t, t.track(cmd)
+}
+
+// untracked names commands the wait at a test's end does not count.
+//
+// Timers (tea.Tick, tea.Every: spinners, the tool clock, quiet periods)
+// only wait and then make a message, which goes nowhere once the program
+// ended: waiting for them would only add up to a second to every test.
+//
+// The open chat's watch for other writers' lines, which Close does not
+// end: ui/session derives its context from context.Background rather
+// than the model's, so it goes on polling the session file once a second
+// (a leak reported to the owner of ui/session/session.go). It only reads;
+// it creates nothing a temp dir's removal could trip on.
+var untracked = []string{"/bubbletea.Tick.", "/bubbletea.Every.", ".(*Model).watchArrivals."}
+
+// track counts cmd while it runs, and the commands of a batch it returns
+// while they run.
+func (t *tracked) track(cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	name := runtime.FuncForPC(reflect.ValueOf(cmd).Pointer()).Name()
+	for _, u := range untracked {
+		if strings.Contains(name, u) {
+			return cmd
+		}
+	}
+	return func() tea.Msg {
+		t.work.start()
+		defer t.work.done()
+		msg := cmd()
+		if b, ok := msg.(tea.BatchMsg); ok {
+			out := make(tea.BatchMsg, len(b))
+			for i, c := range b {
+				out[i] = t.track(c)
+			}
+			return out
+		}
+		return msg
+	}
+}

@@ -1,0 +1,131 @@
+package ui
+
+import (
+	"context"
+	"testing"
+
+	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/pi-tui/pi-tui/ui/editor"
+	"github.com/pi-tui/pi-tui/ui/instructionsview"
+	"github.com/pi-tui/pi-tui/ui/memoryeditor"
+)
+
+// readmeKeyDocs is the README's key table as data: each screen's help,
+// taken from the screen itself, and the prose for its keys. The chat and
+// an approval are reached as a user reaches them (a session, a scripted
+// model asking to run a command); the rest need no program.
+func readmeKeyDocs(t *testing.T) []keyScreen {
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	m := f.model()
+	ps, err := f.host.Projects.List(context.Background(), true)
+	if err != nil || len(ps) == 0 {
+		t.Fatalf("projects: %v %v", ps, err)
+	}
+	p := ps[0]
+
+	m.session.Open(p) // the list's keys; loading it is not needed
+	sessionList := m.session.Help()
+
+	r := newKitRig(t, 100, 30, bashOnce("touch X", nil), true)
+	r.chat()
+	r.say("run it")
+	r.waitFor("Allow bash?")
+	r.final()
+	chat, approval := r.m.session.Help(), r.m.stack[len(r.m.stack)-1].Help()
+
+	hk := newHelpKeys()
+	buf := editor.DefaultKeyMap()
+	edit := editor.NewPage(editor.Config{Dir: p.Root, Name: "AGENTS.md", Label: "AGENTS.md"}, m.st)
+
+	return []keyScreen{
+		{where: "everywhere", help: [][]key.Binding{m.globalHelpAt(focusProjects, 0)}, rows: []keyRow{
+			{keys: []string{"?/f1"}, does: "help for the current screen: every key (`f1` while typing in a field, where `?` is a character)"},
+			{keys: []string{"ctrl+c"}, does: "quit (asks first when an editor holds unsaved text or the agent is working; `ctrl+c` again quits)"},
+			{keys: []string{"q"}, does: "quit (not while typing in a field)"},
+			{keys: []string{"tab", "shift+tab", "1/2/3"}, does: "switch tabs (in the chat `tab` still does; `shift+tab` is the thinking level there)"},
+		}},
+		{where: "help screen", help: [][]key.Binding{append(hk.Nav.Bindings(), hk.Close)}, rows: []keyRow{
+			{keys: []string{"↑/k", "↓/j", "pgup/b", "pgdn/space", "home/g", "end/G"}, does: "scroll it when it is taller than the window"},
+			{keys: []string{"?/esc"}, does: "close it (`q` too)"},
+		}},
+		{where: "every text field", help: [][]key.Binding{{buf.Home, buf.WordLeft, buf.DeleteWord, buf.KillStart, buf.KillLine, buf.Undo, buf.Redo, buf.PageUp}}, rows: []keyRow{
+			{keys: []string{"ctrl+a/e", "alt+b/f", "ctrl+w", "ctrl+u", "ctrl+k"}, does: "line start/end, word back/forward (`ctrl+←`/`ctrl+→` too), delete word, delete to line start/end (readline; in the AGENTS.md editor `ctrl+e` is `$EDITOR`, `end` goes to the line end)"},
+			{keys: []string{"ctrl+z", "ctrl+y"}, does: "undo / redo (chat input, AGENTS.md and memory editors); a run of typing or deleting is one step"},
+			{keys: []string{"pgup/pgdn"}, does: "a page up / down in the AGENTS.md and memory editors"},
+		}},
+		{where: "Projects", help: m.projects.Help(), rows: []keyRow{
+			{keys: []string{"↑/k", "↓/j", "pgup", "pgdn", "home", "end/G"}, does: "move"},
+			{keys: []string{"/", "esc"}, does: "filter by name or path (`enter` keeps it, `esc` clears it)"},
+			{keys: []string{"s"}, does: "sort by recent use or by name"},
+			{keys: []string{"n"}, does: "add a project: folder (`tab` completes), name, trust; memory comes later from the menu"},
+			{keys: []string{"o", "a", "m", "w", "i", "r", "p", "x", "t", "g", "L", "D"}, does: "act on the selected row directly (not while filtering): open session, edit AGENTS.md, edit memory, " +
+				"let the agent write memory on/off, show instructions, rename, pin, archive/restore, trust, move to a group (pick one, type a new name, or none), " +
+				"relocate a missing project's folder (`tab` completes), remove (asks; `D` again removes; the folder stays on disk). " +
+				"The menu shows whether the agent may write memory now; on a section heading these keys say to move to a project"},
+			{keys: []string{"enter"}, does: "row menu listing the same keys; on a group heading, fold or open it"},
+			{keys: []string{"z"}, does: "fold or open the group under the cursor (remembered); Archived starts folded; a filter looks inside folded groups"},
+		}},
+		{where: "AGENTS.md editor", help: edit.FullHelp(), rows: []keyRow{
+			{keys: []string{"ctrl+s"}, does: "save (atomic; asks if the file changed on disk: reload, overwrite or keep editing); the file ends with a newline"},
+			{keys: []string{"esc"}, does: "close (asks when unsaved)"},
+			{keys: []string{"ctrl+p"}, does: "preview the rendered markdown"},
+			{keys: []string{"ctrl+e"}, does: "edit in `$VISUAL`/`$EDITOR`; reloads afterwards. Also for a file the editor refuses (over 1 MiB, not UTF-8)"},
+			{keys: []string{"ctrl+f", "enter/↓", "↑"}, does: "find as you type (case-insensitive unless the query has a capital); `enter`/`↓` next, `↑` previous, `esc` stays there"},
+			{keys: []string{"ctrl+o"}, does: "edit the file that is in effect, when `AGENTS.override.md` or `CLAUDE.md` wins"},
+			{keys: []string{"ctrl+a/end", "ctrl+home/end"}, does: "line and file start/end"},
+			{keys: []string{"alt+b/f", "ctrl+w", "ctrl+u", "ctrl+k", "ctrl+z", "ctrl+y", "pgup/pgdn"}, does: "edit as in every text field"},
+		}},
+		{where: "Memory", help: memoryeditor.New(f.host, m.st, p.Root, p.Name).Help(), rows: []keyRow{
+			{keys: []string{"a", "enter", "tab", "d"}, does: "add, edit (`tab` switches title/content, `esc` back), delete (asks)"},
+			{keys: []string{"↑", "↓", "pgup", "pgdn", "home/g", "end/G"}, does: "move through the entries"},
+			{keys: []string{"p"}, does: "preview exactly what a runtime receives"},
+			{keys: []string{"w"}, does: "let the agent write this project's memory, on/off"},
+			{keys: []string{"ctrl+s"}, does: "save; refused above 32,768 bytes (the text stays); a conflicting save by someone else offers reload, overwrite or keep editing"},
+			{keys: []string{"esc"}, does: "close (asks when there are unsaved changes)"},
+		}},
+		{where: "Instructions (`i`)", help: instructionsview.New(f.host, m.st, p).Help(), rows: []keyRow{
+			{keys: []string{"/"}, does: "type a path to see its chain (`enter` shows it)"},
+			{keys: []string{"v"}, does: "show the text the agent gets"},
+			{keys: []string{"↑/↓"}, does: "scroll (`pgup`/`pgdn` too)"},
+			{keys: []string{"esc"}, does: "back from the text, then close (`q` too)"},
+		}},
+		{where: "Settings", help: m.settings.Help(), rows: []keyRow{
+			{keys: []string{"enter"}, does: "edit the global `~/.pi/agent/AGENTS.md`, toggle subdirectory context (`agent-guidance.json`), pick the default model (`settings.json`), cycle the permission mode and the runtime idle TTL (`space` too)"},
+			{keys: []string{"↑/k", "↓/j", "pgup", "pgdn", "home/g", "end/G"}, does: "move; the tab scrolls to keep the cursor in view"},
+			{keys: []string{"d"}, does: "delete the approval rule under the cursor (asks first)"},
+			{keys: []string{"r"}, does: "read the files again"},
+		}},
+		{where: "Session (list)", help: sessionList, rows: []keyRow{
+			{keys: []string{"enter", "n"}, does: "open the highlighted session / start a new one (it is written once its first message is sent)"},
+			{keys: []string{"↑/k", "↓/j", "home/g", "end/G"}, does: "move; first / last session"},
+			{keys: []string{"r"}, does: "rename the session (pi's session name; pi's list shows it too)"},
+			{keys: []string{"D"}, does: "delete the session's file, after a confirmation that names it (for pi as well)"},
+			{keys: []string{"/"}, does: "filter by title and first message at once, and by content as the files are searched; `esc` clears"},
+			{keys: []string{"w", "d", "M", "X"}, does: "a new session in a git worktree of its own; its diff; merge it into the base branch; discard the worktree (see Worktrees)"},
+		}},
+		{where: "Session (chat)", help: chat, rows: []keyRow{
+			{keys: []string{"enter"}, does: "send (while the agent works, the message waits its turn)"},
+			{keys: []string{"alt+enter/ctrl+j"}, does: "new line in the message; the input grows to a third of the screen, then scrolls (`↑`/`↓` in the margin mark hidden lines). A paste goes in whole, however long"},
+			{keys: []string{"↑", "↓"}, does: "previous / next message you sent (input empty)"},
+			{keys: []string{"esc"}, does: "abort the running turn (what arrived is kept, marked)"},
+			{keys: []string{"pgup", "pgdn"}, does: "scroll the transcript"},
+			{keys: []string{"ctrl+o"}, does: "expand or collapse one tool call: its input and whole output (the latest call, or the one selected)"},
+			{keys: []string{"alt+↑", "alt+↓"}, does: "select an earlier / later tool call for `ctrl+o` (`▸` marks it; past the latest, none)"},
+			{keys: []string{"ctrl+t"}, does: "show thinking"},
+			{keys: []string{"ctrl+l"}, does: "back to the sessions list"},
+			{keys: []string{"/command"}, does: "`/compact`, `/new`, `/model`, `/thinking`, `/context`, `/name NAME`: compact the session; new session; switch model (the menu marks the current one; the runtime restarts: model-changed); set the thinking level; show the system prompt's sections and sizes; name the session. `/` opens a menu of these and the skills and prompt templates"},
+			{keys: []string{"/tree"}, command: true, does: "every branch of the session, indented where branches part, with pi's labels; `▶` marks where it is now. `enter` continues from the chosen entry on a new branch (from a message of yours: just before it, with the message back in the input to edit); `f` forks. The model and thinking level stay the session's"},
+			{keys: []string{"/fork"}, command: true, does: "a new session holding the branch up to the chosen entry (pi's fork: the lines as they are, the old file named as its parent); the old session is unchanged"},
+			{keys: []string{"@file"}, does: "a menu of the project's files, fuzzy-matched as you type; the file is attached when you send"},
+			{keys: []string{"tab/enter", "↑/↓", "esc"}, does: "in a menu: insert the highlighted entry (`enter` on a command typed in full runs it); move (`ctrl+p`/`ctrl+n` too); close the menu (the text stays)"},
+			{keys: []string{"shift+tab"}, does: "cycle the session's thinking level"},
+			{keys: []string{"ctrl+a/e", "alt+b/f", "ctrl+w", "ctrl+u", "ctrl+k", "ctrl+z", "ctrl+y"}, does: "edit as in every text field"},
+		}},
+		{where: "approvals (chat)", help: approval, rows: []keyRow{
+			{keys: []string{"y", "a", "A", "n/esc", "r"}, does: "allow once, allow this tool for the session, always allow in this project (a rule you edit first, see Security), deny, deny with a reason the model reads. Keys count only once you have stopped typing for 400 ms (see Security)"},
+			{keys: []string{"↑", "↓", "pgup", "pgdn", "home", "end"}, does: "scroll the command or diff"},
+		}},
+	}
+}
