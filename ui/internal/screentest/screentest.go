@@ -42,11 +42,12 @@ type Screen struct {
 // Start runs m at w×h. read turns output into the text waits look in:
 // Plain or Prose (nil: Plain).
 //
-// When the test ends the program is quit, m is closed (if it has a Close
-// method, as ui.Model does: it ends the program's subscriptions and
-// timers), and the test waits until none of the program's commands is
-// still running: a load still reading the test's folders would otherwise
-// race the removal of its temp dir, or a later test.
+// When the test ends the program is quit (a failed test logs its last
+// screen), m is closed (if it has a Close method, as ui.Model does: it
+// ends the program's subscriptions and timers), and the test waits until
+// none of the program's commands is still running: a load still reading
+// the test's folders would otherwise race the removal of its temp dir, or
+// a later test.
 func Start(t testing.TB, m tea.Model, w, h int, read func([]byte) []byte) *Screen {
 	t.Helper()
 	if read == nil {
@@ -57,6 +58,10 @@ func Start(t testing.TB, m tea.Model, w, h int, read func([]byte) []byte) *Scree
 	t.Cleanup(func() {
 		tm.Quit()
 		tm.WaitFinished(t, teatest.WithFinalTimeout(Limit))
+		if t.Failed() {
+			// A wait's own message has only the lines its frames changed.
+			t.Logf("the screen when the test ended:\n%s", tm.FinalModel(t).View())
+		}
 		if c, ok := m.(interface{ Close() }); ok {
 			c.Close()
 		}
