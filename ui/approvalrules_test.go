@@ -126,7 +126,7 @@ func TestAgentCannotWriteItsOwnRules(t *testing.T) {
 	if r.exists(".pi/" + approvals.ExportName) {
 		t.Fatal("the agent wrote the rules' copy")
 	}
-	if rules, _ := approvals.New(r.m.opts.Host.Store).Rules(context.Background(), filepath.Join(r.home, "proj")); len(rules) != 0 {
+	if rules, _ := r.m.opts.Host.Approvals.Rules(context.Background(), filepath.Join(r.home, "proj")); len(rules) != 0 {
 		t.Fatalf("rules appeared: %v", rules)
 	}
 	if strings.Contains(r.raw.String()[start:], "always allow in this project") {
@@ -140,7 +140,7 @@ func TestAgentCannotWriteItsOwnRules(t *testing.T) {
 func TestSettingsListsAndDeletesRules(t *testing.T) {
 	r := newKitRig(t, 110, 50, bashPer(nil), true)
 	root := filepath.Join(r.home, "proj")
-	rules := approvals.New(r.m.opts.Host.Store)
+	rules := r.m.opts.Host.Approvals
 	for _, p := range []string{"go test *", "git status"} {
 		if err := rules.Add(context.Background(), root, approvals.Rule{Tool: "bash", Pattern: p}); err != nil {
 			t.Fatal(err)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/store"
 	"github.com/pi-tui/pi-tui/ui/internal/screentest"
 )
@@ -40,20 +39,18 @@ func BenchmarkFirstFrame2000(b *testing.B) {
 	st.Close()
 	b.ResetTimer()
 	for range b.N {
-		h, err := host.Open(context.Background(), pl)
+		h, err := host.Open(context.Background(), pl, host.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		r := lipgloss.NewRenderer(io.Discard)
 		r.SetColorProfile(termenv.Ascii)
-		rts, _ := runtime.New(runtime.Options{Host: h})
-		tm := teatest.NewTestModel(b, New(Options{Host: h, Renderer: r, Runtimes: rts}), teatest.WithInitialTermSize(120, 40))
+		tm := teatest.NewTestModel(b, New(Options{Host: h, Renderer: r}), teatest.WithInitialTermSize(120, 40))
 		teatest.WaitFor(b, tm.Output(), func(out []byte) bool { return bytes.Contains(out, []byte("project-1999")) },
 			teatest.WithDuration(screentest.Limit), teatest.WithCheckInterval(time.Millisecond))
 		b.StopTimer()
 		tm.Quit()
 		tm.WaitFinished(b, teatest.WithFinalTimeout(screentest.Limit))
-		rts.Close()
 		h.Close()
 		b.StartTimer()
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -163,12 +162,7 @@ func TestCtrlEEditsAFileTooOddForTheEditor(t *testing.T) {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
 	env := func(k string) string { return f.env[k] }
-	rts, err := runtime.New(runtime.Options{Host: f.host, Env: env})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rts.Close() })
-	m := New(Options{Host: f.host, Renderer: r, Env: env, Runtimes: rts,
+	m := New(Options{Host: f.host, Renderer: r, Env: env,
 		Exec: func(cmd *exec.Cmd, done func(error) tea.Msg) tea.Cmd {
 			ran = cmd.Args
 			return func() tea.Msg { return done(cmd.Run()) }

@@ -30,8 +30,9 @@ type KitOptions struct {
 	Env func(string) string
 	// Renderer sets the colours; nil renders plain text without colour.
 	Renderer *lipgloss.Renderer
-	// Approve decides tool calls needing approval when no dialog does;
-	// nil leaves them to the UI's dialog.
+	// Runtime tunes the runtime manager (Approve decides tool calls
+	// needing approval when no dialog does; nil leaves them to the UI's
+	// dialog). Its Host and Env are the kit's.
 	Runtime runtime.Options
 	// Now is the UI's clock; nil means time.Now. A script moves a fake
 	// clock past common.QuietPeriod (and sends common.QuietMsg{}) to let
@@ -39,8 +40,10 @@ type KitOptions struct {
 	Now func() time.Time
 }
 
-// NewKit returns a root model over its own store and runtime manager, and
-// a func that releases them. It is the constructor for automating pi-tui:
+// NewKit returns a root model over a host core of its own (opened by the
+// composition root, as the pi-tui command opens it), and a func that
+// releases it. The model lives in ctx. It is the constructor for
+// automating pi-tui:
 //
 //	m, done, err := ui.NewKit(ctx, ui.KitOptions{DataDir: d, AgentDir: a, Client: c, Model: provider.Model{ID: "m1"}})
 //	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
@@ -58,12 +61,7 @@ func NewKit(ctx context.Context, o KitOptions) (*Model, func() error, error) {
 		o.Renderer = lipgloss.NewRenderer(io.Discard)
 		o.Renderer.SetColorProfile(termenv.Ascii)
 	}
-	h, err := host.Open(ctx, paths.Places{DataDir: o.DataDir, AgentDir: o.AgentDir, Home: o.Home})
-	if err != nil {
-		return nil, nil, err
-	}
 	ro := o.Runtime
-	ro.Host, ro.Env = h, o.Env
 	if o.Client != nil {
 		client, model := o.Client, o.Model
 		if model.Provider == "" {
@@ -71,14 +69,13 @@ func NewKit(ctx context.Context, o KitOptions) (*Model, func() error, error) {
 		}
 		ro.Resolve = func(string) (provider.Client, provider.Model, error) { return client, model, nil }
 	}
-	rts, err := runtime.New(ro)
+	// The session folder as the command works it out, from the kit's
+	// environment (a script's, not the process's).
+	pl := paths.Places{DataDir: o.DataDir, AgentDir: o.AgentDir, Home: o.Home, SessionDir: paths.SessionFolder(o.AgentDir, o.Home, o.Env)}
+	h, err := host.Open(ctx, pl, host.Options{Env: o.Env, Runtime: ro})
 	if err != nil {
-		h.Close()
 		return nil, nil, err
 	}
-	m := New(Options{Host: h, Renderer: o.Renderer, Env: o.Env, Runtimes: rts, Now: o.Now})
-	done := func() error {
-		return errors.Join(rts.Close(), h.Close())
-	}
-	return m, done, nil
+	m := New(Options{Host: h, Context: ctx, Renderer: o.Renderer, Env: o.Env, Now: o.Now})
+	return m, h.Close, nil
 }

@@ -51,7 +51,7 @@ func (r *kitRig) wait(d time.Duration) {
 // closed terminal would.
 func (r *kitRig) abortAll() {
 	for _, id := range r.sessionIDs() {
-		r.m.opts.Runtimes.Abort(id)
+		r.m.opts.Host.Runtimes.Abort(id)
 	}
 }
 
@@ -69,7 +69,7 @@ func (r *kitRig) sessionIDs() []string {
 	if err != nil || len(ps) == 0 {
 		r.t.Fatalf("projects: %v", err)
 	}
-	list, err := r.m.opts.Runtimes.Sessions().List(context.Background(), ps[0].ID)
+	list, err := r.m.opts.Host.Runtimes.Sessions().List(context.Background(), ps[0].ID)
 	if err != nil {
 		r.t.Fatal(err)
 	}

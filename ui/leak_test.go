@@ -14,7 +14,6 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/pi-tui/pi-tui/core/provider"
-	coreruntime "github.com/pi-tui/pi-tui/core/runtime"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 )
 
@@ -42,11 +41,7 @@ func TestProgramsLeaveNoGoroutines(t *testing.T) {
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	env := func(string) string { return "" }
-	rts, err := coreruntime.New(coreruntime.Options{Host: f.host, Env: env})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rts.Close()
+	rts := f.host.Runtimes
 	chat := f.project("proj")
 	chat.Continue = true
 	ctx := context.Background()
@@ -70,7 +65,7 @@ func TestProgramsLeaveNoGoroutines(t *testing.T) {
 			open := func() {
 				r := lipgloss.NewRenderer(io.Discard)
 				r.SetColorProfile(termenv.Ascii)
-				m := New(Options{Host: f.host, Renderer: r, Env: env, Runtimes: rts, Start: c.start})
+				m := New(Options{Host: f.host, Renderer: r, Env: env, Start: c.start})
 				in, inW := io.Pipe()
 				out := &firstWrite{want: []byte(c.shown), drawn: make(chan struct{})}
 				p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler())

@@ -21,7 +21,7 @@ func TestProjectAddedByAnotherProcessShows(t *testing.T) {
 	m.projects.SetPolls(projects.Polls{Stamp: 20 * time.Millisecond})
 	s := newSession(t, m, 100, 30)
 	s.waitFor("› shop")
-	cli, err := host.Open(context.Background(), f.host.Places)
+	cli, err := host.Open(context.Background(), f.host.Places, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

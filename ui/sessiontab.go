@@ -37,15 +37,15 @@ type sessionTab struct {
 
 func newSessionTab(opts Options, st *common.UI, markdown func(string, int) (string, error)) *sessionTab {
 	t := &sessionTab{}
-	// Options carry no context: the program's starts here and ends when
-	// the program does (Close), aborting a turn still running.
-	t.ctx, t.cancel = context.WithCancel(context.Background())
-	t.list = sessionlist.New(sessionlist.Deps{Ctx: t.ctx, Runtimes: opts.Runtimes, UI: st}, sessionlist.Actions{
+	// The program's context (st.Ctx), ended early by Close, which aborts
+	// a turn still running.
+	t.ctx, t.cancel = context.WithCancel(st.Ctx)
+	t.list = sessionlist.New(sessionlist.Deps{Ctx: t.ctx, Runtimes: opts.Host.Runtimes, UI: st}, sessionlist.Actions{
 		Open:          func(id string) tea.Cmd { return t.chat.Open(id) },
 		New:           func() tea.Cmd { return t.chat.New() },
 		NewInWorktree: func() tea.Cmd { return t.chat.NewInWorktree() },
 	})
-	t.chat = chat.New(chat.Deps{Ctx: t.ctx, Host: opts.Host, Runtimes: opts.Runtimes, UI: st, Markdown: markdown, Env: opts.Env},
+	t.chat = chat.New(chat.Deps{Ctx: t.ctx, Host: opts.Host, Runtimes: opts.Host.Runtimes, UI: st, Markdown: markdown, Env: opts.Env},
 		chat.Tab{List: t.list, Show: t.show})
 	return t
 }

@@ -15,13 +15,13 @@ import (
 // back; a session that cannot be opened leaves the list in front and
 // says why.
 func TestSessionTabRoutesByFocus(t *testing.T) {
-	h, rts := uitest.Host(t)
+	h, _ := uitest.Host(t)
 	p, _, err := h.Projects.Add(t.Context(), t.TempDir(), "alpha", true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	md := func(s string, _ int) (string, error) { return s, nil }
-	tab := newSessionTab(Options{Host: h, Runtimes: rts}, uitest.UI(), md)
+	tab := newSessionTab(Options{Host: h}, uitest.UI(), md)
 	t.Cleanup(tab.Close)
 	tab.SetSize(100, 30)
 	key := func(k tea.KeyType) tea.Cmd { return tab.Update(tea.KeyMsg{Type: k}) }

@@ -18,7 +18,7 @@ import (
 func TestSettingsScrollsAt80x24(t *testing.T) {
 	f := newFixture(t)
 	f.add("src/proj", "proj", true)
-	rules := approvals.New(f.host.Store)
+	rules := f.host.Approvals
 	for i := range 5 {
 		if err := rules.Add(context.Background(), f.dir("src/proj"), approvals.Rule{Tool: "bash", Pattern: fmt.Sprintf("make check-%d", i+1)}); err != nil {
 			t.Fatal(err)

@@ -23,7 +23,6 @@ import (
 	"github.com/pi-tui/pi-tui/core/paths"
 	coreprojects "github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/runtime"
 	coresettings "github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
@@ -43,7 +42,13 @@ const (
 
 // Options configure a shell. Host and Renderer are required.
 type Options struct {
+	// Host is the host core the program works with, its runtimes too;
+	// several programs (SSH sessions) may share one.
 	Host *host.Host
+	// Context is the program's life (an SSH session's, the process's
+	// signals): the program's work stops when it ends, or at Close. Nil
+	// means until Close.
+	Context context.Context
 	// Renderer is this program's renderer: its colour profile and
 	// background decide the styles (each SSH client has its own).
 	Renderer *lipgloss.Renderer
@@ -53,9 +58,6 @@ type Options struct {
 	// Exec runs an external program (the $EDITOR) in the terminal; nil
 	// means tea.ExecProcess.
 	Exec func(cmd *exec.Cmd, done func(error) tea.Msg) tea.Cmd
-	// Runtimes runs the agent sessions; several programs (SSH sessions)
-	// may share one. Required.
-	Runtimes *runtime.Manager
 	// Start is where the program opens; the zero value is the Projects
 	// tab.
 	Start Start
@@ -104,7 +106,9 @@ const (
 // Model is the root model.
 type Model struct {
 	opts Options
-	st   *common.UI // styles and navigation shared by every screen
+	st   *common.UI // styles, navigation and life shared by every screen
+	// stop ends the program's context (st.Ctx), at Close.
+	stop context.CancelFunc
 	md   *markdown.Renderer
 	keys common.GlobalKeys
 
@@ -143,23 +147,31 @@ func New(opts Options) *Model {
 	if opts.Now != nil {
 		st.Now = opts.Now
 	}
-	m := &Model{opts: opts, st: st, md: markdown.New(opts.Renderer), keys: common.NewGlobalKeys(), width: 80, height: 24}
+	life := opts.Context
+	if life == nil {
+		life = st.Ctx
+	}
+	var stop context.CancelFunc
+	st.Ctx, stop = context.WithCancel(life)
+	m := &Model{opts: opts, st: st, stop: stop, md: markdown.New(opts.Renderer), keys: common.NewGlobalKeys(), width: 80, height: 24}
 	m.projects = projects.New(opts.Host, st, projects.Actions{
 		EditAgents:       m.editAgents,
 		EditMemory:       m.editMemory,
 		ShowInstructions: m.showInstructions,
 		OpenSession:      m.openSession,
-	}, opts.Env)
+	})
 	m.settings = settings.New(opts.Host, st, opts.Env, m.editGlobal)
 	m.session = newSessionTab(opts, st, m.markdown)
 	return m
 }
 
 // Close releases what the program holds in shared services (its runtime
-// subscription and approvals); call it when the program has ended.
+// subscription and approvals) and ends the work it started; call it when
+// the program has ended.
 func (m *Model) Close() {
 	m.session.Close()
 	m.projects.Close()
+	m.stop()
 }
 
 // Init loads the projects and the settings, and goes where the program
@@ -176,10 +188,10 @@ func (m *Model) start() tea.Cmd {
 		return m.openAt(*s.Project, s.Continue)
 	case s.AddPath != "":
 		// Once added, on to its sessions, as for a registered PATH.
-		reg := m.opts.Host.Projects
+		reg, ctx := m.opts.Host.Projects, m.st.Ctx
 		l := m.projects.AddDialog(s.AddPath, func(id string) tea.Cmd {
 			return func() tea.Msg {
-				p, err := reg.Get(context.Background(), id)
+				p, err := reg.Get(ctx, id)
 				if err != nil {
 					return common.NoticeMsg{Text: err.Error(), Error: true}
 				}
@@ -209,9 +221,9 @@ func (m *Model) openAt(p coreprojects.Project, cont bool) tea.Cmd {
 // project p: starting in a project's folder opens it as `o` on its row
 // does, for "opened …" and the recent sort.
 func (m *Model) markOpened(p coreprojects.Project) tea.Cmd {
-	reg := m.opts.Host.Projects
+	reg, ctx := m.opts.Host.Projects, m.st.Ctx
 	return func() tea.Msg {
-		if err := reg.MarkOpened(context.Background(), p.ID); err != nil {
+		if err := reg.MarkOpened(ctx, p.ID); err != nil {
 			return common.NoticeMsg{Text: "cannot record that " + p.Name + " was opened: " + err.Error(), Error: true}
 		}
 		return nil
@@ -219,7 +231,7 @@ func (m *Model) markOpened(p coreprojects.Project) tea.Cmd {
 }
 
 func (m *Model) loadStatus() tea.Cmd {
-	h, env := m.opts.Host, m.opts.Env
+	h, env, ctx := m.opts.Host, m.opts.Env, m.st.Ctx
 	return func() tea.Msg {
 		var s statusInfo
 		var warns []string
@@ -248,7 +260,7 @@ func (m *Model) loadStatus() tea.Cmd {
 		} else if w := reg.AuthWarning(); w != "" {
 			warns = append(warns, tilde(w, h.Places.Home))
 		}
-		for _, e := range h.Projects.TrustProblems(context.Background()) {
+		for _, e := range h.Projects.TrustProblems(ctx) {
 			warns = append(warns, coresettings.Brief(e, h.Places.Home)+": no project trusted by it")
 		}
 		s.warn = strings.Join(warns, " · ")

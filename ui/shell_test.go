@@ -18,7 +18,6 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/store/storetest"
 	"github.com/pi-tui/pi-tui/ui/internal/screentest"
 )
@@ -47,12 +46,13 @@ func newFixture(t *testing.T) *fixture {
 	}
 	pl := paths.Places{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), DataDir: filepath.Join(home, "data")}
 	storetest.Seed(t, pl.DataDir)
-	h, err := host.Open(context.Background(), pl)
+	env := map[string]string{}
+	h, err := host.Open(context.Background(), pl, host.Options{Env: func(k string) string { return env[k] }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
-	return &fixture{t: t, home: home, host: h, env: map[string]string{}}
+	return &fixture{t: t, home: home, host: h, env: env}
 }
 
 func (f *fixture) dir(rel string) string {
@@ -94,12 +94,7 @@ func (f *fixture) model() *Model {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
 	env := func(k string) string { return f.env[k] }
-	rts, err := runtime.New(runtime.Options{Host: f.host, Env: env})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	f.t.Cleanup(func() { rts.Close() })
-	return New(Options{Host: f.host, Renderer: r, Env: env, Runtimes: rts})
+	return New(Options{Host: f.host, Renderer: r, Env: env})
 }
 
 // run starts the program at w×h.

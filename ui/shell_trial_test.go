@@ -55,7 +55,7 @@ func TestSettingsReloadsWhenShown(t *testing.T) {
 	s.keys("1")
 	s.waitFor("› proj")
 	root := filepath.Join(f.home, "proj")
-	if err := approvals.New(f.host.Store).Add(context.Background(), root, approvals.Rule{Tool: "bash", Pattern: "go vet *"}); err != nil {
+	if err := f.host.Approvals.Add(context.Background(), root, approvals.Rule{Tool: "bash", Pattern: "go vet *"}); err != nil {
 		t.Fatal(err)
 	}
 	s.keys("tab", "tab")

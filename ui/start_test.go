@@ -68,7 +68,7 @@ func TestStartContinueOpensLatestSession(t *testing.T) {
 	ctx := context.Background()
 	// Which session is the latest is core/session's (Manager.Latest);
 	// here, -c opens it rather than the list.
-	sm := coresession.NewManager(f.host.Store, coresession.Config{AgentDir: f.host.Places.AgentDir})
+	sm := f.host.Sessions
 	sess, err := sm.Create(ctx, st.Project.ID, "fix the checkout")
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ func (r *kitRig) second(w, h int) (*session, *Model) {
 	rd := lipgloss.NewRenderer(nil)
 	rd.SetColorProfile(termenv.Ascii)
 	o := r.m.opts
-	m := New(Options{Host: o.Host, Renderer: rd, Env: o.Env, Runtimes: o.Runtimes, Now: r.clock.now})
+	m := New(Options{Host: o.Host, Renderer: rd, Env: o.Env, Now: r.clock.now})
 	return newSession(r.t, m, w, h), m
 }
 

@@ -8,10 +8,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
-	"github.com/pi-tui/pi-tui/store"
+	"github.com/pi-tui/pi-tui/core/runtime"
 
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
@@ -54,7 +55,13 @@ type app struct {
 	// whose help -h asks for.
 	lastFlags *flag.FlagSet
 
-	st *store.Store
+	// pl are the places, worked out once (the session folder reads
+	// settings.json); plErr is why they could not be.
+	pl    *paths.Places
+	plErr error
+	// h is the host core, opened by the composition root on first use and
+	// closed when the invocation ends.
+	h *host.Host
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env paths.Env) int {
@@ -84,9 +91,13 @@ func oneLine(s string) string {
 	return safetext.Visible(strings.Join(strings.Fields(s), " "))
 }
 
+// close closes the host core, if it was opened: the runtimes first (a
+// running turn stores what arrived), then the store. Later calls do
+// nothing, so a command may close early and run may close again.
 func (a *app) close() {
-	if a.st != nil {
-		a.st.Close()
+	if a.h != nil {
+		a.h.Close()
+		a.h = nil
 	}
 }
 
@@ -253,43 +264,56 @@ func (a *app) placesOrEmpty() paths.Places {
 	return pl
 }
 
+// places are the folders in use, worked out once per invocation (after
+// the flags are parsed: --agent-dir and --data-dir decide them).
 func (a *app) places() (paths.Places, error) {
-	return paths.Resolve(a.agentDir, a.dataDir, a.env)
+	if a.pl == nil && a.plErr == nil {
+		pl, err := paths.Resolve(a.agentDir, a.dataDir, a.env)
+		a.pl, a.plErr = &pl, err
+	}
+	return *a.pl, a.plErr
 }
 
-// open opens the store for commands that need it.
-func (a *app) open() (*store.Store, error) {
-	if a.st != nil {
-		return a.st, nil
+// openHost opens the host core for commands that need it, once; every
+// later call returns the same one.
+func (a *app) openHost() (*host.Host, error) {
+	if a.h != nil {
+		return a.h, nil
+	}
+	return a.openHostWith(runtime.Options{})
+}
+
+// openHostWith opens the host core with the runtime options of a command
+// that runs the agent (prompt's and rpc's event writer and approver). It
+// must come before anything else opens the host.
+func (a *app) openHostWith(ro runtime.Options) (*host.Host, error) {
+	if a.h != nil {
+		return nil, errors.New("internal error: the host core was opened before the command set its runtime options")
 	}
 	pl, err := a.places()
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(a.ctx, pl.Database(), store.Options{})
+	h, err := host.Open(a.ctx, pl, host.Options{Env: a.env, Runtime: ro})
 	if err != nil {
 		return nil, err
 	}
-	a.st = st
-	return st, nil
+	a.h = h
+	return h, nil
 }
 
 func (a *app) registry() (*projects.Registry, error) {
-	st, err := a.open()
+	h, err := a.openHost()
 	if err != nil {
 		return nil, err
 	}
-	pl, err := a.places()
-	if err != nil {
-		return nil, err
-	}
-	return projects.NewRegistry(st, pl.AgentDir), nil
+	return h.Projects, nil
 }
 
 func (a *app) memoryService() (*memory.Service, error) {
-	st, err := a.open()
+	h, err := a.openHost()
 	if err != nil {
 		return nil, err
 	}
-	return memory.NewService(st), nil
+	return h.Memory, nil
 }

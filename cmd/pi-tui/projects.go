@@ -16,7 +16,6 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
-	"github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
@@ -483,14 +482,13 @@ func (a *app) projectsRelocate(args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := a.open()
+	sm, err := a.sessionManager()
 	if err != nil {
 		return err
 	}
 	home := a.env("HOME")
-	mgr := session.NewManager(st, session.Config{AgentDir: a.placesOrEmpty().AgentDir, SessionDir: a.env("PI_CODING_AGENT_SESSION_DIR")})
 	pl := a.placesOrEmpty()
-	res, err := reg.Relocate(a.ctx, p.ID, paths.ExpandHome(pos[1], home), projects.RelocateOptions{SessionsDir: mgr.Dir, Places: &pl, AllowBroad: *allowBroad})
+	res, err := reg.Relocate(a.ctx, p.ID, paths.ExpandHome(pos[1], home), projects.RelocateOptions{SessionsDir: sm.Dir, Places: &pl, AllowBroad: *allowBroad})
 	for _, pr := range res.Problems {
 		fmt.Fprintf(a.stderr, "pi-tui: warning: session %s\n", pr)
 	}

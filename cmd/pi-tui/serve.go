@@ -13,7 +13,6 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/internal/sshserver"
 	"github.com/pi-tui/pi-tui/ui"
 )
@@ -64,29 +63,25 @@ func (a *app) serveCmd(args []string) error {
 	defer logFile.Close()
 
 	var h *host.Host
-	var rts *runtime.Manager
 	srv, err := sshserver.New(sshserver.Config{
 		Listen:             *listen,
 		HostKeyPath:        *hostKey,
 		AuthorizedKeysPath: *keys,
 		Log:                logFile,
 		Warn:               a.stderr,
-		NewModel: func(_ ssh.Session, r *lipgloss.Renderer, exec sshserver.ExecFunc) tea.Model {
-			return ui.New(ui.Options{Host: h, Renderer: r, Env: a.env, Exec: exec, Runtimes: rts})
+		NewModel: func(sess ssh.Session, r *lipgloss.Renderer, exec sshserver.ExecFunc) tea.Model {
+			// The program lives as long as its client's session.
+			return ui.New(ui.Options{Host: h, Context: sess.Context(), Renderer: r, Env: a.env, Exec: exec})
 		},
 	})
 	if err != nil {
 		return err
 	}
-	// Opened once, after the checks above, and shared by every session.
-	if h, err = host.Open(a.ctx, pl); err != nil {
+	// Opened once, after the checks above, and shared by every session
+	// (closed when the command ends, after the sessions).
+	if h, err = a.openHost(); err != nil {
 		return err
 	}
-	defer h.Close()
-	if rts, err = runtime.New(runtime.Options{Host: h, Env: a.env}); err != nil {
-		return err
-	}
-	defer rts.Close()
 	fmt.Fprintf(a.stdout, "pi-tui serve: listening on %s · host key %s · %d authorized keys · log %s\n",
 		srv.Addr(), srv.HostKeyFingerprint(), srv.AuthorizedKeys(), logPath)
 	if err := srv.Serve(a.ctx); err != nil {

@@ -73,7 +73,7 @@ func TestRPCStreamsBashOutput(t *testing.T) {
 	if err := h.SetPermissionMode(context.Background(), "full-auto"); err != nil {
 		t.Fatal(err)
 	}
-	a.st.Close()
+	a.close()
 	r := startRPC(t, c, "--project", "mono")
 	if got := liveOutputOf(t, r.prompt("run it")); got != "one\ntwo\x1b[2J\n" {
 		t.Errorf("live output = %q", got)

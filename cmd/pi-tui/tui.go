@@ -15,7 +15,6 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/ui"
 )
 
@@ -39,15 +38,10 @@ func (a *app) tui(start tuiStart) error {
 		fmt.Fprintln(a.stderr, "pi-tui: not a terminal, so the UI did not open; the commands above work anywhere")
 		return nil
 	}
-	pl, err := a.places()
+	h, err := a.openHost()
 	if err != nil {
 		return err
 	}
-	h, err := host.Open(a.ctx, pl)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
 	at, err := a.startAt(h, dir, start)
 	if err != nil {
 		return err
@@ -64,12 +58,7 @@ func (a *app) tui(start tuiStart) error {
 		dark = darkBackground(a.ctx, in, out, a.env, backgroundBound)
 	}
 	r.SetHasDarkBackground(dark)
-	rts, err := runtime.New(runtime.Options{Host: h, Env: a.env})
-	if err != nil {
-		return err
-	}
-	defer rts.Close()
-	m := ui.New(ui.Options{Host: h, Renderer: r, Env: a.env, Runtimes: rts, Start: at})
+	m := ui.New(ui.Options{Host: h, Context: a.ctx, Renderer: r, Env: a.env, Start: at})
 	// main turns SIGINT and SIGTERM into the end of a.ctx, which ends the
 	// program; bubbletea's own handler would race it for the same signal
 	// and, losing, block the program's shutdown until main gave up.

@@ -14,25 +14,20 @@ import (
 
 // worktrees returns the service for worktree sessions (ADR 0029).
 func (a *app) worktrees() (*worktree.Service, error) {
-	st, err := a.open()
+	h, err := a.openHost()
 	if err != nil {
 		return nil, err
 	}
-	pl, err := a.places()
-	if err != nil {
-		return nil, err
-	}
-	return worktree.NewService(st, pl.DataDir, worktree.Options{Env: a.env}), nil
+	return h.Worktrees, nil
 }
 
-// sessionManager is the session manager the headless commands use.
+// sessionManager is the host's session manager, the runtimes' too.
 func (a *app) sessionManager() (*session.Manager, error) {
-	st, err := a.open()
+	h, err := a.openHost()
 	if err != nil {
 		return nil, err
 	}
-	return session.NewManager(st, session.Config{AgentDir: a.placesOrEmpty().AgentDir,
-		SessionDir: a.env("PI_CODING_AGENT_SESSION_DIR")}), nil
+	return h.Sessions, nil
 }
 
 // openWorktreeSession opens session id for merge or discard: id is the

@@ -25,8 +25,26 @@ func (s *Service) AgentWrites(ctx context.Context, projectID string) (bool, erro
 	if err != nil {
 		return false, fmt.Errorf("read whether the agent may write memory: %w", err)
 	}
-	return found && kv.Value == "on", nil
+	return found && switchOn(kv.Value), nil
 }
+
+// AllAgentWrites reads every project's switch in one query (project id →
+// on), for a list that shows them all. A project with no row is off.
+func (s *Service) AllAgentWrites(ctx context.Context) (map[string]bool, error) {
+	kv, err := s.st.KVNamespace(ctx, AgentWritesNamespace)
+	if err != nil {
+		return nil, fmt.Errorf("read whether the agent may write memory: %w", err)
+	}
+	out := make(map[string]bool, len(kv))
+	for id, v := range kv {
+		out[id] = switchOn(v)
+	}
+	return out, nil
+}
+
+// switchOn is the one rule for reading a stored switch: "on" is on, and
+// anything else (off, or a value written by hand) is off.
+func switchOn(value string) bool { return value == "on" }
 
 // SetAgentWrites turns the switch on or off. It is one value, not a
 // document someone edits, so it is written over whatever it held; only

@@ -252,8 +252,13 @@ func TestAgentWritesSwitch(t *testing.T) {
 	if on, _ := svc.AgentWrites(ctx, "p2"); on {
 		t.Error("another project's switch turned on")
 	}
+	svc.SetAgentWrites(ctx, "p2", true)
 	svc.SetAgentWrites(ctx, "p1", false)
 	if on, _ := svc.AgentWrites(ctx, "p1"); on {
 		t.Error("switch did not turn off")
+	}
+	// The list's view of every switch reads them as one project's does.
+	if all, err := svc.AllAgentWrites(ctx); err != nil || len(all) != 2 || all["p1"] || !all["p2"] || all["p3"] {
+		t.Errorf("all switches = %v, %v; want p1 off, p2 on", all, err)
 	}
 }

@@ -20,6 +20,10 @@ type Places struct {
 	AgentDir string
 	DataDir  string
 	Home     string
+	// SessionDir, when set, is the one folder holding every session file
+	// (see SessionFolder); empty, each project's sessions live in pi's
+	// folder for it under AgentDir/sessions.
+	SessionDir string
 }
 
 // Database is the path of the SQLite database.
@@ -28,7 +32,8 @@ func (p Places) Database() string { return filepath.Join(p.DataDir, store.FileNa
 // Resolve applies DESIGN §2: the agent dir is --agent-dir, else
 // $PI_CODING_AGENT_DIR (a leading ~ expanded), else ~/.pi/agent; the data dir
 // is --data-dir, else $PI_TUI_DATA_DIR, else $XDG_DATA_HOME/pi-tui, else
-// ~/.local/share/pi-tui. Relative results are made absolute.
+// ~/.local/share/pi-tui. Relative results are made absolute. The session
+// folder is worked out here too (SessionFolder), once for the process.
 func Resolve(agentFlag, dataFlag string, env Env) (Places, error) {
 	home := env("HOME")
 	p := Places{Home: home}
@@ -70,6 +75,7 @@ func Resolve(agentFlag, dataFlag string, env Env) (Places, error) {
 	if p.DataDir, err = filepath.Abs(p.DataDir); err != nil {
 		return p, err
 	}
+	p.SessionDir = SessionFolder(p.AgentDir, home, env)
 	return p, nil
 }
 

@@ -22,7 +22,7 @@ import (
 // for every program. Neither covers a call that asks a reason of its own
 // (a write under .git/, or to the rules' copy), which asks every time.
 func (m *Manager) approve(sessionID, root, projectRoot string) agent.Approver {
-	rules := approvals.New(m.opts.Host.Store)
+	rules := m.opts.Host.Approvals
 	return func(ctx context.Context, req agent.Approval) (bool, error) {
 		key := sessionID + "\x00" + req.Tool
 		if req.Reason == "" {

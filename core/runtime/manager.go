@@ -28,16 +28,19 @@ import (
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
-	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/worktree"
 )
 
 // Options configure a Manager.
 type Options struct {
-	Host *host.Host
+	// Host is the host core's services (the composition root, core/host,
+	// builds them and the manager); the manager's sessions, worktrees
+	// and approval rules are theirs.
+	Host *services.Services
 	Env  func(string) string
 	// Provider tunes model clients (retries, timeouts).
 	Provider provider.Options
@@ -125,14 +128,10 @@ func New(opts Options) (*Manager, error) {
 		// it once per process.
 		opts.Provider.Commands = provider.NewCommandCache()
 	}
-	// Entries another writer appended, once read, are announced to every
-	// program showing the session.
-	arrived := func(id string, n int) { opts.Host.Events.Publish(events.SessionAppended{SessionID: id, Entries: n}) }
-	m := &Manager{opts: opts, sessions: session.NewManager(opts.Host.Store, session.Config{AgentDir: opts.Host.Places.AgentDir,
-		SessionDir: opts.Env("PI_CODING_AGENT_SESSION_DIR"), Arrived: arrived}), seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
+	m := &Manager{opts: opts, sessions: opts.Host.Sessions, seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
 		resolvers: map[string]*instructions.Resolver{}, models: map[string]modelPick{}, frames: map[string]framed{}, watched: map[string]int{}, last: map[string]events.Event{},
 		allowed: map[string]bool{}}
-	m.worktrees = worktree.NewService(opts.Host.Store, opts.Host.Places.DataDir, worktree.Options{Env: opts.Env})
+	m.worktrees = opts.Host.Worktrees
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		m.watcher = w
 		go m.watch(w)

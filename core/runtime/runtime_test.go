@@ -14,17 +14,17 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
-	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
 // rig is a host with one trusted project, a fake model and a manager.
 type rig struct {
 	t    testing.TB
-	h    *host.Host
+	h    *services.Services
 	root string
 	fake *fakemodel.Server
 	m    *Manager
@@ -48,7 +48,13 @@ func newRigOpts(t testing.TB, script fakemodel.Script, tweak func(*Options)) *ri
 	t.Helper()
 	base, _ := filepath.EvalSymlinks(t.TempDir())
 	pl := paths.Places{Home: base, AgentDir: filepath.Join(base, "agent"), DataDir: filepath.Join(base, "data")}
-	h, err := host.Open(context.Background(), pl)
+	env := func(k string) string {
+		if k == "FAKE_API_KEY" {
+			return "test-key"
+		}
+		return ""
+	}
+	h, err := services.Open(context.Background(), pl, services.Options{Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,12 +71,7 @@ func newRigOpts(t testing.TB, script fakemodel.Script, tweak func(*Options)) *ri
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Host: h, Env: func(k string) string {
-		if k == "FAKE_API_KEY" {
-			return "test-key"
-		}
-		return ""
-	}, Provider: provider.Options{MaxRetries: 0, Backoff: time.Millisecond}}
+	opts := Options{Host: h, Env: env, Provider: provider.Options{MaxRetries: 0, Backoff: time.Millisecond}}
 	r.collect()
 	if tweak != nil {
 		tweak(&opts)
@@ -270,7 +271,7 @@ func TestMemoryChangedByAnotherWriterIsNoticedAtTheNextPrompt(t *testing.T) {
 	r.prompt("hello")
 	r.take()
 	// A second store handle stands for another process: no notification.
-	other, err := host.Open(context.Background(), r.h.Places)
+	other, err := services.Open(context.Background(), r.h.Places, services.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
@@ -21,7 +22,14 @@ func worktreeRig(t *testing.T) (r *rig, a, b string, wa, wb session.Worktree) {
 	wtt.Need(t)
 	r = newRig(t, readThenAnswer, nil)
 	wtt.Repo(t, r.root, nil)
-	svc := worktree.NewService(r.h.Store, r.h.Places.DataDir, worktree.Options{Env: wtt.Env(t)})
+	// The test's git environment (the rig's has no PATH): services of
+	// their own over the same database.
+	gitted, err := services.Open(context.Background(), r.h.Places, services.Options{Env: wtt.Env(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { gitted.Close() })
+	svc := gitted.Worktrees
 	first, err := r.m.Session(context.Background(), r.sid)
 	if err != nil {
 		t.Fatal(err)

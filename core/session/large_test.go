@@ -38,10 +38,8 @@ func hugeSession(t *testing.T, dir, root, id string) string {
 func TestTooLargeSessionIsListedAndRefused(t *testing.T) {
 	e := setup(t, t.TempDir())
 	shared := t.TempDir()
-	os.MkdirAll(e.agent, 0o755)
-	os.WriteFile(filepath.Join(e.agent, "settings.json"), []byte(`{"sessionDir":"`+shared+`"}`), 0o644)
 	e.st.InsertProject(context.Background(), store.ProjectRow{ID: "p2", Name: "two", Root: t.TempDir(), CreatedAt: 1})
-	m := NewManager(e.st, Config{AgentDir: e.agent})
+	m := NewManager(e.st, Config{AgentDir: e.agent, SessionDir: shared})
 	ctx := context.Background()
 	path := hugeSession(t, shared, e.root, "huge")
 

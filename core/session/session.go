@@ -197,14 +197,13 @@ type Config struct {
 	AgentDir string
 	// SessionDir, when set, holds every session file directly (pi's
 	// --session-dir, $PI_CODING_AGENT_SESSION_DIR or the sessionDir
-	// setting). When empty, the sessionDir of <AgentDir>/settings.json
-	// applies, if any.
+	// setting, as paths.SessionFolder works it out).
 	SessionDir string
 	// Now is the clock for timestamps (time.Now when nil).
 	Now func() time.Time
 	// Arrived, when set, is called with a session's id and a count after
 	// entries other writers appended were read (by an append or Refresh):
-	// the runtime manager announces it on the event broker, so every
+	// the host core announces it on the event broker, so every
 	// program showing the session rereads it.
 	Arrived func(sessionID string, entries int)
 }
@@ -221,37 +220,10 @@ type Manager struct {
 	migrated bool
 }
 
-// NewManager returns a Manager over st's projects.
+// NewManager returns a Manager over st's projects. The composition root
+// (core/host) builds the one a process uses.
 func NewManager(st *store.Store, cfg Config) *Manager {
-	if cfg.SessionDir == "" && cfg.AgentDir != "" {
-		cfg.SessionDir = settingsSessionDir(cfg.AgentDir)
-	}
 	return &Manager{st: st, cfg: cfg, idx: pisession.NewMemIndex(), pending: map[string]*Session{}, known: map[string]string{}}
-}
-
-// settingsSessionDir reads pi's global sessionDir setting; a missing or
-// unreadable settings file means none.
-func settingsSessionDir(agentDir string) string {
-	b, err := os.ReadFile(filepath.Join(agentDir, "settings.json"))
-	if err != nil {
-		return ""
-	}
-	var s struct {
-		SessionDir string `json:"sessionDir"`
-	}
-	if json.Unmarshal(b, &s) != nil || s.SessionDir == "" {
-		return ""
-	}
-	d := s.SessionDir
-	if rest, ok := strings.CutPrefix(d, "~"); ok {
-		if home, err := os.UserHomeDir(); err == nil {
-			d = filepath.Join(home, rest)
-		}
-	}
-	if !filepath.IsAbs(d) {
-		d = filepath.Join(agentDir, d)
-	}
-	return d
 }
 
 // Dir returns the folder of a project root's session files.

@@ -382,16 +382,15 @@ func TestStoreSessionsMoveToPiFilesOnce(t *testing.T) {
 	}
 }
 
-// The sessionDir setting puts every project's files in one folder; each
-// project lists only its own.
+// One session folder (the sessionDir setting or pi's variable, as
+// paths.SessionFolder finds it) holds every project's files; each project
+// lists only its own.
 func TestSessionDirSetting(t *testing.T) {
 	e := setup(t, t.TempDir())
 	shared := t.TempDir()
-	os.MkdirAll(e.agent, 0o755)
-	os.WriteFile(filepath.Join(e.agent, "settings.json"), []byte(`{"sessionDir":"`+shared+`"}`), 0o644)
 	other := t.TempDir()
 	e.st.InsertProject(context.Background(), store.ProjectRow{ID: "p2", Name: "two", Root: other, CreatedAt: 1})
-	m := NewManager(e.st, Config{AgentDir: e.agent})
+	m := NewManager(e.st, Config{AgentDir: e.agent, SessionDir: shared})
 	ctx := context.Background()
 	for _, p := range []string{"p1", "p2"} {
 		s, _ := m.Create(ctx, p, "")

@@ -404,6 +404,14 @@ func (e *Effective) ResourcePaths(key string) (global, project []string) {
 // enableSkillCommands, on by default).
 func (e *Effective) EnableSkillCommands() bool { return e.boolAt("enableSkillCommands", true) }
 
+// SessionDir is sessionDir from the global file only ("" when unset or
+// not a string): the one folder pi keeps every session file in.
+// paths.SessionFolder decides the folder; this only reads the setting.
+func (e *Effective) SessionDir() string {
+	d, _ := e.global["sessionDir"].(string)
+	return d
+}
+
 // Project trust defaults (defaultProjectTrust).
 const (
 	TrustAsk    = "ask"

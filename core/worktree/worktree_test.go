@@ -8,19 +8,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/store"
 )
 
 // rig is a host with one project that is a git repository.
 type rig struct {
 	t    testing.TB
-	h    *host.Host
+	h    *unit
 	root string
 	pid  string
 	sm   *session.Manager
@@ -42,13 +42,22 @@ func newHost(t testing.TB) *rig {
 	wtt.Need(t)
 	base, _ := filepath.EvalSymlinks(t.TempDir())
 	pl := paths.Places{Home: base, AgentDir: filepath.Join(base, "agent"), DataDir: filepath.Join(base, "data")}
-	h, err := host.Open(context.Background(), pl)
+	st, err := store.Open(context.Background(), pl.Database(), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { h.Close() })
+	t.Cleanup(func() { st.Close() })
+	h := &unit{Places: pl, Store: st, Projects: projects.NewRegistry(st, pl.AgentDir)}
 	return &rig{t: t, h: h, sm: session.NewManager(h.Store, session.Config{AgentDir: pl.AgentDir}),
 		svc: worktree.NewService(h.Store, pl.DataDir, worktree.Options{Env: wtt.Env(t)})}
+}
+
+// unit is what the package under test is built over: a store, the folders
+// and the registry (the composition root is not needed to test it).
+type unit struct {
+	Places   paths.Places
+	Store    *store.Store
+	Projects *projects.Registry
 }
 
 // add registers root as the rig's project.

@@ -21,7 +21,6 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/runtime"
 	"github.com/pi-tui/pi-tui/ui"
 )
 
@@ -79,7 +78,6 @@ type world struct {
 	t        testing.TB
 	home     string
 	host     *host.Host
-	rts      *runtime.Manager
 	env      map[string]string
 	user     gossh.Signer
 	keysPath string
@@ -97,18 +95,15 @@ func newWorld(t testing.TB) *world {
 		t.Fatal(err)
 	}
 	pl := paths.Places{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), DataDir: filepath.Join(home, "data")}
-	h, err := host.Open(context.Background(), pl)
+	// One host, its runtime manager too, for every session, as pi-tui
+	// serve has.
+	env := map[string]string{}
+	h, err := host.Open(context.Background(), pl, host.Options{Env: func(k string) string { return env[k] }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
-	w := &world{t: t, home: home, host: h, env: map[string]string{}, user: newSigner(t), log: &syncBuffer{}, warn: &syncBuffer{}}
-	// One runtime manager for every session, as pi-tui serve has.
-	w.rts, err = runtime.New(runtime.Options{Host: h, Env: func(k string) string { return w.env[k] }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.rts.Close() })
+	w := &world{t: t, home: home, host: h, env: env, user: newSigner(t), log: &syncBuffer{}, warn: &syncBuffer{}}
 	w.keysPath = filepath.Join(home, ".ssh", "authorized_keys")
 	w.writeKeys(authorizedLine(w.user))
 	return w
@@ -143,8 +138,8 @@ func (w *world) config() Config {
 		Warn:               w.warn,
 		ShutdownGrace:      testGrace,
 		KillAfter:          testKillAfter,
-		NewModel: func(_ ssh.Session, r *lipgloss.Renderer, exec ExecFunc) tea.Model {
-			return ui.New(ui.Options{Host: w.host, Renderer: r, Env: func(k string) string { return w.env[k] }, Exec: exec, Runtimes: w.rts})
+		NewModel: func(sess ssh.Session, r *lipgloss.Renderer, exec ExecFunc) tea.Model {
+			return ui.New(ui.Options{Host: w.host, Context: sess.Context(), Renderer: r, Env: func(k string) string { return w.env[k] }, Exec: exec})
 		},
 	}
 }

@@ -8,9 +8,9 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/provider"
 	coresession "github.com/pi-tui/pi-tui/core/session"
-	"github.com/pi-tui/pi-tui/store"
 )
 
 // realSession makes m's project a real one, in a temporary folder, and
@@ -18,11 +18,12 @@ import (
 func realSession(t *testing.T, m *Model) *coresession.Session {
 	t.Helper()
 	ctx, root := context.Background(), t.TempDir()
-	if _, _, err := m.d.Host.Store.InsertProject(ctx, store.ProjectRow{ID: "p1", Name: "p", Root: root, CreatedAt: 1}); err != nil {
+	p, _, err := m.d.Host.Projects.Add(ctx, root, "p", false)
+	if err != nil {
 		t.Fatal(err)
 	}
-	m.project.ID, m.project.Root = "p1", root
-	s, err := m.d.Runtimes.Sessions().Create(ctx, "p1", "")
+	m.project.ID, m.project.Root = p.ID, p.Root
+	s, err := m.d.Runtimes.Sessions().Create(ctx, p.ID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,13 @@ func openWithArrival(t *testing.T, m *Model) openedMsg {
 		t.Fatalf("opened without its message:\n%s", v)
 	}
 
-	other, err := coresession.NewManager(m.d.Host.Store, coresession.Config{AgentDir: m.d.Host.Places.AgentDir}).Open(ctx, s.ID())
+	// Another process: a host core of its own over the same files.
+	elsewhere, err := host.Open(ctx, m.d.Host.Places, host.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer elsewhere.Close()
+	other, err := elsewhere.Sessions.Open(ctx, s.ID())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,7 +133,7 @@ func New(d Deps, tab Tab) *Model {
 	m.br = newBridge(m.ctx, d.Runtimes.Events())
 	var rules *approvals.Store
 	if d.Host != nil {
-		rules = approvals.New(d.Host.Store)
+		rules = d.Host.Approvals
 	}
 	m.asks = approval.NewQuestions(m.ctx, d.UI, m.br.sub, rules)
 	return m

@@ -1,24 +1,35 @@
 package common
 
 import (
+	"context"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 )
 
 // UI is what every screen of one program shares: its styles, its
-// navigation and its clock. An SSH session has its own.
+// navigation, its clock and its life. An SSH session has its own.
 type UI struct {
 	*Styles
 	Nav *Nav
 	// Now is the program's clock (tests move a fake one).
 	Now func() time.Time
+	// Ctx is the program's life: the work a screen starts (a load, a
+	// save, a lookup) runs in it, so it stops when the program ends (an
+	// SSH client leaving) instead of running on for the process. It is
+	// kept here because a Bubble Tea command takes no context; the shell
+	// sets it and cancels it when the program closes.
+	Ctx context.Context
 	// lastKey is when the program last saw a key, for QuietPeriod.
 	lastKey time.Time
 }
 
 // NewUI returns the shared state for one program.
-func NewUI(st *Styles) *UI { return &UI{Styles: st, Nav: &Nav{}, Now: time.Now} }
+func NewUI(st *Styles) *UI {
+	// A screen built on its own (a test of one screen) lives as long as
+	// the process until a shell gives it the program's context.
+	return &UI{Styles: st, Nav: &Nav{}, Now: time.Now, Ctx: context.Background()}
+}
 
 // KeySeen records that a key arrived now; the shell calls it for every
 // key, after routing it.

@@ -144,12 +144,12 @@ func (p *Page) Init() tea.Cmd { return tea.Batch(p.load(), p.spin.Tick) }
 func (p *Page) Load() tea.Cmd { return p.Init() }
 
 func (p *Page) load() tea.Cmd {
-	cfg := p.cfg
+	cfg, ctx := p.cfg, p.st.Ctx
 	return func() tea.Msg {
 		doc, err := agentsmd.Load(cfg.Dir, cfg.Name)
 		msg := pageLoadedMsg{page: p, doc: doc, err: err}
 		if err == nil {
-			msg.winner = winnerIn(cfg)
+			msg.winner = winnerIn(ctx, cfg)
 		}
 		return msg
 	}
@@ -157,11 +157,11 @@ func (p *Page) load() tea.Cmd {
 
 // winnerIn names the candidate in effect in a project root when it is not
 // the file being edited ("" otherwise, and for the agent dir).
-func winnerIn(cfg Config) string {
+func winnerIn(ctx context.Context, cfg Config) string {
 	if !cfg.Project {
 		return ""
 	}
-	c, err := instructions.New(instructions.Options{}).ResolveRoot(context.Background(), cfg.Dir)
+	c, err := instructions.New(instructions.Options{}).ResolveRoot(ctx, cfg.Dir)
 	if err != nil {
 		return ""
 	}
@@ -179,8 +179,8 @@ type winnerMsg struct {
 }
 
 func (p *Page) refreshWinner() tea.Cmd {
-	cfg := p.cfg
-	return func() tea.Msg { return winnerMsg{page: p, winner: winnerIn(cfg)} }
+	cfg, ctx := p.cfg, p.st.Ctx
+	return func() tea.Msg { return winnerMsg{page: p, winner: winnerIn(ctx, cfg)} }
 }
 
 func (p *Page) dirty() bool { return p.loaded && p.buf.Value() != p.saved }

@@ -88,14 +88,14 @@ func (pg *Page) Init() tea.Cmd { return pg.resolve("") }
 
 func (pg *Page) resolve(target string) tea.Cmd {
 	pg.busy = true
-	h, root := pg.host, pg.p.Root
+	h, root, life := pg.host, pg.p.Root, pg.st.Ctx
 	if !pg.p.Trusted {
 		// What a runtime gets: nested instructions need trust.
 		pg.untrustedTarget = target
 		target = ""
 	}
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
+		ctx, cancel := context.WithTimeout(life, resolveTimeout)
 		defer cancel()
 		m, merr := h.DefaultModel()
 		r := h.Resolver(m)

@@ -45,7 +45,7 @@ func TestShowInstructionsQuotesHostileNames(t *testing.T) {
 	if err := os.Symlink(filepath.Join(nl, tag), filepath.Join(root, "deep")); err != nil {
 		t.Fatal(err)
 	}
-	h, err := host.Open(context.Background(), pl)
+	h, err := host.Open(context.Background(), pl, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

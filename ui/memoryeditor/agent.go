@@ -1,7 +1,6 @@
 package memoryeditor
 
 import (
-	"context"
 	"errors"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -42,9 +41,8 @@ type agentMsg struct {
 
 // loadAgent reads the switch.
 func (p *Page) loadAgent() tea.Cmd {
-	h, root := p.host, p.root
+	h, root, ctx := p.host, p.root, p.st.Ctx
 	return func() tea.Msg {
-		ctx := context.Background()
 		pr, err := h.Projects.Find(ctx, root)
 		if err != nil {
 			return agentMsg{page: p, err: err}
@@ -59,12 +57,12 @@ func (p *Page) toggleAgent() tea.Cmd {
 	if !p.agent.known {
 		return common.Failure(errors.New("the agent-writes switch is not loaded yet"))
 	}
-	h, st := p.host, p.agent
+	h, st, ctx := p.host, p.agent, p.st.Ctx
 	return func() tea.Msg {
-		if err := h.Memory.SetAgentWrites(context.Background(), st.projectID, !st.on); err != nil {
+		if err := h.Memory.SetAgentWrites(ctx, st.projectID, !st.on); err != nil {
 			return agentMsg{page: p, state: st, err: err}
 		}
-		on, err := h.Memory.AgentWrites(context.Background(), st.projectID)
+		on, err := h.Memory.AgentWrites(ctx, st.projectID)
 		st.on = on
 		return agentMsg{page: p, state: st, err: err, changed: true}
 	}

@@ -5,7 +5,6 @@
 package memoryeditor
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -132,9 +131,9 @@ type savedMsg struct {
 func (p *Page) Init() tea.Cmd { return tea.Batch(p.load(), p.loadAgent()) }
 
 func (p *Page) load() tea.Cmd {
-	svc, root := p.host.Memory, p.root
+	svc, root, ctx := p.host.Memory, p.root, p.st.Ctx
 	return func() tea.Msg {
-		m, err := svc.Load(context.Background(), root)
+		m, err := svc.Load(ctx, root)
 		return loadedMsg{page: p, m: m, err: err}
 	}
 }
@@ -360,9 +359,9 @@ func (p *Page) save() tea.Cmd {
 			p.dropped++
 		}
 	}
-	svc, base, entries := p.host.Memory, p.base, append([]memory.Entry(nil), p.entries...)
+	svc, base, entries, ctx := p.host.Memory, p.base, append([]memory.Entry(nil), p.entries...), p.st.Ctx
 	return func() tea.Msg {
-		m, err := svc.Save(context.Background(), base, entries)
+		m, err := svc.Save(ctx, base, entries)
 		return savedMsg{page: p, m: m, err: err}
 	}
 }
@@ -370,13 +369,13 @@ func (p *Page) save() tea.Cmd {
 // conflictDialog: someone saved this memory since it was loaded. The
 // user's entries stay on screen until they choose.
 func (p *Page) conflictDialog() common.Layer {
-	svc, root := p.host.Memory, p.root
+	svc, root, ctx := p.host.Memory, p.root, p.st.Ctx
 	return dialog.NewChoose(p.st, "Memory changed; reload?",
 		"Another editor or process saved this project's memory after you opened it. Your changes are still here.",
 		dialog.Choice{Key: bindKey("r", "reload (drop my changes)"), Run: p.load},
 		dialog.Choice{Key: bindKey("o", "overwrite with mine"), Run: func() tea.Cmd {
 			return func() tea.Msg {
-				m, err := svc.Load(context.Background(), root)
+				m, err := svc.Load(ctx, root)
 				var ue *memory.UnreadableError
 				if err != nil && !errors.As(err, &ue) {
 					return savedMsg{page: p, err: err}

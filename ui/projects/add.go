@@ -1,7 +1,6 @@
 package projects
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -31,7 +30,6 @@ type addDialog struct {
 	common.DialogLayer
 	host  *host.Host
 	st    *common.UI
-	env   func(string) string
 	path  folderField
 	name  textinput.Model
 	trust bool
@@ -61,12 +59,12 @@ type addKeys struct {
 	Relocate, AddNew key.Binding
 }
 
-func newAddDialog(h *host.Host, st *common.UI, env func(string) string) *addDialog {
+func newAddDialog(h *host.Host, st *common.UI) *addDialog {
 	n := textinput.New()
 	n.Prompt = ""
 	n.Placeholder = "(the folder's name)"
 	n.CharLimit = 128
-	return &addDialog{host: h, st: st, env: env, path: newFolderField(h.Places.Home), name: n, keys: addKeys{
+	return &addDialog{host: h, st: st, path: newFolderField(h.Places.Home), name: n, keys: addKeys{
 		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete folder")),
 		// tab on the folder field completes (Complete comes first); on the
 		// others it goes on, as ↓ does.
@@ -180,7 +178,7 @@ func (d *addDialog) key(msg tea.KeyMsg) tea.Cmd {
 		switch {
 		case key.Matches(msg, k.Relocate):
 			d.busy = true
-			return relocateCmd(d.host, d.env, d.moved.match.Project.ID, d.moved.path)
+			return relocateCmd(d.st.Ctx, d.host, d.moved.match.Project.ID, d.moved.path)
 		case key.Matches(msg, k.AddNew):
 			d.moved = nil
 			return d.add(true, true)
@@ -260,29 +258,29 @@ func (d *addDialog) submit() tea.Cmd {
 // unless asNew, neither is a folder that looks like a missing project.
 func (d *addDialog) add(broadOK, asNew bool) tea.Cmd {
 	d.busy = true
-	reg, pl, name, trust := d.host.Projects, d.host.Places, d.name.Value(), d.trust
+	reg, pl, name, trust, ctx := d.host.Projects, d.host.Places, d.name.Value(), d.trust, d.st.Ctx
 	path := paths.ExpandHome(d.path.input.Value(), pl.Home)
 	return func() tea.Msg {
 		if !broadOK {
 			var be *coreprojects.BroadRootError
-			if err := reg.CheckBroad(context.Background(), path, pl); errors.As(err, &be) {
+			if err := reg.CheckBroad(ctx, path, pl); errors.As(err, &be) {
 				return broadMsg{sentence: be.Error() + "."}
 			} else if err != nil {
 				return addedMsg{err: err}
 			}
 		}
 		if !asNew {
-			if m, ok, err := reg.MatchMissing(context.Background(), path); err != nil {
+			if m, ok, err := reg.MatchMissing(ctx, path); err != nil {
 				return addedMsg{err: err}
 			} else if ok {
 				return movedMsg{match: m, path: path}
 			}
 		}
-		p, created, err := reg.Add(context.Background(), path, name, trust)
+		p, created, err := reg.Add(ctx, path, name, trust)
 		if err != nil {
 			return addedMsg{err: err}
 		}
-		same, _ := reg.SameName(context.Background(), p.ID, p.Name)
+		same, _ := reg.SameName(ctx, p.ID, p.Name)
 		return addedMsg{id: p.ID, name: p.Name, created: created, others: len(same)}
 	}
 }

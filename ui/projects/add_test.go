@@ -33,7 +33,7 @@ func TestAddHomeFolderAsksASecondTime(t *testing.T) {
 	tm, waitFor := s.TM, s.WaitFor
 	key := func(k string) { s.Keys(k) }
 	count := func() int {
-		h, err := host.Open(context.Background(), pl)
+		h, err := host.Open(context.Background(), pl, host.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,12 +20,12 @@ import (
 // update and view. Target: ≤ 5 ms/op.
 func BenchmarkFilter5000(b *testing.B) {
 	dir := b.TempDir()
-	h, err := host.Open(context.Background(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")})
+	h, err := host.Open(context.Background(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")}, host.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer h.Close()
-	m := New(h, common.NewUI(common.NewStyles(lipgloss.NewRenderer(io.Discard))), Actions{}, nil)
+	m := New(h, common.NewUI(common.NewStyles(lipgloss.NewRenderer(io.Discard))), Actions{})
 	m.SetSize(120, 40)
 	list := make([]coreprojects.Project, 5000)
 	for i := range list {

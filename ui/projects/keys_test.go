@@ -69,7 +69,7 @@ func registry(t *testing.T, pl paths.Places) (*coreprojects.Registry, func()) {
 // caller closes it.
 func openHost(t *testing.T, pl paths.Places) *host.Host {
 	t.Helper()
-	h, err := host.Open(context.Background(), pl)
+	h, err := host.Open(context.Background(), pl, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

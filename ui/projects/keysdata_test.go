@@ -19,17 +19,17 @@ import (
 // only those (each step of the add dialog counted together).
 func TestProjectsKeysAreData(t *testing.T) {
 	dir := t.TempDir()
-	h, err := host.Open(context.Background(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")})
+	h, err := host.Open(context.Background(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")}, host.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
 	st := common.NewUI(common.NewStyles(lipgloss.NewRenderer(io.Discard)))
-	m := New(h, st, Actions{}, nil)
+	m := New(h, st, Actions{})
 	defer m.Close()
 	keytest.Check(t, "projects", m.keys, m.Help())
 
-	add := newAddDialog(h, st, nil)
+	add := newAddDialog(h, st)
 	help := add.Help()
 	add.broad = "/"
 	help = append(help, add.Help()...)
@@ -39,6 +39,6 @@ func TestProjectsKeysAreData(t *testing.T) {
 
 	g := newGroupDialog(m, coreprojects.Project{Name: "p"})
 	keytest.Check(t, "group dialog", g.keys, g.Help())
-	r := newRelocateDialog(h, st, nil, coreprojects.Project{Name: "p"}, "")
+	r := newRelocateDialog(h, st, coreprojects.Project{Name: "p"}, "")
 	keytest.Check(t, "relocate dialog", r.keys, r.Help())
 }

@@ -80,7 +80,7 @@ func (m *Model) rowActions(p coreprojects.Project) []rowAction {
 	}))
 	add(k.Group, "", func() tea.Cmd { return m.st.Push(newGroupDialog(m, p)) })
 	if p.Missing {
-		add(k.Relocate, "", func() tea.Cmd { return m.st.Push(newRelocateDialog(m.host, m.st, m.env, p, "")) })
+		add(k.Relocate, "", func() tea.Cmd { return m.st.Push(newRelocateDialog(m.host, m.st, p, "")) })
 	}
 	add(k.Remove, "", func() tea.Cmd { return m.st.Push(m.removeDialog(p)) })
 	return out
@@ -140,10 +140,10 @@ func lower(s string) string {
 // change returns a func that starts a registry change as a command and
 // reports it; menus and dialogs call it when chosen.
 func (m *Model) change(p coreprojects.Project, fn func(context.Context, *coreprojects.Registry) (string, error)) func() tea.Cmd {
-	reg := m.host.Projects
+	reg, ctx := m.host.Projects, m.ctx
 	return func() tea.Cmd {
 		return func() tea.Msg {
-			notice, err := fn(context.Background(), reg)
+			notice, err := fn(ctx, reg)
 			return changedMsg{notice: notice, err: err}
 		}
 	}
@@ -174,9 +174,9 @@ func (m *Model) toggleAgentWrites(p coreprojects.Project) func() tea.Cmd {
 }
 
 func (m *Model) markOpened(p coreprojects.Project) tea.Cmd {
-	reg := m.host.Projects
+	reg, ctx := m.host.Projects, m.ctx
 	return func() tea.Msg {
-		if err := reg.MarkOpened(context.Background(), p.ID); err != nil {
+		if err := reg.MarkOpened(ctx, p.ID); err != nil {
 			return changedMsg{err: err}
 		}
 		return changedMsg{}

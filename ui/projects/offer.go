@@ -13,7 +13,7 @@ import (
 // folder), so the program can go on to it as for a registered PATH; nil
 // stays on Projects.
 func (m *Model) AddDialog(path string, then func(id string) tea.Cmd) common.Layer {
-	d := newAddDialog(m.host, m.st, m.env)
+	d := newAddDialog(m.host, m.st)
 	d.path.input.SetValue(path)
 	d.path.input.CursorEnd()
 	d.then = then

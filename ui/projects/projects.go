@@ -20,10 +20,9 @@ import (
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
-	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
 	coreprojects "github.com/pi-tui/pi-tui/core/projects"
-	"github.com/pi-tui/pi-tui/store"
+	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/list"
 )
@@ -131,14 +130,14 @@ type Model struct {
 	host    *host.Host
 	changes *events.Subscription // project changes in the process
 	watch   *changeWatch         // shared with the goroutine waiting for changes
-	stop    context.CancelFunc   // ends changes and the reload timer
-	done    <-chan struct{}      // closed by stop
+	// ctx is the tab's life (the program's, ended early by Close): its
+	// loads and changes run in it.
+	ctx     context.Context
+	stop    context.CancelFunc // ends ctx: changes, the reload timer, loads
+	done    <-chan struct{}    // ctx.Done()
 	st      *common.UI
 	keys    KeyMap
 	actions Actions
-	// env is the program's environment (an SSH session's is not the
-	// server's): $PI_CODING_AGENT_SESSION_DIR decides where sessions are.
-	env func(string) string
 	// fingerprinted is set once the projects' fingerprints were
 	// refreshed after the first load.
 	fingerprinted bool
@@ -156,7 +155,7 @@ type Model struct {
 
 	loading bool
 	want    string          // project to select after the next load
-	stamp   store.Stamp     // the database files as the last load found them
+	stamp   services.Stamp  // the database files as the last load found them
 	writes  map[string]bool // project id → the agent may write memory
 	spin    spinner.Model
 	loadErr string
@@ -166,30 +165,25 @@ type Model struct {
 	width, height int
 }
 
-// New returns the Projects tab. It loads on Init. env looks up the
-// program's environment variables; nil means none are set.
-func New(h *host.Host, st *common.UI, actions Actions, env func(string) string) *Model {
-	if env == nil {
-		env = func(string) string { return "" }
-	}
+// New returns the Projects tab. It loads on Init; its work ends with the
+// program's context (st.Ctx) or at Close.
+func New(h *host.Host, st *common.UI, actions Actions) *Model {
 	f := textinput.New()
 	f.Prompt = "/"
 	f.CharLimit = 128
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot))
-	m := &Model{host: h, st: st, watch: &changeWatch{}, keys: DefaultKeyMap(), actions: actions, env: env, filter: f,
+	m := &Model{host: h, st: st, watch: &changeWatch{}, keys: DefaultKeyMap(), actions: actions, filter: f,
 		winners: map[string]string{}, loading: true, spin: sp, now: time.Now, polls: DefaultPolls(),
 		folded: map[string]bool{archivedFold: true}}
 	m.rows = list.New[row](m.keys.KeyMap)
 	m.rows.Height = rowHeight
 	m.rows.Selectable = row.selectable
 	m.rows.SetLines(m.listHeight())
-	ctx, stop := context.WithCancel(context.Background())
-	m.stop, m.done = stop, ctx.Done()
-	if h.Events != nil {
-		// Writes through the registry and memory saves, by this program
-		// or another in the process (an SSH client), reload the list.
-		m.changes = h.Events.Subscribe(ctx, events.Projects)
-	}
+	ctx, stop := context.WithCancel(st.Ctx)
+	m.ctx, m.stop, m.done = ctx, stop, ctx.Done()
+	// Writes through the registry and memory saves, by this program or
+	// another in the process (an SSH client), reload the list.
+	m.changes = h.Events.Subscribe(ctx, events.Projects)
 	return m
 }
 
@@ -278,7 +272,7 @@ type foldsMsg map[string]bool
 type loadedMsg struct {
 	list   []coreprojects.Project
 	writes map[string]bool // project id → the agent may write memory; nil: unknown
-	stamp  store.Stamp
+	stamp  services.Stamp
 	err    error
 	// rows: a reload for a change announced in the process (a rename, a
 	// memory save): the instruction files in effect did not change, so
@@ -301,9 +295,9 @@ type changedMsg struct {
 
 // Init starts the first load and the periodic reload.
 func (m *Model) Init() tea.Cmd {
-	reg := m.host.Projects
+	reg, ctx := m.host.Projects, m.ctx
 	folds := func() tea.Msg {
-		f, _ := reg.Folds(context.Background()) // none remembered: the defaults
+		f, _ := reg.Folds(ctx) // none remembered: the defaults
 		return foldsMsg(f)
 	}
 	return tea.Batch(folds, m.load(), m.spin.Tick, m.reloadTick(), m.waitChanges(), m.watchStamp())
@@ -340,21 +334,18 @@ func (m *Model) SetPolls(p Polls) {
 }
 
 // stampMsg carries the database stamp seen at a look.
-type stampMsg store.Stamp
+type stampMsg services.Stamp
 
 // watchStamp takes the database stamp after polls.Stamp, or ends when the
 // tab is closed: like reloadTick, it must not outlive the program.
 func (m *Model) watchStamp() tea.Cmd {
-	done, st, every := m.done, m.host.Store, m.polls.Stamp
-	if st == nil {
-		return nil
-	}
+	done, h, every := m.done, m.host, m.polls.Stamp
 	return func() tea.Msg {
 		t := time.NewTimer(every)
 		defer t.Stop()
 		select {
 		case <-t.C:
-			return stampMsg(st.Stamp())
+			return stampMsg(h.Stamp())
 		case <-done:
 			return nil
 		}
@@ -380,43 +371,30 @@ func (m *Model) reloadTick() tea.Cmd {
 }
 
 func (m *Model) load() tea.Cmd {
-	h := m.host
+	h, ctx := m.host, m.ctx
 	return func() tea.Msg {
 		// The stamp is taken first: a write after it, even during the
 		// read, changes the stamp the next look compares.
-		var stamp store.Stamp
-		if h.Store != nil {
-			stamp = h.Store.Stamp()
+		stamp := h.Stamp()
+		list, err := h.Projects.List(ctx, true)
+		// Every project's agent-writes switch, for the row menu; nil when
+		// it cannot be read (the menu then says on/off without the state).
+		writes, werr := h.Memory.AllAgentWrites(ctx)
+		if werr != nil {
+			writes = nil
 		}
-		list, err := h.Projects.List(context.Background(), true)
-		return loadedMsg{list: list, writes: agentWrites(h), stamp: stamp, err: err}
+		return loadedMsg{list: list, writes: writes, stamp: stamp, err: err}
 	}
-}
-
-// agentWrites reads every project's agent-writes switch in one query, for
-// the row menu to show; nil when it cannot be read (the menu then says
-// on/off without the state).
-func agentWrites(h *host.Host) map[string]bool {
-	if h.Store == nil {
-		return nil
-	}
-	kv, err := h.Store.KVNamespace(context.Background(), memory.AgentWritesNamespace)
-	if err != nil {
-		return nil
-	}
-	out := make(map[string]bool, len(kv))
-	for id, v := range kv {
-		out[id] = v == "on" // as memory.Service.AgentWrites reads it
-	}
-	return out
 }
 
 // findWinners resolves, off the UI goroutine, which instruction file is in
 // effect at each project's root. It reads no agent dir: the row shows the
 // project's own file.
-func findWinners(list []coreprojects.Project) tea.Cmd { return resolveWinners(list, false) }
+func findWinners(ctx context.Context, list []coreprojects.Project) tea.Cmd {
+	return resolveWinners(ctx, list, false)
+}
 
-func resolveWinners(list []coreprojects.Project, part bool) tea.Cmd {
+func resolveWinners(ctx context.Context, list []coreprojects.Project, part bool) tea.Cmd {
 	return func() tea.Msg {
 		r := instructions.New(instructions.Options{})
 		out := make(map[string]string, len(list))
@@ -424,7 +402,7 @@ func resolveWinners(list []coreprojects.Project, part bool) tea.Cmd {
 			if p.Missing {
 				continue
 			}
-			c, err := r.ResolveRoot(context.Background(), p.Root)
+			c, err := r.ResolveRoot(ctx, p.Root)
 			if err != nil {
 				continue
 			}
@@ -448,9 +426,9 @@ const fingerprintGitRuns = 20
 // refreshFingerprints records, off the UI goroutine and once per start,
 // the fingerprint of every project whose folder is there, so that one
 // whose folder later moves is recognised when the new folder is added.
-func refreshFingerprints(reg *coreprojects.Registry, list []coreprojects.Project) tea.Cmd {
+func refreshFingerprints(ctx context.Context, reg *coreprojects.Registry, list []coreprojects.Project) tea.Cmd {
 	return func() tea.Msg {
-		reg.RefreshFingerprints(context.Background(), list, fingerprintGitRuns)
+		reg.RefreshFingerprints(ctx, list, fingerprintGitRuns)
 		return nil
 	}
 }
@@ -515,9 +493,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			if len(fresh) == 0 {
 				return nil
 			}
-			return resolveWinners(fresh, true)
+			return resolveWinners(m.ctx, fresh, true)
 		}
-		return findWinners(m.all)
+		return findWinners(m.ctx, m.all)
 	case winnersMsg:
 		if msg.part {
 			for id, w := range msg.of {
@@ -530,7 +508,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			// After the list and its instruction files are shown, so
 			// the first frame never waits for it.
 			m.fingerprinted = true
-			return refreshFingerprints(m.host.Projects, m.all)
+			return refreshFingerprints(m.ctx, m.host.Projects, m.all)
 		}
 		return nil
 	case foldsMsg:
@@ -555,9 +533,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.want = msg.ID
 		return m.load()
 	case stampMsg:
-		if store.Stamp(msg) != m.stamp {
+		if services.Stamp(msg) != m.stamp {
 			// Written since the last load, here or by another process.
-			m.stamp = store.Stamp(msg)
+			m.stamp = services.Stamp(msg)
 			if !m.watch.seen.Load() {
 				m.watch.stale.Store(true) // reloaded when shown
 				return m.watchStamp()
@@ -622,7 +600,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.rebuild(m.selectedID())
 		return common.Notice("sorted by %s", m.sort)
 	case key.Matches(msg, k.Add):
-		return m.st.Push(newAddDialog(m.host, m.st, m.env))
+		return m.st.Push(newAddDialog(m.host, m.st))
 	case key.Matches(msg, k.Fold):
 		return m.toggleFold()
 	case key.Matches(msg, k.Menu):
@@ -680,9 +658,9 @@ func (m *Model) toggleFold() tea.Cmd {
 	}
 	m.rebuild("")
 	m.rows.SetCursor(keep)
-	reg, v := m.host.Projects, m.folded[fold]
+	reg, v, ctx := m.host.Projects, m.folded[fold], m.ctx
 	return func() tea.Msg {
-		if err := reg.SetFolded(context.Background(), fold, v); err != nil {
+		if err := reg.SetFolded(ctx, fold, v); err != nil {
 			return changedMsg{err: err}
 		}
 		return nil

@@ -12,7 +12,6 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
 	coreprojects "github.com/pi-tui/pi-tui/core/projects"
-	"github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -22,7 +21,6 @@ type relocateDialog struct {
 	common.DialogLayer
 	host    *host.Host
 	st      *common.UI
-	env     func(string) string
 	p       coreprojects.Project
 	path    folderField
 	errText string
@@ -32,11 +30,11 @@ type relocateDialog struct {
 
 type relocateKeys struct{ Complete, Submit, Cancel key.Binding }
 
-func newRelocateDialog(h *host.Host, st *common.UI, env func(string) string, p coreprojects.Project, path string) *relocateDialog {
+func newRelocateDialog(h *host.Host, st *common.UI, p coreprojects.Project, path string) *relocateDialog {
 	f := newFolderField(h.Places.Home)
 	f.input.SetValue(path)
 	f.input.CursorEnd()
-	return &relocateDialog{host: h, st: st, env: env, p: p, path: f, keys: relocateKeys{
+	return &relocateDialog{host: h, st: st, p: p, path: f, keys: relocateKeys{
 		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete folder")),
 		Submit:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "relocate")),
 		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
@@ -46,14 +44,6 @@ func newRelocateDialog(h *host.Host, st *common.UI, env func(string) string, p c
 type relocatedMsg struct {
 	res coreprojects.Relocated
 	err error
-}
-
-// sessionsDir is where session files live, as the runtimes see it:
-// pi's default folders, or the one folder $PI_CODING_AGENT_SESSION_DIR
-// (in the program's environment, env) or the sessionDir setting names.
-func sessionsDir(h *host.Host, env func(string) string) func(string) string {
-	return session.NewManager(h.Store, session.Config{AgentDir: h.Places.AgentDir,
-		SessionDir: env("PI_CODING_AGENT_SESSION_DIR")}).Dir
 }
 
 func (d *relocateDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
@@ -95,14 +85,16 @@ func (d *relocateDialog) relocate() tea.Cmd {
 		return nil
 	}
 	d.busy = true
-	return relocateCmd(d.host, d.env, d.p.ID, paths.ExpandHome(typed, d.host.Places.Home))
+	return relocateCmd(d.st.Ctx, d.host, d.p.ID, paths.ExpandHome(typed, d.host.Places.Home))
 }
 
 // relocateCmd relocates project id to the folder at path off the UI
-// goroutine.
-func relocateCmd(h *host.Host, env func(string) string, id, path string) tea.Cmd {
+// goroutine, in the program's context ctx (one cut short is finished by
+// relocating again). Session files are where the runtimes see them: the
+// host's sessions say.
+func relocateCmd(ctx context.Context, h *host.Host, id, path string) tea.Cmd {
 	return func() tea.Msg {
-		res, err := h.Projects.Relocate(context.Background(), id, path, coreprojects.RelocateOptions{SessionsDir: sessionsDir(h, env), Places: &h.Places})
+		res, err := h.Projects.Relocate(ctx, id, path, coreprojects.RelocateOptions{SessionsDir: h.Sessions.Dir, Places: &h.Places})
 		return relocatedMsg{res: res, err: err}
 	}
 }

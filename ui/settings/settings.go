@@ -24,6 +24,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/services"
 	coresettings "github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
@@ -106,7 +107,7 @@ type state struct {
 	// the position.
 	problems []string
 	thinking string // the default thinking level in effect
-	prefs    host.Preferences
+	prefs    services.Preferences
 	// rules are every project's always-allow rules, by project name.
 	rules    []ruleRow
 	rulesErr string
@@ -140,11 +141,11 @@ type savedMsg struct {
 func (m *Model) Init() tea.Cmd { return m.load() }
 
 func (m *Model) load() tea.Cmd {
-	h, env := m.host, m.env
+	h, env, ctx := m.host, m.env, m.st.Ctx
 	return func() tea.Msg {
 		var s state
 		agent := h.Places.AgentDir
-		if c, err := instructions.New(instructions.Options{AgentDir: agent, Home: h.Places.Home}).ResolveRoot(context.Background(), agent); err == nil {
+		if c, err := instructions.New(instructions.Options{AgentDir: agent, Home: h.Places.Home}).ResolveRoot(ctx, agent); err == nil {
 			for _, src := range c.Sources {
 				if src.Scope == instructions.ScopeGlobal && src.Kind == instructions.KindInstructions {
 					s.globalBytes, s.globalOK = src.Bytes, true
@@ -165,14 +166,14 @@ func (m *Model) load() tea.Cmd {
 				s.problems = append(s.problems, p.Error())
 			}
 		}
-		for _, p := range h.Projects.TrustProblems(context.Background()) {
+		for _, p := range h.Projects.TrustProblems(ctx) {
 			s.problems = append(s.problems, p.Error()+"; no project is trusted by it until it is fixed")
 		}
-		s.rules, err = loadRules(h)
+		s.rules, err = loadRules(ctx, h)
 		if err != nil {
 			s.rulesErr = err.Error()
 		}
-		s.prefs, err = h.Preferences(context.Background())
+		s.prefs, err = h.Preferences(ctx)
 		return loadedMsg{s: s, err: err}
 	}
 }
@@ -192,9 +193,8 @@ func (m *Model) Help() [][]key.Binding {
 
 // loadRules lists every project's rules, grouped by project name (a
 // root no project has any more shows as its path).
-func loadRules(h *host.Host) ([]ruleRow, error) {
-	ctx := context.Background()
-	all, err := approvals.New(h.Store).All(ctx)
+func loadRules(ctx context.Context, h *host.Host) ([]ruleRow, error) {
+	all, err := h.Approvals.All(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -270,13 +270,13 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return m.load()
 		case key.Matches(msg, m.keys.Delete):
 			if row, ok := m.selectedRule(); ok {
-				rules := approvals.New(m.host.Store)
+				rules, ctx := m.host.Approvals, m.st.Ctx
 				what := common.VisibleLine(row.rule.String()) + " of " + common.VisibleLine(row.project)
 				// Asked first: a rule is one key away from gone, and what
 				// it allowed will ask again.
 				return m.st.Push(dialog.NewConfirm(m.st, "Delete approval rule", "Delete the rule "+what+"? Calls it allowed will ask again.", func() tea.Cmd {
 					return func() tea.Msg {
-						err := rules.Delete(context.Background(), row.root, row.rule)
+						err := rules.Delete(ctx, row.root, row.rule)
 						return savedMsg{notice: "deleted the approval rule " + what, err: err}
 					}
 				}))
@@ -289,7 +289,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (m *Model) activate() tea.Cmd {
-	h := m.host
+	h, ctx := m.host, m.st.Ctx
 	switch m.selectedItem() {
 	case itemGlobal:
 		return m.editGlobal()
@@ -310,14 +310,14 @@ func (m *Model) activate() tea.Cmd {
 			return savedMsg{notice: fmt.Sprintf("default thinking level: %s (written to %s)", next, paths.Tilde(path, h.Places.Home)), err: err}
 		}
 	case itemPermission:
-		next := host.PermissionModes[0]
-		for i, pm := range host.PermissionModes {
+		next := services.PermissionModes[0]
+		for i, pm := range services.PermissionModes {
 			if pm == m.state.prefs.PermissionMode {
-				next = host.PermissionModes[(i+1)%len(host.PermissionModes)]
+				next = services.PermissionModes[(i+1)%len(services.PermissionModes)]
 			}
 		}
 		return func() tea.Msg {
-			return savedMsg{notice: "permission mode: " + next, err: h.SetPermissionMode(context.Background(), next)}
+			return savedMsg{notice: "permission mode: " + next, err: h.SetPermissionMode(ctx, next)}
 		}
 	case itemTTL:
 		next := ttlChoices[0]
@@ -327,7 +327,7 @@ func (m *Model) activate() tea.Cmd {
 			}
 		}
 		return func() tea.Msg {
-			return savedMsg{notice: "runtime idle TTL: " + ttlText(next), err: h.SetIdleTTL(context.Background(), next)}
+			return savedMsg{notice: "runtime idle TTL: " + ttlText(next), err: h.SetIdleTTL(ctx, next)}
 		}
 	}
 	return nil
@@ -359,9 +359,9 @@ func subdirText(on bool) string {
 
 func permissionText(mode string) string {
 	switch mode {
-	case host.PermissionAutoEdits:
+	case services.PermissionAutoEdits:
 		return "auto-edits — edits run freely; commands need approval"
-	case host.PermissionFullAuto:
+	case services.PermissionFullAuto:
 		return "full-auto — edits and commands run without asking"
 	}
 	return "ask — edits and commands need approval"

@@ -18,22 +18,16 @@ import (
 )
 
 // Host opens a host whose home, agent dir and data dir are in a
-// temporary folder, and a runtime manager over it; both close when tb
-// ends.
+// temporary folder, with its runtime manager; it closes when tb ends.
 func Host(tb testing.TB) (*host.Host, *runtime.Manager) {
 	tb.Helper()
 	dir := tb.TempDir()
-	h, err := host.Open(tb.Context(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")})
+	h, err := host.Open(tb.Context(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")}, host.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { h.Close() })
-	rts, err := runtime.New(runtime.Options{Host: h})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { rts.Close() })
-	return h, rts
+	return h, h.Runtimes
 }
 
 // UI returns screens' styles without colour.

@@ -1,4 +1,4 @@
-package host
+package services
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 func TestPreferences(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	h, err := Open(ctx, paths.Places{AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data"), Home: dir})
+	h, err := Open(ctx, paths.Places{AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data"), Home: dir}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package rpc
 
 import (
 	"bytes"
@@ -13,15 +13,15 @@ import (
 // a command (a field of the wrong type) is refused with the command's id,
 // so the client can tell which command failed; a line that is not JSON,
 // or not an object, is refused without one.
-func decodeCommand(line []byte) (rpcCommand, error) {
-	var c rpcCommand
+func decodeCommand(line []byte) (command, error) {
+	var c command
 	err := json.Unmarshal(line, &c)
 	var syntax *json.SyntaxError
 	if errors.As(err, &syntax) {
-		return rpcCommand{}, fmt.Errorf("invalid JSON: %v", err)
+		return command{}, fmt.Errorf("invalid JSON: %v", err)
 	}
 	if t := bytes.TrimLeft(line, " \t\r\n"); len(t) == 0 || t[0] != '{' {
-		return rpcCommand{}, fmt.Errorf(`invalid command: a command is a JSON object ({"type": …}), not %s`, jsonKind(t))
+		return command{}, fmt.Errorf(`invalid command: a command is a JSON object ({"type": …}), not %s`, jsonKind(t))
 	}
 	c.ID = echoID(c.ID)
 	if err == nil {
@@ -31,9 +31,9 @@ func decodeCommand(line []byte) (rpcCommand, error) {
 	// there even when another field is wrong.
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) && typ.Field != "" {
-		return rpcCommand{ID: c.ID}, fmt.Errorf("invalid command: %q must be %s, not %s", typ.Field, wantKind(typ.Type), article(typ.Value))
+		return command{ID: c.ID}, fmt.Errorf("invalid command: %q must be %s, not %s", typ.Field, wantKind(typ.Type), article(typ.Value))
 	}
-	return rpcCommand{ID: c.ID}, fmt.Errorf("invalid command: %v", err)
+	return command{ID: c.ID}, fmt.Errorf("invalid command: %v", err)
 }
 
 // echoID is the id to answer with: the client's JSON as it came, so

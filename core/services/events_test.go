@@ -1,4 +1,4 @@
-package host
+package services
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // subscribers to the Projects topic, so lists reload without polling.
 func TestStoreWritesPublishProjectsChanged(t *testing.T) {
 	dir := t.TempDir()
-	h, err := Open(context.Background(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")})
+	h, err := Open(context.Background(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

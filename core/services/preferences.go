@@ -1,0 +1,108 @@
+package services
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/store"
+)
+
+// DefaultModel reads the model defaults from A/settings.json. With none,
+// the zero Model is returned and provider files are left out.
+func (s *Services) DefaultModel() (instructions.Model, error) {
+	d, err := settings.ReadDefaults(s.Places.AgentDir)
+	if err != nil {
+		return instructions.Model{}, err
+	}
+	return instructions.Model{Provider: d.Provider, ID: d.Model}, nil
+}
+
+// Resolver builds an instruction resolver for the model, reading
+// agent-guidance.json afresh (it is small, and the user may just have
+// changed it in Settings).
+func (s *Services) Resolver(m instructions.Model) *instructions.Resolver {
+	return instructions.New(instructions.Options{AgentDir: s.Places.AgentDir, Home: s.Places.Home, Model: m})
+}
+
+// Permission modes (DESIGN §7).
+const (
+	PermissionAsk       = "ask"
+	PermissionAutoEdits = "auto-edits"
+	PermissionFullAuto  = "full-auto"
+)
+
+// PermissionModes lists the modes in the order a picker shows them.
+var PermissionModes = []string{PermissionAsk, PermissionAutoEdits, PermissionFullAuto}
+
+// Preferences are pi-tui's own settings, kept in the store (namespace
+// "piTui") rather than in pi's settings.json, which pi owns.
+type Preferences struct {
+	PermissionMode string
+	IdleTTL        time.Duration
+}
+
+// DefaultPreferences are used for anything not stored.
+func DefaultPreferences() Preferences {
+	return Preferences{PermissionMode: PermissionAsk, IdleTTL: 15 * time.Minute}
+}
+
+const prefsNamespace = "piTui"
+
+// Preferences reads the stored preferences over the defaults. A value that
+// cannot be understood is ignored in favour of the default.
+func (s *Services) Preferences(ctx context.Context) (Preferences, error) {
+	p := DefaultPreferences()
+	kv, err := s.st.KVNamespace(ctx, prefsNamespace)
+	if err != nil {
+		return p, err
+	}
+	if v, ok := kv["permissionMode"]; ok && slices.Contains(PermissionModes, v) {
+		p.PermissionMode = v
+	}
+	if n, err := strconv.Atoi(kv["idleTTLSeconds"]); err == nil && n > 0 {
+		p.IdleTTL = time.Duration(n) * time.Second
+	}
+	return p, nil
+}
+
+// SetPermissionMode stores the permission mode.
+func (s *Services) SetPermissionMode(ctx context.Context, mode string) error {
+	if !slices.Contains(PermissionModes, mode) {
+		return fmt.Errorf("unknown permission mode %q (ask, auto-edits, full-auto)", mode)
+	}
+	return s.setPref(ctx, "permissionMode", mode)
+}
+
+// SetIdleTTL stores the runtime idle TTL (at least a minute).
+func (s *Services) SetIdleTTL(ctx context.Context, ttl time.Duration) error {
+	if ttl < time.Minute {
+		return fmt.Errorf("the idle TTL must be at least a minute, not %s", ttl)
+	}
+	return s.setPref(ctx, "idleTTLSeconds", strconv.Itoa(int(ttl/time.Second)))
+}
+
+// setPref writes a preference whatever it held (last writer wins: these
+// are single values, not documents a user edits).
+func (s *Services) setPref(ctx context.Context, key, value string) error {
+	for range 5 {
+		cur, ok, err := s.st.GetKV(ctx, prefsNamespace, key)
+		if err != nil {
+			return err
+		}
+		var base *string
+		if ok {
+			base = &cur.Value
+		}
+		err = s.st.CompareAndSwapKV(ctx, prefsNamespace, key, base, value)
+		if err == nil || !errors.Is(err, store.ErrConflict) {
+			return err
+		}
+	}
+	return fmt.Errorf("save preference %s: other writers kept changing it; try again", key)
+}

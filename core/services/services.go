@@ -1,0 +1,101 @@
+// Package services holds the host core's services over one store: the
+// project registry and pi's trust, project memory, sessions, worktrees,
+// approval rules, pi-tui's preferences and the event broker, each built
+// once. It is the lower half of the composition root: core/host opens it
+// and adds the runtimes, which use these services and so cannot be built
+// in the package that the runtime package imports. The store stays
+// inside: a user interface gets services, never the store
+// (docs/adr/0041-composition-root.md).
+package services
+
+import (
+	"context"
+
+	"github.com/pi-tui/pi-tui/core/approvals"
+	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/worktree"
+	"github.com/pi-tui/pi-tui/store"
+)
+
+// Options tune the services.
+type Options struct {
+	// Env is the environment git runs with for worktree sessions (its
+	// PATH); nil means none is set.
+	Env func(string) string
+}
+
+// Services are the host core's services. Every program of a process (a
+// terminal session, each SSH client, a script) uses the same ones, so
+// they see the same state and meet the same conflicts.
+type Services struct {
+	// Places are the folders in use, the session folder included.
+	Places paths.Places
+	// Projects is the registry; Trust is pi's trust.json it reads.
+	Projects *projects.Registry
+	Trust    *projects.Trust
+	Memory   *memory.Service
+	// Sessions are pi's session files of the projects (in Places'
+	// session folder, or pi's folder per project).
+	Sessions *session.Manager
+	// Worktrees verifies, makes, merges and discards worktree sessions,
+	// and caches what git says of them.
+	Worktrees *worktree.Service
+	// Approvals are the projects' "always allow" rules.
+	Approvals *approvals.Store
+	// Events is the broker every program subscribes to: the runtimes'
+	// events and approvals, and "projects changed" after registry writes
+	// and memory saves.
+	Events *events.Broker
+
+	st *store.Store
+}
+
+// Open opens the store in places.DataDir and builds the services over
+// it. Only the composition root (core/host) calls it, and tests of the
+// packages below the root.
+func Open(ctx context.Context, places paths.Places, opts Options) (*Services, error) {
+	st, err := store.Open(ctx, places.Database(), store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if opts.Env == nil {
+		opts.Env = func(string) string { return "" }
+	}
+	s := &Services{
+		Places:    places,
+		Projects:  projects.NewRegistry(st, places.AgentDir),
+		Memory:    memory.NewService(st),
+		Worktrees: worktree.NewService(st, places.DataDir, worktree.Options{Env: opts.Env}),
+		Approvals: approvals.New(st),
+		Events:    events.New(),
+		st:        st,
+	}
+	// Entries another writer appended, once read, are announced to every
+	// program showing the session.
+	arrived := func(id string, n int) { s.Events.Publish(events.SessionAppended{SessionID: id, Entries: n}) }
+	s.Sessions = session.NewManager(st, session.Config{AgentDir: places.AgentDir, SessionDir: places.SessionDir, Arrived: arrived})
+	s.Trust = s.Projects.Trust()
+	s.Projects.OnChange(func(id string) { s.Events.Publish(events.ProjectsChanged{ProjectID: id}) })
+	// The memory service knows the root, not the project: the runtimes
+	// take the root, and any project's row may have changed.
+	s.Memory.OnSave(func(root string) {
+		s.Events.Publish(events.MemoryChanged{Root: root})
+		s.Events.Publish(events.ProjectsChanged{})
+	})
+	return s, nil
+}
+
+// Close releases the store.
+func (s *Services) Close() error { return s.st.Close() }
+
+// Stamp identifies the state of the database files on disk: a different
+// stamp means something wrote to them, another process included (the
+// pi-tui CLI adding a project), which the broker never hears of.
+type Stamp struct{ s store.Stamp }
+
+// Stamp looks at the database files now (two stat calls).
+func (s *Services) Stamp() Stamp { return Stamp{s.st.Stamp()} }
