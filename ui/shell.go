@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -362,6 +363,11 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case common.NoticeMsg:
 		m.notice, m.noticeErr = msg.Text, msg.Error
 		return m.loadStatus()
+	case common.WithdrawMsg:
+		if slices.Contains(msg.Texts, m.notice) {
+			m.notice, m.noticeErr = "", false
+		}
+		return m.loadStatus() // the turn that ended may have settled the model
 	case statusMsg:
 		m.status = statusInfo(msg)
 		return nil

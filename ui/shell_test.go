@@ -133,6 +133,12 @@ func (s *session) waitFrom(start int, want ...string) {
 	s.sc.WaitFrom(start, want...)
 }
 
+// waitScreen waits until one frame shows all of want at once.
+func (s *session) waitScreen(want ...string) {
+	s.t.Helper()
+	s.sc.WaitScreen(want...)
+}
+
 // waitAny waits until one of want appears in the output produced since
 // the call, and returns it.
 func (s *session) waitAny(want ...string) string {

@@ -163,12 +163,26 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		if !m.ownTurn {
 			// Another program's turn: what it stored replaces what
 			// streamed here.
-			return tea.Batch(common.Notice(""), m.reread())
+			return tea.Batch(withdrawTurnNotices(), m.reread())
 		}
 		m.ownTurn = false
-		return common.Notice("")
+		return withdrawTurnNotices()
 	}
 	return nil
+}
+
+// The notices a turn says in the status bar; its end takes them back.
+const (
+	noticeQueued         = "queued: sent when the agent is done"
+	noticeAborting       = "aborting…"
+	noticeAbortingQueued = "aborting; the queued messages are back in the input"
+)
+
+// withdrawTurnNotices clears the status bar's notice if it is one the
+// turn said: a refusal the user just got (ctrl+l while the agent worked)
+// stays to be read.
+func withdrawTurnNotices() tea.Cmd {
+	return common.Withdraw(noticeQueued, noticeAborting, noticeAbortingQueued)
 }
 
 // failure shows the current prompt's error in the transcript, once: the
@@ -245,9 +259,9 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 				m.input.SetValue(strings.Join(back, "\n\n"))
 				m.input.fit(m.width, m.height)
 				m.queue = nil
-				return common.Notice("aborting; the queued messages are back in the input")
+				return common.Notice("%s", noticeAbortingQueued)
 			}
-			return common.Notice("aborting…")
+			return common.Notice("%s", noticeAborting)
 		}
 		return nil
 	case key.Matches(msg, k.Sessions):

@@ -100,7 +100,7 @@ func (m *Model) updateCommands(msg tea.Msg) (tea.Cmd, bool) {
 			return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, or a skill or prompt template (type / to see them)", firstLine(name))), true
 		case m.working:
 			m.queue = append(m.queue, msg.text)
-			return common.Notice("queued: sent when the agent is done"), true
+			return common.Notice("%s", noticeQueued), true
 		}
 		return m.send(msg.text), true
 	}

@@ -83,7 +83,7 @@ func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
 		if m.working {
 			// The agent is busy: the message waits its turn.
 			m.queue = append(m.queue, text)
-			return common.Notice("queued: sent when the agent is done")
+			return common.Notice("%s", noticeQueued)
 		}
 		return m.sendWithFiles(text)
 	case key.Matches(msg, k.HistPrev) && (m.input.Len() == 0 || m.sent.shownIn(m.input)):

@@ -28,6 +28,17 @@ func Notice(format string, args ...any) tea.Cmd {
 	return func() tea.Msg { return NoticeMsg{Text: text} }
 }
 
+// WithdrawMsg takes a notice back: the status bar clears it if it still
+// shows one of Texts. A turn's end withdraws what the turn said
+// ("aborting…"), never a notice something else said meanwhile (a key the
+// user pressed a moment before was refused, and they must read why).
+type WithdrawMsg struct{ Texts []string }
+
+// Withdraw returns a command taking back the notices texts.
+func Withdraw(texts ...string) tea.Cmd {
+	return func() tea.Msg { return WithdrawMsg{Texts: texts} }
+}
+
 // Failure returns a command showing err in the status bar as an error.
 func Failure(err error) tea.Cmd {
 	return func() tea.Msg { return NoticeMsg{Text: err.Error(), Error: true} }

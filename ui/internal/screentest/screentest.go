@@ -36,7 +36,8 @@ type Screen struct {
 	// checking what reached it (an escape sequence must not).
 	Raw bytes.Buffer
 	// read turns output into the text a wait looks in.
-	read func([]byte) []byte
+	read   func([]byte) []byte
+	frames *frames
 }
 
 // Start runs m at w×h. read turns output into the text waits look in:
@@ -53,7 +54,7 @@ func Start(t testing.TB, m tea.Model, w, h int, read func([]byte) []byte) *Scree
 	if read == nil {
 		read = Plain
 	}
-	tr := &tracked{Model: m, work: &work{}}
+	tr := &tracked{Model: m, work: &work{}, frames: newFrames()}
 	tm := teatest.NewTestModel(t, tr, teatest.WithInitialTermSize(w, h))
 	t.Cleanup(func() {
 		tm.Quit()
@@ -69,7 +70,37 @@ func Start(t testing.TB, m tea.Model, w, h int, read func([]byte) []byte) *Scree
 			t.Errorf("%d commands of the program still run %s after it ended", n, Limit)
 		}
 	})
-	return &Screen{T: t, TM: tm, read: read}
+	return &Screen{T: t, TM: tm, read: read, frames: tr.frames}
+}
+
+// WaitScreen waits until one frame shows all of want at once, as the
+// screen does: a state, where WaitFor waits for output that may have
+// come in different frames. It reads the frames the model draws, not the
+// terminal's bytes, so text an earlier frame left on a line counts only
+// while that frame's successor still shows it.
+func (s *Screen) WaitScreen(want ...string) {
+	s.T.Helper()
+	deadline := time.NewTimer(Limit)
+	defer deadline.Stop()
+	for {
+		view, next := s.frames.now()
+		seen := string(s.read([]byte(view)))
+		all := true
+		for _, w := range want {
+			if !strings.Contains(seen, w) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return
+		}
+		select {
+		case <-next:
+		case <-deadline.C:
+			s.T.Fatalf("WaitScreen: no frame showed all of %q after %s. The last frame:\n%s", want, Limit, seen)
+		}
+	}
 }
 
 // WaitFor waits until the program has drawn all of want since the last

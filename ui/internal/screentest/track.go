@@ -56,11 +56,47 @@ func (w *work) idle(limit time.Duration) int {
 	}
 }
 
+// frames keeps the last screen the model drew, whole: the terminal is
+// sent only the lines a frame changed, so a wait for a state (two things
+// on screen at once) reads the frame itself.
+type frames struct {
+	mu      sync.Mutex
+	last    string
+	changed chan struct{} // closed when last changes
+}
+
+func newFrames() *frames { return &frames{changed: make(chan struct{})} }
+
+func (f *frames) set(view string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if view == f.last {
+		return
+	}
+	f.last = view
+	close(f.changed)
+	f.changed = make(chan struct{})
+}
+
+// now returns the last frame and a channel closed when the next differs.
+func (f *frames) now() (string, <-chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.last, f.changed
+}
+
 // tracked is a model whose commands are counted while they run, batches
-// included.
+// included, and whose frames are kept.
 type tracked struct {
 	tea.Model
-	work *work
+	work   *work
+	frames *frames
+}
+
+func (t *tracked) View() string {
+	v := t.Model.View()
+	t.frames.set(v)
+	return v
 }
 
 func (t *tracked) Init() tea.Cmd { return t.track(t.Model.Init()) }
