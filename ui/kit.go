@@ -13,7 +13,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 )
 
 // KitOptions describe a pi-tui for a script or a test to drive, the way
@@ -33,7 +33,7 @@ type KitOptions struct {
 	// Runtime tunes the runtime manager (Approve decides tool calls
 	// needing approval when no dialog does; nil leaves them to the UI's
 	// dialog). Its Host and Env are the kit's.
-	Runtime runtime.Options
+	Runtime runtimes.Options
 	// Now is the UI's clock; nil means time.Now. A script moves a fake
 	// clock past common.QuietPeriod (and sends common.QuietMsg{}) to let
 	// an approval dialog take keys without waiting.

@@ -12,7 +12,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
-	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
@@ -280,13 +280,13 @@ func (a *app) openHost() (*host.Host, error) {
 	if a.h != nil {
 		return a.h, nil
 	}
-	return a.openHostWith(runtime.Options{})
+	return a.openHostWith(runtimes.Options{})
 }
 
 // openHostWith opens the host core with the runtime options of a command
 // that runs the agent (prompt's and rpc's event writer and approver). It
 // must come before anything else opens the host.
-func (a *app) openHostWith(ro runtime.Options) (*host.Host, error) {
+func (a *app) openHostWith(ro runtimes.Options) (*host.Host, error) {
 	if a.h != nil {
 		return nil, errors.New("internal error: the host core was opened before the command set its runtime options")
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/rpc"
-	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
@@ -93,7 +93,7 @@ func (a *app) promptCmd(args []string) error {
 	// Every call this run denies is denied here: nobody shows the session.
 	var deniedMu sync.Mutex
 	var denied []string
-	var opts runtime.Options
+	var opts runtimes.Options
 	if *yes {
 		opts.Approve = func(context.Context, agent.Approval) (bool, error) { return true, nil }
 	} else {

@@ -7,7 +7,7 @@
 //
 // What stays with the host whatever the engine: the root, the
 // instruction chain and its preflight, memory, confinement, approvals and
-// the runtime's fingerprint (core/runtime).
+// the runtime's fingerprint (core/runtimes).
 package engine
 
 import (

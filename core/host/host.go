@@ -14,7 +14,7 @@ import (
 	"errors"
 
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/services"
 )
 
@@ -26,7 +26,7 @@ type Options struct {
 	// Runtime tunes the runtime manager: a headless run's event writer
 	// and approver, a script's model client, tests' timeouts. Its Host and
 	// Env are the root's.
-	Runtime runtime.Options
+	Runtime runtimes.Options
 }
 
 // Host is the host core. The services are promoted (h.Projects,
@@ -35,7 +35,7 @@ type Options struct {
 type Host struct {
 	*services.Services
 	// Runtimes runs the agent sessions of every program of the process.
-	Runtimes *runtime.Manager
+	Runtimes *runtimes.Manager
 }
 
 // Open opens the store in places.DataDir and builds the services and the
@@ -50,7 +50,7 @@ func Open(ctx context.Context, places paths.Places, opts Options) (*Host, error)
 	}
 	ro := opts.Runtime
 	ro.Host, ro.Env = svc, opts.Env
-	rts, err := runtime.New(ro)
+	rts, err := runtimes.New(ro)
 	if err != nil {
 		svc.Close()
 		return nil, err

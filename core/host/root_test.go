@@ -31,7 +31,7 @@ var builders = map[string][]string{
 	"github.com/pi-tui/pi-tui/core/worktree":  {"NewService"},
 	"github.com/pi-tui/pi-tui/core/approvals": {"New"},
 	"github.com/pi-tui/pi-tui/core/events":    {"New"},
-	"github.com/pi-tui/pi-tui/core/runtime":   {"New"},
+	"github.com/pi-tui/pi-tui/core/runtimes":  {"New"},
 }
 
 // rootDirs may call the builders.

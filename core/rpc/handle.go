@@ -7,7 +7,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 )
 
 func (r *server) enqueue(sessionID string, size int, run func()) error {
@@ -62,7 +62,7 @@ func (r *server) handle(c command) {
 			r.reply(c, err, nil)
 			return
 		}
-		r.m.Retire(r.session, runtime.ReasonSessionChanged)
+		r.m.Retire(r.session, runtimes.ReasonSessionChanged)
 		r.session = s.ID()
 		r.reply(c, nil, map[string]string{"sessionId": s.ID()})
 	case "compact":
@@ -129,7 +129,7 @@ func (r *server) newWorktreeSession(c command) {
 		r.reply(c, err, nil)
 		return
 	}
-	r.m.Retire(r.session, runtime.ReasonSessionChanged)
+	r.m.Retire(r.session, runtimes.ReasonSessionChanged)
 	r.session = s.ID()
 	r.reply(c, nil, map[string]any{"sessionId": s.ID(), "worktree": map[string]string{"root": w.Root, "branch": w.Branch, "base": w.Base}})
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/internal/lineread"
 )
 
@@ -55,7 +55,7 @@ type server struct {
 	ctx     context.Context
 	h       *host.Host
 	env     func(string) string
-	m       *runtime.Manager
+	m       *runtimes.Manager
 	out     *Lines
 	project projects.Project
 	model   string

@@ -12,7 +12,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/transcript"
@@ -222,19 +222,19 @@ func waitText(ms int64) string {
 
 func reasonText(r string) string {
 	switch r {
-	case runtime.ReasonInstructionsChanged:
+	case runtimes.ReasonInstructionsChanged:
 		return "AGENTS.md changed"
-	case runtime.ReasonMemoryChanged:
+	case runtimes.ReasonMemoryChanged:
 		return "memory changed"
-	case runtime.ReasonModelChanged:
+	case runtimes.ReasonModelChanged:
 		return "model changed"
-	case runtime.ReasonThinkingChanged:
+	case runtimes.ReasonThinkingChanged:
 		return "thinking level changed"
-	case runtime.ReasonKeyChanged:
+	case runtimes.ReasonKeyChanged:
 		return "API key changed"
-	case runtime.ReasonIdleTimeout:
+	case runtimes.ReasonIdleTimeout:
 		return "idle timeout"
-	case runtime.ReasonNew:
+	case runtimes.ReasonNew:
 		return "new"
 	}
 	return r
@@ -313,7 +313,7 @@ func (m *Model) sendShown(text, shown string) tea.Cmd {
 
 // storedLast reports whether the session's branch ends in the user message
 // text (the prompt was saved before it failed).
-func storedLast(ctx context.Context, rts *runtime.Manager, id, text string) bool {
+func storedLast(ctx context.Context, rts *runtimes.Manager, id, text string) bool {
 	s, err := rts.Session(ctx, id)
 	if err != nil {
 		return false

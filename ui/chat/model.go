@@ -27,7 +27,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/approvals"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/projects"
-	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/skills"
 	"github.com/pi-tui/pi-tui/ui/approval"
@@ -43,7 +43,7 @@ type Deps struct {
 	// subscription to the core's events ends.
 	Ctx      context.Context
 	Host     *host.Host
-	Runtimes *runtime.Manager
+	Runtimes *runtimes.Manager
 	UI       *common.UI
 	Markdown func(text string, width int) (string, error)
 	Env      func(string) string

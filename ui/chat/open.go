@@ -6,7 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/ui/common"
@@ -37,7 +37,7 @@ func (m *Model) Open(id string) tea.Cmd {
 
 // openSession reads session id and its worktree binding; it runs in a
 // command.
-func openSession(ctx context.Context, rts *runtime.Manager, id string) openedMsg {
+func openSession(ctx context.Context, rts *runtimes.Manager, id string) openedMsg {
 	s, err := rts.Session(ctx, id)
 	if err != nil {
 		return openedMsg{err: err}

@@ -12,7 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -20,7 +20,7 @@ import (
 type Page struct {
 	ui   *common.UI
 	keys inspectorKeys
-	in   runtime.Inspection
+	in   runtimes.Inspection
 	vp   viewport.Model
 	full bool
 	w, h int
@@ -31,7 +31,7 @@ type Page struct {
 type inspectorKeys struct{ Whole, Close key.Binding }
 
 // New shows the inspection in.
-func New(ui *common.UI, in runtime.Inspection) *Page {
+func New(ui *common.UI, in runtimes.Inspection) *Page {
 	return &Page{ui: ui, in: in, keys: inspectorKeys{
 		Whole: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "whole prompt")),
 		Close: key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "close")),

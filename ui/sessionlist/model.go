@@ -17,7 +17,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/projects"
-	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 	coresession "github.com/pi-tui/pi-tui/core/session"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
@@ -26,7 +26,7 @@ import (
 type Deps struct {
 	// Ctx lives as long as the program: the list's reads stop with it.
 	Ctx      context.Context
-	Runtimes *runtime.Manager
+	Runtimes *runtimes.Manager
 	UI       *common.UI
 }
 

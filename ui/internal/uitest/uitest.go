@@ -13,13 +13,13 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/runtime"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
 // Host opens a host whose home, agent dir and data dir are in a
 // temporary folder, with its runtime manager; it closes when tb ends.
-func Host(tb testing.TB) (*host.Host, *runtime.Manager) {
+func Host(tb testing.TB) (*host.Host, *runtimes.Manager) {
 	tb.Helper()
 	dir := tb.TempDir()
 	h, err := host.Open(tb.Context(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")}, host.Options{})

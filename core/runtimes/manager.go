@@ -14,7 +14,7 @@
 // resolvers.go caches instruction resolvers; sessions.go is the session
 // façade; runs.go runs prompts on the engines; context.go answers
 // /context. This file holds the manager and its event path.
-package runtime
+package runtimes
 
 import (
 	"context"
