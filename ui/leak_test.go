@@ -14,7 +14,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/pi-tui/pi-tui/core/provider"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 )
 
 // settle waits, bounded by the test's own deadline, until the goroutine
@@ -50,7 +50,7 @@ func TestProgramsLeaveNoGoroutines(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg := map[string]any{"message": provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "fix the checkout"}}}}
-	if _, err := sess.Append(ctx, coresession.TypeUser, msg); err != nil {
+	if _, err := sess.Append(ctx, sessions.TypeUser, msg); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {

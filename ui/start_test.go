@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/provider"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 )
 
 // runAt starts the program where `pi-tui [-c] PATH` would.
@@ -66,7 +66,7 @@ func TestStartContinueOpensLatestSession(t *testing.T) {
 	s.final()
 
 	ctx := context.Background()
-	// Which session is the latest is core/session's (Manager.Latest);
+	// Which session is the latest is core/sessions' (Manager.Latest);
 	// here, -c opens it rather than the list.
 	sm := f.host.Sessions
 	sess, err := sm.Create(ctx, st.Project.ID, "fix the checkout")
@@ -74,7 +74,7 @@ func TestStartContinueOpensLatestSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg := map[string]any{"message": provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "fix the checkout"}}}}
-	if _, err := sess.Append(ctx, coresession.TypeUser, msg); err != nil {
+	if _, err := sess.Append(ctx, sessions.TypeUser, msg); err != nil {
 		t.Fatal(err)
 	}
 	s2 := f.runAt(*st)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
@@ -32,7 +32,7 @@ func plantedChat(t *testing.T) (*kitRig, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetWorktree(ctx, coresession.Worktree{Kind: coresession.KindWorktree, Root: outside, Dir: outside,
+	if err := s.SetWorktree(ctx, sessions.Worktree{Kind: sessions.KindWorktree, Root: outside, Dir: outside,
 		Branch: "pi/" + worktree.ShortID(s.ID()), Base: "main", Main: root}); err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/rpc"
 	"github.com/pi-tui/pi-tui/core/runtimes"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
@@ -168,7 +168,7 @@ func (a *app) promptCmd(args []string) error {
 
 // worktreeSession starts a session in a worktree of its own and says
 // where on standard error (standard output is the answer).
-func (a *app) worktreeSession(sm *session.Manager, projectID, base string) (string, error) {
+func (a *app) worktreeSession(sm *sessions.Manager, projectID, base string) (string, error) {
 	svc, err := a.worktrees()
 	if err != nil {
 		return "", err
@@ -183,7 +183,7 @@ func (a *app) worktreeSession(sm *session.Manager, projectID, base string) (stri
 
 // sessionFor returns the session id to use: --session (which must belong
 // to the project), the latest with --continue, or a new one.
-func (a *app) sessionFor(sm *session.Manager, p projects.Project, id string, cont bool) (string, error) {
+func (a *app) sessionFor(sm *sessions.Manager, p projects.Project, id string, cont bool) (string, error) {
 	switch {
 	case id != "":
 		s, err := sm.Open(a.ctx, id)
@@ -209,7 +209,7 @@ func (a *app) sessionFor(sm *session.Manager, p projects.Project, id string, con
 }
 
 // sessionList lists a project's sessions, newest first.
-func (a *app) sessionList(projectID string) ([]session.Summary, error) {
+func (a *app) sessionList(projectID string) ([]sessions.Summary, error) {
 	sm, err := a.sessionManager()
 	if err != nil {
 		return nil, err

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 	"github.com/pi-tui/pi-tui/store"
@@ -22,7 +22,7 @@ func (a *app) worktrees() (*worktree.Service, error) {
 }
 
 // sessionManager is the host's session manager, the runtimes' too.
-func (a *app) sessionManager() (*session.Manager, error) {
+func (a *app) sessionManager() (*sessions.Manager, error) {
 	h, err := a.openHost()
 	if err != nil {
 		return nil, err
@@ -33,7 +33,7 @@ func (a *app) sessionManager() (*session.Manager, error) {
 // openWorktreeSession opens session id for merge or discard: id is the
 // session's id (or a prefix of it), or its branch as the list shows it
 // ("pi/00f08c66") or that branch's short id.
-func (a *app) openWorktreeSession(id string) (*session.Session, *worktree.Service, error) {
+func (a *app) openWorktreeSession(id string) (*sessions.Session, *worktree.Service, error) {
 	sm, err := a.sessionManager()
 	if err != nil {
 		return nil, nil, err
@@ -166,7 +166,7 @@ func (a *app) confirm(question, done string, yes bool) error {
 // cannot verify (ADR 0032): nothing is deleted, since the folder and the
 // branch it names may be anyone's; the binding is dropped and the session
 // works in the project's main checkout.
-func (a *app) unbind(s *session.Session, svc *worktree.Service, inv *worktree.InvalidError, yes bool) error {
+func (a *app) unbind(s *sessions.Session, svc *worktree.Service, inv *worktree.InvalidError, yes bool) error {
 	question := fmt.Sprintf("The worktree binding of session %s is invalid: %s. Unbind it? Nothing is deleted; the session works in the project's main checkout from then on.",
 		s.ID(), inv.Why)
 	if err := a.confirm(question, "unbound", yes); err != nil {
@@ -186,7 +186,7 @@ const invalidCell = "INVALID binding (see below)"
 
 // invalidNotes writes, after the sessions table, why each invalid binding
 // is invalid and what to do.
-func (a *app) invalidNotes(list []session.Summary, of worktree.Sessions) error {
+func (a *app) invalidNotes(list []sessions.Summary, of worktree.Sessions) error {
 	for _, s := range list {
 		if inv, ok := of.Invalid[s.ID]; ok {
 			text := inv.Error()
@@ -205,7 +205,7 @@ func invalidJSON(inv *worktree.InvalidError) *worktreeJSON {
 }
 
 // worktreeCell is the WORKTREE column of sessions list.
-func worktreeCell(w session.Worktree, st worktree.Status, ok bool) string {
+func worktreeCell(w sessions.Worktree, st worktree.Status, ok bool) string {
 	switch {
 	case !ok:
 		return w.Branch + " (status unknown)"

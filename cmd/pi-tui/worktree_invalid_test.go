@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
@@ -36,7 +36,7 @@ func plainSession(t *testing.T, c *cli, text string) (id, path string) {
 
 // editBinding appends a pi-tui.worktree record to a session file by hand,
 // as an edited (or planted) file holds it.
-func editBinding(t *testing.T, path string, w session.Worktree) {
+func editBinding(t *testing.T, path string, w sessions.Worktree) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -45,7 +45,7 @@ func editBinding(t *testing.T, path string, w session.Worktree) {
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	var last struct{ ID string }
 	json.Unmarshal([]byte(lines[len(lines)-1]), &last)
-	w.Kind = session.KindWorktree
+	w.Kind = sessions.KindWorktree
 	line, _ := json.Marshal(map[string]any{"type": "custom", "id": "e0e0e0e0", "parentId": last.ID,
 		"timestamp": "2026-01-01T00:00:00.000Z", "customType": "pi-tui.worktree", "data": w})
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
@@ -66,9 +66,9 @@ func TestEditedBindingFromTheCommandLine(t *testing.T) {
 	outside := t.TempDir()
 	wtt.Write(t, outside, "greet.txt", "outside\n")
 	p, pathP := plainSession(t, c, "plain one")
-	editBinding(t, pathP, session.Worktree{Root: outside, Dir: outside, Branch: "pi/" + worktree.ShortID(p), Base: "main", Main: root})
+	editBinding(t, pathP, sessions.Worktree{Root: outside, Dir: outside, Branch: "pi/" + worktree.ShortID(p), Base: "main", Main: root})
 	q, pathQ := plainSession(t, c, "plain two")
-	editBinding(t, pathQ, session.Worktree{Root: rootA, Dir: rootA, Branch: branchA, Base: "main", Main: root})
+	editBinding(t, pathQ, sessions.Worktree{Root: rootA, Dir: rootA, Branch: branchA, Base: "main", Main: root})
 
 	out := c.ok("sessions", "list", "mono")
 	for _, want := range []string{"INVALID binding", "The worktree binding of session " + p + " is invalid: its folder",

@@ -23,7 +23,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/settings"
 )
 
@@ -131,7 +131,7 @@ func deniedText(tool string, d *DeniedError) string {
 
 // Config is what a runtime is launched with.
 type Config struct {
-	Session *session.Session
+	Session *sessions.Session
 	Root    string // bound by the host; the file tools are confined to it
 	// AgentDir is pi's agent dir: its models.json names the environment
 	// variables holding provider keys, which bash commands do not get.
@@ -312,7 +312,7 @@ func (a *Agent) Prompt(parent context.Context, text string) (Result, error) {
 	// another program began (pi names none) keeps showing its own first
 	// message, as pi's picker does.
 	fresh := s.Leaf() == ""
-	_, err = s.Append(ctx, session.TypeUser, user)
+	_, err = s.Append(ctx, sessions.TypeUser, user)
 	if err == nil && fresh && s.Title() == "" {
 		err = s.SetTitle(ctx, titleOf(text))
 	}
@@ -467,7 +467,7 @@ func (a *Agent) call(ctx context.Context) (provider.Message, string, error) {
 	}
 	if len(msg.Parts) > 0 || err != nil {
 		// A cut or aborted answer is kept and marked, never dropped.
-		if _, serr := a.cfg.Session.Append(context.WithoutCancel(ctx), session.TypeAssistant, stored); serr != nil && err == nil {
+		if _, serr := a.cfg.Session.Append(context.WithoutCancel(ctx), sessions.TypeAssistant, stored); serr != nil && err == nil {
 			err = fmt.Errorf("save the answer: %w", serr)
 		}
 	}
@@ -597,7 +597,7 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) error {
 		entryID, err := a.store(c, res, pre, ms)
 		if err == nil && (len(d.record.Delivered) > 0 || len(d.record.Deferred) > 0) {
 			d.record.ToolResultID = entryID
-			if _, rerr := a.cfg.Session.Append(context.Background(), session.TypeCustom, d.record); rerr != nil {
+			if _, rerr := a.cfg.Session.Append(context.Background(), sessions.TypeCustom, d.record); rerr != nil {
 				err = fmt.Errorf("the record of the instructions delivered with the %s result could not be saved, so the turn stopped: %w", c.Name, rerr)
 			}
 		}
@@ -653,7 +653,7 @@ func (a *Agent) store(c ToolCall, res ToolResult, pre *PreflightInfo, ms float64
 	if res.Path != "" {
 		stored.Path = displayRel(a.cfg.Root, res.Path)
 	}
-	e, err := a.cfg.Session.Append(context.Background(), session.TypeToolResult, stored)
+	e, err := a.cfg.Session.Append(context.Background(), sessions.TypeToolResult, stored)
 	if err != nil {
 		return "", fmt.Errorf("the %s result could not be saved, so the turn stopped: %w", c.Name, err)
 	}

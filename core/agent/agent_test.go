@@ -13,7 +13,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 	"github.com/pi-tui/pi-tui/store"
@@ -116,8 +116,8 @@ func TestEditAndWrite(t *testing.T) {
 type harness struct {
 	t    *testing.T
 	st   *store.Store
-	sess *session.Session
-	sm   *session.Manager
+	sess *sessions.Session
+	sm   *sessions.Manager
 	ag   *Agent
 	root string
 	fake *fakemodel.Server
@@ -143,7 +143,7 @@ func newHarness(t *testing.T, script fakemodel.Script, cfg func(*Config)) *harne
 	if err != nil {
 		t.Fatal(err)
 	}
-	sm := session.NewManager(st, session.Config{AgentDir: filepath.Join(base, "agent")})
+	sm := sessions.NewManager(st, sessions.Config{AgentDir: filepath.Join(base, "agent")})
 	sess, err := sm.Create(context.Background(), p.ID, "")
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +165,7 @@ func newHarness(t *testing.T, script fakemodel.Script, cfg func(*Config)) *harne
 	return h
 }
 
-func types(s *session.Session) string {
+func types(s *sessions.Session) string {
 	var out []string
 	for _, e := range s.Path() {
 		out = append(out, e.Type)
@@ -284,9 +284,9 @@ func TestCompactionAndBranching(t *testing.T) {
 	if res.Text == "" {
 		t.Error("no answer after compaction")
 	}
-	var comp session.Compaction
+	var comp sessions.Compaction
 	for _, e := range h.sess.Path() {
-		if e.Type == session.TypeCompaction {
+		if e.Type == sessions.TypeCompaction {
 			json.Unmarshal(e.Payload(), &comp)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 )
 
 const summarySystem = "You summarise a coding session between a user and an agent so that the work can continue " +
@@ -51,8 +51,8 @@ func (a *Agent) Compact(parent context.Context, extra string) (string, error) {
 
 func (a *Agent) lastSummary() string {
 	for _, e := range a.cfg.Session.Context() {
-		if e.Type == session.TypeCompaction {
-			var c session.Compaction
+		if e.Type == sessions.TypeCompaction {
+			var c sessions.Compaction
 			if json.Unmarshal(e.Payload(), &c) == nil {
 				return c.Summary
 			}
@@ -89,8 +89,8 @@ func (a *Agent) compact(ctx context.Context, extra string) error {
 	a.mu.Lock()
 	before := a.usage.InputTokens + a.usage.OutputTokens + a.usage.CacheReadTokens + a.usage.CacheWriteTokens
 	a.mu.Unlock()
-	c := session.Compaction{Summary: summary, FirstKeptEntryID: entries[cut].ID, TokensBefore: before}
-	if _, err := a.cfg.Session.Append(context.WithoutCancel(ctx), session.TypeCompaction, c); err != nil {
+	c := sessions.Compaction{Summary: summary, FirstKeptEntryID: entries[cut].ID, TokensBefore: before}
+	if _, err := a.cfg.Session.Append(context.WithoutCancel(ctx), sessions.TypeCompaction, c); err != nil {
 		return fmt.Errorf("save the compaction: %w", err)
 	}
 	a.mu.Lock()

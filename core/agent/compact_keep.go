@@ -5,7 +5,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 )
 
 // Compaction settings come from pi's settings.json (compaction.*): with
@@ -16,10 +16,10 @@ import (
 
 // estimateTokens sizes an entry as pi does: its characters (UTF-16
 // units, as JavaScript counts them) divided by four, rounded up.
-func estimateTokens(e session.Entry) int {
+func estimateTokens(e sessions.Entry) int {
 	chars := 0
 	switch e.Type {
-	case session.TypeUser, session.TypeAssistant, session.TypeToolResult:
+	case sessions.TypeUser, sessions.TypeAssistant, sessions.TypeToolResult:
 		var sm StoredMessage
 		if json.Unmarshal(e.Payload(), &sm) != nil {
 			return 0
@@ -32,8 +32,8 @@ func estimateTokens(e session.Entry) int {
 				chars += units(p.Text)
 			}
 		}
-	case session.TypeCompaction:
-		var c session.Compaction
+	case sessions.TypeCompaction:
+		var c sessions.Compaction
 		if json.Unmarshal(e.Payload(), &c) == nil {
 			chars = units(c.Summary)
 		}
@@ -49,10 +49,10 @@ func units(s string) int { return len(utf16.Encode([]rune(s))) }
 // first user message at or after the point where the newest entries
 // reach that many tokens (pi's rule); otherwise the latest user message.
 // -1 means there is no user message.
-func (a *Agent) keepFrom(entries []session.Entry) int {
+func (a *Agent) keepFrom(entries []sessions.Entry) int {
 	last := -1
 	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].Type == session.TypeUser {
+		if entries[i].Type == sessions.TypeUser {
 			last = i
 			break
 		}
@@ -67,7 +67,7 @@ func (a *Agent) keepFrom(entries []session.Entry) int {
 			continue
 		}
 		for j := i; j < last; j++ {
-			if entries[j].Type == session.TypeUser {
+			if entries[j].Type == sessions.TypeUser {
 				return j
 			}
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/pi-tui/pi-tui/core/events"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
@@ -59,18 +59,18 @@ type delivery struct {
 // itself. Delivery state is read from here and nowhere else, so a
 // compaction that summarised a delivery away, a branch that never saw it,
 // or a fresh process all get it right.
-func (a *Agent) window() []session.Entry {
+func (a *Agent) window() []sessions.Entry {
 	path := a.cfg.Session.Path()
 	last := -1
 	for i, e := range path {
-		if e.Type == session.TypeCompaction {
+		if e.Type == sessions.TypeCompaction {
 			last = i
 		}
 	}
 	if last < 0 {
 		return path
 	}
-	var c session.Compaction
+	var c sessions.Compaction
 	json.Unmarshal(path[last].Payload(), &c)
 	start := last + 1
 	for i := 0; i < last; i++ {
@@ -79,22 +79,22 @@ func (a *Agent) window() []session.Entry {
 			break
 		}
 	}
-	out := append([]session.Entry(nil), path[start:last]...)
+	out := append([]sessions.Entry(nil), path[start:last]...)
 	return append(out, path[last+1:]...)
 }
 
 // deliveredIn maps each delivered file's path to the digest it was
 // delivered with, from records whose tool result is in the window.
-func deliveredIn(window []session.Entry) map[string]string {
+func deliveredIn(window []sessions.Entry) map[string]string {
 	results := map[string]bool{}
 	for _, e := range window {
-		if e.Type == session.TypeToolResult {
+		if e.Type == sessions.TypeToolResult {
 			results[e.ID] = true
 		}
 	}
 	out := map[string]string{}
 	for _, e := range window {
-		if e.Type != session.TypeCustom {
+		if e.Type != sessions.TypeCustom {
 			continue
 		}
 		var r DeliveryRecord
@@ -110,9 +110,9 @@ func deliveredIn(window []session.Entry) map[string]string {
 
 // previousChain is the chain (and withheld files) in effect for the last
 // file tool on the branch; before any, the base chain.
-func previousChain(window []session.Entry, base []string) (labels, withheld []string) {
+func previousChain(window []sessions.Entry, base []string) (labels, withheld []string) {
 	for i := len(window) - 1; i >= 0; i-- {
-		if window[i].Type != session.TypeToolResult {
+		if window[i].Type != sessions.TypeToolResult {
 			continue
 		}
 		var sm StoredMessage

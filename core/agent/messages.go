@@ -4,37 +4,37 @@ import (
 	"encoding/json"
 
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 )
 
 // Messages turns the session's context entries into model messages: user,
 // assistant and tool results as stored; a compaction as a user message
 // carrying the summary; custom and model-change entries are never sent.
 // Consecutive tool results become one message, as both APIs expect.
-func Messages(entries []session.Entry) []provider.Message {
+func Messages(entries []sessions.Entry) []provider.Message {
 	var out []provider.Message
 	for _, e := range entries {
 		switch e.Type {
-		case session.TypeUser, session.TypeAssistant, session.TypeToolResult:
+		case sessions.TypeUser, sessions.TypeAssistant, sessions.TypeToolResult:
 			var sm StoredMessage
 			if json.Unmarshal(e.Payload(), &sm) != nil {
 				continue
 			}
 			m := sm.Message
-			if e.Type == session.TypeAssistant {
+			if e.Type == sessions.TypeAssistant {
 				m.Role = provider.RoleAssistant
 				m.Parts = completeParts(m.Parts, sm.Partial)
 				if len(m.Parts) == 0 {
 					continue
 				}
 			}
-			if n := len(out); e.Type == session.TypeToolResult && n > 0 && out[n-1].Role == provider.RoleTool {
+			if n := len(out); e.Type == sessions.TypeToolResult && n > 0 && out[n-1].Role == provider.RoleTool {
 				out[n-1].Parts = append(out[n-1].Parts, m.Parts...)
 				continue
 			}
 			out = append(out, m)
-		case session.TypeCompaction:
-			var c session.Compaction
+		case sessions.TypeCompaction:
+			var c sessions.Compaction
 			if json.Unmarshal(e.Payload(), &c) != nil {
 				continue
 			}

@@ -8,7 +8,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 )
 
 // Messages sent while a turn runs, as pi's rpc takes them: a steering
@@ -71,7 +71,7 @@ func (a *Agent) deliverQueued(ctx context.Context, texts []string) error {
 	a.emit(ev)
 	for i, text := range texts {
 		user := StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: text}}}}
-		if _, err := a.cfg.Session.Append(context.WithoutCancel(ctx), session.TypeUser, user); err != nil {
+		if _, err := a.cfg.Session.Append(context.WithoutCancel(ctx), sessions.TypeUser, user); err != nil {
 			// What was not saved goes back, for Result.Unsent.
 			a.mu.Lock()
 			a.steering = append(slices.Clone(texts[i:]), a.steering...)

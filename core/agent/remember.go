@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/pi-tui/pi-tui/core/memory"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 )
 
 // The remember tool: the agent adds, replaces or removes an entry of its
@@ -95,7 +95,7 @@ func (a *Agent) recordChange(c ToolCall, resultID string, ch *memory.Change) err
 		return nil
 	}
 	rec := MemoryChangeRecord{Kind: CustomMemoryChange, ToolCallID: c.ID, ToolResultID: resultID, Change: *ch}
-	if _, err := a.cfg.Session.Append(context.Background(), session.TypeCustom, rec); err != nil {
+	if _, err := a.cfg.Session.Append(context.Background(), sessions.TypeCustom, rec); err != nil {
 		return fmt.Errorf("the memory was changed but the record of the change could not be saved, so the turn stopped: %w", err)
 	}
 	return nil

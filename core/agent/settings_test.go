@@ -7,16 +7,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
-func compactions(s *session.Session) []session.Compaction {
-	var out []session.Compaction
+func compactions(s *sessions.Session) []sessions.Compaction {
+	var out []sessions.Compaction
 	for _, e := range s.Path() {
-		if e.Type == session.TypeCompaction {
-			var c session.Compaction
+		if e.Type == sessions.TypeCompaction {
+			var c sessions.Compaction
 			json.Unmarshal(e.Payload(), &c)
 			out = append(out, c)
 		}

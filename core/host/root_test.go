@@ -27,7 +27,7 @@ var builders = map[string][]string{
 	"github.com/pi-tui/pi-tui/core/services":  {"Open"},
 	"github.com/pi-tui/pi-tui/core/projects":  {"NewRegistry", "NewTrust"},
 	"github.com/pi-tui/pi-tui/core/memory":    {"NewService"},
-	"github.com/pi-tui/pi-tui/core/session":   {"NewManager"},
+	"github.com/pi-tui/pi-tui/core/sessions":  {"NewManager"},
 	"github.com/pi-tui/pi-tui/core/worktree":  {"NewService"},
 	"github.com/pi-tui/pi-tui/core/approvals": {"New"},
 	"github.com/pi-tui/pi-tui/core/events":    {"New"},

@@ -20,7 +20,7 @@ import (
 // RelocateOptions say where session files live.
 type RelocateOptions struct {
 	// SessionsDir returns the folder of a root's session files, as
-	// core/session's Manager.Dir does; nil means pi's default,
+	// core/sessions' Manager.Dir does; nil means pi's default,
 	// <agentDir>/sessions/--<root>--. When it gives one folder for every
 	// root (pi's --session-dir, $PI_CODING_AGENT_SESSION_DIR or the
 	// sessionDir setting), nothing is moved: the files there whose header

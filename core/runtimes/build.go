@@ -11,7 +11,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 )
 
@@ -36,7 +36,7 @@ type built struct {
 // a worktree of its own (ADR 0029) works in that folder: tools, bash and
 // the instruction chain use it as the root, while memory and trust stay
 // the project's, keyed by the project root.
-func (m *Manager) build(ctx context.Context, sess *session.Session, modelSpec string) (built, error) {
+func (m *Manager) build(ctx context.Context, sess *sessions.Session, modelSpec string) (built, error) {
 	h := m.opts.Host
 	projectID, sessionID := sess.ProjectID(), sess.ID()
 	p, err := h.Projects.Binding(ctx, projectID)

@@ -10,7 +10,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 )
 
 // Lifecycle: launching, reusing and retiring runtimes, each announced on
@@ -24,7 +24,7 @@ func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Ru
 	m.mu.Lock()
 	rt := m.runtimes[sessionID]
 	m.mu.Unlock()
-	var sess *session.Session
+	var sess *sessions.Session
 	if rt != nil {
 		if rt.busy() {
 			return nil, engine.ErrBusy
@@ -85,7 +85,7 @@ func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Ru
 	return rt, nil
 }
 
-func (m *Manager) launchLocked(b built, sess *session.Session, fp string) *Runtime {
+func (m *Manager) launchLocked(b built, sess *sessions.Session, fp string) *Runtime {
 	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl}
 	var pf agent.Preflighter = newProxy(b.spec.Root, b.spec.Trusted, b.res, m.opts.Host.Places.Home, m.opts.Host.Places.AgentDir,
 		instructions.Model{Provider: b.model.Provider, ID: b.model.ID})

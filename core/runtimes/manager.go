@@ -31,7 +31,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/services"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 )
 
@@ -70,7 +70,7 @@ type Runtime struct {
 	// Engine runs the session's agent; the manager knows it by the
 	// interface only (the builtin agent, or pi).
 	Engine  engine.Engine
-	Session *session.Session
+	Session *sessions.Session
 
 	fp       string
 	reserved bool          // handed out by Prepare; its prompt has not ended
@@ -85,7 +85,7 @@ func (rt *Runtime) busy() bool { return rt.Engine.State().Busy }
 // Manager owns the runtimes of one host.
 type Manager struct {
 	opts     Options
-	sessions *session.Manager
+	sessions *sessions.Manager
 	// worktrees verifies the sessions' worktree bindings (and caches
 	// what git says of them); the front ends share it.
 	worktrees *worktree.Service

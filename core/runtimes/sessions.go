@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/pi-tui/pi-tui/core/engine"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 )
 
@@ -32,19 +32,19 @@ func (m *Manager) DeleteSession(ctx context.Context, id string) error {
 
 // ForkSession starts a new session from the branch of session id up to the
 // entry upTo ("" for an empty one) and returns it.
-func (m *Manager) ForkSession(ctx context.Context, id, upTo string) (*session.Session, error) {
+func (m *Manager) ForkSession(ctx context.Context, id, upTo string) (*sessions.Session, error) {
 	return m.sessions.Fork(ctx, id, upTo)
 }
 
 // Sessions returns the session manager the runtimes use.
-func (m *Manager) Sessions() *session.Manager { return m.sessions }
+func (m *Manager) Sessions() *sessions.Manager { return m.sessions }
 
 // Worktrees returns the worktree service the runtimes verify bindings
 // with, for the front ends to list, merge and discard through.
 func (m *Manager) Worktrees() *worktree.Service { return m.worktrees }
 
 // Session returns the live session object of a runtime, or opens it.
-func (m *Manager) Session(ctx context.Context, id string) (*session.Session, error) {
+func (m *Manager) Session(ctx context.Context, id string) (*sessions.Session, error) {
 	m.mu.Lock()
 	rt := m.runtimes[id]
 	m.mu.Unlock()

@@ -11,14 +11,14 @@ import (
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/services"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
 
 // worktreeRig turns the rig's project into a git repository and gives it
 // two sessions, each in a worktree of its own.
-func worktreeRig(t *testing.T) (r *rig, a, b string, wa, wb session.Worktree) {
+func worktreeRig(t *testing.T) (r *rig, a, b string, wa, wb sessions.Worktree) {
 	wtt.Need(t)
 	r = newRig(t, readThenAnswer, nil)
 	wtt.Repo(t, r.root, nil)
@@ -155,7 +155,7 @@ func TestPlantedBindingRunsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetWorktree(ctx, session.Worktree{Kind: session.KindWorktree, Root: outside, Dir: outside,
+	if err := s.SetWorktree(ctx, sessions.Worktree{Kind: sessions.KindWorktree, Root: outside, Dir: outside,
 		Branch: "pi/" + worktree.ShortID(s.ID()), Base: "main", Main: r.root}); err != nil {
 		t.Fatal(err)
 	}

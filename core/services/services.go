@@ -16,7 +16,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/store"
 )
@@ -40,7 +40,7 @@ type Services struct {
 	Memory   *memory.Service
 	// Sessions are pi's session files of the projects (in Places'
 	// session folder, or pi's folder per project).
-	Sessions *session.Manager
+	Sessions *sessions.Manager
 	// Worktrees verifies, makes, merges and discards worktree sessions,
 	// and caches what git says of them.
 	Worktrees *worktree.Service
@@ -77,7 +77,7 @@ func Open(ctx context.Context, places paths.Places, opts Options) (*Services, er
 	// Entries another writer appended, once read, are announced to every
 	// program showing the session.
 	arrived := func(id string, n int) { s.Events.Publish(events.SessionAppended{SessionID: id, Entries: n}) }
-	s.Sessions = session.NewManager(st, session.Config{AgentDir: places.AgentDir, SessionDir: places.SessionDir, Arrived: arrived})
+	s.Sessions = sessions.NewManager(st, sessions.Config{AgentDir: places.AgentDir, SessionDir: places.SessionDir, Arrived: arrived})
 	s.Trust = s.Projects.Trust()
 	s.Projects.OnChange(func(id string) { s.Events.Publish(events.ProjectsChanged{ProjectID: id}) })
 	// The memory service knows the root, not the project: the runtimes

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
@@ -46,7 +46,7 @@ func TestRepositoryProgramsNeverRun(t *testing.T) {
 	for _, f := range []string{"a.txt", "b.inc", "c.wt"} {
 		wtt.Write(t, w.Root, f, "changed in the session\n")
 	}
-	sts := r.svc.Statuses(ctx, map[string]session.Worktree{s.ID(): w}, 0)
+	sts := r.svc.Statuses(ctx, map[string]sessions.Worktree{s.ID(): w}, 0)
 	if st, ok := sts[s.ID()]; !ok || len(st.Changed) != 3 {
 		t.Errorf("the list's status: %+v %v", st, ok)
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/pi-tui/pi-tui/core/git"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 )
 
 // What a merge must not do to the main checkout, checked before it runs:
@@ -24,7 +24,7 @@ import (
 // IgnoredMainError refuses a merge that would overwrite or delete files
 // of the main checkout that git ignores.
 type IgnoredMainError struct {
-	W     session.Worktree
+	W     sessions.Worktree
 	Files []string
 }
 
@@ -36,7 +36,7 @@ func (e *IgnoredMainError) Error() string {
 // StagedMainError refuses a merge that is not a fast-forward while the
 // main checkout has staged changes: git merges into a clean index only.
 type StagedMainError struct {
-	W     session.Worktree
+	W     sessions.Worktree
 	Files []string
 }
 
@@ -48,7 +48,7 @@ func (e *StagedMainError) Error() string {
 // ProgramMergeError refuses a merge that needs a program the
 // repository's own git config names.
 type ProgramMergeError struct {
-	W        session.Worktree
+	W        sessions.Worktree
 	Programs []git.Program
 	Files    []string
 }
@@ -70,7 +70,7 @@ type mainState struct {
 }
 
 // readMain reads the main checkout's status in one git status.
-func (g *Git) readMain(ctx context.Context, w session.Worktree) (mainState, error) {
+func (g *Git) readMain(ctx context.Context, w sessions.Worktree) (mainState, error) {
 	out, err := g.run(ctx, w.Main, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--ignore-submodules=dirty")
 	if err != nil {
 		return mainState{}, err
@@ -171,7 +171,7 @@ func inTheWay(root *os.Root, dir, t string) (string, bool) {
 // writes it through the filter). A branch that changes a .gitattributes
 // may give any file any driver: then every withheld driver and required
 // filter counts.
-func (g *Git) programsNeeded(ctx context.Context, w session.Worktree, touched []string) ([]git.Program, []string, error) {
+func (g *Git) programsNeeded(ctx context.Context, w sessions.Worktree, touched []string) ([]git.Program, []string, error) {
 	withheld, err := g.g.Withheld(ctx, w.Main)
 	if err != nil {
 		return nil, nil, err
@@ -283,7 +283,7 @@ const noDirectoryRenames = "merge.directoryRenames=false"
 // git has merge-tree --write-tree (2.38), every path where the merged
 // tree differs from the base's and every conflicted path (conflicts and
 // renames git works out itself may write elsewhere).
-func (g *Git) mergeTouched(ctx context.Context, w session.Worktree) ([]string, error) {
+func (g *Git) mergeTouched(ctx context.Context, w sessions.Worktree) ([]string, error) {
 	base, branch := "refs/heads/"+w.Base, "refs/heads/"+w.Branch
 	out, err := g.run(ctx, w.Main, "diff", "--name-only", "-z", "--no-renames", base+"..."+branch)
 	if err != nil {

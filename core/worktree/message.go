@@ -6,7 +6,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 )
 
 // maxMessageRunes clips a first message used as a merge's commit message:
@@ -17,7 +17,7 @@ const maxMessageRunes = 60
 // as the session list names the session: its name, else the first line of
 // its first message (without the files attached to it), clipped. Only a
 // session with neither falls back to its id.
-func MergeMessage(s *session.Session) string {
+func MergeMessage(s *sessions.Session) string {
 	if t := firstTextLine(s.Title()); t != "" {
 		return t
 	}
@@ -29,9 +29,9 @@ func MergeMessage(s *session.Session) string {
 
 // firstUserText returns the text the user typed in the first user message
 // of path, attached <file> blocks left out.
-func firstUserText(path []session.Entry) string {
+func firstUserText(path []sessions.Entry) string {
 	for _, e := range path {
-		if e.Type != session.TypeUser {
+		if e.Type != sessions.TypeUser {
 			continue
 		}
 		var sm struct {

@@ -14,7 +14,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/pi-tui/pi-tui/core/git"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
@@ -49,22 +49,22 @@ func (g *Git) Checkout(ctx context.Context, dir string) (Checkout, error) {
 // Add makes a worktree at dir on a new branch from base (a branch of the
 // checkout; "" means the branch checked out there) and returns the record
 // a session keeps.
-func (g *Git) Add(ctx context.Context, projectRoot, dir, branch, base string) (session.Worktree, error) {
+func (g *Git) Add(ctx context.Context, projectRoot, dir, branch, base string) (sessions.Worktree, error) {
 	c, err := g.Checkout(ctx, projectRoot)
 	if err != nil {
-		return session.Worktree{}, err
+		return sessions.Worktree{}, err
 	}
 	if base == "" {
 		if c.Branch == "" {
-			return session.Worktree{}, fmt.Errorf("%s is on a detached HEAD; choose the branch the worktree starts from (and merges into)", c.Top)
+			return sessions.Worktree{}, fmt.Errorf("%s is on a detached HEAD; choose the branch the worktree starts from (and merges into)", c.Top)
 		}
 		base = c.Branch
 	}
 	if _, err := g.run(ctx, c.Top, "rev-parse", "--verify", "--quiet", "refs/heads/"+base); err != nil {
-		return session.Worktree{}, fmt.Errorf("%s has no branch %q to start a worktree from", c.Top, base)
+		return sessions.Worktree{}, fmt.Errorf("%s has no branch %q to start a worktree from", c.Top, base)
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
-		return session.Worktree{}, fmt.Errorf("make the worktrees folder: %w", err)
+		return sessions.Worktree{}, fmt.Errorf("make the worktrees folder: %w", err)
 	}
 	_, existed := g.run(ctx, c.Top, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
 	if _, err := g.run(ctx, c.Top, "worktree", "add", "--quiet", "-b", branch, dir, base); err != nil {
@@ -76,16 +76,16 @@ func (g *Git) Add(ctx context.Context, projectRoot, dir, branch, base string) (s
 			_, _ = g.run(ctx, c.Top, "branch", "-D", branch)
 		}
 		if ge := (*GitError)(nil); errors.As(err, &ge) && len(ge.Withheld) > 0 {
-			return session.Worktree{}, fmt.Errorf("%s cannot be checked out into a worktree (%s); nothing was made: %s",
+			return sessions.Worktree{}, fmt.Errorf("%s cannot be checked out into a worktree (%s); nothing was made: %s",
 				c.Top, git.FirstLine(ge.Stderr), git.WithheldSentence(ge.Withheld))
 		}
-		return session.Worktree{}, err
+		return sessions.Worktree{}, err
 	}
 	root := dir
 	if c.Prefix != "" {
 		root = filepath.Join(dir, filepath.FromSlash(c.Prefix))
 	}
-	return session.Worktree{Kind: session.KindWorktree, Root: root, Dir: dir, Branch: branch, Base: base, Main: c.Top}, nil
+	return sessions.Worktree{Kind: sessions.KindWorktree, Root: root, Dir: dir, Branch: branch, Base: base, Main: c.Top}, nil
 }
 
 // Status is what the session list shows of a worktree.
@@ -122,19 +122,19 @@ func (s Status) Stat() string {
 }
 
 // missingFix is the one-line fix for a worktree folder deleted by hand.
-func missingFix(w session.Worktree) string {
+func missingFix(w sessions.Worktree) string {
 	return fmt.Sprintf("the worktree folder is gone; its branch %s keeps what was committed: restore it with git -C %s worktree add %s %s, or discard it",
 		w.Branch, w.Main, w.Dir, w.Branch)
 }
 
 // MissingError is returned where a missing worktree stops work.
-type MissingError struct{ W session.Worktree }
+type MissingError struct{ W sessions.Worktree }
 
 func (e *MissingError) Error() string { return missingFix(e.W) }
 
 // present checks the worktree folder; a vanished one is pruned from git's
 // list so its branch can be checked out again.
-func (g *Git) present(ctx context.Context, w session.Worktree) error {
+func (g *Git) present(ctx context.Context, w sessions.Worktree) error {
 	if fi, err := os.Stat(w.Dir); err == nil && fi.IsDir() {
 		return nil
 	}
@@ -149,7 +149,7 @@ func (g *Git) Prune(ctx context.Context, main string) error {
 }
 
 // Status reads a worktree's branch, uncommitted changes and diff stat.
-func (g *Git) Status(ctx context.Context, w session.Worktree) (Status, error) {
+func (g *Git) Status(ctx context.Context, w sessions.Worktree) (Status, error) {
 	st := Status{Branch: w.Branch, Base: w.Base, Ahead: -1}
 	if err := g.present(ctx, w); err != nil {
 		st.Missing, st.Fix = true, err.Error()
@@ -215,7 +215,7 @@ func readUntracked(root *os.Root, p string, limit int64) ([]byte, bool) {
 // two elsewhere. The session list runs it for every worktree session.
 // No external diff, no textconv (programs a repository's config names),
 // and a submodule as its commits only.
-func (g *Git) diffSinceFork(ctx context.Context, w session.Worktree, args ...string) (string, error) {
+func (g *Git) diffSinceFork(ctx context.Context, w sessions.Worktree, args ...string) (string, error) {
 	args = append([]string{"--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty", "--submodule=short"}, args...)
 	if g.atLeast(2, 30) {
 		return g.run(ctx, w.Dir, append(append([]string{"diff"}, args...), "--merge-base", "refs/heads/"+w.Base)...)
@@ -228,7 +228,7 @@ func (g *Git) diffSinceFork(ctx context.Context, w session.Worktree, args ...str
 }
 
 // Ahead counts the commits of the branch that its base lacks.
-func (g *Git) Ahead(ctx context.Context, w session.Worktree) (int, error) {
+func (g *Git) Ahead(ctx context.Context, w sessions.Worktree) (int, error) {
 	out, err := g.run(ctx, w.Main, "rev-list", "--count", "refs/heads/"+w.Base+"..refs/heads/"+w.Branch)
 	if err != nil {
 		return 0, err
@@ -237,7 +237,7 @@ func (g *Git) Ahead(ctx context.Context, w session.Worktree) (int, error) {
 }
 
 // forkPoint is where the branch left its base (the merge base).
-func (g *Git) forkPoint(ctx context.Context, w session.Worktree) (string, error) {
+func (g *Git) forkPoint(ctx context.Context, w sessions.Worktree) (string, error) {
 	out, err := g.run(ctx, w.Dir, "merge-base", "refs/heads/"+w.Base, "HEAD")
 	if err != nil {
 		return "", fmt.Errorf("compare %s with %s: %w", w.Branch, w.Base, err)
@@ -298,7 +298,7 @@ const maxDiff = 4 << 20
 // Diff returns the worktree's changes against where it left its base, as
 // unified diff text: git's for tracked files, and one made here for
 // untracked files, which git diff leaves out.
-func (g *Git) Diff(ctx context.Context, w session.Worktree) (string, error) {
+func (g *Git) Diff(ctx context.Context, w sessions.Worktree) (string, error) {
 	if err := g.present(ctx, w); err != nil {
 		return "", err
 	}
@@ -340,7 +340,7 @@ func (g *Git) Diff(ctx context.Context, w session.Worktree) (string, error) {
 
 // Commit commits everything uncommitted in the worktree (new files too);
 // done is false when there was nothing to commit.
-func (g *Git) Commit(ctx context.Context, w session.Worktree, message string) (done bool, err error) {
+func (g *Git) Commit(ctx context.Context, w sessions.Worktree, message string) (done bool, err error) {
 	if err := g.present(ctx, w); err != nil {
 		return false, err
 	}
@@ -373,7 +373,7 @@ type MergeResult struct {
 // ConflictError is a merge that stopped on conflicts; the merge was
 // aborted, so the main checkout is as it was.
 type ConflictError struct {
-	W     session.Worktree
+	W     sessions.Worktree
 	Files []string
 }
 
@@ -385,7 +385,7 @@ func (e *ConflictError) Error() string {
 // DirtyMainError refuses a merge that would touch files the main checkout
 // has uncommitted changes in.
 type DirtyMainError struct {
-	W     session.Worktree
+	W     sessions.Worktree
 	Files []string
 }
 
@@ -399,7 +399,7 @@ func (e *DirtyMainError) Error() string {
 // in a touched file, no ignored file overwritten or deleted, nothing
 // staged when git would refuse for it, and no program needed that the
 // repository's config names.
-func (g *Git) mergeable(ctx context.Context, w session.Worktree, touched []string) error {
+func (g *Git) mergeable(ctx context.Context, w sessions.Worktree, touched []string) error {
 	st, err := g.readMain(ctx, w)
 	if err != nil {
 		return err
@@ -469,7 +469,7 @@ func overwritten(err error) []string {
 // merges the branch into the base branch in the main checkout: a
 // fast-forward when the base has not moved, else a merge commit. A
 // conflict is aborted, so nothing is half-done in the main checkout.
-func (g *Git) Merge(ctx context.Context, w session.Worktree, message string) (MergeResult, error) {
+func (g *Git) Merge(ctx context.Context, w sessions.Worktree, message string) (MergeResult, error) {
 	var res MergeResult
 	committed, err := g.Commit(ctx, w, message)
 	if err != nil {
@@ -527,7 +527,7 @@ func splitZ(s string) []string {
 
 // Discard removes the worktree (uncommitted changes too: the caller has
 // asked) and deletes its branch. A folder already gone is pruned.
-func (g *Git) Discard(ctx context.Context, w session.Worktree) error {
+func (g *Git) Discard(ctx context.Context, w sessions.Worktree) error {
 	if fi, err := os.Stat(w.Dir); err == nil && fi.IsDir() {
 		if _, err := g.run(ctx, w.Main, "worktree", "remove", "--force", w.Dir); err != nil {
 			return err
@@ -544,7 +544,7 @@ func (g *Git) Discard(ctx context.Context, w session.Worktree) error {
 
 // DiscardQuestion asks about a discard, naming what would be lost: the
 // uncommitted changes, and commits the base does not have.
-func DiscardQuestion(w session.Worktree, st Status) string {
+func DiscardQuestion(w sessions.Worktree, st Status) string {
 	q := fmt.Sprintf("Discard the worktree of branch %s and delete the branch?", w.Branch)
 	switch {
 	case st.Missing:

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 	"github.com/pi-tui/pi-tui/store"
 )
@@ -26,7 +26,7 @@ const Namespace = "sessionWorktree"
 // Record is one row of the index.
 type Record struct {
 	ProjectID string `json:"projectId"`
-	session.Worktree
+	sessions.Worktree
 }
 
 // Service makes, lists, merges and discards worktree sessions. git is
@@ -79,26 +79,26 @@ func ShortID(sessionID string) string {
 // the project). The session file is written at once with the binding.
 // The record of whom the folder is made for (MadeForNamespace) is written
 // before the folder is made, so no worktree pi-tui makes is without one.
-func (s *Service) NewSession(ctx context.Context, sm *session.Manager, projectID, base, title string) (*session.Session, session.Worktree, error) {
+func (s *Service) NewSession(ctx context.Context, sm *sessions.Manager, projectID, base, title string) (*sessions.Session, sessions.Worktree, error) {
 	g, err := s.Git(ctx)
 	if err != nil {
-		return nil, session.Worktree{}, err
+		return nil, sessions.Worktree{}, err
 	}
 	root, _, err := s.st.ProjectBinding(ctx, projectID)
 	if err != nil {
-		return nil, session.Worktree{}, err
+		return nil, sessions.Worktree{}, err
 	}
 	if _, err := g.Checkout(ctx, root); err != nil {
-		return nil, session.Worktree{}, err
+		return nil, sessions.Worktree{}, err
 	}
 	sess, err := sm.Create(ctx, projectID, title)
 	if err != nil {
-		return nil, session.Worktree{}, err
+		return nil, sessions.Worktree{}, err
 	}
 	short := ShortID(sess.ID())
 	if err := s.recordMadeFor(ctx, projectID, short, sess.ID()); err != nil {
 		sess.Close() // nothing was written
-		return nil, session.Worktree{}, err
+		return nil, sessions.Worktree{}, err
 	}
 	dir := filepath.Join(s.dataDir, "worktrees", projectID, short)
 	w, err := g.Add(ctx, root, dir, "pi/"+short, base)
@@ -106,13 +106,13 @@ func (s *Service) NewSession(ctx context.Context, sm *session.Manager, projectID
 	if err != nil {
 		_ = s.dropMadeFor(ctx, projectID, short, sess.ID())
 		sess.Close() // nothing was written
-		return nil, session.Worktree{}, err
+		return nil, sessions.Worktree{}, err
 	}
 	if err := sess.SetWorktree(ctx, w); err != nil {
 		_ = g.Discard(ctx, w) // the branch is new and empty: nothing is lost
 		_ = s.dropMadeFor(ctx, projectID, short, sess.ID())
 		sess.Close()
-		return nil, session.Worktree{}, err
+		return nil, sessions.Worktree{}, err
 	}
 	// The index only speeds up listings (the session file holds the
 	// binding): a failure to write it costs nothing the caller must undo.
@@ -121,7 +121,7 @@ func (s *Service) NewSession(ctx context.Context, sm *session.Manager, projectID
 }
 
 // index writes (or, with w inactive, removes) a session's index row.
-func (s *Service) index(ctx context.Context, projectID, sessionID string, w session.Worktree) error {
+func (s *Service) index(ctx context.Context, projectID, sessionID string, w sessions.Worktree) error {
 	cur, found, err := s.st.GetKV(ctx, Namespace, sessionID)
 	if err != nil {
 		return err
@@ -144,8 +144,8 @@ func (s *Service) index(ctx context.Context, projectID, sessionID string, w sess
 // read them from their files (session.Manager.List): the ones pi-tui can
 // verify are Bound, the others Invalid. The repository's worktrees are
 // read once for all of them (and reused for a few seconds).
-func (s *Service) Of(ctx context.Context, projectID string, sums []session.Summary) Sessions {
-	out := Sessions{Bound: map[string]session.Worktree{}, Invalid: map[string]*InvalidError{}}
+func (s *Service) Of(ctx context.Context, projectID string, sums []sessions.Summary) Sessions {
+	out := Sessions{Bound: map[string]sessions.Worktree{}, Invalid: map[string]*InvalidError{}}
 	since := time.Now()
 	for _, sum := range sums {
 		if !sum.Worktree.Active() {
@@ -195,7 +195,7 @@ func (s *Service) ByBranch(ctx context.Context, ref string) (id string, found bo
 // binds it to a worktree pi-tui cannot verify, which it must then not
 // work in. A verified binding of a relocated project is caught up with
 // (follow).
-func (s *Service) Lookup(ctx context.Context, sess *session.Session) (w session.Worktree, bound bool, err error) {
+func (s *Service) Lookup(ctx context.Context, sess *sessions.Session) (w sessions.Worktree, bound bool, err error) {
 	w, ok := sess.Worktree()
 	if ok && sess.ProjectID() != "" {
 		_ = s.index(ctx, sess.ProjectID(), sess.ID(), w)
@@ -216,7 +216,7 @@ func (s *Service) Lookup(ctx context.Context, sess *session.Session) (w session.
 // Statuses reads the status of several worktrees at once, in parallel;
 // a status read less than maxAge ago is reused. Failures are left out.
 // wts are verified bindings (Of's Bound, Lookup's): git runs in them.
-func (s *Service) Statuses(ctx context.Context, wts map[string]session.Worktree, maxAge time.Duration) map[string]Status {
+func (s *Service) Statuses(ctx context.Context, wts map[string]sessions.Worktree, maxAge time.Duration) map[string]Status {
 	out := make(map[string]Status, len(wts))
 	g, err := s.Git(ctx)
 	if err != nil {
@@ -265,7 +265,7 @@ func (s *Service) forget(id string) {
 }
 
 // bound returns a session's verified worktree and git, or why it has none.
-func (s *Service) bound(ctx context.Context, sess *session.Session) (session.Worktree, *Git, error) {
+func (s *Service) bound(ctx context.Context, sess *sessions.Session) (sessions.Worktree, *Git, error) {
 	w, ok, err := s.Lookup(ctx, sess)
 	if err != nil {
 		return w, nil, err
@@ -284,7 +284,7 @@ func (s *Service) bound(ctx context.Context, sess *session.Session) (session.Wor
 // moved, pi-tui projects relocate): w is verified, with Main the project's
 // checkout now; git is told where it is (git worktree repair) and the
 // session's record names it, so merges land there.
-func (s *Service) follow(ctx context.Context, sess *session.Session, w session.Worktree) session.Worktree {
+func (s *Service) follow(ctx context.Context, sess *sessions.Session, w sessions.Worktree) sessions.Worktree {
 	g, err := s.Git(ctx)
 	if err != nil {
 		return w
@@ -301,7 +301,7 @@ func (s *Service) follow(ctx context.Context, sess *session.Session, w session.W
 }
 
 // Status reads one session's worktree status.
-func (s *Service) Status(ctx context.Context, sess *session.Session) (Status, session.Worktree, error) {
+func (s *Service) Status(ctx context.Context, sess *sessions.Session) (Status, sessions.Worktree, error) {
 	w, g, err := s.bound(ctx, sess)
 	if err != nil {
 		return Status{}, w, err
@@ -316,7 +316,7 @@ func (s *Service) Status(ctx context.Context, sess *session.Session) (Status, se
 }
 
 // Diff returns a session's worktree diff against its base.
-func (s *Service) Diff(ctx context.Context, sess *session.Session) (string, error) {
+func (s *Service) Diff(ctx context.Context, sess *sessions.Session) (string, error) {
 	w, g, err := s.bound(ctx, sess)
 	if err != nil {
 		return "", err
@@ -326,7 +326,7 @@ func (s *Service) Diff(ctx context.Context, sess *session.Session) (string, erro
 
 // Merge commits and merges a session's worktree into its base branch. The
 // worktree stays: the session may go on, or be discarded.
-func (s *Service) Merge(ctx context.Context, sess *session.Session, message string) (MergeResult, session.Worktree, error) {
+func (s *Service) Merge(ctx context.Context, sess *sessions.Session, message string) (MergeResult, sessions.Worktree, error) {
 	w, g, err := s.bound(ctx, sess)
 	if err != nil {
 		return MergeResult{}, w, err
@@ -342,7 +342,7 @@ func (s *Service) Merge(ctx context.Context, sess *session.Session, message stri
 // branch pi-tui's record says it made for this very session are deleted:
 // a legacy worktree (made before the record) is left for the user to
 // remove with git (LegacyDiscardError).
-func (s *Service) Discard(ctx context.Context, sess *session.Session) (session.Worktree, error) {
+func (s *Service) Discard(ctx context.Context, sess *sessions.Session) (sessions.Worktree, error) {
 	w, g, err := s.bound(ctx, sess)
 	if err != nil {
 		return w, err
@@ -375,7 +375,7 @@ func (s *Service) Discard(ctx context.Context, sess *session.Session) (session.W
 // unbinding it drops it.
 type LegacyDiscardError struct {
 	SessionID string
-	W         session.Worktree
+	W         sessions.Worktree
 }
 
 func (e *LegacyDiscardError) Error() string {
@@ -388,7 +388,7 @@ func (e *LegacyDiscardError) Error() string {
 // project's main checkout from then on, and no folder or branch is
 // touched (they may be anyone's). A verified worktree is not unbound: it
 // is merged or discarded, so it is never left behind unlisted.
-func (s *Service) Unbind(ctx context.Context, sess *session.Session) (session.Worktree, error) {
+func (s *Service) Unbind(ctx context.Context, sess *sessions.Session) (sessions.Worktree, error) {
 	w, bound, err := s.Lookup(ctx, sess)
 	switch {
 	case !bound:
@@ -396,9 +396,9 @@ func (s *Service) Unbind(ctx context.Context, sess *session.Session) (session.Wo
 	case err == nil:
 		return w, fmt.Errorf("session %s works in a verified worktree (branch %s): merge or discard it instead", sess.ID(), w.Branch)
 	}
-	if err := sess.SetWorktree(ctx, session.Worktree{}); err != nil {
+	if err := sess.SetWorktree(ctx, sessions.Worktree{}); err != nil {
 		return w, err
 	}
 	s.forget(sess.ID())
-	return w, s.index(ctx, sess.ProjectID(), sess.ID(), session.Worktree{})
+	return w, s.index(ctx, sess.ProjectID(), sess.ID(), sessions.Worktree{})
 }

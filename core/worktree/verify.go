@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
@@ -37,7 +37,7 @@ import (
 // it. Nothing is ever deleted for an invalid binding.
 type InvalidError struct {
 	SessionID string
-	W         session.Worktree // the record as the file has it
+	W         sessions.Worktree // the record as the file has it
 	Why       string           // the check that failed, one clause
 }
 
@@ -49,7 +49,7 @@ func (e *InvalidError) Error() string {
 
 // Sessions are a project's worktree sessions as Of verified them.
 type Sessions struct {
-	Bound   map[string]session.Worktree // verified bindings, by session id
+	Bound   map[string]sessions.Worktree // verified bindings, by session id
 	Invalid map[string]*InvalidError    // bindings that cannot be verified
 }
 
@@ -148,8 +148,8 @@ func (s *Service) dropViews() {
 // project that a listing read (nil for one session): with the index's
 // rows, they are the claims a legacy binding must not share its folder
 // with. Every failure is an *InvalidError.
-func (s *Service) verify(ctx context.Context, pid, id string, w session.Worktree, since time.Time, others []session.Summary) (v session.Worktree, relocated bool, err error) {
-	bad := func(format string, args ...any) (session.Worktree, bool, error) {
+func (s *Service) verify(ctx context.Context, pid, id string, w sessions.Worktree, since time.Time, others []sessions.Summary) (v sessions.Worktree, relocated bool, err error) {
+	bad := func(format string, args ...any) (sessions.Worktree, bool, error) {
 		return w, false, &InvalidError{SessionID: id, W: w, Why: fmt.Sprintf(format, args...)}
 	}
 	short := ShortID(id)
@@ -235,7 +235,7 @@ func (s *Service) verify(ctx context.Context, pid, id string, w session.Worktree
 // those of the listing and those of the index (sessions looked up one by
 // one). Used only to refuse, so a stale index row can only make a legacy
 // binding invalid, never make one count.
-func (s *Service) claims(ctx context.Context, id, dir string, others []session.Summary) []string {
+func (s *Service) claims(ctx context.Context, id, dir string, others []sessions.Summary) []string {
 	seen := map[string]bool{}
 	for _, o := range others {
 		if o.ID != id && o.Worktree.Active() && canonical(o.Worktree.Dir) == dir {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
@@ -16,7 +16,7 @@ import (
 // plant writes a session file of the rig's project whose pi-tui.worktree
 // record is made by bind from the session's short id, as a planted or
 // edited file would hold it, and opens it as a fresh pi-tui would.
-func (r *rig) plant(bind func(short string) session.Worktree) *session.Session {
+func (r *rig) plant(bind func(short string) sessions.Worktree) *sessions.Session {
 	r.t.Helper()
 	ctx := context.Background()
 	s, err := r.sm.Create(ctx, r.pid, "planted")
@@ -28,7 +28,7 @@ func (r *rig) plant(bind func(short string) session.Worktree) *session.Session {
 	}
 	id := s.ID()
 	s.Close()
-	s, err = session.NewManager(r.h.Store, session.Config{AgentDir: r.h.Places.AgentDir}).Open(ctx, id)
+	s, err = sessions.NewManager(r.h.Store, sessions.Config{AgentDir: r.h.Places.AgentDir}).Open(ctx, id)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -60,46 +60,46 @@ func TestPlantedBindingsAreRefused(t *testing.T) {
 	cases := []struct {
 		name   string
 		why    string // in the sentence
-		bind   func(short string) session.Worktree
+		bind   func(short string) sessions.Worktree
 		exists func(short string) []check
 	}{{
 		name: "an outside folder", why: "is not",
-		bind: func(short string) session.Worktree {
+		bind: func(short string) sessions.Worktree {
 			out := filepath.Join(r.h.Places.Home, "tmp-outside")
 			wtt.Write(t, out, "secret.txt", "secret\n")
 			wtt.Write(t, out, ".pi/settings.json", `{"shellPath":"/tmp/evil"}`)
-			return session.Worktree{Kind: session.KindWorktree, Root: out, Dir: out, Branch: "pi/" + short, Base: "main", Main: r.root}
+			return sessions.Worktree{Kind: sessions.KindWorktree, Root: out, Dir: out, Branch: "pi/" + short, Base: "main", Main: r.root}
 		},
 		exists: func(string) []check {
 			return []check{{folder: filepath.Join(r.h.Places.Home, "tmp-outside", "secret.txt")}}
 		},
 	}, {
 		name: "another repository's worktree in the session's folder", why: "main checkout",
-		bind: func(short string) session.Worktree {
+		bind: func(short string) sessions.Worktree {
 			dir := r.folderFor(short)
 			wtt.Git(t, other, "worktree", "add", "-q", "-b", "pi/"+short, dir)
-			return session.Worktree{Kind: session.KindWorktree, Root: dir, Dir: dir, Branch: "pi/" + short, Base: "main", Main: other}
+			return sessions.Worktree{Kind: sessions.KindWorktree, Root: dir, Dir: dir, Branch: "pi/" + short, Base: "main", Main: other}
 		},
 		exists: func(short string) []check { return []check{{r.folderFor(short), other, "pi/" + short}} },
 	}, {
 		name: "another repository's worktree, naming the project's checkout", why: "is not a worktree of the project's repository",
-		bind: func(short string) session.Worktree {
+		bind: func(short string) sessions.Worktree {
 			dir := r.folderFor(short)
 			wtt.Git(t, other, "worktree", "add", "-q", "-b", "pi/"+short, dir)
-			return session.Worktree{Kind: session.KindWorktree, Root: dir, Dir: dir, Branch: "pi/" + short, Base: "main", Main: r.root}
+			return sessions.Worktree{Kind: sessions.KindWorktree, Root: dir, Dir: dir, Branch: "pi/" + short, Base: "main", Main: r.root}
 		},
 		exists: func(short string) []check { return []check{{r.folderFor(short), other, "pi/" + short}} },
 	}, {
 		name: "the session's folder on another branch", why: "not on its branch",
-		bind: func(short string) session.Worktree {
+		bind: func(short string) sessions.Worktree {
 			dir := r.folderFor(short)
 			wtt.Git(t, r.root, "worktree", "add", "-q", "-b", "users-"+short, dir)
-			return session.Worktree{Kind: session.KindWorktree, Root: dir, Dir: dir, Branch: "pi/" + short, Base: "main", Main: r.root}
+			return sessions.Worktree{Kind: sessions.KindWorktree, Root: dir, Dir: dir, Branch: "pi/" + short, Base: "main", Main: r.root}
 		},
 		exists: func(short string) []check { return []check{{r.folderFor(short), r.root, "users-" + short}} },
 	}, {
 		name: "another session's worktree and branch", why: "the branch pi-tui names for this session",
-		bind: func(string) session.Worktree { return lw },
+		bind: func(string) sessions.Worktree { return lw },
 		exists: func(string) []check {
 			return []check{{lw.Dir, r.root, lw.Branch}}
 		},
@@ -220,7 +220,7 @@ func TestWorktreeMadeElsewhereVerifiesAtOnce(t *testing.T) {
 }
 
 // rigOf20 is a project with 20 worktree sessions, listed.
-func rigOf20(b *testing.B) (*rig, []session.Summary) {
+func rigOf20(b *testing.B) (*rig, []sessions.Summary) {
 	r := newRig(b, map[string]string{"a.txt": "a\n"})
 	for range 20 {
 		r.newSession()
@@ -260,7 +260,7 @@ func BenchmarkOf20Cold(b *testing.B) {
 // copyAs copies the session file of sess as a planted file would: every
 // mention of its id replaced by id (same suffix, so the same short id),
 // next to the original, and opens it as a fresh pi-tui would.
-func (r *rig) copyAs(sess *session.Session, id string) *session.Session {
+func (r *rig) copyAs(sess *sessions.Session, id string) *sessions.Session {
 	r.t.Helper()
 	ctx := context.Background()
 	list, err := r.sm.List(ctx, r.pid)
@@ -281,7 +281,7 @@ func (r *rig) copyAs(sess *session.Session, id string) *session.Session {
 	if err := os.WriteFile(planted, []byte(body), 0o644); err != nil {
 		r.t.Fatal(err)
 	}
-	s, err := session.NewManager(r.h.Store, session.Config{AgentDir: r.h.Places.AgentDir}).Open(ctx, id)
+	s, err := sessions.NewManager(r.h.Store, sessions.Config{AgentDir: r.h.Places.AgentDir}).Open(ctx, id)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func (r *rig) copyAs(sess *session.Session, id string) *session.Session {
 
 // survives fails the test unless the worktree w of a real session still
 // has its folder and branch, and the session still verifies.
-func (r *rig) survives(t *testing.T, sess *session.Session, w session.Worktree) {
+func (r *rig) survives(t *testing.T, sess *sessions.Session, w sessions.Worktree) {
 	t.Helper()
 	if fi, err := os.Stat(w.Dir); err != nil || !fi.IsDir() {
 		t.Errorf("the real session's worktree %s is gone: %v", w.Dir, err)
@@ -357,9 +357,9 @@ func TestMissingFolderNeedsTheRecord(t *testing.T) {
 	ctx := context.Background()
 	real, rw := r.newSession()
 	gone := filepath.Join(r.h.Places.Home, "gone")
-	s := r.plant(func(short string) session.Worktree {
+	s := r.plant(func(short string) sessions.Worktree {
 		dir := r.folderFor(short)
-		return session.Worktree{Kind: session.KindWorktree, Root: dir, Dir: dir, Branch: "pi/" + short, Base: "main", Main: gone}
+		return sessions.Worktree{Kind: sessions.KindWorktree, Root: dir, Dir: dir, Branch: "pi/" + short, Base: "main", Main: gone}
 	})
 	var inv *worktree.InvalidError
 	if _, _, err := r.svc.Lookup(ctx, s); !errors.As(err, &inv) || !strings.Contains(inv.Why, "no record of making its folder") {
@@ -397,7 +397,7 @@ func TestMissingFolderNeedsTheRecord(t *testing.T) {
 
 // forgetRecord drops pi-tui's record of whom w's folder was made for, as
 // a worktree made before pi-tui kept records has none.
-func (r *rig) forgetRecord(w session.Worktree) {
+func (r *rig) forgetRecord(w sessions.Worktree) {
 	r.t.Helper()
 	key := r.pid + "/" + filepath.Base(w.Dir)
 	kv, found, err := r.h.Store.GetKV(context.Background(), worktree.MadeForNamespace, key)

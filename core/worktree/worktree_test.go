@@ -11,7 +11,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 	"github.com/pi-tui/pi-tui/store"
@@ -23,7 +23,7 @@ type rig struct {
 	h    *unit
 	root string
 	pid  string
-	sm   *session.Manager
+	sm   *sessions.Manager
 	svc  *worktree.Service
 }
 
@@ -48,7 +48,7 @@ func newHost(t testing.TB) *rig {
 	}
 	t.Cleanup(func() { st.Close() })
 	h := &unit{Places: pl, Store: st, Projects: projects.NewRegistry(st, pl.AgentDir)}
-	return &rig{t: t, h: h, sm: session.NewManager(h.Store, session.Config{AgentDir: pl.AgentDir}),
+	return &rig{t: t, h: h, sm: sessions.NewManager(h.Store, sessions.Config{AgentDir: pl.AgentDir}),
 		svc: worktree.NewService(h.Store, pl.DataDir, worktree.Options{Env: wtt.Env(t)})}
 }
 
@@ -70,7 +70,7 @@ func (r *rig) add(root string) {
 	r.pid = p.ID
 }
 
-func (r *rig) newSession() (*session.Session, session.Worktree) {
+func (r *rig) newSession() (*sessions.Session, sessions.Worktree) {
 	r.t.Helper()
 	s, w, err := r.svc.NewSession(context.Background(), r.sm, r.pid, "", "")
 	if err != nil {
@@ -104,7 +104,7 @@ func TestTwoSessionsOneFileMergeThenConflict(t *testing.T) {
 	if len(list) != 2 {
 		t.Fatalf("listed %d sessions, want 2", len(list))
 	}
-	reopened, err := session.NewManager(r.h.Store, session.Config{AgentDir: r.h.Places.AgentDir}).Open(ctx, a.ID())
+	reopened, err := sessions.NewManager(r.h.Store, sessions.Config{AgentDir: r.h.Places.AgentDir}).Open(ctx, a.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +374,7 @@ func TestMergeMessageNamesTheSessionAsTheListDoes(t *testing.T) {
 	user := map[string]any{}
 	for _, text := range []string{first, "second message"} {
 		user["message"] = provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: text}}}
-		if _, err := s.Append(ctx, session.TypeUser, user); err != nil {
+		if _, err := s.Append(ctx, sessions.TypeUser, user); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,12 +10,12 @@ import (
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/provider"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 )
 
 // realSession makes m's project a real one, in a temporary folder, and
 // starts a session file in it.
-func realSession(t *testing.T, m *Model) *coresession.Session {
+func realSession(t *testing.T, m *Model) *sessions.Session {
 	t.Helper()
 	ctx, root := context.Background(), t.TempDir()
 	p, _, err := m.d.Host.Projects.Add(ctx, root, "p", false)
@@ -37,7 +37,7 @@ func openWithArrival(t *testing.T, m *Model) openedMsg {
 	ctx := context.Background()
 	s := realSession(t, m)
 	user := agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "hello"}}}}
-	if _, err := s.Append(ctx, coresession.TypeUser, user); err != nil {
+	if _, err := s.Append(ctx, sessions.TypeUser, user); err != nil {
 		t.Fatal(err)
 	}
 	m.SetSize(100, 30)
@@ -59,7 +59,7 @@ func openWithArrival(t *testing.T, m *Model) openedMsg {
 	}
 	defer other.Close()
 	reply := agent.StoredMessage{Message: provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{{Type: provider.PartText, Text: "written by the other one"}}}, StopReason: provider.StopEnd}
-	if _, err := other.Append(ctx, coresession.TypeAssistant, reply); err != nil {
+	if _, err := other.Append(ctx, sessions.TypeAssistant, reply); err != nil {
 		t.Fatal(err)
 	}
 	return opened

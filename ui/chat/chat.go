@@ -13,7 +13,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtimes"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/transcript"
 )
@@ -23,13 +23,13 @@ import (
 // refreshedMsg carries the branch reread.
 type arrivedMsg struct {
 	id   string
-	sess *coresession.Session
+	sess *sessions.Session
 }
 
 type refreshedMsg struct {
 	id      string
-	entries []coresession.Entry
-	sess    *coresession.Session
+	entries []sessions.Entry
+	sess    *sessions.Session
 }
 
 // arrivalPoll is how often an idle open session looks for lines other
@@ -42,7 +42,7 @@ const arrivalPoll = time.Second
 // an append of ours finds, the session announces on the broker
 // (events.SessionAppended), so every program showing it rereads, this one
 // included, through its event switch.
-func (m *Model) watchArrivals(ctx context.Context, id string, s *coresession.Session) tea.Cmd {
+func (m *Model) watchArrivals(ctx context.Context, id string, s *sessions.Session) tea.Cmd {
 	if s == nil {
 		return nil
 	}
@@ -320,7 +320,7 @@ func storedLast(ctx context.Context, rts *runtimes.Manager, id, text string) boo
 	}
 	path := s.Path()
 	for i := len(path) - 1; i >= 0; i-- {
-		if path[i].Type == coresession.TypeUser {
+		if path[i].Type == sessions.TypeUser {
 			return transcript.UserText(path[i]) == text
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/provider"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 )
 
 // TestChatHeaderCallsTheSessionAsTheListDoes: an unnamed session's header
@@ -21,7 +21,7 @@ func TestChatHeaderCallsTheSessionAsTheListDoes(t *testing.T) {
 	s := realSession(t, m)
 	first := "fix the login bug " + strings.Repeat("and more ", 20) + "\nsecond line"
 	msg := agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: first}}}}
-	if _, err := s.Append(t.Context(), coresession.TypeUser, msg); err != nil {
+	if _, err := s.Append(t.Context(), sessions.TypeUser, msg); err != nil {
 		t.Fatal(err)
 	}
 	list := m.tab.List

@@ -28,7 +28,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/runtimes"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/skills"
 	"github.com/pi-tui/pi-tui/ui/approval"
 	"github.com/pi-tui/pi-tui/ui/common"
@@ -99,7 +99,7 @@ type Model struct {
 	// stopWatch stops waiting for other writers' arrivals in the open
 	// session; open is that session, for rereading it.
 	stopWatch func()
-	open      *coresession.Session
+	open      *sessions.Session
 
 	project *projects.Project
 	sid     string // the open session ("" before one opens)

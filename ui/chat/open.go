@@ -7,7 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/runtimes"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
@@ -20,8 +20,8 @@ import (
 type openedMsg struct {
 	id      string
 	title   string
-	entries []coresession.Entry
-	sess    *coresession.Session // watched for other writers' arrivals
+	entries []sessions.Entry
+	sess    *sessions.Session // watched for other writers' arrivals
 	err     error
 	input   string // put in the chat input (a forked message to edit)
 	branch  string // the worktree branch the session works on, "" for none
@@ -50,7 +50,7 @@ func openSession(ctx context.Context, rts *runtimes.Manager, id string) openedMs
 // bindingOf names the worktree branch a session works on ("" for none),
 // or says why its binding is invalid; it scans the session and may run
 // git, so it is called in commands, not in Update.
-func bindingOf(ctx context.Context, svc *worktree.Service, s *coresession.Session) (branch, invalid string) {
+func bindingOf(ctx context.Context, svc *worktree.Service, s *sessions.Session) (branch, invalid string) {
 	w, bound, err := svc.Lookup(ctx, s)
 	switch {
 	case err != nil:

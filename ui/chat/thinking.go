@@ -8,7 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/provider"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 )
@@ -27,9 +27,9 @@ type thinkingRecord struct {
 
 // levelOf returns the thinking level chosen last on the session's branch
 // ("" = the default).
-func levelOf(entries []coresession.Entry) string {
+func levelOf(entries []sessions.Entry) string {
 	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].Type != coresession.TypeCustom {
+		if entries[i].Type != sessions.TypeCustom {
 			continue
 		}
 		var r thinkingRecord
@@ -43,9 +43,9 @@ func levelOf(entries []coresession.Entry) string {
 }
 
 // modelOf returns the model chosen last in the session ("" = default).
-func modelOf(entries []coresession.Entry) string {
+func modelOf(entries []sessions.Entry) string {
 	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].Type == coresession.TypeModelChange {
+		if entries[i].Type == sessions.TypeModelChange {
 			var v struct {
 				Model string `json:"model"`
 			}
@@ -176,7 +176,7 @@ func (m *Model) setThinking(want string) tea.Cmd {
 	record := func() tea.Msg {
 		s, err := rts.Session(ctx, id)
 		if err == nil {
-			_, err = s.Append(ctx, coresession.TypeCustom, thinkingRecord{Kind: ThinkingLevelChange, ThinkingLevel: l})
+			_, err = s.Append(ctx, sessions.TypeCustom, thinkingRecord{Kind: ThinkingLevelChange, ThinkingLevel: l})
 		}
 		if err != nil {
 			return common.NoticeMsg{Text: "the thinking level applies, but it could not be saved in the session: " + err.Error(), Error: true}

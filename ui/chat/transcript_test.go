@@ -12,23 +12,23 @@ import (
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/provider"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/transcript"
 )
 
 // storedEntry is an entry as a session file gives it back.
-func storedEntry(t *testing.T, id, parent, typ string, sm agent.StoredMessage) coresession.Entry {
+func storedEntry(t *testing.T, id, parent, typ string, sm agent.StoredMessage) sessions.Entry {
 	t.Helper()
 	b, err := json.Marshal(sm)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return coresession.NewEntry(id, parent, typ, b)
+	return sessions.NewEntry(id, parent, typ, b)
 }
 
 // toolSession: one answer calls bash twice; a later answer calls it
 // again; the first call was denied.
-func toolSession(t *testing.T) []coresession.Entry {
+func toolSession(t *testing.T) []sessions.Entry {
 	call := func(id, cmd string) provider.Part {
 		args, _ := json.Marshal(map[string]string{"command": cmd})
 		return provider.Part{Type: provider.PartToolCall, ToolCallID: id, ToolName: "bash", Arguments: args}
@@ -40,13 +40,13 @@ func toolSession(t *testing.T) []coresession.Entry {
 	answer := func(parts ...provider.Part) agent.StoredMessage {
 		return agent.StoredMessage{Message: provider.Message{Role: provider.RoleAssistant, Parts: parts}}
 	}
-	return []coresession.Entry{
-		storedEntry(t, "u1", "", coresession.TypeUser, agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "count"}}}}),
-		storedEntry(t, "a1", "u1", coresession.TypeAssistant, answer(call("c1", "rm -rf build"), call("c2", "for i in 1 2 3; do echo $i; done"))),
-		storedEntry(t, "r1", "a1", coresession.TypeToolResult, result("c1", "The user denied this bash call.", true)),
-		storedEntry(t, "r2", "r1", coresession.TypeToolResult, result("c2", "1\n2\n3\n", false)),
-		storedEntry(t, "a2", "r2", coresession.TypeAssistant, answer(provider.Part{Type: provider.PartText, Text: "again"}, call("c3", "ls -la"))),
-		storedEntry(t, "r3", "a2", coresession.TypeToolResult, result("c3", "total 0", false)),
+	return []sessions.Entry{
+		storedEntry(t, "u1", "", sessions.TypeUser, agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "count"}}}}),
+		storedEntry(t, "a1", "u1", sessions.TypeAssistant, answer(call("c1", "rm -rf build"), call("c2", "for i in 1 2 3; do echo $i; done"))),
+		storedEntry(t, "r1", "a1", sessions.TypeToolResult, result("c1", "The user denied this bash call.", true)),
+		storedEntry(t, "r2", "r1", sessions.TypeToolResult, result("c2", "1\n2\n3\n", false)),
+		storedEntry(t, "a2", "r2", sessions.TypeAssistant, answer(provider.Part{Type: provider.PartText, Text: "again"}, call("c3", "ls -la"))),
+		storedEntry(t, "r3", "a2", sessions.TypeToolResult, result("c3", "total 0", false)),
 	}
 }
 
@@ -104,11 +104,11 @@ func TestAttachedFilesShowAsACount(t *testing.T) {
 		t.Fatal(err)
 	}
 	sent, _ := filesearch.Attach(context.Background(), root, "see @AGENTS.md", filesearch.DefaultAttachLimits())
-	user := storedEntry(t, "u1", "", coresession.TypeUser, agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: sent}}}})
+	user := storedEntry(t, "u1", "", sessions.TypeUser, agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: sent}}}})
 
 	m := testModel(t)
 	m.SetSize(100, 30)
-	m.Update(openedMsg{id: "s1", title: "t", entries: []coresession.Entry{user}})
+	m.Update(openedMsg{id: "s1", title: "t", entries: []sessions.Entry{user}})
 	view := m.View()
 	if !strings.Contains(view, "see @AGENTS.md\n  (+ 1 file attached)") || strings.Contains(view, "<file") || strings.Contains(view, "be brief") {
 		t.Errorf("the reopened message:\n%s", view)

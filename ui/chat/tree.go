@@ -7,7 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/provider"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	coresettings "github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
@@ -31,7 +31,7 @@ func (m *Model) treePicker(fork bool) tea.Cmd {
 }
 
 type treeMsg struct {
-	tree []coresession.TreeEntry
+	tree []sessions.TreeEntry
 	leaf string
 	fork bool
 }
@@ -40,8 +40,8 @@ func (m *Model) showTree(msg treeMsg) tea.Cmd {
 	if len(msg.tree) == 0 {
 		return common.Notice("no messages to branch from yet")
 	}
-	jump := func(te coresession.TreeEntry, _ string) tea.Cmd { return m.branchTo(te.Entry) }
-	fork := func(te coresession.TreeEntry, _ string) tea.Cmd { return m.forkFrom(te.Entry) }
+	jump := func(te sessions.TreeEntry, _ string) tea.Cmd { return m.branchTo(te.Entry) }
+	fork := func(te sessions.TreeEntry, _ string) tea.Cmd { return m.forkFrom(te.Entry) }
 	if msg.fork {
 		jump = fork
 	}
@@ -51,9 +51,9 @@ func (m *Model) showTree(msg treeMsg) tea.Cmd {
 // branchTo continues the session from an entry, on a new branch; the old
 // branch stays. From a user message it moves to just before it and puts
 // the message in the input to edit and send again.
-func (m *Model) branchTo(e coresession.Entry) tea.Cmd {
+func (m *Model) branchTo(e sessions.Entry) tea.Cmd {
 	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
-	at, edit := e.ID, e.Type == coresession.TypeUser
+	at, edit := e.ID, e.Type == sessions.TypeUser
 	if edit {
 		at = e.ParentID
 		m.input.SetValue(transcript.UserText(e)) // the cursor at its end, to edit it
@@ -73,10 +73,10 @@ func (m *Model) branchTo(e coresession.Entry) tea.Cmd {
 
 // forkFrom starts a new session holding the branch up to an entry (up to
 // just before a user message, which goes to the input) and opens it.
-func (m *Model) forkFrom(e coresession.Entry) tea.Cmd {
+func (m *Model) forkFrom(e sessions.Entry) tea.Cmd {
 	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
 	upTo, text := e.ID, ""
-	if e.Type == coresession.TypeUser {
+	if e.Type == sessions.TypeUser {
 		upTo, text = e.ParentID, transcript.UserText(e)
 	}
 	return func() tea.Msg {
@@ -89,7 +89,7 @@ func (m *Model) forkFrom(e coresession.Entry) tea.Cmd {
 }
 
 type branchedMsg struct {
-	entries []coresession.Entry
+	entries []sessions.Entry
 	edit    bool // a message of the user's went back to the input
 }
 
@@ -143,7 +143,7 @@ func (m *Model) showModels(refs []coresettings.ModelRef, current string, err err
 			// Kept in the session, so resuming it later uses this model.
 			return tea.Batch(common.Notice("model %s: the runtime restarts (model-changed) at the next prompt", spec), m.describe(), func() tea.Msg {
 				if s, err := rts.Session(ctx, id); err == nil {
-					s.Append(ctx, coresession.TypeModelChange, map[string]string{"model": spec})
+					s.Append(ctx, sessions.TypeModelChange, map[string]string{"model": spec})
 				}
 				return nil
 			})

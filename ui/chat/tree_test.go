@@ -9,7 +9,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/provider"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -20,13 +20,13 @@ func TestBranchNoticeSaysWhatToDo(t *testing.T) {
 	m := testModel(t)
 	ctx := context.Background()
 	s := realSession(t, m)
-	var entries []coresession.Entry
+	var entries []sessions.Entry
 	for _, c := range []struct {
 		typ  string
 		role provider.Role
 		text string
-	}{{coresession.TypeUser, provider.RoleUser, "first question"}, {coresession.TypeAssistant, provider.RoleAssistant, "first answer"},
-		{coresession.TypeUser, provider.RoleUser, "second question"}, {coresession.TypeAssistant, provider.RoleAssistant, "second answer"}} {
+	}{{sessions.TypeUser, provider.RoleUser, "first question"}, {sessions.TypeAssistant, provider.RoleAssistant, "first answer"},
+		{sessions.TypeUser, provider.RoleUser, "second question"}, {sessions.TypeAssistant, provider.RoleAssistant, "second answer"}} {
 		if _, err := s.Append(ctx, c.typ, agent.StoredMessage{Message: provider.Message{Role: c.role, Parts: []provider.Part{{Type: provider.PartText, Text: c.text}}}}); err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
@@ -57,7 +57,7 @@ func (f *listFilter) text() string {
 }
 
 // matches reports whether a session shows under the filter.
-func (f *listFilter) matches(s coresession.Summary) bool {
+func (f *listFilter) matches(s sessions.Summary) bool {
 	q := f.text()
 	if q == "" {
 		return true
@@ -67,7 +67,7 @@ func (f *listFilter) matches(s coresession.Summary) bool {
 
 // search starts a content search for the current query over the files of
 // list, cancelling the one before; it ends with ctx (the program's).
-func (f *listFilter) search(ctx context.Context, list []coresession.Summary) tea.Cmd {
+func (f *listFilter) search(ctx context.Context, list []sessions.Summary) tea.Cmd {
 	if f.cancel != nil {
 		f.cancel()
 	}

@@ -11,14 +11,14 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/filesearch"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 )
 
 type listMsg struct {
-	list []coresession.Summary
+	list []sessions.Summary
 	of   worktree.Sessions // the listed sessions' worktree bindings, verified
 	err  error
 }
@@ -41,11 +41,11 @@ func (m *Model) loadList() tea.Cmd {
 }
 
 // shown returns the sessions the filter lets through, in list order.
-func (m *Model) shown() []coresession.Summary {
+func (m *Model) shown() []sessions.Summary {
 	if m.filter.text() == "" {
 		return m.list
 	}
-	var out []coresession.Summary
+	var out []sessions.Summary
 	for _, s := range m.list {
 		if m.filter.matches(s) {
 			out = append(out, s)
@@ -166,7 +166,7 @@ func (m *Model) SetTitle(id, title string) tea.Cmd {
 }
 
 // deleteDialog asks before a session's file is removed.
-func (m *Model) deleteDialog(s coresession.Summary) tea.Cmd {
+func (m *Model) deleteDialog(s sessions.Summary) tea.Cmd {
 	name := Title(s.Title, s.FirstMessage)
 	if name == "" {
 		name = filepath.Base(s.Path)

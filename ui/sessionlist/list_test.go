@@ -7,7 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/projects"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/internal/keytest"
 	"github.com/pi-tui/pi-tui/ui/internal/uitest"
 )
@@ -29,7 +29,7 @@ func selectedRow(t *testing.T, m *Model) string {
 func TestSessionListFirstAndLast(t *testing.T) {
 	m := testModel(t)
 	m.SetSize(100, 30)
-	m.list = []coresession.Summary{{ID: "a", Title: "alpha"}, {ID: "b", Title: "beta"}, {ID: "c", Title: "gamma"}}
+	m.list = []sessions.Summary{{ID: "a", Title: "alpha"}, {ID: "b", Title: "beta"}, {ID: "c", Title: "gamma"}}
 	for _, c := range []struct {
 		key  tea.KeyMsg
 		want string

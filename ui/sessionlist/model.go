@@ -18,7 +18,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/runtimes"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -76,7 +76,7 @@ type Model struct {
 	ctx  context.Context
 
 	project *projects.Project
-	list    []coresession.Summary
+	list    []sessions.Summary
 	cursor  int
 	listErr string
 	filter  listFilter // the list's filter
@@ -123,13 +123,13 @@ func (m *Model) Open(p projects.Project) tea.Cmd {
 func (m *Model) Reload() tea.Cmd { return m.loadList() }
 
 // Listed returns session id's row as last read.
-func (m *Model) Listed(id string) (coresession.Summary, bool) {
+func (m *Model) Listed(id string) (sessions.Summary, bool) {
 	for _, s := range m.list {
 		if s.ID == id {
 			return s, true
 		}
 	}
-	return coresession.Summary{}, false
+	return sessions.Summary{}, false
 }
 
 // SetSize sets the area the list draws in.

@@ -8,7 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
@@ -121,7 +121,7 @@ type wtAskMsg struct {
 	op    string // "merge" or "discard"
 	id    string
 	title string
-	w     coresession.Worktree
+	w     sessions.Worktree
 	st    worktree.Status
 	err   error
 }
@@ -139,7 +139,7 @@ type wtDiffMsg struct {
 }
 
 // withSession opens session id in a command and runs fn on it.
-func (m *Model) withSession(id string, fn func(ctx context.Context, s *coresession.Session) tea.Msg) tea.Cmd {
+func (m *Model) withSession(id string, fn func(ctx context.Context, s *sessions.Session) tea.Msg) tea.Cmd {
 	rts, ctx := m.d.Runtimes, m.ctx
 	return func() tea.Msg {
 		s, err := rts.Session(ctx, id)
@@ -158,7 +158,7 @@ func (m *Model) prepare(op, id string) tea.Cmd {
 		return common.Failure(errors.New("this session has no worktree; w starts a session in one"))
 	}
 	svc := m.wt.svc
-	return m.withSession(id, func(ctx context.Context, s *coresession.Session) tea.Msg {
+	return m.withSession(id, func(ctx context.Context, s *sessions.Session) tea.Msg {
 		st, w, err := svc.Status(ctx, s)
 		return wtAskMsg{op: op, id: id, title: worktree.MergeMessage(s), w: w, st: st, err: err}
 	})
@@ -177,7 +177,7 @@ func (m *Model) ask(msg wtAskMsg) tea.Cmd {
 	if msg.op == "discard" {
 		body := worktree.DiscardQuestion(msg.w, msg.st) + "\nThe session stays and works in the project root from then on."
 		return m.d.UI.Push(dialog.NewConfirm(m.d.UI, "Discard worktree", common.Visible(body), func() tea.Cmd {
-			return m.withSession(id, func(ctx context.Context, s *coresession.Session) tea.Msg {
+			return m.withSession(id, func(ctx context.Context, s *sessions.Session) tea.Msg {
 				w, err := svc.Discard(ctx, s)
 				if err != nil {
 					return wtDoneMsg{err: err}
@@ -202,7 +202,7 @@ func (m *Model) ask(msg wtAskMsg) tea.Cmd {
 			}
 			return ""
 		}, func(v string) tea.Cmd {
-			return m.withSession(id, func(ctx context.Context, s *coresession.Session) tea.Msg {
+			return m.withSession(id, func(ctx context.Context, s *sessions.Session) tea.Msg {
 				res, w, err := svc.Merge(ctx, s, strings.TrimSpace(v))
 				if err != nil {
 					return wtDoneMsg{err: err}
@@ -223,7 +223,7 @@ func (m *Model) unbindDialog(inv *worktree.InvalidError) tea.Cmd {
 	svc, id := m.wt.svc, inv.SessionID
 	body := "This session's worktree binding is invalid: " + inv.Why + ".\nUnbind it? Nothing is deleted; the session works in the project's main checkout from then on. (Or fork it with /fork.)"
 	return m.d.UI.Push(dialog.NewConfirm(m.d.UI, "Unbind invalid worktree", common.Visible(body), func() tea.Cmd {
-		return m.withSession(id, func(ctx context.Context, s *coresession.Session) tea.Msg {
+		return m.withSession(id, func(ctx context.Context, s *sessions.Session) tea.Msg {
 			if _, err := svc.Unbind(ctx, s); err != nil {
 				return wtDoneMsg{err: err}
 			}
@@ -242,7 +242,7 @@ func (m *Model) showDiff(id string) tea.Cmd {
 		return common.Failure(errors.New("this session has no worktree; w starts a session in one"))
 	}
 	svc := m.wt.svc
-	return m.withSession(id, func(ctx context.Context, s *coresession.Session) tea.Msg {
+	return m.withSession(id, func(ctx context.Context, s *sessions.Session) tea.Msg {
 		text, err := svc.Diff(ctx, s)
 		return wtDiffMsg{branch: w.Branch, text: text, err: err}
 	})

@@ -12,7 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -39,7 +39,7 @@ func newTreeKeys() treeKeys {
 // treeRow is one line of the tree: an entry, how deep it is drawn and what
 // it says.
 type treeRow struct {
-	e      coresession.TreeEntry
+	e      sessions.TreeEntry
 	depth  int
 	text   string // the message, one line: filled when first drawn (a long session's rows are not all decoded)
 	leaf   bool   // the current leaf
@@ -60,13 +60,13 @@ type Page struct {
 	h       int
 	// describe says in one line what an entry holds (the transcript
 	// decodes it); jump and fork act on the chosen entry.
-	describe   func(coresession.Entry) string
-	jump, fork func(coresession.TreeEntry, string) tea.Cmd
+	describe   func(sessions.Entry) string
+	jump, fork func(sessions.TreeEntry, string) tea.Cmd
 }
 
 // New shows tree with leaf, the entry the session is at, selected;
 // forking is /fork, where enter forks too.
-func New(ui *common.UI, forking bool, tree []coresession.TreeEntry, leaf string, describe func(coresession.Entry) string, jump, fork func(coresession.TreeEntry, string) tea.Cmd) *Page {
+func New(ui *common.UI, forking bool, tree []sessions.TreeEntry, leaf string, describe func(sessions.Entry) string, jump, fork func(sessions.TreeEntry, string) tea.Cmd) *Page {
 	p := &Page{ui: ui, forking: forking, keys: newTreeKeys(), describe: describe, jump: jump, fork: fork}
 	p.rows = treeRows(tree, leaf)
 	for i, r := range p.rows {
@@ -80,7 +80,7 @@ func New(ui *common.UI, forking bool, tree []coresession.TreeEntry, leaf string,
 // treeRows orders the tree depth first (children in file order) and
 // indents a child one step where its parent has more than one child, so a
 // long conversation without branches stays flat.
-func treeRows(tree []coresession.TreeEntry, leaf string) []treeRow {
+func treeRows(tree []sessions.TreeEntry, leaf string) []treeRow {
 	children := map[string][]int{}
 	var tops []int
 	for i, te := range tree {

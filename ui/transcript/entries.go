@@ -3,7 +3,7 @@ package transcript
 import (
 	"strings"
 
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -12,8 +12,8 @@ import (
 
 // UserText returns what the user typed in a user entry, without the
 // files attached to it ("" for other entries).
-func UserText(e coresession.Entry) string {
-	if e.Type != coresession.TypeUser {
+func UserText(e sessions.Entry) string {
+	if e.Type != sessions.TypeUser {
 		return ""
 	}
 	it := &item{kind: kindUser, entry: &e}
@@ -22,16 +22,16 @@ func UserText(e coresession.Entry) string {
 }
 
 // EntryText says in one line what an entry holds, as /tree lists it.
-func EntryText(e coresession.Entry) string {
+func EntryText(e sessions.Entry) string {
 	it := &item{entry: &e}
 	switch e.Type {
-	case coresession.TypeUser:
+	case sessions.TypeUser:
 		it.kind = kindUser
-	case coresession.TypeAssistant:
+	case sessions.TypeAssistant:
 		it.kind = kindAssistant
-	case coresession.TypeToolResult:
+	case sessions.TypeToolResult:
 		it.kind = kindTool
-	case coresession.TypeCompaction:
+	case sessions.TypeCompaction:
 		it.kind = kindCompaction
 	default:
 		return e.Type

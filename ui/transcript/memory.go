@@ -8,7 +8,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/memory"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -19,11 +19,11 @@ import (
 // linkChanges gives stored remember results their change records, and
 // marks those the user undid, so a reopened session shows its changes and
 // can undo them.
-func linkChanges(entries []coresession.Entry, items []*item) {
+func linkChanges(entries []sessions.Entry, items []*item) {
 	var changes map[string]agent.MemoryChangeRecord
 	undone := map[string]bool{}
 	for i := range entries {
-		if entries[i].Type != coresession.TypeCustom || !strings.Contains(string(entries[i].Payload()), agent.CustomMemoryChange) {
+		if entries[i].Type != sessions.TypeCustom || !strings.Contains(string(entries[i].Payload()), agent.CustomMemoryChange) {
 			continue
 		}
 		var r agent.MemoryChangeRecord

@@ -8,7 +8,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/provider"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/internal/uitest"
 )
 
@@ -16,19 +16,19 @@ import (
 // when the file says so, with the agent's text drawn safely.
 func TestReopenedSessionShowsChangesAndUndos(t *testing.T) {
 	raw := func(v any) json.RawMessage { b, _ := json.Marshal(v); return b }
-	result := func(id, call string) coresession.Entry {
-		return coresession.NewEntry(id, "", coresession.TypeToolResult, raw(agent.StoredMessage{Tool: "remember",
+	result := func(id, call string) sessions.Entry {
+		return sessions.NewEntry(id, "", sessions.TypeToolResult, raw(agent.StoredMessage{Tool: "remember",
 			Message: provider.Message{Role: provider.RoleTool, Parts: []provider.Part{{Type: provider.PartToolResult, ToolCallID: call, ToolName: "remember", Text: "Saved"}}}}))
 	}
-	change := func(result, call, content string) coresession.Entry {
+	change := func(result, call, content string) sessions.Entry {
 		e := memory.Entry{ID: "m" + call, Content: content, By: memory.ByAgent}
-		return coresession.NewEntry("", "", coresession.TypeCustom, raw(agent.MemoryChangeRecord{Kind: agent.CustomMemoryChange, ToolCallID: call, ToolResultID: result,
+		return sessions.NewEntry("", "", sessions.TypeCustom, raw(agent.MemoryChangeRecord{Kind: agent.CustomMemoryChange, ToolCallID: call, ToolResultID: result,
 			Change: memory.Change{Action: memory.ActionAdd, After: &e, Bytes: len(content)}}))
 	}
-	entries := []coresession.Entry{
+	entries := []sessions.Entry{
 		result("r1", "c1"), change("r1", "c1", "first note\x1b[2J"),
 		result("r2", "c2"), change("r2", "c2", "second note"),
-		coresession.NewEntry("", "", coresession.TypeCustom, raw(agent.MemoryUndoneRecord{Kind: agent.CustomMemoryUndone, ToolCallID: "c2"})),
+		sessions.NewEntry("", "", sessions.TypeCustom, raw(agent.MemoryUndoneRecord{Kind: agent.CustomMemoryUndone, ToolCallID: "c2"})),
 	}
 	items := itemsFrom(entries)
 	if len(items) != 2 || items[0].change == nil || items[1].change == nil {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/memory"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -50,14 +50,14 @@ func (m *Model) SetEmpty(text string) { m.empty = text }
 func (m *Model) Clear() { m.items, m.live, m.calls = nil, nil, map[string]*item{} }
 
 // Load shows a session's branch, scrolled to its end.
-func (m *Model) Load(entries []coresession.Entry) {
+func (m *Model) Load(entries []sessions.Entry) {
 	m.items = itemsFrom(entries)
 	m.bottom = 0
 }
 
 // Reread shows a session's branch as read again, the answer streaming
 // now (another program's turn) kept after it.
-func (m *Model) Reread(entries []coresession.Entry) {
+func (m *Model) Reread(entries []sessions.Entry) {
 	m.items = itemsFrom(entries)
 	if m.live != nil {
 		m.items = append(m.items, m.live)

@@ -12,7 +12,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/provider"
-	coresession "github.com/pi-tui/pi-tui/core/session"
+	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -31,7 +31,7 @@ const (
 // costs little; live items are built from events.
 type item struct {
 	kind  itemKind
-	entry *coresession.Entry // decoded lazily
+	entry *sessions.Entry // decoded lazily
 	ready bool
 	// before is the nearest stored answer before this item: a tool
 	// result's call (and its arguments) is in it or in an earlier one.
@@ -72,12 +72,12 @@ type item struct {
 	lines    []string
 }
 
-func itemsFrom(entries []coresession.Entry) []*item {
+func itemsFrom(entries []sessions.Entry) []*item {
 	// Deliveries are recorded after their tool result; link them back so a
 	// resumed session shows what each result carried.
 	deliveries := map[string]*agent.DeliveryRecord{}
 	for i := range entries {
-		if entries[i].Type == coresession.TypeCustom {
+		if entries[i].Type == sessions.TypeCustom {
 			var r agent.DeliveryRecord
 			if json.Unmarshal(entries[i].Payload(), &r) == nil && r.Kind == agent.CustomSubdirContext {
 				deliveries[r.ToolResultID] = &r
@@ -89,12 +89,12 @@ func itemsFrom(entries []coresession.Entry) []*item {
 	for i := range entries {
 		e := &entries[i]
 		switch e.Type {
-		case coresession.TypeUser:
+		case sessions.TypeUser:
 			out = append(out, &item{kind: kindUser, entry: e})
-		case coresession.TypeAssistant:
+		case sessions.TypeAssistant:
 			answer = &item{kind: kindAssistant, entry: e, before: answer}
 			out = append(out, answer)
-		case coresession.TypeToolResult:
+		case sessions.TypeToolResult:
 			it := &item{kind: kindTool, entry: e, before: answer}
 			if r := deliveries[e.ID]; r != nil {
 				it.delivery = &agent.DeliveryInfo{Deferred: r.Deferred}
@@ -103,7 +103,7 @@ func itemsFrom(entries []coresession.Entry) []*item {
 				}
 			}
 			out = append(out, it)
-		case coresession.TypeCompaction:
+		case sessions.TypeCompaction:
 			out = append(out, &item{kind: kindCompaction, entry: e})
 		}
 	}
@@ -119,7 +119,7 @@ func (it *item) decode() {
 	}
 	it.ready = true
 	if it.kind == kindCompaction {
-		var c coresession.Compaction
+		var c sessions.Compaction
 		json.Unmarshal(it.entry.Payload(), &c)
 		it.text = c.Summary
 		return

@@ -19,7 +19,7 @@
 //
 // Several writers (pi, other pi-tui processes) may hold a file: each append
 // first reads what the others added; Changed tells the UI when that happened.
-package session
+package sessions
 
 import (
 	"context"
