@@ -22,17 +22,17 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
-	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
-	coresettings "github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/editor"
 	"github.com/pi-tui/pi-tui/ui/instructionsview"
 	"github.com/pi-tui/pi-tui/ui/markdown"
 	"github.com/pi-tui/pi-tui/ui/memoryeditor"
-	"github.com/pi-tui/pi-tui/ui/projects"
-	"github.com/pi-tui/pi-tui/ui/settings"
+	"github.com/pi-tui/pi-tui/ui/projectsview"
+	"github.com/pi-tui/pi-tui/ui/settingsview"
 )
 
 // Minimum terminal size; below it the shell says so instead of drawing.
@@ -70,7 +70,7 @@ type Options struct {
 // Start is where a program opens: `pi-tui [-c] [PATH]`.
 type Start struct {
 	// Project opens on this project's sessions (the Session tab).
-	Project *coreprojects.Project
+	Project *projects.Project
 	// Continue reopens the project's latest session, as `pi -c` does.
 	Continue bool
 	// AddPath offers to add this folder, which no project holds, in the
@@ -114,8 +114,8 @@ type Model struct {
 	keys common.GlobalKeys
 
 	tab      tab
-	projects *projects.Model
-	settings *settings.Model
+	projects *projectsview.Model
+	settings *settingsview.Model
 	session  *sessionTab
 	stack    []common.Layer
 
@@ -155,13 +155,13 @@ func New(opts Options) *Model {
 	var stop context.CancelFunc
 	st.Ctx, stop = context.WithCancel(life)
 	m := &Model{opts: opts, st: st, stop: stop, md: markdown.New(opts.Renderer), keys: common.NewGlobalKeys(), width: 80, height: 24}
-	m.projects = projects.New(opts.Host, st, projects.Actions{
+	m.projects = projectsview.New(opts.Host, st, projectsview.Actions{
 		EditAgents:       m.editAgents,
 		EditMemory:       m.editMemory,
 		ShowInstructions: m.showInstructions,
 		OpenSession:      m.openSession,
 	})
-	m.settings = settings.New(opts.Host, st, opts.Env, m.editGlobal)
+	m.settings = settingsview.New(opts.Host, st, opts.Env, m.editGlobal)
 	m.session = newSessionTab(opts, st, m.markdown)
 	return m
 }
@@ -205,13 +205,13 @@ func (m *Model) start() tea.Cmd {
 }
 
 // openAtMsg opens a project the program started on once it is known.
-type openAtMsg struct{ p coreprojects.Project }
+type openAtMsg struct{ p projects.Project }
 
 // openAt opens project p's sessions (its latest session with cont) as
 // the program's start: selected on Projects and marked opened.
-func (m *Model) openAt(p coreprojects.Project, cont bool) tea.Cmd {
+func (m *Model) openAt(p projects.Project, cont bool) tea.Cmd {
 	m.tab = tabSession
-	selectIt := func() tea.Msg { return projects.SelectMsg{ID: p.ID} }
+	selectIt := func() tea.Msg { return projectsview.SelectMsg{ID: p.ID} }
 	if cont {
 		return tea.Batch(selectIt, m.markOpened(p), m.session.Continue(p))
 	}
@@ -221,7 +221,7 @@ func (m *Model) openAt(p coreprojects.Project, cont bool) tea.Cmd {
 // markOpened records, off the UI goroutine, that the program opened on
 // project p: starting in a project's folder opens it as `o` on its row
 // does, for "opened …" and the recent sort.
-func (m *Model) markOpened(p coreprojects.Project) tea.Cmd {
+func (m *Model) markOpened(p projects.Project) tea.Cmd {
 	reg, ctx := m.opts.Host.Projects, m.st.Ctx
 	return func() tea.Msg {
 		if err := reg.MarkOpened(ctx, p.ID); err != nil {
@@ -239,13 +239,13 @@ func (m *Model) loadStatus() tea.Cmd {
 		mod, err := h.DefaultModel()
 		switch {
 		case err != nil:
-			warns = append(warns, coresettings.Brief(err, h.Places.Home)+" (see Settings)")
+			warns = append(warns, settings.Brief(err, h.Places.Home)+" (see Settings)")
 		case mod.Provider == "":
 			s.model = "no model"
 		default:
 			s.model = mod.Provider + "/" + mod.ID
 		}
-		if l, err := coresettings.ReadThinkingLevel(h.Places.AgentDir); err == nil {
+		if l, err := settings.ReadThinkingLevel(h.Places.AgentDir); err == nil {
 			s.thinking = l
 		}
 		if _, gw := instructions.LoadGuidance(h.Places.AgentDir); len(gw) > 0 {
@@ -262,7 +262,7 @@ func (m *Model) loadStatus() tea.Cmd {
 			warns = append(warns, tilde(w, h.Places.Home))
 		}
 		for _, e := range h.Projects.TrustProblems(ctx) {
-			warns = append(warns, coresettings.Brief(e, h.Places.Home)+": no project trusted by it")
+			warns = append(warns, settings.Brief(e, h.Places.Home)+": no project trusted by it")
 		}
 		s.warn = strings.Join(warns, " · ")
 		return statusMsg(s)
@@ -609,7 +609,7 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-func (m *Model) editAgents(p coreprojects.Project) tea.Cmd {
+func (m *Model) editAgents(p projects.Project) tea.Cmd {
 	label := paths.Tilde(filepath.Join(p.Root, "AGENTS.md"), m.opts.Host.Places.Home)
 	return m.st.Push(editor.NewPage(m.editorConfig(p.Root, "AGENTS.md", label, true), m.st))
 }
@@ -626,15 +626,15 @@ func (m *Model) editGlobal() tea.Cmd {
 	}
 }
 
-func (m *Model) editMemory(p coreprojects.Project) tea.Cmd {
+func (m *Model) editMemory(p projects.Project) tea.Cmd {
 	return m.st.Push(memoryeditor.New(m.opts.Host, m.st, p.Root, p.Name))
 }
 
-func (m *Model) showInstructions(p coreprojects.Project) tea.Cmd {
+func (m *Model) showInstructions(p projects.Project) tea.Cmd {
 	return m.st.Push(instructionsview.New(m.opts.Host, m.st, p))
 }
 
-func (m *Model) openSession(p coreprojects.Project) tea.Cmd {
+func (m *Model) openSession(p projects.Project) tea.Cmd {
 	m.tab = tabSession
 	return m.session.Open(p)
 }

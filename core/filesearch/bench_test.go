@@ -23,8 +23,8 @@ func realCheckout(b *testing.B, n int) string {
 	needGitB(b)
 	start := time.Now()
 	root := b.TempDir()
-	git(b, root, "init", "-q")
-	blob := strings.TrimSpace(git(b, root, "hash-object", "-w", "--stdin"))
+	gitOut(b, root, "init", "-q")
+	blob := strings.TrimSpace(gitOut(b, root, "hash-object", "-w", "--stdin"))
 	var list strings.Builder
 	made := map[string]bool{}
 	for i := range n {

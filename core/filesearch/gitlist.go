@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	coregit "github.com/pi-tui/pi-tui/core/git"
+	"github.com/pi-tui/pi-tui/core/git"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
@@ -280,7 +280,7 @@ type gitError struct {
 }
 
 func (e *gitError) Error() string {
-	msg := coregit.FirstLine(e.stderr)
+	msg := git.FirstLine(e.stderr)
 	if msg == "" {
 		msg = e.err.Error()
 	}

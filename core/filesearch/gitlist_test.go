@@ -17,7 +17,7 @@ import (
 // lsFiles is what git itself lists in dir, NUL-separated, for comparing.
 func lsFiles(t testing.TB, dir string, args ...string) []string {
 	t.Helper()
-	out := git(t, dir, append([]string{"ls-files", "-z"}, args...)...)
+	out := gitOut(t, dir, append([]string{"ls-files", "-z"}, args...)...)
 	return strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
 }
 
@@ -40,9 +40,9 @@ func TestGitListsTrackedThenUntracked(t *testing.T) {
 		"secret.env":              "info/exclude ignores it\n",
 		"draft.wip":               "core.excludesFile ignores it\n",
 	})
-	git(t, root, "init", "-q")
-	git(t, root, "add", ".gitignore", "packages", "README.md")
-	git(t, root, "add", "-f", "kept.log", "build/keep.txt")
+	gitOut(t, root, "init", "-q")
+	gitOut(t, root, "add", ".gitignore", "packages", "README.md")
+	gitOut(t, root, "add", "-f", "kept.log", "build/keep.txt")
 	write(t, root, map[string]string{".git/info/exclude": "secret.env\n"})
 	_, find := testGit(t, globalConfig(t, "*.wip\n"))
 	c := NewCache(DefaultLimits(), find)
@@ -61,7 +61,7 @@ func TestGitListsTrackedThenUntracked(t *testing.T) {
 		t.Fatal("the list with untracked files was not kept")
 	}
 
-	git(t, root, "add", "scratch.txt")
+	gitOut(t, root, "add", "scratch.txt")
 	l, err = c.Get(context.Background(), root)
 	if err != nil || !slices.Contains(l.Paths[:l.tracked], "scratch.txt") || len(l.Paths) != len(want) {
 		t.Fatalf("after git add: %v %q (tracked %d)", err, l.Paths, l.tracked)
@@ -91,14 +91,14 @@ func TestSplitIndexListsEveryTrackedFile(t *testing.T) {
 		files[filepath.Join("src", "f"+string(rune('a'+i%26))+strings.Repeat("x", i/26)+".go")] = "package src\n"
 	}
 	write(t, root, files)
-	git(t, root, "init", "-q")
-	git(t, root, "config", "core.splitIndex", "true")
-	git(t, root, "add", ".")
-	git(t, root, "add", "-f", "gen/a.go", "x.log")
-	git(t, root, "commit", "-q", "-m", "one")
-	git(t, root, "update-index", "--split-index") // a fresh shared index
+	gitOut(t, root, "init", "-q")
+	gitOut(t, root, "config", "core.splitIndex", "true")
+	gitOut(t, root, "add", ".")
+	gitOut(t, root, "add", "-f", "gen/a.go", "x.log")
+	gitOut(t, root, "commit", "-q", "-m", "one")
+	gitOut(t, root, "update-index", "--split-index") // a fresh shared index
 	write(t, root, map[string]string{"late.go": "package late\n"})
-	git(t, root, "add", "late.go")
+	gitOut(t, root, "add", "late.go")
 	write(t, root, map[string]string{"gen/b.go": "generated, ignored\n", "new.txt": "untracked\n"})
 	tracked := lsFiles(t, root)
 	if len(tracked) != 51 {
@@ -155,24 +155,24 @@ func TestGitSubmodulesSparseAndConflicts(t *testing.T) {
 	base, _ := filepath.EvalSymlinks(t.TempDir())
 	sub := filepath.Join(base, "sub")
 	write(t, sub, map[string]string{"inner.go": "package inner\n"})
-	git(t, sub, "init", "-q")
-	git(t, sub, "add", ".")
-	git(t, sub, "commit", "-q", "-m", "sub")
+	gitOut(t, sub, "init", "-q")
+	gitOut(t, sub, "add", ".")
+	gitOut(t, sub, "commit", "-q", "-m", "sub")
 
 	root := filepath.Join(base, "main")
 	write(t, root, map[string]string{"a.go": "package a\n", "d/b.go": "package d\n", "f.txt": "one\n"})
-	git(t, root, "init", "-q")
-	git(t, root, "add", ".")
-	git(t, root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", "../sub", "sm")
-	git(t, root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", "../sub", "gone")
-	git(t, root, "commit", "-q", "-m", "main")
-	git(t, root, "submodule", "deinit", "-q", "-f", "gone")
+	gitOut(t, root, "init", "-q")
+	gitOut(t, root, "add", ".")
+	gitOut(t, root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", "../sub", "sm")
+	gitOut(t, root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", "../sub", "gone")
+	gitOut(t, root, "commit", "-q", "-m", "main")
+	gitOut(t, root, "submodule", "deinit", "-q", "-f", "gone")
 	// A gitlink whose folder is a link out of the project is not entered.
 	if err := os.Symlink(sub, filepath.Join(root, "out")); err != nil {
 		t.Fatal(err)
 	}
-	head := strings.TrimSpace(git(t, sub, "rev-parse", "HEAD"))
-	git(t, root, "update-index", "--add", "--cacheinfo", "160000,"+head+",out")
+	head := strings.TrimSpace(gitOut(t, sub, "rev-parse", "HEAD"))
+	gitOut(t, root, "update-index", "--add", "--cacheinfo", "160000,"+head+",out")
 	write(t, root, map[string]string{"sm/scratch.txt": "untracked in the submodule\n"})
 	_, find := testGit(t, "")
 
@@ -187,23 +187,23 @@ func TestGitSubmodulesSparseAndConflicts(t *testing.T) {
 		t.Fatalf("submodules, untracked: %v %q", err, u.Paths)
 	}
 	os.Remove(filepath.Join(root, "sm", "scratch.txt"))
-	git(t, root, "rm", "-q", "-f", "--cached", "out")
+	gitOut(t, root, "rm", "-q", "-f", "--cached", "out")
 
 	// A conflict: three stages of f.txt in the index.
-	git(t, root, "checkout", "-q", "-b", "other")
+	gitOut(t, root, "checkout", "-q", "-b", "other")
 	write(t, root, map[string]string{"f.txt": "two\n"})
-	git(t, root, "commit", "-q", "-am", "two")
-	git(t, root, "checkout", "-q", "-")
+	gitOut(t, root, "commit", "-q", "-am", "two")
+	gitOut(t, root, "checkout", "-q", "-")
 	write(t, root, map[string]string{"f.txt": "three\n"})
-	git(t, root, "commit", "-q", "-am", "three")
+	gitOut(t, root, "commit", "-q", "-am", "three")
 	mergeConflict(t, root, "other")
 	l, err = NewCache(DefaultLimits(), find).Get(context.Background(), root)
 	if err != nil || !slices.Equal(l.Paths, want) {
 		t.Fatalf("conflict: %v\ngot  %q\nwant %q", err, l.Paths, want)
 	}
-	git(t, root, "merge", "--abort")
+	gitOut(t, root, "merge", "--abort")
 
-	git(t, root, "sparse-checkout", "set", "--no-cone", "/a.go")
+	gitOut(t, root, "sparse-checkout", "set", "--no-cone", "/a.go")
 	l, err = NewCache(DefaultLimits(), find).Get(context.Background(), root)
 	// git keeps submodules checked out in a sparse checkout.
 	if err != nil || !slices.Equal(l.Paths, []string{"a.go", "sm/inner.go"}) {
@@ -233,8 +233,8 @@ func TestGitNamesAreExactAndShownSafely(t *testing.T) {
 		write(t, root, map[string]string{n: "x\n"})
 	}
 	write(t, root, map[string]string{"odd\xfe.txt": "untracked\n"})
-	git(t, root, "init", "-q")
-	git(t, root, "add", "--", names[0], names[1], names[2], names[3], names[4])
+	gitOut(t, root, "init", "-q")
+	gitOut(t, root, "add", "--", names[0], names[1], names[2], names[3], names[4])
 	_, find := testGit(t, "")
 	c := NewCache(DefaultLimits(), find)
 	l, err := c.Get(context.Background(), root)
@@ -262,8 +262,8 @@ func TestRefreshKeepsUntrackedFilesUntilLookedAgain(t *testing.T) {
 	needGit(t)
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	write(t, root, map[string]string{"a.go": "package a\n", "scratch.txt": "untracked\n"})
-	git(t, root, "init", "-q")
-	git(t, root, "add", "a.go")
+	gitOut(t, root, "init", "-q")
+	gitOut(t, root, "add", "a.go")
 	lim := DefaultLimits()
 	lim.WalkMaxAge = 0 // every untracked list is due at once
 	_, find := testGit(t, "")
@@ -363,9 +363,9 @@ func TestWithoutGitOnThePath(t *testing.T) {
 	needGit(t) // to make the repository
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	write(t, root, map[string]string{".gitignore": "*.log\n", "a.go": "package a\n", "kept.log": "tracked\n", "scratch.txt": "x\n", "skip.log": "ignored\n"})
-	git(t, root, "init", "-q")
-	git(t, root, "add", "a.go", ".gitignore")
-	git(t, root, "add", "-f", "kept.log")
+	gitOut(t, root, "init", "-q")
+	gitOut(t, root, "add", "a.go", ".gitignore")
+	gitOut(t, root, "add", "-f", "kept.log")
 	c := NewCache(DefaultLimits(), noGit(t))
 	l, err := c.Get(context.Background(), root)
 	if err != nil || !l.FromIndex || l.viaGit || !slices.Equal(l.Paths, lsFiles(t, root)) {
@@ -390,8 +390,8 @@ func TestLargeCheckoutComesInParts(t *testing.T) {
 		files[fmt.Sprintf("src/f%03d.go", i)] = "package src\n"
 	}
 	write(t, root, files)
-	git(t, root, "init", "-q")
-	git(t, root, "add", "src")
+	gitOut(t, root, "init", "-q")
+	gitOut(t, root, "add", "src")
 	tracked := lsFiles(t, root)
 	lim := DefaultLimits()
 	lim.FirstBatch = 50
@@ -415,7 +415,7 @@ func TestLargeCheckoutComesInParts(t *testing.T) {
 		t.Fatalf("untracked: %v %d paths", err, len(u.Paths))
 	}
 
-	git(t, root, "add", "scratch.txt")
+	gitOut(t, root, "add", "scratch.txt")
 	prev, err := c.Get(ctx, root)
 	if err != nil || !prev.Partial() || !slices.Equal(prev.Paths, u.Paths) {
 		t.Fatalf("while listing again: %v partial=%v %d paths", err, prev.Partial(), len(prev.Paths))

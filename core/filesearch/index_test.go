@@ -23,7 +23,7 @@ func gitCmd(dir string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-func git(t testing.TB, dir string, args ...string) string {
+func gitOut(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	out, err := gitCmd(dir, args...).Output()
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -71,20 +71,20 @@ func TestIndexListsWhatGitTracks(t *testing.T) {
 		"build/out.bin":           "x",
 		"scratch.txt":             "untracked\n",
 	})
-	git(t, root, "init", "-q")
-	git(t, root, "add", ".gitignore", "packages", "README.md")
-	git(t, root, "add", "-f", "kept.log")
+	gitOut(t, root, "init", "-q")
+	gitOut(t, root, "add", ".gitignore", "packages", "README.md")
+	gitOut(t, root, "add", "-f", "kept.log")
 	if err := os.Symlink("README.md", filepath.Join(root, "link.md")); err != nil {
 		t.Fatal(err)
 	}
-	git(t, root, "add", "link.md")
+	gitOut(t, root, "add", "link.md")
 	check := func(name string) {
 		t.Helper()
 		l, err := Build(context.Background(), root, DefaultLimits(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := strings.Fields(git(t, root, "ls-files"))
+		want := strings.Fields(gitOut(t, root, "ls-files"))
 		if !l.FromIndex || l.Warning != "" || !slices.Equal(l.Paths, want) {
 			t.Fatalf("%s: fromIndex=%v warning=%q\ngot  %q\nwant %q", name, l.FromIndex, l.Warning, l.Paths, want)
 		}
@@ -94,9 +94,9 @@ func TestIndexListsWhatGitTracks(t *testing.T) {
 	}
 	check("version 2")
 	write(t, root, map[string]string{"later.go": "package later\n"})
-	git(t, root, "add", "-N", "later.go") // intent-to-add: an extended flag, version 3
+	gitOut(t, root, "add", "-N", "later.go") // intent-to-add: an extended flag, version 3
 	check("version 3")
-	git(t, root, "update-index", "--index-version", "4")
+	gitOut(t, root, "update-index", "--index-version", "4")
 	check("version 4")
 
 	// The second step adds what git neither tracks nor ignores.
@@ -107,7 +107,7 @@ func TestIndexListsWhatGitTracks(t *testing.T) {
 		t.Fatalf("first step: %v untracked=%v", err, l.Untracked)
 	}
 	u, err := c.AddUntracked(context.Background(), l)
-	want := append(strings.Fields(git(t, root, "ls-files")), "scratch.txt")
+	want := append(strings.Fields(gitOut(t, root, "ls-files")), "scratch.txt")
 	if err != nil || !u.Untracked || !slices.Equal(u.Paths, want) {
 		t.Fatalf("with untracked files: %v\ngot  %q\nwant %q", err, u.Paths, want)
 	}
@@ -120,9 +120,9 @@ func TestIndexListsWhatGitTracks(t *testing.T) {
 		t.Fatalf("a folder of the repository: %q %v %v", sub.Paths, sub.FromIndex, err)
 	}
 
-	git(t, root, "commit", "-q", "-m", "one")
+	gitOut(t, root, "commit", "-q", "-m", "one")
 	wt := filepath.Join(filepath.Dir(root), filepath.Base(root)+"-wt")
-	git(t, root, "worktree", "add", "-q", wt)
+	gitOut(t, root, "worktree", "add", "-q", wt)
 	t.Cleanup(func() { os.RemoveAll(wt) })
 	w, err := Build(context.Background(), wt, DefaultLimits(), nil)
 	if err != nil || !w.FromIndex || !slices.Contains(w.Paths, "packages/api/handler.go") {
@@ -140,7 +140,7 @@ func TestIndexOfASHA256Repository(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Skipf("this git cannot make a SHA-256 repository: %v %s", err, out)
 	}
-	git(t, root, "add", ".")
+	gitOut(t, root, "add", ".")
 	l, err := Build(context.Background(), root, DefaultLimits(), nil)
 	if err != nil || !l.FromIndex || !slices.Equal(l.Paths, []string{"a/b.go", "c.md"}) {
 		t.Fatalf("%q fromIndex=%v warning=%q err=%v", l.Paths, l.FromIndex, l.Warning, err)

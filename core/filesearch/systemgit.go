@@ -3,7 +3,7 @@ package filesearch
 import (
 	"context"
 
-	coregit "github.com/pi-tui/pi-tui/core/git"
+	"github.com/pi-tui/pi-tui/core/git"
 )
 
 // SystemGit finds the user's git on env's PATH, hardened by core/git (no
@@ -11,7 +11,7 @@ import (
 // the lists are made from the index file and the folder.
 func SystemGit(env func(string) string) GitFinder {
 	return func(ctx context.Context) (Git, error) {
-		g, err := coregit.Find(ctx, coregit.Options{Env: env})
+		g, err := git.Find(ctx, git.Options{Env: env})
 		if err != nil {
 			return nil, err
 		}

@@ -12,7 +12,7 @@ import (
 
 // BenchmarkOpen20000 times opening a 20,000-entry session file and building
 // both its branch (Path, what the view draws from) and the model's Context
-// (what the first prompt needs). The first frame alone is ui/session's
+// (what the first prompt needs). The first frame alone is ui/chat's
 // BenchmarkOpen20000.
 func BenchmarkOpen20000(b *testing.B) {
 	e := setup(b, b.TempDir())

@@ -38,7 +38,7 @@ import (
 type InvalidError struct {
 	SessionID string
 	W         sessions.Worktree // the record as the file has it
-	Why       string           // the check that failed, one clause
+	Why       string            // the check that failed, one clause
 }
 
 func (e *InvalidError) Error() string {
@@ -50,7 +50,7 @@ func (e *InvalidError) Error() string {
 // Sessions are a project's worktree sessions as Of verified them.
 type Sessions struct {
 	Bound   map[string]sessions.Worktree // verified bindings, by session id
-	Invalid map[string]*InvalidError    // bindings that cannot be verified
+	Invalid map[string]*InvalidError     // bindings that cannot be verified
 }
 
 // viewTTL is how long one reading of a repository's worktrees is reused:

@@ -8,7 +8,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
-	coresettings "github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/inspector"
@@ -99,7 +99,7 @@ func (m *Model) modelPicker() tea.Cmd {
 	cur, _ := m.Effective()
 	return func() tea.Msg {
 		reg := provider.Load(agentDir, env)
-		var refs []coresettings.ModelRef
+		var refs []settings.ModelRef
 		for _, l := range reg.Usable() {
 			refs = append(refs, l.ModelRef)
 		}
@@ -114,12 +114,12 @@ func (m *Model) modelPicker() tea.Cmd {
 }
 
 type modelsMsg struct {
-	refs    []coresettings.ModelRef
+	refs    []settings.ModelRef
 	current string // the model in use, marked in the menu
 	err     error
 }
 
-func (m *Model) showModels(refs []coresettings.ModelRef, current string, err error) tea.Cmd {
+func (m *Model) showModels(refs []settings.ModelRef, current string, err error) tea.Cmd {
 	if len(refs) == 0 {
 		if err == nil {
 			err = errors.New("no model is available: set an API key such as ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or add a provider to models.json")

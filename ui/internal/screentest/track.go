@@ -112,13 +112,7 @@ func (t *tracked) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // Timers (tea.Tick, tea.Every: spinners, the tool clock, quiet periods)
 // only wait and then make a message, which goes nowhere once the program
 // ended: waiting for them would only add up to a second to every test.
-//
-// The open chat's watch for other writers' lines, which Close does not
-// end: ui/session derives its context from context.Background rather
-// than the model's, so it goes on polling the session file once a second
-// (a leak reported to the owner of ui/session/session.go). It only reads;
-// it creates nothing a temp dir's removal could trip on.
-var untracked = []string{"/bubbletea.Tick.", "/bubbletea.Every.", ".(*Model).watchArrivals."}
+var untracked = []string{"/bubbletea.Tick.", "/bubbletea.Every."}
 
 // track counts cmd while it runs, and the commands of a batch it returns
 // while they run.

@@ -5,7 +5,7 @@
 // mode and runtime idle TTL, every project's always-allow approval rules
 // (deleted here), what is wrong with models.json and auth.json,
 // and the paths in use. Reading and writing run as commands.
-package settings
+package settingsview
 
 import (
 	"cmp"
@@ -25,7 +25,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/services"
-	coresettings "github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/list"
@@ -160,7 +160,7 @@ func (m *Model) load() tea.Cmd {
 		}
 		reg := provider.Load(agent, env)
 		s.models, s.problems, s.thinking = reg.Models(), reg.Problems(), reg.DefaultThinking()
-		loaded := coresettings.Load(agent, "", false)
+		loaded := settings.Load(agent, "", false)
 		for _, p := range loaded.Problems {
 			if p.Error() != s.modelErr { // shown in the Default model row already
 				s.problems = append(s.problems, p.Error())
@@ -297,16 +297,16 @@ func (m *Model) activate() tea.Cmd {
 		on := !m.state.subdir
 		path := filepath.Join(h.Places.AgentDir, instructions.GuidanceFile)
 		return func() tea.Msg {
-			err := coresettings.UpdateFile(path, func(o *coresettings.Object) error { return o.SetValue("subdirectoryContext", on) })
+			err := settings.UpdateFile(path, func(o *settings.Object) error { return o.SetValue("subdirectoryContext", on) })
 			return savedMsg{notice: fmt.Sprintf("subdirectory context %s (written to %s)", onOff(on), paths.Tilde(path, h.Places.Home)), err: err}
 		}
 	case itemModel:
 		return m.st.Push(newModelPicker(m.st, m.state.models, m.state.model, m.setModel))
 	case itemThinking:
 		next := provider.NextThinking(provider.ThinkingLevelNames(), m.state.thinking)
-		path := filepath.Join(h.Places.AgentDir, coresettings.FileName)
+		path := filepath.Join(h.Places.AgentDir, settings.FileName)
 		return func() tea.Msg {
-			err := coresettings.UpdateFile(path, func(o *coresettings.Object) error { return o.SetValue(coresettings.ThinkingLevelKey, next) })
+			err := settings.UpdateFile(path, func(o *settings.Object) error { return o.SetValue(settings.ThinkingLevelKey, next) })
 			return savedMsg{notice: fmt.Sprintf("default thinking level: %s (written to %s)", next, paths.Tilde(path, h.Places.Home)), err: err}
 		}
 	case itemPermission:
@@ -334,13 +334,13 @@ func (m *Model) activate() tea.Cmd {
 }
 
 func (m *Model) setModel(ref provider.Listed) tea.Cmd {
-	path := filepath.Join(m.host.Places.AgentDir, coresettings.FileName)
+	path := filepath.Join(m.host.Places.AgentDir, settings.FileName)
 	notice := "default model: " + ref.String()
 	if !ref.Usable {
 		notice += "; it needs a key: " + ref.Hint
 	}
 	return func() tea.Msg {
-		err := coresettings.UpdateFile(path, func(o *coresettings.Object) error {
+		err := settings.UpdateFile(path, func(o *settings.Object) error {
 			if err := o.SetValue("defaultProvider", ref.Provider); err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package projects
+package projectsview
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
-	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -21,7 +21,7 @@ type relocateDialog struct {
 	common.DialogLayer
 	host    *host.Host
 	st      *common.UI
-	p       coreprojects.Project
+	p       projects.Project
 	path    folderField
 	errText string
 	busy    bool
@@ -30,7 +30,7 @@ type relocateDialog struct {
 
 type relocateKeys struct{ Complete, Submit, Cancel key.Binding }
 
-func newRelocateDialog(h *host.Host, st *common.UI, p coreprojects.Project, path string) *relocateDialog {
+func newRelocateDialog(h *host.Host, st *common.UI, p projects.Project, path string) *relocateDialog {
 	f := newFolderField(h.Places.Home)
 	f.input.SetValue(path)
 	f.input.CursorEnd()
@@ -42,7 +42,7 @@ func newRelocateDialog(h *host.Host, st *common.UI, p coreprojects.Project, path
 }
 
 type relocatedMsg struct {
-	res coreprojects.Relocated
+	res projects.Relocated
 	err error
 }
 
@@ -94,7 +94,7 @@ func (d *relocateDialog) relocate() tea.Cmd {
 // host's sessions say.
 func relocateCmd(ctx context.Context, h *host.Host, id, path string) tea.Cmd {
 	return func() tea.Msg {
-		res, err := h.Projects.Relocate(ctx, id, path, coreprojects.RelocateOptions{SessionsDir: h.Sessions.Dir, Places: &h.Places})
+		res, err := h.Projects.Relocate(ctx, id, path, projects.RelocateOptions{SessionsDir: h.Sessions.Dir, Places: &h.Places})
 		return relocatedMsg{res: res, err: err}
 	}
 }

@@ -1,4 +1,4 @@
-package projects
+package projectsview
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
-	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -85,7 +85,7 @@ func newAddDialog(h *host.Host, st *common.UI) *addDialog {
 
 // movedMsg says that the folder looks like a missing project.
 type movedMsg struct {
-	match coreprojects.Match
+	match projects.Match
 	path  string // the folder, expanded
 }
 
@@ -262,7 +262,7 @@ func (d *addDialog) add(broadOK, asNew bool) tea.Cmd {
 	path := paths.ExpandHome(d.path.input.Value(), pl.Home)
 	return func() tea.Msg {
 		if !broadOK {
-			var be *coreprojects.BroadRootError
+			var be *projects.BroadRootError
 			if err := reg.CheckBroad(ctx, path, pl); errors.As(err, &be) {
 				return broadMsg{sentence: be.Error() + "."}
 			} else if err != nil {

@@ -1,4 +1,4 @@
-package projects_test
+package projectsview_test
 
 import (
 	"context"

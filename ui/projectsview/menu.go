@@ -1,4 +1,4 @@
-package projects
+package projectsview
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/paths"
-	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 )
@@ -22,7 +22,7 @@ type rowAction struct {
 // rowActions are what the row keys do to p, from the key table, in menu
 // order. A project whose folder is gone offers only what still makes
 // sense: memory, rename, pin, archive, trust, group, relocate and remove.
-func (m *Model) rowActions(p coreprojects.Project) []rowAction {
+func (m *Model) rowActions(p projects.Project) []rowAction {
 	k := m.keys
 	var out []rowAction
 	add := func(b key.Binding, desc string, run func() tea.Cmd) {
@@ -31,7 +31,7 @@ func (m *Model) rowActions(p coreprojects.Project) []rowAction {
 		}
 		out = append(out, rowAction{key: b, run: run})
 	}
-	act := func(action func(coreprojects.Project) tea.Cmd) func() tea.Cmd {
+	act := func(action func(projects.Project) tea.Cmd) func() tea.Cmd {
 		return func() tea.Cmd { return action(p) }
 	}
 	if !p.Missing {
@@ -55,14 +55,14 @@ func (m *Model) rowActions(p coreprojects.Project) []rowAction {
 	if p.Pinned {
 		pin = "Unpin"
 	}
-	add(k.Pin, pin, m.change(p, func(ctx context.Context, r *coreprojects.Registry) (string, error) {
+	add(k.Pin, pin, m.change(p, func(ctx context.Context, r *projects.Registry) (string, error) {
 		return fmt.Sprintf("%sned %s", lower(pin), p.Name), r.SetPinned(ctx, p.ID, !p.Pinned)
 	}))
 	arch := ""
 	if p.Archived {
 		arch = "Restore"
 	}
-	add(k.Archive, arch, m.change(p, func(ctx context.Context, r *coreprojects.Registry) (string, error) {
+	add(k.Archive, arch, m.change(p, func(ctx context.Context, r *projects.Registry) (string, error) {
 		if p.Archived {
 			return "restored " + p.Name, r.SetArchived(ctx, p.ID, false)
 		}
@@ -72,7 +72,7 @@ func (m *Model) rowActions(p coreprojects.Project) []rowAction {
 	if p.Trusted {
 		trust = "Untrust"
 	}
-	add(k.Trust, trust, m.change(p, func(ctx context.Context, r *coreprojects.Registry) (string, error) {
+	add(k.Trust, trust, m.change(p, func(ctx context.Context, r *projects.Registry) (string, error) {
 		if p.Trusted {
 			return "untrusted " + p.Name + ": only root instructions load", r.SetTrusted(ctx, p.ID, false)
 		}
@@ -89,7 +89,7 @@ func (m *Model) rowActions(p coreprojects.Project) []rowAction {
 // menu is a project's row menu: the row actions with their keys, the
 // agent-writes item saying whether they are on, as the last load read
 // them (the toggle reads the switch again when chosen).
-func (m *Model) menu(p coreprojects.Project) *dialog.Menu {
+func (m *Model) menu(p projects.Project) *dialog.Menu {
 	var items []dialog.Item
 	for _, a := range m.rowActions(p) {
 		if a.key.Help().Key == m.keys.AgentWrites.Help().Key && m.writes != nil {
@@ -110,7 +110,7 @@ func (m *Model) menu(p coreprojects.Project) *dialog.Menu {
 
 // rowKey runs the row action bound to msg directly, as the menu would.
 // A row key that does not apply to p says why instead of doing nothing.
-func (m *Model) rowKey(p coreprojects.Project, msg tea.KeyMsg) tea.Cmd {
+func (m *Model) rowKey(p projects.Project, msg tea.KeyMsg) tea.Cmd {
 	for _, a := range m.rowActions(p) {
 		if key.Matches(msg, a.key) {
 			return a.run()
@@ -139,7 +139,7 @@ func lower(s string) string {
 
 // change returns a func that starts a registry change as a command and
 // reports it; menus and dialogs call it when chosen.
-func (m *Model) change(p coreprojects.Project, fn func(context.Context, *coreprojects.Registry) (string, error)) func() tea.Cmd {
+func (m *Model) change(p projects.Project, fn func(context.Context, *projects.Registry) (string, error)) func() tea.Cmd {
 	reg, ctx := m.host.Projects, m.ctx
 	return func() tea.Cmd {
 		return func() tea.Msg {
@@ -153,9 +153,9 @@ func (m *Model) change(p coreprojects.Project, fn func(context.Context, *corepro
 // the remember tool (ADR 0022) and says what it is now. The switch is read
 // when chosen, not when the menu was drawn, so another window's change is
 // not undone by accident.
-func (m *Model) toggleAgentWrites(p coreprojects.Project) func() tea.Cmd {
+func (m *Model) toggleAgentWrites(p projects.Project) func() tea.Cmd {
 	mem := m.host.Memory
-	return m.change(p, func(ctx context.Context, _ *coreprojects.Registry) (string, error) {
+	return m.change(p, func(ctx context.Context, _ *projects.Registry) (string, error) {
 		on, err := mem.AgentWrites(ctx, p.ID)
 		if err != nil {
 			return "", err
@@ -173,7 +173,7 @@ func (m *Model) toggleAgentWrites(p coreprojects.Project) func() tea.Cmd {
 	})
 }
 
-func (m *Model) markOpened(p coreprojects.Project) tea.Cmd {
+func (m *Model) markOpened(p projects.Project) tea.Cmd {
 	reg, ctx := m.host.Projects, m.ctx
 	return func() tea.Msg {
 		if err := reg.MarkOpened(ctx, p.ID); err != nil {
@@ -183,7 +183,7 @@ func (m *Model) markOpened(p coreprojects.Project) tea.Cmd {
 	}
 }
 
-func (m *Model) renameDialog(p coreprojects.Project) *dialog.Prompt {
+func (m *Model) renameDialog(p projects.Project) *dialog.Prompt {
 	return dialog.NewPrompt(m.st, "Rename "+p.Name, "Names may not contain / or look like an id.", p.Name,
 		func(v string) string {
 			if len(v) == 0 || len(trimmed(v)) == 0 {
@@ -192,7 +192,7 @@ func (m *Model) renameDialog(p coreprojects.Project) *dialog.Prompt {
 			return ""
 		},
 		func(v string) tea.Cmd {
-			return m.change(p, func(ctx context.Context, r *coreprojects.Registry) (string, error) {
+			return m.change(p, func(ctx context.Context, r *projects.Registry) (string, error) {
 				return "renamed to " + trimmed(v), r.Rename(ctx, p.ID, v)
 			})()
 		})
@@ -209,10 +209,10 @@ func trimmed(s string) string {
 }
 
 // removeDialog is the second step of removal: D again confirms.
-func (m *Model) removeDialog(p coreprojects.Project) *dialog.Confirm {
+func (m *Model) removeDialog(p projects.Project) *dialog.Confirm {
 	body := fmt.Sprintf("pi-tui forgets %s, its %s and its memory.\nThe folder %s stays on disk, untouched.\n\nPress D again to remove it.",
 		p.Name, plural(p.Sessions, "session"), paths.Tilde(p.Root, m.host.Places.Home))
-	return dialog.NewConfirm(m.st, "Remove "+p.Name+"?", body, m.change(p, func(ctx context.Context, r *coreprojects.Registry) (string, error) {
+	return dialog.NewConfirm(m.st, "Remove "+p.Name+"?", body, m.change(p, func(ctx context.Context, r *projects.Registry) (string, error) {
 		return "removed " + p.Name + "; the folder was kept", r.Remove(ctx, p.ID)
 	}), "D")
 }

@@ -2,7 +2,7 @@
 // sections (Pinned, Projects, Archived), a filter, two sort orders, the
 // add-project dialog and each row's menu. Loading and every change run as
 // commands; Update only arranges what they return.
-package projects
+package projectsview
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
-	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/list"
@@ -30,10 +30,10 @@ import (
 // Actions opens the other screens a row menu leads to. The shell provides
 // it, so this package does not import the editors.
 type Actions struct {
-	EditAgents       func(p coreprojects.Project) tea.Cmd
-	EditMemory       func(p coreprojects.Project) tea.Cmd
-	ShowInstructions func(p coreprojects.Project) tea.Cmd
-	OpenSession      func(p coreprojects.Project) tea.Cmd
+	EditAgents       func(p projects.Project) tea.Cmd
+	EditMemory       func(p projects.Project) tea.Cmd
+	ShowInstructions func(p projects.Project) tea.Cmd
+	OpenSession      func(p projects.Project) tea.Cmd
 }
 
 // KeyMap is the Projects tab's keys. It is the one table behind the
@@ -142,7 +142,7 @@ type Model struct {
 	// refreshed after the first load.
 	fingerprinted bool
 
-	all      []coreprojects.Project
+	all      []projects.Project
 	lower    []string          // lower-cased name and path, for filtering
 	winners  map[string]string // project id → root instruction file in effect
 	rows     list.List[row]    // headings and projects; the cursor rests on a project or a foldable heading
@@ -270,7 +270,7 @@ type foldsMsg map[string]bool
 // loadedMsg carries a fresh project list and the database stamp taken
 // before it was read.
 type loadedMsg struct {
-	list   []coreprojects.Project
+	list   []projects.Project
 	writes map[string]bool // project id → the agent may write memory; nil: unknown
 	stamp  services.Stamp
 	err    error
@@ -390,11 +390,11 @@ func (m *Model) load() tea.Cmd {
 // findWinners resolves, off the UI goroutine, which instruction file is in
 // effect at each project's root. It reads no agent dir: the row shows the
 // project's own file.
-func findWinners(ctx context.Context, list []coreprojects.Project) tea.Cmd {
+func findWinners(ctx context.Context, list []projects.Project) tea.Cmd {
 	return resolveWinners(ctx, list, false)
 }
 
-func resolveWinners(ctx context.Context, list []coreprojects.Project, part bool) tea.Cmd {
+func resolveWinners(ctx context.Context, list []projects.Project, part bool) tea.Cmd {
 	return func() tea.Msg {
 		r := instructions.New(instructions.Options{})
 		out := make(map[string]string, len(list))
@@ -426,7 +426,7 @@ const fingerprintGitRuns = 20
 // refreshFingerprints records, off the UI goroutine and once per start,
 // the fingerprint of every project whose folder is there, so that one
 // whose folder later moves is recognised when the new folder is added.
-func refreshFingerprints(ctx context.Context, reg *coreprojects.Registry, list []coreprojects.Project) tea.Cmd {
+func refreshFingerprints(ctx context.Context, reg *projects.Registry, list []projects.Project) tea.Cmd {
 	return func() tea.Msg {
 		reg.RefreshFingerprints(ctx, list, fingerprintGitRuns)
 		return nil
@@ -484,7 +484,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.rebuild(keep)
 		if msg.rows {
-			var fresh []coreprojects.Project
+			var fresh []projects.Project
 			for _, p := range m.all {
 				if _, known := m.winners[p.ID]; !known {
 					fresh = append(fresh, p)
@@ -668,10 +668,10 @@ func (m *Model) toggleFold() tea.Cmd {
 }
 
 // Selected returns the project under the cursor.
-func (m *Model) Selected() (coreprojects.Project, bool) {
+func (m *Model) Selected() (projects.Project, bool) {
 	r, ok := m.rows.Selected()
 	if !ok || r.heading != "" || r.index >= len(m.all) {
-		return coreprojects.Project{}, false
+		return projects.Project{}, false
 	}
 	return m.all[r.index], true
 }
@@ -704,13 +704,13 @@ func (m *Model) rebuild(keep string) {
 			continue
 		}
 		var sec *section
-		switch coreprojects.Section(p) {
-		case coreprojects.SectionArchived:
+		switch projects.Section(p) {
+		case projects.SectionArchived:
 			sec = archived
-		case coreprojects.SectionPinned:
+		case projects.SectionPinned:
 			sec = pinned
-		case coreprojects.SectionGrouped:
-			fk := coreprojects.FoldKey(p)
+		case projects.SectionGrouped:
+			fk := projects.FoldKey(p)
 			if sec = groups[fk]; sec == nil {
 				sec = &section{name: p.Group, fold: fk}
 				groups[fk] = sec
@@ -764,7 +764,7 @@ func (m *Model) sortIdx(idx []int) {
 		sort.SliceStable(idx, func(i, j int) bool { return byName(idx[i], idx[j]) })
 		return
 	}
-	opened := func(p coreprojects.Project) int64 {
+	opened := func(p projects.Project) int64 {
 		if p.LastOpenedAt != nil {
 			return *p.LastOpenedAt
 		}
@@ -838,7 +838,7 @@ func (m *Model) View() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func (m *Model) renderProject(p coreprojects.Project, home string) (string, string) {
+func (m *Model) renderProject(p projects.Project, home string) (string, string) {
 	var flags []string
 	if p.Missing {
 		flags = append(flags, "⚠ folder missing")

@@ -1,4 +1,4 @@
-package projects
+package projectsview
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/list"
 )
@@ -21,7 +21,7 @@ import (
 type groupDialog struct {
 	common.DialogLayer
 	m       *Model
-	p       coreprojects.Project
+	p       projects.Project
 	input   textinput.Model
 	groups  []string // the groups that exist, by name
 	choices list.List[groupChoice]
@@ -44,11 +44,11 @@ type groupChoice struct {
 	label, group string
 }
 
-func newGroupDialog(m *Model, p coreprojects.Project) *groupDialog {
+func newGroupDialog(m *Model, p projects.Project) *groupDialog {
 	in := textinput.New()
 	in.Prompt = "> "
 	in.Placeholder = "type to filter or name a new group"
-	in.CharLimit = coreprojects.MaxGroupLen
+	in.CharLimit = projects.MaxGroupLen
 	in.Focus()
 	seen := map[string]bool{}
 	var groups []string
@@ -116,7 +116,7 @@ func (d *groupDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		}
 		d.m.st.Close(d)
 		p := d.p
-		return d, d.m.change(p, func(ctx context.Context, r *coreprojects.Registry) (string, error) {
+		return d, d.m.change(p, func(ctx context.Context, r *projects.Registry) (string, error) {
 			g, err := r.SetGroup(ctx, p.ID, c.group)
 			if g == "" {
 				return "took " + p.Name + " out of its group", err

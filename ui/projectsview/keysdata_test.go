@@ -1,4 +1,4 @@
-package projects
+package projectsview
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
-	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/internal/keytest"
 )
@@ -37,8 +37,8 @@ func TestProjectsKeysAreData(t *testing.T) {
 	help = append(help, add.Help()...)
 	keytest.Check(t, "add dialog", add.keys, help)
 
-	g := newGroupDialog(m, coreprojects.Project{Name: "p"})
+	g := newGroupDialog(m, projects.Project{Name: "p"})
 	keytest.Check(t, "group dialog", g.keys, g.Help())
-	r := newRelocateDialog(h, st, coreprojects.Project{Name: "p"}, "")
+	r := newRelocateDialog(h, st, projects.Project{Name: "p"}, "")
 	keytest.Check(t, "relocate dialog", r.keys, r.Help())
 }

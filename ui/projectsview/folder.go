@@ -1,4 +1,4 @@
-package projects
+package projectsview
 
 import (
 	"path/filepath"

@@ -1,4 +1,4 @@
-package projects
+package projectsview
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
-	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -27,9 +27,9 @@ func BenchmarkFilter5000(b *testing.B) {
 	defer h.Close()
 	m := New(h, common.NewUI(common.NewStyles(lipgloss.NewRenderer(io.Discard))), Actions{})
 	m.SetSize(120, 40)
-	list := make([]coreprojects.Project, 5000)
+	list := make([]projects.Project, 5000)
 	for i := range list {
-		list[i] = coreprojects.Project{ID: fmt.Sprintf("p%08x", i), Name: fmt.Sprintf("project-%04d", i),
+		list[i] = projects.Project{ID: fmt.Sprintf("p%08x", i), Name: fmt.Sprintf("project-%04d", i),
 			Root: fmt.Sprintf("/home/u/src/group-%02d/project-%04d", i%50, i), Pinned: i%97 == 0, Archived: i%13 == 0}
 	}
 	m.Update(loadedMsg{list: list})

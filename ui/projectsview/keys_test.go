@@ -1,4 +1,4 @@
-package projects_test
+package projectsview_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
-	coreprojects "github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/store/storetest"
 	"github.com/pi-tui/pi-tui/ui"
 	"github.com/pi-tui/pi-tui/ui/internal/screentest"
@@ -60,7 +60,7 @@ func places(t *testing.T) paths.Places {
 	return pl
 }
 
-func registry(t *testing.T, pl paths.Places) (*coreprojects.Registry, func()) {
+func registry(t *testing.T, pl paths.Places) (*projects.Registry, func()) {
 	h := openHost(t, pl)
 	return h.Projects, func() { h.Close() }
 }
@@ -76,7 +76,7 @@ func openHost(t *testing.T, pl paths.Places) *host.Host {
 	return h
 }
 
-func project(t *testing.T, pl paths.Places, name string) coreprojects.Project {
+func project(t *testing.T, pl paths.Places, name string) projects.Project {
 	t.Helper()
 	reg, done := registry(t, pl)
 	defer done()
