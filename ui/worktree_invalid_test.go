@@ -9,7 +9,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
-	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
 
 // plantedChat starts pi-tui over a git project with one session whose
@@ -17,12 +17,12 @@ import (
 // project's session list. It returns the rig and the outside folder.
 func plantedChat(t *testing.T) (*kitRig, string) {
 	t.Helper()
-	wtt.Need(t)
+	worktreetest.Need(t)
 	r := newKitRig(t, 250, 30, echo, true)
 	root := filepath.Join(r.home, "proj")
-	wtt.Repo(t, root, nil)
+	worktreetest.Repo(t, root, nil)
 	outside := filepath.Join(r.home, "outside")
-	wtt.Write(t, outside, "secret.txt", "secret\n")
+	worktreetest.Write(t, outside, "secret.txt", "secret\n")
 	ctx := context.Background()
 	ps, err := r.m.opts.Host.Projects.List(ctx, false)
 	if err != nil || len(ps) != 1 {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
 
 // worktreeChat starts pi-tui over a git project (with a git identity of
@@ -15,12 +15,12 @@ import (
 // shows. It returns the rig and the worktree's folder.
 func worktreeChat(t *testing.T, width int, want ...string) (*kitRig, string) {
 	t.Helper()
-	wtt.Need(t)
+	worktreetest.Need(t)
 	r := newKitRig(t, width, 30, echo, true)
 	root := filepath.Join(r.home, "proj")
-	wtt.Repo(t, root, nil)
-	wtt.Git(t, root, "config", "user.name", "Test")
-	wtt.Git(t, root, "config", "user.email", "test@example.com")
+	worktreetest.Repo(t, root, nil)
+	worktreetest.Git(t, root, "config", "user.name", "Test")
+	worktreetest.Git(t, root, "config", "user.email", "test@example.com")
 	r.waitFor("proj")
 	r.keys("enter", "o")
 	r.waitFor("No sessions yet")
@@ -40,7 +40,7 @@ func worktreeChat(t *testing.T, width int, want ...string) (*kitRig, string) {
 func TestWorktreeSessionFromTheList(t *testing.T) {
 	r, dir := worktreeChat(t, 150)
 	root := filepath.Join(r.home, "proj")
-	wtt.Write(t, dir, "notes.txt", "hello\nfrom the worktree\n")
+	worktreetest.Write(t, dir, "notes.txt", "hello\nfrom the worktree\n")
 	r.say("look")
 	r.waitFor("answer to look")
 	r.sessions("⎇ pi/", "* 1 file +1 -0")

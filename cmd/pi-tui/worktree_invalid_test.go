@@ -9,7 +9,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
-	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
 
 // plainSession runs a prompt in the project itself and returns the new
@@ -64,7 +64,7 @@ func TestEditedBindingFromTheCommandLine(t *testing.T) {
 	c, root := worktreeCLI(t, writeWhatIsAsked)
 	_, branchA, rootA := promptInWorktree(t, c, "hello from a")
 	outside := t.TempDir()
-	wtt.Write(t, outside, "greet.txt", "outside\n")
+	worktreetest.Write(t, outside, "greet.txt", "outside\n")
 	p, pathP := plainSession(t, c, "plain one")
 	editBinding(t, pathP, sessions.Worktree{Root: outside, Dir: outside, Branch: "pi/" + worktree.ShortID(p), Base: "main", Main: root})
 	q, pathQ := plainSession(t, c, "plain two")
@@ -109,7 +109,7 @@ func TestEditedBindingFromTheCommandLine(t *testing.T) {
 	if _, err := os.Stat(rootA); err != nil {
 		t.Errorf("the other session's worktree is gone: %v", err)
 	}
-	if strings.TrimSpace(wtt.Git(t, root, "branch", "--list", branchA)) == "" {
+	if strings.TrimSpace(worktreetest.Git(t, root, "branch", "--list", branchA)) == "" {
 		t.Errorf("the other session's branch %s is gone", branchA)
 	}
 	c.ok("sessions", "discard", p, "--yes")

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -25,15 +25,15 @@ func writeWhatIsAsked(n int, req fakemodel.Request) fakemodel.Reply {
 // worktreeCLI is a CLI whose project "mono" is a git repository, with git
 // given an identity of its own.
 func worktreeCLI(t *testing.T, script fakemodel.Script) (*cli, string) {
-	wtt.Need(t)
+	worktreetest.Need(t)
 	c := newCLI(t)
-	env := wtt.Env(t)
+	env := worktreetest.Env(t)
 	for _, k := range []string{"PATH", "GIT_CONFIG_NOSYSTEM", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"} {
 		c.env[k] = env(k)
 	}
 	_, root := modelRig(t, c, script)
 	writeFile(t, filepath.Join(root, "greet.txt"), "hello\n")
-	wtt.Repo(t, root, nil)
+	worktreetest.Repo(t, root, nil)
 	return c, root
 }
 
@@ -90,7 +90,7 @@ func TestWorktreeSessionsFromTheCommandLine(t *testing.T) {
 		t.Errorf("main checkout after merge = %q", got)
 	}
 	c.fails(1, "conflicts in greet.txt", "sessions", "merge", b)
-	if st := wtt.Git(t, root, "status", "--porcelain"); st != "" {
+	if st := worktreetest.Git(t, root, "status", "--porcelain"); st != "" {
 		t.Errorf("main checkout left half-merged:\n%s", st)
 	}
 
@@ -129,7 +129,7 @@ func TestRPCNewSessionInAWorktree(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(wt["root"].(string), "greet.txt")); err != nil {
 		t.Errorf("the worktree was not checked out: %v", err)
 	}
-	if out := wtt.Git(t, root, "branch", "--list", wt["branch"].(string)); out == "" {
+	if out := worktreetest.Git(t, root, "branch", "--list", wt["branch"].(string)); out == "" {
 		t.Errorf("no branch %s in the project", wt["branch"])
 	}
 }
@@ -140,7 +140,7 @@ func TestMergeMessageIsTheFirstMessage(t *testing.T) {
 	c, root := worktreeCLI(t, writeWhatIsAsked)
 	id, _, _ := promptInWorktree(t, c, "say hello from c")
 	c.ok("sessions", "merge", id)
-	if got := wtt.Git(t, root, "log", "-1", "--format=%s"); strings.TrimSpace(got) != "say hello from c" {
+	if got := worktreetest.Git(t, root, "log", "-1", "--format=%s"); strings.TrimSpace(got) != "say hello from c" {
 		t.Errorf("merge commit message = %q", got)
 	}
 }

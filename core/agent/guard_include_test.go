@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -17,18 +17,18 @@ import (
 // the test fails if the layout stops meaning what the guard is tested on.
 func includeRepo(t *testing.T) (main, wt string) {
 	t.Helper()
-	wtt.Need(t)
+	worktreetest.Need(t)
 	base := tempRoot(t)
 	main, wt = filepath.Join(base, "main"), filepath.Join(base, "wt")
-	wtt.Repo(t, main, map[string]string{
+	worktreetest.Repo(t, main, map[string]string{
 		"devtools/git.cfg":       "[core]\n\thooksPath = tools/hooks\n",
 		"tools/hooks/pre-commit": "#!/bin/sh\nexit 0\n",
 		"src/a.go":               "package src\n",
 	})
-	wtt.Git(t, main, "config", "include.path", "../devtools/git.cfg")
-	wtt.Git(t, main, "worktree", "add", "-q", "-b", "feature", wt)
+	worktreetest.Git(t, main, "config", "include.path", "../devtools/git.cfg")
+	worktreetest.Git(t, main, "worktree", "add", "-q", "-b", "feature", wt)
 	for _, root := range []string{main, wt} {
-		if got := strings.TrimSpace(wtt.Git(t, root, "config", "core.hooksPath")); got != "tools/hooks" {
+		if got := strings.TrimSpace(worktreetest.Git(t, root, "config", "core.hooksPath")); got != "tools/hooks" {
 			t.Fatalf("%s: git reads core.hooksPath = %q through the include", root, got)
 		}
 	}
@@ -52,9 +52,9 @@ func TestIncludedConfigAndContinuedLinesAsk(t *testing.T) {
 	// folder on a continued line: git reads ".githooks".
 	common := filepath.Join(main, ".git")
 	os.WriteFile(filepath.Join(common, "more.cfg"), []byte("[core]\n\thooksPath = .git\\\nhooks\n"), 0o644)
-	wtt.Git(t, main, "config", "--add", "include.path", "more.cfg")
+	worktreetest.Git(t, main, "config", "--add", "include.path", "more.cfg")
 	for _, root := range []string{main, wt} {
-		if got := strings.TrimSpace(wtt.Git(t, root, "config", "core.hooksPath")); got != ".githooks" {
+		if got := strings.TrimSpace(worktreetest.Git(t, root, "config", "core.hooksPath")); got != ".githooks" {
 			t.Fatalf("%s: git reads the continued hooksPath as %q", root, got)
 		}
 	}
@@ -86,9 +86,9 @@ func TestIncludedConfigAndContinuedLinesAsk(t *testing.T) {
 // creates what git will read), "~/" and an absolute path, and a missing,
 // FIFO, huge or cyclic include, which are read bounded and never block.
 func TestIncludeForms(t *testing.T) {
-	wtt.Need(t)
+	worktreetest.Need(t)
 	root := tempRoot(t)
-	wtt.Repo(t, root, map[string]string{"src/a.go": "package src\n"})
+	worktreetest.Repo(t, root, map[string]string{"src/a.go": "package src\n"})
 	home := tempRoot(t)
 	t.Setenv("HOME", home)
 	asks := func(rel string) string {
@@ -103,11 +103,11 @@ func TestIncludeForms(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	wtt.Git(t, root, "config", "includeIf.gitdir:/nowhere/.path", "../cond/never.cfg")
-	wtt.Git(t, root, "config", "includeIf.onbranch:main.path", filepath.Join(root, "cond", "abs.cfg"))
-	wtt.Git(t, root, "config", "include.path", "~/in-home.cfg")
+	worktreetest.Git(t, root, "config", "includeIf.gitdir:/nowhere/.path", "../cond/never.cfg")
+	worktreetest.Git(t, root, "config", "includeIf.onbranch:main.path", filepath.Join(root, "cond", "abs.cfg"))
+	worktreetest.Git(t, root, "config", "include.path", "~/in-home.cfg")
 	os.Symlink(root, filepath.Join(home, "proj"))
-	wtt.Git(t, root, "config", "--add", "include.path", "~/proj/via-home.cfg")
+	worktreetest.Git(t, root, "config", "--add", "include.path", "~/proj/via-home.cfg")
 	cfg("cond/abs.cfg", "[include]\n\tpath = nested/one.cfg\n")
 	cfg("cond/nested/one.cfg", "[core]\n\thooksPath = nested-hooks\n[include]\n\tpath = ../../not-yet.cfg\n\tpath = one.cfg\n")
 	for _, p := range []string{"cond/never.cfg", "cond/abs.cfg", "cond/nested/one.cfg", "not-yet.cfg", "via-home.cfg", "nested-hooks/pre-commit"} {
@@ -159,7 +159,7 @@ func TestIncludeForms(t *testing.T) {
 // subsections that are not the section, and a bad line that git stops
 // at (the reader goes on: it may only add rules).
 func TestGitConfigSyntaxAsGitReadsIt(t *testing.T) {
-	wtt.Need(t)
+	worktreetest.Need(t)
 	dir := tempRoot(t)
 	for _, c := range []struct{ config, want string }{
 		{"[core]\n\thooksPath = .git\\\nhooks\n", ".githooks"},
@@ -175,7 +175,7 @@ func TestGitConfigSyntaxAsGitReadsIt(t *testing.T) {
 	} {
 		p := filepath.Join(dir, "c.cfg")
 		os.WriteFile(p, []byte(c.config), 0o644)
-		if got := strings.TrimSuffix(wtt.Git(t, dir, "config", "--file", p, "core.hooksPath"), "\n"); got != c.want {
+		if got := strings.TrimSuffix(worktreetest.Git(t, dir, "config", "--file", p, "core.hooksPath"), "\n"); got != c.want {
 			t.Fatalf("git reads %q as %q, the test wants %q", c.config, got, c.want)
 		}
 		if got, set := gitConfigValue(c.config, "core", "hooksPath"); got != c.want || !set {
@@ -189,17 +189,17 @@ func TestGitConfigSyntaxAsGitReadsIt(t *testing.T) {
 // another, and includes that one again under a condition
 // (four config files read per write).
 func BenchmarkRunOnUseWithIncludes(b *testing.B) {
-	wtt.Need(b)
+	worktreetest.Need(b)
 	base, _ := filepath.EvalSymlinks(b.TempDir())
 	main, wt := filepath.Join(base, "main"), filepath.Join(base, "wt")
-	wtt.Repo(b, main, map[string]string{
+	worktreetest.Repo(b, main, map[string]string{
 		"devtools/git.cfg":  "[core]\n\thooksPath = tools/hooks\n[include]\n\tpath = more.cfg\n",
 		"devtools/more.cfg": "[alias]\n\tst = status\n",
 		"src/a.go":          "package src\n",
 	})
-	wtt.Git(b, main, "config", "include.path", "../devtools/git.cfg")
-	wtt.Git(b, main, "config", "includeIf.onbranch:feature.path", "../devtools/more.cfg")
-	wtt.Git(b, main, "worktree", "add", "-q", "-b", "feature", wt)
+	worktreetest.Git(b, main, "config", "include.path", "../devtools/git.cfg")
+	worktreetest.Git(b, main, "config", "includeIf.onbranch:feature.path", "../devtools/more.cfg")
+	worktreetest.Git(b, main, "worktree", "add", "-q", "-b", "feature", wt)
 	target := filepath.Join(wt, "src", "deep", "file.go")
 	b.ReportAllocs()
 	for b.Loop() {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -17,12 +17,12 @@ import (
 // of it (git worktree add), as a worktree session works in.
 func hooksRepo(t *testing.T) (main, wt string) {
 	t.Helper()
-	wtt.Need(t)
+	worktreetest.Need(t)
 	base := tempRoot(t)
 	main, wt = filepath.Join(base, "main"), filepath.Join(base, "wt")
-	wtt.Repo(t, main, map[string]string{".githooks/pre-commit": "#!/bin/sh\nexit 0\n", "src/a.go": "package src\n"})
-	wtt.Git(t, main, "config", "core.hooksPath", ".githooks")
-	wtt.Git(t, main, "worktree", "add", "-q", "-b", "feature", wt)
+	worktreetest.Repo(t, main, map[string]string{".githooks/pre-commit": "#!/bin/sh\nexit 0\n", "src/a.go": "package src\n"})
+	worktreetest.Git(t, main, "config", "core.hooksPath", ".githooks")
+	worktreetest.Git(t, main, "worktree", "add", "-q", "-b", "feature", wt)
 	for _, root := range []string{main, wt} {
 		// A planted repository's shape (makesGitDir).
 		for _, d := range []string{"vendor2/objects", "vendor2/refs"} {
@@ -138,7 +138,7 @@ func TestWorktreeHooksPathForms(t *testing.T) {
 		return runOnUse(root, filepath.Join(root, filepath.FromSlash(rel))) != ""
 	}
 
-	wtt.Git(t, main, "config", "core.hooksPath", filepath.Join(wt, "abs-hooks"))
+	worktreetest.Git(t, main, "config", "core.hooksPath", filepath.Join(wt, "abs-hooks"))
 	if !asks(wt, "abs-hooks/pre-commit") {
 		t.Error("an absolute hooksPath into the worktree does not ask there")
 	}
@@ -146,13 +146,13 @@ func TestWorktreeHooksPathForms(t *testing.T) {
 		t.Error("the relative hooksPath replaced by an absolute one still asks")
 	}
 
-	wtt.Git(t, main, "config", "core.hooksPath", "pkg/hooks")
+	worktreetest.Git(t, main, "config", "core.hooksPath", "pkg/hooks")
 	if !asks(filepath.Join(wt, "pkg"), "hooks/pre-push") {
 		t.Error("a project in a sub-folder of the worktree: its hooks (relative to the top) do not ask")
 	}
 
-	wtt.Git(t, main, "config", "extensions.worktreeConfig", "true")
-	wtt.Git(t, wt, "config", "--worktree", "core.hooksPath", "own-hooks")
+	worktreetest.Git(t, main, "config", "extensions.worktreeConfig", "true")
+	worktreetest.Git(t, wt, "config", "--worktree", "core.hooksPath", "own-hooks")
 	if !asks(wt, "own-hooks/pre-commit") {
 		t.Error("the worktree's config.worktree hooksPath does not ask")
 	}
@@ -238,12 +238,12 @@ func TestHostileGitFileIsBoundedAndRelaxesNothing(t *testing.T) {
 // BenchmarkRunOnUseInWorktree is the guard's cost for one write in a
 // linked worktree (it reads the .git file, commondir and the config).
 func BenchmarkRunOnUseInWorktree(b *testing.B) {
-	wtt.Need(b)
+	worktreetest.Need(b)
 	base, _ := filepath.EvalSymlinks(b.TempDir())
 	main, wt := filepath.Join(base, "main"), filepath.Join(base, "wt")
-	wtt.Repo(b, main, map[string]string{"src/a.go": "package src\n"})
-	wtt.Git(b, main, "config", "core.hooksPath", ".githooks")
-	wtt.Git(b, main, "worktree", "add", "-q", "-b", "feature", wt)
+	worktreetest.Repo(b, main, map[string]string{"src/a.go": "package src\n"})
+	worktreetest.Git(b, main, "config", "core.hooksPath", ".githooks")
+	worktreetest.Git(b, main, "worktree", "add", "-q", "-b", "feature", wt)
 	target := filepath.Join(wt, "src", "deep", "file.go")
 	b.ReportAllocs()
 	for b.Loop() {
@@ -280,13 +280,13 @@ func FuzzGitConfigValue(f *testing.F) {
 // git dir holds the checkout, and ordinary writes there do not ask, while
 // the rules by name and shape still do.
 func TestWorktreeInsideItsBareRepository(t *testing.T) {
-	wtt.Need(t)
+	worktreetest.Need(t)
 	base := tempRoot(t)
 	src, bare := filepath.Join(base, "src"), filepath.Join(base, "repo.git")
-	wtt.Repo(t, src, map[string]string{"a.go": "package a\n"})
-	wtt.Git(t, base, "clone", "-q", "--bare", src, bare)
+	worktreetest.Repo(t, src, map[string]string{"a.go": "package a\n"})
+	worktreetest.Git(t, base, "clone", "-q", "--bare", src, bare)
 	wt := filepath.Join(bare, "wt")
-	wtt.Git(t, bare, "worktree", "add", "-q", "-b", "feature", wt)
+	worktreetest.Git(t, bare, "worktree", "add", "-q", "-b", "feature", wt)
 	if why := runOnUse(wt, filepath.Join(wt, "b.go")); why != "" {
 		t.Errorf("an ordinary write in a worktree inside its bare repository asks: %s", why)
 	}

@@ -8,20 +8,20 @@ import (
 	"testing"
 	"time"
 
-	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
 
 // benchRepo is a repository of 200 files whose config names programs (so
 // there are overrides to work out), one file changed.
 func benchRepo(b *testing.B) (*Git, string) {
-	files := map[string]string{".gitattributes": wtt.HostileAttributes}
+	files := map[string]string{".gitattributes": worktreetest.HostileAttributes}
 	for i := range 200 {
 		files[fmt.Sprintf("src/f%03d.go", i)] = "package src\n"
 	}
 	dir := filepath.Join(b.TempDir(), "repo")
-	wtt.Repo(b, dir, files)
-	wtt.Hostile(b, dir, filepath.Join(b.TempDir(), "marks"))
-	wtt.Write(b, dir, "src/f000.go", "package src\n// changed\n")
+	worktreetest.Repo(b, dir, files)
+	worktreetest.Hostile(b, dir, filepath.Join(b.TempDir(), "marks"))
+	worktreetest.Write(b, dir, "src/f000.go", "package src\n// changed\n")
 	return find(b, nil), dir
 }
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
 
 // conditionalRepo is a repository on main whose config includes, on a
@@ -16,14 +16,14 @@ import (
 // filters that leave a mark; its files use them.
 func conditionalRepo(t *testing.T) (dir, marks string) {
 	t.Helper()
-	wtt.Need(t)
+	worktreetest.Need(t)
 	base := t.TempDir()
 	dir, marks = filepath.Join(base, "repo"), filepath.Join(base, "marks")
-	wtt.Repo(t, dir, map[string]string{
-		".gitattributes": wtt.ConditionalAttributes,
+	worktreetest.Repo(t, dir, map[string]string{
+		".gitattributes": worktreetest.ConditionalAttributes,
 		"a.cond":         "a\n", "b.nest": "b\n", "c.gd": "c\n",
 	})
-	wtt.HostileConditional(t, dir, marks, "pi/**")
+	worktreetest.HostileConditional(t, dir, marks, "pi/**")
 	return dir, marks
 }
 
@@ -38,11 +38,11 @@ func TestConditionalIncludesDoNotRunOnWorktreeAdd(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(wt, "a.cond")); err != nil || string(got) != "a\n" {
 		t.Errorf("a.cond in the new worktree: %q %v", got, err)
 	}
-	wtt.Write(t, wt, "a.cond", "changed\n")
-	wtt.Write(t, wt, "c.gd", "changed\n")
+	worktreetest.Write(t, wt, "a.cond", "changed\n")
+	worktreetest.Write(t, wt, "c.gd", "changed\n")
 	run(t, g, wt, "add", "--all")
 	run(t, g, wt, "status", "--porcelain")
-	wtt.NoMarks(t, marks)
+	worktreetest.NoMarks(t, marks)
 }
 
 // The overrides read on main hold after HEAD moves to a branch an
@@ -51,37 +51,37 @@ func TestConditionalIncludesDoNotRunOnWorktreeAdd(t *testing.T) {
 func TestOverridesHoldWhenTheBranchChanges(t *testing.T) {
 	dir, marks := conditionalRepo(t)
 	g := find(t, nil)
-	wtt.Git(t, dir, "checkout", "-q", "-b", "other")
-	wtt.Write(t, dir, "d.cond", "d\n")
-	wtt.Write(t, dir, "e.nest", "e\n")
-	wtt.Git(t, dir, "add", "-A")
-	wtt.Git(t, dir, "commit", "-qm", "other")
-	wtt.Git(t, dir, "checkout", "-q", "main")
+	worktreetest.Git(t, dir, "checkout", "-q", "-b", "other")
+	worktreetest.Write(t, dir, "d.cond", "d\n")
+	worktreetest.Write(t, dir, "e.nest", "e\n")
+	worktreetest.Git(t, dir, "add", "-A")
+	worktreetest.Git(t, dir, "commit", "-qm", "other")
+	worktreetest.Git(t, dir, "checkout", "-q", "main")
 	run(t, g, dir, "status", "--porcelain") // the guard, read on main
-	wtt.Git(t, dir, "checkout", "-q", "-b", "pi/y")
+	worktreetest.Git(t, dir, "checkout", "-q", "-b", "pi/y")
 	run(t, g, dir, "merge", "--quiet", "other")
 	if got, err := os.ReadFile(filepath.Join(dir, "d.cond")); err != nil || string(got) != "d\n" {
 		t.Errorf("d.cond after the merge: %q %v", got, err)
 	}
-	wtt.NoMarks(t, marks)
+	worktreetest.NoMarks(t, marks)
 }
 
 // Includes that include each other are read once; a chain deeper than
 // git's own bound stops pi-tui's git there with a sentence.
 func TestIncludesLoopAndDepth(t *testing.T) {
-	wtt.Need(t)
+	worktreetest.Need(t)
 	dir := filepath.Join(t.TempDir(), "repo")
-	wtt.Repo(t, dir, map[string]string{"a": "a\n"})
+	worktreetest.Repo(t, dir, map[string]string{"a": "a\n"})
 	g := find(t, nil)
 	gd := filepath.Join(dir, ".git")
-	wtt.Git(t, dir, "config", "includeIf.onbranch:nothing.path", "loop1.cfg")
+	worktreetest.Git(t, dir, "config", "includeIf.onbranch:nothing.path", "loop1.cfg")
 	os.WriteFile(filepath.Join(gd, "loop1.cfg"), []byte("[include]\n\tpath = loop2.cfg\n"), 0o644)
 	os.WriteFile(filepath.Join(gd, "loop2.cfg"), []byte("[include]\n\tpath = loop1.cfg\n[filter \"x\"]\n\tsmudge = evil\n"), 0o644)
 	ws, err := g.Withheld(context.Background(), dir)
 	if err != nil || len(ws) != 1 || ws[0].Key != "filter.x.smudge" {
 		t.Fatalf("withheld with a loop: %v %v", ws, err)
 	}
-	wtt.Git(t, dir, "config", "includeIf.onbranch:nothing.path", "deep0.cfg")
+	worktreetest.Git(t, dir, "config", "includeIf.onbranch:nothing.path", "deep0.cfg")
 	for i := range maxIncludeDepth + 1 {
 		os.WriteFile(filepath.Join(gd, fmt.Sprintf("deep%d.cfg", i)), []byte(fmt.Sprintf("[include]\n\tpath = deep%d.cfg\n", i+1)), 0o644)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
 
 // hostileRepo is a repository whose .git/config, an included file and
@@ -17,20 +17,20 @@ import (
 // that use every one of them.
 func hostileRepo(t testing.TB) (dir, marks string) {
 	t.Helper()
-	wtt.Need(t)
+	worktreetest.Need(t)
 	base := t.TempDir()
 	dir, marks = filepath.Join(base, "repo"), filepath.Join(base, "marks")
-	wtt.Repo(t, dir, map[string]string{
-		".gitattributes": wtt.HostileAttributes,
+	worktreetest.Repo(t, dir, map[string]string{
+		".gitattributes": worktreetest.HostileAttributes,
 		"a.txt":          "one\ntwo\n", "b.inc": "inc\n", "c.wt": "wt\n", "plain.md": "plain\n",
 	})
-	wtt.Hostile(t, dir, marks)
+	worktreetest.Hostile(t, dir, marks)
 	return dir, marks
 }
 
 func find(t testing.TB, env map[string]string) *Git {
 	t.Helper()
-	base := wtt.Env(t)
+	base := worktreetest.Env(t)
 	g, err := Find(context.Background(), Options{Env: func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
@@ -65,7 +65,7 @@ func TestRepositoryProgramsDoNotRun(t *testing.T) {
 	dir, marks := hostileRepo(t)
 	g := find(t, nil)
 	for _, f := range []string{"a.txt", "b.inc", "c.wt"} {
-		wtt.Write(t, dir, f, "changed\n")
+		worktreetest.Write(t, dir, f, "changed\n")
 	}
 	run(t, g, dir, "status", "--porcelain")
 	run(t, g, dir, "diff", "--numstat")
@@ -85,23 +85,23 @@ func TestRepositoryProgramsDoNotRun(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "changed\n" {
 		t.Errorf("a.txt after checkout: %q", got)
 	}
-	wtt.NoMarks(t, marks)
+	worktreetest.NoMarks(t, marks)
 }
 
 // A merge where both sides changed a file whose merge driver the
 // repository's config names stops, naming the driver.
 func TestMergeDriverDoesNotRun(t *testing.T) {
-	wtt.Need(t)
+	worktreetest.Need(t)
 	base := t.TempDir()
 	dir, marks := filepath.Join(base, "repo"), filepath.Join(base, "marks")
-	wtt.Repo(t, dir, map[string]string{".gitattributes": wtt.HostileAttributes, "a.txt": "one\ntwo\nthree\n"})
-	wtt.Git(t, dir, "checkout", "-q", "-b", "side")
-	wtt.Write(t, dir, "a.txt", "one\ntwo\nthree\nside\n")
-	wtt.Git(t, dir, "commit", "-q", "-am", "side")
-	wtt.Git(t, dir, "checkout", "-q", "main")
-	wtt.Write(t, dir, "a.txt", "main\none\ntwo\nthree\n")
-	wtt.Git(t, dir, "commit", "-q", "-am", "main")
-	wtt.Hostile(t, dir, marks)
+	worktreetest.Repo(t, dir, map[string]string{".gitattributes": worktreetest.HostileAttributes, "a.txt": "one\ntwo\nthree\n"})
+	worktreetest.Git(t, dir, "checkout", "-q", "-b", "side")
+	worktreetest.Write(t, dir, "a.txt", "one\ntwo\nthree\nside\n")
+	worktreetest.Git(t, dir, "commit", "-q", "-am", "side")
+	worktreetest.Git(t, dir, "checkout", "-q", "main")
+	worktreetest.Write(t, dir, "a.txt", "main\none\ntwo\nthree\n")
+	worktreetest.Git(t, dir, "commit", "-q", "-am", "main")
+	worktreetest.Hostile(t, dir, marks)
 	g := find(t, nil)
 	_, err := g.Run(context.Background(), dir, "merge", "--no-edit", "side")
 	var ge *Error
@@ -111,14 +111,14 @@ func TestMergeDriverDoesNotRun(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "main\none\ntwo\nthree\n" {
 		t.Errorf("a.txt after the merge: %q", got)
 	}
-	wtt.NoMarks(t, marks)
+	worktreetest.NoMarks(t, marks)
 }
 
 // A long-running filter process (filter.<name>.process) is withheld too:
 // git then reads and writes the file as it is.
 func TestFilterProcessDoesNotRun(t *testing.T) {
 	dir, marks := hostileRepo(t)
-	wtt.Write(t, dir, "d.proc", "proc\n")
+	worktreetest.Write(t, dir, "d.proc", "proc\n")
 	g := find(t, nil)
 	run(t, g, dir, "add", "d.proc")
 	run(t, g, dir, "commit", "-q", "-m", "proc")
@@ -127,7 +127,7 @@ func TestFilterProcessDoesNotRun(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "d.proc")); string(got) != "proc\n" {
 		t.Errorf("d.proc after checkout: %q", got)
 	}
-	wtt.NoMarks(t, marks)
+	worktreetest.NoMarks(t, marks)
 }
 
 func TestUserGlobalProgramsRun(t *testing.T) {
@@ -144,7 +144,7 @@ func TestUserGlobalProgramsRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(userMarks, "smudge")); err != nil {
 		t.Error("the filter of the user's global config did not run")
 	}
-	wtt.NoMarks(t, marks)
+	worktreetest.NoMarks(t, marks)
 }
 
 // A config changed after a call (a new program, an include appearing) is
@@ -153,23 +153,23 @@ func TestUserGlobalProgramsRun(t *testing.T) {
 func TestConfigChangesAreSeen(t *testing.T) {
 	for _, in := range []string{".", "sub/deeper"} {
 		t.Run(in, func(t *testing.T) {
-			wtt.Need(t)
+			worktreetest.Need(t)
 			base := t.TempDir()
 			dir, marks := filepath.Join(base, "repo"), filepath.Join(base, "marks")
-			wtt.Repo(t, dir, map[string]string{".gitattributes": "*.txt filter=late\n*.md filter=later\n", "a.txt": "a\n", "b.md": "b\n", "sub/deeper/c": "c\n"})
+			worktreetest.Repo(t, dir, map[string]string{".gitattributes": "*.txt filter=late\n*.md filter=later\n", "a.txt": "a\n", "b.md": "b\n", "sub/deeper/c": "c\n"})
 			os.MkdirAll(marks, 0o755)
 			g := find(t, nil)
 			at := filepath.Join(dir, in)
-			wtt.Git(t, dir, "config", "include.path", "later.cfg") // not there yet
+			worktreetest.Git(t, dir, "config", "include.path", "later.cfg") // not there yet
 			run(t, g, at, "status", "--porcelain")
-			wtt.Git(t, dir, "config", "filter.late.smudge", "touch '"+filepath.Join(marks, "late")+"'; cat")
+			worktreetest.Git(t, dir, "config", "filter.late.smudge", "touch '"+filepath.Join(marks, "late")+"'; cat")
 			os.Remove(filepath.Join(dir, "a.txt"))
 			run(t, g, at, "checkout", "--", ":/a.txt")
 			run(t, g, at, "status", "--porcelain")
 			os.WriteFile(filepath.Join(dir, ".git", "later.cfg"), []byte("[filter \"later\"]\n\tsmudge = touch '"+filepath.Join(marks, "later")+"'; cat\n"), 0o644)
 			os.Remove(filepath.Join(dir, "b.md"))
 			run(t, g, at, "checkout", "--", ":/b.md")
-			wtt.NoMarks(t, marks)
+			worktreetest.NoMarks(t, marks)
 		})
 	}
 }
@@ -178,7 +178,7 @@ func TestConfigChangesAreSeen(t *testing.T) {
 // sentence naming it, and leaves the file as it was.
 func TestRequiredFilterStops(t *testing.T) {
 	dir, marks := hostileRepo(t)
-	wtt.Git(t, dir, "config", "filter.evil.required", "true")
+	worktreetest.Git(t, dir, "config", "filter.evil.required", "true")
 	g := find(t, nil)
 	os.Remove(filepath.Join(dir, "a.txt"))
 	_, err := g.Run(context.Background(), dir, "checkout", "--", "a.txt")
@@ -193,11 +193,11 @@ func TestRequiredFilterStops(t *testing.T) {
 	if err != nil || len(ps) == 0 {
 		t.Errorf("Withheld: %v %v", ps, err)
 	}
-	wtt.NoMarks(t, marks)
+	worktreetest.NoMarks(t, marks)
 }
 
 func TestNotARepository(t *testing.T) {
-	wtt.Need(t)
+	worktreetest.Need(t)
 	g := find(t, nil)
 	_, err := g.Run(context.Background(), t.TempDir(), "status")
 	var ge *Error
@@ -210,20 +210,20 @@ func TestNotARepository(t *testing.T) {
 // subfolder of a checkout) is another repository with a config of its
 // own: the next call reads it.
 func TestNewRepositoryBelowIsSeen(t *testing.T) {
-	wtt.Need(t)
+	worktreetest.Need(t)
 	base := t.TempDir()
 	dir, marks := filepath.Join(base, "repo"), filepath.Join(base, "marks")
-	wtt.Repo(t, dir, map[string]string{"a.txt": "a\n"})
+	worktreetest.Repo(t, dir, map[string]string{"a.txt": "a\n"})
 	os.MkdirAll(marks, 0o755)
 	sub := filepath.Join(dir, "sub")
 	os.MkdirAll(sub, 0o755)
 	g := find(t, nil)
 	run(t, g, sub, "status", "--porcelain")
-	wtt.Repo(t, sub, map[string]string{".gitattributes": "*.txt filter=evil\n", "b.txt": "b\n"})
-	wtt.Git(t, sub, "config", "filter.evil.smudge", "touch '"+filepath.Join(marks, "smudge")+"'; cat")
+	worktreetest.Repo(t, sub, map[string]string{".gitattributes": "*.txt filter=evil\n", "b.txt": "b\n"})
+	worktreetest.Git(t, sub, "config", "filter.evil.smudge", "touch '"+filepath.Join(marks, "smudge")+"'; cat")
 	os.Remove(filepath.Join(sub, "b.txt"))
 	run(t, g, sub, "checkout", "--", "b.txt")
-	wtt.NoMarks(t, marks)
+	worktreetest.NoMarks(t, marks)
 }
 
 // Calls in parallel share the cached overrides safely.
@@ -242,7 +242,7 @@ func TestParallelRuns(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	wtt.NoMarks(t, marks)
+	worktreetest.NoMarks(t, marks)
 }
 
 // The overrides cost git runs only when a config changed: a call with
@@ -250,14 +250,14 @@ func TestParallelRuns(t *testing.T) {
 // change, one git config run comes first, without a rev-parse (the
 // repository is where it was).
 func TestOverridesAreReadOnlyWhenAConfigChanges(t *testing.T) {
-	wtt.Need(t)
+	worktreetest.Need(t)
 	real, err := exec.LookPath("git")
 	if err != nil {
 		t.Skip(err)
 	}
 	base := t.TempDir()
 	dir, bin, log := filepath.Join(base, "repo"), filepath.Join(base, "bin"), filepath.Join(base, "log")
-	wtt.Repo(t, dir, map[string]string{"a.txt": "a\n"})
+	worktreetest.Repo(t, dir, map[string]string{"a.txt": "a\n"})
 	os.MkdirAll(bin, 0o755)
 	// A git that notes each run's command (the first word after the
 	// options pi-tui puts before it) and runs the real one.
@@ -278,7 +278,7 @@ func TestOverridesAreReadOnlyWhenAConfigChanges(t *testing.T) {
 	if got := runs(); got != "status" {
 		t.Errorf("second call ran %q", got)
 	}
-	wtt.Git(t, dir, "config", "filter.x.smudge", "cat")
+	worktreetest.Git(t, dir, "config", "filter.x.smudge", "cat")
 	run(t, g, dir, "status", "--porcelain")
 	if got := runs(); got != "config status" {
 		t.Errorf("after a config change ran %q", got)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
 
 // A remote's uploadpack or receivepack in the repository's config is the
@@ -23,12 +23,12 @@ func TestRemoteUploadPackDoesNotRun(t *testing.T) {
 		{"ssh", "", "ssh://example.invalid"}, // the user's ssh, below
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			wtt.Need(t)
+			worktreetest.Need(t)
 			base := t.TempDir()
 			up, dir, marks := filepath.Join(base, "up"), filepath.Join(base, "repo"), filepath.Join(base, "marks")
 			os.MkdirAll(marks, 0o755)
-			wtt.Repo(t, up, map[string]string{"a": "a\n"})
-			wtt.Repo(t, dir, map[string]string{"b": "b\n"})
+			worktreetest.Repo(t, up, map[string]string{"a": "a\n"})
+			worktreetest.Repo(t, dir, map[string]string{"b": "b\n"})
 			prog := func(name, then string) string {
 				p := filepath.Join(base, name)
 				os.WriteFile(p, []byte("#!/bin/sh\ntouch '"+filepath.Join(marks, name)+"'\nexec "+then+" \"$@\"\n"), 0o755)
@@ -43,10 +43,10 @@ func TestRemoteUploadPackDoesNotRun(t *testing.T) {
 			}
 			global := filepath.Join(base, "gitconfig")
 			os.WriteFile(global, []byte(user), 0o644)
-			wtt.Git(t, dir, "config", "remote.origin.url", tc.url+up)
-			wtt.Git(t, dir, "config", "remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*")
-			wtt.Git(t, dir, "config", "remote.origin.uploadpack", prog("uploadpack", "git-upload-pack"))
-			wtt.Git(t, dir, "config", "remote.origin.receivepack", prog("receivepack", "git-receive-pack"))
+			worktreetest.Git(t, dir, "config", "remote.origin.url", tc.url+up)
+			worktreetest.Git(t, dir, "config", "remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*")
+			worktreetest.Git(t, dir, "config", "remote.origin.uploadpack", prog("uploadpack", "git-upload-pack"))
+			worktreetest.Git(t, dir, "config", "remote.origin.receivepack", prog("receivepack", "git-receive-pack"))
 			g := find(t, map[string]string{"GIT_CONFIG_GLOBAL": global})
 			ctx := context.Background()
 			if _, err := g.Run(ctx, dir, "fetch", "origin"); err == nil || !strings.Contains(err.Error(), "remote.origin.uploadpack") {
@@ -59,7 +59,7 @@ func TestRemoteUploadPackDoesNotRun(t *testing.T) {
 			if err != nil || len(ws) != 2 {
 				t.Errorf("withheld: %v %v", ws, err)
 			}
-			wtt.NoMarks(t, marks)
+			worktreetest.NoMarks(t, marks)
 		})
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
 
 // A session's worktree is on a branch pi/… with its git dir under
@@ -14,12 +14,12 @@ import (
 func TestConditionalIncludesNeverRun(t *testing.T) {
 	r := newHost(t)
 	r.root = filepath.Join(r.h.Places.Home, "proj")
-	wtt.Repo(t, r.root, map[string]string{
-		".gitattributes": wtt.ConditionalAttributes,
+	worktreetest.Repo(t, r.root, map[string]string{
+		".gitattributes": worktreetest.ConditionalAttributes,
 		"a.cond":         "a\n", "b.nest": "b\n", "c.gd": "c\n",
 	})
 	marks := filepath.Join(t.TempDir(), "marks")
-	wtt.HostileConditional(t, r.root, marks, "pi/**")
+	worktreetest.HostileConditional(t, r.root, marks, "pi/**")
 	r.add(r.root)
 	ctx := context.Background()
 	s, w := r.newSession()
@@ -27,7 +27,7 @@ func TestConditionalIncludesNeverRun(t *testing.T) {
 		t.Errorf("a.cond in the new worktree: %q", got)
 	}
 	for _, f := range []string{"a.cond", "b.nest", "c.gd"} {
-		wtt.Write(t, w.Root, f, "changed\n")
+		worktreetest.Write(t, w.Root, f, "changed\n")
 	}
 	if _, err := r.svc.Diff(ctx, s); err != nil {
 		t.Error(err)
@@ -38,5 +38,5 @@ func TestConditionalIncludesNeverRun(t *testing.T) {
 	if got := read(t, filepath.Join(r.root, "c.gd")); got != "changed\n" {
 		t.Errorf("c.gd after the merge: %q", got)
 	}
-	wtt.NoMarks(t, marks)
+	worktreetest.NoMarks(t, marks)
 }

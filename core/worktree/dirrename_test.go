@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/worktree"
-	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
 
 // When main renamed a folder the branch adds a file to, git's
@@ -23,16 +23,16 @@ func TestMergeKeepsAnIgnoredFileInARenamedFolder(t *testing.T) {
 		t.Run("directoryRenames="+setting, func(t *testing.T) {
 			r := newRig(t, map[string]string{"src/a.go": "package a\n"})
 			if setting != "" {
-				wtt.Git(t, r.root, "config", "merge.directoryRenames", setting)
+				worktreetest.Git(t, r.root, "config", "merge.directoryRenames", setting)
 			}
 			ctx := context.Background()
 			s, w := r.newSession()
-			wtt.Write(t, w.Root, "src/new.go", "package a // the branch's\n")
-			wtt.Git(t, r.root, "mv", "src", "lib")
-			wtt.Write(t, r.root, ".gitignore", "lib/new.go\n")
-			wtt.Git(t, r.root, "add", "-A")
-			wtt.Git(t, r.root, "commit", "-qm", "src is lib now")
-			wtt.Write(t, r.root, "lib/new.go", "PRECIOUS\n")
+			worktreetest.Write(t, w.Root, "src/new.go", "package a // the branch's\n")
+			worktreetest.Git(t, r.root, "mv", "src", "lib")
+			worktreetest.Write(t, r.root, ".gitignore", "lib/new.go\n")
+			worktreetest.Git(t, r.root, "add", "-A")
+			worktreetest.Git(t, r.root, "commit", "-qm", "src is lib now")
+			worktreetest.Write(t, r.root, "lib/new.go", "PRECIOUS\n")
 			_, _, err := r.svc.Merge(ctx, s, "new file")
 			var ie *worktree.IgnoredMainError
 			if err != nil && !errors.As(err, &ie) {
@@ -60,13 +60,13 @@ func TestMergeKeepsAnIgnoredFileAConflictWrites(t *testing.T) {
 		t.Skip("git merge-tree --write-tree needs git 2.38")
 	}
 	s, w := r.newSession()
-	wtt.Write(t, w.Root, "d", "the branch's file\n")
-	wtt.Write(t, r.root, "d/f", "main's folder\n")
-	wtt.Write(t, r.root, ".gitignore", "d~*\n")
-	wtt.Git(t, r.root, "add", "-A")
-	wtt.Git(t, r.root, "commit", "-qm", "d is a folder")
+	worktreetest.Write(t, w.Root, "d", "the branch's file\n")
+	worktreetest.Write(t, r.root, "d/f", "main's folder\n")
+	worktreetest.Write(t, r.root, ".gitignore", "d~*\n")
+	worktreetest.Git(t, r.root, "add", "-A")
+	worktreetest.Git(t, r.root, "commit", "-qm", "d is a folder")
 	aside := "d~" + strings.ReplaceAll("refs/heads/"+w.Branch, "/", "_")
-	wtt.Write(t, r.root, aside, "PRECIOUS\n")
+	worktreetest.Write(t, r.root, aside, "PRECIOUS\n")
 	_, _, err := r.svc.Merge(context.Background(), s, "d")
 	var ie *worktree.IgnoredMainError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), aside) {
@@ -80,6 +80,6 @@ func TestMergeKeepsAnIgnoredFileAConflictWrites(t *testing.T) {
 func worktreeGitAtLeast(t *testing.T, r *rig, major, minor int) bool {
 	t.Helper()
 	var ma, mi int
-	fmt.Sscanf(strings.TrimPrefix(wtt.Git(t, r.root, "version"), "git version "), "%d.%d", &ma, &mi)
+	fmt.Sscanf(strings.TrimPrefix(worktreetest.Git(t, r.root, "version"), "git version "), "%d.%d", &ma, &mi)
 	return ma > major || ma == major && mi >= minor
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
-	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
 
 // plant writes a session file of the rig's project whose pi-tui.worktree
@@ -43,7 +43,7 @@ func (r *rig) folderFor(short string) string {
 
 // hasBranch reports whether repo has the branch.
 func hasBranch(t *testing.T, repo, branch string) bool {
-	return strings.TrimSpace(wtt.Git(t, repo, "branch", "--list", branch)) != ""
+	return strings.TrimSpace(worktreetest.Git(t, repo, "branch", "--list", branch)) != ""
 }
 
 // Bindings a session file can hold that pi-tui did not make: each is
@@ -54,7 +54,7 @@ func TestPlantedBindingsAreRefused(t *testing.T) {
 	ctx := context.Background()
 	legit, lw := r.newSession()
 	other := filepath.Join(r.h.Places.Home, "other")
-	wtt.Repo(t, other, map[string]string{"o.txt": "o\n"})
+	worktreetest.Repo(t, other, map[string]string{"o.txt": "o\n"})
 
 	type check struct{ folder, repo, branch string } // what must survive
 	cases := []struct {
@@ -66,8 +66,8 @@ func TestPlantedBindingsAreRefused(t *testing.T) {
 		name: "an outside folder", why: "is not",
 		bind: func(short string) sessions.Worktree {
 			out := filepath.Join(r.h.Places.Home, "tmp-outside")
-			wtt.Write(t, out, "secret.txt", "secret\n")
-			wtt.Write(t, out, ".pi/settings.json", `{"shellPath":"/tmp/evil"}`)
+			worktreetest.Write(t, out, "secret.txt", "secret\n")
+			worktreetest.Write(t, out, ".pi/settings.json", `{"shellPath":"/tmp/evil"}`)
 			return sessions.Worktree{Kind: sessions.KindWorktree, Root: out, Dir: out, Branch: "pi/" + short, Base: "main", Main: r.root}
 		},
 		exists: func(string) []check {
@@ -77,7 +77,7 @@ func TestPlantedBindingsAreRefused(t *testing.T) {
 		name: "another repository's worktree in the session's folder", why: "main checkout",
 		bind: func(short string) sessions.Worktree {
 			dir := r.folderFor(short)
-			wtt.Git(t, other, "worktree", "add", "-q", "-b", "pi/"+short, dir)
+			worktreetest.Git(t, other, "worktree", "add", "-q", "-b", "pi/"+short, dir)
 			return sessions.Worktree{Kind: sessions.KindWorktree, Root: dir, Dir: dir, Branch: "pi/" + short, Base: "main", Main: other}
 		},
 		exists: func(short string) []check { return []check{{r.folderFor(short), other, "pi/" + short}} },
@@ -85,7 +85,7 @@ func TestPlantedBindingsAreRefused(t *testing.T) {
 		name: "another repository's worktree, naming the project's checkout", why: "is not a worktree of the project's repository",
 		bind: func(short string) sessions.Worktree {
 			dir := r.folderFor(short)
-			wtt.Git(t, other, "worktree", "add", "-q", "-b", "pi/"+short, dir)
+			worktreetest.Git(t, other, "worktree", "add", "-q", "-b", "pi/"+short, dir)
 			return sessions.Worktree{Kind: sessions.KindWorktree, Root: dir, Dir: dir, Branch: "pi/" + short, Base: "main", Main: r.root}
 		},
 		exists: func(short string) []check { return []check{{r.folderFor(short), other, "pi/" + short}} },
@@ -93,7 +93,7 @@ func TestPlantedBindingsAreRefused(t *testing.T) {
 		name: "the session's folder on another branch", why: "not on its branch",
 		bind: func(short string) sessions.Worktree {
 			dir := r.folderFor(short)
-			wtt.Git(t, r.root, "worktree", "add", "-q", "-b", "users-"+short, dir)
+			worktreetest.Git(t, r.root, "worktree", "add", "-q", "-b", "users-"+short, dir)
 			return sessions.Worktree{Kind: sessions.KindWorktree, Root: dir, Dir: dir, Branch: "pi/" + short, Base: "main", Main: r.root}
 		},
 		exists: func(short string) []check { return []check{{r.folderFor(short), r.root, "users-" + short}} },
@@ -182,7 +182,7 @@ func TestMissingFolderStaysVerified(t *testing.T) {
 	ctx := context.Background()
 	s, w := r.newSession()
 	os.RemoveAll(w.Dir)
-	wtt.Git(t, r.root, "worktree", "prune")
+	worktreetest.Git(t, r.root, "worktree", "prune")
 	list, _ := r.sm.List(ctx, r.pid)
 	of := r.svc.Of(ctx, r.pid, list)
 	if _, ok := of.Bound[s.ID()]; !ok {
@@ -209,7 +209,7 @@ func TestWorktreeMadeElsewhereVerifiesAtOnce(t *testing.T) {
 	if _, _, err := r.svc.Lookup(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	elsewhere := worktree.NewService(r.h.Store, r.h.Places.DataDir, worktree.Options{Env: wtt.Env(t)})
+	elsewhere := worktree.NewService(r.h.Store, r.h.Places.DataDir, worktree.Options{Env: worktreetest.Env(t)})
 	b, _, err := elsewhere.NewSession(ctx, r.sm, r.pid, "", "")
 	if err != nil {
 		t.Fatal(err)
@@ -247,7 +247,7 @@ func BenchmarkOf20(b *testing.B) {
 func BenchmarkOf20Cold(b *testing.B) {
 	r, list := rigOf20(b)
 	ctx := context.Background()
-	env := wtt.Env(b)
+	env := worktreetest.Env(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		svc := worktree.NewService(r.h.Store, r.h.Places.DataDir, worktree.Options{Env: env})
@@ -312,9 +312,9 @@ func TestSameSuffixCopyIsRefused(t *testing.T) {
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	real, rw := r.newSession()
-	wtt.Write(t, rw.Root, "work.txt", "the real session's work\n")
-	wtt.Git(t, rw.Dir, "add", "-A")
-	wtt.Git(t, rw.Dir, "commit", "-q", "-m", "work")
+	worktreetest.Write(t, rw.Root, "work.txt", "the real session's work\n")
+	worktreetest.Git(t, rw.Dir, "add", "-A")
+	worktreetest.Git(t, rw.Dir, "commit", "-q", "-m", "work")
 	fake := "0badbad0" + real.ID()[8:]
 	s := r.copyAs(real, fake)
 	if worktree.ShortID(fake) != worktree.ShortID(real.ID()) {
@@ -379,7 +379,7 @@ func TestMissingFolderNeedsTheRecord(t *testing.T) {
 
 	// The real session's folder deleted by hand: the copy is still not it.
 	os.RemoveAll(rw.Dir)
-	wtt.Git(t, r.root, "worktree", "prune")
+	worktreetest.Git(t, r.root, "worktree", "prune")
 	cp := r.copyAs(real, "0badbad0"+real.ID()[8:])
 	if _, _, err := r.svc.Lookup(ctx, cp); !errors.As(err, &inv) || !strings.Contains(inv.Why, real.ID()+"\", not for this one") {
 		t.Fatalf("Lookup of a copy whose folder is gone: %v; want invalid", err)
@@ -444,10 +444,10 @@ func TestLegacyWorktree(t *testing.T) {
 		t.Fatalf("Discard of a legacy worktree: %v; want it refused, saying how", err)
 	}
 	r.survives(t, old, ow)
-	wtt.Git(t, r.root, "worktree", "remove", "--force", ow.Dir)
-	wtt.Git(t, r.root, "branch", "-D", ow.Branch)
+	worktreetest.Git(t, r.root, "worktree", "remove", "--force", ow.Dir)
+	worktreetest.Git(t, r.root, "branch", "-D", ow.Branch)
 	// The next pi-tui sessions discard is another process.
-	next := worktree.NewService(r.h.Store, r.h.Places.DataDir, worktree.Options{Env: wtt.Env(t)})
+	next := worktree.NewService(r.h.Store, r.h.Places.DataDir, worktree.Options{Env: worktreetest.Env(t)})
 	if _, _, err := next.Lookup(ctx, old); !errors.As(err, &inv) || !strings.Contains(inv.Why, "no record") {
 		t.Fatalf("a legacy binding whose folder is gone: %v; want invalid", err)
 	}

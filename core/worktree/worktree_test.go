@@ -13,7 +13,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
-	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 	"github.com/pi-tui/pi-tui/store"
 )
 
@@ -31,7 +31,7 @@ func newRig(t testing.TB, files map[string]string) *rig {
 	t.Helper()
 	r := newHost(t)
 	r.root = filepath.Join(r.h.Places.Home, "proj")
-	wtt.Repo(t, r.root, files)
+	worktreetest.Repo(t, r.root, files)
 	r.add(r.root)
 	return r
 }
@@ -39,7 +39,7 @@ func newRig(t testing.TB, files map[string]string) *rig {
 // newHost is a rig without a project yet.
 func newHost(t testing.TB) *rig {
 	t.Helper()
-	wtt.Need(t)
+	worktreetest.Need(t)
 	base, _ := filepath.EvalSymlinks(t.TempDir())
 	pl := paths.Places{Home: base, AgentDir: filepath.Join(base, "agent"), DataDir: filepath.Join(base, "data")}
 	st, err := store.Open(context.Background(), pl.Database(), store.Options{})
@@ -49,7 +49,7 @@ func newHost(t testing.TB) *rig {
 	t.Cleanup(func() { st.Close() })
 	h := &unit{Places: pl, Store: st, Projects: projects.NewRegistry(st, pl.AgentDir)}
 	return &rig{t: t, h: h, sm: sessions.NewManager(h.Store, sessions.Config{AgentDir: pl.AgentDir}),
-		svc: worktree.NewService(h.Store, pl.DataDir, worktree.Options{Env: wtt.Env(t)})}
+		svc: worktree.NewService(h.Store, pl.DataDir, worktree.Options{Env: worktreetest.Env(t)})}
 }
 
 // unit is what the package under test is built over: a store, the folders
@@ -112,8 +112,8 @@ func TestTwoSessionsOneFileMergeThenConflict(t *testing.T) {
 		t.Fatalf("reopened binding = %+v %v, project %q", got, ok, reopened.ProjectID())
 	}
 
-	wtt.Write(t, wa.Root, "greet.txt", "hello from a\n")
-	wtt.Write(t, wb.Root, "greet.txt", "hello from b\n")
+	worktreetest.Write(t, wa.Root, "greet.txt", "hello from a\n")
+	worktreetest.Write(t, wb.Root, "greet.txt", "hello from b\n")
 	of := r.svc.Of(ctx, r.pid, list)
 	if len(of.Bound) != 2 || len(of.Invalid) != 0 || of.Bound[a.ID()].Root != wa.Root {
 		t.Fatalf("Of = %+v, want both sessions verified", of)
@@ -145,14 +145,14 @@ func TestTwoSessionsOneFileMergeThenConflict(t *testing.T) {
 	if !strings.Contains(err.Error(), "greet.txt") || !strings.Contains(err.Error(), "nothing was merged") {
 		t.Errorf("conflict sentence = %q", err)
 	}
-	if st := wtt.Git(t, r.root, "status", "--porcelain"); st != "" {
+	if st := worktreetest.Git(t, r.root, "status", "--porcelain"); st != "" {
 		t.Errorf("main checkout left half-merged:\n%s", st)
 	}
 	if got := read(t, filepath.Join(r.root, "greet.txt")); got != "hello from a\n" {
 		t.Errorf("main checkout after the refused merge = %q", got)
 	}
 	// b's work is committed on its branch, not lost.
-	if got := wtt.Git(t, r.root, "show", wb.Branch+":greet.txt"); got != "hello from b\n" {
+	if got := worktreetest.Git(t, r.root, "show", wb.Branch+":greet.txt"); got != "hello from b\n" {
 		t.Errorf("b's branch holds %q", got)
 	}
 }
@@ -161,9 +161,9 @@ func TestMergeMakesAMergeCommitWhenTheBaseMoved(t *testing.T) {
 	r := newRig(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	ctx := context.Background()
 	s, w := r.newSession()
-	wtt.Write(t, w.Root, "a.txt", "a changed\n")
-	wtt.Write(t, r.root, "b.txt", "b changed\n")
-	wtt.Git(t, r.root, "commit", "-qam", "b on main")
+	worktreetest.Write(t, w.Root, "a.txt", "a changed\n")
+	worktreetest.Write(t, r.root, "b.txt", "b changed\n")
+	worktreetest.Git(t, r.root, "commit", "-qam", "b on main")
 	res, _, err := r.svc.Merge(ctx, s, "change a")
 	if err != nil {
 		t.Fatal(err)
@@ -180,8 +180,8 @@ func TestMergeRefusesWhenTheMainCheckoutHasChangesItWouldTouch(t *testing.T) {
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	s, w := r.newSession()
-	wtt.Write(t, w.Root, "a.txt", "from the session\n")
-	wtt.Write(t, r.root, "a.txt", "user's own edit\n")
+	worktreetest.Write(t, w.Root, "a.txt", "from the session\n")
+	worktreetest.Write(t, r.root, "a.txt", "user's own edit\n")
 	_, _, err := r.svc.Merge(ctx, s, "session edit")
 	var dirty *worktree.DirtyMainError
 	if !errors.As(err, &dirty) || !strings.Contains(err.Error(), "a.txt") {
@@ -196,7 +196,7 @@ func TestDiscardWithUncommittedChanges(t *testing.T) {
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	s, w := r.newSession()
-	wtt.Write(t, w.Root, "new.txt", "new\n")
+	worktreetest.Write(t, w.Root, "new.txt", "new\n")
 	st, _, err := r.svc.Status(ctx, s)
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +210,7 @@ func TestDiscardWithUncommittedChanges(t *testing.T) {
 	if _, err := os.Stat(w.Dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("worktree folder still there: %v", err)
 	}
-	if out := wtt.Git(t, r.root, "branch", "--list", w.Branch); out != "" {
+	if out := worktreetest.Git(t, r.root, "branch", "--list", w.Branch); out != "" {
 		t.Errorf("branch not deleted: %q", out)
 	}
 	if got, ok := s.Worktree(); !ok || got.Active() {
@@ -226,8 +226,8 @@ func TestWorktreeFolderDeletedByHand(t *testing.T) {
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	s, w := r.newSession()
-	wtt.Write(t, w.Root, "a.txt", "committed work\n")
-	wtt.Git(t, w.Root, "commit", "-qam", "work")
+	worktreetest.Write(t, w.Root, "a.txt", "committed work\n")
+	worktreetest.Git(t, w.Root, "commit", "-qam", "work")
 	if err := os.RemoveAll(w.Dir); err != nil {
 		t.Fatal(err)
 	}
@@ -238,11 +238,11 @@ func TestWorktreeFolderDeletedByHand(t *testing.T) {
 	if !st.Missing || !strings.Contains(st.Fix, "worktree add "+w.Dir+" "+w.Branch) || strings.Contains(st.Fix, "\n") {
 		t.Fatalf("status = %+v, want missing with a one-line fix", st)
 	}
-	if strings.Contains(wtt.Git(t, r.root, "worktree", "list"), w.Dir) {
+	if strings.Contains(worktreetest.Git(t, r.root, "worktree", "list"), w.Dir) {
 		t.Error("git still lists the vanished worktree (not pruned)")
 	}
 	// The committed work is on the branch; following the fix brings it back.
-	wtt.Git(t, r.root, "worktree", "add", w.Dir, w.Branch)
+	worktreetest.Git(t, r.root, "worktree", "add", w.Dir, w.Branch)
 	if read(t, filepath.Join(w.Root, "a.txt")) != "committed work\n" {
 		t.Error("the branch lost the committed work")
 	}
@@ -279,8 +279,8 @@ func TestDiffShowsTrackedAndNewFiles(t *testing.T) {
 	r := newRig(t, map[string]string{"a.txt": "one\ntwo\n"})
 	ctx := context.Background()
 	s, w := r.newSession()
-	wtt.Write(t, w.Root, "a.txt", "one\n2\n")
-	wtt.Write(t, w.Root, "dir/new.go", "package dir\n")
+	worktreetest.Write(t, w.Root, "a.txt", "one\n2\n")
+	worktreetest.Write(t, w.Root, "dir/new.go", "package dir\n")
 	d, err := r.svc.Diff(ctx, s)
 	if err != nil {
 		t.Fatal(err)
@@ -301,8 +301,8 @@ func TestDiffShowsTrackedAndNewFiles(t *testing.T) {
 func TestStatCountsALastLineWithoutABreak(t *testing.T) {
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	s, w := r.newSession()
-	wtt.Write(t, w.Root, "new.txt", "hello\nsecond")
-	wtt.Write(t, w.Root, "empty.txt", "")
+	worktreetest.Write(t, w.Root, "new.txt", "hello\nsecond")
+	worktreetest.Write(t, w.Root, "empty.txt", "")
 	st, _, err := r.svc.Status(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
@@ -315,7 +315,7 @@ func TestStatCountsALastLineWithoutABreak(t *testing.T) {
 func TestProjectInASubfolderWorksInTheSameSubfolder(t *testing.T) {
 	r := newHost(t)
 	repo := filepath.Join(r.h.Places.Home, "mono")
-	wtt.Repo(t, repo, map[string]string{"svc/api/main.go": "package main\n"})
+	worktreetest.Repo(t, repo, map[string]string{"svc/api/main.go": "package main\n"})
 	r.add(filepath.Join(repo, "svc/api"))
 	_, w := r.newSession()
 	if w.Root != filepath.Join(w.Dir, "svc/api") || w.Main != repo {
@@ -326,7 +326,7 @@ func TestProjectInASubfolderWorksInTheSameSubfolder(t *testing.T) {
 	}
 }
 
-func writeFile(t testing.TB, dir, rel, body string) { wtt.Write(t, dir, rel, body) }
+func writeFile(t testing.TB, dir, rel, body string) { worktreetest.Write(t, dir, rel, body) }
 
 // A repository's own config cannot make pi-tui run code: fsmonitor and
 // hooks named in .git/config never run when a worktree session is made,
@@ -342,10 +342,10 @@ func TestRepositoryConfigRunsNothing(t *testing.T) {
 		os.WriteFile(filepath.Join(hook, h), []byte(script), 0o755)
 	}
 	os.WriteFile(filepath.Join(hook, "fsmonitor"), []byte(script), 0o755)
-	wtt.Git(t, r.root, "config", "core.hooksPath", hook)
-	wtt.Git(t, r.root, "config", "core.fsmonitor", filepath.Join(hook, "fsmonitor"))
+	worktreetest.Git(t, r.root, "config", "core.hooksPath", hook)
+	worktreetest.Git(t, r.root, "config", "core.fsmonitor", filepath.Join(hook, "fsmonitor"))
 	s, w := r.newSession()
-	wtt.Write(t, w.Root, "b.txt", "b\n")
+	worktreetest.Write(t, w.Root, "b.txt", "b\n")
 	if _, _, err := r.svc.Status(ctx, s); err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +396,7 @@ func TestWorktreeSessionFollowsARelocatedProject(t *testing.T) {
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	s, w := r.newSession()
-	wtt.Write(t, w.Root, "b.txt", "b\n")
+	worktreetest.Write(t, w.Root, "b.txt", "b\n")
 	moved := filepath.Join(filepath.Dir(r.root), "moved")
 	if err := os.Rename(r.root, moved); err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	wtt "github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
 
 // Untracked files the agent (or a repository) leaves in a worktree cannot
@@ -25,7 +25,7 @@ func TestOddUntrackedFilesAreSkipped(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(w.Root, "fifo"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wtt.Write(t, w.Root, "big.txt", strings.Repeat("line\n", 1<<20))
+	worktreetest.Write(t, w.Root, "big.txt", strings.Repeat("line\n", 1<<20))
 	st, _, err := r.svc.Status(ctx, s)
 	if err != nil {
 		t.Fatal(err)
