@@ -1,8 +1,6 @@
 package pisession
 
-import (
-	"encoding/json"
-)
+import "strconv"
 
 // Stats are a session's totals, counted as pi 1.6's get_session_stats
 // counts them, so both programs show the same figures for one file: every
@@ -30,17 +28,6 @@ type TokenTotals struct {
 	Total      int64
 }
 
-func (t *TokenTotals) add(u *Usage) {
-	if u == nil {
-		return
-	}
-	t.Input += u.Input
-	t.Output += u.Output
-	t.CacheRead += u.CacheRead
-	t.CacheWrite += u.CacheWrite
-	t.Total = t.Input + t.Output + t.CacheRead + t.CacheWrite
-}
-
 // Stats counts the session's entries as pi does. A usage that cannot be
 // read counts as none (pi would stop with an error).
 func (s *Session) Stats() Stats {
@@ -48,13 +35,16 @@ func (s *Session) Stats() Stats {
 	defer s.mu.Unlock()
 	var st Stats
 	addUsage := func(raw []byte) {
-		if raw == nil || isNull(raw) {
+		if raw == nil || raw[0] != '{' {
 			return
 		}
-		var u Usage
-		if json.Unmarshal(raw, &u) == nil {
-			st.Tokens.add(&u)
-			st.Cost += u.Cost.Total
+		st.Tokens.Input += intMember(raw, "input")
+		st.Tokens.Output += intMember(raw, "output")
+		st.Tokens.CacheRead += intMember(raw, "cacheRead")
+		st.Tokens.CacheWrite += intMember(raw, "cacheWrite")
+		st.Tokens.Total = st.Tokens.Input + st.Tokens.Output + st.Tokens.CacheRead + st.Tokens.CacheWrite
+		if c := findMember(raw, "cost"); c != nil {
+			st.Cost += floatMember(c, "total")
 		}
 	}
 	for i := range s.nodes {
@@ -84,22 +74,43 @@ func (s *Session) Stats() Stats {
 	return st
 }
 
-// toolCallsIn counts the toolCall parts of a content array.
+// toolCallsIn counts the toolCall parts of a content array, scanning it
+// (the line is known to be valid JSON) rather than decoding it.
 func toolCallsIn(content []byte) int {
 	if len(content) == 0 || content[0] != '[' {
 		return 0
 	}
-	var parts []struct {
-		Type string `json:"type"`
-	}
-	if json.Unmarshal(content, &parts) != nil {
-		return 0
-	}
 	n := 0
-	for _, p := range parts {
-		if p.Type == PartToolCall {
+	for i := skipWS(content, 1); i < len(content) && content[i] != ']'; {
+		j, err := skipValue(content, i)
+		if err != nil {
+			return n
+		}
+		if rawStringEquals(findMember(content[i:j], "type"), PartToolCall) {
 			n++
+		}
+		i = skipWS(content, j)
+		if i < len(content) && content[i] == ',' {
+			i = skipWS(content, i+1)
 		}
 	}
 	return n
+}
+
+// intMember reads a number member of a usage object (0 when it is missing
+// or not a number, where pi would count NaN).
+func intMember(obj []byte, key string) int64 {
+	return int64(floatMember(obj, key))
+}
+
+func floatMember(obj []byte, key string) float64 {
+	v := findMember(obj, key)
+	if len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
+		return 0
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil {
+		return 0
+	}
+	return f
 }
