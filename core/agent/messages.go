@@ -3,13 +3,16 @@ package agent
 import (
 	"encoding/json"
 
+	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 )
 
 // Messages turns the session's context entries into model messages: user,
-// assistant and tool results as stored; a compaction as a user message
-// carrying the summary; custom and model-change entries are never sent.
+// assistant and tool results as stored; a compaction as the user message
+// pi sends for one (the same words, so a session continued by pi or by
+// pi-tui shows the model the same conversation); custom and model-change
+// entries are never sent.
 // Consecutive tool results become one message, as both APIs expect.
 func Messages(entries []sessions.Entry) []provider.Message {
 	var out []provider.Message
@@ -39,7 +42,7 @@ func Messages(entries []sessions.Entry) []provider.Message {
 				continue
 			}
 			out = append(out, provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText,
-				Text: "The earlier part of this conversation was summarised to save context:\n\n<summary>\n" + c.Summary + "\n</summary>"}}})
+				Text: pisession.CompactionSummaryText(c.Summary)}}})
 		}
 	}
 	return dropOrphanCalls(out)

@@ -219,3 +219,40 @@ func benchSummarise(b *testing.B, path string, entries int) {
 		}
 	}
 }
+
+// Build the model's context of a 20,000-entry branch, plain and with 1,000
+// context_edit entries appended (pi 1.x trimming old tool results), and
+// count its stats as pi's get_session_stats does.
+func BenchmarkContext20000(b *testing.B) {
+	for _, edits := range []int{0, 1000} {
+		b.Run(fmt.Sprintf("edits=%d", edits), func(b *testing.B) {
+			path := writeBenchSession(b, b.TempDir(), 20000, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			var lines strings.Builder
+			parent := fmt.Sprintf("%08x", 20000)
+			for i := range edits {
+				id := fmt.Sprintf("e%07x", i)
+				// Entry 5k+3 is a tool result (see writeBenchSession).
+				fmt.Fprintf(&lines, `{"type":"context_edit","id":%q,"parentId":%q,"timestamp":"2026-01-02T00:00:00.000Z","targetId":"%08x","replacement":{"content":"(elided)"}}`+"\n", id, parent, 5*i+3)
+				parent = id
+			}
+			appendRaw(b, path, lines.String())
+			s := mustOpen(b, path)
+			b.ReportAllocs()
+			for b.Loop() {
+				c, err := s.Context()
+				if err != nil || len(c.Messages) < 15000 {
+					b.Fatal("bad context", err)
+				}
+			}
+		})
+	}
+	b.Run("stats", func(b *testing.B) {
+		s := mustOpen(b, writeBenchSession(b, b.TempDir(), 20000, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if s.Stats().AssistantMessages == 0 {
+				b.Fatal("no stats")
+			}
+		}
+	})
+}

@@ -18,6 +18,12 @@ const (
 	branchSuffix     = "</summary>"
 )
 
+// CompactionSummaryText is the user message text pi sends in place of the
+// entries a compaction summarised.
+func CompactionSummaryText(summary string) string {
+	return compactionPrefix + summary + compactionSuffix
+}
+
 // ContextMessage is one message the model sees, with the entry it came from.
 type ContextMessage struct {
 	EntryID   string
@@ -27,8 +33,12 @@ type ContextMessage struct {
 	// messages, as pi sends them.
 	Role string
 	// Raw is the message as JSON in pi's shape. For message entries of the
-	// three model roles it is the stored message itself, unchanged.
+	// three model roles it is the stored message itself, unchanged, unless
+	// a context_edit replaced its content.
 	Raw json.RawMessage
+	// EditID names the context_edit entry whose replacement content Raw
+	// carries ("" when none applies): the entry's own line says otherwise.
+	EditID string
 }
 
 // Message decodes Raw.
@@ -46,28 +56,73 @@ type Context struct {
 	Settings Settings
 }
 
-// Context builds the model's view of the active branch as pi does:
+// Context builds the model's view of the active branch as pi 1.6 does:
 //
-//   - Without a compaction on the branch: every entry that carries a
-//     message, in order. message entries give their message;
-//     custom_message entries and branch_summary entries (with a summary)
-//     give a user message; every other type gives nothing.
-//   - With one: only the last compaction C counts. First C's summary as a
-//     user message ("The conversation history before this point was
-//     compacted into the following summary:\n\n<summary>\n…\n</summary>"),
-//     then the entries from C's firstKeptEntryId up to C, then the entries
-//     after C. When firstKeptEntryId is not on the branch before C, nothing
+//   - The entries taken: without a compaction on the branch, all of them.
+//     With one, only the last compaction C counts: C itself, then the
+//     entries from C's firstKeptEntryId up to C (system messages left
+//     out), then the entries after C. When firstKeptEntryId is not on the
+//     branch before C (a retain-none compaction names itself), nothing
 //     before C is kept.
+//   - What each gives: message entries their message; custom_message and
+//     branch_summary entries (with a summary) a user message; C its
+//     summary as a user message ("The conversation history before this
+//     point was compacted into the following summary:\n\n<summary>\n…\n</summary>");
+//     an earlier compaction among the kept entries, and every other type
+//     (usage, custom, labels, context_edit itself, types nobody knows),
+//     nothing.
+//   - Edits: of the context_edit entries taken, the last one naming an
+//     entry decides that entry's contribution: a null replacement leaves it
+//     out, another replaces the content of a user, assistant, toolResult or
+//     custom message (a string becomes one text part for assistant and
+//     tool results). Edits on another branch, or summarised away by C,
+//     change nothing.
 //
-// Messages of roles the model does not take are turned into user messages
-// the way pi's convertToLlm does (bashExecution, custom, branchSummary,
-// compactionSummary); a role nobody knows is left out of the context (it
-// stays in the file).
+// System-role messages (pi 1.x's prompt checkpoints, and C's
+// systemMessage) are pi's own system prompt, not conversation: the engine
+// sends its own, so they give no message here. Messages of roles the model
+// does not take are turned into user messages the way pi's convertToLlm
+// does (bashExecution, custom, branchSummary, compactionSummary); a role
+// nobody knows is left out of the context (it stays in the file).
 func (s *Session) Context() (Context, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	path := s.pathIdx(s.leaf)
 	out := Context{Settings: s.settings(path)}
+	taken := s.contextEntries(path)
+	edits := s.contextEdits(taken)
+	for k, i := range taken {
+		if k > 0 && s.nodes[i].typ == TypeCompaction {
+			// An earlier compaction among the kept entries: only the
+			// last one gives its summary.
+			continue
+		}
+		edit, edited := edits[s.nodes[i].id]
+		if edited && edit.Omit {
+			continue
+		}
+		m, ok, err := s.contextMessage(i)
+		if err == nil && ok && edited {
+			m, err = s.applyEdit(i, m, edit)
+		}
+		if err != nil {
+			// One unreadable entry must not make the whole session
+			// unusable; it is left out and said so.
+			s.warn(fmt.Sprintf("entry %s (line %d) is left out of the model's context: %v", s.nodes[i].id, s.nodes[i].line, err))
+			continue
+		}
+		if ok {
+			out.Messages = append(out.Messages, m)
+		}
+	}
+	return out, nil
+}
+
+// contextEntries picks the entries of path (indices, root first) that take
+// part in the context: all of them, or, after a compaction, that
+// compaction, the kept entries before it that are not system messages,
+// and every entry after it.
+func (s *state) contextEntries(path []int32) []int32 {
 	comp := -1
 	for k := len(path) - 1; k >= 0; k-- {
 		if s.nodes[path[k]].typ == TypeCompaction {
@@ -75,63 +130,92 @@ func (s *Session) Context() (Context, error) {
 			break
 		}
 	}
-	add := func(i int32) error {
-		m, ok, err := s.contextMessage(i)
-		if err != nil {
-			// One unreadable entry must not make the whole session
-			// unusable; it is left out and said so.
-			s.warn(fmt.Sprintf("entry %s (line %d) is left out of the model's context: %v", s.nodes[i].id, s.nodes[i].line, err))
-			return nil
-		}
-		if ok {
-			out.Messages = append(out.Messages, m)
-		}
-		return nil
-	}
 	if comp < 0 {
-		for _, i := range path {
-			if err := add(i); err != nil {
-				return Context{}, err
-			}
-		}
-		return out, nil
+		return path
 	}
 	ci := path[comp]
-	c, err := s.entry(ci).Compaction()
-	if err != nil {
-		s.warn(fmt.Sprintf("compaction %s (line %d) cannot be read (%v); its summary is left out", s.nodes[ci].id, s.nodes[ci].line, err))
+	firstKept, ok := s.firstKept[ci]
+	if !ok {
+		firstKept, _ = stringValue(findMember(s.nodes[ci].raw, "firstKeptEntryId"))
 	}
-	if id, ok := s.firstKept[ci]; ok {
-		c.FirstKeptEntryID = id
+	out := make([]int32, 0, len(path)-comp)
+	out = append(out, ci)
+	keeping := false
+	for _, i := range path[:comp] {
+		n := &s.nodes[i]
+		keeping = keeping || n.id == firstKept
+		if keeping && (n.typ != TypeMessage || n.role != roleSystem) {
+			out = append(out, i)
+		}
 	}
-	if err == nil {
-		sum, err := userText(compactionPrefix+c.Summary+compactionSuffix, s.nodes[ci].ts())
+	return append(out, path[comp+1:]...)
+}
+
+// contextEdits reads the context_edit entries among taken: for each target
+// id, the last edit in branch order. An edit that cannot be read is left
+// out, with a warning, and the one before it (if any) stands.
+func (s *state) contextEdits(taken []int32) map[string]edit {
+	var edits map[string]edit
+	for _, i := range taken {
+		if s.nodes[i].typ != TypeContextEdit {
+			continue
+		}
+		ce, err := s.entry(i).ContextEdit()
 		if err != nil {
-			return Context{}, err
-		}
-		out.Messages = append(out.Messages, ContextMessage{EntryID: s.nodes[ci].id, EntryType: TypeCompaction, Role: RoleUser, Raw: sum})
-	}
-	start := comp // nothing kept unless firstKept is found before C
-	for k := 0; k < comp; k++ {
-		if s.nodes[path[k]].id == c.FirstKeptEntryID {
-			start = k
-			break
-		}
-	}
-	for k := start; k < len(path); k++ {
-		if k == comp {
+			s.warn(fmt.Sprintf("entry %s (line %d) changes nothing: %v", s.nodes[i].id, s.nodes[i].line, err))
 			continue
 		}
-		// Like pi 0.73, an earlier compaction inside the kept range adds
-		// nothing (pi 0.85 would repeat its summary).
-		if s.nodes[path[k]].typ == TypeCompaction {
-			continue
+		if edits == nil {
+			edits = map[string]edit{}
 		}
-		if err := add(path[k]); err != nil {
-			return Context{}, err
-		}
+		edits[ce.TargetID] = edit{ContextEdit: ce, id: s.nodes[i].id}
 	}
-	return out, nil
+	return edits
+}
+
+// edit is a context_edit in force, with the id of its entry.
+type edit struct {
+	ContextEdit
+	id string
+}
+
+// applyEdit gives m (entry i's contribution) the edit's content, when m is
+// a message whose content pi lets an edit replace.
+func (s *state) applyEdit(i int32, m ContextMessage, ce edit) (ContextMessage, error) {
+	n := &s.nodes[i]
+	var role string
+	switch {
+	case n.typ == TypeCustomMessage:
+		role = RoleCustom
+	case n.typ != TypeMessage:
+		return m, nil // a branch summary, a compaction: unchanged
+	case n.role == roleUser || n.role == roleAssistant || n.role == roleToolResult:
+		role = m.Role
+	default:
+		r, _ := stringValue(findMember(findMember(n.raw, "message"), "role"))
+		if r != RoleCustom && r != "hookMessage" {
+			return m, nil // a bash execution or a summary message: unchanged
+		}
+		role = RoleCustom
+	}
+	content, err := ce.replacedContent(role)
+	if err != nil {
+		return m, err
+	}
+	if role == RoleCustom {
+		// Sent as a user message whose content is the edit's (a string
+		// becoming one text part, as for any custom message).
+		var c Content
+		if err := json.Unmarshal(content, &c); err != nil {
+			return m, err
+		}
+		ts := findMember(m.Raw, "timestamp")
+		m.Raw, err = userContentAt(c, ts)
+	} else {
+		m.Raw, err = editObject(m.Raw, []Member{{Key: "content", Value: content}})
+	}
+	m.EditID = ce.id
+	return m, err
 }
 
 // contextMessage returns what entry i contributes, if anything.
@@ -162,6 +246,13 @@ func (s *state) contextMessage(i int32) (ContextMessage, bool, error) {
 			return cm, false, err
 		}
 		cm.Raw, err = userContent(m.Content, n.ts())
+		return cm, err == nil, err
+	case TypeCompaction:
+		c, err := s.entry(i).Compaction()
+		if err != nil {
+			return cm, false, fmt.Errorf("its summary cannot be read: %w", err)
+		}
+		cm.Raw, err = userText(CompactionSummaryText(c.Summary), n.ts())
 		return cm, err == nil, err
 	case TypeBranchSummary:
 		var b BranchSummary

@@ -237,6 +237,7 @@ const (
 	roleAssistant
 	roleToolResult
 	roleOther
+	roleSystem // pi 1.x's prompt and tool checkpoints, never a conversation message
 )
 
 // entryFields is what one pass over an entry line picks out. The raw
@@ -277,6 +278,10 @@ func internType(raw []byte) (string, bool) {
 		return TypeLabel, true
 	case TypeSessionInfo:
 		return TypeSessionInfo, true
+	case TypeContextEdit:
+		return TypeContextEdit, true
+	case TypeUsage:
+		return TypeUsage, true
 	case TypeSession:
 		return TypeSession, true
 	}
@@ -342,6 +347,8 @@ func roleOf(msg []byte) uint8 {
 		return roleAssistant
 	case rawStringEquals(v, RoleToolResult):
 		return roleToolResult
+	case rawStringEquals(v, RoleSystem):
+		return roleSystem
 	}
 	return roleOther
 }

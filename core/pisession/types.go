@@ -23,6 +23,12 @@ const (
 	TypeCustomMessage       = "custom_message"
 	TypeLabel               = "label"
 	TypeSessionInfo         = "session_info"
+	// pi 1.x: an append-only edit of an earlier entry's contribution to
+	// the model's context (see ContextEdit).
+	TypeContextEdit = "context_edit"
+	// pi 1.x: tokens spent outside an assistant message (cache warming,
+	// say); counted in the session's totals, never sent to the model.
+	TypeUsage = "usage"
 )
 
 // Message roles. pi writes user, assistant and toolResult; the others come
@@ -36,6 +42,10 @@ const (
 	RoleCustom            = "custom"
 	RoleBranchSummary     = "branchSummary"
 	RoleCompactionSummary = "compactionSummary"
+	// RoleSystem is pi 1.x's system message: the prompt sections and tool
+	// declarations in force (a full set, then patches). It is pi's own
+	// prompt, so it never reaches the model as a conversation message.
+	RoleSystem = "system"
 )
 
 // Header is the first line of a session file.
@@ -175,6 +185,9 @@ type Compaction struct {
 	Details          json.RawMessage `json:"details,omitempty"` // pi: {readFiles, modifiedFiles}
 	Usage            *Usage          `json:"usage,omitempty"`   // pi 0.85
 	FromHook         *bool           `json:"fromHook,omitempty"`
+	// SystemMessage is pi 1.x's prompt and tool checkpoint at the
+	// boundary (a system-role message), kept as stored.
+	SystemMessage json.RawMessage `json:"systemMessage,omitempty"`
 }
 
 // Compaction decodes a compaction entry.

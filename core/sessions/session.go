@@ -858,7 +858,9 @@ func (s *Session) Context() []Entry {
 	out := make([]Entry, 0, len(c.Messages))
 	for _, cm := range c.Messages {
 		pe, ok := s.pi.Get(cm.EntryID)
-		if ok && (cm.EntryType == pisession.TypeCompaction || cm.EntryType == pisession.TypeMessage) {
+		// An edited message (pi 1.x's context_edit) is sent with the edit's
+		// content, not its line's.
+		if ok && cm.EditID == "" && (cm.EntryType == pisession.TypeCompaction || cm.EntryType == pisession.TypeMessage) {
 			if e, ok := s.viewOf(pe); ok && (e.Type == TypeCompaction || roleMatches(e.Type, cm.Role)) {
 				out = append(out, e)
 				continue
@@ -867,6 +869,12 @@ func (s *Session) Context() []Entry {
 		m, err := cm.Message()
 		if err != nil {
 			continue
+		}
+		if typ, sm, ok := fromPiMessage(m); ok && cm.EntryType == pisession.TypeMessage {
+			if raw, err := json.Marshal(sm); err == nil {
+				out = append(out, Entry{ID: cm.EntryID, Type: typ, src: &source{raw: raw}})
+				continue
+			}
 		}
 		out = append(out, userEntry(cm.EntryID, m))
 	}

