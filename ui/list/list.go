@@ -330,9 +330,23 @@ func (l *List[T]) reveal() {
 		l.top--
 	}
 	// The cursor must fit, with the rows wanted above it while they do.
-	for l.top < c && !l.fits(l.top, c) {
-		l.top++
+	l.top = max(l.top, l.fitFrom(c))
+}
+
+// fitFrom is the highest row from which the rows down to c fit in the
+// window (c when c alone does not). It walks up from c, so pressing end
+// in a long list costs what the window holds, not the rows above it.
+func (l *List[T]) fitFrom(c int) int {
+	left, s := l.lines-l.height(c), c
+	for s > 0 {
+		h := l.height(s - 1)
+		if h > left {
+			break
+		}
+		left -= h
+		s--
 	}
+	return s
 }
 
 // fits reports whether rows from..to fit in the window's lines. It stops
