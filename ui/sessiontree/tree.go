@@ -55,8 +55,9 @@ type Page struct {
 	ui      *common.UI
 	forking bool // /fork: enter forks
 	keys    treeKeys
-	// rows are the tree's lines in order, with the cursor over them.
-	rows list.List[*treeRow]
+	// rows are the tree's lines in order, with the cursor over them; no
+	// filter, so a row's index in the window is its index in Items.
+	rows list.List[treeRow]
 	// describe says in one line what an entry holds (the transcript
 	// decodes it); jump and fork act on the chosen entry.
 	describe   func(sessions.Entry) string
@@ -67,16 +68,16 @@ type Page struct {
 // forking is /fork, where enter forks too.
 func New(ui *common.UI, forking bool, tree []sessions.TreeEntry, leaf string, describe func(sessions.Entry) string, jump, fork func(sessions.TreeEntry, string) tea.Cmd) *Page {
 	p := &Page{ui: ui, forking: forking, keys: newTreeKeys(), describe: describe, jump: jump, fork: fork}
-	p.rows = list.New[*treeRow](p.keys.Nav)
+	p.rows = list.New[treeRow](p.keys.Nav)
 	p.rows.SetItems(treeRows(tree, leaf))
-	p.rows.Select(func(r *treeRow) bool { return r.leaf })
+	p.rows.Select(func(r treeRow) bool { return r.leaf })
 	return p
 }
 
 // treeRows orders the tree depth first (children in file order) and
 // indents a child one step where its parent has more than one child, so a
 // long conversation without branches stays flat.
-func treeRows(tree []sessions.TreeEntry, leaf string) []*treeRow {
+func treeRows(tree []sessions.TreeEntry, leaf string) []treeRow {
 	children := map[string][]int{}
 	var tops []int
 	for i, te := range tree {
@@ -98,8 +99,7 @@ func treeRows(tree []sessions.TreeEntry, leaf string) []*treeRow {
 		}
 	}
 	push(tops, -1)
-	rows := make([]*treeRow, 0, len(tree))
-	all := make([]treeRow, len(tree)) // one allocation for the rows
+	rows := make([]treeRow, 0, len(tree))
 	seen := make([]bool, len(tree))
 	for len(stack) > 0 {
 		f := stack[len(stack)-1]
@@ -110,9 +110,7 @@ func treeRows(tree []sessions.TreeEntry, leaf string) []*treeRow {
 		seen[f.i] = true
 		te := tree[f.i]
 		kids := children[te.ID]
-		r := &all[len(rows)]
-		*r = treeRow{e: te, depth: max(f.depth, 0), leaf: te.ID == leaf, branch: len(kids) > 1}
-		rows = append(rows, r)
+		rows = append(rows, treeRow{e: te, depth: max(f.depth, 0), leaf: te.ID == leaf, branch: len(kids) > 1})
 		push(kids, max(f.depth, 0))
 	}
 	return rows
@@ -126,8 +124,9 @@ func entryCount(n int) string {
 	return common.Group(n) + " entries"
 }
 
-// text is row r's line, decoded the first time it is needed.
-func (p *Page) text(r *treeRow) string {
+// text is row i's line, decoded the first time it is needed.
+func (p *Page) text(i int) string {
+	r := &p.rows.Items()[i]
 	if r.text == "" {
 		r.text = p.describe(r.e.Entry)
 	}
@@ -149,11 +148,12 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		if !ok {
 			return p, nil
 		}
+		text := p.text(p.rows.Cursor())
 		act := p.jump
 		if key.Matches(km, k.Fork) {
 			act = p.fork
 		}
-		return p, tea.Batch(p.ui.Close(p), act(r.e, p.text(r)))
+		return p, tea.Batch(p.ui.Close(p), act(r.e, text))
 	}
 	return p, nil
 }
@@ -180,7 +180,7 @@ func (p *Page) View(w, h int) string {
 		if r.branch {
 			line += "┬ "
 		}
-		line += common.VisibleLine(p.text(r))
+		line += common.VisibleLine(p.text(i))
 		if r.e.Label != "" {
 			line += "  [" + common.VisibleLine(r.e.Label) + "]"
 		}
