@@ -75,6 +75,7 @@ func newDialogKeys(tool string, broad bool) dialogKeys {
 // (common.Quiet): typing "and also…" into the chat as it appears must not
 // answer it.
 type Dialog struct {
+	common.DialogLayer
 	ui      *common.UI
 	ask     *Ask
 	project string
@@ -363,6 +364,3 @@ func (d *Dialog) Title() string { return "Allow " + d.ask.req.Tool + "?" }
 func (d *Dialog) Help() [][]key.Binding {
 	return [][]key.Binding{d.keys.answers, d.keys.scrolls}
 }
-func (d *Dialog) FullScreen() bool   { return false }
-func (d *Dialog) Unsaved() string    { return "" }
-func (d *Dialog) CapturesText() bool { return false }

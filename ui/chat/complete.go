@@ -11,6 +11,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/list"
 )
 
 // The completion menu above the chat input. Typing "/" at the start of
@@ -36,13 +37,17 @@ const (
 const menuSize = 50
 
 // menuKeys are the menu's keys; they are data, so help shows what the
-// handler uses.
-var menuKeys = struct{ Commands, At, Up, Down, Pick, Close key.Binding }{
+// handler uses. Tab and Enter are Pick's two keys apart, for where they
+// differ (tab says why nothing matches; enter runs a command typed in
+// full).
+var menuKeys = struct{ Commands, At, Up, Down, Pick, Tab, Enter, Close key.Binding }{
 	Commands: key.NewBinding(key.WithKeys("/"), key.WithHelp("/command", "a menu of /compact /tree /fork /name /new /worktree /model /thinking /context, skills and templates")),
 	At:       key.NewBinding(key.WithKeys("@"), key.WithHelp("@file", "complete a project file; sent attached")),
 	Up:       key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑/↓", "move in the menu")),
 	Down:     key.NewBinding(key.WithKeys("down", "ctrl+n")),
 	Pick:     key.NewBinding(key.WithKeys("tab", "enter"), key.WithHelp("tab/enter", "complete /command or @file")),
+	Tab:      key.NewBinding(key.WithKeys("tab")),
+	Enter:    key.NewBinding(key.WithKeys("enter")),
 	Close:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close the menu")),
 }
 
@@ -54,9 +59,11 @@ type menuItem struct {
 
 // completer is the menu's state; the Model holds one.
 type completer struct {
-	kind   menuKind
-	items  []menuItem
-	sel    int
+	kind menuKind
+	// items are the entries shown, with the highlight (ui/list). ↑/↓ move
+	// it and go round; home, end and the page keys stay the input's and
+	// the transcript's, as they are while the menu is closed.
+	items  list.List[menuItem]
 	total  int    // matches in all
 	query  string // the text being completed, for messages
 	hidden string // the input the menu was closed at with esc
@@ -123,51 +130,65 @@ func (m *Model) fileQuery() (string, bool) {
 }
 
 // refreshMenu recomputes the menu after the input or a list changed.
+// The highlight stays on its place while the menu keeps its kind, and
+// starts on the first entry when it opens.
 func (m *Model) refreshMenu() tea.Cmd {
 	c := &m.comp
 	prev := c.kind
-	c.kind, c.items, c.total = menuNone, nil, 0
+	items, cmd := m.menuItems()
+	if !c.items.Wrap { // the zero menu: give it its keys once
+		c.items = list.New[menuItem](list.KeyMap{Up: menuKeys.Up, Down: menuKeys.Down})
+		c.items.Wrap = true
+	}
+	c.items.SetItems(items)
+	if c.kind != prev {
+		c.items.First()
+	}
+	return cmd
+}
+
+// menuItems sets the menu's kind, query and total for the input as it
+// is and returns its entries.
+func (m *Model) menuItems() ([]menuItem, tea.Cmd) {
+	c := &m.comp
+	prev := c.kind
+	c.kind, c.total = menuNone, 0
 	if m.sid == "" || m.project == nil {
-		return nil
+		return nil, nil
 	}
 	v := m.input.Value()
 	if v != c.hidden {
 		c.hidden = ""
 	} else {
-		return nil
+		return nil, nil
 	}
+	var items []menuItem
 	if typed, ok := m.typedName(); ok {
 		c.kind, c.query = menuCommands, typed
 		for _, cmd := range rankCommands(append(builtins(), m.cmds...), typed) {
-			c.items = append(c.items, menuItem{insert: "/" + cmd.Name + " ", label: "/" + cmd.Name, hint: cmd.ArgumentHint, desc: cmd.Description})
+			items = append(items, menuItem{insert: "/" + cmd.Name + " ", label: "/" + cmd.Name, hint: cmd.ArgumentHint, desc: cmd.Description})
 		}
-		c.total = len(c.items)
-		if prev != menuCommands {
-			c.sel = 0
-		}
-		c.sel = min(c.sel, max(len(c.items)-1, 0))
-		return nil
+		c.total = len(items)
+		return items, nil
 	}
 	q, ok := m.fileQuery()
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	c.kind, c.query = menuFiles, q
 	var cmd tea.Cmd
 	if prev != menuFiles {
-		c.sel = 0
 		cmd = m.loadFiles() // cheap when the cached list is fresh
 	}
 	if c.matcher == nil || c.matcher.List().Root != m.project.Root {
-		return cmd
+		return nil, cmd
 	}
 	top, n := c.matcher.Top(q, menuSize)
 	for _, t := range top {
-		c.items = append(c.items, menuItem{insert: "@" + quotePath(t.Path) + " ", label: t.Path})
+		items = append(items, menuItem{insert: "@" + quotePath(t.Path) + " ", label: t.Path})
 	}
 	c.total = n
-	c.sel = min(c.sel, max(len(c.items)-1, 0))
-	return cmd
+	return items, cmd
 }
 
 // quotePath quotes a path holding a space, as pi's completion does.
@@ -247,10 +268,11 @@ func (m *Model) menuKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	switch {
 	case key.Matches(msg, menuKeys.Close):
 		c.hidden = m.input.Value()
-		c.kind, c.items = menuNone, nil
+		c.kind = menuNone
+		c.items.SetItems(nil)
 		return nil, true
-	case len(c.items) == 0:
-		if msg.Type == tea.KeyTab {
+	case c.items.Len() == 0:
+		if key.Matches(msg, menuKeys.Tab) {
 			if c.kind == menuCommands {
 				return common.Notice("no command matches %q", "/"+common.VisibleLine(c.query)), true
 			}
@@ -260,15 +282,11 @@ func (m *Model) menuKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 			return common.Notice("no file matches %q", common.VisibleLine(c.query)), true
 		}
 		return nil, false
-	case key.Matches(msg, menuKeys.Up):
-		c.sel = (c.sel + len(c.items) - 1) % len(c.items)
-		return nil, true
-	case key.Matches(msg, menuKeys.Down):
-		c.sel = (c.sel + 1) % len(c.items)
+	case c.items.Update(msg):
 		return nil, true
 	case key.Matches(msg, menuKeys.Pick):
-		it := c.items[c.sel]
-		if c.kind == menuCommands && msg.Type == tea.KeyEnter && m.input.Value() == it.label {
+		it, _ := c.items.Selected()
+		if c.kind == menuCommands && key.Matches(msg, menuKeys.Enter) && m.input.Value() == it.label {
 			c.kind = menuNone
 			return nil, false // the command is typed in full: enter runs it
 		}
@@ -305,9 +323,9 @@ func (m *Model) menuLines() []string {
 	line := func(s string) string { return ansi.Truncate(s, w, "…") }
 	var out []string
 	limit := max(min(10, m.transcriptHeight()/3), 3)
-	first := max(c.sel-limit+1, 0)
-	for i := first; i < len(c.items) && i < first+limit; i++ {
-		it := c.items[i]
+	c.items.SetLines(limit)
+	sel := c.items.Cursor()
+	for i, it := range c.items.Window() {
 		text := "  " + common.VisibleLine(it.label)
 		if c.kind == menuCommands {
 			name := common.VisibleLine(it.label)
@@ -316,7 +334,7 @@ func (m *Model) menuLines() []string {
 			}
 			text = fmt.Sprintf("  %-24s %s", name, st.Dim.Render(common.VisibleLine(it.desc)))
 		}
-		if i == c.sel {
+		if i == sel {
 			// Marked as the lists mark their row, so it shows without
 			// colour too (NO_COLOR).
 			out = append(out, st.Selected.Render(line("› "+ansi.Strip(text)[2:])))
@@ -324,7 +342,7 @@ func (m *Model) menuLines() []string {
 			out = append(out, line(text))
 		}
 	}
-	if hidden := len(c.items) - limit; hidden > 0 {
+	if hidden := c.items.Len() - limit; hidden > 0 {
 		out = append(out, st.Dim.Render(line(fmt.Sprintf("  %d more: ↑/↓, or type to narrow", hidden))))
 	}
 	out = append(out, m.menuFooter()...)
@@ -339,7 +357,7 @@ func (m *Model) menuFooter() []string {
 	dim := func(f string, a ...any) string { return st.Dim.Render(ansi.Truncate(fmt.Sprintf(f, a...), w, "…")) }
 	var out []string
 	if c.kind == menuCommands {
-		if len(c.items) == 0 {
+		if c.items.Len() == 0 {
 			out = append(out, dim("  no command matches %q (esc closes)", "/"+common.VisibleLine(c.query)))
 		}
 		if len(m.cmdWarn) > 0 {
@@ -363,7 +381,7 @@ func (m *Model) menuFooter() []string {
 	case l.FromIndex:
 		src = "the git index (tracked files)"
 	}
-	if len(c.items) == 0 {
+	if c.items.Len() == 0 {
 		out = append(out, dim("  no file matches %q among %d from %s (esc closes)", common.VisibleLine(c.query), len(l.Paths), src))
 	} else {
 		out = append(out, dim("  %d of %d files match · from %s · tab/enter inserts, esc closes", c.total, len(l.Paths), src))

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,5 +75,62 @@ func TestMenusMarkTheSelectedRowWithoutColour(t *testing.T) {
 	}
 	if len(rows) != 2 || marked != 1 {
 		t.Fatalf("the @ menu marks %d of its rows:\n%s", marked, m.View())
+	}
+}
+
+// TestMenuKeepsTheHighlightOnScreen: an @ menu with more files than it
+// has room for draws the highlighted entry whichever way ↑/↓ move it:
+// ↑ on the first goes round to the last, ↓ on the last back to the
+// first, and ↓ past the bottom scrolls; it never draws more entries than
+// its room.
+func TestMenuKeepsTheHighlightOnScreen(t *testing.T) {
+	m := testModel(t)
+	root := t.TempDir()
+	for i := range 30 {
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("file%02d.go", i)), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.project = &projects.Project{Name: "p", Root: root}
+	m.SetSize(100, 40)
+	typeKeys(m, "@")
+	check := func(after string) {
+		t.Helper()
+		it, ok := m.comp.items.Selected()
+		if !ok {
+			t.Fatalf("after %s nothing is highlighted", after)
+		}
+		rows := menuRows(m.View(), "file")
+		var marked []string
+		for _, r := range rows {
+			if strings.HasPrefix(r, "› ") {
+				marked = append(marked, r)
+			}
+		}
+		if len(marked) != 1 || !strings.Contains(marked[0], it.label) {
+			t.Fatalf("after %s the menu marks %q, want only %s:\n%s", after, marked, it.label, m.View())
+		}
+		if limit := m.comp.items.Lines(); len(rows) > limit || len(rows) < 3 {
+			t.Fatalf("after %s the menu draws %d entries in a room of %d", after, len(rows), limit)
+		}
+	}
+	check("@")
+	if !strings.Contains(m.View(), "more: ↑/↓, or type to narrow") {
+		t.Fatalf("the menu does not say more entries are below:\n%s", m.View())
+	}
+	first, _ := m.comp.items.Selected()
+	m.Update(tea.KeyMsg{Type: tea.KeyUp})
+	check("↑ on the first entry")
+	if c := m.comp.items.Cursor(); c != m.comp.items.Len()-1 {
+		t.Errorf("↑ on the first entry highlights entry %d of %d, want the last", c, m.comp.items.Len())
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyDown})
+	check("↓ on the last entry")
+	if it, _ := m.comp.items.Selected(); it.label != first.label {
+		t.Errorf("↓ on the last entry highlights %s, want the first, %s", it.label, first.label)
+	}
+	for i := range 15 {
+		m.Update(tea.KeyMsg{Type: tea.KeyDown})
+		check(fmt.Sprintf("%d × ↓", i+1))
 	}
 }

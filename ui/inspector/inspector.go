@@ -18,6 +18,7 @@ import (
 
 // Page shows the system prompt's sections and sizes exactly as sent.
 type Page struct {
+	common.PageLayer
 	ui   *common.UI
 	keys inspectorKeys
 	in   runtimes.Inspection
@@ -103,6 +104,3 @@ func (p *Page) Title() string { return "Context" }
 func (p *Page) Help() [][]key.Binding {
 	return [][]key.Binding{{p.keys.Whole, p.keys.Close}}
 }
-func (p *Page) FullScreen() bool   { return true }
-func (p *Page) Unsaved() string    { return "" }
-func (p *Page) CapturesText() bool { return false }

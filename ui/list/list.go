@@ -1,6 +1,7 @@
 // Package list is the cursor and scrolling that every list of the
 // terminal UI shares: the Projects tab, Settings, the memory editor, the
-// model and group pickers, menus. It moves a cursor over rows, skips the
+// model and group pickers, menus, the Session tab's sessions list, the
+// tree page and the chat's completion menu. It moves a cursor over rows, skips the
 // rows it may not rest on (section headings), keeps the cursor on screen
 // in a window of lines (rows may take more than one), and filters through
 // a hook. It draws nothing: each screen draws the rows Window names, so
@@ -22,7 +23,10 @@ type List[T any] struct {
 	// Wrap moves from the first row up to the last and from the last down
 	// to the first, as a menu does; page and home/end keys never wrap.
 	Wrap bool
-	// Height is how many lines a row takes; nil means one.
+	// Height is how many lines a row takes; nil means one. It may depend
+	// on the cursor (a selected row that shows a second line): scrolling
+	// asks it after the cursor has moved, and SetLines, called before
+	// each frame is drawn, scrolls again for heights that changed.
 	Height func(T) int
 	// Selectable tells whether the cursor may rest on a row; nil means on
 	// every row. The rows it may not are headings: scrolling up to a row
@@ -326,9 +330,23 @@ func (l *List[T]) reveal() {
 		l.top--
 	}
 	// The cursor must fit, with the rows wanted above it while they do.
-	for l.top < c && !l.fits(l.top, c) {
-		l.top++
+	l.top = max(l.top, l.fitFrom(c))
+}
+
+// fitFrom is the highest row from which the rows down to c fit in the
+// window (c when c alone does not). It walks up from c, so pressing end
+// in a long list costs what the window holds, not the rows above it.
+func (l *List[T]) fitFrom(c int) int {
+	left, s := l.lines-l.height(c), c
+	for s > 0 {
+		h := l.height(s - 1)
+		if h > left {
+			break
+		}
+		left -= h
+		s--
 	}
+	return s
 }
 
 // fits reports whether rows from..to fit in the window's lines. It stops

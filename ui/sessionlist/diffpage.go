@@ -16,6 +16,7 @@ import (
 // diffPage shows a worktree's diff, scrollable, with line numbers of the
 // old and the new file in the gutter.
 type diffPage struct {
+	common.PageLayer
 	ui     *common.UI
 	branch string
 	lines  []string
@@ -132,6 +133,3 @@ func (p *diffPage) Help() [][]key.Binding {
 	k := p.keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Close}}
 }
-func (p *diffPage) FullScreen() bool   { return true }
-func (p *diffPage) Unsaved() string    { return "" }
-func (p *diffPage) CapturesText() bool { return false }

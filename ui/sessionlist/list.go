@@ -40,30 +40,44 @@ func (m *Model) loadList() tea.Cmd {
 	}
 }
 
-// shown returns the sessions the filter lets through, in list order.
-func (m *Model) shown() []sessions.Summary {
-	if m.filter.text() == "" {
-		return m.list
+// selected is the session under the cursor.
+func (m *Model) selected() (sessions.Summary, bool) { return m.rows.Selected() }
+
+// rowHeight is how many lines a session's row takes: two for the
+// selected row when its worktree needs a fix (the fix is the second
+// line), else one.
+func (m *Model) rowHeight(s sessions.Summary) int {
+	if sel, ok := m.rows.Selected(); ok && sel.ID == s.ID && m.missingFix(s.ID) != "" {
+		return 2
 	}
-	var out []sessions.Summary
-	for _, s := range m.list {
-		if m.filter.matches(s) {
-			out = append(out, s)
-		}
+	return 1
+}
+
+// setFilter filters the rows by what the filter says and puts the cursor
+// on the first match, as a new query does.
+func (m *Model) setFilter() {
+	if m.filter.on {
+		m.rows.SetFilter(m.filter.matches)
+	} else {
+		m.rows.SetFilter(nil)
 	}
-	return out
+	m.rows.First()
 }
 
 func (m *Model) listKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
 	if m.filter.on {
-		switch msg.Type {
-		case tea.KeyEsc:
+		switch {
+		case key.Matches(msg, k.ClearFilter):
 			m.filter.stop()
-			m.cursor = 0
-			return nil
-		case tea.KeyEnter, tea.KeyUp, tea.KeyDown:
-			// fall through to the list: open or move within what shows
+			m.rows.Keys = k.nav()
+			m.setFilter()
+		case key.Matches(msg, k.OpenMatch):
+			if s, ok := m.selected(); ok {
+				return m.act.Open(s.ID)
+			}
+		case m.rows.Update(msg):
+			// moved within what shows
 		default:
 			before := m.filter.input.Value()
 			var cmd tea.Cmd
@@ -71,65 +85,50 @@ func (m *Model) listKey(msg tea.KeyMsg) tea.Cmd {
 			if m.filter.input.Value() == before {
 				return cmd
 			}
-			m.cursor = 0
-			return tea.Batch(cmd, m.filter.search(m.ctx, m.list))
+			m.setFilter()
+			return tea.Batch(cmd, m.filter.search(m.ctx, m.rows.Items()))
 		}
+		return nil
 	}
-	list := m.shown()
+	if m.rows.Update(msg) {
+		return nil
+	}
+	s, ok := m.selected()
 	switch {
-	case key.Matches(msg, k.Up):
-		m.cursor = max(m.cursor-1, 0)
-	case key.Matches(msg, k.Down):
-		m.cursor = min(m.cursor+1, max(len(list)-1, 0))
-	case key.Matches(msg, k.First):
-		m.cursor = 0
-	case key.Matches(msg, k.Last):
-		m.cursor = max(len(list)-1, 0)
-	case m.filter.on:
-		if msg.Type == tea.KeyEnter && m.cursor < len(list) {
-			return m.act.Open(list[m.cursor].ID)
-		}
 	case key.Matches(msg, k.Filter):
 		m.filter.start()
-		m.cursor = 0
+		m.rows.Keys = k.FilterMoves
+		m.setFilter()
 	case key.Matches(msg, k.New):
 		return m.act.New()
 	case key.Matches(msg, k.Worktree):
 		return m.act.NewInWorktree()
-	case key.Matches(msg, k.Diff), key.Matches(msg, k.Merge), key.Matches(msg, k.Discard):
-		if m.cursor >= len(list) {
-			return nil
+	case !ok:
+		if key.Matches(msg, k.Open) {
+			return m.act.New() // nothing to open: enter starts one
 		}
-		id := list[m.cursor].ID
-		switch {
-		case key.Matches(msg, k.Diff):
-			return m.showDiff(id)
-		case key.Matches(msg, k.Merge):
-			return m.prepare("merge", id)
-		}
-		return m.prepare("discard", id)
+	case key.Matches(msg, k.Diff):
+		return m.showDiff(s.ID)
+	case key.Matches(msg, k.Merge):
+		return m.prepare("merge", s.ID)
+	case key.Matches(msg, k.Discard):
+		return m.prepare("discard", s.ID)
 	case key.Matches(msg, k.Rename):
-		if m.cursor < len(list) && !list[m.cursor].Broken {
-			s := list[m.cursor]
+		if !s.Broken {
 			return m.Rename(s.ID, s.Title)
 		}
 	case key.Matches(msg, k.Delete):
-		if m.cursor < len(list) {
-			if w, ok := m.wt.of.Bound[list[m.cursor].ID]; ok {
-				// Said before asking: deleting would leave its folder
-				// and branch behind, so the core refuses it.
-				return common.Failure(fmt.Errorf("this session works in its worktree (branch %s): discard it first with %s", w.Branch, m.keys.Discard.Help().Key))
-			}
-			if _, ok := m.wt.of.Invalid[list[m.cursor].ID]; ok {
-				return common.Failure(fmt.Errorf("this session's worktree binding is invalid: unbind it first with %s (nothing is deleted)", m.keys.Discard.Help().Key))
-			}
-			return m.deleteDialog(list[m.cursor])
+		if w, ok := m.wt.of.Bound[s.ID]; ok {
+			// Said before asking: deleting would leave its folder
+			// and branch behind, so the core refuses it.
+			return common.Failure(fmt.Errorf("this session works in its worktree (branch %s): discard it first with %s", w.Branch, m.keys.Discard.Help().Key))
 		}
+		if _, ok := m.wt.of.Invalid[s.ID]; ok {
+			return common.Failure(fmt.Errorf("this session's worktree binding is invalid: unbind it first with %s (nothing is deleted)", m.keys.Discard.Help().Key))
+		}
+		return m.deleteDialog(s)
 	case key.Matches(msg, k.Open):
-		if m.cursor < len(list) {
-			return m.act.Open(list[m.cursor].ID)
-		}
-		return m.act.New()
+		return m.act.Open(s.ID)
 	}
 	return nil
 }
@@ -210,19 +209,17 @@ func (m *Model) listView() string {
 		b.WriteString(st.Error.Render(m.listErr))
 		return b.String()
 	}
-	if len(m.list) == 0 {
+	if len(m.rows.Items()) == 0 {
 		b.WriteString("No sessions yet. Press " + st.Key.Render("n") + " (or enter) to start one.")
 		return b.String()
 	}
-	list := m.shown()
-	if len(list) == 0 {
+	if m.rows.Len() == 0 {
 		b.WriteString(st.Dim.Render("No session matches."))
 		return b.String()
 	}
-	room := max(m.height-3, 1)
-	top := max(m.cursor-room+1, 0)
-	for i := top; i < len(list) && i < top+room; i++ {
-		s := list[i]
+	m.rows.SetLines(m.height - 3)
+	cursor := m.rows.Cursor()
+	for i, s := range m.rows.Window() {
 		title := Title(s.Title, s.FirstMessage)
 		if title == "" {
 			title = "(untitled)"
@@ -234,7 +231,7 @@ func (m *Model) listView() string {
 			line = fmt.Sprintf("%s  %s  ⚠ %s", when, common.VisibleLine(filepath.Base(s.Path)), common.VisibleLine(s.Problem))
 		}
 		line = ansi.Truncate(line, max(m.width-4, 10), "…")
-		if i == m.cursor {
+		if i == cursor {
 			b.WriteString(st.Selected.Render("› "+line) + "\n")
 			if fix := m.missingFix(s.ID); fix != "" {
 				b.WriteString(st.Warn.Render(ansi.Truncate("  "+common.VisibleLine(fix), max(m.width-2, 10), "…")) + "\n")

@@ -20,6 +20,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/list"
 )
 
 // Deps are what the list needs from the program.
@@ -44,7 +45,13 @@ type Keys struct {
 	// The worktree keys (worktree.go): a new session in a worktree, its
 	// diff, merge and discard.
 	Worktree, Diff, Merge, Discard key.Binding
-	Up, Down, First, Last          key.Binding
+	// The moving keys (ui/list): ↑/k ↓/j home/g end/G.
+	Up, Down, First, Last key.Binding
+	// While the filter has the keys: esc clears it (the partner of /),
+	// enter opens the selected match (the partner of enter) and the
+	// arrows move through the matches; they type nothing.
+	ClearFilter, OpenMatch key.Binding
+	FilterMoves            list.KeyMap
 }
 
 func defaultKeys() Keys {
@@ -65,7 +72,16 @@ func defaultKeys() Keys {
 		Down:     b("↓/j", "down", "down", "j"),
 		First:    b("home/g", "first session", "home", "g"),
 		Last:     b("end/G", "last session", "end", "G"),
+
+		ClearFilter: key.NewBinding(key.WithKeys("esc")),
+		OpenMatch:   key.NewBinding(key.WithKeys("enter")),
+		FilterMoves: list.KeyMap{Up: key.NewBinding(key.WithKeys("up")), Down: key.NewBinding(key.WithKeys("down"))},
 	}
+}
+
+// nav is the list's moving keys when the list has the keyboard.
+func (k Keys) nav() list.KeyMap {
+	return list.KeyMap{Up: k.Up, Down: k.Down, Top: k.First, Bottom: k.Last}
 }
 
 // Model is the session list of the open project.
@@ -76,8 +92,9 @@ type Model struct {
 	ctx  context.Context
 
 	project *projects.Project
-	list    []sessions.Summary
-	cursor  int
+	// rows are the sessions, newest first, with the cursor; the filter
+	// is their filter hook.
+	rows    list.List[sessions.Summary]
 	listErr string
 	filter  listFilter // the list's filter
 	wt      worktrees  // the listed sessions' worktrees (worktree.go)
@@ -88,6 +105,8 @@ type Model struct {
 // New returns the list; it shows no project until Open.
 func New(d Deps, act Actions) *Model {
 	m := &Model{d: d, act: act, keys: defaultKeys(), ctx: d.Ctx}
+	m.rows = list.New[sessions.Summary](m.keys.nav())
+	m.rows.Height = m.rowHeight
 	if d.Runtimes != nil {
 		m.wt.svc = d.Runtimes.Worktrees() // the runtimes' own: one verification, one cache
 	}
@@ -124,7 +143,7 @@ func (m *Model) Reload() tea.Cmd { return m.loadList() }
 
 // Listed returns session id's row as last read.
 func (m *Model) Listed(id string) (sessions.Summary, bool) {
-	for _, s := range m.list {
+	for _, s := range m.rows.Items() {
 		if s.ID == id {
 			return s, true
 		}
@@ -154,16 +173,17 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	}
 	switch msg := msg.(type) {
 	case listMsg:
-		m.list, m.listErr = msg.list, ""
+		m.listErr = ""
 		if msg.err != nil {
 			m.listErr = msg.err.Error()
 		}
-		m.cursor = min(m.cursor, max(len(m.list)-1, 0))
-		m.wt.of = msg.of
+		m.wt.of = msg.of // before the rows: a row's height depends on it
+		m.rows.SetItems(msg.list)
 		return m.loadStatuses()
 	case contentMsg:
 		if msg.seq == m.filter.seq && m.filter.on {
 			m.filter.content = msg.hits
+			m.rows.SetFilter(m.filter.matches)
 		}
 		return nil
 	case RenamedMsg:

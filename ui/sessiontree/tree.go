@@ -14,11 +14,14 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/list"
 )
 
 // treeKeys are the tree page's keys: one table for handling and help.
 type treeKeys struct {
-	Up, Down, PageUp, PageDown, Jump, Fork, Close key.Binding
+	// Nav moves the cursor (ui/list): ↑/k ↓/j pgup pgdn home/g end/G.
+	Nav               list.KeyMap
+	Jump, Fork, Close key.Binding
 }
 
 func newTreeKeys() treeKeys {
@@ -26,13 +29,10 @@ func newTreeKeys() treeKeys {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
 	return treeKeys{
-		Up:       b("↑/k", "up", "up", "k"),
-		Down:     b("↓/j", "down", "down", "j"),
-		PageUp:   b("pgup", "page up", "pgup"),
-		PageDown: b("pgdn", "page down", "pgdown"),
-		Jump:     b("enter", "continue from here", "enter"),
-		Fork:     b("f", "fork: new session from here", "f"),
-		Close:    b("esc", "close", "esc", "q"),
+		Nav:   list.DefaultKeyMap(),
+		Jump:  b("enter", "continue from here", "enter"),
+		Fork:  b("f", "fork: new session from here", "f"),
+		Close: b("esc", "close", "esc", "q"),
 	}
 }
 
@@ -51,13 +51,13 @@ type treeRow struct {
 // labels; the current branch is marked. enter continues from the chosen
 // entry; f forks a new session from it.
 type Page struct {
+	common.PageLayer
 	ui      *common.UI
 	forking bool // /fork: enter forks
 	keys    treeKeys
-	rows    []treeRow
-	cursor  int
-	top     int
-	h       int
+	// rows are the tree's lines in order, with the cursor over them; no
+	// filter, so a row's index in the window is its index in Items.
+	rows list.List[treeRow]
 	// describe says in one line what an entry holds (the transcript
 	// decodes it); jump and fork act on the chosen entry.
 	describe   func(sessions.Entry) string
@@ -68,12 +68,9 @@ type Page struct {
 // forking is /fork, where enter forks too.
 func New(ui *common.UI, forking bool, tree []sessions.TreeEntry, leaf string, describe func(sessions.Entry) string, jump, fork func(sessions.TreeEntry, string) tea.Cmd) *Page {
 	p := &Page{ui: ui, forking: forking, keys: newTreeKeys(), describe: describe, jump: jump, fork: fork}
-	p.rows = treeRows(tree, leaf)
-	for i, r := range p.rows {
-		if r.leaf {
-			p.cursor = i
-		}
-	}
+	p.rows = list.New[treeRow](p.keys.Nav)
+	p.rows.SetItems(treeRows(tree, leaf))
+	p.rows.Select(func(r treeRow) bool { return r.leaf })
 	return p
 }
 
@@ -129,7 +126,7 @@ func entryCount(n int) string {
 
 // text is row i's line, decoded the first time it is needed.
 func (p *Page) text(i int) string {
-	r := &p.rows[i]
+	r := &p.rows.Items()[i]
 	if r.text == "" {
 		r.text = p.describe(r.e.Entry)
 	}
@@ -142,34 +139,26 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		return p, nil
 	}
 	k := p.keys
-	page := max(p.h-3, 1)
 	switch {
 	case key.Matches(km, k.Close):
 		return p, p.ui.Close(p)
-	case key.Matches(km, k.Up):
-		p.cursor = max(p.cursor-1, 0)
-	case key.Matches(km, k.Down):
-		p.cursor = min(p.cursor+1, len(p.rows)-1)
-	case key.Matches(km, k.PageUp):
-		p.cursor = max(p.cursor-page, 0)
-	case key.Matches(km, k.PageDown):
-		p.cursor = min(p.cursor+page, len(p.rows)-1)
+	case p.rows.Update(km):
 	case key.Matches(km, k.Jump), key.Matches(km, k.Fork):
-		if p.cursor >= len(p.rows) {
+		r, ok := p.rows.Selected()
+		if !ok {
 			return p, nil
 		}
-		r := p.rows[p.cursor]
+		text := p.text(p.rows.Cursor())
 		act := p.jump
 		if key.Matches(km, k.Fork) {
 			act = p.fork
 		}
-		return p, tea.Batch(p.ui.Close(p), act(r.e, p.text(p.cursor)))
+		return p, tea.Batch(p.ui.Close(p), act(r.e, text))
 	}
 	return p, nil
 }
 
 func (p *Page) View(w, h int) string {
-	p.h = h
 	st := p.ui
 	var b strings.Builder
 	title, hint := "Tree · every branch", "  enter continue from here · f fork · esc close"
@@ -177,15 +166,9 @@ func (p *Page) View(w, h int) string {
 		title, hint = "Fork · a new session from which entry?", "  enter fork from here · esc close"
 	}
 	b.WriteString(st.Title.Render(title) + st.Dim.Render(hint) + "\n")
-	room := max(h-2, 1)
-	if p.cursor < p.top {
-		p.top = p.cursor
-	}
-	if p.cursor >= p.top+room {
-		p.top = p.cursor - room + 1
-	}
-	for i := p.top; i < len(p.rows) && i < p.top+room; i++ {
-		r := p.rows[i]
+	p.rows.SetLines(h - 2) // under the title, above the count
+	cursor := p.rows.Cursor()
+	for i, r := range p.rows.Window() {
 		mark := "  "
 		switch {
 		case r.leaf:
@@ -203,7 +186,7 @@ func (p *Page) View(w, h int) string {
 		}
 		line = ansi.Truncate(line, max(w-2, 10), "…")
 		switch {
-		case i == p.cursor:
+		case i == cursor:
 			b.WriteString(st.Selected.Render("› "+line) + "\n")
 		case r.e.OnPath:
 			b.WriteString("  " + line + "\n")
@@ -211,15 +194,12 @@ func (p *Page) View(w, h int) string {
 			b.WriteString(st.Dim.Render("  "+line) + "\n")
 		}
 	}
-	b.WriteString(st.Dim.Render(fmt.Sprintf("%d of %s · ▶ where the session is now · │ its branch", p.cursor+1, entryCount(len(p.rows)))))
+	b.WriteString(st.Dim.Render(fmt.Sprintf("%d of %s · ▶ where the session is now · │ its branch", cursor+1, entryCount(p.rows.Len()))))
 	return b.String()
 }
 
 func (p *Page) Title() string { return "Tree" }
 func (p *Page) Help() [][]key.Binding {
 	k := p.keys
-	return [][]key.Binding{{k.Jump, k.Fork, k.Close}, {k.Up, k.Down, k.PageUp, k.PageDown}}
+	return [][]key.Binding{{k.Jump, k.Fork, k.Close}, k.Nav.Bindings()}
 }
-func (p *Page) FullScreen() bool   { return true }
-func (p *Page) Unsaved() string    { return "" }
-func (p *Page) CapturesText() bool { return false }
