@@ -335,6 +335,9 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 		case err == nil:
 			return line[:len(line)-1], nil
 		case errors.Is(err, bufio.ErrBufferFull):
+			if len(line) > limit {
+				return nil, ErrLineTooLong
+			}
 			continue
 		case errors.Is(err, io.EOF) && len(line) > 0:
 			return nil, io.ErrUnexpectedEOF
