@@ -509,27 +509,13 @@ func toolCalls(m provider.Message) []ToolCall {
 	return out
 }
 
-// approval says whether a call needs the user's approval and, when it
-// asks for more than its permission mode would, why. Writes and edits of
-// files that run on use (.git/, hooks, .envrc, .pi/extensions, …) ask in
-// every mode but full-auto; the decision is made on the canonical path.
-// canon is the canonical path of a run-on-use file the approval is about.
+// approval says whether a call needs the user's approval (NeedsApproval);
+// a tool the agent does not know never runs, so it needs none.
 func (a *Agent) approval(c ToolCall, target string) (need bool, reason, canon string) {
-	s, ok := specOf(c.Name)
-	if !ok || a.cfg.Permission == PermissionFullAuto {
+	if _, ok := specOf(c.Name); !ok {
 		return false, "", ""
 	}
-	if s.edits && target != "" {
-		if p, err := Confine(a.cfg.Root, target); err == nil {
-			if reason = runOnUse(a.cfg.Root, p); reason != "" {
-				return true, reason, p
-			}
-		}
-	}
-	if a.cfg.Permission == PermissionAutoEdits {
-		return s.runs, "", ""
-	}
-	return s.runs || s.edits, "", ""
+	return NeedsApproval(a.cfg.Root, a.cfg.Permission, c.Name, target)
 }
 
 // runInTurn runs a tool call so that an abort ends the turn at once, even

@@ -39,6 +39,11 @@ type DeliveryRecord struct {
 	ToolResultID string      `json:"toolResultId"`
 	Delivered    []Delivered `json:"delivered,omitempty"`
 	Deferred     []string    `json:"deferred,omitempty"`
+	// Labels and Withheld are the chain in effect for the tool, kept by
+	// the pi bridge, whose tool results have no preflight member; the
+	// built-in engine leaves them out (its results carry the preflight).
+	Labels   []string `json:"labels,omitzero"`
+	Withheld []string `json:"withheld,omitempty"`
 }
 
 // DeliveryInfo is what a tool event says about delivered instructions.
@@ -53,14 +58,15 @@ type delivery struct {
 	info   *DeliveryInfo
 }
 
-// window returns the entries the model can see on the current branch,
-// custom entries included: from the latest compaction's first kept entry
-// (or right after the compaction) to the leaf, without the compaction
-// itself. Delivery state is read from here and nowhere else, so a
-// compaction that summarised a delivery away, a branch that never saw it,
-// or a fresh process all get it right.
-func (a *Agent) window() []sessions.Entry {
-	path := a.cfg.Session.Path()
+// Window returns the entries the model can see on a branch (path, root
+// to leaf), custom entries included: from the latest compaction's first
+// kept entry (or right after the compaction) to the leaf, without the
+// compaction itself. Delivery state is read from here and nowhere else, so
+// a compaction that summarised a delivery away, a branch that never saw
+// it, or a fresh process all get it right. Both engines call it: the
+// built-in one on its session's path, the pi bridge on the path it reads
+// from pi's session file.
+func Window(path []sessions.Entry) []sessions.Entry {
 	last := -1
 	for i, e := range path {
 		if e.Type == sessions.TypeCompaction {
@@ -84,7 +90,10 @@ func (a *Agent) window() []sessions.Entry {
 }
 
 // deliveredIn maps each delivered file's path to the digest it was
-// delivered with, from records whose tool result is in the window.
+// delivered with, from records whose tool result is in the window. A
+// record without a tool result id (the pi bridge's: pi writes the record
+// before the result it belongs to, so the id is not known yet) counts
+// because it is itself in the window, next to its result.
 func deliveredIn(window []sessions.Entry) map[string]string {
 	results := map[string]bool{}
 	for _, e := range window {
@@ -98,7 +107,7 @@ func deliveredIn(window []sessions.Entry) map[string]string {
 			continue
 		}
 		var r DeliveryRecord
-		if json.Unmarshal(e.Payload(), &r) != nil || r.Kind != CustomSubdirContext || !results[r.ToolResultID] {
+		if json.Unmarshal(e.Payload(), &r) != nil || r.Kind != CustomSubdirContext || (r.ToolResultID != "" && !results[r.ToolResultID]) {
 			continue
 		}
 		for _, d := range r.Delivered {
@@ -109,48 +118,89 @@ func deliveredIn(window []sessions.Entry) map[string]string {
 }
 
 // previousChain is the chain (and withheld files) in effect for the last
-// file tool on the branch; before any, the base chain.
+// file tool on the branch; before any, the base chain. A tool result's
+// preflight says it (the built-in engine's results); so does a delivery
+// record that carries its labels (the pi bridge's, whose results are pi's
+// and have no place for a preflight).
 func previousChain(window []sessions.Entry, base []string) (labels, withheld []string) {
 	for i := len(window) - 1; i >= 0; i-- {
-		if window[i].Type != sessions.TypeToolResult {
-			continue
-		}
-		var sm StoredMessage
-		if json.Unmarshal(window[i].Payload(), &sm) == nil && sm.Preflight != nil {
-			// A fallback's labels are the base chain: it was in effect.
-			return sm.Preflight.Labels, sm.Preflight.Withheld
+		switch window[i].Type {
+		case sessions.TypeToolResult:
+			var sm StoredMessage
+			if json.Unmarshal(window[i].Payload(), &sm) == nil && sm.Preflight != nil {
+				// A fallback's labels are the base chain: it was in effect.
+				return sm.Preflight.Labels, sm.Preflight.Withheld
+			}
+		case sessions.TypeCustom:
+			var r DeliveryRecord
+			if json.Unmarshal(window[i].Payload(), &r) == nil && r.Kind == CustomSubdirContext && r.Labels != nil {
+				return r.Labels, r.Withheld
+			}
 		}
 	}
 	return base, nil
 }
 
-// deliver decides what a successful, model-issued file tool's result
-// carries: when the chain differs from the previous file tool's, a block
-// naming the whole chain now in effect (so a sibling folder's rules
+// ChainInEffect is the chain (and withheld files) in effect on a branch's
+// window for the next file tool: the last file tool's, or base before any.
+func ChainInEffect(window []sessions.Entry, base []string) (labels, withheld []string) {
+	return previousChain(window, base)
+}
+
+// DeliveryInput is what a delivery decision is made from: the call (only
+// successful, model-issued file tools get here), what its result says
+// about the file it touched, the preflight's claim, the model-visible
+// window of the branch (Window), and the turn's budget so far.
+type DeliveryInput struct {
+	Tool     string // "read", "write", …
+	Path     string // the canonical file the tool touched
+	FullRead bool   // a read that returned the whole file
+	Wrote    bool   // a write that succeeded
+	Pre      *PreflightInfo
+	Claim    Claim
+	Window   []sessions.Entry
+	// TurnBytes is the instruction text already delivered in this turn;
+	// the decision adds what it sends.
+	TurnBytes *int
+	// ContextFile is the host's Preflighter.ContextFile.
+	ContextFile func(ctx context.Context, path string) (ContextFile, bool, error)
+}
+
+// Delivery is the outcome: the block appended to the tool result ("" for
+// none), the record to store after it (worth storing when it delivered or
+// deferred a file), and what the tool event says.
+type Delivery struct {
+	Block  string
+	Record DeliveryRecord
+	Info   *DeliveryInfo
+}
+
+// DecideDelivery decides what a successful, model-issued file tool's
+// result carries: when the chain differs from the previous file tool's, a
+// block naming the whole chain now in effect (so a sibling folder's rules
 // visibly stop applying), with the content of the chain's files not yet
-// delivered on this branch, within the turn's budget.
-func (a *Agent) deliver(ctx context.Context, c ToolCall, res ToolResult, pre *PreflightInfo, claim Claim) delivery {
-	d := delivery{record: DeliveryRecord{Kind: CustomSubdirContext, ToolCallID: c.ID}}
-	if a.cfg.Preflight == nil {
-		return d // no host to ask: nothing to say about this path
-	}
-	window := a.window()
-	delivered := deliveredIn(window)
-	prevLabels, prevWithheld := previousChain(window, claim.Base)
-	if pre.Fallback != "" {
+// delivered on this branch, within the turn's budget. The caller
+// serialises decisions of one session (the budget and the window are
+// shared).
+func DecideDelivery(ctx context.Context, in DeliveryInput) Delivery {
+	claim := in.Claim
+	d := Delivery{Record: DeliveryRecord{Kind: CustomSubdirContext}}
+	delivered := deliveredIn(in.Window)
+	prevLabels, prevWithheld := previousChain(in.Window, claim.Base)
+	if in.Pre.Fallback != "" {
 		// The base chain applies. Say so when another chain was in effect,
 		// or the model would go on following a folder's rules that this
 		// path may not have.
 		if !slices.Equal(claim.Labels, prevLabels) {
-			d.block = renderFallback(claim.Labels, claim.Reason)
-			d.info = &DeliveryInfo{Chain: claim.Labels, Fallback: true}
+			d.Block = renderFallback(claim.Labels, claim.Reason)
+			d.Info = &DeliveryInfo{Chain: claim.Labels, Fallback: true}
 		}
 		return d
 	}
 	if claim.Untrusted {
 		if len(claim.Withheld) > 0 && !slices.Equal(claim.Withheld, prevWithheld) {
-			d.block = renderUntrusted(claim.Withheld)
-			d.info = &DeliveryInfo{Chain: claim.Labels, Untrusted: true, Withheld: claim.Withheld}
+			d.Block = renderUntrusted(claim.Withheld)
+			d.Info = &DeliveryInfo{Chain: claim.Labels, Untrusted: true, Withheld: claim.Withheld}
 		}
 		return d
 	}
@@ -158,10 +208,10 @@ func (a *Agent) deliver(ctx context.Context, c ToolCall, res ToolResult, pre *Pr
 		return d // subdirectoryContext is off
 	}
 	// A full read or a write of a context file delivers it.
-	if (c.Name == "read" && res.FullRead) || (c.Name == "write" && res.Wrote) {
-		if cf, ok, err := a.cfg.Preflight.ContextFile(ctx, res.Path); err == nil && ok {
+	if ((in.Tool == "read" && in.FullRead) || (in.Tool == "write" && in.Wrote)) && in.ContextFile != nil {
+		if cf, ok, err := in.ContextFile(ctx, in.Path); err == nil && ok {
 			delivered[cf.Path] = cf.Digest
-			d.record.Delivered = append(d.record.Delivered, Delivered{Label: cf.Label, Path: cf.Path, Digest: cf.Digest, Bytes: cf.Bytes, Via: c.Name})
+			d.Record.Delivered = append(d.Record.Delivered, Delivered{Label: cf.Label, Path: cf.Path, Digest: cf.Digest, Bytes: cf.Bytes, Via: in.Tool})
 		}
 	}
 	var pending []ContextFile
@@ -174,7 +224,6 @@ func (a *Agent) deliver(ctx context.Context, c ToolCall, res ToolResult, pre *Pr
 		return d // same chain, nothing new: no block
 	}
 	var sent []ContextFile
-	a.mu.Lock()
 	for i, f := range pending {
 		// The budget counts file text, not truncation notes; the first file
 		// that does not fit stops the turn, so a deeper file never arrives
@@ -183,25 +232,45 @@ func (a *Agent) deliver(ctx context.Context, c ToolCall, res ToolResult, pre *Pr
 		if n == 0 {
 			n = len(f.Content)
 		}
-		if a.turnBytes+n > DeliveryTurnBytes {
+		if *in.TurnBytes+n > DeliveryTurnBytes {
 			for _, rest := range pending[i:] {
-				d.record.Deferred = append(d.record.Deferred, rest.Label)
+				d.Record.Deferred = append(d.Record.Deferred, rest.Label)
 			}
 			break
 		}
-		a.turnBytes += n
+		*in.TurnBytes += n
 		sent = append(sent, f)
 	}
-	a.mu.Unlock()
-	d.block = renderBlock(claim.Labels, sent, d.record.Deferred)
-	d.info = &DeliveryInfo{Chain: claim.Labels, Deferred: d.record.Deferred}
+	d.Block = renderBlock(claim.Labels, sent, d.Record.Deferred)
+	d.Info = &DeliveryInfo{Chain: claim.Labels, Deferred: d.Record.Deferred}
 	for _, f := range sent {
-		d.record.Delivered = append(d.record.Delivered, Delivered{Label: f.Label, Path: f.Path, Digest: f.Digest, Bytes: f.Bytes, Truncated: f.Truncated, Via: "block"})
+		d.Record.Delivered = append(d.Record.Delivered, Delivered{Label: f.Label, Path: f.Path, Digest: f.Digest, Bytes: f.Bytes, Truncated: f.Truncated, Via: "block"})
 	}
-	for _, r := range d.record.Delivered {
-		d.info.Delivered = append(d.info.Delivered, DeliveredFile{Label: r.Label, Bytes: r.Bytes, Truncated: r.Truncated, Via: r.Via})
+	for _, r := range d.Record.Delivered {
+		d.Info.Delivered = append(d.Info.Delivered, DeliveredFile{Label: r.Label, Bytes: r.Bytes, Truncated: r.Truncated, Via: r.Via})
 	}
 	return d
+}
+
+// deliver is the built-in engine's call of DecideDelivery, over its own
+// session's branch and turn budget.
+func (a *Agent) deliver(ctx context.Context, c ToolCall, res ToolResult, pre *PreflightInfo, claim Claim) delivery {
+	if a.cfg.Preflight == nil {
+		// no host to ask: nothing to say about this path
+		return delivery{record: DeliveryRecord{Kind: CustomSubdirContext, ToolCallID: c.ID}}
+	}
+	a.mu.Lock()
+	turn := a.turnBytes
+	a.mu.Unlock()
+	// Tools of one turn run one after another, so the budget read here is
+	// still the turn's when it is written back.
+	d := DecideDelivery(ctx, DeliveryInput{Tool: c.Name, Path: res.Path, FullRead: res.FullRead, Wrote: res.Wrote, Pre: pre, Claim: claim,
+		Window: Window(a.cfg.Session.Path()), TurnBytes: &turn, ContextFile: a.cfg.Preflight.ContextFile})
+	a.mu.Lock()
+	a.turnBytes = turn
+	a.mu.Unlock()
+	d.Record.ToolCallID = c.ID
+	return delivery{block: d.Block, record: d.Record, info: d.Info}
 }
 
 // The blocks appended to tool results follow the rules of the system

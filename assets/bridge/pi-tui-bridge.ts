@@ -1,0 +1,140 @@
+// pi-tui's bridge: loaded by the user's pi (pi --mode rpc -e <this file>)
+// when pi-tui runs it as its engine. It asks pi-tui, over the private
+// channel named by PI_TUI_BRIDGE_SOCKET and PI_TUI_BRIDGE_TOKEN, for the
+// system text, every tool call's fate, what a tool result carries, the
+// remember tool and project trust. Without the channel it fails closed:
+// every tool call is blocked. Node built-ins only; protocol in pi-tui's
+// docs/adr/0046-pi-bridge.md.
+import * as net from "node:net";
+
+type Pending = { resolve: (v: any) => void; reject: (e: Error) => void };
+
+const GONE = "pi-tui's host is gone";
+
+export default async function (pi: any) {
+  const socketPath = process.env.PI_TUI_BRIDGE_SOCKET;
+  const token = process.env.PI_TUI_BRIDGE_TOKEN;
+  let sock: net.Socket | undefined;
+  let gone = false;
+  let nextId = 1;
+  const pending = new Map<number, Pending>();
+
+  const fail = (why: string) => {
+    if (gone) return;
+    gone = true;
+    process.stderr.write(`pi-tui bridge: ${why}; ${GONE}: tool calls are blocked\n`);
+    for (const p of pending.values()) p.reject(new Error(GONE));
+    pending.clear();
+    sock?.destroy();
+  };
+
+  const welcome: any = await new Promise((resolve) => {
+    if (!socketPath || !token) {
+      fail("no channel in the environment");
+      resolve(null);
+      return;
+    }
+    let welcomed = false;
+    let buf = "";
+    const timer = setTimeout(() => { fail("no welcome in 10 s"); resolve(null); }, 10000);
+    sock = net.createConnection(socketPath);
+    sock.setEncoding("utf8");
+    sock.on("connect", () => {
+      sock!.write(JSON.stringify({ type: "hello", token, protocol: 1, piVersion: String(process.env.PI_TUI_PI_VERSION ?? ""), pid: process.pid }) + "\n");
+    });
+    sock.on("data", (chunk: string) => {
+      buf += chunk;
+      let i: number;
+      // Split on LF only: JSON may hold U+2028, which readline would split on.
+      while ((i = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        let m: any;
+        try { m = JSON.parse(line); } catch { fail("pi-tui sent a line that is not JSON"); return; }
+        if (!welcomed) {
+          clearTimeout(timer);
+          if (m.type === "welcome") { welcomed = true; resolve(m); } else { fail(`refused: ${m.error ?? "no reason"}`); resolve(null); }
+          continue;
+        }
+        const p = pending.get(m.id);
+        if (!p) continue;
+        pending.delete(m.id);
+        if (typeof m.error === "string") p.reject(new Error(m.error)); else p.resolve(m.result ?? {});
+      }
+    });
+    sock.on("error", (e: Error) => { clearTimeout(timer); fail(e.message); resolve(null); });
+    sock.on("close", () => { clearTimeout(timer); fail("the channel closed"); resolve(null); });
+  });
+  // The channel must not keep pi alive on its own (pi -p exits when done).
+  sock?.unref();
+
+  const call = (method: string, params: unknown): Promise<any> => {
+    if (gone || !sock) return Promise.reject(new Error(GONE));
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      sock!.write(JSON.stringify({ id, method, params }) + "\n");
+    });
+  };
+  const leafOf = (ctx: any): string | undefined => {
+    try { return ctx?.sessionManager?.getLeafId?.() ?? undefined; } catch { return undefined; }
+  };
+
+  pi.on("project_trust", async (event: any) => {
+    try {
+      const r = await call("trust", { cwd: event.cwd });
+      return { trusted: r.trusted === "yes" ? "yes" : "no" };
+    } catch {
+      return { trusted: "no" };
+    }
+  });
+
+  pi.on("before_agent_start", async (event: any) => {
+    try {
+      const r = await call("system", {});
+      if (typeof r.text === "string" && r.text !== "") return { systemPrompt: event.systemPrompt + "\n\n" + r.text };
+    } catch { /* fails closed: nothing added */ }
+    return undefined;
+  });
+
+  pi.on("tool_call", async (event: any, ctx: any) => {
+    try {
+      const r = await call("tool_call", { toolCallId: event.toolCallId, toolName: event.toolName, input: event.input ?? {}, leafId: leafOf(ctx) });
+      if (r.block) return { block: true, reason: String(r.reason ?? "blocked by pi-tui") };
+      return undefined;
+    } catch (e: any) {
+      return { block: true, reason: e?.message === GONE ? GONE : `pi-tui could not decide this call: ${e?.message ?? e}` };
+    }
+  });
+
+  pi.on("tool_result", async (event: any, ctx: any) => {
+    let r: any;
+    try {
+      r = await call("tool_result", {
+        toolCallId: event.toolCallId, toolName: event.toolName, input: event.input ?? {}, isError: !!event.isError,
+        content: event.content ?? [], details: event.details, parentToolCallId: event.parentToolCallId, leafId: leafOf(ctx),
+      });
+    } catch {
+      return undefined;
+    }
+    if (r.entry && typeof r.entry.customType === "string") pi.appendEntry(r.entry.customType, r.entry.data);
+    if (typeof r.append === "string" && r.append !== "") return { content: [...(event.content ?? []), { type: "text", text: r.append }] };
+    return undefined;
+  });
+
+  const tool = welcome?.remember ? welcome.rememberTool : undefined;
+  if (tool && typeof tool.name === "string") {
+    pi.registerTool({
+      name: tool.name, label: "Remember", description: String(tool.description ?? ""), parameters: tool.parameters,
+      async execute(toolCallId: string, params: unknown) {
+        try {
+          const r = await call("remember", { toolCallId, input: params ?? {} });
+          if (r.isError) throw new Error(String(r.text));
+          return { content: [{ type: "text", text: String(r.text) }], details: {} };
+        } catch (e: any) {
+          throw new Error(e?.message ?? String(e));
+        }
+      },
+    });
+  }
+}

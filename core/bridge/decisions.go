@@ -1,0 +1,378 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/pisession"
+	"github.com/pi-tui/pi-tui/core/sessions"
+)
+
+// Deps is what Decisions decides with: plain values and the interfaces the
+// built-in engine is given, so the runtime manager hands both engines the
+// same host services.
+type Deps struct {
+	// Root is the session's root, bound by the host: file tools stay in
+	// it, whatever root a request names.
+	Root string
+	// SessionFile is pi's session file (it may not exist yet: pi writes
+	// it from the first answer on). The branch window is read from it.
+	SessionFile string
+	// System renders the root instruction section and the project-memory
+	// frame as the built-in engine puts them in its system prompt.
+	System func(ctx context.Context) (string, error)
+	// Preflight answers the target's chain (nil: no preflight, no
+	// delivery). PreflightTimeout bounds one (agent.DefaultPreflightTimeout
+	// when 0); BaseChain is the chain a fallback gives.
+	Preflight        agent.Preflighter
+	PreflightTimeout time.Duration
+	BaseChain        []string
+	// Permission is the permission mode; Approve decides what it asks
+	// (nil denies, as in a headless run without --yes).
+	Permission string
+	Approve    agent.Approver
+	// Memory is the remember tool's writer; nil: no remember tool.
+	Memory agent.MemoryWriter
+	// Trusted says whether pi may trust the project (nil: no).
+	Trusted func(ctx context.Context) (bool, error)
+}
+
+// Decisions is pi-tui's side of the bridge for one runtime: the Host the
+// Server asks. It keeps, per tool call, what the engine's ToolEnded event
+// reports (ToolInfo).
+type Decisions struct {
+	deps Deps
+
+	mu     sync.Mutex
+	claims map[claimKey]claimEntry // per prompt: emptied by System
+	calls  map[string]*callInfo
+
+	// dmu serialises delivery decisions: they share the window and the
+	// turn's budget.
+	dmu       sync.Mutex
+	sess      *pisession.Session
+	pending   []pendingRecord // records handed to pi, not yet seen in its file
+	turn      string          // the assistant entry of the current turn
+	turnBytes int
+}
+
+// callInfo is what the host knows about one tool call.
+type callInfo struct {
+	path     string // canonical target of a file tool
+	display  string // the target as the tool event shows it
+	pre      *events.Preflight
+	claim    agent.Claim
+	delivery *events.Delivery
+}
+
+// pendingRecord is a delivery record not (yet) in pi's file: one the
+// bridge is recording, or the chain of a blocked file tool, which has no
+// result to record it with.
+type pendingRecord struct {
+	toolCallID string
+	entry      sessions.Entry
+}
+
+type claimKey struct{ dir, raw string }
+
+type claimEntry struct {
+	claim    agent.Claim
+	fallback bool
+}
+
+// NewDecisions returns the host for one runtime.
+func NewDecisions(d Deps) *Decisions {
+	if d.PreflightTimeout <= 0 {
+		d.PreflightTimeout = agent.DefaultPreflightTimeout
+	}
+	return &Decisions{deps: d, claims: map[claimKey]claimEntry{}, calls: map[string]*callInfo{}}
+}
+
+// Close releases pi's session file.
+func (d *Decisions) Close() error {
+	d.dmu.Lock()
+	defer d.dmu.Unlock()
+	if d.sess != nil {
+		return d.sess.Close()
+	}
+	return nil
+}
+
+// ToolInfo returns what the host recorded for a tool call: its preflight,
+// its delivery and its target (relative to the root), for the engine's
+// ToolEnded event. All are zero for a call the host did not see.
+func (d *Decisions) ToolInfo(toolCallID string) (*events.Preflight, *events.Delivery, string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	c := d.calls[toolCallID]
+	if c == nil {
+		return nil, nil, ""
+	}
+	return c.pre, c.delivery, c.display
+}
+
+// RememberAllowed implements Host.
+func (d *Decisions) RememberAllowed() bool { return d.deps.Memory != nil }
+
+// System implements Host. It starts a prompt: the claims cached for the
+// last one are dropped, so instruction edits are seen.
+func (d *Decisions) System(ctx context.Context) (SystemResult, error) {
+	d.mu.Lock()
+	d.claims = map[claimKey]claimEntry{}
+	d.mu.Unlock()
+	d.dmu.Lock()
+	d.pending = nil
+	d.dmu.Unlock()
+	if d.deps.System == nil {
+		return SystemResult{}, nil
+	}
+	text, err := d.deps.System(ctx)
+	return SystemResult{Text: text}, err
+}
+
+// Trust implements Host: the cwd pi names is ignored; the host's decision
+// is about the root it bound.
+func (d *Decisions) Trust(ctx context.Context, _ TrustRequest) (TrustResult, error) {
+	if d.deps.Trusted == nil {
+		return TrustResult{Trusted: "no"}, nil
+	}
+	ok, err := d.deps.Trusted(ctx)
+	if err != nil || !ok {
+		return TrustResult{Trusted: "no"}, err
+	}
+	return TrustResult{Trusted: "yes"}, nil
+}
+
+// Remember implements Host with the built-in engine's remember tool.
+func (d *Decisions) Remember(ctx context.Context, req RememberRequest) (RememberResult, error) {
+	text, _, err := agent.Remember(ctx, d.deps.Memory, req.Input)
+	if err != nil {
+		return RememberResult{Text: "Error: " + err.Error(), IsError: true}, nil
+	}
+	return RememberResult{Text: text}, nil
+}
+
+// ToolCall implements Host: confinement, preflight, then approval, as the
+// built-in engine runs them for its own tools.
+func (d *Decisions) ToolCall(ctx context.Context, req ToolCallRequest) (ToolCallResult, error) {
+	input := req.Input
+	if len(input) == 0 {
+		input = json.RawMessage("{}")
+	}
+	info := &callInfo{}
+	target, isFile := agent.FileToolTarget(req.ToolName, input)
+	if isFile {
+		canon, err := agent.Confine(d.deps.Root, target)
+		if err != nil {
+			d.keep(req.ToolCallID, info)
+			return ToolCallResult{Block: true, Reason: "Error: " + err.Error()}, nil
+		}
+		info.path = canon
+		info.display = relTo(d.deps.Root, canon)
+		info.pre, info.claim = d.preflight(ctx, target, canon)
+	}
+	d.keep(req.ToolCallID, info)
+	need, reason, _ := agent.NeedsApproval(d.deps.Root, d.deps.Permission, req.ToolName, target)
+	if !need {
+		return ToolCallResult{}, nil
+	}
+	ok, err := d.approve(ctx, req, input, target, reason)
+	if ok {
+		return ToolCallResult{}, nil
+	}
+	if info.pre != nil {
+		// The denied call's chain was in effect, as a denied result's
+		// preflight is in the built-in engine; it has no result to carry
+		// a record, so the host keeps it for the rest of the run.
+		d.dmu.Lock()
+		d.pending = append(d.pending, pendingRecord{toolCallID: req.ToolCallID, entry: recordEntry(agent.DeliveryRecord{Kind: agent.CustomSubdirContext, ToolCallID: req.ToolCallID,
+			Labels: nonNil(info.pre.Labels), Withheld: info.pre.Withheld})})
+		d.dmu.Unlock()
+	}
+	return ToolCallResult{Block: true, Reason: agent.DeniedText(req.ToolName, err)}, nil
+}
+
+func (d *Decisions) keep(id string, info *callInfo) {
+	d.mu.Lock()
+	d.calls[id] = info
+	d.mu.Unlock()
+}
+
+// approve asks the Approver as the built-in engine does.
+func (d *Decisions) approve(ctx context.Context, req ToolCallRequest, input json.RawMessage, target, reason string) (bool, error) {
+	if d.deps.Approve == nil {
+		return false, nil
+	}
+	a := agent.Approval{ToolCallID: req.ToolCallID, Tool: req.ToolName, Args: input, Reason: reason, Path: target}
+	if req.ToolName == "bash" {
+		var args struct {
+			Command string `json:"command"`
+		}
+		json.Unmarshal(input, &args)
+		a.Command = args.Command
+	}
+	ok, err := d.deps.Approve(ctx, a)
+	return err == nil && ok, err
+}
+
+// preflight asks for target's chain through the per-prompt claim cache,
+// keyed by the canonical target directory (and the target as written),
+// bounded; a stalled or failing host gives the base chain, marked.
+func (d *Decisions) preflight(ctx context.Context, target, canon string) (*events.Preflight, agent.Claim) {
+	start := time.Now()
+	raw := claimKey{raw: target}
+	d.mu.Lock()
+	ce, hit := d.claims[raw]
+	d.mu.Unlock()
+	if !hit {
+		dir := canon
+		if fi, err := os.Stat(canon); err != nil || !fi.IsDir() {
+			dir = filepath.Dir(canon)
+		}
+		key := claimKey{dir: dir}
+		d.mu.Lock()
+		ce, hit = d.claims[key]
+		d.mu.Unlock()
+		if !hit {
+			ce = d.ask(ctx, target)
+		}
+		d.mu.Lock()
+		d.claims[key], d.claims[raw] = ce, ce
+		d.mu.Unlock()
+	}
+	info := &events.Preflight{Cache: "hit", Labels: ce.claim.Labels, Withheld: ce.claim.Withheld}
+	if !hit {
+		info.Cache = "miss"
+	}
+	if ce.fallback {
+		info.Fallback = "base"
+	}
+	info.Ms = float64(time.Since(start).Microseconds()) / 1000
+	return info, ce.claim
+}
+
+func (d *Decisions) ask(ctx context.Context, target string) claimEntry {
+	if d.deps.Preflight == nil {
+		return d.fallback("no preflight proxy")
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.deps.PreflightTimeout)
+	defer cancel()
+	type answer struct {
+		c   agent.Claim
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		c, err := d.deps.Preflight.Preflight(ctx, target)
+		ch <- answer{c, err}
+	}()
+	select {
+	case a := <-ch:
+		if a.err != nil {
+			return d.fallback(a.err.Error())
+		}
+		return claimEntry{claim: a.c, fallback: a.c.Fallback}
+	case <-ctx.Done():
+		return d.fallback("preflight timed out")
+	}
+}
+
+func (d *Decisions) fallback(reason string) claimEntry {
+	base := d.deps.BaseChain
+	return claimEntry{fallback: true, claim: agent.Claim{Fallback: true, Reason: reason, Labels: base, Base: base}}
+}
+
+// ToolResult implements Host: the delivery decision for a successful,
+// model-issued file tool, made over the branch pi's file holds plus the
+// records not yet in it.
+func (d *Decisions) ToolResult(ctx context.Context, req ToolResultRequest) (ToolResultResult, error) {
+	d.mu.Lock()
+	info := d.calls[req.ToolCallID]
+	d.mu.Unlock()
+	if info == nil || info.pre == nil || d.deps.Preflight == nil {
+		return ToolResultResult{}, nil
+	}
+	d.dmu.Lock()
+	defer d.dmu.Unlock()
+	window, turn := d.window(ctx, req.LeafID)
+	if turn != d.turn {
+		d.turn, d.turnBytes = turn, 0 // the budget is per model turn
+	}
+	rec := agent.DeliveryRecord{Kind: agent.CustomSubdirContext}
+	var dl agent.Delivery
+	if !req.IsError && req.ParentToolCallID == "" {
+		dl = agent.DecideDelivery(ctx, agent.DeliveryInput{Tool: req.ToolName, Path: info.path, FullRead: fullRead(req), Wrote: req.ToolName == "write",
+			Pre: info.pre, Claim: info.claim, Window: window, TurnBytes: &d.turnBytes, ContextFile: d.deps.Preflight.ContextFile})
+		rec = dl.Record
+	}
+	prevLabels, prevWithheld := agent.ChainInEffect(window, info.claim.Base)
+	changed := !slices.Equal(prevLabels, info.pre.Labels) || !slices.Equal(prevWithheld, info.pre.Withheld)
+	if dl.Block == "" && len(rec.Delivered) == 0 && len(rec.Deferred) == 0 && !changed {
+		return ToolResultResult{}, nil
+	}
+	rec.ToolCallID = req.ToolCallID
+	rec.Labels, rec.Withheld = nonNil(info.pre.Labels), info.pre.Withheld
+	d.pending = append(d.pending, pendingRecord{toolCallID: req.ToolCallID, entry: recordEntry(rec)})
+	d.mu.Lock()
+	info.delivery = dl.Info
+	d.mu.Unlock()
+	return ToolResultResult{Append: dl.Block, Entry: &Entry{CustomType: RecordType, Data: rec}}, nil
+}
+
+// RecordType is the customType of a delivery record in pi's file: the
+// one the built-in engine writes (core/sessions names pi-tui's records
+// "pi-tui.<kind>"), so either engine reads the other's.
+const RecordType = "pi-tui." + agent.CustomSubdirContext
+
+// fullRead says whether a read returned the whole file: no offset or
+// limit asked, and pi's details report no truncation.
+func fullRead(req ToolResultRequest) bool {
+	if req.ToolName != "read" {
+		return false
+	}
+	var in struct {
+		Offset *int `json:"offset"`
+		Limit  *int `json:"limit"`
+	}
+	json.Unmarshal(req.Input, &in)
+	if in.Offset != nil && *in.Offset > 1 || in.Limit != nil {
+		return false
+	}
+	var det struct {
+		Truncation *struct {
+			Truncated bool `json:"truncated"`
+		} `json:"truncation"`
+	}
+	json.Unmarshal(req.Details, &det)
+	return det.Truncation == nil || !det.Truncation.Truncated
+}
+
+func recordEntry(rec agent.DeliveryRecord) sessions.Entry {
+	raw, _ := json.Marshal(rec)
+	return sessions.NewEntry("", "", sessions.TypeCustom, raw)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func relTo(root, p string) string {
+	if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != "../") {
+		return filepath.ToSlash(rel)
+	}
+	return p
+}
+
+// errNoFile is the window of a session pi has not written yet.
+var errNoFile = errors.New("no session file yet")

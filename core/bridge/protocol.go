@@ -1,0 +1,159 @@
+package bridge
+
+import "encoding/json"
+
+// Protocol is the version of the host↔bridge protocol this package speaks
+// (docs/adr/0046-pi-bridge.md has the whole protocol).
+const Protocol = 1
+
+// The two environment variables that name the channel to the bridge.
+const (
+	EnvSocket = "PI_TUI_BRIDGE_SOCKET"
+	EnvToken  = "PI_TUI_BRIDGE_TOKEN"
+)
+
+// Limits of the channel.
+const (
+	// MaxHelloBytes bounds the first line a peer sends.
+	MaxHelloBytes = 4 << 10
+	// MaxLineBytes bounds every later line: a longer one ends the channel.
+	MaxLineBytes = 8 << 20
+	// MaxInFlight bounds the requests being answered at once; the next
+	// line is not read until one ends, so a flood of requests waits in the
+	// socket's buffer instead of in the host's memory.
+	MaxInFlight = 16
+)
+
+// Methods of the protocol.
+const (
+	MethodSystem     = "system"
+	MethodToolCall   = "tool_call"
+	MethodToolResult = "tool_result"
+	MethodRemember   = "remember"
+	MethodTrust      = "trust"
+)
+
+// hello is the peer's first line.
+type hello struct {
+	Type      string `json:"type"`
+	Token     string `json:"token"`
+	Protocol  int    `json:"protocol"`
+	PiVersion string `json:"piVersion"`
+	PID       int    `json:"pid"`
+}
+
+// welcome answers a hello that carries the right token.
+type welcome struct {
+	Type     string `json:"type"` // "welcome"
+	Protocol int    `json:"protocol"`
+	Remember bool   `json:"remember"`
+	// RememberTool is the tool to register when Remember is set: the
+	// built-in engine's remember tool, so both engines offer the same one.
+	RememberTool *ToolDef `json:"rememberTool,omitempty"`
+}
+
+// ToolDef is a tool the bridge registers in pi.
+type ToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// refused answers any other first line, before the connection is closed.
+type refused struct {
+	Type  string `json:"type"` // "refused"
+	Error string `json:"error"`
+}
+
+// request is one call from the bridge.
+type request struct {
+	ID     *json.RawMessage `json:"id"`
+	Method string           `json:"method"`
+	Params json.RawMessage  `json:"params"`
+}
+
+// response answers a request: Result or Error.
+type response struct {
+	ID     json.RawMessage `json:"id"`
+	Result any             `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
+}
+
+// SystemResult is the system method's answer: the text appended to pi's
+// system prompt ("" for none).
+type SystemResult struct {
+	Text string `json:"text"`
+}
+
+// ToolCallRequest is a tool call pi is about to run.
+type ToolCallRequest struct {
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Input      json.RawMessage `json:"input"`
+	// LeafID is pi's session leaf when the call was made (its assistant
+	// message), when the bridge could tell.
+	LeafID string `json:"leafId,omitempty"`
+}
+
+// ToolCallResult lets the call run or blocks it with a reason the model
+// reads.
+type ToolCallResult struct {
+	Block  bool   `json:"block"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Content is one part of a tool result as pi has it.
+type Content struct {
+	Type string `json:"type"`
+	Text string `json:"text,omitempty"`
+}
+
+// ToolResultRequest is a tool's result before pi stores it.
+type ToolResultRequest struct {
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Input      json.RawMessage `json:"input"`
+	IsError    bool            `json:"isError"`
+	Content    []Content       `json:"content"`
+	// Details is the tool's details object (a read's truncation, …).
+	Details json.RawMessage `json:"details,omitempty"`
+	// ParentToolCallID is set for a call another tool made (codemode):
+	// such calls get no delivery, as in the built-in engine.
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
+	LeafID           string `json:"leafId,omitempty"`
+}
+
+// Entry is a custom entry the bridge records with pi.appendEntry.
+type Entry struct {
+	CustomType string `json:"customType"`
+	Data       any    `json:"data"`
+}
+
+// ToolResultResult is what the result gets: text appended as a text part,
+// and an entry recorded after it (both optional).
+type ToolResultResult struct {
+	Append string `json:"append,omitempty"`
+	Entry  *Entry `json:"entry,omitempty"`
+}
+
+// RememberRequest is a call of the remember tool.
+type RememberRequest struct {
+	ToolCallID string          `json:"toolCallId,omitempty"`
+	Input      json.RawMessage `json:"input"`
+}
+
+// RememberResult is the remember tool's result.
+type RememberResult struct {
+	Text    string `json:"text"`
+	IsError bool   `json:"isError"`
+}
+
+// TrustRequest asks whether pi may trust the project in cwd.
+type TrustRequest struct {
+	CWD string `json:"cwd"`
+}
+
+// TrustResult is pi-tui's decision: "yes" or "no".
+type TrustResult struct {
+	Trusted string `json:"trusted"`
+}

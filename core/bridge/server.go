@@ -1,0 +1,365 @@
+// Package bridge is the host side of pi-tui's bridge to the user's pi: a
+// private channel (a Unix socket in a 0700 folder, one peer holding a
+// random token) over which the bridge extension running inside pi asks
+// pi-tui for the system text, tool-call decisions, deliveries, remember
+// writes and trust (docs/adr/0046-pi-bridge.md). This file is the
+// channel; decisions.go is pi-tui's answers; install.go writes the
+// extension where pi can load it.
+//
+// Nothing the peer sends can wedge or crash the host: the first line is
+// bounded (4 KiB, 10 s), every later line too (8 MiB, beyond which the
+// channel ends), at most MaxInFlight requests are answered at once (the
+// reader waits for a free slot, so a flood stays in the kernel's buffer),
+// a peer that does not read its answers is cut off after a write timeout,
+// and every handler's context ends with the channel.
+package bridge
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+)
+
+// Timeouts of the channel.
+const (
+	helloTimeout = 10 * time.Second
+	writeTimeout = 30 * time.Second
+	// maxHandshakes bounds the connections waiting to say hello.
+	maxHandshakes = 8
+)
+
+// ErrLineTooLong ends a channel whose peer sent a line over MaxLineBytes.
+var ErrLineTooLong = fmt.Errorf("the bridge sent a line longer than %d MiB", MaxLineBytes>>20)
+
+// Server is one runtime's channel: it listens until its one peer has said
+// hello with the token, then serves that peer until either side ends.
+type Server struct {
+	host  Host
+	dir   string // the 0700 folder holding the socket
+	sock  string
+	token string
+	ln    *net.UnixListener
+
+	mu     sync.Mutex
+	closed bool
+	conn   net.Conn
+	done   chan struct{} // closed by Close
+	once   sync.Once
+}
+
+// Listen makes a 0700 folder with a random name in dir and listens on
+// bridge.sock inside it, for h. dir is created (0700) when missing.
+func Listen(dir string, h Host) (*Server, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("bridge: %w", err)
+	}
+	var name [16]byte
+	var token [32]byte
+	if _, err := rand.Read(name[:]); err != nil {
+		return nil, fmt.Errorf("bridge: %w", err)
+	}
+	if _, err := rand.Read(token[:]); err != nil {
+		return nil, fmt.Errorf("bridge: %w", err)
+	}
+	folder := filepath.Join(dir, hex.EncodeToString(name[:8]))
+	if err := os.Mkdir(folder, 0o700); err != nil {
+		return nil, fmt.Errorf("bridge: %w", err)
+	}
+	sock := filepath.Join(folder, "bridge.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		os.RemoveAll(folder)
+		return nil, fmt.Errorf("bridge: listen: %w (the socket path %s may be too long)", err, sock)
+	}
+	ln.SetUnlinkOnClose(true)
+	return &Server{host: h, dir: folder, sock: sock, token: hex.EncodeToString(token[:]), ln: ln, done: make(chan struct{})}, nil
+}
+
+// Env returns the environment variables that give pi's bridge the channel.
+func (s *Server) Env() []string {
+	return []string{EnvSocket + "=" + s.sock, EnvToken + "=" + s.token}
+}
+
+// Socket returns the socket's path (gone once the peer is accepted).
+func (s *Server) Socket() string { return s.sock }
+
+// Close ends the channel and the listener and removes the folder. It is
+// safe to call more than once and from any goroutine.
+func (s *Server) Close() error {
+	s.once.Do(func() {
+		close(s.done)
+		s.mu.Lock()
+		s.closed = true
+		if s.conn != nil {
+			s.conn.Close()
+		}
+		s.mu.Unlock()
+		s.ln.Close()
+		os.RemoveAll(s.dir)
+	})
+	return nil
+}
+
+// Serve accepts the one peer and answers it until the channel ends: nil
+// when the peer closed it or ctx or Close ended it, an error when the peer
+// broke the protocol (a line too long, garbage). Call it once.
+func (s *Server) Serve(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-ctx.Done():
+			s.Close()
+		case <-s.done:
+		}
+	}()
+	conn, br, err := s.accept(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	// The one peer is in: nobody else may connect.
+	s.ln.Close()
+	os.Remove(s.sock)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		conn.Close()
+		return nil
+	}
+	s.conn = conn
+	s.mu.Unlock()
+	defer conn.Close()
+	return s.serve(ctx, conn, br)
+}
+
+// accept waits for the first connection whose first line is a hello with
+// the token; the others are refused and closed.
+func (s *Server) accept(ctx context.Context) (net.Conn, *bufio.Reader, error) {
+	type peer struct {
+		c  net.Conn
+		br *bufio.Reader
+	}
+	won := make(chan peer, 1)
+	slots := make(chan struct{}, maxHandshakes)
+	var winner sync.Once
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			select {
+			case p := <-won:
+				return p.c, p.br, nil
+			default:
+			}
+			return nil, nil, fmt.Errorf("bridge: %w", err)
+		}
+		select {
+		case slots <- struct{}{}:
+		default:
+			c.Close() // too many waiting to say hello
+			continue
+		}
+		go func() {
+			defer func() { <-slots }()
+			br, ok := s.handshake(c)
+			if !ok {
+				c.Close()
+				return
+			}
+			accepted := false
+			winner.Do(func() {
+				accepted = true
+				won <- peer{c, br}
+				s.ln.Close() // ends the Accept loop
+			})
+			if !accepted {
+				writeLine(c, refused{Type: "refused", Error: "the bridge already has its peer"})
+				c.Close()
+			}
+		}()
+	}
+}
+
+// handshake reads the first line (bounded in size and time) and answers
+// it; ok is set for a hello with the token, which has been welcomed.
+func (s *Server) handshake(c net.Conn) (*bufio.Reader, bool) {
+	c.SetReadDeadline(time.Now().Add(helloTimeout))
+	br := bufio.NewReaderSize(c, 64<<10)
+	line, err := readLine(br, MaxHelloBytes)
+	if err != nil {
+		writeLine(c, refused{Type: "refused", Error: "no hello"})
+		return nil, false
+	}
+	var h hello
+	if json.Unmarshal(line, &h) != nil || h.Type != "hello" || subtle.ConstantTimeCompare([]byte(h.Token), []byte(s.token)) != 1 {
+		writeLine(c, refused{Type: "refused", Error: "wrong token"})
+		return nil, false
+	}
+	if h.Protocol != Protocol {
+		writeLine(c, refused{Type: "refused", Error: fmt.Sprintf("pi-tui speaks bridge protocol %d, not %d", Protocol, h.Protocol)})
+		return nil, false
+	}
+	c.SetReadDeadline(time.Time{})
+	w := welcome{Type: "welcome", Protocol: Protocol, Remember: s.host.RememberAllowed()}
+	if w.Remember {
+		desc, params := agent.RememberTool()
+		w.RememberTool = &ToolDef{Name: agent.ToolRemember, Description: desc, Parameters: params}
+	}
+	if writeLine(c, w) != nil {
+		return nil, false
+	}
+	return br, true
+}
+
+// serve reads requests and answers each in its own goroutine, at most
+// MaxInFlight at once.
+func (s *Server) serve(ctx context.Context, conn net.Conn, br *bufio.Reader) error {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	var wmu sync.Mutex
+	answer := func(r response) {
+		wmu.Lock()
+		defer wmu.Unlock()
+		conn.SetWriteDeadline(time.Now().Add(writeTimeout))
+		if writeLine(conn, r) != nil {
+			conn.Close() // a peer that does not read is cut off
+		}
+	}
+	slots := make(chan struct{}, MaxInFlight)
+	for {
+		line, err := readLine(br, MaxLineBytes)
+		if err != nil {
+			if errors.Is(err, io.EOF) || ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var req request
+		if json.Unmarshal(line, &req) != nil || req.ID == nil {
+			return errors.New("the bridge sent a line that is not a request")
+		}
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			res, err := s.dispatch(ctx, req)
+			r := response{ID: *req.ID, Result: res}
+			if err != nil {
+				r = response{ID: *req.ID, Error: oneLine(err.Error())}
+			}
+			answer(r)
+		}()
+	}
+}
+
+// dispatch runs one request against the host.
+func (s *Server) dispatch(ctx context.Context, req request) (res any, err error) {
+	defer func() {
+		// A host bug must not take pi-tui down with the channel.
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("pi-tui failed to answer %s: %v", req.Method, p)
+		}
+	}()
+	params := req.Params
+	if len(params) == 0 || string(params) == "null" {
+		params = json.RawMessage("{}")
+	}
+	switch req.Method {
+	case MethodSystem:
+		return s.host.System(ctx)
+	case MethodToolCall:
+		var p ToolCallRequest
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, fmt.Errorf("tool_call: %v", err)
+		}
+		return s.host.ToolCall(ctx, p)
+	case MethodToolResult:
+		var p ToolResultRequest
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, fmt.Errorf("tool_result: %v", err)
+		}
+		return s.host.ToolResult(ctx, p)
+	case MethodRemember:
+		var p RememberRequest
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, fmt.Errorf("remember: %v", err)
+		}
+		return s.host.Remember(ctx, p)
+	case MethodTrust:
+		var p TrustRequest
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, fmt.Errorf("trust: %v", err)
+		}
+		return s.host.Trust(ctx, p)
+	}
+	return nil, fmt.Errorf("unknown method %q", oneLine(req.Method))
+}
+
+// readLine reads one LF-terminated line of at most limit bytes (the LF
+// not counted) without holding more than that in memory.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) > limit+1 {
+			return nil, ErrLineTooLong
+		}
+		line = append(line, chunk...)
+		switch {
+		case err == nil:
+			return line[:len(line)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			if len(line) > limit {
+				return nil, ErrLineTooLong
+			}
+			continue
+		case errors.Is(err, io.EOF) && len(line) > 0:
+			return nil, io.ErrUnexpectedEOF
+		default:
+			return nil, err
+		}
+	}
+}
+
+func writeLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// oneLine keeps an error to one line for the peer.
+func oneLine(s string) string {
+	if i := bytes.IndexAny([]byte(s), "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
