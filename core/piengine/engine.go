@@ -177,9 +177,6 @@ func Launch(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		proc.kill()
 		<-proc.exited
-		if x := c.deadErr(); x != nil && !errors.Is(err, ErrExited) && ctx.Err() == nil {
-			err = x
-		}
 		return nil, err
 	}
 	var st struct {
@@ -547,7 +544,8 @@ func (c *core) ContextWindow() int {
 func (c *core) SetSystem(string) bool { return true }
 
 // Close aborts a running turn, then ends pi: stdin closed, SIGTERM after
-// TermGrace, SIGKILL after KillGrace. It returns once pi is reaped.
+// TermGrace, SIGKILL after KillGrace. It returns once pi is reaped and
+// what it wrote before was published.
 func (c *core) Close() error {
 	c.mu.Lock()
 	r := c.cur
@@ -559,6 +557,7 @@ func (c *core) Close() error {
 		cancel()
 	}
 	c.proc.close()
+	<-c.rpc.gone // the stream's end was handled: Dead says true from here on
 	return nil
 }
 

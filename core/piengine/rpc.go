@@ -136,6 +136,9 @@ func newClient(r io.Reader, w io.Writer, maxLine int, handle func(*Record), onEn
 // Call sends command typ with params' members (a struct or map encoding
 // as a JSON object, or nil) and waits for its response's data.
 func (c *client) Call(ctx context.Context, typ string, params any) (json.RawMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err

@@ -16,12 +16,12 @@ import (
 // PI_TUI_BRIDGE_SOCKET, hello with PI_TUI_BRIDGE_TOKEN, then one request
 // at a time. A nil or broken bridge fails closed, as the real one does.
 type bridge struct {
-	mu       sync.Mutex
-	conn     net.Conn
-	in       *bufio.Reader
-	next     int
+	mu          sync.Mutex
+	conn        net.Conn
+	in          *bufio.Reader
+	next        int
 	canRemember bool
-	broken   bool
+	broken      bool
 }
 
 func (f *fake) connectBridge() error {
