@@ -110,7 +110,6 @@ type rig struct {
 	rec  *recorder
 	root string
 	file string
-	host *hostStub
 }
 
 type rigOpt func(*Config)
