@@ -130,15 +130,7 @@ func TestSteerAndFollowUp(t *testing.T) {
 	if err := r.e.Steer("too early"); !errors.Is(err, engine.ErrIdle) {
 		t.Errorf("Steer while idle: %v", err)
 	}
-	done := make(chan engine.Result, 1)
-	go func() {
-		res, err := r.e.Prompt(context.Background(), "go")
-		if err != nil {
-			t.Error(err)
-		}
-		done <- res
-	}()
-	r.rec.waitFor(t, "first delta", func(e events.Event) bool { _, ok := e.(events.TextDelta); return ok })
+	done := r.promptAsync(context.Background(), "go")
 	if !r.e.State().Busy {
 		t.Error("not busy mid-turn")
 	}
@@ -169,15 +161,7 @@ func TestSteerAndFollowUp(t *testing.T) {
 func TestAbortKeepsWhatArrived(t *testing.T) {
 	script := &fakepi.Script{Replies: []fakepi.Reply{{Text: "partial answer never finished", HoldAbort: true}, {Text: "must not run"}}}
 	r := launch(t, script, nil)
-	done := make(chan engine.Result, 1)
-	go func() {
-		res, err := r.e.Prompt(context.Background(), "go")
-		if err != nil {
-			t.Error(err)
-		}
-		done <- res
-	}()
-	r.rec.waitFor(t, "first delta", func(e events.Event) bool { _, ok := e.(events.TextDelta); return ok })
+	done := r.promptAsync(context.Background(), "go")
 	if err := r.e.FollowUp("later"); err != nil {
 		t.Fatal(err)
 	}
@@ -205,15 +189,7 @@ func TestPromptContextCancelAborts(t *testing.T) {
 	script := &fakepi.Script{Replies: []fakepi.Reply{{Text: "a b c", HoldAbort: true}}}
 	r := launch(t, script, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan engine.Result, 1)
-	go func() {
-		res, err := r.e.Prompt(ctx, "go")
-		if err != nil {
-			t.Error(err)
-		}
-		done <- res
-	}()
-	r.rec.waitFor(t, "first delta", func(e events.Event) bool { _, ok := e.(events.TextDelta); return ok })
+	done := r.promptAsync(ctx, "go")
 	cancel()
 	if res := <-done; !res.Aborted {
 		t.Errorf("result = %+v", res)
@@ -396,4 +372,19 @@ func TestBranch(t *testing.T) {
 	if err := r.e.Branch(context.Background(), "nothere"); err == nil || !strings.Contains(err.Error(), "did not move") {
 		t.Errorf("unknown entry: %v", err)
 	}
+}
+
+// promptAsync runs a prompt on a goroutine and returns once its first
+// delta arrived; the channel gets its result.
+func (r *rig) promptAsync(ctx context.Context, text string) <-chan engine.Result {
+	done := make(chan engine.Result, 1)
+	go func() {
+		res, err := r.e.Prompt(ctx, text)
+		if err != nil {
+			r.t.Error(err)
+		}
+		done <- res
+	}()
+	r.rec.waitFor(r.t, "first delta", func(e events.Event) bool { _, ok := e.(events.TextDelta); return ok })
+	return done
 }
