@@ -142,6 +142,29 @@ type QueueChanged struct {
 	Steering, FollowUp []string
 }
 
+// Extensions (the pi engine: pi's extensions and pi itself speaking to
+// the user outside the turn's text).
+
+// Notice is a one-line message for the user: an extension's notify, an
+// extension that failed (extension_error), or an engine's own warning (a
+// dialog cancelled for want of a UI, a record pi garbled). Level is
+// "info", "warning" or "error"; Source names who says it (an extension's
+// path, "pi", "pi-tui").
+type Notice struct {
+	SessionID           string
+	Level, Source, Text string
+}
+
+// ExtensionStatus is an extension's fire-and-forget display request:
+// Method "setStatus" (Key, Text; Text "" clears), "setWidget" (Key, Lines,
+// Placement; no Lines clears), "setTitle" (Text) or "set_editor_text"
+// (Text).
+type ExtensionStatus struct {
+	SessionID, Method, Key, Text string
+	Lines                        []string
+	Placement                    string
+}
+
 // Runtimes.
 
 // RuntimeLaunched says a runtime started for the session, on Engine
@@ -231,6 +254,8 @@ func (e ToolEnded) Session() string         { return e.SessionID }
 func (e CompactionStarted) Session() string { return e.SessionID }
 func (e CompactionEnded) Session() string   { return e.SessionID }
 func (e QueueChanged) Session() string      { return e.SessionID }
+func (e Notice) Session() string            { return e.SessionID }
+func (e ExtensionStatus) Session() string   { return e.SessionID }
 func (e RuntimeLaunched) Session() string   { return e.SessionID }
 func (e RuntimeReused) Session() string     { return e.SessionID }
 func (e RuntimeRetired) Session() string    { return e.SessionID }
@@ -252,6 +277,8 @@ func (ToolEnded) event()         {}
 func (CompactionStarted) event() {}
 func (CompactionEnded) event()   {}
 func (QueueChanged) event()      {}
+func (Notice) event()            {}
+func (ExtensionStatus) event()   {}
 func (RuntimeLaunched) event()   {}
 func (RuntimeReused) event()     {}
 func (RuntimeRetired) event()    {}

@@ -53,6 +53,13 @@ type wire struct {
 	// Added with engines (DESIGN §5): runtime_launched names its engine.
 	Engine        string `json:"engine,omitempty"`
 	EngineVersion string `json:"engineVersion,omitempty"`
+	// Added with the pi engine: notices and extensions' display requests.
+	Level     string   `json:"level,omitempty"`
+	Source    string   `json:"source,omitempty"`
+	Method    string   `json:"method,omitempty"`
+	Key       string   `json:"key,omitempty"`
+	Lines     []string `json:"lines,omitempty"`
+	Placement string   `json:"placement,omitempty"`
 }
 
 // wireQueue is queue_update's object, as pi's rpc writes it: both lists,
@@ -80,6 +87,8 @@ const (
 	wireLaunched        = "runtime_launched"
 	wireReused          = "runtime_reused"
 	wireRetired         = "runtime_retired"
+	wireNotice          = "notice"
+	wireExtStatus       = "extension_status"
 )
 
 // toWire maps an event onto the wire object.
@@ -111,6 +120,10 @@ func toWire(e Event) (any, bool) {
 		return wire{Type: wireCompactionEnd, SessionID: e.SessionID, Summary: e.Summary, Error: e.Error}, true
 	case QueueChanged:
 		return wireQueue{Type: wireQueueUpdate, SessionID: e.SessionID, Steering: nonNil(e.Steering), FollowUp: nonNil(e.FollowUp)}, true
+	case Notice:
+		return wire{Type: wireNotice, SessionID: e.SessionID, Text: e.Text, Level: e.Level, Source: e.Source}, true
+	case ExtensionStatus:
+		return wire{Type: wireExtStatus, SessionID: e.SessionID, Text: e.Text, Method: e.Method, Key: e.Key, Lines: e.Lines, Placement: e.Placement}, true
 	case RuntimeLaunched:
 		return wire{Type: wireLaunched, SessionID: e.SessionID, Reason: e.Reason, Model: e.Model, Engine: e.Engine, EngineVersion: e.EngineVersion}, true
 	case RuntimeReused:

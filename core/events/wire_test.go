@@ -51,6 +51,9 @@ func wireSamples() []Event {
 		AgentEnded{SessionID: "s1", Text: "Done & dusted.", Usage: usage, StopReason: provider.StopEnd},
 		AgentEnded{SessionID: "s1", Usage: &provider.Usage{}, StopReason: provider.StopAborted},
 		AgentEnded{SessionID: "s1", Error: "no model is configured", StopReason: provider.StopError},
+		Notice{SessionID: "s1", Level: "warning", Source: "/home/u/.pi/agent/extensions/x.ts", Text: "Command <blocked> by user"},
+		ExtensionStatus{SessionID: "s1", Method: "setStatus", Key: "my-ext", Text: "Turn 3 running…"},
+		ExtensionStatus{SessionID: "s1", Method: "setWidget", Key: "w", Lines: []string{"--- W ---", "line <1>"}, Placement: "belowEditor"},
 	}
 }
 
