@@ -230,6 +230,12 @@ func (s *Subscription) Answer(id uint64, a Answer) bool {
 	return s.b.resolve(id, Resolved{Answer: a, By: s.id})
 }
 
+// Reply answers dialog question id as this subscriber and reports
+// whether it was still open.
+func (s *Subscription) Reply(id uint64, r DialogReply) bool {
+	return s.b.resolve(id, Resolved{Reply: r, By: s.id})
+}
+
 // Publish delivers e to every subscription whose topics and session
 // include it (see Topic). It never blocks on a subscriber. Questions are
 // made by Ask only: an Asked or Resolved given here is dropped.
@@ -369,6 +375,40 @@ func (b *Broker) Ask(ctx context.Context, session, root, projectRoot string, req
 	case <-ctx.Done():
 		b.resolve(q.asked.ID, Resolved{Withdrawn: true})
 		return Answer{}, ctx.Err()
+	}
+}
+
+// AskDialog publishes an extension's question and waits as Ask does:
+// until a subscriber replies, ctx ends (withdrawn; ctx's error), the
+// dialog's Timeout passes (withdrawn; context.DeadlineExceeded) or the
+// last subscriber showing the session leaves (Cancelled). With no
+// subscriber showing the session it returns ErrUnattended at once, and
+// the caller cancels the dialog, saying so.
+func (b *Broker) AskDialog(ctx context.Context, session string, d Dialog) (DialogReply, error) {
+	if d.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d.Timeout)
+		defer cancel()
+	}
+	b.mu.Lock()
+	if !b.attendedLocked(session) {
+		b.mu.Unlock()
+		return DialogReply{}, ErrUnattended
+	}
+	b.nextAsk++
+	q := &question{asked: Asked{ID: b.nextAsk, SessionID: session, Dialog: &d}, reply: make(chan Resolved, 1)}
+	b.asks[q.asked.ID] = q
+	b.publishLocked(q.asked)
+	b.mu.Unlock()
+	select {
+	case r := <-q.reply:
+		if r.Unattended || r.Withdrawn {
+			return DialogReply{Cancelled: true}, nil
+		}
+		return r.Reply, nil
+	case <-ctx.Done():
+		b.resolve(q.asked.ID, Resolved{Withdrawn: true})
+		return DialogReply{Cancelled: true}, ctx.Err()
 	}
 }
 

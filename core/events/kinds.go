@@ -192,6 +192,32 @@ type Asked struct {
 	// keys its approval rules.
 	Root, ProjectRoot string
 	Request           Approval
+	// Dialog, when set, makes this an extension's question instead (pi's
+	// extension_ui_request: select, confirm, input, editor); Request is
+	// then empty. It lives, is shown and ends as an approval does, so the
+	// same rules hold: keys typed before it appeared never answer it, and
+	// nobody showing the session cancels it.
+	Dialog *Dialog
+}
+
+// Dialog is an extension's question to the user.
+type Dialog struct {
+	Method         string // "select", "confirm", "input" or "editor"
+	Title, Message string
+	Options        []string // select's choices
+	Placeholder    string   // input's hint
+	Prefill        string   // editor's starting text
+	// Timeout is how long the extension waits (0: no limit); once it has
+	// passed, the question is withdrawn.
+	Timeout time.Duration
+}
+
+// DialogReply is the user's answer to a Dialog: the chosen or typed Value,
+// confirm's Confirmed, or Cancelled.
+type DialogReply struct {
+	Value     string
+	Confirmed bool
+	Cancelled bool
 }
 
 // Approval is a request to run a tool call that needs the user's consent.
@@ -213,6 +239,8 @@ type Resolved struct {
 	ID        uint64
 	SessionID string
 	Answer    Answer
+	// Reply is the answer to a Dialog question.
+	Reply DialogReply
 	// By is the subscription that answered (Subscription.ID); 0 when the
 	// core ended the question.
 	By uint64

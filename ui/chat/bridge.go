@@ -46,6 +46,12 @@ func (b *bridge) wait() tea.Cmd {
 		for _, msg := range batch {
 			switch v := msg.(type) {
 			case events.Asked:
+				if v.Dialog != nil {
+					// An extension's question: shown by its own dialog, not as
+					// a tool approval.
+					out = append(out, v)
+					continue
+				}
 				out = append(out, approvalMsg{approval.NewAsk(v)})
 			case events.Resolved:
 				out = append(out, approvalGoneMsg{v})
