@@ -56,6 +56,7 @@ func TestTypingNeverAnswersAnApproval(t *testing.T) {
 		{"letter", "x", "and also x"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			release := make(chan struct{})
 			r := newKitRig(t, 100, 30, bashOnce("touch X", release), true)
 			r.chat()
@@ -184,6 +185,7 @@ func TestApprovalShowsTheWholeCommand(t *testing.T) {
 	t.Parallel()
 	for _, size := range []struct{ w, h int }{{80, 24}, {60, 16}, {120, 40}} {
 		t.Run(itoa(size.w)+"x"+itoa(size.h), func(t *testing.T) {
+			t.Parallel()
 			r := newKitRig(t, size.w, size.h, bashOnce(hostileCommand, nil), true)
 			r.chat()
 			r.say("list")

@@ -282,6 +282,7 @@ func TestSessionGoldens(t *testing.T) {
 	t.Parallel()
 	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
 		t.Run(itoa(size.w)+"x"+itoa(size.h), func(t *testing.T) {
+			t.Parallel()
 			r := newKitRig(t, size.w, size.h, func(n int, req fakemodel.Request) fakemodel.Reply {
 				if req.LastToolResult == "" {
 					return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "r1", Name: "read", Args: map[string]string{"path": "pkg/api/handler.go"}}}}

@@ -456,11 +456,13 @@ func TestGoldenScreens(t *testing.T) {
 			return f
 		}
 		t.Run(name("projects"), func(t *testing.T) {
+			t.Parallel()
 			s := setup(t).run(size.w, size.h)
 			s.waitFor("api", "web", "AGENTS.md ·", loaded)
 			golden(t, name("projects"), s.final())
 		})
 		t.Run(name("menu"), func(t *testing.T) {
+			t.Parallel()
 			s := setup(t).run(size.w, size.h)
 			s.waitFor("api", "AGENTS.md ·", loaded)
 			s.keys("enter")
@@ -468,6 +470,7 @@ func TestGoldenScreens(t *testing.T) {
 			golden(t, name("menu"), s.final())
 		})
 		t.Run(name("editor"), func(t *testing.T) {
+			t.Parallel()
 			s := setup(t).run(size.w, size.h)
 			s.waitFor("api", "AGENTS.md ·", loaded)
 			s.keys("enter", "a")
@@ -475,6 +478,7 @@ func TestGoldenScreens(t *testing.T) {
 			golden(t, name("editor"), s.final())
 		})
 		t.Run(name("memory"), func(t *testing.T) {
+			t.Parallel()
 			f := setup(t)
 			m, _ := f.host.Memory.Load(context.Background(), filepath.Join(f.home, "src/api"))
 			f.host.Memory.Save(context.Background(), m, []memory.Entry{{ID: "a", Title: "Style", Content: "gofmt"}, {ID: "b", Content: "Tabs, not spaces."}})
@@ -485,6 +489,7 @@ func TestGoldenScreens(t *testing.T) {
 			golden(t, name("memory"), s.final())
 		})
 		t.Run(name("instructions"), func(t *testing.T) {
+			t.Parallel()
 			s := setup(t).run(size.w, size.h)
 			s.waitFor("api", "AGENTS.md ·", loaded)
 			s.keys("enter", "i")
@@ -492,6 +497,7 @@ func TestGoldenScreens(t *testing.T) {
 			golden(t, name("instructions"), s.final())
 		})
 		t.Run(name("settings"), func(t *testing.T) {
+			t.Parallel()
 			s := setup(t).run(size.w, size.h)
 			s.waitFor("api", loaded)
 			s.keys("3")
