@@ -4,14 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
+	"github.com/pi-tui/pi-tui/ui/internal/screentest"
 )
 
-// TestMain sets lipgloss's process-wide colour profile once, before any
-// test runs: the tests run in parallel, and setting it from each test
-// would race with the others' rendering.
-func TestMain(m *testing.M) {
-	lipgloss.SetColorProfile(termenv.Ascii)
-	os.Exit(m.Run())
-}
+// TestMain sets the colour profile once, before the parallel tests start.
+func TestMain(m *testing.M) { os.Exit(screentest.Main(m)) }

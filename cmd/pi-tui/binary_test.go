@@ -13,33 +13,46 @@ import (
 // TestMain runs main when started through a link of that name.
 const programName = "pi-tui"
 
-// builtBinary is the pi-tui program the tests that run the real process
-// share: made once per test run of this package, on first need, and
-// removed by TestMain.
-var builtBinary struct {
+// sharedBinary is a pi-tui program the tests share: made once per test
+// run of this package, on first need, in a temp dir TestMain removes.
+type sharedBinary struct {
 	once sync.Once
 	dir  string
 	path string
 	err  error
 }
 
-// builtForBench is the binary go build makes, for benchmarks only (see
-// buildBinary).
-var builtForBench struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
+// get makes the program (create puts it at bin) the first time, and
+// returns its path.
+func (b *sharedBinary) get(tb testing.TB, create func(bin string) error) string {
+	tb.Helper()
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "pi-tui-bin-"); b.err != nil {
+			return
+		}
+		bin := filepath.Join(b.dir, programName)
+		if b.err = create(bin); b.err == nil {
+			b.path = bin
+		}
+	})
+	if b.err != nil {
+		tb.Fatal(b.err)
+	}
+	return b.path
 }
+
+// testBinary is this test binary linked as pi-tui; builtBinary is the
+// one go build makes, for benchmarks.
+var testBinary, builtBinary sharedBinary
 
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == programName {
 		main() // exits
 	}
 	code := m.Run()
-	for _, dir := range []string{builtBinary.dir, builtForBench.dir} {
-		if dir != "" {
-			os.RemoveAll(dir)
+	for _, b := range []*sharedBinary{&testBinary, &builtBinary} {
+		if b.dir != "" {
+			os.RemoveAll(b.dir)
 		}
 	}
 	os.Exit(code)
@@ -56,54 +69,20 @@ func TestMain(m *testing.M) {
 func buildBinary(tb testing.TB) string {
 	tb.Helper()
 	if _, ok := tb.(*testing.B); ok {
-		return goBuild(tb)
+		return builtBinary.get(tb, func(bin string) error {
+			cmd := exec.Command("go", "build", "-o", bin, ".")
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("go build: %v\n%s", err, out)
+			}
+			return nil
+		})
 	}
-	builtBinary.once.Do(func() {
+	return testBinary.get(tb, func(bin string) error {
 		self, err := os.Executable()
 		if err != nil {
-			builtBinary.err = err
-			return
+			return err
 		}
-		dir, err := os.MkdirTemp("", "pi-tui-bin-")
-		if err != nil {
-			builtBinary.err = err
-			return
-		}
-		builtBinary.dir = dir
-		bin := filepath.Join(dir, programName)
-		if err := os.Symlink(self, bin); err != nil {
-			builtBinary.err = err
-			return
-		}
-		builtBinary.path = bin
+		return os.Symlink(self, bin)
 	})
-	if builtBinary.err != nil {
-		tb.Fatal(builtBinary.err)
-	}
-	return builtBinary.path
-}
-
-// goBuild returns the path of the pi-tui binary go build makes.
-func goBuild(tb testing.TB) string {
-	tb.Helper()
-	builtForBench.once.Do(func() {
-		dir, err := os.MkdirTemp("", "pi-tui-bin-")
-		if err != nil {
-			builtForBench.err = err
-			return
-		}
-		builtForBench.dir = dir
-		bin := filepath.Join(dir, programName)
-		cmd := exec.Command("go", "build", "-o", bin, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			builtForBench.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		builtForBench.path = bin
-	})
-	if builtForBench.err != nil {
-		tb.Fatal(builtForBench.err)
-	}
-	return builtForBench.path
 }
