@@ -25,6 +25,7 @@ func freePort(t *testing.T) string {
 // TestSSHEndToEnd: the same journey over pi-tui serve with the OpenSSH
 // client in tmux.
 func TestSSHEndToEnd(t *testing.T) {
+	t.Parallel()
 	needTmux(t)
 	if _, err := exec.LookPath("ssh"); err != nil {
 		t.Skip("the OpenSSH client (ssh) is not installed: skipping the SSH end-to-end test")

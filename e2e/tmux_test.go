@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,20 +29,55 @@ func needTmux(t *testing.T) {
 	}
 }
 
+// built is the pi-tui binary this package's tests share: built once, on
+// first need, into a temp dir TestMain removes.
+var built struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// build returns the path of the shared pi-tui binary.
 func build(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "pi-tui")
-	cmd := exec.Command("go", "build", "-o", bin, "../cmd/pi-tui")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "pi-tui-e2e-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.dir = dir
+		bin := filepath.Join(dir, "pi-tui")
+		cmd := exec.Command("go", "build", "-o", bin, "../cmd/pi-tui")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		built.path = bin
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.path
 }
+
+// sockets counts the tmux servers this process started.
+var sockets atomic.Int64
 
 func startTerm(t *testing.T, w, h int, env []string, argv ...string) *term {
 	t.Helper()
-	tm := &term{t: t, socket: fmt.Sprintf("pi-tui-e2e-%d", time.Now().UnixNano())}
+	// The socket is this process's n-th: the tests run in parallel.
+	tm := &term{t: t, socket: fmt.Sprintf("pi-tui-e2e-%d-%d", os.Getpid(), sockets.Add(1))}
 	script := strings.Join(append(env, argv...), " ")
 	args := []string{"-L", tm.socket, "-f", "/dev/null", "new-session", "-d", "-s", "e2e", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), script}
 	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
@@ -102,6 +139,7 @@ func (tm *term) waitFor(want ...string) string {
 }
 
 func TestTerminalEndToEnd(t *testing.T) {
+	t.Parallel()
 	needTmux(t)
 	bin := build(t)
 	home, _ := filepath.EvalSymlinks(t.TempDir())

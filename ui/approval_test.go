@@ -41,6 +41,7 @@ func (r *kitRig) exists(rel string) bool {
 // dialog must still be open, until the keyboard rests and the user
 // answers deliberately.
 func TestTypingNeverAnswersAnApproval(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, key string
 		// proof that the key was handled: typed text reaches the chat
@@ -55,6 +56,7 @@ func TestTypingNeverAnswersAnApproval(t *testing.T) {
 		{"letter", "x", "and also x"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			release := make(chan struct{})
 			r := newKitRig(t, 100, 30, bashOnce("touch X", release), true)
 			r.chat()
@@ -87,6 +89,7 @@ func TestTypingNeverAnswersAnApproval(t *testing.T) {
 // there are commands, not text) when the approval arrives; a key typed
 // then is ignored and counted, not sent to Settings or the dialog.
 func TestApprovalOverAnotherTabIgnoresKeys(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	r := newKitRig(t, 100, 30, bashOnce("touch X", release), true)
 	r.chat()
@@ -113,6 +116,7 @@ func TestApprovalOverAnotherTabIgnoresKeys(t *testing.T) {
 // the last key, not after it opened, so a user who keeps typing is never
 // answering it.
 func TestQuietPeriodCountsFromTheLastKey(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 100, 30, bashOnce("touch X", nil), true)
 	r.chat()
 	r.say("run it")
@@ -139,6 +143,7 @@ func TestQuietPeriodCountsFromTheLastKey(t *testing.T) {
 // aborted elsewhere (another program, a closed connection) closes itself;
 // a key typed afterwards goes to the chat, not to a stale question.
 func TestApprovalClosesWhenItsTurnIsAborted(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 100, 30, bashOnce("touch X", nil), true)
 	r.chat()
 	r.say("run it")
@@ -177,8 +182,10 @@ func rawEscapes(raw []byte) []string {
 // scrolled to its end, shows its escape sequences as text, and keeps the
 // answer keys on screen at every size.
 func TestApprovalShowsTheWholeCommand(t *testing.T) {
+	t.Parallel()
 	for _, size := range []struct{ w, h int }{{80, 24}, {60, 16}, {120, 40}} {
 		t.Run(itoa(size.w)+"x"+itoa(size.h), func(t *testing.T) {
+			t.Parallel()
 			r := newKitRig(t, size.w, size.h, bashOnce(hostileCommand, nil), true)
 			r.chat()
 			r.say("list")
@@ -210,6 +217,7 @@ func TestApprovalShowsTheWholeCommand(t *testing.T) {
 // answer (rendered as markdown, where &#27; would decode to ESC) and the
 // expanded tool output show escape sequences as text.
 func TestTranscriptShowsEscapesAsText(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 120, 40, func(n int, req fakemodel.Request) fakemodel.Reply {
 		if req.LastToolResult == "" {
 			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "r1", Name: "read", Args: map[string]string{"path": "evil.txt"}}}}
@@ -233,6 +241,7 @@ func TestTranscriptShowsEscapesAsText(t *testing.T) {
 // TestWriteOverAFIFOAsksWithoutHanging: the diff of a write whose target
 // is a FIFO says so instead of blocking on reading it.
 func TestWriteOverAFIFOAsksWithoutHanging(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 100, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
 		if req.LastToolResult != "" {
 			return fakemodel.Reply{Text: "tool said: " + req.LastToolResult}

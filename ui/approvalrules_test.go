@@ -27,6 +27,7 @@ func bashPer(commands map[string]string) fakemodel.Script {
 // covers runs without a question, one it does not cover still asks, and
 // the rule is copied next to the project's settings.
 func TestAlwaysRuleSkipsTheNextQuestion(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 110, 30, bashPer(map[string]string{"one": "echo hello", "two": "echo hello world", "three": "echo hello; echo bye"}), true)
 	r.chat()
 	r.say("one")
@@ -61,6 +62,7 @@ func TestAlwaysRuleSkipsTheNextQuestion(t *testing.T) {
 // TestDenyWithReasonReachesTheModel: r asks why, and the model's next
 // request carries the reason in the tool's result.
 func TestDenyWithReasonReachesTheModel(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 110, 30, bashPer(map[string]string{"go": "rm -rf build"}), true)
 	r.chat()
 	r.say("go")
@@ -81,6 +83,7 @@ func TestDenyWithReasonReachesTheModel(t *testing.T) {
 // TestShippedRulesApproveNothing: a repository that ships
 // .pi/pi-tui-approvals.json allowing a command still gets asked about it.
 func TestShippedRulesApproveNothing(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 110, 30, bashPer(map[string]string{"go": "touch pwned"}), true)
 	dir := filepath.Join(r.home, "proj", ".pi")
 	os.MkdirAll(dir, 0o755)
@@ -101,6 +104,7 @@ func TestShippedRulesApproveNothing(t *testing.T) {
 // write to the rules' copy still asks, says why, and offers neither the
 // session nor a rule.
 func TestAgentCannotWriteItsOwnRules(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 110, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
 		if req.LastToolResult != "" {
 			return fakemodel.Reply{Text: "tool said: " + req.LastToolResult}
@@ -138,6 +142,7 @@ func TestAgentCannotWriteItsOwnRules(t *testing.T) {
 // TestSettingsListsAndDeletesRules: the Settings tab lists each project's
 // rules under its name and deletes the one under the cursor with d.
 func TestSettingsListsAndDeletesRules(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 110, 50, bashPer(nil), true)
 	root := filepath.Join(r.home, "proj")
 	rules := r.m.opts.Host.Approvals

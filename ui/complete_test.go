@@ -20,6 +20,7 @@ func echoScript(n int, req fakemodel.Request) fakemodel.Reply {
 // content goes before the message as pi attaches @file arguments, and the
 // transcript shows what was typed and what was attached.
 func TestAtCompletesAFileAndSendsItAttached(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 110, 32, echoScript, true)
 	root := filepath.Join(r.home, "proj")
 	writeAt(t, filepath.Join(root, ".gitignore"), "pkg/\n*.secret\n")
@@ -63,6 +64,7 @@ func TestAtCompletesAFileAndSendsItAttached(t *testing.T) {
 // (here through .git/info/exclude). The core tests check the first step
 // alone against `git ls-files`.
 func TestAtCompletesFromTheGitIndex(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed: no checkout to read an index from")
 	}
@@ -91,6 +93,7 @@ func TestAtCompletesFromTheGitIndex(t *testing.T) {
 // description; letters narrow it (fuzzy: "cmpt" finds /compact); tab
 // completes the highlighted one; a command typed in full runs on enter.
 func TestSlashMenuListsFiltersAndCompletes(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 110, 32, echoScript, true)
 	writeAt(t, filepath.Join(r.home, "proj", ".pi", "prompts", "review.md"), "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $1.")
 	r.chat()

@@ -12,6 +12,7 @@ import (
 // A failed turn says its error once, in the transcript, with advice that
 // fits the screen (no command-line flags).
 func TestFailedTurnShowsItsErrorOnce(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 120, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
 		return fakemodel.Reply{Status: 500}
 	}, true)
@@ -31,6 +32,7 @@ func TestFailedTurnShowsItsErrorOnce(t *testing.T) {
 // Retries say why, which attempt and how long the wait is, in one line
 // that is updated in place; the answer follows.
 func TestRetriesAreShownInPlace(t *testing.T) {
+	t.Parallel()
 	r := newKitRigWith(t, 120, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
 		if n < 2 {
 			return fakemodel.Reply{Status: 503}
@@ -53,6 +55,7 @@ func TestRetriesAreShownInPlace(t *testing.T) {
 // its tool lines (no empty "pi" header), and an aborted answer is marked
 // partial, not shown as an error.
 func TestReopenedTranscriptReadsAsLive(t *testing.T) {
+	t.Parallel()
 	hold := make(chan struct{})
 	defer close(hold)
 	r := newKitRig(t, 120, 36, func(n int, req fakemodel.Request) fakemodel.Reply {

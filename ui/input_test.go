@@ -42,6 +42,7 @@ func numbered(n int) string {
 // the header names the session by the message's first line only (as the
 // list does), and the answer, the state line and the input stay on screen.
 func TestPasted12LinesKeepTheScreen(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 80, 24, echoModel, true)
 	r.chat()
 	r.tm.Send(pasteMsg(numbered(12)))
@@ -67,6 +68,7 @@ func TestPasted12LinesKeepTheScreen(t *testing.T) {
 // TestPasteOf5000LinesIsSentWhole: a bracketed paste of 5,000 lines is
 // inserted at once and reaches the model whole.
 func TestPasteOf5000LinesIsSentWhole(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 100, 30, echoModel, true)
 	r.chat()
 	text := numbered(5000)
@@ -84,6 +86,7 @@ func TestPasteOf5000LinesIsSentWhole(t *testing.T) {
 // TestCursorShowsWithNoColor: with NO_COLOR (the Ascii profile, no
 // colour) the chat input's cursor is still drawn, in reverse video.
 func TestCursorShowsWithNoColor(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 100, 30, echoModel, true)
 	r.chat()
 	r.tm.Type("hi")
@@ -97,6 +100,7 @@ func TestCursorShowsWithNoColor(t *testing.T) {
 // TestReadlineUndoRedoInChat: readline keys and undo/redo edit the chat
 // input; what is sent is what the input shows.
 func TestReadlineUndoRedoInChat(t *testing.T) {
+	t.Parallel()
 	var got []string
 	r := newKitRig(t, 100, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
 		got = append(got, req.LastUser)
@@ -129,6 +133,7 @@ func TestReadlineUndoRedoInChat(t *testing.T) {
 // key message; in the projects list it moves down twice, and in a text
 // field it is text.
 func TestKeysOfOneReadAreEachHandled(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, n := range []string{"alpha", "beta", "gamma"} {
 		f.add(n, n, true)
@@ -153,6 +158,7 @@ func TestKeysOfOneReadAreEachHandled(t *testing.T) {
 // that is not UTF-8 and advises ctrl+e; ctrl+e runs $EDITOR on it and the
 // editor then opens what $EDITOR left.
 func TestCtrlEEditsAFileTooOddForTheEditor(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	path := f.write("proj/AGENTS.md", "caf\xe9\n")
@@ -182,6 +188,7 @@ func TestCtrlEEditsAFileTooOddForTheEditor(t *testing.T) {
 // TestFindUndoAndFinalNewlineInAgentsMD: ctrl+f finds text in the
 // AGENTS.md editor, ctrl+z undoes, and the saved file ends with a newline.
 func TestFindUndoAndFinalNewlineInAgentsMD(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	f.write("proj/AGENTS.md", "# Rules\n- run tests\n- run lint")
@@ -209,6 +216,7 @@ func TestFindUndoAndFinalNewlineInAgentsMD(t *testing.T) {
 
 // TestUndoInMemoryEditor: ctrl+z and ctrl+y work in a memory entry.
 func TestUndoInMemoryEditor(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	s := f.run(100, 30)

@@ -12,6 +12,7 @@ import (
 // and its help holds only them; while typing it shows no key that typing
 // takes (q, ?, 1) nor shift+tab, which is the chat's thinking level.
 func TestShellKeysAreData(t *testing.T) {
+	t.Parallel()
 	m := newFixture(t).model()
 	onTab, typing := m.globalHelpAt(focusProjects, 0), m.globalHelpAt(focusSessionText, 0)
 	keytest.Check(t, "shell", m.keys, [][]key.Binding{onTab, typing})

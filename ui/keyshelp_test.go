@@ -13,8 +13,10 @@ import (
 // groups that do not fit side by side go on further rows, and what does
 // not fit the height scrolls (pgdn) rather than being cut.
 func TestHelpShowsEveryChatKey(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {120, 35}} {
 		t.Run(strconv.Itoa(size[0]), func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			f.add("proj", "proj", true)
 			m := f.model()

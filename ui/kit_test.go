@@ -177,6 +177,7 @@ func (r *kitRig) untilIdle(act func(), busy string, want ...string) {
 
 // TestKitExample is the example for users: drive pi-tui like a person.
 func TestKitExample(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 100, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
 		return fakemodel.Reply{Text: "Hello from **the model**."}
 	}, true)
@@ -193,6 +194,7 @@ func TestKitExample(t *testing.T) {
 }
 
 func TestSessionReadShowsPreflightAndDelivery(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 140, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
 		if req.LastToolResult == "" {
 			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "r1", Name: "read", Args: map[string]string{"path": "pkg/api/handler.go"}}}}
@@ -211,6 +213,7 @@ func TestSessionReadShowsPreflightAndDelivery(t *testing.T) {
 }
 
 func TestSessionApprovalGrantedAndDenied(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 100, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
 		if req.LastToolResult != "" {
 			return fakemodel.Reply{Text: "result: " + req.LastToolResult}
@@ -238,6 +241,7 @@ func TestSessionApprovalGrantedAndDenied(t *testing.T) {
 }
 
 func TestSessionAbortQueueTreeAndContext(t *testing.T) {
+	t.Parallel()
 	hold := make(chan struct{})
 	r := newKitRig(t, 120, 36, func(n int, req fakemodel.Request) fakemodel.Reply {
 		switch {
@@ -275,8 +279,10 @@ func TestSessionAbortQueueTreeAndContext(t *testing.T) {
 }
 
 func TestSessionGoldens(t *testing.T) {
+	t.Parallel()
 	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
 		t.Run(itoa(size.w)+"x"+itoa(size.h), func(t *testing.T) {
+			t.Parallel()
 			r := newKitRig(t, size.w, size.h, func(n int, req fakemodel.Request) fakemodel.Reply {
 				if req.LastToolResult == "" {
 					return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "r1", Name: "read", Args: map[string]string{"path": "pkg/api/handler.go"}}}}

@@ -11,6 +11,7 @@ import (
 // store package. go list reads the packages as the build sees them, test
 // files aside.
 func TestNoUIPackageImportsTheStore(t *testing.T) {
+	t.Parallel()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatalf("the go command is needed to list the ui packages: %v", err)

@@ -1,10 +1,10 @@
 package ui
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -56,10 +56,13 @@ func TestProgramsLeaveNoGoroutines(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		start Start
-		shown string // in the frame that shows the program running
+		// shown is in the frame that shows the program running, its
+		// loads done: the project's row, the chat's title, the status
+		// bar's model.
+		shown []string
 	}{
-		{"projects", Start{}, "Projects"},
-		{"chat", *chat, "Session · proj  fix the checkout"},
+		{"projects", Start{}, []string{"› proj", "no model"}},
+		{"chat", *chat, []string{"Session · proj  fix the checkout", "no model"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			open := func() {
@@ -67,12 +70,12 @@ func TestProgramsLeaveNoGoroutines(t *testing.T) {
 				r.SetColorProfile(termenv.Ascii)
 				m := New(Options{Host: f.host, Renderer: r, Env: env, Start: c.start})
 				in, inW := io.Pipe()
-				out := &firstWrite{want: []byte(c.shown), drawn: make(chan struct{})}
-				p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler())
+				v := &firstView{Model: m, want: c.shown, drawn: make(chan struct{})}
+				p := tea.NewProgram(v, tea.WithInput(in), tea.WithOutput(io.Discard), tea.WithoutSignalHandler())
 				done := make(chan struct{})
 				go func() { p.Run(); close(done) }()
 				p.Send(tea.WindowSizeMsg{Width: 100, Height: 30})
-				<-out.drawn // running: Init's commands have started
+				<-v.drawn // running: Init's commands have started
 				p.Quit()
 				<-done
 				m.Close()
@@ -90,16 +93,30 @@ func TestProgramsLeaveNoGoroutines(t *testing.T) {
 	}
 }
 
-// firstWrite tells when a program has first drawn want.
-type firstWrite struct {
-	want  []byte
+// firstView tells when a program has first drawn all of want: when its
+// View shows them, which is before the renderer's next frame tick writes
+// them out (a wait on the written bytes would add up to a frame, 1/60 s,
+// to each of the 400 programs).
+type firstView struct {
+	tea.Model
+	want  []string
 	once  sync.Once
 	drawn chan struct{}
 }
 
-func (w *firstWrite) Write(p []byte) (int, error) {
-	if bytes.Contains(p, w.want) {
-		w.once.Do(func() { close(w.drawn) })
+func (v *firstView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m, cmd := v.Model.Update(msg)
+	v.Model = m
+	return v, cmd
+}
+
+func (v *firstView) View() string {
+	s := v.Model.View()
+	for _, w := range v.want {
+		if !strings.Contains(s, w) {
+			return s
+		}
 	}
-	return len(p), nil
+	v.once.Do(func() { close(v.drawn) })
+	return s
 }

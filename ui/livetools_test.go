@@ -20,6 +20,7 @@ import (
 // when it ends; ctrl+o expands one call, the latest or the one selected
 // with alt+↑, and collapses it again, leaving the others as they are.
 func TestLiveBashOutput(t *testing.T) {
+	t.Parallel()
 	gate := filepath.Join(t.TempDir(), "gate")
 	if err := syscall.Mkfifo(gate, 0o644); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // The memory editor marks the agent's entries, turns the agent-writes
 // switch on and off with w, and an entry the user edits becomes theirs.
 func TestMemoryEditorAgentEntriesAndSwitch(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
@@ -54,6 +55,7 @@ func TestMemoryEditorAgentEntriesAndSwitch(t *testing.T) {
 // A remember call shows in the transcript with what it saved, and
 // /undo-memory takes it back out of the store.
 func TestSessionShowsRememberAndUndoes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newKitRig(t, 120, 36, func(n int, req fakemodel.Request) fakemodel.Reply {
 		if req.LastToolResult != "" {

@@ -16,6 +16,7 @@ import (
 // Gemini models as ready and every other model with the key it needs;
 // choosing one writes settings.json, keeping its other keys.
 func TestSettingsModelPicker(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.env["GEMINI_API_KEY"] = "g-key"
 	f.write(".pi/agent/settings.json", `{"theme": "dark"}`)
@@ -43,6 +44,7 @@ func TestSettingsModelPicker(t *testing.T) {
 // the file and the position in the status bar and in Settings; OAuth
 // logins pi-tui cannot use are named in Settings.
 func TestBadModelFilesAreShown(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.write(".pi/agent/models.json", "{\n  \"providers\": {,}\n}")
 	f.write(".pi/agent/auth.json", `{"anthropic": {"type": "oauth", "access": "sk-ant-oat-SECRET", "refresh": "r", "expires": 1}}`)
@@ -62,6 +64,7 @@ func TestBadModelFilesAreShown(t *testing.T) {
 // cycles the model's levels and /thinking sets one; the model gets it;
 // the choice is kept in the session, so reopening it keeps the level.
 func TestSessionThinkingLevel(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	got := make(chan fakemodel.Request, 8)
 	fake := fakemodel.New(t, func(_ int, r fakemodel.Request) fakemodel.Reply { got <- r; return fakemodel.Reply{Text: "pong"} })

@@ -7,6 +7,7 @@ import (
 // A broken settings.json or trust.json is named with its line and column
 // in the status bar, and in full in Settings.
 func TestBrokenPiFilesAreNamedWithTheirPosition(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.write(".pi/agent/settings.json", "{\n  \"defaultModel\": \"x\",\n  }\n")
 	f.write(".pi/agent/trust.json", "{\n  \"/x\": yes\n}\n")

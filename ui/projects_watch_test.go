@@ -15,6 +15,7 @@ import (
 // few milliseconds here instead of every 2 s, so the test waits for the
 // look, not for the clock.
 func TestProjectAddedByAnotherProcessShows(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("src/shop", "shop", true)
 	m := f.model()

@@ -193,6 +193,7 @@ func keyDrift(readme, want []tableRow) []string {
 
 // The README's key table is the key tables' (see readmeKeyDocs).
 func TestREADMEKeys(t *testing.T) {
+	t.Parallel()
 	rows, errs := keyTable(readmeKeyDocs(t))
 	for _, e := range errs {
 		t.Error(e)
@@ -232,6 +233,7 @@ func TestREADMEKeys(t *testing.T) {
 // shows that the README lacks, a row the README has that no table shows,
 // and a row whose words differ.
 func TestKeyDriftNamesTheKey(t *testing.T) {
+	t.Parallel()
 	want := []tableRow{{"Projects", "`s`", "sort"}, {"Projects", "`z`", "fold"}}
 	for _, c := range []struct {
 		readme []tableRow

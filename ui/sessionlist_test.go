@@ -11,6 +11,7 @@ import (
 // A session file pi-tui cannot use is listed with a one-line reason; the
 // session list still opens and the other sessions stay usable.
 func TestBrokenSessionFileIsListedWithItsReason(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	dir := pisession.SessionsDir(filepath.Join(f.home, ".pi", "agent"), filepath.Join(f.home, "proj"))
@@ -26,6 +27,7 @@ func TestBrokenSessionFileIsListedWithItsReason(t *testing.T) {
 // Sessions pi began in a project's folder are counted on its Projects row
 // once the UI has looked at the folders, without the user opening it.
 func TestSessionsBegunInPiAreCounted(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	dir := pisession.SessionsDir(filepath.Join(f.home, ".pi", "agent"), filepath.Join(f.home, "proj"))

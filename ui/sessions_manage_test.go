@@ -16,6 +16,7 @@ func echo(n int, req fakemodel.Request) fakemodel.Reply {
 // Sessions are named (/name, and r in the list), filtered by title and by
 // content, counted in messages, and deleted only after a confirmation.
 func TestSessionListRenameFilterDelete(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 120, 30, echo, true)
 	r.chat()
 	r.say("alpha question about zebras")
@@ -48,6 +49,7 @@ func TestSessionListRenameFilterDelete(t *testing.T) {
 
 // Deleting asks first and names the file; n keeps it, D removes it.
 func TestSessionDeleteAsksFirst(t *testing.T) {
+	t.Parallel()
 	for _, answer := range []string{"n", "D"} {
 		r := newKitRig(t, 140, 30, echo, true)
 		r.chat()
@@ -75,6 +77,7 @@ func TestSessionDeleteAsksFirst(t *testing.T) {
 // /tree shows every branch, the current one marked, and continues from any
 // entry; /fork starts a new session holding the branch up to an entry.
 func TestTreeAndFork(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 120, 36, echo, true)
 	r.chat()
 	r.say("one")
@@ -108,6 +111,7 @@ func TestTreeAndFork(t *testing.T) {
 // not take that away before it is read: only the turn's own notices
 // ("queued: …") are cleared when it ends.
 func TestRefusalOutlivesTheTurnsEnd(t *testing.T) {
+	t.Parallel()
 	hold := make(chan struct{})
 	r := newKitRig(t, 140, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
 		return fakemodel.Reply{Text: "partial words then more", Hold: hold}

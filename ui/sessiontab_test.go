@@ -15,6 +15,7 @@ import (
 // back; a session that cannot be opened leaves the list in front and
 // says why.
 func TestSessionTabRoutesByFocus(t *testing.T) {
+	t.Parallel()
 	h, _ := uitest.Host(t)
 	p, _, err := h.Projects.Add(t.Context(), t.TempDir(), "alpha", true)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 // (under the title, which stays), and home goes back to the first row
 // without changing any setting.
 func TestSettingsScrollsAt80x24(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("src/proj", "proj", true)
 	rules := f.host.Approvals

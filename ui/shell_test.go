@@ -39,7 +39,6 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	lipgloss.SetColorProfile(termenv.Ascii)
 	home, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -179,6 +178,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestAddProjectAndEditAgentsMD(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.dir("src/api")
 	s := f.run(100, 30)
@@ -215,6 +215,7 @@ func TestAddProjectAndEditAgentsMD(t *testing.T) {
 }
 
 func TestAgentsMDConflictIsOfferedNotClobbered(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	f.write("proj/AGENTS.md", "original")
@@ -243,6 +244,7 @@ func TestAgentsMDConflictIsOfferedNotClobbered(t *testing.T) {
 }
 
 func TestAgentsMDSaysWhichFileIsInEffect(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	f.write("proj/AGENTS.md", "base rules")
@@ -257,6 +259,7 @@ func TestAgentsMDSaysWhichFileIsInEffect(t *testing.T) {
 }
 
 func TestUnsavedEditorAsksBeforeQuitAndClose(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	f.write("proj/AGENTS.md", "text")
@@ -278,6 +281,7 @@ func TestUnsavedEditorAsksBeforeQuitAndClose(t *testing.T) {
 }
 
 func TestMemoryEditor(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	root := filepath.Join(f.home, "proj")
@@ -328,6 +332,7 @@ func TestMemoryEditor(t *testing.T) {
 }
 
 func TestOversizeMemoryIsRefusedAndKept(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	s := f.run(100, 30)
@@ -351,6 +356,7 @@ func TestOversizeMemoryIsRefusedAndKept(t *testing.T) {
 }
 
 func TestRowMenuArchivePinRemove(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("alpha", "alpha", false)
 	f.add("beta", "beta", false)
@@ -391,6 +397,7 @@ func TestRowMenuArchivePinRemove(t *testing.T) {
 }
 
 func TestGlobalAgentsFromSettings(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	s := f.run(120, 30)
 	s.waitFor("1 Projects")
@@ -417,6 +424,7 @@ func TestGlobalAgentsFromSettings(t *testing.T) {
 }
 
 func TestTooSmallAndResize(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	s := f.run(40, 10)
 	s.waitFor("too small")
@@ -426,6 +434,7 @@ func TestTooSmallAndResize(t *testing.T) {
 }
 
 func TestGoldenScreens(t *testing.T) {
+	t.Parallel()
 	// Each screen is captured once everything it loads is drawn: the
 	// status bar's model is read off the UI goroutine, after the list.
 	const loaded = "model: no model"
@@ -447,11 +456,13 @@ func TestGoldenScreens(t *testing.T) {
 			return f
 		}
 		t.Run(name("projects"), func(t *testing.T) {
+			t.Parallel()
 			s := setup(t).run(size.w, size.h)
 			s.waitFor("api", "web", "AGENTS.md ·", loaded)
 			golden(t, name("projects"), s.final())
 		})
 		t.Run(name("menu"), func(t *testing.T) {
+			t.Parallel()
 			s := setup(t).run(size.w, size.h)
 			s.waitFor("api", "AGENTS.md ·", loaded)
 			s.keys("enter")
@@ -459,6 +470,7 @@ func TestGoldenScreens(t *testing.T) {
 			golden(t, name("menu"), s.final())
 		})
 		t.Run(name("editor"), func(t *testing.T) {
+			t.Parallel()
 			s := setup(t).run(size.w, size.h)
 			s.waitFor("api", "AGENTS.md ·", loaded)
 			s.keys("enter", "a")
@@ -466,6 +478,7 @@ func TestGoldenScreens(t *testing.T) {
 			golden(t, name("editor"), s.final())
 		})
 		t.Run(name("memory"), func(t *testing.T) {
+			t.Parallel()
 			f := setup(t)
 			m, _ := f.host.Memory.Load(context.Background(), filepath.Join(f.home, "src/api"))
 			f.host.Memory.Save(context.Background(), m, []memory.Entry{{ID: "a", Title: "Style", Content: "gofmt"}, {ID: "b", Content: "Tabs, not spaces."}})
@@ -476,6 +489,7 @@ func TestGoldenScreens(t *testing.T) {
 			golden(t, name("memory"), s.final())
 		})
 		t.Run(name("instructions"), func(t *testing.T) {
+			t.Parallel()
 			s := setup(t).run(size.w, size.h)
 			s.waitFor("api", "AGENTS.md ·", loaded)
 			s.keys("enter", "i")
@@ -483,6 +497,7 @@ func TestGoldenScreens(t *testing.T) {
 			golden(t, name("instructions"), s.final())
 		})
 		t.Run(name("settings"), func(t *testing.T) {
+			t.Parallel()
 			s := setup(t).run(size.w, size.h)
 			s.waitFor("api", loaded)
 			s.keys("3")
@@ -504,6 +519,7 @@ func itoa(n int) string {
 }
 
 func TestFilterKeepsLettersAndMissingFolderMenu(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("quartz", "quartz", true)
 	f.add("gone", "gone", true)
@@ -531,6 +547,7 @@ func TestFilterKeepsLettersAndMissingFolderMenu(t *testing.T) {
 }
 
 func TestTypedWordsNeverActAsKeys(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	f.write("proj/AGENTS.md", "start")
@@ -553,6 +570,7 @@ func TestTypedWordsNeverActAsKeys(t *testing.T) {
 }
 
 func TestKeysWaitWhileTooSmall(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	f.write("proj/AGENTS.md", "text")
@@ -573,6 +591,7 @@ func TestKeysWaitWhileTooSmall(t *testing.T) {
 }
 
 func TestNewAgentsMDBesideClaudeMDSaysItWillWin(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	f.write("proj/CLAUDE.md", "claude rules")

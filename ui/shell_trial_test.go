@@ -15,6 +15,7 @@ import (
 // names: the status bar says "no model" beside the warning naming the
 // file.
 func TestStatusBarSaysNoModelWhenModelsJSONIsInvalid(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.write(".pi/agent/models.json", `{"providers": {`)
 	f.write(".pi/agent/settings.json", `{"defaultProvider":"fake","defaultModel":"m1"}`)
@@ -28,6 +29,7 @@ func TestStatusBarSaysNoModelWhenModelsJSONIsInvalid(t *testing.T) {
 // Two esc presses in one read arrive as alt+esc: both count, the first
 // closing the help and the second the row menu beneath it.
 func TestTwoEscInOneReadAreTwoPresses(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("src/shop", "shop", true)
 	s := f.run(100, 30)
@@ -46,6 +48,7 @@ func TestTwoEscInOneReadAreTwoPresses(t *testing.T) {
 // Settings shows an approval rule made elsewhere (A in a chat) as soon
 // as the tab is shown again, without r.
 func TestSettingsReloadsWhenShown(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	s := f.run(120, 30)
@@ -66,6 +69,7 @@ func TestSettingsReloadsWhenShown(t *testing.T) {
 // esc and ctrl+s in one read (a slow link) arrive as alt+ctrl+s: they are
 // esc (back from the entry to the list), then ctrl+s (save).
 func TestEscThenCtrlSInOneRead(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	s := f.run(100, 30)

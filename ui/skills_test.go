@@ -23,6 +23,7 @@ func writeAt(t *testing.T, path, body string) {
 // sends a skill or template expanded as pi expands it; an unknown command
 // says so and keeps the text.
 func TestChatCompletesAndExpandsSkillsAndTemplates(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 110, 32, func(n int, req fakemodel.Request) fakemodel.Reply {
 		return fakemodel.Reply{Text: fmt.Sprintf("reply %d: %s", n, strings.ReplaceAll(req.LastUser, "\n", " "))}
 	}, true)

@@ -26,6 +26,7 @@ func (f *fixture) project(name string) *Start {
 
 // pi-tui inside a project opens on its sessions.
 func TestStartOnProjectShowsItsSessions(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("src/shop", "shop", true)
 	f.add("src/shed", "shed", true)
@@ -38,6 +39,7 @@ func TestStartOnProjectShowsItsSessions(t *testing.T) {
 // Starting in a project's folder (pi-tui, pi-tui -c, pi-tui PATH) opens
 // it as o on its row does: it is marked opened, for the recent sort.
 func TestStartOnProjectMarksItOpened(t *testing.T) {
+	t.Parallel()
 	for _, cont := range []bool{false, true} {
 		f := newFixture(t)
 		f.add("src/shop", "shop", true)
@@ -57,6 +59,7 @@ func TestStartOnProjectMarksItOpened(t *testing.T) {
 // pi-tui -c reopens the latest session; a project without one shows its
 // empty list.
 func TestStartContinueOpensLatestSession(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("src/shop", "shop", true)
 	st := f.project("shop")
@@ -86,6 +89,7 @@ func TestStartContinueOpensLatestSession(t *testing.T) {
 // added, the program goes on to the project's sessions, as for a
 // registered PATH, and it counts as opened.
 func TestStartOnUnknownFolderOffersToAdd(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	dir := f.dir("src/new-thing")
 	s := f.runAt(Start{AddPath: dir})

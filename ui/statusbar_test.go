@@ -13,6 +13,7 @@ import (
 // /model, before any prompt; a model without reasoning says thinking is
 // off), the defaults on Projects.
 func TestStatusBarShowsTheFocusedModel(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	fake := fakemodel.New(t, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "pong"} })
 	f.write(".pi/agent/models.json", fmt.Sprintf(`{"providers":{"fake":{"baseUrl":%q,"api":"openai-completions","apiKey":"k",
@@ -48,6 +49,7 @@ func TestStatusBarShowsTheFocusedModel(t *testing.T) {
 // Invalid settings.json and agent-guidance.json are warnings in the status
 // bar, each naming its file.
 func TestStatusBarNamesInvalidFiles(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.write(".pi/agent/settings.json", `{"defaultProvider": `)
 	f.write(".pi/agent/agent-guidance.json", `[1,`)

@@ -39,6 +39,7 @@ func (s *session) openFirstSession(title string) {
 // never reads does not hold the turn up. When one program leaves, the
 // other is still asked.
 func TestTwoClientsOneSession(t *testing.T) {
+	t.Parallel()
 	hold := make(chan struct{})
 	r := newKitRig(t, 100, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
 		switch {
@@ -102,6 +103,7 @@ func TestTwoClientsOneSession(t *testing.T) {
 // A project renamed in one program shows renamed in another at once: the
 // Projects list follows the broker, not a timer.
 func TestProjectChangesReachOtherPrograms(t *testing.T) {
+	t.Parallel()
 	r := newKitRig(t, 100, 30, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "x"} }, true)
 	r.waitFor("proj")
 	other, _ := r.second(100, 30)

@@ -46,6 +46,7 @@ func plantedChat(t *testing.T) (*kitRig, string) {
 // The chat header says the binding is invalid, and a message is refused
 // with the sentence before the model is called; the message is kept.
 func TestPlantedWorktreeBindingRefusesMessages(t *testing.T) {
+	t.Parallel()
 	r, _ := plantedChat(t)
 	r.keys("enter")
 	r.waitFor("Session · proj ⚠ worktree binding invalid")
@@ -62,6 +63,7 @@ func TestPlantedWorktreeBindingRefusesMessages(t *testing.T) {
 // X on the session unbinds it after a confirmation that says nothing is
 // deleted; the outside folder is left as it was.
 func TestPlantedWorktreeBindingIsUnbound(t *testing.T) {
+	t.Parallel()
 	r, outside := plantedChat(t)
 	r.keys("X")
 	r.waitFor("Unbind invalid worktree", "Nothing is deleted")

@@ -10,6 +10,7 @@ import (
 // not lost: the chat says the worktree is missing with the command that
 // restores it, and the message comes back to the input.
 func TestMessageInAMissingWorktreeIsKept(t *testing.T) {
+	t.Parallel()
 	r, dir := worktreeChat(t, 200)
 	os.RemoveAll(dir)
 	r.say("hello there")
@@ -24,6 +25,7 @@ func TestMessageInAMissingWorktreeIsKept(t *testing.T) {
 
 // D on a worktree session says to discard it first, before asking anything.
 func TestDeleteOfAWorktreeSessionSaysDiscardFirst(t *testing.T) {
+	t.Parallel()
 	r, _ := worktreeChat(t, 200, "Session · proj ⎇ pi/") // the chat says where it works
 	r.keys("ctrl+l")
 	// The list's title, not the branch alone: the chat's header names it too.

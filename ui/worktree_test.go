@@ -38,6 +38,7 @@ func worktreeChat(t *testing.T, width int, want ...string) (*kitRig, string) {
 // numbers; M merges (the dialog names the uncommitted changes) and X
 // discards after a confirmation.
 func TestWorktreeSessionFromTheList(t *testing.T) {
+	t.Parallel()
 	r, dir := worktreeChat(t, 150)
 	root := filepath.Join(r.home, "proj")
 	worktreetest.Write(t, dir, "notes.txt", "hello\nfrom the worktree\n")

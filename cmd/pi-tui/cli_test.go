@@ -65,6 +65,7 @@ func mkdir(t *testing.T, parts ...string) string {
 }
 
 func TestBareCommandPrintsHelp(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	for _, args := range [][]string{nil, {"help"}, {"--help"}, {"-h"}} {
 		if out := c.ok(args...); !strings.Contains(out, "pi-tui projects list") || !strings.Contains(out, "pi-tui memory set") {
@@ -78,6 +79,7 @@ func TestBareCommandPrintsHelp(t *testing.T) {
 }
 
 func TestProjectsCommands(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	root := mkdir(t, c.env["HOME"], "src", "api")
 	other := mkdir(t, c.env["HOME"], "src", "web")
@@ -145,6 +147,7 @@ func TestProjectsCommands(t *testing.T) {
 }
 
 func TestMemoryCommands(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	root := mkdir(t, c.env["HOME"], "proj")
 	c.ok("projects", "add", root)
@@ -208,6 +211,7 @@ func TestMemoryCommands(t *testing.T) {
 }
 
 func TestPlacesFromFlagsAndEnvironment(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	root := mkdir(t, c.env["HOME"], "p")
 	viaFlag := filepath.Join(t.TempDir(), "flagdata")
@@ -230,6 +234,7 @@ func TestPlacesFromFlagsAndEnvironment(t *testing.T) {
 }
 
 func TestCorruptDatabaseIsOneClearLine(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	data := c.env["PI_TUI_DATA_DIR"]
 	os.MkdirAll(data, 0o700)
@@ -240,6 +245,7 @@ func TestCorruptDatabaseIsOneClearLine(t *testing.T) {
 
 // TestBinaryExitCodes runs the real binary once, to see main's wiring.
 func TestBinaryExitCodes(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	home := t.TempDir()
 	cmd := exec.Command(bin, "projects", "add", filepath.Join(home, "absent"))
@@ -253,6 +259,7 @@ func TestBinaryExitCodes(t *testing.T) {
 // serve gets the longer grace after a signal, wherever the global flags
 // stand.
 func TestGraceForServe(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want time.Duration

@@ -11,6 +11,7 @@ import (
 // get_state's last, and passes on every delta the engine streamed, one
 // line each, as before the events were typed.
 func TestRPCNamesTheEngineAndStreamsEveryDelta(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	modelRig(t, c, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "Handle does nothing yet."} })
 	r := startRPC(t, c, "--project", "mono")

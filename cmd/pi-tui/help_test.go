@@ -12,6 +12,7 @@ import (
 // agree, and all exit 0. Asking for help also checks that the flags the
 // command parses are the ones its help documents.
 func TestEveryCommandHasHelp(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	for _, cmd := range commands {
 		words := strings.Fields(cmd.path)
@@ -33,6 +34,7 @@ func TestEveryCommandHasHelp(t *testing.T) {
 }
 
 func TestHelpTopicsAndVersion(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	out := c.ok("help", "projects")
 	for _, sub := range []string{"list", "add", "rename", "pin", "archive", "trust", "remove"} {
@@ -69,6 +71,7 @@ func TestHelpTopicsAndVersion(t *testing.T) {
 
 // A flag given an empty value is refused, not ignored.
 func TestEmptyFlagValuesAreRefused(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	dir := mkdir(t, t.TempDir(), "shop")
 	c.fails(2, "projects add: --name is empty", "projects", "add", dir, "--name", "")
@@ -80,6 +83,7 @@ func TestEmptyFlagValuesAreRefused(t *testing.T) {
 }
 
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	for _, sh := range []string{"bash", "zsh", "fish"} {
 		if out := c.ok("completion", sh); !strings.Contains(out, "pi-tui __complete --") {
@@ -125,6 +129,7 @@ func TestCompletion(t *testing.T) {
 // file is one line and exit 2; a word that is no command and no folder is
 // still an unknown command.
 func TestOpenPathMistakes(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	dir := t.TempDir()
 	c.fails(2, "no such folder: "+dir+"/gone", dir+"/gone")

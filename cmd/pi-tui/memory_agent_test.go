@@ -6,6 +6,7 @@ import (
 )
 
 func TestMemoryAgentWritesSwitch(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	dir := mkdir(t, t.TempDir(), "api")
 	c.ok("projects", "add", dir, "--trust")
@@ -37,6 +38,7 @@ func TestMemoryAgentWritesSwitch(t *testing.T) {
 
 // The agent's mark survives `memory show --json` piped into `memory set`.
 func TestMemoryShowSetKeepsTheAgentMark(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	dir := mkdir(t, t.TempDir(), "api")
 	c.ok("projects", "add", dir)

@@ -26,6 +26,7 @@ func effort(r fakemodel.Request) any { return r.Body["reasoning_effort"] }
 // settings.json's defaultThinkingLevel applies; a level that is not one
 // is bad usage.
 func TestPromptThinking(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	fake := thinkingRig(t, c, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "ok"} })
 	c.ok("prompt", "--project", "mono", "--thinking", "high", "hi")
@@ -43,6 +44,7 @@ func TestPromptThinking(t *testing.T) {
 // prompts after it (the runtime restarts: thinking-changed), says what the
 // model will use, and get_state reports it.
 func TestRPCSetThinkingLevel(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	fake := thinkingRig(t, c, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "ok"} })
 	r := startRPC(t, c, "--project", "mono")
@@ -79,6 +81,7 @@ func TestRPCSetThinkingLevel(t *testing.T) {
 // stops prompting with one line naming the file and the position, and
 // shows none of auth.json's content.
 func TestBadModelFilesSayWhereInOneLine(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	modelRig(t, c, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "ok"} })
 	agent := filepath.Join(c.env["HOME"], ".pi", "agent")
@@ -98,6 +101,7 @@ func TestBadModelFilesSayWhereInOneLine(t *testing.T) {
 // the database, not timing.log; a failing key command's output is never
 // shown.
 func TestKeysStayOutOfFiles(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	fake, _ := modelRig(t, c, readNestedThenAnswer)
 	agent := filepath.Join(c.env["HOME"], ".pi", "agent")

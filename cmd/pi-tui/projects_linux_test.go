@@ -50,8 +50,10 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 // On a terminal, `projects add ~` asks a second question, and only "y"
 // adds the folder.
 func TestProjectsAddBroadRootAsksOnATerminal(t *testing.T) {
+	t.Parallel()
 	for _, answer := range []string{"n", "y"} {
 		t.Run(answer, func(t *testing.T) {
+			t.Parallel()
 			c := newCLI(t)
 			master, slave := openPTY(t)
 			var out bytes.Buffer

@@ -15,6 +15,7 @@ import (
 // Adding the home folder or / lets the agent's file tools reach
 // everything below it: without a terminal to ask, it takes a flag.
 func TestProjectsAddBroadRootNeedsConfirmation(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	home := c.env["HOME"]
 	for _, path := range []string{home, "/", "~", filepath.Dir(home)} {
@@ -72,6 +73,7 @@ func (c *cli) sqlExec(query string, args ...any) {
 // opens, lists its duplicates as such, and a script naming one is told
 // which ids to use instead.
 func TestProjectNamesAreUnique(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	home := c.env["HOME"]
 	one := mkdir(t, home, "one", "api")
@@ -110,6 +112,7 @@ func TestProjectNamesAreUnique(t *testing.T) {
 }
 
 func TestProjectsGroupAndRelocate(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	home := c.env["HOME"]
 	api := mkdir(t, home, "src", "api")
@@ -170,6 +173,7 @@ func TestProjectsGroupAndRelocate(t *testing.T) {
 // project is refused, in one line that names the project and both ways
 // on; either way then works.
 func TestProjectsAddRefusesAMovedProject(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	home := c.env["HOME"]
 	old := mkdir(t, home, "src", "shop")
@@ -203,6 +207,7 @@ func TestProjectsAddRefusesAMovedProject(t *testing.T) {
 // Relocating onto a folder too broad to be a project (the home folder)
 // needs the same second yes as adding it.
 func TestRelocateOntoHomeNeedsAllowBroad(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	dir := mkdir(t, c.env["HOME"], "src", "shop")
 	c.ok("projects", "add", dir, "--name", "shop")

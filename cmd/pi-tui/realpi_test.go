@@ -59,12 +59,14 @@ func sent(t *testing.T, fake *fakemodel.Server, who string, texts ...string) {
 // pi-tui began both with --continue and by id in the list its --resume
 // picker shows (--session takes a prefix of an id from that list).
 func TestRealPiAndPiTuiShareOneSession(t *testing.T) {
+	t.Parallel()
 	pi, skip := realpi.Command()
 	if pi == nil {
 		t.Skip(skip)
 	}
 	for _, piFirst := range []bool{false, true} {
 		t.Run(fmt.Sprintf("begun in pi=%v", piFirst), func(t *testing.T) {
+			t.Parallel()
 			c := newCLI(t)
 			fake, root := modelRig(t, c, readThenAnswer)
 			writeFile(t, filepath.Join(root, "one.txt"), "first file body")

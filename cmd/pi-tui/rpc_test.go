@@ -111,6 +111,7 @@ func readNestedThenAnswer(n int, req fakemodel.Request) fakemodel.Reply {
 }
 
 func TestRPCEndToEnd(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	fake, root := modelRig(t, c, readNestedThenAnswer)
 	memFile := filepath.Join(t.TempDir(), "mem.txt")
@@ -238,6 +239,7 @@ func hasReason(evs []map[string]any, typ, reason string) bool {
 }
 
 func TestPromptCommand(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	modelRig(t, c, readNestedThenAnswer)
 	code, out, errs := c.run("", "prompt", "--project", "mono", "What does it do?")
@@ -256,6 +258,7 @@ func TestPromptCommand(t *testing.T) {
 }
 
 func TestPromptWithoutModelSaysHowToSetOneUp(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	root := mkdir(t, c.env["HOME"], "p")
 	c.ok("projects", "add", root)
@@ -265,6 +268,7 @@ func TestPromptWithoutModelSaysHowToSetOneUp(t *testing.T) {
 }
 
 func TestRPCContractDetails(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	var fail atomic.Bool
 	modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply {
@@ -309,6 +313,7 @@ func TestRPCContractDetails(t *testing.T) {
 }
 
 func TestPromptSaysWhatWasDenied(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	var told atomic.Value // the tool result the model read
 	modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply {
@@ -340,6 +345,7 @@ func TestPromptSaysWhatWasDenied(t *testing.T) {
 // A line longer than the 16 MiB limit gets an error response and the
 // commands after it are still answered.
 func TestRPCOverlongLineIsAnsweredAndSkipped(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "hi"} })
 	r := startRPC(t, c, "--project", "mono")
@@ -362,6 +368,7 @@ func TestRPCOverlongLineIsAnsweredAndSkipped(t *testing.T) {
 // abort is answered at once, whatever the queue holds, and drops the
 // prompts that were waiting.
 func TestRPCAbortIsAnsweredWhileManyPromptsWait(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	hold := make(chan struct{})
 	defer close(hold)
@@ -405,6 +412,7 @@ func TestRPCAbortIsAnsweredWhileManyPromptsWait(t *testing.T) {
 // terminal with control characters shown as text: an answer cannot set
 // the clipboard, retitle the window or hide text. --json stays exact.
 func TestCLIOutputShowsControlsAsText(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	hostile := "hello \x1b]52;c;cHduZWQ=\x07 \x1b[8mhidden\x1b[0m \x1b]0;TITLE\x07 end"
 	modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: hostile} })
@@ -429,6 +437,7 @@ func TestCLIOutputShowsControlsAsText(t *testing.T) {
 // abort stops the prompt that runs, even after new_session made another
 // session current.
 func TestRPCAbortAfterNewSession(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	hold := make(chan struct{})
 	defer close(hold)
@@ -454,6 +463,7 @@ func TestRPCAbortAfterNewSession(t *testing.T) {
 
 // A session begun with prompt is a pi file, and the Projects list counts it.
 func TestPromptedSessionIsCounted(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "hi"} })
 	c.ok("prompt", "--project", "mono", "hello")
@@ -494,6 +504,7 @@ func TestPromptedSessionIsCounted(t *testing.T) {
 // error response a refused command, and what was queued still runs in
 // order: memory stays bounded whatever the client sends.
 func TestRPCQueueIsBounded(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	hold := make(chan struct{})
 	started := make(chan struct{}, 1)

@@ -8,6 +8,7 @@ import (
 // Every response carries the command's id as the client wrote it, and a
 // line that is no command says why, in one clear error.
 func TestRPCEchoesAnyID(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	modelRig(t, c, nil)
 	r := startRPC(t, c, "--project", "mono")

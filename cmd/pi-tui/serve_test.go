@@ -35,6 +35,7 @@ func (l *lockedBuffer) String() string {
 }
 
 func TestServeRefusesWithoutKeys(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	c.fails(1, "no authorized keys file "+filepath.Join(c.env["HOME"], ".ssh", "authorized_keys"), "serve", "--listen", "127.0.0.1:0")
 	keys := filepath.Join(c.env["HOME"], "keys")
@@ -47,6 +48,7 @@ func TestServeRefusesWithoutKeys(t *testing.T) {
 // TestServeEndToEnd starts pi-tui serve as the command line does, opens
 // the shell over SSH, then stops it as SIGINT would (the context).
 func TestServeEndToEnd(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	signer, _ := gossh.NewSignerFromKey(priv)

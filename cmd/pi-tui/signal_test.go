@@ -116,6 +116,7 @@ func holdAfter(first fakemodel.Call, hold <-chan struct{}) fakemodel.Script {
 // TestSIGTERMEndsAPromptStuckOnAFIFO: `prompt` greps a FIFO in the
 // project; SIGTERM during the tool ends the process.
 func TestSIGTERMEndsAPromptStuckOnAFIFO(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	c := newCLI(t)
 	hold := make(chan struct{})
@@ -136,6 +137,7 @@ func TestSIGTERMEndsAPromptStuckOnAFIFO(t *testing.T) {
 // TestSIGTERMEndsRPCWithItsInputOpen: rpc mid-prompt, with its standard
 // input still open, ends on SIGTERM.
 func TestSIGTERMEndsRPCWithItsInputOpen(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	c := newCLI(t)
 	hold := make(chan struct{})
@@ -154,6 +156,7 @@ func TestSIGTERMEndsRPCWithItsInputOpen(t *testing.T) {
 // with everything it started; SIGKILL of pi-tui still ends the command
 // it was running (Pdeathsig).
 func TestSignalsStopTheCommandsProcesses(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	for _, c := range []struct {
 		sig     syscall.Signal
@@ -164,6 +167,7 @@ func TestSignalsStopTheCommandsProcesses(t *testing.T) {
 		{syscall.SIGKILL, "exec sleep 1000 3>FIFO"}, // Pdeathsig reaches the direct child only
 	} {
 		t.Run(c.sig.String(), func(t *testing.T) {
+			t.Parallel()
 			cl := newCLI(t)
 			fifo := filepath.Join(t.TempDir(), "held")
 			if err := syscall.Mkfifo(fifo, 0o644); err != nil {

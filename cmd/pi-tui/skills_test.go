@@ -17,6 +17,7 @@ func echoUser(n int, req fakemodel.Request) fakemodel.Reply {
 // `prompt` and `rpc` expand /skill:name and /template as pi does before
 // the text goes to the model.
 func TestPromptAndRPCExpandSkillsAndTemplates(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	_, root := modelRig(t, c, echoUser)
 	agentDir := filepath.Join(c.env["HOME"], ".pi", "agent")

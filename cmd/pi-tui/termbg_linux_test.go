@@ -41,6 +41,7 @@ func askOn(t *testing.T, ctx context.Context, answer string, then func(), env ma
 // The answer decides; a terminal that answers only the sentinel is not
 // waited on for the bound (an hour here), nor is one whose context ends.
 func TestDarkBackgroundAsksOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	if dark, asked := askOn(t, ctx, "\x1b]11;rgb:ffff/ffff/ffff\x07\x1b[?62c", nil, nil, time.Hour); dark || asked != backgroundQuery {
 		t.Errorf("light answer: dark = %v, asked %q", dark, asked)
@@ -65,6 +66,7 @@ func TestDarkBackgroundAsksOnce(t *testing.T) {
 
 // The terminal is left as it was: echo and line editing come back.
 func TestDarkBackgroundRestoresTheTerminal(t *testing.T) {
+	t.Parallel()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Skipf("no pseudo-terminal here: %v", err)

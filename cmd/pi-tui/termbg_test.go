@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseBackground(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		reply    string
 		dark, ok bool
@@ -38,6 +39,7 @@ func TestParseBackground(t *testing.T) {
 }
 
 func TestScanReplies(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		osc  string
@@ -64,6 +66,7 @@ func TestScanReplies(t *testing.T) {
 }
 
 func TestFgbgDark(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		v        string
 		dark, ok bool

@@ -150,6 +150,7 @@ func terminalEnv(home string) []string {
 // of their output. On the terminal, memory's control characters are shown
 // as text; into a pipe it is the same bytes that were set.
 func TestPrintingCommandsNeverQueryTheTerminal(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	home := t.TempDir()
 	env := terminalEnv(home)
@@ -212,6 +213,7 @@ func TestPrintingCommandsNeverQueryTheTerminal(t *testing.T) {
 // draws with colours for what the terminal said: light ones on a light
 // background; dark ones when nothing answers, after a short bound.
 func TestUIAsksTheBackgroundOnceBeforeItsFirstFrame(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	for _, c := range []struct {
 		name, answer string
@@ -223,6 +225,7 @@ func TestUIAsksTheBackgroundOnceBeforeItsFirstFrame(t *testing.T) {
 		{"a terminal that only answers the sentinel", "\x1b[?6c", "38;2;179;157;255"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			home := t.TempDir()
 			cmd, f := startOnTerminal(t, bin, home, terminalEnv(home), c.answer)
 			f.waitFor(t, "Projects")

@@ -41,6 +41,7 @@ func liveOutputOf(t *testing.T, evs []map[string]any) string {
 // TestPromptJSONStreamsBashOutput: prompt --json writes a running bash
 // command's output as tool_execution_update events, before its end.
 func TestPromptJSONStreamsBashOutput(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	modelRig(t, c, bashTwice)
 	code, out, errs := c.run("", "prompt", "--project", "mono", "--json", "--yes", "run it")
@@ -63,6 +64,7 @@ func TestPromptJSONStreamsBashOutput(t *testing.T) {
 // TestRPCStreamsBashOutput: rpc writes the same events (the project runs
 // bash without asking: rpc has no one to ask).
 func TestRPCStreamsBashOutput(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	modelRig(t, c, bashTwice)
 	a := &app{ctx: context.Background(), env: func(k string) string { return c.env[k] }}

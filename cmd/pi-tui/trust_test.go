@@ -13,6 +13,7 @@ import (
 // pi made shows in `projects list --json`, and a broken file is one
 // warning naming the file and the position.
 func TestProjectsTrustIsPisTrustJSON(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	base := mkdir(t, c.env["HOME"], "src")
 	api := mkdir(t, base, "api")

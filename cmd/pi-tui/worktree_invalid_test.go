@@ -61,6 +61,7 @@ func editBinding(t *testing.T, path string, w sessions.Worktree) {
 // is invalid, a prompt is refused, and discard only unbinds it, deleting
 // no folder and no branch.
 func TestEditedBindingFromTheCommandLine(t *testing.T) {
+	t.Parallel()
 	c, root := worktreeCLI(t, writeWhatIsAsked)
 	_, branchA, rootA := promptInWorktree(t, c, "hello from a")
 	outside := t.TempDir()

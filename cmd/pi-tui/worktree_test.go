@@ -52,6 +52,7 @@ func promptInWorktree(t *testing.T, c *cli, text string) (id, branch, root strin
 }
 
 func TestWorktreeSessionsFromTheCommandLine(t *testing.T) {
+	t.Parallel()
 	c, root := worktreeCLI(t, writeWhatIsAsked)
 	a, branchA, rootA := promptInWorktree(t, c, "hello from a")
 	b, _, rootB := promptInWorktree(t, c, "hello from b")
@@ -109,6 +110,7 @@ func TestWorktreeSessionsFromTheCommandLine(t *testing.T) {
 }
 
 func TestPromptWorktreeNeedsAGitCheckout(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t)
 	modelRig(t, c, writeWhatIsAsked)
 	c.fails(1, "is not a git checkout", "prompt", "--project", "mono", "--worktree", "hi")
@@ -117,6 +119,7 @@ func TestPromptWorktreeNeedsAGitCheckout(t *testing.T) {
 }
 
 func TestRPCNewSessionInAWorktree(t *testing.T) {
+	t.Parallel()
 	c, root := worktreeCLI(t, writeWhatIsAsked)
 	r := startRPC(t, c, "--project", "mono")
 	r.send(`{"id":"n1","type":"new_session","worktree":true}`)
@@ -137,6 +140,7 @@ func TestRPCNewSessionInAWorktree(t *testing.T) {
 // sessions merge without --message commits under the session's first
 // message, as the session list names an unnamed session.
 func TestMergeMessageIsTheFirstMessage(t *testing.T) {
+	t.Parallel()
 	c, root := worktreeCLI(t, writeWhatIsAsked)
 	id, _, _ := promptInWorktree(t, c, "say hello from c")
 	c.ok("sessions", "merge", id)
@@ -149,6 +153,7 @@ func TestMergeMessageIsTheFirstMessage(t *testing.T) {
 // it ("pi/00f08c66") or by the branch's short id; one that names no
 // session says so in one sentence.
 func TestWorktreeCommandsTakeTheBranchsShortID(t *testing.T) {
+	t.Parallel()
 	c, root := worktreeCLI(t, writeWhatIsAsked)
 	_, branchA, _ := promptInWorktree(t, c, "hello from a")
 	_, branchB, rootB := promptInWorktree(t, c, "hello from b")

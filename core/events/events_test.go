@@ -29,6 +29,7 @@ func next(t *testing.T, s *Subscription) []Event {
 // the publisher up, and when it reads it gets the whole text and the end
 // of the turn, in order.
 func TestSlowSubscriberLosesNothingAndBlocksNothing(t *testing.T) {
+	t.Parallel()
 	b := New()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -91,6 +92,7 @@ func TestSubscriptionEndsWithItsContext(t *testing.T) {
 // Two subscribers show a session: both see the question, the first answer
 // counts, both see who answered, and a late answer is refused.
 func TestEitherSubscriberAnswersAndBothSeeIt(t *testing.T) {
+	t.Parallel()
 	b := New()
 	ctx := t.Context()
 	one, two := b.Subscribe(ctx, Approvals), b.Subscribe(ctx, Approvals)
@@ -138,6 +140,7 @@ func TestEitherSubscriberAnswersAndBothSeeIt(t *testing.T) {
 // subscriber showing its session leaves; one that starts showing the
 // session while it is open is asked too.
 func TestQuestionsEndWithTheirTurnOrTheirAudience(t *testing.T) {
+	t.Parallel()
 	b := New()
 	one := b.Subscribe(t.Context(), Approvals)
 	one.Show("s1")
@@ -171,6 +174,7 @@ func TestQuestionsEndWithTheirTurnOrTheirAudience(t *testing.T) {
 
 // Projects changes coalesce; topics filter.
 func TestTopicsAndProjectsCoalesce(t *testing.T) {
+	t.Parallel()
 	b := New()
 	p := b.Subscribe(t.Context(), Projects)
 	b.Publish(token("s1", "x"))

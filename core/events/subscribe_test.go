@@ -8,6 +8,7 @@ import (
 // A verbatim subscriber gets every delta as published, while an ordinary
 // one gets them merged; both get the same text.
 func TestVerbatimMergesNothing(t *testing.T) {
+	t.Parallel()
 	b := New()
 	merged, verbatim := b.Subscribe(t.Context(), Agent), b.Subscribe(t.Context(), Agent, Verbatim)
 	for _, w := range []string{"a", "b", "c"} {
@@ -26,6 +27,7 @@ func TestVerbatimMergesNothing(t *testing.T) {
 // Close ends a subscription but hands out what had queued before it,
 // once; nothing published after it arrives.
 func TestCloseHandsOutWhatQueued(t *testing.T) {
+	t.Parallel()
 	b := New()
 	s := b.Subscribe(context.Background(), Agent, Verbatim)
 	b.Publish(AgentStarted{SessionID: "s1"})
@@ -51,6 +53,7 @@ func TestCloseHandsOutWhatQueued(t *testing.T) {
 // Questions are made by Ask only: an Asked published from outside reaches
 // nobody.
 func TestPublishMakesNoQuestions(t *testing.T) {
+	t.Parallel()
 	b := New()
 	s := b.Subscribe(t.Context(), Approvals|Agent)
 	s.Show("s1")

@@ -59,6 +59,7 @@ func wireSamples() []Event {
 
 // Every kind on the wire encodes as pi-tui always wrote it, byte for byte.
 func TestWireIsTheFormerEncoding(t *testing.T) {
+	t.Parallel()
 	want, err := os.ReadFile("testdata/wire.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -83,6 +84,7 @@ func TestWireIsTheFormerEncoding(t *testing.T) {
 // The kinds of this process's programs never reach the wire, and a tool
 // call whose arguments are not JSON fails instead of writing half a line.
 func TestWireLeavesOutWhatIsNotItsOwn(t *testing.T) {
+	t.Parallel()
 	for _, e := range offWire {
 		if line, err := Marshal(e); !errors.Is(err, ErrNoWireForm) {
 			t.Errorf("%T went on the wire: %s", e, line)
@@ -96,6 +98,7 @@ func TestWireLeavesOutWhatIsNotItsOwn(t *testing.T) {
 // Every kind of the set is either a sample above or known to stay off the
 // wire: a kind added to kinds.go without either fails here.
 func TestWireCoversEveryKind(t *testing.T) {
+	t.Parallel()
 	f, err := parser.ParseFile(gotoken.NewFileSet(), "kinds.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +133,7 @@ var offWire = []Event{Asked{ID: 1, SessionID: "s1"}, Resolved{ID: 1, SessionID: 
 
 // queue_update has pi's shape: both lists, empty ones too.
 func TestWireQueue(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		e    QueueChanged
 		want string

@@ -144,6 +144,7 @@ func BenchmarkList1000Warm(b *testing.B) {
 
 // The benchmark's session is a real one: pi-shaped, no warnings.
 func TestBenchSessionIsWellFormed(t *testing.T) {
+	t.Parallel()
 	path := writeBenchSession(t, t.TempDir(), 100, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	s := mustOpen(t, path)
 	if s.Len() != 100 || len(s.Warnings()) != 0 || len(s.Path()) != 100 {

@@ -95,6 +95,7 @@ func newEmptySessionFile(t *testing.T) string {
 
 // Two processes append 500 entries each to one session at the same time.
 func TestTwoWriterProcesses(t *testing.T) {
+	t.Parallel()
 	path := newEmptySessionFile(t)
 	ctx := ctxT(t)
 	var cmds []*exec.Cmd
@@ -139,6 +140,7 @@ func lastLine(s string) string {
 // TestHelperWriterProcess is the body of one writer process of
 // TestTwoWriterProcesses; run directly it does nothing.
 func TestHelperWriterProcess(t *testing.T) {
+	t.Parallel()
 	path := os.Getenv("PISESSION_WRITER_FILE")
 	if path == "" {
 		t.Skip("helper process for TestTwoWriterProcesses")
@@ -167,6 +169,7 @@ func TestHelperWriterProcess(t *testing.T) {
 // contended for real) and a third writer that behaves like pi: no lock,
 // one O_APPEND write per line. Nothing is lost or torn.
 func TestTwoSessionsAndAnUnlockedWriter(t *testing.T) {
+	t.Parallel()
 	path := newEmptySessionFile(t)
 	ctx := ctxT(t)
 	var wg sync.WaitGroup
@@ -212,6 +215,7 @@ func TestTwoSessionsAndAnUnlockedWriter(t *testing.T) {
 // Before appending, a Session reads what others appended and reports it;
 // its branch follows when they continued it.
 func TestAppendReadsArrivalsFirst(t *testing.T) {
+	t.Parallel()
 	path := newEmptySessionFile(t)
 	ctx := ctxT(t)
 	a, b := mustOpen(t, path), mustOpen(t, path)
@@ -270,6 +274,7 @@ func TestAppendReadsArrivalsFirst(t *testing.T) {
 // A crash mid-write leaves a torn last line: it is skipped with a warning,
 // the next append starts on a new line, and nothing glues together.
 func TestTornLastLine(t *testing.T) {
+	t.Parallel()
 	path := newEmptySessionFile(t)
 	ctx := ctxT(t)
 	s := mustOpen(t, path)
@@ -319,6 +324,7 @@ func TestTornLastLine(t *testing.T) {
 // pi rewrites a file in place (or it is replaced by a rename): the next
 // refresh reads it again from the start and reports the new entries.
 func TestFileReplacedUnderneath(t *testing.T) {
+	t.Parallel()
 	path := newEmptySessionFile(t)
 	ctx := ctxT(t)
 	s := mustOpen(t, path)
@@ -346,6 +352,7 @@ func TestFileReplacedUnderneath(t *testing.T) {
 // pi writes a line in the moment between a Session's refresh and its
 // write: the Session still reads it (in file order) and reports it.
 func TestLineWrittenJustBeforeAppendIsRead(t *testing.T) {
+	t.Parallel()
 	path := newEmptySessionFile(t)
 	ctx := ctxT(t)
 	s := mustOpen(t, path)
@@ -379,6 +386,7 @@ func TestLineWrittenJustBeforeAppendIsRead(t *testing.T) {
 // pi upgrades an old file by rewriting it in place (same inode, longer):
 // a Session holding it notices from the header and reads it again.
 func TestFileRewrittenInPlace(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "old.jsonl")
 	v2 := `{"type":"session","version":2,"id":"old2","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}
 {"type":"message","id":"aaaaaaaa","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"a","timestamp":1}}

@@ -11,6 +11,7 @@ import (
 // An append to a session on a full disk says the disk is full, and the
 // session stays readable: a cut line left behind is skipped.
 func TestAppendOnAFullDiskSaysSo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=64k,mode=0700"); err != nil {
 		t.Skipf("cannot mount a tmpfs to fill (%v); needs root", err)

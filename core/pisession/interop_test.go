@@ -14,6 +14,7 @@ import (
 // bytes, and writes back byte for byte. The rpc_stdout captures in the same
 // folder are pi's stdout, not sessions, and are refused as such.
 func TestReferenceFilesRoundTripByteIdentical(t *testing.T) {
+	t.Parallel()
 	ref := referenceDir(t)
 	files, err := filepath.Glob(filepath.Join(ref, "*.jsonl"))
 	if err != nil || len(files) == 0 {
@@ -89,6 +90,7 @@ func refSession(t *testing.T, name string) *Session {
 // The print-mode runs: one prompt, a tool call and its result; the context
 // is the four messages, the model the one the assistant names.
 func TestReferencePrintToolCallContext(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"pi073_print_toolcall.jsonl", "pi085_print_toolcall.jsonl"} {
 		t.Run(name, func(t *testing.T) {
 			s := refSession(t, name)
@@ -131,6 +133,7 @@ func TestReferencePrintToolCallContext(t *testing.T) {
 // from firstKeptEntryId, then what came after; name, model and thinking
 // level are the latest ones.
 func TestReferenceCompactionContext(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"pi073_rpc_compaction_name_model_thinking.jsonl", "pi085_rpc_compaction_name_model_thinking.jsonl"} {
 		t.Run(name, func(t *testing.T) {
 			s := refSession(t, name)
@@ -173,6 +176,7 @@ func TestReferenceCompactionContext(t *testing.T) {
 // call. The active branch is the summary's; the other branch is still
 // reachable and its custom_message reaches the model when moved to.
 func TestReferenceBranchSummaryAndCustomEntries(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name            string
 		first, toolCall string // the user message and the tool-calling reply

@@ -47,6 +47,7 @@ func hexID(i int) string { return fmt.Sprintf("%08x", i) }
 // pass over it (it used to relink the whole tree once per repeated id, so
 // 100,000 entries sharing one id took 100,000 passes).
 func TestOpenLinksTheTreeOnce(t *testing.T) {
+	t.Parallel()
 	const n = 20_000 // the count does not matter: passes are counted
 	cases := []struct {
 		name   string
@@ -91,6 +92,7 @@ func TestOpenLinksTheTreeOnce(t *testing.T) {
 // file, those before it included (pi keeps one map from id to entry, in
 // which the later entry replaces the earlier one).
 func TestRepeatedIDMeansTheLastEntry(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	writeFile(t, path, header("dup")+
 		msgLine("aaaaaaaa", "", "user", "first a", 1)+
@@ -127,6 +129,7 @@ func TestRepeatedIDMeansTheLastEntry(t *testing.T) {
 // Lines another writer adds are linked in one pass per refresh, however
 // many of them repeat ids.
 func TestRefreshLinksArrivalsOnce(t *testing.T) {
+	t.Parallel()
 	path := idsFile(t, 10, func(i int) (string, string) { return hexID(i), "" })
 	s := mustOpen(t, path)
 	defer s.Close()

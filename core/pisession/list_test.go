@@ -47,6 +47,7 @@ func snap(t *testing.T, dir string) snapshot {
 // the list shows every one, the broken ones with a one-line reason, the
 // good ones as usual, and no file is changed by listing or opening.
 func TestListShowsBrokenFilesWithAReason(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx := ctxT(t)
 	good, err := Create(ctx, dir, NewSession{Cwd: "/p"}, Options{})
@@ -185,6 +186,7 @@ func TestLongLines(t *testing.T) {
 
 // With an index, a listing rereads only files whose size or time changed.
 func TestListUsesTheIndex(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx := ctxT(t)
 	a := filepath.Join(dir, "a.jsonl")
@@ -260,6 +262,7 @@ func TestListUsesTheIndex(t *testing.T) {
 }
 
 func TestFindAndMostRecent(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx := ctxT(t)
 	c := newClock()
@@ -303,6 +306,7 @@ func TestFindAndMostRecent(t *testing.T) {
 // A long file is scanned in parallel batches; line numbers in warnings and
 // the tree are the same as when read line by line.
 func TestLongFileWithBadLinesInTheMiddle(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(header("big"))
 	parent := ""
@@ -335,6 +339,7 @@ func TestLongFileWithBadLinesInTheMiddle(t *testing.T) {
 // that repeats one many times costs a listing no more than a real one, and
 // the latest (the one a caller takes) is there.
 func TestSummaryKeepsTheLastCustomEntries(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(`{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/x"}` + "\n")
 	parent := "null"

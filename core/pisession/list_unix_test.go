@@ -12,6 +12,7 @@ import (
 // A FIFO named like a session is listed as not a session and never opened
 // (opening a FIFO for reading would hang the listing).
 func TestListDoesNotOpenAFIFO(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.jsonl"), 0o600); err != nil {
 		t.Skipf("no FIFOs here: %v", err)

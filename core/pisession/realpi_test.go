@@ -30,6 +30,7 @@ func piRPC(t *testing.T, pi []string, cwd, session string, cmds ...string) []jso
 // same messages on the active branch (after a compaction and a branch
 // move), the same model; and a name pi sets reaches pi-tui.
 func TestRealPiReadsWhatPiTuiWrites(t *testing.T) {
+	t.Parallel()
 	pi := findPi(t)
 	ctx := ctxT(t)
 	proj := t.TempDir()

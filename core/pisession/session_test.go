@@ -45,6 +45,7 @@ func must(t testing.TB) func(Appended, error) Entry {
 }
 
 func TestPathsFollowPi(t *testing.T) {
+	t.Parallel()
 	if got := EncodeCwd("/home/u/src/api"); got != "--home-u-src-api--" {
 		t.Errorf("EncodeCwd = %q", got)
 	}
@@ -70,6 +71,7 @@ func TestPathsFollowPi(t *testing.T) {
 // as pi would; entries follow one line each, and reopening gives the same
 // tree, leaf and context.
 func TestCreateAppendReopen(t *testing.T) {
+	t.Parallel()
 	s, _ := newSession(t, false)
 	data := readFile(t, s.File())
 	if !regexp.MustCompile(`^\{"type":"session","version":3,"id":"[0-9a-f-]{36}","timestamp":"2026-12-01T05:00:00\.001Z","cwd":"/home/u/src/api"\}\n$`).MatchString(data) {
@@ -122,6 +124,7 @@ func TestCreateAppendReopen(t *testing.T) {
 // Each append writes exactly its own line at the end: the bytes before it
 // are untouched, including lines of types and members pi-tui does not know.
 func TestAppendWritesOnlyTheNewLineAndKeepsUnknowns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.jsonl")
 	orig := `{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p","futureHeader":{"x":1}}
@@ -173,6 +176,7 @@ func TestAppendWritesOnlyTheNewLineAndKeepsUnknowns(t *testing.T) {
 // or Flush (pi-tui's: a session exists once its first prompt is sent);
 // then all lines at once, O_EXCL. Closing before that leaves nothing.
 func TestDeferredCreation(t *testing.T) {
+	t.Parallel()
 	ctx := ctxT(t)
 	s, _ := newSession(t, true)
 	must(t)(s.AppendModelChange(ctx, "fake", "m"))
@@ -227,6 +231,7 @@ func TestDeferredCreation(t *testing.T) {
 // reopens on the same branch; the next append is a child of the chosen
 // entry.
 func TestBranchIsSeenAfterReopening(t *testing.T) {
+	t.Parallel()
 	ctx := ctxT(t)
 	s, _ := newSession(t, false)
 	u1 := must(t)(s.AppendMessage(ctx, userMsg("one")))
@@ -296,6 +301,7 @@ func TestBranchIsSeenAfterReopening(t *testing.T) {
 // BranchWithSummary writes what pi's tree navigation writes; the summary
 // reaches the model.
 func TestBranchWithSummary(t *testing.T) {
+	t.Parallel()
 	ctx := ctxT(t)
 	s, _ := newSession(t, false)
 	u1 := must(t)(s.AppendMessage(ctx, userMsg("one")))
@@ -317,6 +323,7 @@ func TestBranchWithSummary(t *testing.T) {
 
 // Names, labels, model and thinking level as pi reads them.
 func TestNameLabelsSettings(t *testing.T) {
+	t.Parallel()
 	ctx := ctxT(t)
 	s, _ := newSession(t, false)
 	u := must(t)(s.AppendMessage(ctx, userMsg("one")))
@@ -352,6 +359,7 @@ func TestNameLabelsSettings(t *testing.T) {
 
 // A compaction written by pi-tui gives the same context pi builds.
 func TestCompactionContext(t *testing.T) {
+	t.Parallel()
 	ctx := ctxT(t)
 	s, _ := newSession(t, false)
 	must(t)(s.AppendMessage(ctx, userMsg("u1")))
@@ -382,6 +390,7 @@ func TestCompactionContext(t *testing.T) {
 // Reading an old (version 1) file works in memory; the file is rewritten
 // as version 3 (keeping unknown members) only before the first change.
 func TestVersion1FileUpgradedOnFirstWrite(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "old.jsonl")
 	orig := `{"type":"session","id":"old1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}
 {"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"a","timestamp":1},"keepMe":7}
@@ -423,6 +432,7 @@ func TestVersion1FileUpgradedOnFirstWrite(t *testing.T) {
 }
 
 func TestWriteSessionMigrationHelper(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "sess")
 	c := newClock()
 	d := SessionDraft{Created: c.now(), Cwd: "/p", Entries: []Draft{
@@ -456,6 +466,7 @@ func TestWriteSessionMigrationHelper(t *testing.T) {
 
 // A payload given as indented JSON is written on one line.
 func TestIndentedPayloadStaysOnOneLine(t *testing.T) {
+	t.Parallel()
 	s, _ := newSession(t, false)
 	e := must(t)(s.Append(ctxT(t), "thing", json.RawMessage("{\n  \"a\": [1,\n 2],\n  \"m\": {\"role\": \"x\"}\n}"), AppendOptions{}))
 	data := readFile(t, s.File())

@@ -198,6 +198,7 @@ func FuzzSummaryAgreesWithOpen(f *testing.F) {
 
 // The reference sessions pi wrote summarise as opening them does.
 func TestSummaryAgreesWithOpenOnPiFiles(t *testing.T) {
+	t.Parallel()
 	ref := referenceDir(t)
 	files, _ := filepath.Glob(filepath.Join(ref, "*.jsonl"))
 	if len(files) == 0 {
@@ -308,6 +309,7 @@ func TestManyEntriesAreCountedInBoundedMemory(t *testing.T) {
 // 100,000 entries sharing one id list in one pass (the listing keeps a
 // hash per entry; Open used to relink the tree per repeated id).
 func TestListingSharedIDs(t *testing.T) {
+	t.Parallel()
 	path := idsFile(t, 100_000, func(int) (string, string) { return "aaaaaaaa", "" })
 	s := Summarise(ctxT(t), path, Options{})
 	if s.Broken || s.Entries != 100_000 || s.Problem != "line 3 reuses the id aaaaaaaa of line 2; the later entry wins, as in pi (and 99998 more)" {
@@ -318,6 +320,7 @@ func TestListingSharedIDs(t *testing.T) {
 // A message's time is what decoding its timestamp into a float64 gives (as
 // pi-tui did before it parsed the number itself), else the entry's.
 func TestMessageMillisDecodesAsJSON(t *testing.T) {
+	t.Parallel()
 	entryTS := []byte(`"2026-01-01T00:00:01.000Z"`)
 	fallback := time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC).UnixMilli()
 	for _, v := range []string{`1767225600000`, `-5`, `1.5e3`, `0`, `null`, `"12"`, `true`, `{}`, `[1]`, `1e400`, `-1e400`, `9.9e18`, `123456789012345678901234567890`} {

@@ -12,6 +12,7 @@ import (
 // worktrees/: includes of the repository's config on those conditions
 // name filters that do not run, not on create, status, commit or merge.
 func TestConditionalIncludesNeverRun(t *testing.T) {
+	t.Parallel()
 	r := newHost(t)
 	r.root = filepath.Join(r.h.Places.Home, "proj")
 	worktreetest.Repo(t, r.root, map[string]string{

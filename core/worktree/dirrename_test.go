@@ -19,8 +19,10 @@ import (
 // by default, as a conflict whose abort deletes that file. The merge
 // puts the file where the branch did, and the ignored file stays.
 func TestMergeKeepsAnIgnoredFileInARenamedFolder(t *testing.T) {
+	t.Parallel()
 	for _, setting := range []string{"", "true", "conflict"} {
 		t.Run("directoryRenames="+setting, func(t *testing.T) {
+			t.Parallel()
 			r := newRig(t, map[string]string{"src/a.go": "package a\n"})
 			if setting != "" {
 				worktreetest.Git(t, r.root, "config", "merge.directoryRenames", setting)
@@ -55,6 +57,7 @@ func TestMergeKeepsAnIgnoredFileInARenamedFolder(t *testing.T) {
 // never named: an ignored file there refuses the merge (its abort would
 // delete the file).
 func TestMergeKeepsAnIgnoredFileAConflictWrites(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a": "a\n"})
 	if !worktreeGitAtLeast(t, r, 2, 38) {
 		t.Skip("git merge-tree --write-tree needs git 2.38")

@@ -37,6 +37,7 @@ func hostileRig(t *testing.T) (*rig, string) {
 // driver, discard) runs none of the programs the repository's own config
 // names; each works or says which program it would need.
 func TestRepositoryProgramsNeverRun(t *testing.T) {
+	t.Parallel()
 	r, marks := hostileRig(t)
 	ctx := context.Background()
 	s, w := r.newSession()
@@ -92,6 +93,7 @@ func TestRepositoryProgramsNeverRun(t *testing.T) {
 // be run, so no worktree can be checked out: the sentence names it, and
 // neither a folder nor a branch is left behind.
 func TestRequiredFilterStopsTheWorktree(t *testing.T) {
+	t.Parallel()
 	r, marks := hostileRig(t)
 	worktreetest.Git(t, r.root, "config", "filter.evil.required", "true")
 	_, _, err := r.svc.NewSession(context.Background(), r.sm, r.pid, "", "")
@@ -110,6 +112,7 @@ func TestRequiredFilterStopsTheWorktree(t *testing.T) {
 // The user's own programs still run: a filter of their global config
 // (as git-lfs is) smudges the worktree's files.
 func TestUserGlobalFilterRunsInTheWorktree(t *testing.T) {
+	t.Parallel()
 	worktreetest.Need(t)
 	r := newHost(t)
 	mark := filepath.Join(t.TempDir(), "user-smudge")
@@ -135,6 +138,7 @@ func TestUserGlobalFilterRunsInTheWorktree(t *testing.T) {
 // that stops ignoring .env and writes one is refused, naming it, and the
 // user's .env is as it was.
 func TestMergeKeepsAnIgnoredFile(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{".gitignore": ".env\n", "a.txt": "a\n"})
 	ctx := context.Background()
 	worktreetest.Write(t, r.root, ".env", "SECRET=mine\n")
@@ -163,6 +167,7 @@ func TestMergeKeepsAnIgnoredFile(t *testing.T) {
 // A branch that writes a file where the main checkout has an ignored
 // folder would delete the folder and its files: refused, naming it.
 func TestMergeKeepsAnIgnoredFolder(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{".gitignore": "data/\n", "a.txt": "a\n"})
 	ctx := context.Background()
 	for _, f := range []string{"data/1.csv", "data/2.csv", "data/3.csv"} {
@@ -187,6 +192,7 @@ func TestMergeKeepsAnIgnoredFolder(t *testing.T) {
 // needs a folder, and an ignored file inside a folder the branch turns
 // into a file.
 func TestMergeKeepsIgnoredFilesInTheWay(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, ignore string
 		main, branch []string
@@ -199,6 +205,7 @@ func TestMergeKeepsIgnoredFilesInTheWay(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			r := newRig(t, map[string]string{".gitignore": c.ignore, "a.txt": "a\n"})
 			for _, f := range c.main {
 				worktreetest.Write(t, r.root, f, "the user's\n")
@@ -225,6 +232,7 @@ func TestMergeKeepsIgnoredFilesInTheWay(t *testing.T) {
 // A merge that is not a fast-forward, refused by git for staged changes
 // in the main checkout, names the staged files.
 func TestMergeNamesTheStagedFiles(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "s.txt": "s\n"})
 	ctx := context.Background()
 	s, w := r.newSession()
@@ -247,6 +255,7 @@ func TestMergeNamesTheStagedFiles(t *testing.T) {
 // do not cover: pi-tui's status and diff in a checkout with a submodule
 // never look into the submodule's files, so its filter does not run.
 func TestSubmoduleConfigRunsNothing(t *testing.T) {
+	t.Parallel()
 	worktreetest.Need(t)
 	r := newHost(t)
 	base := t.TempDir()

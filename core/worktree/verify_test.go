@@ -50,6 +50,7 @@ func hasBranch(t *testing.T, repo, branch string) bool {
 // refused by every operation, listed as invalid, and unbinding it deletes
 // nothing (the folders and branches they name are someone's).
 func TestPlantedBindingsAreRefused(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	legit, lw := r.newSession()
@@ -178,6 +179,7 @@ func TestPlantedBindingsAreRefused(t *testing.T) {
 // other folder has it): it is listed as missing, and a discard deletes its
 // branch, as before.
 func TestMissingFolderStaysVerified(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	s, w := r.newSession()
@@ -203,6 +205,7 @@ func TestMissingFolderStaysVerified(t *testing.T) {
 // verifies at once, though this Service read the repository's worktrees
 // just before.
 func TestWorktreeMadeElsewhereVerifiesAtOnce(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	a, _ := r.newSession()
@@ -309,6 +312,7 @@ func (r *rig) survives(t *testing.T, sess *sessions.Session, w sessions.Worktree
 // is invalid (pi-tui made the folder for the real session), listed so, and
 // neither its discard nor its unbinding touches the real worktree.
 func TestSameSuffixCopyIsRefused(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	real, rw := r.newSession()
@@ -353,6 +357,7 @@ func TestSameSuffixCopyIsRefused(t *testing.T) {
 // count as a relocated project) is invalid, and a copy of a real session
 // whose folder was deleted by hand is too.
 func TestMissingFolderNeedsTheRecord(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	real, rw := r.newSession()
@@ -415,6 +420,7 @@ func (r *rig) forgetRecord(w sessions.Worktree) {
 // nothing and says how to remove it with git, after which discarding the
 // session unbinds it.
 func TestLegacyWorktree(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	old, ow := r.newSession()
@@ -459,6 +465,7 @@ func TestLegacyWorktree(t *testing.T) {
 // A discard removes pi-tui's record with the folder, so nothing names the
 // folder for the session any more.
 func TestDiscardDropsTheRecord(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	s, w := r.newSession()

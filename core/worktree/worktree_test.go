@@ -89,6 +89,7 @@ func read(t testing.TB, path string) string {
 }
 
 func TestTwoSessionsOneFileMergeThenConflict(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"greet.txt": "hello\n", "README.md": "readme\n"})
 	ctx := context.Background()
 	a, wa := r.newSession()
@@ -158,6 +159,7 @@ func TestTwoSessionsOneFileMergeThenConflict(t *testing.T) {
 }
 
 func TestMergeMakesAMergeCommitWhenTheBaseMoved(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	ctx := context.Background()
 	s, w := r.newSession()
@@ -177,6 +179,7 @@ func TestMergeMakesAMergeCommitWhenTheBaseMoved(t *testing.T) {
 }
 
 func TestMergeRefusesWhenTheMainCheckoutHasChangesItWouldTouch(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	s, w := r.newSession()
@@ -193,6 +196,7 @@ func TestMergeRefusesWhenTheMainCheckoutHasChangesItWouldTouch(t *testing.T) {
 }
 
 func TestDiscardWithUncommittedChanges(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	s, w := r.newSession()
@@ -223,6 +227,7 @@ func TestDiscardWithUncommittedChanges(t *testing.T) {
 }
 
 func TestWorktreeFolderDeletedByHand(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	s, w := r.newSession()
@@ -249,6 +254,7 @@ func TestWorktreeFolderDeletedByHand(t *testing.T) {
 }
 
 func TestNotAGitCheckout(t *testing.T) {
+	t.Parallel()
 	r := newHost(t)
 	root := filepath.Join(r.h.Places.Home, "plain")
 	os.MkdirAll(root, 0o755)
@@ -263,6 +269,7 @@ func TestNotAGitCheckout(t *testing.T) {
 }
 
 func TestMissingGitSaysSo(t *testing.T) {
+	t.Parallel()
 	empty := t.TempDir()
 	_, err := worktree.Find(context.Background(), worktree.Options{Env: func(k string) string {
 		if k == "PATH" {
@@ -276,6 +283,7 @@ func TestMissingGitSaysSo(t *testing.T) {
 }
 
 func TestDiffShowsTrackedAndNewFiles(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "one\ntwo\n"})
 	ctx := context.Background()
 	s, w := r.newSession()
@@ -299,6 +307,7 @@ func TestDiffShowsTrackedAndNewFiles(t *testing.T) {
 // An untracked file whose last line has no line break counts that line,
 // as git's diff stat does: "hello\nsecond" is two lines.
 func TestStatCountsALastLineWithoutABreak(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	s, w := r.newSession()
 	worktreetest.Write(t, w.Root, "new.txt", "hello\nsecond")
@@ -313,6 +322,7 @@ func TestStatCountsALastLineWithoutABreak(t *testing.T) {
 }
 
 func TestProjectInASubfolderWorksInTheSameSubfolder(t *testing.T) {
+	t.Parallel()
 	r := newHost(t)
 	repo := filepath.Join(r.h.Places.Home, "mono")
 	worktreetest.Repo(t, repo, map[string]string{"svc/api/main.go": "package main\n"})
@@ -332,6 +342,7 @@ func writeFile(t testing.TB, dir, rel, body string) { worktreetest.Write(t, dir,
 // hooks named in .git/config never run when a worktree session is made,
 // read, diffed or merged.
 func TestRepositoryConfigRunsNothing(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	mark := filepath.Join(t.TempDir(), "ran")
@@ -364,6 +375,7 @@ func TestRepositoryConfigRunsNothing(t *testing.T) {
 // line, as the session list names it (files attached to the message left
 // out, a long line clipped); a named session's under its name.
 func TestMergeMessageNamesTheSessionAsTheListDoes(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	s, _ := r.newSession()
@@ -393,6 +405,7 @@ func TestMergeMessageNamesTheSessionAsTheListDoes(t *testing.T) {
 // A project relocated after its folder moved keeps its worktree sessions:
 // git is told where the main checkout went, and a merge lands there.
 func TestWorktreeSessionFollowsARelocatedProject(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	s, w := r.newSession()

@@ -17,6 +17,7 @@ import (
 // hang or exhaust the status and the diff: a link to a device, a FIFO, a
 // link out of the worktree are skipped, and a huge file is read in part.
 func TestOddUntrackedFilesAreSkipped(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"a.txt": "a\n"})
 	ctx := context.Background()
 	s, w := r.newSession()

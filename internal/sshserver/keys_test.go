@@ -11,6 +11,7 @@ import (
 // OpenSSH's restrict forbids a PTY unless pty follows it (as no-pty does),
 // and pi-tui needs one: such keys are skipped with a warning.
 func TestRestrictWithoutPtyIsSkipped(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	restricted, allowed, reordered, noPty := newSigner(t), newSigner(t), newSigner(t), newSigner(t)
 	w.writeKeys(authorizedLine(w.user) +
@@ -45,6 +46,7 @@ func TestRestrictWithoutPtyIsSkipped(t *testing.T) {
 
 // A line over 1 MiB is skipped like any bad line; the keys around it work.
 func TestOverlongAuthorizedKeyLineIsSkipped(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	other := newSigner(t)
 	w.writeKeys(authorizedLine(w.user) + strings.Repeat("A", 2<<20) + "\n" + authorizedLine(other))
@@ -63,6 +65,7 @@ func TestOverlongAuthorizedKeyLineIsSkipped(t *testing.T) {
 // An endless keys file (a device, a pipe that never ends) is refused with
 // one line instead of being read forever.
 func TestEndlessAuthorizedKeysFileIsRefused(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}

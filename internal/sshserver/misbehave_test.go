@@ -198,6 +198,7 @@ func (sc *stuckClient) windowFull(t testing.TB) {
 // A client that stops reading and then drops its TCP connection leaves
 // nothing behind: its session slot is freed and the server still stops.
 func TestStuckClientThatDisconnectsFreesItsSession(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.start(func(c *Config) { withFlood(c); c.WriteTimeout = time.Hour }) // only the disconnect can end it
 	sc := w.stuck("flood", 1000, 400, true)
@@ -212,6 +213,7 @@ func TestStuckClientThatDisconnectsFreesItsSession(t *testing.T) {
 // As many stuck clients as there are session slots come and go; the next
 // client still gets the shell.
 func TestStuckClientsDoNotFillTheSessionCap(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.start(func(c *Config) { withFlood(c); c.WriteTimeout = time.Hour })
 	var clients []*stuckClient
@@ -233,6 +235,7 @@ func TestStuckClientsDoNotFillTheSessionCap(t *testing.T) {
 // A client that stays connected but reads nothing is disconnected once a
 // write to it has waited WriteTimeout.
 func TestClientThatStopsReadingIsDisconnected(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.start(func(c *Config) { withFlood(c); c.WriteTimeout = 200 * time.Millisecond })
 	sc := w.stuck("flood", 1000, 400, true)
@@ -253,6 +256,7 @@ func TestClientThatStopsReadingIsDisconnected(t *testing.T) {
 // Shutdown does not wait for a client that reads nothing: the server
 // stops, the session's program ends and the client is disconnected.
 func TestShutdownWithStuckClient(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.start(func(c *Config) { withFlood(c); c.WriteTimeout = time.Hour })
 	sc := w.stuck("flood", 1000, 400, true)

@@ -69,6 +69,7 @@ func (r *recordingConn) Write(p []byte) (int, error) {
 // What a real client sends before its key exchange ends reaches every
 // step up to keyed, however the reads cut it.
 func TestOpeningScannerFollowsARealClient(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.start(nil)
 	c, err := net.Dial("tcp", w.addr)
@@ -102,6 +103,7 @@ func packet(msg byte, body string) []byte {
 }
 
 func TestOpeningScanner(t *testing.T) {
+	t.Parallel()
 	kexinit := packet(20, "algorithms")
 	for _, tc := range []struct {
 		name string

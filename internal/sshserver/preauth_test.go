@@ -226,6 +226,7 @@ func TestLeastAdvancedIsClosedFirst(t *testing.T) {
 // Beyond the waiting room a connection is closed at once; at shutdown the
 // waiting ones are closed too.
 func TestWaitingRoomIsBounded(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.start(func(c *Config) {
 		c.MaxUnauthenticated = 1
@@ -264,6 +265,7 @@ func TestWaitingRoomIsBounded(t *testing.T) {
 // A connection that sends no identification line within BannerTimeout is
 // closed; one that sent it before then has the rest of HandshakeTimeout.
 func TestBannerTimeout(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.start(func(c *Config) { c.BannerTimeout = 300 * time.Millisecond; c.HandshakeTimeout = waitLimit })
 	client := w.holdClient(false)
@@ -286,6 +288,7 @@ func TestBannerTimeout(t *testing.T) {
 // authenticate within HandshakeTimeout is closed, and so is one that
 // waited for a slot all that time; one that authenticated is not.
 func TestHandshakeTimeout(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.start(func(c *Config) {
 		c.HandshakeTimeout = time.Second

@@ -15,6 +15,7 @@ import (
 )
 
 func TestProjectsOverSSH(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.addProject("proj")
 	w.start(nil)
@@ -30,6 +31,7 @@ func TestProjectsOverSSH(t *testing.T) {
 // Each session has its own renderer: a client asking for no colour gets
 // none while another client, at the same time, gets colours.
 func TestPerSessionRenderer(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.addProject("proj")
 	w.start(nil)
@@ -52,6 +54,7 @@ func TestPerSessionRenderer(t *testing.T) {
 }
 
 func TestUnknownKeyIsRefused(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.start(nil)
 	stranger := newSigner(t)
@@ -65,6 +68,7 @@ func TestUnknownKeyIsRefused(t *testing.T) {
 }
 
 func TestPasswordAndKeyboardInteractiveAreRefused(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.start(nil)
 	if _, err := w.dial(gossh.Password("hunter2")); err == nil {
@@ -82,6 +86,7 @@ func TestPasswordAndKeyboardInteractiveAreRefused(t *testing.T) {
 }
 
 func TestSessionWithoutPTY(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.start(nil)
 	c, err := w.dial()
@@ -100,6 +105,7 @@ func TestSessionWithoutPTY(t *testing.T) {
 }
 
 func TestMalformedAuthorizedKeyLineIsSkipped(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	other := newSigner(t)
 	w.writeKeys("# team keys\n\nssh-ed25519 AAAAnot-base64!! broken@laptop\n" + authorizedLine(w.user) +
@@ -125,6 +131,7 @@ func TestMalformedAuthorizedKeyLineIsSkipped(t *testing.T) {
 }
 
 func TestNoUsableKeyRefusesToStart(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.writeKeys("# nothing here\nnot a key\n")
 	_, err := New(w.config())
@@ -145,6 +152,7 @@ func TestNoUsableKeyRefusesToStart(t *testing.T) {
 }
 
 func TestHostKeyCreatedOnceAndReused(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	cfg := w.config()
 	s1, err := New(cfg)
@@ -184,6 +192,7 @@ func TestHostKeyCreatedOnceAndReused(t *testing.T) {
 // Two people edit the same project's memory at once: the second save
 // gets the app's conflict dialog instead of clobbering the first.
 func TestTwoSessionsEditSameMemory(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	root := w.addProject("proj")
 	w.start(nil)
@@ -213,6 +222,7 @@ func TestTwoSessionsEditSameMemory(t *testing.T) {
 }
 
 func TestResizeReachesProgram(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.addProject("proj")
 	w.start(nil)
@@ -237,6 +247,7 @@ func TestResizeReachesProgram(t *testing.T) {
 }
 
 func TestConnectionLog(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.start(nil)
 	w.openTerm(100, 30, "xterm", nil).waitFor("[1 Projects]")
@@ -264,6 +275,7 @@ func TestConnectionLog(t *testing.T) {
 }
 
 func TestSessionCap(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.start(func(c *Config) { c.MaxSessions = 1 })
 	first := w.openTerm(100, 30, "xterm", nil)
@@ -281,6 +293,7 @@ func TestSessionCap(t *testing.T) {
 }
 
 func TestIdleTimeout(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.start(func(c *Config) { c.IdleTimeout = 300 * time.Millisecond })
 	tm := w.openTerm(100, 30, "xterm", nil)
@@ -291,6 +304,7 @@ func TestIdleTimeout(t *testing.T) {
 // $EDITOR runs in the client's PTY: it sees a terminal of the client's
 // size, and its output reaches the client.
 func TestEditorRunsInClientTerminal(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	root := w.addProject("proj")
 	os.WriteFile(filepath.Join(root, "AGENTS.md"), []byte("# Original rules\n"), 0o644)
@@ -311,6 +325,7 @@ func TestEditorRunsInClientTerminal(t *testing.T) {
 }
 
 func TestGracefulShutdown(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.start(nil)
 	tm := w.openTerm(100, 30, "xterm", nil)

@@ -28,6 +28,7 @@ func (m sizeModel) View() string { return "sizes" }
 // Window sizes are clamped to what a terminal can have, in the pty-req and
 // in every window-change.
 func TestHugeWindowIsClamped(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	sizes := make(chan tea.WindowSizeMsg, 64)
 	w.start(func(c *Config) {

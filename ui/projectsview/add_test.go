@@ -17,6 +17,7 @@ import (
 // agent's file tools will reach everything below it; "n" goes back to the
 // form without adding, "y" adds.
 func TestAddHomeFolderAsksASecondTime(t *testing.T) {
+	t.Parallel()
 	home, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -7,9 +7,7 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/teatest"
-	"github.com/muesli/termenv"
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
@@ -31,7 +29,6 @@ func start(t *testing.T, pl paths.Places) *screen { return startEnv(t, pl, nil) 
 // startEnv starts the UI with env as its program's environment.
 func startEnv(t *testing.T, pl paths.Places, env map[string]string) *screen {
 	t.Helper()
-	lipgloss.SetColorProfile(termenv.Ascii)
 	m, done, err := ui.NewKit(context.Background(), ui.KitOptions{DataDir: pl.DataDir, AgentDir: pl.AgentDir, Home: pl.Home,
 		Env: func(k string) string { return env[k] }})
 	if err != nil {
@@ -89,6 +86,7 @@ func project(t *testing.T, pl paths.Places, name string) projects.Project {
 
 // Row keys act without enter, but never while the filter has the keys.
 func TestRowKeysActDirectlyButNotWhileFiltering(t *testing.T) {
+	t.Parallel()
 	pl := places(t)
 	reg, done := registry(t, pl)
 	for _, n := range []string{"alpha", "beta"} {
@@ -119,6 +117,7 @@ func TestRowKeysActDirectlyButNotWhileFiltering(t *testing.T) {
 // g moves a project to a group named on the spot; z folds the group, and
 // the folding is remembered by the next start; a filter looks inside it.
 func TestGroupsFoldAndAreRemembered(t *testing.T) {
+	t.Parallel()
 	pl := places(t)
 	reg, done := registry(t, pl)
 	for _, n := range []string{"api", "web", "notes"} {
@@ -152,6 +151,7 @@ func TestGroupsFoldAndAreRemembered(t *testing.T) {
 // A project whose folder moved is relocated from its row: L, the new
 // path, enter. Memory follows it and the row is no longer missing.
 func TestRelocateFromTheRow(t *testing.T) {
+	t.Parallel()
 	pl := places(t)
 	reg, done := registry(t, pl)
 	old := filepath.Join(pl.Home, "src", "api")
@@ -181,6 +181,7 @@ func TestRelocateFromTheRow(t *testing.T) {
 // The row menu's w item says whether the agent may write memory now; o
 // or w on a section heading says why nothing happened.
 func TestMenuShowsAgentWritesAndHeadingKeysSayWhy(t *testing.T) {
+	t.Parallel()
 	pl := places(t)
 	h := openHost(t, pl)
 	ctx := context.Background()

@@ -18,6 +18,7 @@ import (
 // Every screen of the Projects tab shows the keys its table handles, and
 // only those (each step of the add dialog counted together).
 func TestProjectsKeysAreData(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	h, err := host.Open(context.Background(), paths.Places{Home: dir, AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data")}, host.Options{})
 	if err != nil {

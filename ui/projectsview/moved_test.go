@@ -40,6 +40,7 @@ func movedShop(t *testing.T, pl paths.Places, sessions string) string {
 // (not the process's): the shared folder's header now names the new
 // root, and there is still one project.
 func TestAddingAMovedFolderOffersToRelocate(t *testing.T) {
+	t.Parallel()
 	pl := places(t)
 	sessions := filepath.Join(pl.Home, "shared-sessions")
 	file := movedShop(t, pl, sessions)
@@ -66,6 +67,7 @@ func TestAddingAMovedFolderOffersToRelocate(t *testing.T) {
 
 // n adds the folder as a project of its own; the missing one stays.
 func TestAddingAMovedFolderAsNew(t *testing.T) {
+	t.Parallel()
 	pl := places(t)
 	movedShop(t, pl, filepath.Join(pl.Home, "sessions"))
 	s := start(t, pl)
@@ -89,6 +91,7 @@ func TestAddingAMovedFolderAsNew(t *testing.T) {
 // w on a row turns the agent-writes switch on, and again off; the menu
 // lists it.
 func TestAgentWritesFromTheRow(t *testing.T) {
+	t.Parallel()
 	pl := places(t)
 	reg, done := registry(t, pl)
 	os.MkdirAll(filepath.Join(pl.Home, "api"), 0o755)

@@ -13,8 +13,10 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
 )
 
 // Limit bounds every wait and the program's end. It is a fail-safe, not
@@ -204,4 +206,13 @@ func Plain(b []byte) []byte { return sgr.ReplaceAll(b, nil) }
 func Prose(b []byte) []byte {
 	text := strings.ReplaceAll(ansi.Strip(string(b)), "│", " ")
 	return []byte(strings.Join(strings.Fields(text), " "))
+}
+
+// Main runs a ui package's tests (call it from TestMain) with lipgloss's
+// process-wide colour profile set once, to plain text, before any test
+// starts: the tests run in parallel, and setting it as each starts would
+// race with the others' rendering.
+func Main(m *testing.M) int {
+	lipgloss.SetColorProfile(termenv.Ascii)
+	return m.Run()
 }

@@ -109,10 +109,11 @@ func (t *tracked) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // untracked names commands the wait at a test's end does not count.
 //
-// Timers (tea.Tick, tea.Every: spinners, the tool clock, quiet periods)
-// only wait and then make a message, which goes nowhere once the program
+// Timers (tea.Tick, tea.Every: spinners, the tool clock, quiet periods;
+// a text field's cursor blink, which waits its 530 ms on a context) only
+// wait and then make a message, which goes nowhere once the program
 // ended: waiting for them would only add up to a second to every test.
-var untracked = []string{"/bubbletea.Tick.", "/bubbletea.Every."}
+var untracked = []string{"/bubbletea.Tick.", "/bubbletea.Every.", "/bubbles/cursor.(*Model).BlinkCmd."}
 
 // track counts cmd while it runs, and the commands of a batch it returns
 // while they run.
