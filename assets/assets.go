@@ -1,6 +1,7 @@
 // Package assets holds the files pi-tui ships inside its binary: the
-// starter AGENTS.md a project gets when it has none, and the provider
-// guidance templates a user can copy into the agent dir.
+// starter AGENTS.md a project gets when it has none, the provider
+// guidance templates a user can copy into the agent dir, and the bridge
+// extension pi loads when it runs as a pi-tui runtime.
 package assets
 
 import "embed"
@@ -15,3 +16,12 @@ var StarterAgents string
 //
 //go:embed templates/*.md
 var Templates embed.FS
+
+// BridgeSource is pi-tui's bridge extension for pi, the TypeScript file
+// pi loads with -e (core/bridge writes it to the data dir).
+//
+//go:embed bridge/pi-tui-bridge.ts
+var BridgeSource []byte
+
+// BridgeName is the file name pi loads.
+const BridgeName = "pi-tui-bridge.ts"

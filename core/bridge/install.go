@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	asset "github.com/pi-tui/pi-tui/assets/bridge"
+	"github.com/pi-tui/pi-tui/assets"
 )
 
 // Install writes the bridge extension under dataDir, content-addressed:
@@ -20,7 +20,7 @@ import (
 // write); a folder that is a link, or not a 0700 folder of this user, is
 // refused, since pi would run whatever code it finds there.
 func Install(dataDir string) (string, error) {
-	sum := sha256.Sum256(asset.Source)
+	sum := sha256.Sum256(assets.BridgeSource)
 	base := filepath.Join(dataDir, "bridge")
 	dir := filepath.Join(base, hex.EncodeToString(sum[:])[:16])
 	for _, d := range []string{base, dir} {
@@ -28,9 +28,9 @@ func Install(dataDir string) (string, error) {
 			return "", fmt.Errorf("the pi bridge cannot be installed: %w", err)
 		}
 	}
-	file := filepath.Join(dir, asset.Name)
+	file := filepath.Join(dir, assets.BridgeName)
 	if fi, err := os.Lstat(file); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() == 0o600 {
-		if b, err := os.ReadFile(file); err == nil && bytes.Equal(b, asset.Source) {
+		if b, err := os.ReadFile(file); err == nil && bytes.Equal(b, assets.BridgeSource) {
 			return file, nil
 		}
 	}
@@ -39,7 +39,7 @@ func Install(dataDir string) (string, error) {
 		return "", fmt.Errorf("the pi bridge cannot be installed: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(asset.Source); err != nil {
+	if _, err := tmp.Write(assets.BridgeSource); err != nil {
 		tmp.Close()
 		return "", fmt.Errorf("the pi bridge cannot be installed: %w", err)
 	}
