@@ -303,6 +303,10 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(folds, m.load(), m.spin.Tick, m.reloadTick(), m.waitChanges(), m.watchStamp())
 }
 
+// Shown reports whether the first list has arrived, so the next frame
+// shows it: the shell starts what that frame does not need after it.
+func (m *Model) Shown() bool { return !m.loading }
+
 // Polls are how often the tab looks for changes that no event announces.
 type Polls struct {
 	// Stamp is how often the database files are looked at for writes by
