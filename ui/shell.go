@@ -65,6 +65,9 @@ type Options struct {
 	// Now is the clock; nil means time.Now. Tests pass a fake one to
 	// drive the quiet period of approval dialogs without waiting.
 	Now func() time.Time
+	// Preload, if set, is the Projects tab's first list, already being
+	// read (projectsview.StartPreload); nil reads it at Init.
+	Preload *projectsview.Preload
 }
 
 // Start is where a program opens: `pi-tui [-c] [PATH]`.
@@ -167,6 +170,9 @@ func New(opts Options) *Model {
 		ShowInstructions: m.showInstructions,
 		OpenSession:      m.openSession,
 	})
+	if opts.Preload != nil {
+		m.projects.UsePreload(opts.Preload)
+	}
 	m.settings = settingsview.New(opts.Host, st, opts.Env, m.editGlobal)
 	m.session = newSessionTab(opts, st, m.markdown)
 	return m
