@@ -65,6 +65,9 @@ type Options struct {
 	// Now is the clock; nil means time.Now. Tests pass a fake one to
 	// drive the quiet period of approval dialogs without waiting.
 	Now func() time.Time
+	// Preload, if set, is the Projects tab's first list, already being
+	// read (projectsview.StartPreload); nil reads it at Init.
+	Preload *projectsview.Preload
 }
 
 // Start is where a program opens: `pi-tui [-c] [PATH]`.
@@ -121,6 +124,12 @@ type Model struct {
 
 	quitAsk *dialog.Confirm // the open quit confirmation, if any
 
+	// later is what the first frame of the Projects tab does not show
+	// (the Settings tab, the session tab's reconciling of every project's
+	// session folder), started once that frame's list has arrived rather
+	// than beside the load it would slow down.
+	later []tea.Cmd
+
 	showHelp  bool
 	helpTop   int // the first key line the help screen shows
 	notice    string
@@ -161,6 +170,9 @@ func New(opts Options) *Model {
 		ShowInstructions: m.showInstructions,
 		OpenSession:      m.openSession,
 	})
+	if opts.Preload != nil {
+		m.projects.UsePreload(opts.Preload)
+	}
 	m.settings = settingsview.New(opts.Host, st, opts.Env, m.editGlobal)
 	m.session = newSessionTab(opts, st, m.markdown)
 	return m
@@ -178,7 +190,22 @@ func (m *Model) Close() {
 // Init loads the projects and the settings, and goes where the program
 // was asked to start.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.projects.Init(), m.settings.Init(), m.session.Init(), m.loadStatus(), m.start())
+	if m.opts.Start.Project != nil || m.opts.Start.AddPath != "" {
+		return tea.Batch(m.projects.Init(), m.settings.Init(), m.session.Init(), m.loadStatus(), m.start())
+	}
+	m.later = []tea.Cmd{m.settings.Init(), m.session.Init()}
+	return tea.Batch(m.projects.Init(), m.loadStatus())
+}
+
+// startLater starts the work Init put off once the Projects tab has its
+// first list.
+func (m *Model) startLater() tea.Cmd {
+	if m.later == nil || !m.projects.Shown() {
+		return nil
+	}
+	cmd := tea.Batch(m.later...)
+	m.later = nil
+	return cmd
 }
 
 // start opens the project or the add dialog that Options.Start names.
@@ -305,7 +332,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	// is seen; hidden (another tab, a page over it), it catches up when it
 	// shows again. Twenty SSH clients each saving memory would otherwise
 	// reload every program's list at once, twenty times over.
-	return m, tea.Batch(cmd, nav, m.projects.Seen(m.tab == tabProjects && len(m.stack) == 0))
+	return m, tea.Batch(cmd, nav, m.projects.Seen(m.tab == tabProjects && len(m.stack) == 0), m.startLater())
 }
 
 // applyNav pushes and closes the layers recorded during the last message,

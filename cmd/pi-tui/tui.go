@@ -16,6 +16,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/ui"
+	"github.com/pi-tui/pi-tui/ui/projectsview"
 )
 
 // tuiStart is where the terminal UI opens: `pi-tui [-c] [PATH]`.
@@ -42,6 +43,9 @@ func (a *app) tui(start tuiStart) error {
 	if err != nil {
 		return err
 	}
+	// The Projects list, which the first frame shows, is read from here
+	// on, beside the background question and the program's start.
+	pre := projectsview.StartPreload(a.ctx, h)
 	at, err := a.startAt(h, dir, start)
 	if err != nil {
 		return err
@@ -58,7 +62,7 @@ func (a *app) tui(start tuiStart) error {
 		dark = darkBackground(a.ctx, in, out, a.env, backgroundBound)
 	}
 	r.SetHasDarkBackground(dark)
-	m := ui.New(ui.Options{Host: h, Context: a.ctx, Renderer: r, Env: a.env, Start: at})
+	m := ui.New(ui.Options{Host: h, Context: a.ctx, Renderer: r, Env: a.env, Start: at, Preload: pre})
 	// main turns SIGINT and SIGTERM into the end of a.ctx, which ends the
 	// program; bubbletea's own handler would race it for the same signal
 	// and, losing, block the program's shutdown until main gave up.

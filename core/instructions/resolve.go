@@ -64,10 +64,11 @@ type Options struct {
 
 // Resolver resolves instruction chains for one agent directory and model.
 // It is safe for use from many goroutines; build a new one when the model
-// or the guidance changes. Its only mutable state is a bounded cache of
+// or the guidance changes. Its only mutable state is two bounded caches:
 // candidate names known to be absent from unchanged directories (see
-// dirCache), so reusing one Resolver makes later resolutions cheaper
-// without ever hiding a file that exists.
+// dirCache) and the last root chain of each root while every probe it was
+// built from gives the same result (see rootMemo), so reusing one Resolver
+// makes later resolutions cheaper without ever hiding a change.
 type Resolver struct {
 	agentDir   string // absolute and clean, as configured
 	agentCanon string // canonical agent directory when it resolved at New
@@ -77,7 +78,8 @@ type Resolver struct {
 	files      []string // provider files for the model
 	fileBits   []uint64 // each provider file's bit in dirEntry.absent
 
-	dirs dirCache // absent names per unchanged directory
+	dirs  dirCache // absent names per unchanged directory
+	roots rootMemo // the last root chain per root, while its probes hold
 
 	// now, when set (by tests in this package), replaces time.Now when
 	// deciding whether a directory is old enough to be cached.
@@ -280,8 +282,17 @@ func (r *Resolver) resolve(ctx context.Context, root, target string, hasTarget b
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	memo := !hasTarget && filepath.IsAbs(root)
+	if memo {
+		if c, ok := r.recall(root); ok {
+			return c, nil
+		}
+	}
 	x := &run{r: r, ctx: ctx, sources: make([]Source, 0, 8), skipped: []Skip{}, warnings: []string{}}
 	x.sys.buf = make([]byte, 0, 256)
+	if memo {
+		x.sys.log = &probeLog{}
+	}
 	x.dirs = x.dirBuf[:0]
 	// The clock is read before any directory is stat'ed: a key is trusted
 	// only if it was already racyMargin old at this moment.
@@ -335,6 +346,9 @@ func (r *Resolver) resolve(ctx context.Context, root, target string, hasTarget b
 		chain.UsedBytes += chain.Sources[i].ShownBytes
 	}
 	chain.Text = Render(chain.Sources)
+	if memo {
+		r.remember(root, x, chain)
+	}
 	return chain, nil
 }
 
@@ -362,11 +376,14 @@ func canonicalInfo(sys *sysCtx, path string) (c string, fi fileInfo, ok bool, er
 		if i < len(p) && p[i] != '/' {
 			continue
 		}
+		sys.loose = i < len(p)
 		fi, err = sys.lstat(p[:i])
+		sys.loose = false
 		if err != nil {
 			return "", fileInfo{}, false, err
 		}
 		if fi.kind == kindSymlink {
+			sys.followed()
 			c, err = filepath.EvalSymlinks(p)
 			return c, fileInfo{}, false, err
 		}
@@ -668,6 +685,7 @@ func (x *run) check(scope, base, dir, name, path string, fi fileInfo) (string, f
 	}
 	canon := path
 	if viaLink {
+		x.sys.followed()
 		c, err := filepath.EvalSymlinks(path)
 		if err != nil {
 			switch {

@@ -21,7 +21,13 @@ func sameFile(a, b fileID) bool {
 	return a.fi != nil && b.fi != nil && os.SameFile(a.fi, b.fi)
 }
 
-type sysCtx struct{ buf []byte } // buf is unused here; it keeps the shape of the unix variant
+// sysCtx keeps the shape of the unix variant; nothing here fills buf or
+// log (without ctimes no root chain is remembered, see rootMemo).
+type sysCtx struct {
+	buf   []byte
+	log   *probeLog
+	loose bool
+}
 
 // dirKey: without a ctime (and device/inode numbers) a directory's state
 // cannot be told apart reliably, so nothing is cached here.

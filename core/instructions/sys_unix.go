@@ -48,7 +48,13 @@ func (fi fileInfo) dirKey() (key dirKey, ok bool) {
 
 // sysCtx carries per-resolution scratch space: a path buffer reused for every
 // stat so that probing a candidate that does not exist allocates nothing.
-type sysCtx struct{ buf []byte }
+// A root resolution also logs its probes (see rootMemo); loose marks the
+// probes of the directories above the root.
+type sysCtx struct {
+	buf   []byte
+	log   *probeLog
+	loose bool
+}
 
 // lstatIn stats dir/name without following a final symbolic link.
 func (s *sysCtx) lstatIn(dir, name string) (fileInfo, error) {
@@ -67,10 +73,15 @@ func (s *sysCtx) stat(path string) (fileInfo, error) {
 
 func (s *sysCtx) statJoin(dir, name string, follow bool) (fileInfo, error) {
 	var st syscall.Stat_t
-	if err := s.fstatat(dir, name, &st, follow); err != nil {
-		return fileInfo{}, err
+	var fi fileInfo
+	err := s.fstatat(dir, name, &st, follow)
+	if err == nil {
+		fi = infoFromStat(&st)
 	}
-	return infoFromStat(&st), nil
+	if s.log != nil {
+		s.log.add(dir, name, follow, s.loose, fi, err)
+	}
+	return fi, err
 }
 
 // readBounded opens path (which must not be a link) without blocking, checks

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/memory"
@@ -20,6 +21,10 @@ func BenchmarkPrepareUnchanged(b *testing.B) {
 	if _, err := r.m.Prepare(ctx, r.sid, ""); err != nil {
 		b.Fatal(err)
 	}
+	// Unchanged means as a project's files are between prompts: written
+	// longer ago than the 2 s within which a file system's timestamps may
+	// still hide a change, so the host may trust what it stat'ed.
+	time.Sleep(2100 * time.Millisecond)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := r.m.Prepare(ctx, r.sid, ""); err != nil {

@@ -260,6 +260,11 @@ func (l *loader) walkSkills(dir, scope string, files bool, depth int, onPath map
 	if depth > maxDepth {
 		return
 	}
+	// Most places looked in do not exist; one lstat says so, where
+	// EvalSymlinks would stat every component of the path first.
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return
+	}
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil || onPath[real] {
 		return // gone, or a link back up the tree

@@ -154,6 +154,7 @@ type Model struct {
 	folded map[string]bool
 
 	loading bool
+	pre     *Preload        // the first load, read ahead (UsePreload), until Init uses it
 	want    string          // project to select after the next load
 	stamp   services.Stamp  // the database files as the last load found them
 	writes  map[string]bool // project id → the agent may write memory
@@ -303,6 +304,10 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(folds, m.load(), m.spin.Tick, m.reloadTick(), m.waitChanges(), m.watchStamp())
 }
 
+// Shown reports whether the first list has arrived, so the next frame
+// shows it: the shell starts what that frame does not need after it.
+func (m *Model) Shown() bool { return !m.loading }
+
 // Polls are how often the tab looks for changes that no event announces.
 type Polls struct {
 	// Stamp is how often the database files are looked at for writes by
@@ -372,20 +377,55 @@ func (m *Model) reloadTick() tea.Cmd {
 
 func (m *Model) load() tea.Cmd {
 	h, ctx := m.host, m.ctx
-	return func() tea.Msg {
-		// The stamp is taken first: a write after it, even during the
-		// read, changes the stamp the next look compares.
-		stamp := h.Stamp()
-		list, err := h.Projects.List(ctx, true)
-		// Every project's agent-writes switch, for the row menu; nil when
-		// it cannot be read (the menu then says on/off without the state).
-		writes, werr := h.Memory.AllAgentWrites(ctx)
-		if werr != nil {
-			writes = nil
+	if pre := m.pre; pre != nil {
+		m.pre = nil
+		return func() tea.Msg {
+			select {
+			case <-pre.done:
+				return pre.msg
+			case <-ctx.Done():
+				return nil
+			}
 		}
-		return loadedMsg{list: list, writes: writes, stamp: stamp, err: err}
 	}
+	return func() tea.Msg { return readList(ctx, h) }
 }
+
+// readList reads the list as a loadedMsg.
+func readList(ctx context.Context, h *host.Host) loadedMsg {
+	// The stamp is taken first: a write after it, even during the
+	// read, changes the stamp the next look compares.
+	stamp := h.Stamp()
+	list, err := h.Projects.List(ctx, true)
+	// Every project's agent-writes switch, for the row menu; nil when
+	// it cannot be read (the menu then says on/off without the state).
+	writes, werr := h.Memory.AllAgentWrites(ctx)
+	if werr != nil {
+		writes = nil
+	}
+	return loadedMsg{list: list, writes: writes, stamp: stamp, err: err}
+}
+
+// Preload is a first list being read ahead of the program: the terminal
+// UI starts it as soon as the host is open, so the list is read while the
+// terminal is asked its background and the program starts, not after.
+type Preload struct {
+	done chan struct{}
+	msg  loadedMsg
+}
+
+// StartPreload starts reading the list for one program's tab (UsePreload).
+func StartPreload(ctx context.Context, h *host.Host) *Preload {
+	p := &Preload{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.msg = readList(ctx, h)
+	}()
+	return p
+}
+
+// UsePreload makes p the tab's first load; call it before Init.
+func (m *Model) UsePreload(p *Preload) { m.pre = p }
 
 // findWinners resolves, off the UI goroutine, which instruction file is in
 // effect at each project's root. It reads no agent dir: the row shows the
