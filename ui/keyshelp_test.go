@@ -26,26 +26,25 @@ func TestHelpShowsEveryChatKey(t *testing.T) {
 			s.waitFor("No sessions yet")
 			s.keys("n")
 			s.waitFor("Type a message")
-			start := s.raw.Len()
 			s.tm.Send(tea.KeyMsg{Type: tea.KeyF1})
-			s.waitFor("Keys · Session")
+			// Each page is read from the frame itself, whole: the terminal
+			// gets only the lines a frame changed, perhaps in pieces.
+			frame := s.sc.WaitFrame(func(f string) bool { return strings.Contains(f, "Keys · Session") })
+			seen := []byte(frame)
 			footer := regexp.MustCompile(`lines (\d+)–(\d+) of (\d+)`)
 			for range 20 {
-				all := footer.FindAllSubmatch(plain(s.raw.Bytes()[start:]), -1)
-				if len(all) == 0 {
-					break // everything fits: no footer
-				}
-				last := all[len(all)-1]
-				if string(last[2]) == string(last[3]) {
-					break
+				last := footer.FindSubmatch([]byte(frame))
+				if last == nil || string(last[2]) == string(last[3]) {
+					break // everything fits (no footer), or this is the last page
 				}
 				s.keys("pgdown")
 				from, _ := strconv.Atoi(string(last[1]))
 				to, _ := strconv.Atoi(string(last[2]))
 				n, _ := strconv.Atoi(string(last[3]))
-				s.waitFor("–" + strconv.Itoa(min(to+to-from+1, n)) + " of " + strconv.Itoa(n))
+				next := "–" + strconv.Itoa(min(to+to-from+1, n)) + " of " + strconv.Itoa(n)
+				frame = s.sc.WaitFrame(func(f string) bool { return strings.Contains(f, next) })
+				seen = append(seen, frame...)
 			}
-			seen := plain(s.raw.Bytes()[start:])
 			s.final()
 			for _, g := range m.session.Help() {
 				for _, b := range g {

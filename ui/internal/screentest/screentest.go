@@ -75,6 +75,25 @@ func Start(t testing.TB, m tea.Model, w, h int, read func([]byte) []byte) *Scree
 	return &Screen{T: t, TM: tm, read: read, frames: tr.frames}
 }
 
+// WaitFrame waits until a frame satisfies ok and returns that frame (as
+// read turns it into text).
+func (s *Screen) WaitFrame(ok func(frame string) bool) string {
+	s.T.Helper()
+	deadline := time.NewTimer(Limit)
+	defer deadline.Stop()
+	for {
+		view, next := s.frames.now()
+		if seen := string(s.read([]byte(view))); ok(seen) {
+			return seen
+		}
+		select {
+		case <-next:
+		case <-deadline.C:
+			s.T.Fatalf("WaitFrame: no frame as wanted after %s. The last frame:\n%s", Limit, s.read([]byte(view)))
+		}
+	}
+}
+
 // WaitScreen waits until one frame shows all of want at once, as the
 // screen does: a state, where WaitFor waits for output that may have
 // come in different frames. It reads the frames the model draws, not the
