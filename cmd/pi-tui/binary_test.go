@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 	if builtBinary.dir != "" {
 		os.RemoveAll(builtBinary.dir)
 	}
+	if builtFakePi.dir != "" {
+		os.RemoveAll(builtFakePi.dir)
+	}
 	os.Exit(code)
 }
 
