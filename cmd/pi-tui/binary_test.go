@@ -55,6 +55,9 @@ func TestMain(m *testing.M) {
 			os.RemoveAll(b.dir)
 		}
 	}
+	if builtFakePi.dir != "" {
+		os.RemoveAll(builtFakePi.dir)
+	}
 	os.Exit(code)
 }
 

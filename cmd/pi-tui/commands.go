@@ -51,6 +51,7 @@ var (
 	flagJSON    = flagDoc{"json", "", "print JSON instead of a table or text"}
 	flagProject = flagDoc{"project", "P", "the project (id, path or name); default: the one holding the working directory"}
 	flagModel   = flagDoc{"model", "PROVIDER/ID", "the model, e.g. anthropic/claude-sonnet-4-5; default: pi's default model"}
+	flagEngine  = flagDoc{"engine", "auto|pi|builtin", "the engine: your pi, or pi-tui's own; default: PI_TUI_ENGINE, else the setting (auto)"}
 )
 
 // globalFlags may stand anywhere on the line.
@@ -108,12 +109,12 @@ var commands = []command{
 		flags: []flagDoc{flagProject, {"root", "DIR", "a folder instead of a registered project"},
 			{"session", "ID", "the root of this session: its worktree, or its project's root"}, flagModel, flagJSON},
 		args: []argKind{argPath}, example: "pi-tui instructions --project shop src/api/handler.go"},
-	{path: "prompt", synopsis: "[--project P] [--model PROVIDER/ID] [--thinking LEVEL] [--session ID|--continue|--worktree [--base BRANCH]] [--json] [--yes] TEXT",
+	{path: "prompt", synopsis: "[--project P] [--model PROVIDER/ID] [--thinking LEVEL] [--session ID|--continue|--worktree [--base BRANCH]] [--engine E] [--json] [--yes] TEXT",
 		summary: "run one prompt headless and print the answer",
 		more: "TEXT - reads standard input. Tool calls that need approval are denied unless --yes;\n" +
 			"when any was denied the exit status is 3. --worktree starts the session in a git worktree of\n" +
 			"its own (branch pi/<id>), to merge or discard later with pi-tui sessions merge|discard.",
-		flags: []flagDoc{flagProject, flagModel,
+		flags: []flagDoc{flagProject, flagModel, flagEngine,
 			{"thinking", "LEVEL", "thinking level: off, minimal, low, medium, high, xhigh"},
 			{"session", "ID", "continue this session of the project"},
 			{"continue", "", "continue the project's latest session"},
@@ -122,8 +123,9 @@ var commands = []command{
 			{"worktree", "", "start a new session in a git worktree of its own, on a new branch pi/<id>"},
 			{"base", "BRANCH", "with --worktree: the branch it starts from and merges into; default: the checked-out one"}},
 		example: `pi-tui prompt --project shop --continue "run the tests and fix what fails"`},
-	{path: "rpc", synopsis: "[--project P] [--model PROVIDER/ID]", summary: "JSON lines on standard input and output (pi's RPC mode)",
-		flags: []flagDoc{flagProject, flagModel}, example: `echo '{"id":"1","type":"prompt","message":"hi"}' | pi-tui rpc --project shop`},
+	{path: "rpc", synopsis: "[--project P] [--model PROVIDER/ID] [--engine E]", summary: "JSON lines on standard input and output (pi's RPC mode)",
+		more:  "With the pi engine, pi's own commands (get_available_models, get_commands, get_session_stats, …) are passed to pi.",
+		flags: []flagDoc{flagProject, flagModel, flagEngine}, example: `echo '{"id":"1","type":"prompt","message":"hi"}' | pi-tui rpc --project shop`},
 	{path: "sessions list", synopsis: "PROJECT [--json]", summary: "list a project's sessions",
 		more:  "Worktree sessions show their branch, * for uncommitted changes, and the diff stat against their base.",
 		flags: []flagDoc{flagJSON}, args: []argKind{argProject}, example: "pi-tui sessions list shop --json"},

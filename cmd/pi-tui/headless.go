@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -18,6 +19,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/rpc"
 	"github.com/pi-tui/pi-tui/core/runtimes"
+	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
@@ -54,11 +56,15 @@ func (a *app) promptCmd(args []string) error {
 	yes := fs.Bool("yes", false, "")
 	inWorktree := fs.Bool("worktree", false, "")
 	base := fs.String("base", "", "")
+	eng := fs.String("engine", "", "")
 	pos, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return a.helpFor("pi-tui prompt")
 	}
 	if err != nil {
+		return err
+	}
+	if err := checkEngine("prompt", *eng); err != nil {
 		return err
 	}
 	text := strings.TrimSpace(strings.Join(pos, " "))
@@ -93,7 +99,7 @@ func (a *app) promptCmd(args []string) error {
 	// Every call this run denies is denied here: nobody shows the session.
 	var deniedMu sync.Mutex
 	var denied []string
-	var opts runtimes.Options
+	opts := runtimes.Options{Engine: *eng}
 	if *yes {
 		opts.Approve = func(context.Context, agent.Approval) (bool, error) { return true, nil }
 	} else {
@@ -330,6 +336,7 @@ func (a *app) rpcCmd(args []string) error {
 	fs := a.flags("rpc")
 	project := fs.String("project", "", "")
 	model := fs.String("model", "", "")
+	eng := fs.String("engine", "", "")
 	pos, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return a.helpFor("pi-tui rpc")
@@ -340,7 +347,10 @@ func (a *app) rpcCmd(args []string) error {
 	if len(pos) > 0 {
 		return usagef("rpc takes no arguments; it reads JSON commands on standard input")
 	}
-	h, err := a.openHost()
+	if err := checkEngine("rpc", *eng); err != nil {
+		return err
+	}
+	h, err := a.openHostWith(runtimes.Options{Engine: *eng})
 	if err != nil {
 		return err
 	}
@@ -356,6 +366,14 @@ func (a *app) rpcCmd(args []string) error {
 		return err
 	}
 	return rpc.Serve(a.ctx, a.stdin, rpc.Config{Host: h, Out: out, Project: p, Session: s, Model: *model, Env: a.env})
+}
+
+// checkEngine refuses an --engine value that is not an engine.
+func checkEngine(cmd, value string) error {
+	if value != "" && !slices.Contains(services.EngineChoices, value) {
+		return usagef("%s --engine: unknown engine %q (auto, pi, builtin)", cmd, value)
+	}
+	return nil
 }
 
 // firstLine keeps a listing to one line per session.

@@ -24,6 +24,7 @@ func decodeCommand(line []byte) (command, error) {
 		return command{}, fmt.Errorf(`invalid command: a command is a JSON object ({"type": …}), not %s`, jsonKind(t))
 	}
 	c.ID = echoID(c.ID)
+	c.raw = line
 	if err == nil {
 		return c, nil
 	}

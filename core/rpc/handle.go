@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 )
@@ -108,6 +109,10 @@ func (r *server) handle(c command) {
 		}
 		r.reply(c, nil, data)
 	default:
+		if name, err := r.m.EngineOf(ctx, r.session); err == nil && name == piengine.Name {
+			r.passThrough(c)
+			return
+		}
 		r.reply(c, fmt.Errorf("unknown command %q (prompt, abort, get_state, new_session, compact, branch, set_model, set_thinking_level)", c.Type), nil)
 	}
 }

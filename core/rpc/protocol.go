@@ -23,6 +23,8 @@ type command struct {
 	// branch from Base ("" = the checked-out branch).
 	Worktree bool   `json:"worktree"`
 	Base     string `json:"base"`
+	// raw is the command's line, for passing pi's own commands through.
+	raw []byte
 }
 
 // response answers one command.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/projects"
@@ -40,7 +41,8 @@ type Config struct {
 // Serve reads commands from in until it ends or ctx does (a signal);
 // what was queued still runs, unless aborted, before it returns.
 func Serve(ctx context.Context, in io.Reader, cfg Config) error {
-	r := &server{ctx: ctx, h: cfg.Host, env: cfg.Env, m: cfg.Host.Runtimes, out: cfg.Out, project: cfg.Project, model: cfg.Model, session: cfg.Session}
+	r := &server{ctx: ctx, h: cfg.Host, env: cfg.Env, m: cfg.Host.Runtimes, out: cfg.Out, project: cfg.Project, model: cfg.Model, session: cfg.Session,
+		passing: make(chan struct{}, maxPassing)}
 	return r.serve(in)
 }
 
@@ -62,6 +64,10 @@ type server struct {
 	level   string // set_thinking_level's ("" = the model spec's or the default)
 	session string
 	queue   jobQueue
+	// passing bounds pi's commands in flight (passthrough.go); passed
+	// lets Serve wait for them.
+	passing chan struct{}
+	passed  sync.WaitGroup
 }
 
 // spec is the model spec prompts use: the model and the thinking level.
@@ -119,6 +125,7 @@ func (r *server) serve(in io.Reader) error {
 		// What was queued still runs (unless aborted), then rpc exits.
 		r.queue.close()
 		<-done
+		r.passed.Wait()
 	}
 	ctx := r.ctx
 	for {

@@ -10,6 +10,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
@@ -29,6 +30,10 @@ type built struct {
 	// settings are pi's settings.json, skills and templates for the
 	// project.
 	settings resources
+	// pi is the user's pi for a pi runtime; maxPi is the cap on live pi
+	// processes in force when the spec was built.
+	pi    piengine.Pi
+	maxPi int
 }
 
 // build computes the launch spec of a session: its root, the project's
@@ -63,9 +68,18 @@ func (m *Manager) build(ctx context.Context, sess *sessions.Session, modelSpec s
 	if err != nil {
 		return built{}, err
 	}
+	eng, err := m.chooseEngine(ctx, prefs.Engine)
+	if err != nil {
+		return built{}, err
+	}
 	// pi's settings.json, the project's own only when it is trusted.
 	res := m.resources(root, p.Trusted)
 	client, model, err := m.pickModel(modelSpec, res.providerOptions(m.opts.Provider))
+	if err != nil && eng.name == piengine.Name {
+		// pi resolves the model itself (its logins, its catalogue).
+		client = nil
+		model, err = piModel(h.Places.AgentDir, modelSpec)
+	}
 	if err != nil {
 		return built{}, err
 	}
@@ -89,10 +103,10 @@ func (m *Manager) build(ctx context.Context, sess *sessions.Session, modelSpec s
 	spec := Spec{SessionID: sessionID, Root: root, ProjectRoot: p.Root, Model: model.Provider + "/" + model.ID, Thinking: model.Thinking, KeyTag: model.KeyTag, Tools: tools,
 		Permission: prefs.PermissionMode, Trusted: p.Trusted, Sections: Sections{Base: baseFor(tools), Instructions: chain.Text,
 			Memory: m.memorySection(p.Root, mem.Content), Skills: res.skills.PromptSection(tools), Environment: environment(root, m.opts.Now())},
-		Settings: res.String()}
+		Settings: res.String(), Engine: eng.name, EngineVersion: eng.version}
 	ttl := m.opts.IdleTTL
 	if ttl <= 0 {
 		ttl = prefs.IdleTTL
 	}
-	return built{spec: spec, client: client, model: model, res: resv, base: labels(chain), ttl: ttl, settings: res}, nil
+	return built{spec: spec, client: client, model: model, res: resv, base: labels(chain), ttl: ttl, settings: res, pi: eng.pi, maxPi: prefs.MaxPiRuntimes}, nil
 }

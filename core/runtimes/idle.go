@@ -22,6 +22,10 @@ func (m *Manager) touchLocked(rt *Runtime) {
 func (m *Manager) expire(rt *Runtime, ttl time.Duration) {
 	m.mu.Lock()
 	defer m.unlock()
+	if rt.dead() {
+		m.retireLocked(rt, ReasonCrashed)
+		return
+	}
 	if rt.busy() || rt.reserved {
 		rt.idle = time.AfterFunc(ttl, func() { m.expire(rt, ttl) })
 		return
@@ -29,12 +33,18 @@ func (m *Manager) expire(rt *Runtime, ttl time.Duration) {
 	m.retireLocked(rt, ReasonIdleTimeout)
 }
 
-// touch ends a prompt's reservation and restarts the idle timer.
+// touch ends a prompt's reservation and restarts the idle timer; a
+// runtime whose pi died during the prompt is retired (ReasonCrashed) and
+// the next prompt launches a new one.
 func (m *Manager) touch(rt *Runtime) {
 	m.mu.Lock()
 	defer m.unlock()
 	rt.reserved = false
 	if m.runtimes[rt.Session.ID()] == rt {
+		if rt.dead() {
+			m.retireLocked(rt, ReasonCrashed)
+			return
+		}
 		m.touchLocked(rt)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
-	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 )
@@ -18,22 +18,42 @@ import (
 
 // Prepare re-registers a session's binding before a prompt or compaction
 // and returns the runtime to use: the idle one when its fingerprint is
-// unchanged, else a new one (the old retired with the reason). A busy
-// runtime is never swapped: ErrBusy.
+// unchanged (and its pi alive), else a new one (the old retired with the
+// reason). A busy runtime is never swapped: ErrBusy.
 func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Runtime, error) {
+	return m.prepare(ctx, sessionID, modelSpec, true)
+}
+
+// prepare is Prepare; reserve false is a launch without a prompt
+// (Prewarm, Call): the runtime is not reserved and a reuse is silent.
+func (m *Manager) prepare(ctx context.Context, sessionID, modelSpec string, reserve bool) (*Runtime, error) {
+	for {
+		if err := m.awaitLaunch(ctx, sessionID); err != nil {
+			return nil, err
+		}
+		rt, again, err := m.prepareOnce(ctx, sessionID, modelSpec, reserve)
+		if !again {
+			return rt, err
+		}
+	}
+}
+
+// prepareOnce is one attempt of prepare; again says another launch for
+// the session began meanwhile (wait for it and try again).
+func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, reserve bool) (_ *Runtime, again bool, _ error) {
 	m.mu.Lock()
 	rt := m.runtimes[sessionID]
 	m.mu.Unlock()
 	var sess *sessions.Session
 	if rt != nil {
 		if rt.busy() {
-			return nil, engine.ErrBusy
+			return nil, false, engine.ErrBusy
 		}
 		sess = rt.Session
 	} else {
 		s, err := m.sessions.Open(ctx, sessionID)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		sess = s
 	}
@@ -44,67 +64,118 @@ func (m *Manager) Prepare(ctx context.Context, sessionID, modelSpec string) (*Ru
 	}
 	b, err := m.build(ctx, sess, modelSpec)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	fp := b.spec.Fingerprint(m.seed)
 	m.mu.Lock()
-	defer m.unlock()
 	if m.closed {
-		return nil, errors.New("the runtime manager is closed")
+		m.unlock()
+		return nil, false, errors.New("the runtime manager is closed")
+	}
+	if m.launching[sessionID] != nil {
+		m.unlock()
+		return nil, true, nil
 	}
 	reason := ReasonNew
 	if last, ok := m.last[sessionID].(events.RuntimeRetired); ok && last.Reason != ReasonShutdown {
-		// Retired proactively (instructions or memory changed while idle):
-		// the launch says why, as a swap at this prompt would.
+		// Retired proactively (instructions or memory changed while idle,
+		// pi crashed): the launch says why, as a swap at this prompt would.
 		reason = last.Reason
 	}
 	if cur := m.runtimes[sessionID]; cur != nil {
 		if cur.busy() {
-			return nil, engine.ErrBusy
+			m.unlock()
+			return nil, false, engine.ErrBusy
 		}
-		if cur.fp == fp {
+		dead := cur.dead()
+		if cur.fp == fp && !dead {
 			cur.ttl = b.ttl
-			cur.reserved = true // a prompt is about to start: no retiring it
 			m.touchLocked(cur)
-			m.note(events.RuntimeReused{SessionID: sessionID, Reason: "unchanged", Model: cur.Spec.Model})
-			return cur, nil
+			if reserve {
+				cur.reserved = true // a prompt is about to start: no retiring it
+				why := "unchanged"
+				if cur.prewarmed {
+					why, cur.prewarmed = "prewarmed", false
+				}
+				m.note(events.RuntimeReused{SessionID: sessionID, Reason: why, Model: cur.Spec.Model})
+			}
+			m.unlock()
+			return cur, false, nil
 		}
 		reason = why(cur.Spec, b.spec)
+		if dead {
+			reason = ReasonCrashed
+		}
 		m.retireLocked(cur, reason)
 		// Launch with the history from the store, not the old process memory.
 		s, err := m.sessions.Open(ctx, sessionID)
 		if err != nil {
-			return nil, err
+			m.unlock()
+			return nil, false, err
 		}
 		sess = s
 	}
-	rt = m.launchLocked(b, sess, fp)
-	rt.reserved = true
+	if b.spec.Engine != piengine.Name {
+		rt = m.launchLocked(b, sess, fp)
+		m.launchedLocked(rt, reason, reserve)
+		m.unlock()
+		return rt, false, nil
+	}
+	if err := m.makeRoomLocked(b.maxPi); err != nil {
+		m.unlock()
+		return nil, false, err
+	}
+	done := make(chan struct{})
+	m.launching[sessionID] = done
+	m.unlock()
+	rt, err = m.launchPi(ctx, b, sess, fp)
+	m.mu.Lock()
+	delete(m.launching, sessionID)
+	close(done)
+	switch {
+	case err != nil:
+		m.unlock()
+		return nil, false, err
+	case m.closed:
+		m.closing = append(m.closing, rt.Engine)
+		m.unlock()
+		return nil, false, errors.New("the runtime manager is closed")
+	}
+	m.installLocked(rt)
+	m.launchedLocked(rt, reason, reserve)
+	m.unlock()
+	return rt, false, nil
+}
+
+// launchedLocked marks a new runtime reserved (a prompt) or prewarmed,
+// and announces it.
+func (m *Manager) launchedLocked(rt *Runtime, reason string, reserve bool) {
+	rt.reserved, rt.prewarmed = reserve, !reserve
 	info := rt.Engine.Info()
-	m.note(events.RuntimeLaunched{SessionID: sessionID, Reason: reason, Model: b.spec.Model, Engine: info.Name, EngineVersion: info.Version})
-	return rt, nil
+	m.note(events.RuntimeLaunched{SessionID: rt.Session.ID(), Reason: reason, Model: rt.Spec.Model, Engine: info.Name, EngineVersion: info.Version})
 }
 
 func (m *Manager) launchLocked(b built, sess *sessions.Session, fp string) *Runtime {
 	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl}
-	var pf agent.Preflighter = newProxy(b.spec.Root, b.spec.Trusted, b.res, m.opts.Host.Places.Home, m.opts.Host.Places.AgentDir,
-		instructions.Model{Provider: b.model.Provider, ID: b.model.ID})
-	if m.opts.WrapPreflight != nil {
-		pf = m.opts.WrapPreflight(pf)
-	}
 	var mw agent.MemoryWriter
 	if slices.Contains(b.spec.Tools, agent.ToolRemember) {
 		mw = &memoryWriter{m: m, rt: rt, projectID: sess.ProjectID()}
 	}
 	rt.Engine = agent.NewEngine(agent.Config{Session: sess, Root: b.spec.Root, AgentDir: m.opts.Host.Places.AgentDir, Client: b.client, Model: b.model,
-		System: b.spec.Sections.System(), Tools: b.spec.Tools, Permission: b.spec.Permission, Preflight: pf,
+		System: b.spec.Sections.System(), Tools: b.spec.Tools, Permission: b.spec.Permission, Preflight: m.preflighter(b),
 		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID(), b.spec.Root, b.spec.ProjectRoot), Events: emitter{m},
 		Compaction: &b.settings.compaction, Shell: b.settings.shell, Memory: mw})
-	m.runtimes[sess.ID()] = rt
-	m.watchLocked(b.spec.Root, 1)
+	m.installLocked(rt)
+	return rt
+}
+
+// installLocked makes rt the session's runtime and watches what it was
+// built from.
+func (m *Manager) installLocked(rt *Runtime) {
+	m.runtimes[rt.Session.ID()] = rt
+	m.watchLocked(rt.Spec.Root, 1)
 	m.watchLocked(m.opts.Host.Places.AgentDir, 1)
 	m.touchLocked(rt)
-	return rt
 }
 
 func (m *Manager) retireLocked(rt *Runtime, reason string) {

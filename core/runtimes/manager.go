@@ -29,6 +29,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/core/sessions"
@@ -62,6 +63,12 @@ type Options struct {
 	// preflight proxy.
 	WrapPreflight func(agent.Preflighter) agent.Preflighter
 	Now           func() time.Time
+	// Engine overrides the engine setting for this manager's life (auto,
+	// pi, builtin; --engine); "" means PI_TUI_ENGINE, else the setting.
+	Engine string
+	// PiEnv is added to the environment pi runs with (tests give the
+	// fake pi its script here).
+	PiEnv []string
 }
 
 // Runtime is a launched engine bound to one session.
@@ -72,11 +79,13 @@ type Runtime struct {
 	Engine  engine.Engine
 	Session *sessions.Session
 
-	fp       string
-	reserved bool          // handed out by Prepare; its prompt has not ended
-	ttl      time.Duration // idle TTL in force when the spec was built
-	lastUsed time.Time
-	idle     *time.Timer
+	pi        *piRun // the pi engine with its bridge; nil for the built-in engine
+	prewarmed bool   // launched by Prewarm, not yet used by a prompt
+	fp        string
+	reserved  bool          // handed out by Prepare; its prompt has not ended
+	ttl       time.Duration // idle TTL in force when the spec was built
+	lastUsed  time.Time
+	idle      *time.Timer
 }
 
 // busy reports whether the runtime's engine runs a prompt or compaction.
@@ -103,6 +112,11 @@ type Manager struct {
 	closing   []engine.Engine         // retired under mu, closed by unlock
 	closed    bool
 	running   sync.WaitGroup // prompts and compactions in flight
+	// launching holds the sessions whose pi is starting (without m.mu);
+	// the channel closes when the launch has ended either way.
+	launching map[string]chan struct{}
+	pi        piengine.Locator // finds the user's pi, its version once per file stamp
+	bridge    bridgeFile       // the bridge extension, written once
 
 	timingMu sync.Mutex
 	timing   *os.File
@@ -130,7 +144,8 @@ func New(opts Options) (*Manager, error) {
 	}
 	m := &Manager{opts: opts, sessions: opts.Host.Sessions, seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
 		resolvers: map[string]*instructions.Resolver{}, models: map[string]modelPick{}, frames: map[string]framed{}, watched: map[string]int{}, last: map[string]events.Event{},
-		allowed: map[string]bool{}}
+		allowed: map[string]bool{}, launching: map[string]chan struct{}{}}
+	m.pi.Getenv = opts.Env
 	m.worktrees = opts.Host.Worktrees
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		m.watcher = w

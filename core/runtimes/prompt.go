@@ -53,6 +53,23 @@ func (s Sections) System() string {
 	return strings.Join(parts, "\n\n") + "\n"
 }
 
+// PiSystem is what pi-tui puts in the user's pi's system prompt (through
+// the bridge): the root instruction section and the project-memory frame,
+// exactly as System renders them. pi's own prompt keeps its base, its
+// skills and its environment.
+func (s Sections) PiSystem() string {
+	var parts []string
+	for _, p := range []string{s.Instructions, s.Memory} {
+		if strings.TrimSpace(p) != "" {
+			parts = append(parts, strings.TrimRight(p, "\n"))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "\n\n") + "\n"
+}
+
 // environment says where and when the agent works. The root is quoted like
 // every label (ADR 0014): a folder name may hold a newline and a heading.
 func environment(root string, now time.Time) string {

@@ -2,8 +2,10 @@ package runtimes
 
 import (
 	"context"
+	"errors"
 
 	"github.com/pi-tui/pi-tui/core/engine"
+	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 )
@@ -17,6 +19,10 @@ const ReasonSessionDeleted = "session-deleted"
 // DeleteSession removes a session's file after retiring its runtime. A
 // busy session is not deleted (engine.ErrBusy): abort it first.
 func (m *Manager) DeleteSession(ctx context.Context, id string) error {
+	// A pi starting for the session (Prewarm) is retired, not left behind.
+	if err := m.awaitLaunch(ctx, id); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	if rt := m.runtimes[id]; rt != nil {
 		if rt.busy() {
@@ -49,6 +55,12 @@ func (m *Manager) Session(ctx context.Context, id string) (*sessions.Session, er
 	rt := m.runtimes[id]
 	m.mu.Unlock()
 	if rt != nil {
+		if rt.pi != nil {
+			// pi writes the file: what it appended is read first.
+			if _, err := rt.Session.Refresh(ctx); err != nil {
+				return nil, err
+			}
+		}
 		return rt.Session, nil
 	}
 	return m.sessions.Open(ctx, id)
@@ -61,7 +73,20 @@ func (m *Manager) Branch(ctx context.Context, sessionID, entryID string) error {
 	rt := m.runtimes[sessionID]
 	m.mu.Unlock()
 	if rt != nil {
-		return rt.Engine.Branch(ctx, entryID)
+		err := rt.Engine.Branch(ctx, entryID)
+		if !errors.Is(err, piengine.ErrBranchUnsupported) {
+			return err
+		}
+		// pi cannot move its leaf over RPC: it ends, pi-tui moves the leaf
+		// in the file, and the next prompt launches pi on it.
+		if !m.Retire(sessionID, ReasonBranched) {
+			return engine.ErrBusy
+		}
+		s, err := m.sessions.Open(ctx, sessionID)
+		if err != nil {
+			return err
+		}
+		return s.Branch(ctx, entryID)
 	}
 	s, err := m.Session(ctx, sessionID)
 	if err != nil {

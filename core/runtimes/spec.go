@@ -25,6 +25,11 @@ type Spec struct {
 	// Settings are the values of pi's settings.json the runtime runs with
 	// (compaction, retry, shell), written out so a change is a new spec.
 	Settings string
+	// Engine runs the runtime ("pi" or "builtin") and EngineVersion is
+	// its version (pi's; "" for the built-in engine, which is this
+	// binary): a switch or an upgraded pi is a new spec.
+	Engine        string
+	EngineVersion string
 }
 
 // Fingerprint hashes everything in the spec. Fingerprints are compared
@@ -35,7 +40,7 @@ func (s Spec) Fingerprint(seed maphash.Seed) string {
 	h.SetSeed(seed)
 	for _, part := range []string{s.SessionID, s.Root, s.ProjectRoot, s.Model, s.Thinking, s.KeyTag, strings.Join(s.Tools, ","), s.Permission,
 		boolText(s.Trusted), s.Sections.Base, s.Sections.Instructions, s.Sections.Memory, s.Sections.Skills, s.Sections.Environment,
-		s.Settings} {
+		s.Settings, s.Engine, s.EngineVersion} {
 		h.WriteString(part)
 		h.WriteByte(0)
 	}
@@ -67,11 +72,22 @@ const (
 	ReasonIdleTimeout         = "idle-timeout"
 	ReasonSessionChanged      = "session-changed"
 	ReasonShutdown            = "shutdown"
+	// The engine setting moved, or pi was upgraded.
+	ReasonEngineChanged = "engine-changed"
+	// The runtime's pi exited (crashed or was killed).
+	ReasonCrashed = "crashed"
+	// An idle pi runtime made room for a new one (the maxPiRuntimes cap).
+	ReasonCap = "cap"
+	// The session's leaf moved where the engine cannot follow (pi's RPC
+	// has no tree navigation): the next prompt launches on the new leaf.
+	ReasonBranched = "branched"
 )
 
 // why names the first difference between two specs.
 func why(old, cur Spec) string {
 	switch {
+	case old.Engine != cur.Engine || old.EngineVersion != cur.EngineVersion:
+		return ReasonEngineChanged
 	case old.Root != cur.Root:
 		return ReasonRootChanged
 	case old.Model != cur.Model:

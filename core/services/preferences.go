@@ -45,11 +45,35 @@ var PermissionModes = []string{PermissionAsk, PermissionAutoEdits, PermissionFul
 type Preferences struct {
 	PermissionMode string
 	IdleTTL        time.Duration
+	// Engine is the runtime engine new runtimes use: EngineAuto (the
+	// user's pi when a supported one is found, else the built-in one),
+	// EnginePi or EngineBuiltin. PI_TUI_ENGINE and --engine override it.
+	Engine string
+	// MaxPiRuntimes bounds the pi processes alive at once (each costs
+	// about 115 MB); idle ones are retired first to make room.
+	MaxPiRuntimes int
 }
+
+// Engines (docs/adr/0047-engines-in-the-runtime-manager.md).
+const (
+	EngineAuto    = "auto"
+	EnginePi      = "pi"
+	EngineBuiltin = "builtin"
+)
+
+// EngineChoices lists the engine settings in the order a picker shows them.
+var EngineChoices = []string{EngineAuto, EnginePi, EngineBuiltin}
+
+// DefaultMaxPiRuntimes is MaxPiRuntimes when none is stored; MaxPiRuntimesLimit
+// is the most SetMaxPiRuntimes takes.
+const (
+	DefaultMaxPiRuntimes = 4
+	MaxPiRuntimesLimit   = 64
+)
 
 // DefaultPreferences are used for anything not stored.
 func DefaultPreferences() Preferences {
-	return Preferences{PermissionMode: PermissionAsk, IdleTTL: 15 * time.Minute}
+	return Preferences{PermissionMode: PermissionAsk, IdleTTL: 15 * time.Minute, Engine: EngineAuto, MaxPiRuntimes: DefaultMaxPiRuntimes}
 }
 
 const prefsNamespace = "piTui"
@@ -68,6 +92,12 @@ func (s *Services) Preferences(ctx context.Context) (Preferences, error) {
 	if n, err := strconv.Atoi(kv["idleTTLSeconds"]); err == nil && n > 0 {
 		p.IdleTTL = time.Duration(n) * time.Second
 	}
+	if v, ok := kv["engine"]; ok && slices.Contains(EngineChoices, v) {
+		p.Engine = v
+	}
+	if n, err := strconv.Atoi(kv["maxPiRuntimes"]); err == nil && n >= 1 && n <= MaxPiRuntimesLimit {
+		p.MaxPiRuntimes = n
+	}
 	return p, nil
 }
 
@@ -85,6 +115,22 @@ func (s *Services) SetIdleTTL(ctx context.Context, ttl time.Duration) error {
 		return fmt.Errorf("the idle TTL must be at least a minute, not %s", ttl)
 	}
 	return s.setPref(ctx, "idleTTLSeconds", strconv.Itoa(int(ttl/time.Second)))
+}
+
+// SetEngine stores the engine setting (auto, pi or builtin).
+func (s *Services) SetEngine(ctx context.Context, engine string) error {
+	if !slices.Contains(EngineChoices, engine) {
+		return fmt.Errorf("unknown engine %q (auto, pi, builtin)", engine)
+	}
+	return s.setPref(ctx, "engine", engine)
+}
+
+// SetMaxPiRuntimes stores how many pi processes may be alive at once.
+func (s *Services) SetMaxPiRuntimes(ctx context.Context, n int) error {
+	if n < 1 || n > MaxPiRuntimesLimit {
+		return fmt.Errorf("the most pi runtimes must be between 1 and %d, not %d", MaxPiRuntimesLimit, n)
+	}
+	return s.setPref(ctx, "maxPiRuntimes", strconv.Itoa(n))
 }
 
 // setPref writes a preference whatever it held (last writer wins: these

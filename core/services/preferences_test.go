@@ -3,6 +3,7 @@ package services
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,5 +37,54 @@ func TestPreferences(t *testing.T) {
 	p, _ = h.Preferences(ctx)
 	if p.PermissionMode != "full-auto" || p.IdleTTL != 30*time.Minute {
 		t.Errorf("stored = %+v", p)
+	}
+}
+
+// The engine and the pi cap are stored like the permission mode: a bad
+// value is refused with a line naming the choices, a stored one survives
+// a reopen of the store, and an unreadable stored value gives the default.
+func TestEnginePreferences(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	pl := paths.Places{AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data"), Home: dir}
+	h, err := Open(ctx, pl, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := h.Preferences(ctx); p.Engine != EngineAuto || p.MaxPiRuntimes != DefaultMaxPiRuntimes {
+		t.Fatalf("defaults = %+v", p)
+	}
+	if err := h.SetEngine(ctx, "node"); err == nil || !strings.Contains(err.Error(), "auto, pi, builtin") {
+		t.Errorf("unknown engine: %v", err)
+	}
+	for _, n := range []int{0, -1, MaxPiRuntimesLimit + 1} {
+		if err := h.SetMaxPiRuntimes(ctx, n); err == nil {
+			t.Errorf("cap %d accepted", n)
+		}
+	}
+	if err := h.SetEngine(ctx, EngineBuiltin); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.SetMaxPiRuntimes(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	h, err = Open(ctx, pl, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if p, _ := h.Preferences(ctx); p.Engine != EngineBuiltin || p.MaxPiRuntimes != 2 {
+		t.Errorf("after reopen = %+v", p)
+	}
+	// A value written by another program that pi-tui cannot read.
+	if err := h.setPref(ctx, "engine", "quantum"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.setPref(ctx, "maxPiRuntimes", "lots"); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := h.Preferences(ctx); p.Engine != EngineAuto || p.MaxPiRuntimes != DefaultMaxPiRuntimes {
+		t.Errorf("unreadable values = %+v, want the defaults", p)
 	}
 }

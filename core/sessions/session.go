@@ -609,6 +609,23 @@ func (s *Session) arrived(es []pisession.Entry) {
 	}
 }
 
+// Persist writes a new session's file (its header) now rather than at
+// the first message: another program that is given the file (the user's
+// pi, launched on it) then continues this session, with its id, instead
+// of starting one of its own there.
+func (s *Session) Persist(ctx context.Context) error {
+	if s.pi.Persisted() {
+		return nil
+	}
+	if err := s.pi.Flush(ctx); err != nil {
+		return err
+	}
+	if s.persisted != nil {
+		s.persisted(ctx)
+	}
+	return nil
+}
+
 // Refresh reads what other writers appended since the session last looked
 // and reports how many entries arrived.
 func (s *Session) Refresh(ctx context.Context) (int, error) {

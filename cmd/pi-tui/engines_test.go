@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
+	"github.com/pi-tui/pi-tui/internal/fakepi"
+)
+
+// builtFakePi is the fake pi these tests share: built once, on first
+// need, removed by TestMain.
+var builtFakePi struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+func buildFakePi(t *testing.T) string {
+	t.Helper()
+	builtFakePi.once.Do(func() {
+		builtFakePi.dir, builtFakePi.err = os.MkdirTemp("", "pi-tui-fakepi-")
+		if builtFakePi.err == nil {
+			builtFakePi.path, builtFakePi.err = fakepi.Build(builtFakePi.dir)
+		}
+	})
+	if builtFakePi.err != nil {
+		t.Fatal(builtFakePi.err)
+	}
+	return builtFakePi.path
+}
+
+// fakePi writes a wrapper that runs the fake pi with script and returns
+// its path, for PI_TUI_PI.
+func fakePi(t *testing.T, script fakepi.Script) string {
+	t.Helper()
+	bin := buildFakePi(t)
+	dir := t.TempDir()
+	b, _ := json.Marshal(script)
+	writeFile(t, filepath.Join(dir, "script.json"), string(b))
+	wrapper := filepath.Join(dir, "pi")
+	writeFile(t, wrapper, "#!/bin/sh\nFAKEPI_SCRIPT='"+filepath.Join(dir, "script.json")+"'\nexport FAKEPI_SCRIPT\nexec '"+bin+"' \"$@\"\n")
+	os.Chmod(wrapper, 0o755)
+	return wrapper
+}
+
+// jsonLines decodes prompt --json's output.
+func jsonLines(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var evs []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("not a JSON line: %q", sc.Text())
+		}
+		evs = append(evs, m)
+	}
+	return evs
+}
+
+func wireTypes(evs []map[string]any) map[string]bool {
+	out := map[string]bool{}
+	for _, e := range evs {
+		out[e["type"].(string)] = true
+	}
+	return out
+}
+
+// --engine takes auto, pi or builtin (else exit 2 with the usage line);
+// pi chosen without a usable pi is one clear error and exit 1.
+func TestEngineFlagAndUnusablePi(t *testing.T) {
+	c := newCLI(t)
+	modelRig(t, c, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "hi"} })
+	c.fails(2, `prompt --engine: unknown engine "node" (auto, pi, builtin)`, "prompt", "--project", "mono", "--engine", "node", "hello")
+	c.fails(2, `rpc --engine: unknown engine "x"`, "rpc", "--project", "mono", "--engine", "x")
+	c.fails(1, "the pi engine is chosen (--engine) but cannot run: pi not found", "prompt", "--project", "mono", "--engine", "pi", "hello")
+	old := filepath.Join(t.TempDir(), "pi")
+	writeFile(t, old, "#!/bin/sh\necho 1.4.9\n")
+	os.Chmod(old, 0o755)
+	c.env["PI_TUI_PI"] = old
+	c.fails(1, "pi 1.4.9 at "+old+" speaks an RPC pi-tui does not support", "prompt", "--project", "mono", "--engine", "pi", "hello")
+	// auto falls back to the built-in engine, quietly.
+	code, out, errs := c.run("", "prompt", "--project", "mono", "--json", "hello")
+	if code != 0 || errs != "" {
+		t.Fatalf("auto with an old pi: exit %d: %s", code, errs)
+	}
+	if l := typed(jsonLines(t, out), "runtime_launched"); len(l) != 1 || l[0]["engine"] != "builtin" {
+		t.Errorf("launch = %v", l)
+	}
+}
+
+// A prompt through the pi engine, headless: the same event names as the
+// built-in engine, runtime_launched naming pi and its version, a write
+// denied without --yes (exit 3) and done with it, a read outside the
+// root refused.
+func TestPromptThroughThePiEngine(t *testing.T) {
+	c := newCLI(t)
+	_, root := modelRig(t, c, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "unused"} })
+	writeFile(t, filepath.Join(filepath.Dir(root), "outside", "secret.txt"), "SECRET")
+	turn := func() fakepi.Script {
+		return fakepi.Script{Replies: []fakepi.Reply{
+			{Tools: []fakepi.Tool{
+				{ID: "r1", Name: "read", Args: map[string]any{"path": "packages/api/handler.go"}},
+				{ID: "r2", Name: "read", Args: map[string]any{"path": "../outside/secret.txt"}},
+				{ID: "w1", Name: "write", Args: map[string]any{"path": "notes.txt", "content": "noted"}},
+			}},
+			{Text: "All done."},
+		}}
+	}
+	c.env["PI_TUI_PI"] = fakePi(t, turn())
+	code, out, errs := c.run("", "prompt", "--project", "mono", "--json", "look around")
+	if code != exitDenied || !strings.Contains(errs, "write") {
+		t.Fatalf("without --yes: exit %d, %s", code, errs)
+	}
+	evs := jsonLines(t, out)
+	if l := typed(evs, "runtime_launched"); len(l) != 1 || l[0]["engine"] != "pi" || l[0]["engineVersion"] != "1.6.0" {
+		t.Errorf("launch = %v", l)
+	}
+	types := wireTypes(evs)
+	for _, k := range []string{"agent_start", "message_update", "tool_execution_start", "tool_execution_end", "agent_end", "runtime_retired"} {
+		if !types[k] {
+			t.Errorf("no %s in prompt --json", k)
+		}
+	}
+	ends := typed(evs, "tool_execution_end")
+	if len(ends) != 3 || ends[0]["isError"] == true || ends[0]["preflight"] == nil || ends[1]["isError"] != true || ends[2]["isError"] != true {
+		t.Errorf("tool ends = %v", ends)
+	}
+	if strings.Contains(out, "SECRET") {
+		t.Error("the file outside the root was read")
+	}
+	if _, err := os.Stat(filepath.Join(root, "notes.txt")); err == nil {
+		t.Error("the denied write wrote")
+	}
+
+	c.env["PI_TUI_PI"] = fakePi(t, turn())
+	if out := c.ok("prompt", "--project", "mono", "--engine", "pi", "--yes", "look around"); !strings.Contains(out, "All done.") {
+		t.Errorf("with --yes: %q", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "notes.txt")); err != nil || string(b) != "noted" {
+		t.Errorf("the approved write: %q, %v", b, err)
+	}
+	// The session pi wrote is pi-tui's: listed once, with both turns.
+	var list []map[string]any
+	json.Unmarshal([]byte(c.ok("sessions", "list", "mono", "--json")), &list)
+	if len(list) != 2 {
+		t.Errorf("sessions = %v", list)
+	}
+}
+
+// The tests that bring their own fake model run on the built-in engine
+// even when the environment points PI_TUI_PI at a pi (CI does): the CLI
+// reads only the environment it is given.
+func TestFakeModelTestsStayOnTheBuiltinEngine(t *testing.T) {
+	t.Setenv("PI_TUI_PI", fakePi(t, fakepi.Script{}))
+	c := newCLI(t)
+	modelRig(t, c, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "from the fake model"} })
+	code, out, errs := c.run("", "prompt", "--project", "mono", "--json", "hello")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if l := typed(jsonLines(t, out), "runtime_launched"); len(l) != 1 || l[0]["engine"] != "builtin" {
+		t.Errorf("launch = %v", l)
+	}
+}
+
+// rpc passes pi's own commands to pi and answers in its own shape; the
+// ones that would go around pi-tui are refused; with the built-in engine
+// they stay unknown.
+func TestRPCPassesPiCommandsThrough(t *testing.T) {
+	c := newCLI(t)
+	modelRig(t, c, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "hi"} })
+	c.env["PI_TUI_PI"] = fakePi(t, fakepi.Script{})
+	r := startRPC(t, c, "--project", "mono")
+	r.send(`{"id":7,"type":"get_commands"}`)
+	got := r.until(func(m map[string]any) bool { return m["type"] == "response" && m["command"] == "get_commands" })
+	resp := got[len(got)-1]
+	data, _ := resp["data"].(map[string]any)
+	if resp["success"] != true || resp["id"] != float64(7) || data["commands"] == nil {
+		t.Errorf("get_commands = %v", resp)
+	}
+	if l := typed(got, "runtime_launched"); len(l) != 1 || l[0]["engine"] != "pi" {
+		t.Errorf("launch = %v", l)
+	}
+	r.send(`{"id":"b","type":"bash","command":"id"}`)
+	got = r.until(func(m map[string]any) bool { return m["type"] == "response" && m["command"] == "bash" })
+	if e, _ := got[len(got)-1]["error"].(string); !strings.Contains(e, "outside pi-tui's approvals") {
+		t.Errorf("bash = %v", got[len(got)-1])
+	}
+	evs := r.prompt("hello")
+	if ends := typed(evs, "agent_end"); len(ends) != 1 {
+		t.Errorf("prompt = %v", evs)
+	}
+
+	b := newCLI(t)
+	modelRig(t, b, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "hi"} })
+	rb := startRPC(t, b, "--project", "mono")
+	rb.send(`{"id":1,"type":"get_commands"}`)
+	got = rb.until(func(m map[string]any) bool { return m["type"] == "response" })
+	if e, _ := got[len(got)-1]["error"].(string); !strings.Contains(e, `unknown command "get_commands"`) {
+		t.Errorf("builtin = %v", got[len(got)-1])
+	}
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
+)
+
+// The real pi 1.6 (PI_TUI_PI; .ci/run installs it) as the engine, against
+// a fake OpenAI-compatible server: pi's own system prompt carries pi-tui's
+// root chain once and the memory frame, and a write is denied headless
+// (exit 3).
+func TestRealPiEngineHeadless(t *testing.T) {
+	pi := os.Getenv("PI_TUI_PI")
+	if pi == "" {
+		t.Skip("PI_TUI_PI does not point at pi 1.6 (.ci/run installs it; locally: PI_TUI_PI=/work/cache/ci/pi-1.6.0/pi)")
+	}
+	c := newCLI(t)
+	fake, root := modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply {
+		if req.LastToolResult == "" && strings.Contains(req.LastUser, "write") {
+			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "w1", Name: "write", Args: map[string]string{"path": "notes.txt", "content": "noted"}}}}
+		}
+		return fakemodel.Reply{Text: "Finished."}
+	})
+	// pi reads the key and its home from its own environment.
+	t.Setenv("FAKE_API_KEY", "test-key")
+	t.Setenv("HOME", c.env["HOME"])
+	c.env["PI_TUI_PI"] = pi
+	memFile := filepath.Join(t.TempDir(), "mem.txt")
+	writeFile(t, memFile, "The staging server is called hermes.")
+	c.ok("memory", "set", "mono", "--file", memFile)
+
+	code, out, errs := c.run("", "prompt", "--project", "mono", "--engine", "pi", "--json", "please write the notes")
+	if code != exitDenied {
+		t.Fatalf("exit %d, want 3: %s\n%s", code, errs, out)
+	}
+	evs := jsonLines(t, out)
+	if l := typed(evs, "runtime_launched"); len(l) != 1 || l[0]["engine"] != "pi" || !strings.HasPrefix(l[0]["engineVersion"].(string), "1.") {
+		t.Errorf("launch = %v", l)
+	}
+	if _, err := os.Stat(filepath.Join(root, "notes.txt")); err == nil {
+		t.Error("the denied write wrote")
+	}
+	reqs := fake.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("pi never called the model")
+	}
+	sys := reqs[0].System
+	if n := strings.Count(sys, "Root rule: keep functions short."); n != 1 {
+		t.Errorf("the root chain is in pi's system prompt %d times:\n%s", n, sys)
+	}
+	if !strings.Contains(sys, "<project-memory") || !strings.Contains(sys, "hermes") {
+		t.Errorf("no memory frame in pi's system prompt:\n%s", sys)
+	}
+	if strings.Contains(sys, "API rule") {
+		t.Errorf("a nested AGENTS.md reached the system prompt:\n%s", sys)
+	}
+}
+
+// benchRig is a project and a fake model for the real-pi benchmarks.
+func benchRig(b *testing.B) (*cli, string) {
+	pi := os.Getenv("PI_TUI_PI")
+	if pi == "" {
+		b.Skip("PI_TUI_PI does not point at pi 1.6")
+	}
+	c := &cli{env: map[string]string{}}
+	home := b.TempDir()
+	c.env["HOME"], c.env["PI_TUI_DATA_DIR"] = home, filepath.Join(home, "data")
+	fake := fakemodel.New(b, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "Finished."} })
+	agentDir := filepath.Join(home, ".pi", "agent")
+	os.MkdirAll(agentDir, 0o755)
+	os.WriteFile(filepath.Join(agentDir, "models.json"), []byte(fake.ModelsJSON("openai-completions")), 0o644)
+	os.WriteFile(filepath.Join(agentDir, "settings.json"), []byte(`{"defaultProvider":"fake","defaultModel":"m1"}`), 0o644)
+	root := filepath.Join(home, "mono")
+	os.MkdirAll(root, 0o755)
+	os.WriteFile(filepath.Join(root, "AGENTS.md"), []byte("Root rule."), 0o644)
+	c.env["FAKE_API_KEY"], c.env["PI_TUI_PI"] = "test-key", pi
+	b.Setenv("FAKE_API_KEY", "test-key")
+	b.Setenv("HOME", home)
+	return c, root
+}
+
+// One whole headless prompt through pi-tui's pi engine (pi launched, the
+// bridge, one model call, pi ended), in process.
+func BenchmarkRealPiEnginePrompt(b *testing.B) {
+	c, root := benchRig(b)
+	var errb strings.Builder
+	if code := run(b.Context(), []string{"projects", "add", root, "--trust", "--name", "mono"}, strings.NewReader(""), &strings.Builder{}, &errb, func(k string) string { return c.env[k] }); code != 0 {
+		b.Fatal(errb.String())
+	}
+	for b.Loop() {
+		var out, errs strings.Builder
+		if code := run(b.Context(), []string{"prompt", "--project", "mono", "--engine", "pi", "hello"}, strings.NewReader(""), &out, &errs, func(k string) string { return c.env[k] }); code != 0 {
+			b.Fatal(errs.String())
+		}
+	}
+}
+
+// The same prompt with pi alone (pi -p), the baseline of the goal ≤ 1.3×.
+func BenchmarkRealPiPrint(b *testing.B) {
+	c, root := benchRig(b)
+	for b.Loop() {
+		cmd := exec.Command(c.env["PI_TUI_PI"], "-p", "--no-context-files", "hello")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+filepath.Join(c.env["HOME"], ".pi", "agent"), "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+	}
+}

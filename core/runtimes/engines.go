@@ -1,0 +1,355 @@
+package runtimes
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/bridge"
+	"github.com/pi-tui/pi-tui/core/engine"
+	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/core/piengine"
+	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/services"
+	"github.com/pi-tui/pi-tui/core/sessions"
+	"github.com/pi-tui/pi-tui/core/settings"
+)
+
+// Engines: which engine a runtime runs on, and launching the user's pi
+// with pi-tui's bridge around it (docs/adr/0047-engines-in-the-runtime-manager.md).
+
+// EnvEngine overrides the engine setting for a process (scripts, tests);
+// Options.Engine (--engine) overrides it in turn.
+const EnvEngine = "PI_TUI_ENGINE"
+
+// choice is the engine a spec is built for.
+type choice struct {
+	name    string // piengine.Name or engine.Builtin
+	version string // pi's version; "" for the built-in engine
+	pi      piengine.Pi
+}
+
+// chooseEngine resolves the engine setting: Options.Engine, else
+// PI_TUI_ENGINE, else the stored preference. auto takes the user's pi when
+// a supported one is found, else the built-in engine, and the built-in one
+// whenever the caller brought its own model client (Options.Resolve: a
+// script's or a test's fake model, which pi cannot reach). pi chosen and
+// not usable is an error saying why and what to do.
+func (m *Manager) chooseEngine(ctx context.Context, pref string) (choice, error) {
+	builtin := choice{name: engine.Builtin}
+	want, from := m.opts.Engine, "--engine"
+	if want == "" {
+		want, from = m.opts.Env(EnvEngine), EnvEngine
+	}
+	if want == "" {
+		want, from = pref, "the engine setting"
+	}
+	switch want {
+	case "", services.EngineAuto:
+		if m.opts.Resolve != nil {
+			return builtin, nil
+		}
+		pi, err := m.pi.Find(ctx)
+		if err != nil {
+			return builtin, nil
+		}
+		return choice{name: piengine.Name, version: pi.Version, pi: pi}, nil
+	case services.EnginePi:
+		pi, err := m.pi.Find(ctx)
+		if err != nil {
+			return choice{}, fmt.Errorf("the pi engine is chosen (%s) but cannot run: %v; or choose the built-in engine (--engine builtin, %s=builtin, or Settings)", from, err, EnvEngine)
+		}
+		return choice{name: piengine.Name, version: pi.Version, pi: pi}, nil
+	case services.EngineBuiltin:
+		return builtin, nil
+	}
+	return choice{}, fmt.Errorf("%s: unknown engine %q (auto, pi, builtin)", from, want)
+}
+
+// EngineOf names the engine a session runs on: its runtime's, or the one
+// its next launch would use.
+func (m *Manager) EngineOf(ctx context.Context, sessionID string) (string, error) {
+	m.mu.Lock()
+	rt := m.runtimes[sessionID]
+	m.mu.Unlock()
+	if rt != nil && !rt.dead() {
+		return rt.Spec.Engine, nil
+	}
+	prefs, err := m.opts.Host.Preferences(ctx)
+	if err != nil {
+		return "", err
+	}
+	c, err := m.chooseEngine(ctx, prefs.Engine)
+	return c.name, err
+}
+
+// piModel is the model a pi runtime is launched with when pi-tui cannot
+// build a client for it itself (a subscription login only pi holds, a
+// provider only pi knows): the spec's, else settings.json's default,
+// else pi's own default.
+func piModel(agentDir, spec string) (provider.Model, error) {
+	name, level := provider.SplitThinking(spec)
+	if name == "" {
+		d, err := settings.ReadDefaults(agentDir)
+		if err != nil {
+			return provider.Model{}, err
+		}
+		return provider.Model{Provider: d.Provider, ID: d.Model, Thinking: level}, nil
+	}
+	prov, id, ok := strings.Cut(name, "/")
+	if !ok {
+		return provider.Model{ID: name, Thinking: level}, nil
+	}
+	return provider.Model{Provider: prov, ID: id, Thinking: level}, nil
+}
+
+// piRun is a pi runtime's engine with its bridge: closing it ends pi
+// first (stdin, SIGTERM, SIGKILL), then the channel and the host's
+// decisions.
+type piRun struct {
+	*piengine.Engine
+	stop   context.CancelFunc
+	srv    *bridge.Server
+	served <-chan struct{}
+	dec    *bridge.Decisions
+}
+
+// Close ends pi, then its bridge.
+func (p *piRun) Close() error {
+	err := p.Engine.Close()
+	p.stop()
+	p.srv.Close()
+	<-p.served
+	return errors.Join(err, p.dec.Close())
+}
+
+// dead reports a pi runtime whose pi has exited.
+func (rt *Runtime) dead() bool { return rt.pi != nil && rt.pi.Dead() }
+
+// bridgeFile installs the bridge extension into the data dir, once per
+// manager (again after a failure).
+type bridgeFile struct {
+	mu   sync.Mutex
+	path string
+}
+
+func (b *bridgeFile) get(dataDir string) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.path != "" {
+		return b.path, nil
+	}
+	p, err := bridge.Install(dataDir)
+	if err != nil {
+		return "", err
+	}
+	b.path = p
+	return p, nil
+}
+
+// preflighter is the host side of a runtime's preflight, bound to its
+// root (both engines).
+func (m *Manager) preflighter(b built) agent.Preflighter {
+	var pf agent.Preflighter = newProxy(b.spec.Root, b.spec.Trusted, b.res, m.opts.Host.Places.Home, m.opts.Host.Places.AgentDir,
+		instructions.Model{Provider: b.model.Provider, ID: b.model.ID})
+	if m.opts.WrapPreflight != nil {
+		pf = m.opts.WrapPreflight(pf)
+	}
+	return pf
+}
+
+// launchPi starts the user's pi for a session, with the bridge bound to
+// this runtime: its root, its session file, the system text the spec
+// holds when pi asks, the preflight, approvals, the memory writer where
+// remember is allowed, and trust. It runs without the manager's lock: node
+// takes its time to start.
+func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session, fp string) (*Runtime, error) {
+	h := m.opts.Host
+	ext, err := m.bridge.get(h.Places.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	// pi continues the file pi-tui created, with its id, instead of
+	// writing a session of its own there.
+	if err := sess.Persist(ctx); err != nil {
+		return nil, err
+	}
+	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl}
+	var mw agent.MemoryWriter
+	if slices.Contains(b.spec.Tools, agent.ToolRemember) {
+		mw = &memoryWriter{m: m, rt: rt, projectID: sess.ProjectID()}
+	}
+	sid, projectID := sess.ID(), sess.ProjectID()
+	dec := bridge.NewDecisions(bridge.Deps{Root: b.spec.Root, SessionFile: sess.File(),
+		System: func(context.Context) (string, error) {
+			m.mu.Lock()
+			sec := rt.Spec.Sections // adopt moves it when the agent remembers
+			m.mu.Unlock()
+			return sec.PiSystem(), nil
+		},
+		Preflight: m.preflighter(b), PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base,
+		Permission: b.spec.Permission, Approve: m.approve(sid, b.spec.Root, b.spec.ProjectRoot), Memory: mw,
+		Trusted: func(ctx context.Context) (bool, error) {
+			p, err := h.Projects.Binding(ctx, projectID)
+			if err != nil {
+				return false, err
+			}
+			return p.Trusted && p.Root == b.spec.ProjectRoot, nil
+		}})
+	srv, err := bridge.Listen(filepath.Join(h.Places.DataDir, "run"), dec)
+	if err != nil {
+		dec.Close()
+		return nil, err
+	}
+	sctx, stop := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		if err := srv.Serve(sctx); err != nil {
+			m.emit(events.Notice{SessionID: sid, Level: "error", Source: "pi-tui", Text: "the pi bridge's channel broke: " + err.Error() + "; pi's tool calls are blocked until the runtime is relaunched"})
+		}
+	}()
+	eng, err := piengine.Launch(ctx, piengine.Config{Publisher: emitter{m}, SessionID: sid, Pi: b.pi, SessionFile: sess.File(), Root: b.spec.Root,
+		AgentDir: h.Places.AgentDir, Provider: b.model.Provider, Model: b.model.ID, Thinking: b.model.Thinking, Bridge: ext,
+		ExtraEnv: append(srv.Env(), m.opts.PiEnv...), ToolInfo: dec.ToolInfo, ExtensionUI: m.extensionUI(sid)})
+	if err != nil {
+		stop()
+		srv.Close()
+		<-served
+		dec.Close()
+		return nil, err
+	}
+	run := &piRun{Engine: eng, stop: stop, srv: srv, served: served, dec: dec}
+	rt.Engine, rt.pi = run, run
+	return rt, nil
+}
+
+// extensionUI opens an extension's dialog where the session is shown
+// (the broker's AskDialog, answered like an approval); with nothing
+// showing it (headless, rpc) the dialog is cancelled and a notice says so.
+func (m *Manager) extensionUI(sessionID string) func(context.Context, piengine.UIRequest) piengine.UIResponse {
+	return func(ctx context.Context, req piengine.UIRequest) piengine.UIResponse {
+		reply, err := m.opts.Host.Events.AskDialog(ctx, sessionID, events.Dialog{Method: req.Method, Title: req.Title, Message: req.Message,
+			Options: req.Options, Placeholder: req.Placeholder, Prefill: req.Prefill, Timeout: req.Timeout})
+		if errors.Is(err, events.ErrUnattended) {
+			what := strings.TrimSpace(req.Title)
+			if what == "" {
+				what = req.Message
+			}
+			m.emit(events.Notice{SessionID: sessionID, Level: "warning", Source: "pi-tui",
+				Text: fmt.Sprintf("an extension asked (%s: %s); no UI to answer it: cancelled", req.Method, oneLine(what))})
+			return piengine.UIResponse{Cancelled: true}
+		}
+		if err != nil || reply.Cancelled {
+			return piengine.UIResponse{Cancelled: true}
+		}
+		return piengine.UIResponse{Value: reply.Value, Confirmed: reply.Confirmed}
+	}
+}
+
+// oneLine keeps a notice to one line of at most 120 runes.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 120 {
+		s = string(r[:120]) + "…"
+	}
+	return s
+}
+
+// makeRoomLocked keeps the live pi processes within the maxPiRuntimes
+// cap before one more is launched: the idle ones go first, the one unused
+// longest first, each retired with ReasonCap. When every one is working,
+// the launch is refused (ADR 0047): a bound that gives way under load
+// would not bound the memory.
+func (m *Manager) makeRoomLocked(limit int) error {
+	for {
+		live := len(m.launching)
+		var oldest *Runtime
+		for _, rt := range m.runtimes {
+			if rt.pi == nil {
+				continue
+			}
+			live++
+			if !rt.busy() && !rt.reserved && (oldest == nil || rt.lastUsed.Before(oldest.lastUsed)) {
+				oldest = rt
+			}
+		}
+		if live < limit {
+			return nil
+		}
+		if oldest == nil {
+			return fmt.Errorf("%d pi runtimes are running, as many as the maxPiRuntimes setting allows, and none is idle; wait for one to finish, or raise the setting", live)
+		}
+		m.retireLocked(oldest, ReasonCap)
+	}
+}
+
+// Prewarm launches a session's runtime before its first prompt (when a
+// session view opens), so that prompt does not wait for pi to start: the
+// launch says ReasonNew and the first prompt's reuse says "prewarmed". A
+// runtime already there (or busy) is left alone. A session deleted
+// meanwhile, or a spec that changes before the prompt, is handled as for
+// any runtime: the delete waits for the launch and retires it, the prompt
+// retires a stale one with its reason.
+func (m *Manager) Prewarm(ctx context.Context, sessionID string) error {
+	m.running.Add(1)
+	defer m.running.Done()
+	_, err := m.prepare(ctx, sessionID, "", false)
+	if errors.Is(err, engine.ErrBusy) {
+		return nil
+	}
+	return err
+}
+
+// Call passes one of pi's own RPC commands (get_available_models,
+// get_commands, get_session_stats, export_html, …) to the session's pi and
+// returns its data, launching the runtime first when there is none. The
+// built-in engine has none of them.
+func (m *Manager) Call(ctx context.Context, sessionID, command string, params json.RawMessage) (json.RawMessage, error) {
+	m.running.Add(1)
+	defer m.running.Done()
+	if err := m.awaitLaunch(ctx, sessionID); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	rt := m.runtimes[sessionID]
+	m.mu.Unlock()
+	if rt == nil || rt.dead() {
+		var err error
+		if rt, err = m.prepare(ctx, sessionID, "", false); err != nil {
+			return nil, err
+		}
+	}
+	if rt.pi == nil {
+		return nil, fmt.Errorf("the builtin engine has no %s", command)
+	}
+	var p any
+	if len(params) > 0 {
+		p = params
+	}
+	return rt.pi.Call(ctx, command, p)
+}
+
+// awaitLaunch waits while a pi is being launched for the session.
+func (m *Manager) awaitLaunch(ctx context.Context, sessionID string) error {
+	for {
+		m.mu.Lock()
+		ch := m.launching[sessionID]
+		m.mu.Unlock()
+		if ch == nil {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
