@@ -327,6 +327,10 @@ const floodBudget = 20000
 func TestLoginDuringFlood(t *testing.T) {
 	for _, kind := range []floodKind{floodIdle, floodBanner, floodMixed} {
 		t.Run(kind.String(), func(t *testing.T) {
+			// The three floods are paced by the stall timeout, not by the
+			// CPU (each has at most 64 connections in play at a time), so
+			// they share the machine.
+			t.Parallel()
 			w := newWorld(t)
 			w.start(func(c *Config) { c.StallTimeout, c.BannerTimeout, c.HandshakeTimeout = testStall, time.Hour, time.Hour })
 			f := startFlood(t, w.addr, 300, kind, floodBudget, waitLimit)
