@@ -37,7 +37,7 @@ func TestRealPiUserExtensionToolRunsThroughTheGate(t *testing.T) {
 	}
 	launchedPi(t, evs)
 	reqs := fake.Requests()
-	if len(reqs) == 0 || !strings.Contains(toolNamesOf(reqs[0].Raw), `"hello"`) {
+	if len(reqs) == 0 || !strings.Contains(reqs[0].Raw, `"name":"hello"`) {
 		t.Fatalf("the extension's tool is not offered to the model")
 	}
 	if res := lastResult(fake); strings.Contains(res, "HELLO-FROM-THE-USER-EXTENSION") || !strings.Contains(res, "needs approval") {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -115,21 +114,4 @@ func launchedPi(t *testing.T, evs []map[string]any) {
 	if len(l) != 1 || l[0]["engine"] != "pi" || !strings.HasPrefix(fmt.Sprint(l[0]["engineVersion"]), "1.") {
 		t.Errorf("runtime_launched = %v, want one on pi 1.x", l)
 	}
-}
-
-// toolNamesOf lists the tools an OpenAI request offers, quoted.
-func toolNamesOf(raw string) string {
-	var body struct {
-		Tools []struct {
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-		} `json:"tools"`
-	}
-	json.Unmarshal([]byte(raw), &body)
-	var names []string
-	for _, t := range body.Tools {
-		names = append(names, fmt.Sprintf("%q", t.Function.Name))
-	}
-	return strings.Join(names, ",")
 }
