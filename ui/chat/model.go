@@ -117,21 +117,21 @@ type Model struct {
 	sent    history // the messages sent, for ↑ and ↓ (input.go)
 	queue   []string
 	working bool
-	model   string              // model spec chosen with /model ("" = default)
-	level   string              // thinking level chosen with shift+tab or /thinking ("" = default)
-	think   thinkState          // the level in effect and the levels the model has
-	ended   bool                // agent_end arrived for the current prompt
-	ownTurn bool                // the turn running is this program's (else another's: reread at its ends)
-	branch  string              // the open session's worktree branch, "" when it works in the project
-	invalid string              // why the open session's worktree binding is invalid (it works in nothing)
-	failed  string              // the current prompt's error, once shown
-	rt      runState            // the runtime, as its events say (status.go)
-	asks    *approval.Questions // open approval dialogs
+	model   string               // model spec chosen with /model ("" = default)
+	level   string               // thinking level chosen with shift+tab or /thinking ("" = default)
+	think   thinkState           // the level in effect and the levels the model has
+	ended   bool                 // agent_end arrived for the current prompt
+	ownTurn bool                 // the turn running is this program's (else another's: reread at its ends)
+	branch  string               // the open session's worktree branch, "" when it works in the project
+	invalid string               // why the open session's worktree binding is invalid (it works in nothing)
+	failed  string               // the current prompt's error, once shown
+	rt      runState             // the runtime, as its events say (status.go)
+	asks    *approval.Questions  // open approval dialogs
 	dialogs *extdialog.Questions // open extension dialogs (dialogs.go)
 	ext     extState             // what the session's extensions show (extensions.go)
-	cmds    []skills.Command    // the session's skills and templates (commands.go)
-	cmdWarn []string            // skill and template files skipped
-	comp    completer           // the /command and @file menu (complete.go)
+	cmds    []skills.Command     // the session's skills and templates (commands.go)
+	cmdWarn []string             // skill and template files skipped
+	comp    completer            // the /command and @file menu (complete.go)
 
 	width, height int
 }

@@ -116,9 +116,9 @@ type Dialog struct {
 	ignored int // keys ignored during the quiet period, shown so none vanish unseen
 	closed  bool
 
-	options list.List[string]   // select
-	field   textinput.Model     // input
-	buf     *editor.Buffer      // editor
+	options list.List[string] // select
+	field   textinput.Model   // input
+	buf     *editor.Buffer    // editor
 	onReply func(*Dialog, events.DialogReply) tea.Cmd
 }
 
