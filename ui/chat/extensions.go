@@ -34,13 +34,20 @@ const (
 // extState is what the open session's extensions show.
 type extState struct {
 	status     map[string]string   // setStatus: key → text
-	widgets    map[string][]string // setWidget: key → lines
+	widgets    map[string]widget   // setWidget: key → lines
 	widgetKeys []string            // in the order they were first set
 	title      string              // setTitle
 	notices    []extNotice         // oldest first, at most maxNotices
 }
 
 type extNotice struct{ level, source, text string }
+
+// widget is one setWidget's lines: no more than can ever be shown are
+// kept, and how many it had.
+type widget struct {
+	lines []string
+	total int
+}
 
 // extEvent applies an extension's notice or display request.
 func (m *Model) extEvent(e events.Event) {
@@ -65,13 +72,12 @@ func (m *Model) extEvent(e events.Event) {
 				return
 			}
 			if m.ext.widgets == nil {
-				m.ext.widgets = map[string][]string{}
+				m.ext.widgets = map[string]widget{}
 			}
 			if _, ok := m.ext.widgets[e.Key]; !ok {
 				m.ext.widgetKeys = append(m.ext.widgetKeys, e.Key)
 			}
-			// No more lines than can ever be shown are kept.
-			m.ext.widgets[e.Key] = slices.Clone(e.Lines[:min(len(e.Lines), maxWidgetLines)])
+			m.ext.widgets[e.Key] = widget{lines: slices.Clone(e.Lines[:min(len(e.Lines), maxWidgetLines)]), total: len(e.Lines)}
 		case "setTitle":
 			m.ext.title = e.Text
 		case "set_editor_text":
@@ -183,17 +189,18 @@ func shorten(text string, w, rows int) []string {
 // widgetLines draws the widgets above the input: one line each, at
 // most maxWidgetLines in all, the last saying how many more there are.
 func (m *Model) widgetLines(w int) []string {
-	var all []string
+	var out []string
+	total := 0
 	for _, k := range m.ext.widgetKeys {
-		all = append(all, m.ext.widgets[k]...)
+		for _, l := range m.ext.widgets[k].lines {
+			out = append(out, ansi.Truncate(common.VisibleLine(l), w, "…"))
+		}
+		total += m.ext.widgets[k].total
 	}
-	if len(all) > maxWidgetLines {
-		more := len(all) - (maxWidgetLines - 1)
-		all = append(all[:maxWidgetLines-1:maxWidgetLines-1], m.d.UI.Dim.Render("… "+common.Plural(more, "more widget line")))
-	}
-	out := make([]string, len(all))
-	for i, l := range all {
-		out[i] = ansi.Truncate(common.VisibleLine(l), w, "…")
+	if total > maxWidgetLines {
+		out = out[:min(len(out), maxWidgetLines-1)]
+		more := total - len(out)
+		out = append(out, m.d.UI.Dim.Render("… "+common.Plural(more, "more widget line")))
 	}
 	return out
 }
