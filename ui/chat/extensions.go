@@ -33,11 +33,11 @@ const (
 
 // extState is what the open session's extensions show.
 type extState struct {
-	status     map[string]string   // setStatus: key → text
-	widgets    map[string]widget   // setWidget: key → lines
-	widgetKeys []string            // in the order they were first set
-	title      string              // setTitle
-	notices    []extNotice         // oldest first, at most maxNotices
+	status     map[string]string // setStatus: key → text
+	widgets    map[string]widget // setWidget: key → lines
+	widgetKeys []string          // in the order they were first set
+	title      string            // setTitle
+	notices    []extNotice       // oldest first, at most maxNotices
 }
 
 type extNotice struct{ level, source, text string }
