@@ -142,18 +142,23 @@ func (m *Model) piCapText() string {
 	return fmt.Sprintf("%d — pi processes alive at once (about 115 MB each); the idle ones are retired first", s.maxPi)
 }
 
+// after is the choice after cur, going round; the first when cur is
+// none of them.
+func after[T comparable](choices []T, cur T) T {
+	for i, c := range choices {
+		if c == cur {
+			return choices[(i+1)%len(choices)]
+		}
+	}
+	return choices[0]
+}
+
 // nextEngine saves the engine after the current one.
 func (m *Model) nextEngine() tea.Cmd {
 	if m.engine == nil {
 		return common.Failure(fmt.Errorf("this build of pi-tui cannot change the engine"))
 	}
-	next := engineChoices[0]
-	for i, e := range engineChoices {
-		if e == m.state.engine.engine {
-			next = engineChoices[(i+1)%len(engineChoices)]
-		}
-	}
-	e, ctx := m.engine, m.st.Ctx
+	next, e, ctx := after(engineChoices, m.state.engine.engine), m.engine, m.st.Ctx
 	return func() tea.Msg {
 		return savedMsg{notice: "engine: " + next + " (sessions launched from now on)", err: e.SetEngine(ctx, next)}
 	}
@@ -164,13 +169,7 @@ func (m *Model) nextPiCap() tea.Cmd {
 	if m.engine == nil {
 		return common.Failure(fmt.Errorf("this build of pi-tui cannot change the number of live pi runtimes"))
 	}
-	next := piCapChoices[0]
-	for i, n := range piCapChoices {
-		if n == m.state.engine.maxPi {
-			next = piCapChoices[(i+1)%len(piCapChoices)]
-		}
-	}
-	e, ctx := m.engine, m.st.Ctx
+	next, e, ctx := after(piCapChoices, m.state.engine.maxPi), m.engine, m.st.Ctx
 	return func() tea.Msg {
 		return savedMsg{notice: "live pi runtimes: at most " + strconv.Itoa(next), err: e.SetMaxPiRuntimes(ctx, next)}
 	}
