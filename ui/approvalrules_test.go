@@ -154,7 +154,7 @@ func TestSettingsListsAndDeletesRules(t *testing.T) {
 	r.waitFor("proj")
 	r.keys("3", "r")
 	r.waitFor("Approval rules", "pi-tui-approvals.json", "go test *", "git status")
-	r.keys("down", "down", "down", "down", "down", "down", "down") // past the six settings, to the second rule
+	r.keys("down", "down", "down", "down", "down", "down", "down", "down", "down") // past the eight settings, to the second rule
 	r.keys("d")
 	r.waitFor("Delete approval rule", "Calls it allowed will ask")
 	if got, _ := rules.Rules(context.Background(), root); len(got) != 2 {

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"github.com/pi-tui/pi-tui/ui/editor"
+	"github.com/pi-tui/pi-tui/ui/extdialog"
 	"github.com/pi-tui/pi-tui/ui/instructionsview"
 	"github.com/pi-tui/pi-tui/ui/memoryeditor"
 )
@@ -34,6 +35,11 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 	r.waitFor("Allow bash?")
 	r.final()
 	chat, approval := r.m.session.Help(), r.m.stack[len(r.m.stack)-1].Help()
+
+	// An extension's dialogs: one table per method; the README names
+	// each key once (enter chooses in a select and sends in the others).
+	sel, yn, ed := extdialog.NewKeys(extdialog.MethodSelect), extdialog.NewKeys(extdialog.MethodConfirm), extdialog.NewKeys(extdialog.MethodEditor)
+	extHelp := [][]key.Binding{{sel.Choose, yn.Yes, yn.No, ed.Newline, sel.Cancel}, sel.Nav.Bindings()}
 
 	hk := newHelpKeys()
 	buf := editor.DefaultKeyMap()
@@ -126,6 +132,13 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 		{where: "approvals (chat)", help: approval, rows: []keyRow{
 			{keys: []string{"y", "a", "A", "n/esc", "r"}, does: "allow once, allow this tool for the session, always allow in this project (a rule you edit first, see Security), deny, deny with a reason the model reads. Keys count only once you have stopped typing for 400 ms (see Security)"},
 			{keys: []string{"↑", "↓", "pgup", "pgdn", "home", "end"}, does: "scroll the command or diff"},
+		}},
+		{where: "extension dialogs (chat)", help: extHelp, rows: []keyRow{
+			{keys: []string{"enter"}, does: "choose the highlighted option (a select); send the text (an input or editor)"},
+			{keys: []string{"y", "n"}, does: "a confirm: yes, no"},
+			{keys: []string{"alt+enter/ctrl+j"}, does: "an editor: new line"},
+			{keys: []string{"esc"}, does: "cancel (the extension is told). Keys answer only once you have stopped typing for 400 ms, as in approvals; a timeout the extension set counts down on the dialog"},
+			{keys: []string{"↑/k", "↓/j", "pgup", "pgdn", "home/g", "end/G"}, does: "move through a select's options (at once: moving never answers)"},
 		}},
 	}
 }

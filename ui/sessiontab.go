@@ -146,6 +146,15 @@ func (t *sessionTab) Effective() (model, thinking string) {
 	return "", ""
 }
 
+// Engine names the open session's engine and version for the status bar
+// ("pi 1.6.0", "builtin"; "" when none is known or no session is open).
+func (t *sessionTab) Engine() string {
+	if t.focus == onChat {
+		return t.chat.Engine()
+	}
+	return ""
+}
+
 // RuntimeState is the open session's runtime state for the status bar.
 func (t *sessionTab) RuntimeState() string {
 	if t.focus == onChat {

@@ -32,8 +32,8 @@ func TestSettingsScrollsAt80x24(t *testing.T) {
 	s := f.run(80, 24)
 	s.waitFor("proj")
 	s.keys("3")
-	s.waitFor("Provider guidance in effect", "database")
-	for range 6 + 4 { // past the six settings and four rules: onto the fifth
+	s.waitFor("Provider guidance in effect", "google-vertex")
+	for range 8 + 4 { // past the eight settings and four rules: onto the fifth
 		s.keys("down")
 	}
 	s.waitFor("›   bash   make check-5")

@@ -756,6 +756,9 @@ func (m *Model) statusBar() string {
 		}
 	}
 	right := "runtime: " + m.session.RuntimeState()
+	if e := m.session.Engine(); e != "" {
+		right += " · " + e // which engine runs it: pi and its version, or builtin
+	}
 	if thinking != "" {
 		right = "thinking: " + thinking + " · " + right
 	}

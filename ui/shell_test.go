@@ -501,7 +501,7 @@ func TestGoldenScreens(t *testing.T) {
 			s := setup(t).run(size.w, size.h)
 			s.waitFor("api", loaded)
 			s.keys("3")
-			s.waitFor("Provider guidance in effect", "database")
+			s.waitFor("Provider guidance in effect", "google-vertex", "pi not found")
 			golden(t, name("settings"), s.final())
 		})
 	}

@@ -93,6 +93,7 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		if text := m.asks.Gone(a.res); text != "" {
 			m.tr.Notice(text, true)
 		}
+		m.dialogGone(a.res)
 		return nil
 	}
 	e, ok := ev.(events.Event)
@@ -105,13 +106,19 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		if s := m.open; s != nil {
 			return func() tea.Msg { return arrivedMsg{id: e.SessionID, sess: s} }
 		}
+	case events.Asked:
+		return m.askDialog(e) // an extension's question (approvals come as approvalMsg)
+	case events.Notice, events.ExtensionStatus:
+		m.extEvent(e)
 	case events.RuntimeLaunched:
 		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime launched: "+reasonText(e.Reason), e.Model
+		m.rt.launched(e)
 		m.rt.window = m.d.Runtimes.ContextWindow(m.sid)
 	case events.RuntimeReused:
 		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime reused", e.Model
 	case events.RuntimeRetired:
 		m.rt.state, m.rt.last = "retired", "runtime retired: "+reasonText(e.Reason)
+		m.ext.runtimeGone()
 	case events.AgentStarted:
 		m.rt.state = "working"
 		if !m.ownTurn {

@@ -11,7 +11,10 @@
 // runtime's events; commands.go slash commands; complete.go their
 // completion and @files; input.go the input; tree.go /tree, /model and
 // the inspector's loading; thinking.go thinking levels; remember.go
-// /undo-memory; status.go the state line; bridge.go the event queue.
+// /undo-memory; status.go the state line; bridge.go the event queue;
+// dialogs.go extensions' questions (ui/extdialog); extensions.go what
+// extensions show besides (notices, status, widgets, title), the
+// engine's name and the background launch.
 package chat
 
 import (
@@ -25,6 +28,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/approvals"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/runtimes"
@@ -32,6 +36,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/skills"
 	"github.com/pi-tui/pi-tui/ui/approval"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/extdialog"
 	"github.com/pi-tui/pi-tui/ui/sessionlist"
 	"github.com/pi-tui/pi-tui/ui/transcript"
 )
@@ -47,6 +52,9 @@ type Deps struct {
 	UI       *common.UI
 	Markdown func(text string, width int) (string, error)
 	Env      func(string) string
+	// Prewarm launches a session's runtime in the background as its view
+	// opens; nil: the runtime manager's own Prewarm, when it has one.
+	Prewarm func(ctx context.Context, sessionID string) error
 }
 
 // Tab is what the chat needs of the Session tab around it.
@@ -109,19 +117,21 @@ type Model struct {
 	sent    history // the messages sent, for ↑ and ↓ (input.go)
 	queue   []string
 	working bool
-	model   string              // model spec chosen with /model ("" = default)
-	level   string              // thinking level chosen with shift+tab or /thinking ("" = default)
-	think   thinkState          // the level in effect and the levels the model has
-	ended   bool                // agent_end arrived for the current prompt
-	ownTurn bool                // the turn running is this program's (else another's: reread at its ends)
-	branch  string              // the open session's worktree branch, "" when it works in the project
-	invalid string              // why the open session's worktree binding is invalid (it works in nothing)
-	failed  string              // the current prompt's error, once shown
-	rt      runState            // the runtime, as its events say (status.go)
-	asks    *approval.Questions // open approval dialogs
-	cmds    []skills.Command    // the session's skills and templates (commands.go)
-	cmdWarn []string            // skill and template files skipped
-	comp    completer           // the /command and @file menu (complete.go)
+	model   string               // model spec chosen with /model ("" = default)
+	level   string               // thinking level chosen with shift+tab or /thinking ("" = default)
+	think   thinkState           // the level in effect and the levels the model has
+	ended   bool                 // agent_end arrived for the current prompt
+	ownTurn bool                 // the turn running is this program's (else another's: reread at its ends)
+	branch  string               // the open session's worktree branch, "" when it works in the project
+	invalid string               // why the open session's worktree binding is invalid (it works in nothing)
+	failed  string               // the current prompt's error, once shown
+	rt      runState             // the runtime, as its events say (status.go)
+	asks    *approval.Questions  // open approval dialogs
+	dialogs *extdialog.Questions // open extension dialogs (dialogs.go)
+	ext     extState             // what the session's extensions show (extensions.go)
+	cmds    []skills.Command     // the session's skills and templates (commands.go)
+	cmdWarn []string             // skill and template files skipped
+	comp    completer            // the /command and @file menu (complete.go)
 
 	width, height int
 }
@@ -136,13 +146,17 @@ func New(d Deps, tab Tab) *Model {
 		rules = d.Host.Approvals
 	}
 	m.asks = approval.NewQuestions(m.ctx, d.UI, m.br.sub, rules)
+	m.dialogs = extdialog.NewQuestions(d.UI, m.br.sub)
 	return m
 }
 
 // Close releases the chat when its program ends: the questions only it
 // showed are denied (the program's context, ending, aborts a running
 // turn and ends its subscription).
-func (m *Model) Close() { m.asks.CloseAll() }
+func (m *Model) Close() {
+	m.asks.CloseAll()
+	m.dialogs.CloseAll()
+}
 
 // Init starts delivering runtime events.
 func (m *Model) Init() tea.Cmd { return m.br.wait() }
@@ -183,6 +197,8 @@ func (m *Model) close() {
 	// at another session must never answer it, and its agent must not
 	// wait forever.
 	m.asks.CloseAll()
+	m.dialogs.CloseAll()
+	m.ext = extState{}
 	m.br.show("")
 	if m.stopWatch != nil {
 		m.stopWatch()
@@ -229,6 +245,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.br.show(m.sid) // its events and questions, an open one included
 		st := m.d.Runtimes.State(m.sid)
 		m.rt.state = st.Runtime
+		if l, ok := st.Last.(events.RuntimeLaunched); ok {
+			m.rt.launched(l) // launched by another program, or before
+		}
 		var say tea.Cmd
 		if msg.input != "" {
 			m.input.SetValue(msg.input)
@@ -241,7 +260,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			say = common.Failure(errors.New(msg.invalid))
 		}
 		m.tab.Show(true)
-		return tea.Batch(m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload())
+		return tea.Batch(m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid))
+	case prewarmedMsg:
+		if msg.sid == m.sid {
+			m.ext.notify("warning", "pi-tui", "the runtime could not be started in the background: "+msg.err.Error())
+		}
+		return nil
 	case arrivedMsg:
 		if msg.id != m.sid {
 			return nil
@@ -343,10 +367,19 @@ func (m *Model) View() string {
 	if m.invalid != "" {
 		head += " ⚠ worktree binding invalid"
 	}
-	b.WriteString(st.Title.Render(head) + st.Dim.Render("  "+ansi.Truncate(title, max(m.width-30, 10), "…")) + "\n")
+	line := st.Title.Render(head) + st.Dim.Render("  "+ansi.Truncate(title, max(m.width-30, 10), "…"))
+	if t := common.VisibleLine(m.ext.title); t != "" {
+		// An extension's setTitle, after the session's own name.
+		line = ansi.Truncate(line+"  "+t, max(m.width, 10), "…")
+	}
+	b.WriteString(line + "\n")
 	menu := m.suggestionLines()
-	b.WriteString(m.tr.View(max(m.transcriptHeight()-len(menu), 1)) + "\n")
+	ext := m.extLines()
+	b.WriteString(m.tr.View(max(m.transcriptHeight()-len(menu)-len(ext), 1)) + "\n")
 	for _, l := range menu {
+		b.WriteString(l + "\n")
+	}
+	for _, l := range ext {
 		b.WriteString(l + "\n")
 	}
 	b.WriteString(st.Dim.Render(m.stateLine()) + "\n")

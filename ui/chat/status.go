@@ -31,6 +31,9 @@ type runState struct {
 	usage    provider.Usage // the last turn's tokens
 	lastCall provider.Usage // the last model call, for the context meter
 	window   int            // the model's context window
+	// engine and engineVersion are what the last launch ran on
+	// ("builtin", "pi" 1.6.0), for the status bar.
+	engine, engineVersion string
 }
 
 // RuntimeState is the runtime's state for the status bar ("none" when no
@@ -39,6 +42,7 @@ func (m *Model) RuntimeState() string { return m.rt.state }
 
 func (m *Model) stateLine() string {
 	parts := []string{"runtime " + m.rt.state}
+	parts = append(parts, m.statusParts()...) // the extensions' setStatus
 	if m.model != "" {
 		parts = append(parts, "model "+common.VisibleLine(m.model)) // from the session file
 	}

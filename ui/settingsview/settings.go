@@ -2,7 +2,9 @@
 // guidance in effect and the subdirectory-context switch (written to
 // agent-guidance.json, other keys kept), the default model and thinking
 // level (written to settings.json, other keys kept), pi-tui's permission
-// mode and runtime idle TTL, every project's always-allow approval rules
+// mode and runtime idle TTL, the engine (auto, pi, builtin, with the pi
+// found or why none can be used) and the cap on live pi runtimes
+// (engine.go), every project's always-allow approval rules
 // (deleted here), what is wrong with models.json and auth.json,
 // and the paths in use. Reading and writing run as commands.
 package settingsview
@@ -23,6 +25,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/core/settings"
@@ -46,6 +49,8 @@ const (
 	itemThinking
 	itemPermission
 	itemTTL
+	itemEngine
+	itemPiCap
 	itemCount
 )
 
@@ -64,6 +69,12 @@ type Model struct {
 	state   state
 	loaded  bool
 	loadErr string
+
+	// engine keeps the engine preference; locator finds pi and
+	// remembers its version; pi is what it found.
+	engine  EngineSettings
+	locator *piengine.Locator
+	pi      piFound
 
 	width, height int
 }
@@ -108,6 +119,7 @@ type state struct {
 	problems []string
 	thinking string // the default thinking level in effect
 	prefs    services.Preferences
+	engine   engineState
 	// rules are every project's always-allow rules, by project name.
 	rules    []ruleRow
 	rulesErr string
@@ -122,6 +134,10 @@ func New(h *host.Host, st *common.UI, env func(string) string, editGlobal func()
 		Reload: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
 		Delete: key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "delete the approval rule")),
 	}}
+	if env == nil {
+		env = func(string) string { return "" }
+	}
+	m.engine, m.locator = engineOf(h), &piengine.Locator{Getenv: env}
 	m.lines = list.New[line](m.keys.Nav)
 	m.lines.Selectable = line.selectable
 	return m
@@ -137,11 +153,11 @@ type savedMsg struct {
 	err    error
 }
 
-// Init reads the settings.
-func (m *Model) Init() tea.Cmd { return m.load() }
+// Init reads the settings and looks for pi.
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.load(), m.findPi()) }
 
 func (m *Model) load() tea.Cmd {
-	h, env, ctx := m.host, m.env, m.st.Ctx
+	h, env, ctx, eng := m.host, m.env, m.st.Ctx, m.engine
 	return func() tea.Msg {
 		var s state
 		agent := h.Places.AgentDir
@@ -173,6 +189,7 @@ func (m *Model) load() tea.Cmd {
 		if err != nil {
 			s.rulesErr = err.Error()
 		}
+		s.engine = loadEngine(ctx, eng)
 		s.prefs, err = h.Preferences(ctx)
 		return loadedMsg{s: s, err: err}
 	}
@@ -261,13 +278,19 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return tea.Batch(common.Failure(msg.err), m.load())
 		}
 		return tea.Batch(common.Notice("%s", msg.notice), m.load())
+	case piFoundMsg:
+		m.pi = piFound(msg)
+		if m.loaded {
+			m.lines.SetItems(m.layout())
+		}
+		return nil
 	case common.ProjectsChangedMsg:
 		return m.load() // the global AGENTS.md may have been saved
 	case tea.KeyMsg:
 		switch {
 		case m.lines.Update(msg):
 		case key.Matches(msg, m.keys.Reload):
-			return m.load()
+			return m.Init()
 		case key.Matches(msg, m.keys.Delete):
 			if row, ok := m.selectedRule(); ok {
 				rules, ctx := m.host.Approvals, m.st.Ctx
@@ -319,6 +342,10 @@ func (m *Model) activate() tea.Cmd {
 		return func() tea.Msg {
 			return savedMsg{notice: "permission mode: " + next, err: h.SetPermissionMode(ctx, next)}
 		}
+	case itemEngine:
+		return m.nextEngine()
+	case itemPiCap:
+		return m.nextPiCap()
 	case itemTTL:
 		next := ttlChoices[0]
 		for i, d := range ttlChoices {
@@ -410,6 +437,8 @@ func (m *Model) layout() []line {
 		itemThinking:   fmt.Sprintf("Default thinking      %s — shift+tab or /thinking changes it per session", s.thinking),
 		itemPermission: fmt.Sprintf("Permission mode       %s", permissionText(s.prefs.PermissionMode)),
 		itemTTL:        fmt.Sprintf("Runtime idle TTL      %s — idle runtimes are retired after this", ttlText(s.prefs.IdleTTL)),
+		itemEngine:     "Engine                " + m.engineText(),
+		itemPiCap:      "Live pi runtimes      " + m.piCapText(),
 	}
 	for i, r := range settings {
 		out = append(out, line{item: item(i), rule: -1, draw: func(w int, selected bool) string {
@@ -419,6 +448,11 @@ func (m *Model) layout() []line {
 			}
 			return "  " + r
 		}})
+	}
+	if s.engine.err != "" {
+		text(func(w int) string {
+			return "  " + st.Warn.Render(truncate("! "+common.VisibleLine(s.engine.err), w-2))
+		})
 	}
 	for _, p := range s.problems {
 		text(func(w int) string {

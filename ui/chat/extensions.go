@@ -1,0 +1,282 @@
+package chat
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/ui/common"
+)
+
+// What pi's extensions show outside the turn's text (the pi engine):
+// notices (notify, extension_error, an engine's own warnings) in a small
+// area above the input that keeps the latest few whole; setStatus texts
+// in the state line; setWidget lines above the input; setTitle in the
+// header; set_editor_text in the input, when it is empty. All of it
+// belongs to the open session and goes when the chat leaves it; what the
+// runtime set goes when the runtime ends (its extensions are gone with
+// it). Extensions are not pi-tui's: every text is shown with its control
+// characters made visible and on one line.
+
+// Bounds of what extensions may take of the chat's screen.
+const (
+	maxNotices     = 3  // notices kept
+	maxNoticeLines = 3  // lines the notices area takes at most
+	maxWidgetLines = 5  // widget lines above the input, all widgets together
+	maxStatusCells = 40 // cells of one setStatus text in the state line
+)
+
+// extState is what the open session's extensions show.
+type extState struct {
+	status     map[string]string // setStatus: key → text
+	widgets    map[string]widget // setWidget: key → lines
+	widgetKeys []string          // in the order they were first set
+	title      string            // setTitle
+	notices    []extNotice       // oldest first, at most maxNotices
+}
+
+type extNotice struct{ level, source, text string }
+
+// widget is one setWidget's lines: no more than can ever be shown are
+// kept, and how many it had.
+type widget struct {
+	lines []string
+	total int
+}
+
+// extEvent applies an extension's notice or display request.
+func (m *Model) extEvent(e events.Event) {
+	switch e := e.(type) {
+	case events.Notice:
+		m.ext.notify(e.Level, e.Source, e.Text)
+	case events.ExtensionStatus:
+		switch e.Method {
+		case "setStatus":
+			if e.Text == "" {
+				delete(m.ext.status, e.Key)
+				return
+			}
+			if m.ext.status == nil {
+				m.ext.status = map[string]string{}
+			}
+			m.ext.status[e.Key] = e.Text
+		case "setWidget":
+			if len(e.Lines) == 0 {
+				delete(m.ext.widgets, e.Key)
+				m.ext.widgetKeys = slices.DeleteFunc(m.ext.widgetKeys, func(k string) bool { return k == e.Key })
+				return
+			}
+			if m.ext.widgets == nil {
+				m.ext.widgets = map[string]widget{}
+			}
+			if _, ok := m.ext.widgets[e.Key]; !ok {
+				m.ext.widgetKeys = append(m.ext.widgetKeys, e.Key)
+			}
+			m.ext.widgets[e.Key] = widget{lines: slices.Clone(e.Lines[:min(len(e.Lines), maxWidgetLines)]), total: len(e.Lines)}
+		case "setTitle":
+			m.ext.title = e.Text
+		case "set_editor_text":
+			// The user's own text is never replaced: an extension's text
+			// goes only into an empty input.
+			if m.input.Len() > 0 {
+				m.ext.notify("info", "pi-tui", "an extension offered text for the input; your text was kept")
+				return
+			}
+			m.input.SetValue(e.Text)
+			m.input.fit(m.width, m.height)
+		}
+	}
+}
+
+// runtimeGone forgets what the runtime's extensions set: they ended
+// with it. Notices stay to be read.
+func (x *extState) runtimeGone() {
+	x.status, x.widgets, x.widgetKeys, x.title = nil, nil, nil, ""
+}
+
+func (x *extState) notify(level, source, text string) {
+	x.notices = append(x.notices, extNotice{level: level, source: source, text: text})
+	if n := len(x.notices); n > maxNotices {
+		x.notices = slices.Delete(x.notices, 0, n-maxNotices)
+	}
+}
+
+// line is a notice as one text: its level's mark, who says it (an
+// extension's file name, not its whole path) and what.
+func (n extNotice) line() string {
+	mark := "·"
+	switch n.level {
+	case "error":
+		mark = "✗"
+	case "warning":
+		mark = "!"
+	}
+	text := common.VisibleLine(strings.TrimSpace(n.text))
+	if src := sourceName(n.source); src != "" {
+		text = src + ": " + text
+	}
+	return mark + " " + text
+}
+
+// sourceName shortens a notice's source to what names it: an
+// extension's file name (its folder when the file is index.ts).
+func sourceName(src string) string {
+	if !strings.ContainsAny(src, `/\`) {
+		return common.VisibleLine(src)
+	}
+	base := filepath.Base(src)
+	if strings.HasPrefix(base, "index.") {
+		base = filepath.Base(filepath.Dir(src)) + "/" + base
+	}
+	return common.VisibleLine(base)
+}
+
+// noticeLines draws the notices area at width w: the newest notices
+// that fit in maxNoticeLines, each whole and wrapped at spaces; an
+// older one that does not fit is left out, never cut. Only a newest
+// notice longer than the whole area is shortened, at the end of a
+// sentence where one ends in it.
+func (m *Model) noticeLines(w int) []string {
+	st := m.d.UI
+	var out []string
+	for i := len(m.ext.notices) - 1; i >= 0; i-- {
+		n := m.ext.notices[i]
+		lines := strings.Split(ansi.Wrap(n.line(), w, ""), "\n")
+		if len(out)+len(lines) > maxNoticeLines {
+			if len(out) == 0 {
+				lines = shorten(n.line(), w, maxNoticeLines)
+			} else {
+				break
+			}
+		}
+		style := st.Dim.Render
+		switch n.level {
+		case "error":
+			style = st.Error.Render
+		case "warning":
+			style = st.Warn.Render
+		}
+		for j, l := range lines {
+			lines[j] = style(l)
+		}
+		out = append(lines, out...)
+	}
+	return out
+}
+
+// shorten fits text in rows lines of width w: up to the last sentence
+// end that fits, else the last word, marked with "…".
+func shorten(text string, w, rows int) []string {
+	lines := strings.Split(ansi.Wrap(text, w, ""), "\n")
+	if len(lines) <= rows {
+		return lines
+	}
+	kept := strings.Join(lines[:rows], " ")
+	kept = ansi.Truncate(kept, w*rows-2, "")
+	if i := strings.LastIndexAny(kept, ".!?"); i > len(kept)/2 {
+		kept = kept[:i+1]
+	} else if i := strings.LastIndexByte(kept, ' '); i > 0 {
+		kept = kept[:i]
+	}
+	return strings.Split(ansi.Wrap(kept+" …", w, ""), "\n")
+}
+
+// widgetLines draws the widgets above the input: one line each, at
+// most maxWidgetLines in all, the last saying how many more there are.
+func (m *Model) widgetLines(w int) []string {
+	var out []string
+	total := 0
+	for _, k := range m.ext.widgetKeys {
+		for _, l := range m.ext.widgets[k].lines {
+			out = append(out, ansi.Truncate(common.VisibleLine(l), w, "…"))
+		}
+		total += m.ext.widgets[k].total
+	}
+	if total > maxWidgetLines {
+		out = out[:min(len(out), maxWidgetLines-1)]
+		more := total - len(out)
+		out = append(out, m.d.UI.Dim.Render("… "+common.Plural(more, "more widget line")))
+	}
+	return out
+}
+
+// statusParts are the setStatus texts for the state line, by key.
+func (m *Model) statusParts() []string {
+	keys := make([]string, 0, len(m.ext.status))
+	for k := range m.ext.status {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, ansi.Truncate(common.VisibleLine(m.ext.status[k]), maxStatusCells, "…"))
+	}
+	return out
+}
+
+// extLines are the lines the extensions take above the input.
+func (m *Model) extLines() []string {
+	return append(m.noticeLines(max(m.width, 10)), m.widgetLines(max(m.width, 10))...)
+}
+
+// prewarmer is what a runtime manager offers that can start a session's
+// runtime before its first prompt (the pi engine's node takes a while).
+type prewarmer interface {
+	Prewarm(ctx context.Context, sessionID string) error
+}
+
+// prewarmedMsg says a background launch failed; the first prompt will
+// try again and say why, so this is only a notice.
+type prewarmedMsg struct {
+	sid string
+	err error
+}
+
+// prewarm launches the session's runtime in the background, so the
+// first prompt does not wait for it: through Deps.Prewarm, else the
+// runtime manager's own Prewarm when it has one.
+func (m *Model) prewarm(sid string) tea.Cmd {
+	fn := m.d.Prewarm
+	if fn == nil {
+		pw, ok := any(m.d.Runtimes).(prewarmer)
+		if !ok {
+			return nil
+		}
+		fn = pw.Prewarm
+	}
+	ctx := m.ctx
+	return func() tea.Msg {
+		err := fn(ctx, sid)
+		if err == nil || ctx.Err() != nil {
+			return nil
+		}
+		return prewarmedMsg{sid: sid, err: err}
+	}
+}
+
+// engineText names the engine the open session's runtime runs on, as
+// its launch said: "pi 1.6.0", "builtin"; "" before one is known.
+func (m *Model) engineText() string {
+	switch e, v := common.VisibleLine(m.rt.engine), common.VisibleLine(m.rt.engineVersion); {
+	case e == "":
+		return ""
+	case e == "builtin" || v == "":
+		return e
+	default:
+		return e + " " + v
+	}
+}
+
+// Engine is the open session's engine for the status bar ("" when no
+// runtime has said which).
+func (m *Model) Engine() string { return m.engineText() }
+
+// launched records the engine of a launch.
+func (r *runState) launched(e events.RuntimeLaunched) {
+	r.engine, r.engineVersion = e.Engine, e.EngineVersion
+}
