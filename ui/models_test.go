@@ -92,7 +92,10 @@ func TestSessionThinkingLevel(t *testing.T) {
 	s.waitFor("thinking high (the model has no xhigh)")
 	s.tm.Type("again")
 	s.keys("enter")
-	s.waitFor("runtime launched: thinking level changed")
+	// The status line may already say so (ping's launch, after the view's
+	// background launch with the level then in force): wait for the
+	// frame, then for both requests.
+	s.waitScreen("runtime launched: thinking level changed")
 	first, second := <-got, <-got
 	if first.Body["reasoning_effort"] != "low" || second.Body["reasoning_effort"] != "high" || len(fake.Requests()) != 2 {
 		t.Fatalf("reasoning_effort = %v then %v", first.Body["reasoning_effort"], second.Body["reasoning_effort"])

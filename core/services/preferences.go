@@ -125,6 +125,13 @@ func (s *Services) SetEngine(ctx context.Context, engine string) error {
 	return s.setPref(ctx, "engine", engine)
 }
 
+// EnginePreferences returns the engine setting and the cap on live pi
+// processes, as Settings shows them.
+func (s *Services) EnginePreferences(ctx context.Context) (engine string, maxPiRuntimes int, err error) {
+	p, err := s.Preferences(ctx)
+	return p.Engine, p.MaxPiRuntimes, err
+}
+
 // SetMaxPiRuntimes stores how many pi processes may be alive at once.
 func (s *Services) SetMaxPiRuntimes(ctx context.Context, n int) error {
 	if n < 1 || n > MaxPiRuntimesLimit {

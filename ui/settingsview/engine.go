@@ -10,6 +10,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/piengine"
+	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -17,14 +18,14 @@ import (
 // with the pi that was found or why none can be used, and how many pi
 // processes may live at once.
 
-// The engines the Engine row cycles through.
+// The engines the Engine row cycles through, as the core names them.
 const (
-	EngineAuto    = "auto"
-	EnginePi      = "pi"
-	EngineBuiltin = "builtin"
+	EngineAuto    = services.EngineAuto
+	EnginePi      = services.EnginePi
+	EngineBuiltin = services.EngineBuiltin
 )
 
-var engineChoices = []string{EngineAuto, EnginePi, EngineBuiltin}
+var engineChoices = services.EngineChoices
 
 // piCapChoices are the caps the Live pi runtimes row cycles through.
 var piCapChoices = []int{1, 2, 4, 8, 16}
