@@ -41,6 +41,20 @@ func locator(path, file string) *Locator {
 	}}
 }
 
+// confirm finds pi as a process would and has the launched pi confirm
+// its version.
+func confirm(t *testing.T, pi, file string) {
+	t.Helper()
+	l := locator(pi, file)
+	p, err := l.Find(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Settle(p, p.Version); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A version the launched pi confirmed is not asked again by the next
 // process (a new Locator on the same file); one it did not confirm is.
 func TestVersionsFileSkipsTheAskOnceConfirmed(t *testing.T) {
@@ -86,12 +100,10 @@ func TestVersionsFileForgetsAVersionPiContradicts(t *testing.T) {
 	ctx := context.Background()
 	pi, asked := countingPi(t, "1.6.0")
 	file := filepath.Join(t.TempDir(), "pi-versions.json")
+	confirm(t, pi, file)
+
 	l := locator(pi, file)
 	p, _ := l.Find(ctx)
-	l.Settle(p, "1.6.0")
-
-	l = locator(pi, file)
-	p, _ = l.Find(ctx)
 	if !p.Cached {
 		t.Fatal("not kept")
 	}
@@ -107,9 +119,7 @@ func TestVersionsFileForgetsAVersionPiContradicts(t *testing.T) {
 		t.Errorf("the file still holds the contradicted version: %+v", p)
 	}
 	// A cached version whose pi says nothing is not trusted either.
-	l = locator(pi, file)
-	p, _ = l.Find(ctx)
-	l.Settle(p, "1.6.0")
+	confirm(t, pi, file)
 	l = locator(pi, file)
 	p, _ = l.Find(ctx)
 	if err := l.Settle(p, ""); !errors.Is(err, ErrVersionChanged) {
@@ -122,9 +132,7 @@ func TestVersionsFileIsKeyedByTheFileStamp(t *testing.T) {
 	ctx := context.Background()
 	pi, asked := countingPi(t, "1.6.0")
 	file := filepath.Join(t.TempDir(), "pi-versions.json")
-	l := locator(pi, file)
-	p, _ := l.Find(ctx)
-	l.Settle(p, "1.6.0")
+	confirm(t, pi, file)
 	body, _ := os.ReadFile(pi)
 	os.WriteFile(pi, []byte(strings.Replace(string(body), "1.6.0", "1.6.10", 1)), 0o755)
 	before := timesAsked(t, asked)
