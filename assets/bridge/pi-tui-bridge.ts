@@ -5,11 +5,39 @@
 // remember tool and project trust. Without the channel it fails closed:
 // every tool call is blocked. Node built-ins only; protocol in pi-tui's
 // docs/adr/0046-pi-bridge.md.
+import * as fs from "node:fs";
 import * as net from "node:net";
+import * as path from "node:path";
 
 type Pending = { resolve: (v: any) => void; reject: (e: Error) => void };
 
 const GONE = "pi-tui's host is gone";
+const PI_PACKAGE = "@earendil-works/pi-coding-agent";
+
+// piVersion is the version the running pi reads from its own package.json
+// (PI_PACKAGE_DIR's, else the first one named PI_PACKAGE above pi's main
+// script): pi-tui checks it against what `pi --version` said earlier for
+// this executable. "" when it cannot be found.
+const piVersion = (): string => {
+  const version = (dir: string): string | undefined => {
+    try {
+      const p = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+      return p && (p.name === PI_PACKAGE || dir === process.env.PI_PACKAGE_DIR) && typeof p.version === "string" ? p.version : undefined;
+    } catch { return undefined; }
+  };
+  try {
+    if (process.env.PI_PACKAGE_DIR) return version(process.env.PI_PACKAGE_DIR) ?? "";
+    let dir = path.dirname(fs.realpathSync(process.argv[1] ?? ""));
+    for (let i = 0; i < 8; i++) {
+      const v = version(dir);
+      if (v !== undefined) return v;
+      const up = path.dirname(dir);
+      if (up === dir) break;
+      dir = up;
+    }
+  } catch { /* unknown */ }
+  return "";
+};
 
 export default async function (pi: any) {
   const socketPath = process.env.PI_TUI_BRIDGE_SOCKET;
@@ -40,7 +68,7 @@ export default async function (pi: any) {
     sock = net.createConnection(socketPath);
     sock.setEncoding("utf8");
     sock.on("connect", () => {
-      sock!.write(JSON.stringify({ type: "hello", token, protocol: 1, piVersion: String(process.env.PI_TUI_PI_VERSION ?? ""), pid: process.pid }) + "\n");
+      sock!.write(JSON.stringify({ type: "hello", token, protocol: 1, piVersion: piVersion(), pid: process.pid }) + "\n");
     });
     sock.on("data", (chunk: string) => {
       buf += chunk;

@@ -54,11 +54,12 @@ type Server struct {
 	token string
 	ln    *net.UnixListener
 
-	mu     sync.Mutex
-	closed bool
-	conn   net.Conn
-	done   chan struct{} // closed by Close
-	once   sync.Once
+	mu        sync.Mutex
+	closed    bool
+	conn      net.Conn
+	piVersion string        // what the welcomed peer said pi's version is
+	done      chan struct{} // closed by Close
+	once      sync.Once
 }
 
 // Listen makes a 0700 folder with a random name in dir and listens on
@@ -92,6 +93,16 @@ func Listen(dir string, h Host) (*Server, error) {
 // Env returns the environment variables that give pi's bridge the channel.
 func (s *Server) Env() []string {
 	return []string{EnvSocket + "=" + s.sock, EnvToken + "=" + s.token}
+}
+
+// PiVersion is the version the welcomed peer said its pi runs (the
+// version pi read from its own package.json); "" before the welcome, or
+// when the bridge could not tell. pi loads its extensions, and so welcomes
+// the bridge, before it answers its first command.
+func (s *Server) PiVersion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.piVersion
 }
 
 // Socket returns the socket's path (gone once the peer is accepted).
@@ -197,7 +208,9 @@ func (s *Server) accept(ctx context.Context) (net.Conn, *bufio.Reader, error) {
 }
 
 // handshake reads the first line (bounded in size and time) and answers
-// it; ok is set for a hello with the token, which has been welcomed.
+// it; ok is set for a hello with the token, which has been welcomed. The
+// first such hello's pi version is kept before the welcome goes out, so
+// it is there by the time pi answers its first command.
 func (s *Server) handshake(c net.Conn) (*bufio.Reader, bool) {
 	c.SetReadDeadline(time.Now().Add(helloTimeout))
 	br := bufio.NewReaderSize(c, 64<<10)
@@ -221,6 +234,11 @@ func (s *Server) handshake(c net.Conn) (*bufio.Reader, bool) {
 		desc, params := agent.RememberTool()
 		w.RememberTool = &ToolDef{Name: agent.ToolRemember, Description: desc, Parameters: params}
 	}
+	s.mu.Lock()
+	if s.piVersion == "" {
+		s.piVersion = printableVersion(h.PiVersion)
+	}
+	s.mu.Unlock()
 	if writeLine(c, w) != nil {
 		return nil, false
 	}
@@ -354,6 +372,20 @@ func writeLine(w io.Writer, v any) error {
 	}
 	_, err = w.Write(append(b, '\n'))
 	return err
+}
+
+// printableVersion keeps a peer's version string if it looks like one
+// (at most 40 bytes of digits, letters, dots, dashes and pluses), else "".
+func printableVersion(v string) string {
+	if len(v) > 40 {
+		return ""
+	}
+	for _, r := range v {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '.' || r == '-' || r == '+') {
+			return ""
+		}
+	}
+	return v
 }
 
 // oneLine keeps an error to one line for the peer.

@@ -25,6 +25,11 @@ type Pi struct {
 	Path    string   // the executable, absolute
 	Args    []string // arguments before pi's own (none today)
 	Version string   // "1.6.0"
+	// Cached says Version came from the versions file, not from asking
+	// this pi in this process: the launched pi must confirm it
+	// (Locator.Settle).
+	Cached bool
+	stamp  stamp
 }
 
 // Argv is the command line that runs this pi with args after it.
@@ -52,6 +57,9 @@ const (
 type Locator struct {
 	// Getenv reads the environment (PI_TUI_PI, PATH); nil: os.Getenv.
 	Getenv func(string) string
+	// VersionsFile keeps confirmed versions across processes (versions.go);
+	// "": this process's memory only.
+	VersionsFile string
 
 	mu    sync.Mutex
 	known map[stamp]versionResult
@@ -67,6 +75,9 @@ type stamp struct {
 type versionResult struct {
 	version string
 	err     error
+	cached  bool // from the versions file, not yet confirmed by a launch
+	// confirmed: a pi launched in this process reported this version.
+	confirmed bool
 }
 
 // Find returns the pi to run, with its version checked: the command in
@@ -88,18 +99,19 @@ func (l *Locator) Find(ctx context.Context) (Pi, error) {
 	l.mu.Lock()
 	r, ok := l.known[st]
 	l.mu.Unlock()
+	if !ok && l.VersionsFile != "" {
+		if v, found := lookupVersion(l.VersionsFile, st); found {
+			r, ok = versionResult{version: v, cached: true}, true
+			l.remember(st, r)
+		}
+	}
 	if !ok {
 		v, err := Version(ctx, path)
 		if ctx.Err() != nil && err != nil {
 			return Pi{}, err // cancelled: nothing learned about this pi
 		}
-		r = versionResult{v, err}
-		l.mu.Lock()
-		if l.known == nil {
-			l.known = map[stamp]versionResult{}
-		}
-		l.known[st] = r
-		l.mu.Unlock()
+		r = versionResult{version: v, err: err}
+		l.remember(st, r)
 	}
 	if r.err != nil {
 		return Pi{}, r.err
@@ -107,7 +119,57 @@ func (l *Locator) Find(ctx context.Context) (Pi, error) {
 	if err := Supported(r.version, path); err != nil {
 		return Pi{}, err
 	}
-	return Pi{Path: path, Version: r.version}, nil
+	return Pi{Path: path, Version: r.version, Cached: r.cached, stamp: st}, nil
+}
+
+func (l *Locator) remember(st stamp, r versionResult) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.known == nil {
+		l.known = map[stamp]versionResult{}
+	}
+	l.known[st] = r
+}
+
+// ErrVersionChanged is Settle's error when the pi launched on a cached
+// version runs another: it was forgotten, and the next Find asks pi again.
+var ErrVersionChanged = errors.New("pi's version changed since it was last asked")
+
+// Settle takes the version a launched pi reported itself (the bridge's
+// hello; "" when it could not tell). A match confirms p's version: it is
+// written to the versions file, so the next process need not ask. A
+// cached version the running pi does not confirm is forgotten, and Settle
+// returns ErrVersionChanged: the caller ends that pi before sending it
+// anything and finds pi again. An asked version that the running pi
+// reports otherwise is not written, so it stays asked in every process.
+func (l *Locator) Settle(p Pi, running string) error {
+	if running == p.Version && running != "" {
+		l.mu.Lock()
+		r, ok := l.known[p.stamp]
+		first := ok && !r.confirmed
+		if ok {
+			r.cached, r.confirmed = false, true
+			l.known[p.stamp] = r
+		}
+		l.mu.Unlock()
+		if first && !p.Cached && l.VersionsFile != "" {
+			storeVersion(l.VersionsFile, p.stamp, p.Version)
+		}
+		return nil
+	}
+	if !p.Cached {
+		return nil
+	}
+	l.mu.Lock()
+	delete(l.known, p.stamp)
+	l.mu.Unlock()
+	if l.VersionsFile != "" {
+		storeVersion(l.VersionsFile, p.stamp, "")
+	}
+	if running == "" {
+		return fmt.Errorf("%w: the pi at %s did not say its version", ErrVersionChanged, p.Path)
+	}
+	return fmt.Errorf("%w: the pi at %s was %s and now runs %s", ErrVersionChanged, p.Path, p.Version, printable([]byte(running), 40))
 }
 
 // lookPi resolves PI_TUI_PI or `pi` on PATH to an absolute executable.

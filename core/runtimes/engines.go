@@ -227,6 +227,12 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 		return nil, err
 	}
 	run := &piRun{Engine: eng, stop: stop, srv: srv, served: served, dec: dec}
+	if err := m.pi.Settle(b.pi, srv.PiVersion()); err != nil {
+		// A kept version this pi does not confirm: it is ended before it
+		// was sent anything, and the caller asks pi and launches again.
+		run.Close()
+		return nil, err
+	}
 	rt.Engine, rt.pi = run, run
 	return rt, nil
 }

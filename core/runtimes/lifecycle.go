@@ -133,6 +133,11 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 	delete(m.launching, sessionID)
 	close(done)
 	switch {
+	case errors.Is(err, piengine.ErrVersionChanged) && b.pi.Cached:
+		// pi changed under its path: asked again, at most once (an asked
+		// version is never Cached).
+		m.unlock()
+		return nil, true, nil
 	case err != nil:
 		m.unlock()
 		return nil, false, err

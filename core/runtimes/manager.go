@@ -20,6 +20,7 @@ import (
 	"context"
 	"hash/maphash"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -146,6 +147,11 @@ func New(opts Options) (*Manager, error) {
 		resolvers: map[string]*instructions.Resolver{}, models: map[string]modelPick{}, frames: map[string]framed{}, watched: map[string]int{}, last: map[string]events.Event{},
 		allowed: map[string]bool{}, launching: map[string]chan struct{}{}}
 	m.pi.Getenv = opts.Env
+	if d := opts.Host.Places.DataDir; d != "" {
+		// A one-shot prompt need not start node once more to ask pi's
+		// version: the launched pi confirms the kept one (Locator.Settle).
+		m.pi.VersionsFile = filepath.Join(d, "pi-versions.json")
+	}
 	m.worktrees = opts.Host.Worktrees
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		m.watcher = w
