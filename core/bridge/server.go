@@ -57,6 +57,7 @@ type Server struct {
 	mu        sync.Mutex
 	closed    bool
 	conn      net.Conn
+	greeting  map[net.Conn]struct{} // connections still saying hello (Close ends them)
 	piVersion string        // what the welcomed peer said pi's version is
 	done      chan struct{} // closed by Close
 	once      sync.Once
@@ -118,6 +119,9 @@ func (s *Server) Close() error {
 		if s.conn != nil {
 			s.conn.Close()
 		}
+		for c := range s.greeting {
+			c.Close()
+		}
 		s.mu.Unlock()
 		s.ln.Close()
 		os.RemoveAll(s.dir)
@@ -140,6 +144,11 @@ func (s *Server) Serve(ctx context.Context) error {
 	}()
 	conn, br, err := s.accept(ctx)
 	if err != nil {
+		select {
+		case <-s.done:
+			return nil // Close ended it, perhaps while a peer was greeted
+		default:
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -170,9 +179,14 @@ func (s *Server) accept(ctx context.Context) (net.Conn, *bufio.Reader, error) {
 	won := make(chan peer, 1)
 	slots := make(chan struct{}, maxHandshakes)
 	var winner sync.Once
+	// The handshakes still running when the listener closes (the winner
+	// closed it, or Close did) are waited for, so a peer welcomed just
+	// then is taken (or, after Close, closed by Serve), never left open.
+	var greeting sync.WaitGroup
 	for {
 		c, err := s.ln.Accept()
 		if err != nil {
+			greeting.Wait()
 			select {
 			case p := <-won:
 				return p.c, p.br, nil
@@ -186,8 +200,26 @@ func (s *Server) accept(ctx context.Context) (net.Conn, *bufio.Reader, error) {
 			c.Close() // too many waiting to say hello
 			continue
 		}
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			c.Close()
+			continue // Accept fails next: the listener is closed
+		}
+		if s.greeting == nil {
+			s.greeting = map[net.Conn]struct{}{}
+		}
+		s.greeting[c] = struct{}{}
+		s.mu.Unlock()
+		greeting.Add(1)
 		go func() {
+			defer greeting.Done()
 			defer func() { <-slots }()
+			defer func() {
+				s.mu.Lock()
+				delete(s.greeting, c)
+				s.mu.Unlock()
+			}()
 			br, ok := s.handshake(c)
 			if !ok {
 				c.Close()
