@@ -58,8 +58,8 @@ type Server struct {
 	closed    bool
 	conn      net.Conn
 	greeting  map[net.Conn]struct{} // connections still saying hello (Close ends them)
-	piVersion string        // what the welcomed peer said pi's version is
-	done      chan struct{} // closed by Close
+	piVersion string                // what the welcomed peer said pi's version is
+	done      chan struct{}         // closed by Close
 	once      sync.Once
 }
 
@@ -154,9 +154,6 @@ func (s *Server) Serve(ctx context.Context) error {
 		}
 		return err
 	}
-	// The one peer is in: nobody else may connect.
-	s.ln.Close()
-	os.Remove(s.sock)
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -220,30 +217,34 @@ func (s *Server) accept(ctx context.Context) (net.Conn, *bufio.Reader, error) {
 				delete(s.greeting, c)
 				s.mu.Unlock()
 			}()
-			br, ok := s.handshake(c)
+			// The first hello with the token claims the channel: the
+			// listener closes and the socket goes before it is welcomed,
+			// so no second peer can connect once the first is in.
+			claim := func() bool {
+				accepted := false
+				winner.Do(func() {
+					accepted = true
+					s.ln.Close() // ends the Accept loop
+					os.Remove(s.sock)
+				})
+				return accepted
+			}
+			br, ok := s.handshake(c, claim)
 			if !ok {
 				c.Close()
 				return
 			}
-			accepted := false
-			winner.Do(func() {
-				accepted = true
-				won <- peer{c, br}
-				s.ln.Close() // ends the Accept loop
-			})
-			if !accepted {
-				writeLine(c, refused{Type: "refused", Error: "the bridge already has its peer"})
-				c.Close()
-			}
+			won <- peer{c, br}
 		}()
 	}
 }
 
 // handshake reads the first line (bounded in size and time) and answers
-// it; ok is set for a hello with the token, which has been welcomed. The
-// first such hello's pi version is kept before the welcome goes out, so
-// it is there by the time pi answers its first command.
-func (s *Server) handshake(c net.Conn) (*bufio.Reader, bool) {
+// it; ok is set for a hello with the token that claim made the peer,
+// which has been welcomed (a later one is refused). The peer's pi version
+// is kept before the welcome goes out, so it is there by the time pi
+// answers its first command.
+func (s *Server) handshake(c net.Conn, claim func() bool) (*bufio.Reader, bool) {
 	c.SetReadDeadline(time.Now().Add(helloTimeout))
 	br := bufio.NewReaderSize(c, 64<<10)
 	line, err := readLine(br, MaxHelloBytes)
@@ -258,6 +259,10 @@ func (s *Server) handshake(c net.Conn) (*bufio.Reader, bool) {
 	}
 	if h.Protocol != Protocol {
 		writeLine(c, refused{Type: "refused", Error: fmt.Sprintf("pi-tui speaks bridge protocol %d, not %d", Protocol, h.Protocol)})
+		return nil, false
+	}
+	if !claim() {
+		writeLine(c, refused{Type: "refused", Error: "the bridge already has its peer"})
 		return nil, false
 	}
 	c.SetReadDeadline(time.Time{})
