@@ -208,4 +208,16 @@ func TestRPCPassesPiCommandsThrough(t *testing.T) {
 	if e, _ := got[len(got)-1]["error"].(string); !strings.Contains(e, `unknown command "get_commands"`) {
 		t.Errorf("builtin = %v", got[len(got)-1])
 	}
+
+	// With the pi engine chosen but no pi to run, the answer says so
+	// rather than calling pi's command unknown.
+	n := newCLI(t)
+	modelRig(t, n, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "hi"} })
+	n.env["PI_TUI_PI"] = filepath.Join(t.TempDir(), "no-such-pi")
+	rn := startRPC(t, n, "--project", "mono", "--engine", "pi")
+	rn.send(`{"id":1,"type":"get_available_models"}`)
+	got = rn.until(func(m map[string]any) bool { return m["type"] == "response" })
+	if e, _ := got[len(got)-1]["error"].(string); !strings.Contains(e, "cannot run") || !strings.Contains(e, "no-such-pi") {
+		t.Errorf("pi unusable = %v", got[len(got)-1])
+	}
 }

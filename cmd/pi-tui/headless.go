@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/rpc"
@@ -119,6 +120,11 @@ func (a *app) promptCmd(args []string) error {
 	if *asJSON {
 		defer rpc.StreamEvents(h.Events, rpc.NewLines(a.stdout))()
 		defer a.close() // first: the runtimes' retirements are the last lines
+	} else {
+		// Warnings and extensions' notices go to standard error (standard
+		// output is the answer); --json carries them as notice events.
+		defer printNotices(h.Events, a.stderr)()
+		defer a.close()
 	}
 	p, err := a.projectFor(*project)
 	if err != nil {
@@ -380,4 +386,39 @@ func checkEngine(cmd, value string) error {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// printNotices writes each notice of the run (events.Notice: pi-tui's
+// warnings, an extension's notify or error) to w as one line, until stop
+// is called, which returns once what was published is written.
+func printNotices(b *events.Broker, w io.Writer) (stop func()) {
+	sub := b.Subscribe(context.Background(), events.Agent)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			batch, ok := sub.Next()
+			if !ok {
+				return
+			}
+			for _, e := range batch {
+				if n, ok := e.(events.Notice); ok {
+					fmt.Fprintf(w, "pi-tui: %s: %s\n", noticeWord(n.Level), safetext.Visible(n.Text))
+				}
+			}
+		}
+	}()
+	return func() {
+		sub.Close()
+		<-done
+	}
+}
+
+// noticeWord is how a notice's level reads on standard error.
+func noticeWord(level string) string {
+	switch level {
+	case "warning", "error":
+		return level
+	}
+	return "note"
 }

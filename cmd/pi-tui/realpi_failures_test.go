@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,7 +74,7 @@ func TestAutoFallsBackToBuiltinWithoutAUsablePi(t *testing.T) {
 			c.env["PI_TUI_PI"] = pi(t)
 			code, out, errs := c.run("", "prompt", "--project", "mono", "--engine", "auto", "--json", "hello")
 			if code != 0 || errs != "" {
-				t.Fatalf("exit %d, stderr %q", code, errs)
+				t.Fatalf("exit %d, stderr %q", code, errs) // --json says it as an event
 			}
 			evs := jsonLines(t, out)
 			if l := typed(evs, "runtime_launched"); len(l) != 1 || l[0]["engine"] != "builtin" {
@@ -81,6 +82,14 @@ func TestAutoFallsBackToBuiltinWithoutAUsablePi(t *testing.T) {
 			}
 			if end := typed(evs, "agent_end"); len(end) != 1 || end[0]["text"] != "from the built-in engine" {
 				t.Errorf("agent_end = %v", end)
+			}
+			// PI_TUI_PI names a pi that cannot run: the fallback says so.
+			if n := typed(evs, "notice"); len(n) != 1 || !strings.Contains(fmt.Sprint(n[0]["text"]), "PI_TUI_PI names no pi that can run") {
+				t.Errorf("notice = %v", n)
+			}
+			code, out, errs = c.run("", "prompt", "--project", "mono", "--engine", "auto", "hello")
+			if code != 0 || !strings.Contains(out, "from the built-in engine") || !strings.HasPrefix(errs, "pi-tui: warning: PI_TUI_PI names no pi that can run") || strings.Count(errs, "\n") != 1 {
+				t.Errorf("plain: exit %d, stdout %q, stderr %q", code, out, errs)
 			}
 		})
 	}

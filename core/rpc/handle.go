@@ -109,8 +109,15 @@ func (r *server) handle(c command) {
 		}
 		r.reply(c, nil, data)
 	default:
-		if name, err := r.m.EngineOf(ctx, r.session); err == nil && name == piengine.Name {
+		name, err := r.m.EngineOf(ctx, r.session)
+		switch {
+		case err == nil && name == piengine.Name:
 			r.passThrough(c)
+			return
+		case err != nil:
+			// The pi engine was chosen but cannot run: say that, not
+			// "unknown", for what is likely one of pi's commands.
+			r.reply(c, fmt.Errorf("%s is not one of pi-tui's commands, and the session's engine cannot run to take pi's: %v", c.Type, err), nil)
 			return
 		}
 		r.reply(c, fmt.Errorf("unknown command %q (prompt, abort, get_state, new_session, compact, branch, set_model, set_thinking_level)", c.Type), nil)

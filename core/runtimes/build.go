@@ -32,8 +32,9 @@ type built struct {
 	settings resources
 	// pi is the user's pi for a pi runtime; maxPi is the cap on live pi
 	// processes in force when the spec was built.
-	pi    piengine.Pi
-	maxPi int
+	pi     piengine.Pi
+	maxPi  int
+	notice string // choice.notice
 }
 
 // build computes the launch spec of a session: its root, the project's
@@ -108,5 +109,5 @@ func (m *Manager) build(ctx context.Context, sess *sessions.Session, modelSpec s
 	if ttl <= 0 {
 		ttl = prefs.IdleTTL
 	}
-	return built{spec: spec, client: client, model: model, res: resv, base: labels(chain), ttl: ttl, settings: res, pi: eng.pi, maxPi: prefs.MaxPiRuntimes}, nil
+	return built{spec: spec, client: client, model: model, res: resv, base: labels(chain), ttl: ttl, settings: res, pi: eng.pi, maxPi: prefs.MaxPiRuntimes, notice: eng.notice}, nil
 }

@@ -34,6 +34,10 @@ type choice struct {
 	name    string // piengine.Name or engine.Builtin
 	version string // pi's version; "" for the built-in engine
 	pi      piengine.Pi
+	// notice is said when the runtime launches: auto fell back to the
+	// built-in engine although PI_TUI_PI names a pi (a typo, a removed
+	// install), which would otherwise go unnoticed.
+	notice string
 }
 
 // chooseEngine resolves the engine setting: Options.Engine, else
@@ -58,6 +62,9 @@ func (m *Manager) chooseEngine(ctx context.Context, pref string) (choice, error)
 		}
 		pi, err := m.pi.Find(ctx)
 		if err != nil {
+			if named := m.opts.Env(piengine.EnvPi); named != "" {
+				builtin.notice = fmt.Sprintf("%s names no pi that can run (%v): the built-in engine runs this session", piengine.EnvPi, err)
+			}
 			return builtin, nil
 		}
 		return choice{name: piengine.Name, version: pi.Version, pi: pi}, nil
@@ -181,7 +188,7 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 	if err := sess.Persist(ctx); err != nil {
 		return nil, err
 	}
-	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl}
+	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl, notice: b.notice}
 	var mw agent.MemoryWriter
 	if slices.Contains(b.spec.Tools, agent.ToolRemember) {
 		mw = &memoryWriter{m: m, rt: rt, projectID: sess.ProjectID()}

@@ -158,10 +158,14 @@ func (m *Manager) launchedLocked(rt *Runtime, reason string, reserve bool) {
 	rt.reserved, rt.prewarmed = reserve, !reserve
 	info := rt.Engine.Info()
 	m.note(events.RuntimeLaunched{SessionID: rt.Session.ID(), Reason: reason, Model: rt.Spec.Model, Engine: info.Name, EngineVersion: info.Version})
+	if rt.notice != "" {
+		// Queued as note queues, but not the session's last runtime event.
+		m.queued = append(m.queued, events.Notice{SessionID: rt.Session.ID(), Level: "warning", Source: "pi-tui", Text: rt.notice})
+	}
 }
 
 func (m *Manager) launchLocked(b built, sess *sessions.Session, fp string) *Runtime {
-	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl}
+	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl, notice: b.notice}
 	var mw agent.MemoryWriter
 	if slices.Contains(b.spec.Tools, agent.ToolRemember) {
 		mw = &memoryWriter{m: m, rt: rt, projectID: sess.ProjectID()}

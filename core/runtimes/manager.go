@@ -82,6 +82,7 @@ type Runtime struct {
 
 	pi        *piRun // the pi engine with its bridge; nil for the built-in engine
 	prewarmed bool   // launched by Prewarm, not yet used by a prompt
+	notice    string // said when it launches (choice.notice)
 	fp        string
 	reserved  bool          // handed out by Prepare; its prompt has not ended
 	ttl       time.Duration // idle TTL in force when the spec was built

@@ -50,7 +50,7 @@ type Preferences struct {
 	// EnginePi or EngineBuiltin. PI_TUI_ENGINE and --engine override it.
 	Engine string
 	// MaxPiRuntimes bounds the pi processes alive at once (each costs
-	// about 115 MB); idle ones are retired first to make room.
+	// about 120 MB); idle ones are retired first to make room.
 	MaxPiRuntimes int
 }
 

@@ -140,7 +140,7 @@ func (m *Model) piCapText() string {
 	if !s.have {
 		return "(this build cannot change it)"
 	}
-	return fmt.Sprintf("%d — pi processes alive at once (about 115 MB each); the idle ones are retired first", s.maxPi)
+	return fmt.Sprintf("%d — pi processes alive at once (about 120 MB each); the idle ones are retired first", s.maxPi)
 }
 
 // after is the choice after cur, going round; the first when cur is
