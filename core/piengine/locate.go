@@ -242,7 +242,7 @@ func Version(ctx context.Context, path string) (string, error) {
 	}
 	v := strings.TrimPrefix(strings.TrimSpace(lastLine(out.Bytes())), "v")
 	if _, ok := parseVersion(v); !ok {
-		return "", fmt.Errorf("pi at %s printed no version for --version (%s)", path, quoteShort(out.Bytes()))
+		return "", fmt.Errorf("%s does not look like pi: its --version printed %s, not a version", path, quoteShort(out.Bytes()))
 	}
 	return v, nil
 }
@@ -304,7 +304,14 @@ func quoteShort(b []byte) string {
 	if len(b) == 0 {
 		return "nothing"
 	}
-	return strconv.Quote(printable(b, 80))
+	// The first line is enough to tell what answered; printable shows its
+	// control characters, so the quotes are added, not strconv's escapes.
+	first, _, more := bytes.Cut(b, []byte("\n"))
+	s := "\"" + printable(bytes.TrimSpace(first), 80) + "\""
+	if more {
+		s += " …"
+	}
+	return s
 }
 
 // printable cuts b to max bytes (on a rune boundary) and escapes control

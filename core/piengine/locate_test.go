@@ -42,7 +42,8 @@ func TestLocateErrors(t *testing.T) {
 		{"not executable", noExec, "not executable"},
 		{"directory", t.TempDir(), "a directory"},
 		{"fails", script(t, "echo starting >&2; echo 'Error: node is too old' >&2; exit 1"), "--version failed (exit status 1): Error: node is too old"},
-		{"garbage", script(t, "printf 'hello \\033[31mworld\\n'"), `printed no version for --version ("hello \\x1b[31mworld")`},
+		{"garbage", script(t, "printf 'hello \\033[31mworld\\n'"), `does not look like pi: its --version printed "hello \x1b[31mworld", not a version`},
+		{"another program", script(t, "echo 'true (GNU coreutils) 9.1'; echo 'Copyright'"), `does not look like pi: its --version printed "true (GNU coreutils) 9.1" …, not a version`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := find(c.path)
