@@ -46,10 +46,11 @@ type PiCommand struct {
 	Path, Scope string
 }
 
-// PiThinking is what pi says of thinking for the model it runs: the levels
-// it offers (["off"] for a model that does not reason) and the one in
-// effect.
+// PiThinking is what pi says of the model it runs: PROVIDER/ID (pi's
+// default when the launch named none), the thinking levels it offers
+// (["off"] for a model that does not reason) and the one in effect.
 type PiThinking struct {
+	Model  string
 	Levels []string
 	Level  string
 }
@@ -246,10 +247,17 @@ func (m *Manager) PiThinking(ctx context.Context, sessionID string) (PiThinking,
 		return PiThinking{}, err
 	}
 	var st struct {
+		Model struct {
+			Provider string `json:"provider"`
+			ID       string `json:"id"`
+		} `json:"model"`
 		ThinkingLevel string `json:"thinkingLevel"`
 	}
 	if json.Unmarshal(state, &st) == nil {
 		out.Level = provider.ClampThinking(out.Levels, st.ThinkingLevel)
+		if specPart(st.Model.Provider) && specPart(st.Model.ID) {
+			out.Model = st.Model.Provider + "/" + st.Model.ID
+		}
 	}
 	if out.Level == "" {
 		out.Level = out.Levels[0]

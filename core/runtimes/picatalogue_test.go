@@ -116,7 +116,7 @@ func TestPiThinkingAsksTheLaunchedModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(th.Levels, []string{"off"}) || th.Level != "off" {
+	if !slices.Equal(th.Levels, []string{"off"}) || th.Level != "off" || th.Model != "fake/m1" {
 		t.Errorf("fake/m1: %+v", th)
 	}
 	r.m.Retire(r.sid, "test")
@@ -127,7 +127,7 @@ func TestPiThinkingAsksTheLaunchedModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(th.Levels, []string{"off", "minimal", "low", "medium", "high"}) || th.Level != "high" {
+	if !slices.Equal(th.Levels, []string{"off", "minimal", "low", "medium", "high"}) || th.Level != "high" || th.Model != "claude-sub/opus-login" {
 		t.Errorf("claude-sub/opus-login:high: %+v", th)
 	}
 }

@@ -24,7 +24,8 @@
 // get_commands) is the script's Models and Commands; get_state names the
 // model --provider/--model launched it with. The first line FAKEPI_LOG
 // gets is "start " and the arguments, for tests of what a launch passed;
-// each catalogue question adds "asked " and the command.
+// each catalogue question adds "asked " and the command, each prompt
+// "prompt " and its text on one line.
 package fakepi
 
 import (

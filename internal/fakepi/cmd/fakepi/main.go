@@ -210,6 +210,9 @@ func (f *fake) command(line []byte) {
 	}
 	id, typ := c["id"], str(c["type"])
 	msg := str(c["message"])
+	if typ == "prompt" {
+		f.logf("prompt %s", strings.ReplaceAll(msg, "\n", " "))
+	}
 	switch typ {
 	case "get_state":
 		f.mu.Lock()
