@@ -2,6 +2,7 @@ package runtimes
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -190,4 +191,41 @@ func TestRealPiCatalogue(t *testing.T) {
 	if err != nil || len(th.Levels) == 0 {
 		t.Errorf("thinking = %+v, %v", th, err)
 	}
+}
+
+// BenchmarkPiModels: a /model look at pi's catalogue, kept from the
+// launch, against asking the fake pi each time (Call's round trip).
+func BenchmarkPiModels(b *testing.B) {
+	dir := b.TempDir()
+	script := filepath.Join(dir, "script.json")
+	data, _ := json.Marshal(catalogueScript)
+	os.WriteFile(script, data, 0o644)
+	r := newRigOpts(b, readThenAnswer, func(o *Options) {
+		env := o.Env
+		o.Env = func(k string) string {
+			if k == "PI_TUI_PI" {
+				return fakePiPath
+			}
+			return env(k)
+		}
+		o.PiEnv = []string{"FAKEPI_SCRIPT=" + script}
+	})
+	ctx := context.Background()
+	if _, err := r.m.PiModels(ctx, r.sid); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("kept", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := r.m.PiModels(ctx, r.sid); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("asked", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := r.m.Call(ctx, r.sid, "get_available_models", nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
