@@ -8,4 +8,8 @@ import (
 )
 
 // TestMain sets the colour profile once, before the parallel tests start.
-func TestMain(m *testing.M) { os.Exit(screentest.Main(m)) }
+func TestMain(m *testing.M) {
+	code := screentest.Main(m)
+	removeFakePi()
+	os.Exit(code)
+}

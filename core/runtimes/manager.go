@@ -119,6 +119,7 @@ type Manager struct {
 	launching map[string]chan struct{}
 	pi        piengine.Locator // finds the user's pi, its version once per file stamp
 	bridge    bridgeFile       // the bridge extension, written once
+	catalogue catalogue        // pi's models and commands per launch (picatalogue.go)
 
 	timingMu sync.Mutex
 	timing   *os.File

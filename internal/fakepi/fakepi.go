@@ -19,6 +19,13 @@
 //	FAKEPI_IGNORE_TERM   ignore SIGTERM
 //	FAKEPI_LOG           append what happened to this file ("stdin closed", "SIGTERM", "exit")
 //	FAKEPI_CONTEXT       get_state's model contextWindow (default 128000)
+//
+// Its catalogue (get_available_models, get_available_thinking_levels,
+// get_commands) is the script's Models and Commands; get_state names the
+// model --provider/--model launched it with. The first line FAKEPI_LOG
+// gets is "start " and the arguments, for tests of what a launch passed;
+// each catalogue question adds "asked " and the command, each prompt
+// "prompt " and its text on one line.
 package fakepi
 
 import (
@@ -33,6 +40,34 @@ import (
 // the next reply in the same run; a reply without them ends the run.
 type Script struct {
 	Replies []Reply `json:"replies"`
+	// Models are get_available_models' answer; none means one,
+	// fake/fake-model.
+	Models []Model `json:"models,omitempty"`
+	// Commands are added to get_commands' answer (after the bridge's
+	// pi-tui-branch).
+	Commands []Command `json:"commands,omitempty"`
+}
+
+// Model is one model of the fake's catalogue, in pi's Model shape.
+type Model struct {
+	Provider      string `json:"provider"`
+	ID            string `json:"id"`
+	Name          string `json:"name,omitempty"`
+	Reasoning     bool   `json:"reasoning,omitempty"`
+	ContextWindow int    `json:"contextWindow,omitempty"`
+	MaxTokens     int    `json:"maxTokens,omitempty"`
+}
+
+// Command is one of get_commands' entries: an extension command, a
+// prompt template or a skill, with where it came from.
+type Command struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Source is "extension", "prompt" or "skill".
+	Source string `json:"source"`
+	// Path and Scope go into sourceInfo.
+	Path  string `json:"path,omitempty"`
+	Scope string `json:"scope,omitempty"`
 }
 
 // Reply is one assistant message.

@@ -44,17 +44,23 @@ func isBuiltin(name string) bool {
 	return false
 }
 
-// commandsMsg carries a session's skills and templates.
+// commandsMsg carries a session's skills and templates (a pi session's:
+// pi's commands, picatalogue.go).
 type commandsMsg struct {
 	sid  string
 	cmds []skills.Command
 	warn []string
+	// shadowed are pi's commands the chat's own hide (name → what pi has
+	// under it); piErr says why pi's commands could not be listed.
+	shadowed map[string]string
+	piErr    string
 }
 
 // expandedMsg carries a typed /command as the model will receive it.
 type expandedMsg struct {
 	sid, typed, text string
 	err              error
+	verbatim         bool // a pi command: sent as typed, pi expands it
 }
 
 // loadCommands reads the session's skills and templates (the files may
@@ -65,6 +71,9 @@ func (m *Model) loadCommands() tea.Cmd {
 	}
 	rts, sid, ctx := m.d.Runtimes, m.sid, m.ctx
 	return func() tea.Msg {
+		if onPi(ctx, rts, sid) {
+			return piCommandsMsg(ctx, rts, sid)
+		}
 		set, err := rts.Commands(ctx, sid)
 		if err != nil {
 			return commandsMsg{sid: sid, warn: []string{err.Error()}}
@@ -79,6 +88,7 @@ func (m *Model) updateCommands(msg tea.Msg) (tea.Cmd, bool) {
 	case commandsMsg:
 		if msg.sid == m.sid {
 			m.cmds, m.cmdWarn = msg.cmds, msg.warn
+			m.comp.shadowed, m.comp.piErr = msg.shadowed, msg.piErr
 			return m.refreshMenu(), true
 		}
 		return nil, true
@@ -94,7 +104,7 @@ func (m *Model) updateCommands(msg tea.Msg) (tea.Cmd, bool) {
 		case msg.err != nil:
 			m.restoreInput(msg.typed)
 			return common.Failure(msg.err), true
-		case msg.text == msg.typed:
+		case msg.text == msg.typed && !msg.verbatim:
 			m.restoreInput(msg.typed)
 			name, _, _ := strings.Cut(strings.TrimPrefix(msg.typed, "/"), " ")
 			return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, or a skill or prompt template (type / to see them)", firstLine(name))), true
@@ -121,10 +131,14 @@ func (m *Model) restoreInput(text string) {
 	}
 }
 
-// callCommand expands a skill or template call off the UI goroutine.
+// callCommand expands a skill or template call off the UI goroutine (a
+// pi session's command goes to pi as typed).
 func (m *Model) callCommand(text string) tea.Cmd {
 	rts, sid, ctx := m.d.Runtimes, m.sid, m.ctx
 	return func() tea.Msg {
+		if onPi(ctx, rts, sid) {
+			return piCommand(ctx, rts, sid, text)
+		}
 		out, err := rts.Expand(ctx, sid, text)
 		return expandedMsg{sid: sid, typed: text, text: out, err: err}
 	}

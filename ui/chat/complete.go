@@ -74,6 +74,10 @@ type completer struct {
 	walking string           // the root whose untracked files are being looked for
 	tried   *filesearch.List // the tracked list last looked at for untracked files
 	listErr string
+	// shadowed are a pi session's commands the chat's own hide (name →
+	// what pi has under it); piErr says why pi's could not be listed.
+	shadowed map[string]string
+	piErr    string
 }
 
 // filesMsg carries a project's file list.
@@ -165,7 +169,7 @@ func (m *Model) menuItems() ([]menuItem, tea.Cmd) {
 	var items []menuItem
 	if typed, ok := m.typedName(); ok {
 		c.kind, c.query = menuCommands, typed
-		for _, cmd := range rankCommands(append(builtins(), m.cmds...), typed) {
+		for _, cmd := range rankCommands(m.menuCommands(), typed) {
 			items = append(items, menuItem{insert: "/" + cmd.Name + " ", label: "/" + cmd.Name, hint: cmd.ArgumentHint, desc: cmd.Description})
 		}
 		c.total = len(items)
@@ -362,6 +366,9 @@ func (m *Model) menuFooter() []string {
 		}
 		if len(m.cmdWarn) > 0 {
 			out = append(out, st.Warn.Render(ansi.Truncate(fmt.Sprintf("  ! %d skill or template file(s) skipped: %s", len(m.cmdWarn), common.VisibleLine(m.cmdWarn[0])), w, "…")))
+		}
+		if c.piErr != "" {
+			out = append(out, st.Warn.Render(ansi.Truncate("  ! "+common.VisibleLine(c.piErr)+"; pi-tui's own list instead", w, "…")))
 		}
 		return out
 	}

@@ -84,7 +84,12 @@ func (m *Model) describe() tea.Cmd {
 		return nil
 	}
 	agentDir, env, sid, spec := m.d.Host.Places.AgentDir, m.d.Env, m.sid, m.spec()
+	rts, ctx := m.d.Runtimes, m.ctx
 	return func() tea.Msg {
+		if onPi(ctx, rts, sid) {
+			d, err := piDescribe(ctx, rts, sid, spec)
+			return describedMsg{sid: sid, spec: spec, d: d, err: err}
+		}
 		d, err := provider.Describe(agentDir, env, spec)
 		return describedMsg{sid: sid, spec: spec, d: d, err: err}
 	}

@@ -93,11 +93,16 @@ type branchedMsg struct {
 	edit    bool // a message of the user's went back to the input
 }
 
-// modelPicker reads models.json in a command, then offers the models.
+// modelPicker reads models.json in a command, then offers the models; a
+// pi session's are pi's catalogue (picatalogue.go).
 func (m *Model) modelPicker() tea.Cmd {
 	agentDir, env := m.d.Host.Places.AgentDir, m.d.Env
 	cur, _ := m.Effective()
+	rts, sid, ctx, pi := m.d.Runtimes, m.sid, m.ctx, m.piModelPicker()
 	return func() tea.Msg {
+		if onPi(ctx, rts, sid) {
+			return pi(ctx)
+		}
 		reg := provider.Load(agentDir, env)
 		var refs []settings.ModelRef
 		for _, l := range reg.Usable() {
@@ -126,30 +131,49 @@ func (m *Model) showModels(refs []settings.ModelRef, current string, err error) 
 		}
 		return common.Failure(err)
 	}
+	rows := make([]modelRow, len(refs))
+	for i, r := range refs {
+		rows[i] = modelRow{spec: r.String(), label: r.String()}
+	}
+	return m.d.UI.Push(m.modelMenu(rows, current))
+}
+
+// modelRow is one model the /model menu offers: its spec and its line.
+type modelRow struct{ spec, label string }
+
+// modelMenu offers the models: the first 35 have a key each, the rest
+// are reached with ↑/↓ and enter.
+func (m *Model) modelMenu(rows []modelRow, current string) *dialog.Menu {
 	keysFor := "123456789abcdefghijklmnopqrstuvwxyz"
 	var items []dialog.Item
-	for i, r := range refs {
-		if i >= len(keysFor) {
-			break
+	for i, r := range rows {
+		k, spec, label := "", r.spec, r.label
+		if i < len(keysFor) {
+			k = string(keysFor[i])
 		}
-		k, spec := string(keysFor[i]), r.String()
-		label := spec
 		if spec == current {
 			label += "  ← current"
 		}
-		items = append(items, dialog.Item{Key: key.NewBinding(key.WithKeys(k), key.WithHelp(k, label)), Run: func() tea.Cmd {
-			m.model = spec
-			rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
-			// Kept in the session, so resuming it later uses this model.
-			return tea.Batch(common.Notice("model %s: the runtime restarts (model-changed) at the next prompt", spec), m.describe(), func() tea.Msg {
-				if s, err := rts.Session(ctx, id); err == nil {
-					s.Append(ctx, sessions.TypeModelChange, map[string]string{"model": spec})
-				}
-				return nil
-			})
-		}})
+		b := key.NewBinding(key.WithHelp(k, label))
+		if k != "" {
+			b.SetKeys(k)
+		}
+		items = append(items, dialog.Item{Key: b, Run: func() tea.Cmd { return m.chooseModel(spec) }})
 	}
-	return m.d.UI.Push(dialog.NewMenu(m.d.UI, "Model for this session", items))
+	return dialog.NewMenu(m.d.UI, "Model for this session", items)
+}
+
+// chooseModel makes spec the session's model from its next prompt on.
+func (m *Model) chooseModel(spec string) tea.Cmd {
+	m.model = spec
+	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
+	// Kept in the session, so resuming it later uses this model.
+	return tea.Batch(common.Notice("model %s: the runtime restarts (model-changed) at the next prompt", spec), m.describe(), func() tea.Msg {
+		if s, err := rts.Session(ctx, id); err == nil {
+			s.Append(ctx, sessions.TypeModelChange, map[string]string{"model": spec})
+		}
+		return nil
+	})
 }
 
 func (m *Model) inspect() tea.Cmd {

@@ -210,17 +210,20 @@ func (f *fake) command(line []byte) {
 	}
 	id, typ := c["id"], str(c["type"])
 	msg := str(c["message"])
+	if typ == "prompt" {
+		f.logf("prompt %s", strings.ReplaceAll(msg, "\n", " "))
+	}
 	switch typ {
 	case "get_state":
 		f.mu.Lock()
 		streaming, pending := f.running, len(f.steering)+len(f.followUp)
 		f.mu.Unlock()
-		window, _ := strconv.Atoi(os.Getenv("FAKEPI_CONTEXT"))
-		if window == 0 {
-			window = 128000
+		thinking := argValue("--thinking")
+		if thinking == "" {
+			thinking = "off"
 		}
-		f.respond(id, typ, obj{"model": obj{"id": "fake-model", "provider": "fake", "contextWindow": window, "maxTokens": 4096},
-			"thinkingLevel": "off", "isStreaming": streaming, "isCompacting": false, "sessionFile": f.sess.path, "sessionId": f.sess.id,
+		f.respond(id, typ, obj{"model": modelObj(f.current()),
+			"thinkingLevel": thinking, "isStreaming": streaming, "isCompacting": false, "sessionFile": f.sess.path, "sessionId": f.sess.id,
 			"messageCount": 0, "pendingMessageCount": pending}, "")
 	case "prompt":
 		if name, arg, ok := strings.Cut(strings.TrimPrefix(msg, "/"), " "); strings.HasPrefix(msg, "/") && ok && name == "pi-tui-branch" {
@@ -279,8 +282,6 @@ func (f *fake) command(line []byte) {
 		f.compact(id, str(c["customInstructions"]))
 	case "get_entries":
 		f.respond(id, typ, obj{"entries": []any{}, "leafId": f.sess.leafOrNil()}, "")
-	case "get_commands":
-		f.respond(id, typ, obj{"commands": []any{obj{"name": "pi-tui-branch", "source": "extension"}}}, "")
 	case "extension_ui_response":
 		f.mu.Lock()
 		ch := f.dialogs[str(c["id"])]
@@ -290,7 +291,9 @@ func (f *fake) command(line []byte) {
 			ch <- c
 		}
 	default:
-		f.respond(id, typ, nil, "Unknown command: "+typ)
+		if !f.catalogue(id, typ) {
+			f.respond(id, typ, nil, "Unknown command: "+typ)
+		}
 	}
 }
 
