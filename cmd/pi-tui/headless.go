@@ -392,26 +392,11 @@ func firstLine(s string) string {
 // warnings, an extension's notify or error) to w as one line, until stop
 // is called, which returns once what was published is written.
 func printNotices(b *events.Broker, w io.Writer) (stop func()) {
-	sub := b.Subscribe(context.Background(), events.Agent)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			batch, ok := sub.Next()
-			if !ok {
-				return
-			}
-			for _, e := range batch {
-				if n, ok := e.(events.Notice); ok {
-					fmt.Fprintf(w, "pi-tui: %s: %s\n", noticeWord(n.Level), safetext.Visible(n.Text))
-				}
-			}
+	return b.Follow(events.Agent, func(e events.Event) {
+		if n, ok := e.(events.Notice); ok {
+			fmt.Fprintf(w, "pi-tui: %s: %s\n", noticeWord(n.Level), safetext.Visible(n.Text))
 		}
-	}()
-	return func() {
-		sub.Close()
-		<-done
-	}
+	})
 }
 
 // noticeWord is how a notice's level reads on standard error.

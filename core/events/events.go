@@ -430,3 +430,28 @@ func (b *Broker) resolveLocked(id uint64, r Resolved) bool {
 	b.publishLocked(r)
 	return true
 }
+
+// Follow calls each with every event of topics, in order, from a
+// goroutine of its own, until stop is called; stop returns once each has
+// had every event published before it. It is how a command that writes
+// events out (rpc, prompt) follows a run.
+func (b *Broker) Follow(topics Topic, each func(Event), opts ...Option) (stop func()) {
+	sub := b.Subscribe(context.Background(), topics, opts...)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			batch, ok := sub.Next()
+			if !ok {
+				return
+			}
+			for _, e := range batch {
+				each(e)
+			}
+		}
+	}()
+	return func() {
+		sub.Close()
+		<-done
+	}
+}

@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"sync"
@@ -51,22 +50,5 @@ func (j *Lines) Event(e events.Event) {
 // once what was published before the call is written; call it after the
 // runtime manager's Close, whose retirements are the last lines.
 func StreamEvents(b *events.Broker, out *Lines) (stop func()) {
-	sub := b.Subscribe(context.Background(), events.Agent, events.Verbatim)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			batch, ok := sub.Next()
-			if !ok {
-				return
-			}
-			for _, e := range batch {
-				out.Event(e)
-			}
-		}
-	}()
-	return func() {
-		sub.Close()
-		<-done
-	}
+	return b.Follow(events.Agent, out.Event, events.Verbatim)
 }
