@@ -214,7 +214,7 @@ func TestDeliveryParityWithTheBuiltinEngine(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			root := parityProject(t)
 			pre := folderChain{root: root, trusted: !c.untrusted}
-			builtin, results := runBuiltin(t, root, pre, c.steps)
+			builtin, results, _ := runBuiltin(t, root, pre, c.steps)
 			c.check(t, builtin)
 			host := runHost(t, root, pre, c.steps, results)
 			var ids []string
@@ -232,6 +232,28 @@ func TestDeliveryParityWithTheBuiltinEngine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The pi engine continuing a session the built-in engine wrote reads its
+// results as the built-in engine does: a failed read's chain, kept in the
+// result's pi-tui extras, is not the chain the model was told.
+func TestHostContinuesTheBuiltinEnginesSession(t *testing.T) {
+	root := parityProject(t)
+	pre := folderChain{root: root, trusted: true}
+	_, _, file := runBuiltin(t, root, pre, []parityStep{prompt(turn(read("c1", "sub/file.txt")), turn(read("c2", "missing.txt")))})
+	d := NewDecisions(Deps{Root: root, SessionFile: file, Preflight: pre, BaseChain: []string{"AGENTS.md"}})
+	defer d.Close()
+	ctx := context.Background()
+	d.System(ctx)
+	input := json.RawMessage(`{"path":"top.txt"}`)
+	if _, err := d.ToolCall(ctx, ToolCallRequest{ToolCallID: "c3", ToolName: "read", Input: input}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := d.ToolResult(ctx, ToolResultRequest{ToolCallID: "c3", ToolName: "read", Input: input, Content: []Content{{Type: "text", Text: "top file\n"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names(t, outcome{block: r.Append}, "AGENTS.md")
 }
 
 func delivers(t *testing.T, o outcome, label string) {
@@ -293,8 +315,8 @@ func (m *scriptedModel) reply(_ int, req fakemodel.Request) fakemodel.Reply {
 }
 
 // runBuiltin runs the steps through core/agent and returns each call's
-// outcome and its tool's own output.
-func runBuiltin(t *testing.T, root string, pre agent.Preflighter, steps []parityStep) (map[string]outcome, map[string]toolOutput) {
+// outcome, its tool's own output, and the session's file.
+func runBuiltin(t *testing.T, root string, pre agent.Preflighter, steps []parityStep) (map[string]outcome, map[string]toolOutput, string) {
 	t.Helper()
 	ctx := context.Background()
 	base := t.TempDir()
@@ -353,7 +375,8 @@ func runBuiltin(t *testing.T, root string, pre agent.Preflighter, steps []parity
 		}
 	}
 	t.Cleanup(func() { sess.Close() })
-	return builtinOutcomes(t, sess)
+	got, outputs := builtinOutcomes(t, sess)
+	return got, outputs, sess.File()
 }
 
 // builtinOutcomes reads each tool result of the built-in engine's session
