@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
@@ -117,17 +118,20 @@ func deliveredIn(window []sessions.Entry) map[string]string {
 	return out
 }
 
-// previousChain is the chain (and withheld files) in effect for the last
-// file tool on the branch; before any, the base chain. A tool result's
-// preflight says it (the built-in engine's results); so does a delivery
-// record that carries its labels (the pi bridge's, whose results are pi's
-// and have no place for a preflight).
+// previousChain is the chain (and withheld files) the model was last told
+// of: the last successful file tool's on the branch; before any, the base
+// chain. A failed or denied tool's result carries no block, so its chain
+// was never said and does not count: the next result that can carry one
+// says the switch. A tool result's preflight says it (the built-in
+// engine's results); so does a delivery record that carries its labels
+// (the pi bridge's, whose results are pi's and have no place for a
+// preflight).
 func previousChain(window []sessions.Entry, base []string) (labels, withheld []string) {
 	for i := len(window) - 1; i >= 0; i-- {
 		switch window[i].Type {
 		case sessions.TypeToolResult:
 			var sm StoredMessage
-			if json.Unmarshal(window[i].Payload(), &sm) == nil && sm.Preflight != nil {
+			if json.Unmarshal(window[i].Payload(), &sm) == nil && sm.Preflight != nil && !failed(sm.Message) {
 				// A fallback's labels are the base chain: it was in effect.
 				return sm.Preflight.Labels, sm.Preflight.Withheld
 			}
@@ -139,6 +143,11 @@ func previousChain(window []sessions.Entry, base []string) (labels, withheld []s
 		}
 	}
 	return base, nil
+}
+
+// failed says whether a stored tool result reports a failure.
+func failed(m provider.Message) bool {
+	return slices.ContainsFunc(m.Parts, func(p provider.Part) bool { return p.IsError })
 }
 
 // ChainInEffect is the chain (and withheld files) in effect on a branch's

@@ -74,8 +74,7 @@ type callInfo struct {
 }
 
 // pendingRecord is a delivery record not (yet) in pi's file: one the
-// bridge is recording, or the chain of a blocked file tool, which has no
-// result to record it with.
+// bridge handed to pi, which writes it when its hook returns.
 type pendingRecord struct {
 	toolCallID string
 	entry      sessions.Entry
@@ -188,15 +187,9 @@ func (d *Decisions) ToolCall(ctx context.Context, req ToolCallRequest) (ToolCall
 	if ok {
 		return ToolCallResult{}, nil
 	}
-	if info.pre != nil {
-		// The denied call's chain was in effect, as a denied result's
-		// preflight is in the built-in engine; it has no result to carry
-		// a record, so the host keeps it for the rest of the run.
-		d.dmu.Lock()
-		d.pending = append(d.pending, pendingRecord{toolCallID: req.ToolCallID, entry: recordEntry(agent.DeliveryRecord{Kind: agent.CustomSubdirContext, ToolCallID: req.ToolCallID,
-			Labels: nonNil(info.pre.Labels), Withheld: info.pre.Withheld})})
-		d.dmu.Unlock()
-	}
+	// A denied call's result carries no block, so its chain was never
+	// said and leaves the chain in effect as it was (agent.ChainInEffect):
+	// nothing to record.
 	return ToolCallResult{Block: true, Reason: agent.DeniedText(req.ToolName, err)}, nil
 }
 
@@ -297,7 +290,10 @@ func (d *Decisions) ToolResult(ctx context.Context, req ToolResultRequest) (Tool
 	d.mu.Lock()
 	info := d.calls[req.ToolCallID]
 	d.mu.Unlock()
-	if info == nil || info.pre == nil || d.deps.Preflight == nil {
+	if info == nil || info.pre == nil || d.deps.Preflight == nil || req.IsError || req.ParentToolCallID != "" {
+		// Only a successful, model-issued result can carry a block; any
+		// other leaves the chain in effect as it was, as in the built-in
+		// engine (a failed result does not count there).
 		return ToolResultResult{}, nil
 	}
 	d.dmu.Lock()
@@ -306,13 +302,9 @@ func (d *Decisions) ToolResult(ctx context.Context, req ToolResultRequest) (Tool
 	if turn != d.turn {
 		d.turn, d.turnBytes = turn, 0 // the budget is per model turn
 	}
-	rec := agent.DeliveryRecord{Kind: agent.CustomSubdirContext}
-	var dl agent.Delivery
-	if !req.IsError && req.ParentToolCallID == "" {
-		dl = agent.DecideDelivery(ctx, agent.DeliveryInput{Tool: req.ToolName, Path: info.path, FullRead: fullRead(req), Wrote: req.ToolName == "write",
-			Pre: info.pre, Claim: info.claim, Window: window, TurnBytes: &d.turnBytes, ContextFile: d.deps.Preflight.ContextFile})
-		rec = dl.Record
-	}
+	dl := agent.DecideDelivery(ctx, agent.DeliveryInput{Tool: req.ToolName, Path: info.path, FullRead: fullRead(req), Wrote: req.ToolName == "write",
+		Pre: info.pre, Claim: info.claim, Window: window, TurnBytes: &d.turnBytes, ContextFile: d.deps.Preflight.ContextFile})
+	rec := dl.Record
 	prevLabels, prevWithheld := agent.ChainInEffect(window, info.claim.Base)
 	changed := !slices.Equal(prevLabels, info.pre.Labels) || !slices.Equal(prevWithheld, info.pre.Withheld)
 	if dl.Block == "" && len(rec.Delivered) == 0 && len(rec.Deferred) == 0 && !changed {

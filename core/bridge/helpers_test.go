@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/instructions"
 )
 
 // folderChain is a Preflighter over real files: the chain of a target is
@@ -65,7 +66,15 @@ func readContext(root, path string) (agent.ContextFile, bool) {
 	}
 	sum := sha256.Sum256(b)
 	rel, _ := filepath.Rel(root, path)
-	return agent.ContextFile{Label: filepath.ToSlash(rel), Path: path, Digest: hex.EncodeToString(sum[:8]), Content: string(b), Shown: len(b), Bytes: len(b)}, true
+	cf := agent.ContextFile{Label: filepath.ToSlash(rel), Path: path, Digest: hex.EncodeToString(sum[:8]), Content: string(b), Shown: len(b), Bytes: len(b)}
+	if len(b) > instructions.DeliveryFileBytes {
+		// The host's rule (core/runtimes' proxy): 16 KiB per file, cut
+		// with the note the system prompt uses.
+		cf.Content = instructions.Cut(cf.Content, instructions.DeliveryFileBytes)
+		cf.Truncated, cf.Shown = true, len(cf.Content)
+		cf.Content += "\n\n" + instructions.TruncationNote(instructions.Source{Label: cf.Label, ShownBytes: cf.Shown, Bytes: cf.Bytes})
+	}
+	return cf, true
 }
 
 // project makes a root with a root AGENTS.md, a nested sub/AGENTS.md, a

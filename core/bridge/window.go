@@ -110,9 +110,14 @@ func viewEntry(pe pisession.Entry, extras map[string]json.RawMessage) (sessions.
 	case pisession.TypeMessage:
 		switch pe.Role() {
 		case pisession.RoleToolResult:
-			raw, _ := json.Marshal(struct {
-				Preflight json.RawMessage `json:"preflight,omitempty"`
-			}{extras[pe.ID]})
+			// The stored shape (agent.StoredMessage) of what the decision
+			// reads: the preflight, and whether the result failed (a
+			// failed result's chain does not count).
+			var m struct {
+				IsError bool `json:"isError"`
+			}
+			json.Unmarshal(pe.Member("message"), &m)
+			raw, _ := json.Marshal(map[string]any{"message": map[string]any{"parts": []map[string]bool{{"isError": m.IsError}}}, "preflight": extras[pe.ID]})
 			return sessions.NewEntry(pe.ID, pe.ParentID, sessions.TypeToolResult, raw), true
 		case pisession.RoleAssistant:
 			return sessions.NewEntry(pe.ID, pe.ParentID, sessions.TypeAssistant, json.RawMessage("{}")), true
