@@ -78,7 +78,15 @@ func (r *server) handle(c command) {
 			r.reply(c, errors.New(`branch needs "entryId": the entry to continue from ("" for before the first one)`), nil)
 			return
 		}
-		r.reply(c, r.m.Branch(ctx, r.session, *c.EntryID), nil)
+		// In the session's order: after the prompts before it, so a
+		// client that sends branch on agent_end never finds the runtime
+		// still finishing that prompt (busy).
+		sessionID, entry := r.session, *c.EntryID
+		if err := r.enqueue(sessionID, len(entry), func() {
+			r.reply(c, r.m.Branch(ctx, sessionID, entry), nil)
+		}); err != nil {
+			r.reply(c, err, nil)
+		}
 	case "set_model":
 		spec := c.Model
 		if spec == "" && c.Provider != "" {
