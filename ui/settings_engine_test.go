@@ -91,10 +91,12 @@ func TestSettingsEngineRows(t *testing.T) {
 	// An unsupported pi (upgraded in place: another size, so asked
 	// again), seen when the tab is read again (r).
 	fakePi(t, f.dir("bin"), "0.12.0")
+	// Each press waits for the row's new value in a frame: a notice
+	// repeated word for word is not drawn again.
 	s.keys("up", "enter") // builtin → auto
-	s.waitFor("engine: auto")
+	s.waitScreen("engine: auto", "Engine                auto")
 	s.keys("enter")
-	s.waitFor("engine: pi")
+	s.waitScreen("engine: pi", "Engine                pi")
 	s.keys("r")
 	s.waitFor("pi — sessions cannot start: pi 0.12.0 at ~/bin/pi speaks an RPC pi-tui does not support")
 	s.final()
