@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
-
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
@@ -151,5 +149,3 @@ func deliverUntil(t *testing.T, m *Model, stop func(events.Event) bool) {
 		}
 	}
 }
-
-var _ tea.Msg = promptDoneMsg{}
