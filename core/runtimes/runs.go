@@ -88,6 +88,11 @@ type State struct {
 	Usage *provider.Usage
 	Leaf  string
 	Title string
+	// Engine and EngineVersion are what the live runtime runs on ("pi"
+	// 1.6.0, "builtin" ""; "" without a runtime): a view opened on a
+	// runtime launched before says it, whatever Last is (a reuse carries
+	// no engine).
+	Engine, EngineVersion string
 }
 
 // State reports a session's runtime state.
@@ -104,6 +109,8 @@ func (m *Manager) State(sessionID string) State {
 		total := rt.Engine.State().Usage
 		st.Usage = &total
 		st.Leaf, st.Title = rt.Session.Leaf(), rt.Session.Title()
+		info := rt.Engine.Info()
+		st.Engine, st.EngineVersion = info.Name, info.Version
 	}
 	return st
 }

@@ -116,6 +116,7 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		m.rt.window = m.d.Runtimes.ContextWindow(m.sid)
 	case events.RuntimeReused:
 		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime reused", e.Model
+		m.rt.engineOf(m.d.Runtimes.State(m.sid)) // the event names none
 	case events.RuntimeRetired:
 		m.rt.state, m.rt.last = "retired", "runtime retired: "+reasonText(e.Reason)
 		m.ext.runtimeGone()
@@ -155,7 +156,11 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		// The turn is over: nothing it asked may still be answered (the
 		// core withdrew it; its notice may still be queued).
 		m.asks.CloseAll()
-		m.rt.state = "idle"
+		if m.rt.state == "working" {
+			// A prompt refused before its runtime started (no usable
+			// pi) ends too, but leaves no runtime: none stays none.
+			m.rt.state = "idle"
+		}
 		m.ended = true
 		m.tr.EndRetry()
 		if e.Usage != nil {
@@ -196,10 +201,11 @@ func withdrawTurnNotices() tea.Cmd {
 // prompt's own result and its agent_end may both carry it, in either
 // order.
 func (m *Model) failure(msg string) {
-	if m.failed != "" && (strings.Contains(msg, m.failed) || strings.Contains(m.failed, msg)) {
+	if m.failed != "" && sameFailure(m.failed, msg) {
 		return
 	}
 	m.failed = msg
+	m.ext.withdrawLaunch(msg) // the background launch's notice said it first
 	m.notice(errorAdvice(msg))
 }
 
@@ -207,6 +213,11 @@ func (m *Model) failure(msg string) {
 // command-line flag names the Session tab's own way instead, and what to
 // do is added where the error does not say.
 func errorAdvice(msg string) string {
+	if strings.Contains(msg, engineFlags) {
+		// The engine is chosen in Settings here; the variable still
+		// overrides it.
+		return strings.ReplaceAll(msg, engineFlags, "choose the builtin engine in Settings (3) › Engine (or set "+runtimes.EnvEngine+"=builtin)")
+	}
 	if strings.Contains(msg, "--model PROVIDER/ID") {
 		return strings.ReplaceAll(msg, "--model PROVIDER/ID", "/model (or Settings › Default model)")
 	}
@@ -218,6 +229,10 @@ func errorAdvice(msg string) string {
 	}
 	return msg
 }
+
+// engineFlags is how the core's error for an unusable pi names the ways
+// to the built-in engine, the command line's first.
+const engineFlags = "choose the built-in engine (--engine builtin, " + runtimes.EnvEngine + "=builtin, or Settings)"
 
 // waitText says a retry's wait the way people read it.
 func waitText(ms int64) string {

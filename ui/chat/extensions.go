@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -38,6 +39,10 @@ type extState struct {
 	widgetKeys []string          // in the order they were first set
 	title      string            // setTitle
 	notices    []extNotice       // oldest first, at most maxNotices
+	// launchErr is why the background launch failed, while its notice
+	// is shown: a prompt failing for the same reason says it in the
+	// transcript instead, once.
+	launchErr string
 }
 
 type extNotice struct{ level, source, text string }
@@ -237,6 +242,38 @@ type prewarmedMsg struct {
 	err error
 }
 
+// prewarmFailed says why the background launch failed, in the notices
+// area, with the advice fitted to this screen; unless the first prompt
+// failed for the same reason first and the transcript says it already.
+func (m *Model) prewarmFailed(msg prewarmedMsg) {
+	text := msg.err.Error()
+	if msg.sid != m.sid || (m.failed != "" && sameFailure(m.failed, text)) {
+		return
+	}
+	m.ext.launchErr = text
+	m.ext.notify("warning", "pi-tui", launchNotice(text))
+}
+
+// launchNotice is the notice of a background launch that failed.
+func launchNotice(err string) string {
+	return "the runtime could not be started in the background: " + errorAdvice(err)
+}
+
+// withdrawLaunch takes back the notice of the failed background launch
+// when msg, which the transcript is about to show, says the same.
+func (x *extState) withdrawLaunch(msg string) {
+	if x.launchErr == "" || !sameFailure(x.launchErr, msg) {
+		return
+	}
+	text := launchNotice(x.launchErr)
+	x.notices = slices.DeleteFunc(x.notices, func(n extNotice) bool { return n.source == "pi-tui" && n.text == text })
+	x.launchErr = ""
+}
+
+// sameFailure reports whether two errors say the same (one may wrap the
+// other).
+func sameFailure(a, b string) bool { return strings.Contains(a, b) || strings.Contains(b, a) }
+
 // prewarm launches the session's runtime in the background, so the
 // first prompt does not wait for it: through Deps.Prewarm, else the
 // runtime manager's own Prewarm when it has one.
@@ -279,4 +316,13 @@ func (m *Model) Engine() string { return m.engineText() }
 // launched records the engine of a launch.
 func (r *runState) launched(e events.RuntimeLaunched) {
 	r.engine, r.engineVersion = e.Engine, e.EngineVersion
+}
+
+// engineOf records the engine of the session's live runtime, when it has
+// one: a view opened on a runtime launched before (and reused since,
+// whose event names no engine) says it as its launch did.
+func (r *runState) engineOf(st runtimes.State) {
+	if st.Engine != "" {
+		r.engine, r.engineVersion = st.Engine, st.EngineVersion
+	}
 }

@@ -248,6 +248,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if l, ok := st.Last.(events.RuntimeLaunched); ok {
 			m.rt.launched(l) // launched by another program, or before
 		}
+		m.rt.engineOf(st) // a live runtime says its engine, reused since or not
 		var say tea.Cmd
 		if msg.input != "" {
 			m.input.SetValue(msg.input)
@@ -262,9 +263,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.tab.Show(true)
 		return tea.Batch(m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid))
 	case prewarmedMsg:
-		if msg.sid == m.sid {
-			m.ext.notify("warning", "pi-tui", "the runtime could not be started in the background: "+msg.err.Error())
-		}
+		m.prewarmFailed(msg)
 		return nil
 	case arrivedMsg:
 		if msg.id != m.sid {

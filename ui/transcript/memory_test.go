@@ -30,7 +30,7 @@ func TestReopenedSessionShowsChangesAndUndos(t *testing.T) {
 		result("r2", "c2"), change("r2", "c2", "second note"),
 		sessions.NewEntry("", "", sessions.TypeCustom, raw(agent.MemoryUndoneRecord{Kind: agent.CustomMemoryUndone, ToolCallID: "c2"})),
 	}
-	items := itemsFrom(entries)
+	items := itemsFrom(entries, nil)
 	if len(items) != 2 || items[0].change == nil || items[1].change == nil {
 		t.Fatalf("items: %+v", items)
 	}

@@ -25,13 +25,14 @@ type Model struct {
 	empty    string // said while there are no items
 
 	items    []*item
-	live     *item            // the streaming answer
-	calls    map[string]*item // running tool calls by id
-	retry    *item            // the notice of the current call's retries
-	sel      *item            // the tool call ctrl+o acts on (nil: the latest; tools.go)
-	bottom   int              // lines scrolled up from the bottom
-	thinking bool             // thinking shown (ctrl+t)
-	ticking  bool             // a tick redraws running tool calls' time
+	live     *item                 // the streaming answer
+	calls    map[string]*item      // running tool calls by id
+	ended    map[string]*endedCall // calls seen ending, by id: kept over rereads (known.go)
+	retry    *item                 // the notice of the current call's retries
+	sel      *item                 // the tool call ctrl+o acts on (nil: the latest; tools.go)
+	bottom   int                   // lines scrolled up from the bottom
+	thinking bool                  // thinking shown (ctrl+t)
+	ticking  bool                  // a tick redraws running tool calls' time
 	width    int
 }
 
@@ -47,18 +48,20 @@ func (m *Model) SetWidth(w int) { m.width = w }
 func (m *Model) SetEmpty(text string) { m.empty = text }
 
 // Clear empties the transcript (the chat left its session).
-func (m *Model) Clear() { m.items, m.live, m.calls = nil, nil, map[string]*item{} }
+func (m *Model) Clear() { m.items, m.live, m.calls, m.ended = nil, nil, map[string]*item{}, nil }
 
 // Load shows a session's branch, scrolled to its end.
 func (m *Model) Load(entries []sessions.Entry) {
-	m.items = itemsFrom(entries)
+	m.items = itemsFrom(entries, m.ended)
 	m.bottom = 0
 }
 
 // Reread shows a session's branch as read again, the answer streaming
-// now (another program's turn) kept after it.
+// now (another program's turn) kept after it. The calls that ended here
+// keep what their events said and their entries do not hold (pi's tool
+// results have no time, preflight or delivery of pi-tui's).
 func (m *Model) Reread(entries []sessions.Entry) {
-	m.items = itemsFrom(entries)
+	m.items = itemsFrom(entries, m.ended)
 	if m.live != nil {
 		m.items = append(m.items, m.live)
 	}
@@ -177,6 +180,12 @@ func (m *Model) ToolEnd(r Result) {
 		it.status = "error"
 	}
 	it.cacheKey = ""
+	if r.CallID != "" {
+		if m.ended == nil {
+			m.ended = map[string]*endedCall{}
+		}
+		m.ended[r.CallID] = &endedCall{Result: r}
+	}
 }
 
 // Compaction shows a compaction's summary.
@@ -188,7 +197,11 @@ func (m *Model) Compaction(summary string) {
 // that made it.
 func (m *Model) LastChange() (callID string, c memory.Change, ok bool) {
 	for i := len(m.items) - 1; i >= 0; i-- {
-		if it := m.items[i]; it.change != nil && !it.undone {
+		it := m.items[i]
+		if it.kind == kindTool {
+			it.decode() // a reread call's live change is filled in then
+		}
+		if it.change != nil && !it.undone {
 			return it.callID, *it.change, true
 		}
 	}
@@ -202,6 +215,9 @@ func (m *Model) MarkUndone(callID string) {
 		if it.change != nil && it.callID == callID {
 			it.undone, it.cacheKey = true, ""
 		}
+	}
+	if e := m.ended[callID]; e != nil {
+		e.undone = true
 	}
 }
 

@@ -36,6 +36,9 @@ type item struct {
 	// before is the nearest stored answer before this item: a tool
 	// result's call (and its arguments) is in it or in an earlier one.
 	before *item
+	// known is what the file and this program know of stored tool results
+	// beyond their entries, looked up by call once the entry is decoded.
+	known *known
 
 	text      string
 	thinking  string
@@ -72,17 +75,34 @@ type item struct {
 	lines    []string
 }
 
-func itemsFrom(entries []sessions.Entry) []*item {
+// itemsFrom builds the items of a branch; ended holds the calls this
+// program saw end (nil: none), whose live details outlast a reread.
+func itemsFrom(entries []sessions.Entry, ended map[string]*endedCall) []*item {
 	// Deliveries are recorded after their tool result; link them back so a
-	// resumed session shows what each result carried.
+	// resumed session shows what each result carried. The built-in engine
+	// names the result's entry; the pi bridge, which writes before pi has
+	// given the result an id, names the call.
 	deliveries := map[string]*agent.DeliveryRecord{}
+	k := &known{ended: ended}
 	for i := range entries {
 		if entries[i].Type == sessions.TypeCustom {
 			var r agent.DeliveryRecord
-			if json.Unmarshal(entries[i].Payload(), &r) == nil && r.Kind == agent.CustomSubdirContext {
+			if json.Unmarshal(entries[i].Payload(), &r) != nil || r.Kind != agent.CustomSubdirContext {
+				continue
+			}
+			switch {
+			case r.ToolResultID != "":
 				deliveries[r.ToolResultID] = &r
+			case r.ToolCallID != "":
+				if k.byCall == nil {
+					k.byCall = map[string]*agent.DeliveryRecord{}
+				}
+				k.byCall[r.ToolCallID] = &r
 			}
 		}
+	}
+	if k.byCall == nil && len(k.ended) == 0 {
+		k = nil
 	}
 	out := make([]*item, 0, len(entries))
 	var answer *item // the latest answer so far
@@ -95,12 +115,9 @@ func itemsFrom(entries []sessions.Entry) []*item {
 			answer = &item{kind: kindAssistant, entry: e, before: answer}
 			out = append(out, answer)
 		case sessions.TypeToolResult:
-			it := &item{kind: kindTool, entry: e, before: answer}
+			it := &item{kind: kindTool, entry: e, before: answer, known: k}
 			if r := deliveries[e.ID]; r != nil {
-				it.delivery = &agent.DeliveryInfo{Deferred: r.Deferred}
-				for _, d := range r.Delivered {
-					it.delivery.Delivered = append(it.delivery.Delivered, agent.DeliveredFile{Label: d.Label, Bytes: d.Bytes, Truncated: d.Truncated, Via: d.Via})
-				}
+				it.delivery = deliveryOf(r)
 			}
 			out = append(out, it)
 		case sessions.TypeCompaction:
@@ -163,6 +180,7 @@ func (it *item) decode() {
 		if it.args == "" {
 			it.args = callArgs(it.before, it.callID)
 		}
+		it.known.fill(it)
 	}
 }
 
