@@ -170,6 +170,9 @@ func (d *Decisions) ToolCall(ctx context.Context, req ToolCallRequest) (ToolCall
 	target, isFile := agent.FileToolTarget(req.ToolName, input)
 	if isFile {
 		canon, err := agent.Confine(d.deps.Root, target)
+		if err == nil {
+			err = checkPiPath(req.ToolName, target, canon)
+		}
 		if err != nil {
 			d.keep(req.ToolCallID, info)
 			return ToolCallResult{Block: true, Reason: "Error: " + err.Error()}, nil
