@@ -239,6 +239,9 @@ func (cfg Config) env() []string {
 		}
 	}
 	out = append(out, quietEnv...)
+	if v := jitiCacheEnv(out); v != "" {
+		out = append(out, v)
+	}
 	if cfg.AgentDir != "" {
 		out = append(out, EnvAgentDir+"="+cfg.AgentDir)
 	}
