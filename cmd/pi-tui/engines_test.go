@@ -195,6 +195,19 @@ func TestRPCPassesPiCommandsThrough(t *testing.T) {
 	if e, _ := got[len(got)-1]["error"].(string); !strings.Contains(e, "outside pi-tui's approvals") {
 		t.Errorf("bash = %v", got[len(got)-1])
 	}
+	// Only pi's commands that read pass: one that writes a file where the
+	// client says, or changes what pi-tui owns, does not.
+	for id, cmd := range map[string]string{
+		"x": `{"id":"x","type":"export_html","outputPath":"/tmp/anywhere.html"}`,
+		"r": `{"id":"r","type":"set_auto_retry","enabled":false}`,
+		"q": `{"id":"q","type":"clear_queue"}`,
+	} {
+		r.send(cmd)
+		got = r.until(func(m map[string]any) bool { return m["type"] == "response" && m["id"] == id })
+		if e, _ := got[len(got)-1]["error"].(string); got[len(got)-1]["success"] != false || !strings.Contains(e, "not passed to pi") {
+			t.Errorf("%s = %v", cmd, got[len(got)-1])
+		}
+	}
 	evs := r.prompt("hello")
 	if ends := typed(evs, "agent_end"); len(ends) != 1 {
 		t.Errorf("prompt = %v", evs)
