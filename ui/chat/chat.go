@@ -312,7 +312,7 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 	return m.inputKey(msg)
 }
 
-// send starts a prompt; its events stream back through the bridge.
+// send starts a prompt; its events stream back through the feed.
 func (m *Model) send(text string) tea.Cmd { return m.sendShown(text, text) }
 
 // sendShown sends text, shown in the transcript as shown (what was typed,

@@ -11,7 +11,7 @@
 // runtime's events; commands.go slash commands; complete.go their
 // completion and @files; input.go the input; tree.go /tree, /model and
 // the inspector's loading; thinking.go thinking levels; remember.go
-// /undo-memory; status.go the state line; bridge.go the event queue;
+// /undo-memory; status.go the state line; feed.go the event queue;
 // dialogs.go extensions' questions (ui/extdialog); extensions.go what
 // extensions show besides (notices, status, widgets, title), the
 // engine's name and the background launch.
@@ -102,7 +102,7 @@ type Model struct {
 	d    Deps
 	tab  Tab
 	keys Keys
-	br   *bridge
+	br   *feed
 	ctx  context.Context // the program's (Deps.Ctx)
 	// stopWatch stops waiting for other writers' arrivals in the open
 	// session; open is that session, for rereading it.
@@ -140,7 +140,7 @@ type Model struct {
 func New(d Deps, tab Tab) *Model {
 	m := &Model{d: d, tab: tab, keys: defaultKeys(), ctx: d.Ctx, rt: runState{state: "none"},
 		input: newInput(d.UI), tr: transcript.New(d.UI, d.Markdown)}
-	m.br = newBridge(m.ctx, d.Runtimes.Events())
+	m.br = newFeed(m.ctx, d.Runtimes.Events())
 	var rules *approvals.Store
 	if d.Host != nil {
 		rules = d.Host.Approvals

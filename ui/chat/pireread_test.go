@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/agent"
-	pibridge "github.com/pi-tui/pi-tui/core/bridge"
+	"github.com/pi-tui/pi-tui/core/bridge"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/provider"
@@ -50,7 +50,7 @@ func piWritesToolTurn(t *testing.T, m *Model, id string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), `"customType":"`+pibridge.RecordType+`"`) || strings.Contains(string(b), `"preflight"`) {
+	if !strings.Contains(string(b), `"customType":"`+bridge.RecordType+`"`) || strings.Contains(string(b), `"preflight"`) {
 		t.Fatalf("the file is not as pi and its bridge write it:\n%s", b)
 	}
 }

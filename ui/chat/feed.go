@@ -9,19 +9,19 @@ import (
 	"github.com/pi-tui/pi-tui/ui/approval"
 )
 
-// bridge carries the broker's runtime events, approval questions and
+// feed carries the broker's runtime events, approval questions and
 // session arrivals into the Bubble Tea program. The subscription is the program's own and ends
 // with its context; the broker queues for it without bound, so the
 // runtime never blocks on the UI, and a command takes what has queued in
 // one batch.
-type bridge struct {
+type feed struct {
 	sub *events.Subscription
 }
 
-// newBridge subscribes until ctx ends. It shows no session until show is
+// newFeed subscribes until ctx ends. It shows no session until show is
 // called: the session list needs no agent events.
-func newBridge(ctx context.Context, b *events.Broker) *bridge {
-	br := &bridge{sub: b.Subscribe(ctx, events.Agent|events.Approvals|events.Sessions)}
+func newFeed(ctx context.Context, b *events.Broker) *feed {
+	br := &feed{sub: b.Subscribe(ctx, events.Agent|events.Approvals|events.Sessions)}
 	br.sub.Show("")
 	return br
 }
@@ -29,14 +29,14 @@ func newBridge(ctx context.Context, b *events.Broker) *bridge {
 // show makes sid the session whose events arrive and whose questions this
 // program answers ("" for none). Questions of the session left that no
 // other program shows are denied by the broker.
-func (b *bridge) show(sid string) { b.sub.Show(sid) }
+func (b *feed) show(sid string) { b.sub.Show(sid) }
 
 // eventsMsg is a batch of runtime messages.
 type eventsMsg []tea.Msg
 
 // wait returns a command that delivers the next batch. It computes the
 // diffs of the questions in it, off the update loop (they read files).
-func (b *bridge) wait() tea.Cmd {
+func (b *feed) wait() tea.Cmd {
 	return func() tea.Msg {
 		batch, ok := b.sub.Next()
 		if !ok {
