@@ -147,14 +147,26 @@ func (p *process) close() {
 	})
 }
 
-// kill ends the group at once (a dropped engine, a wedged pi).
+// kill ends the group now (a dropped engine, a wedged pi): SIGTERM first,
+// so pi's own handler ends the commands its bash tool started (each in a
+// group of its own, which a signal to pi's group does not reach), then
+// SIGKILL a second later if pi is still there. It does not wait.
 func (p *process) kill() {
 	select {
 	case <-p.exited:
+		return
 	default:
-		_ = signalGroup(p.pid(), syscall.SIGKILL)
 	}
+	_ = signalGroup(p.pid(), syscall.SIGTERM)
+	go func() {
+		if !p.wait(killAfterTerm) {
+			_ = signalGroup(p.pid(), syscall.SIGKILL)
+		}
+	}()
 }
+
+// killAfterTerm is how long kill gives pi to end its commands.
+const killAfterTerm = time.Second
 
 func (p *process) wait(d time.Duration) bool {
 	t := time.NewTimer(d)
