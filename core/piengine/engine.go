@@ -121,8 +121,8 @@ type run struct {
 	ended   bool // AgentEnded published
 	done    chan struct{}
 
-	text      string // the last assistant text
-	streamed  string // the current assistant message's text so far
+	text      string          // the last assistant text
+	streamed  strings.Builder // the current assistant message's text so far (a long answer in small deltas stays linear)
 	stop      string
 	errMsg    string
 	usage     provider.Usage

@@ -33,7 +33,8 @@ func (c *core) handle(rec *Record) {
 		if role(rec.Message) == "assistant" {
 			c.mu.Lock()
 			if r := c.cur; r != nil {
-				r.streamed, r.messageOn = "", true
+				r.streamed.Reset()
+				r.messageOn = true
 			}
 			c.mu.Unlock()
 		}
@@ -46,7 +47,7 @@ func (c *core) handle(rec *Record) {
 		case "text_delta":
 			c.mu.Lock()
 			if r := c.cur; r != nil {
-				r.streamed += ev.Delta
+				r.streamed.WriteString(ev.Delta)
 			}
 			c.mu.Unlock()
 			c.publish(events.TextDelta{SessionID: sid, Text: ev.Delta})
@@ -112,7 +113,7 @@ func (c *core) finish(r *run, err error) {
 	}
 	r.ended = true
 	r.err = err
-	streaming, streamed := r.messageOn, r.streamed
+	streaming, streamed := r.messageOn, r.streamed.String()
 	if err != nil {
 		r.messageOn = false
 		r.stop = provider.StopError
@@ -175,7 +176,8 @@ func (c *core) messageEnded(raw json.RawMessage) {
 	addUsage(&c.usage, u)
 	if r := c.cur; r != nil {
 		addUsage(&r.usage, u)
-		r.messageOn, r.streamed = false, ""
+		r.messageOn = false
+		r.streamed.Reset()
 		if text != "" {
 			r.text = text
 		}
