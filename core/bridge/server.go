@@ -226,6 +226,16 @@ func (s *Server) accept(ctx context.Context) (net.Conn, *bufio.Reader, error) {
 					accepted = true
 					s.ln.Close() // ends the Accept loop
 					os.Remove(s.sock)
+					// The others still saying hello would be refused: end
+					// them now, so that a silent one does not hold the
+					// channel's start for its hello timeout.
+					s.mu.Lock()
+					for g := range s.greeting {
+						if g != c {
+							g.Close()
+						}
+					}
+					s.mu.Unlock()
 				})
 				return accepted
 			}

@@ -206,8 +206,17 @@ func TestSilentPeerDoesNotHoldServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx) }()
-	dial(t, s) // connects and says nothing
-	greet(t, s)
+	silent := dial(t, s) // connects and says nothing
+	p := greet(t, s)
+	// The peer is in: the silent one is let go at once, not at the end of
+	// its hello timeout, and the channel answers.
+	if m, err := silent.read(); err == nil {
+		t.Fatalf("the silent connection got %v instead of being closed", m)
+	}
+	p.send(t, map[string]any{"id": 1, "method": "system"})
+	if m, err := p.read(); err != nil || m["id"] != float64(1) {
+		t.Fatalf("system after a silent connection: %v %v", m, err)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("Serve after cancel: %v", err)
