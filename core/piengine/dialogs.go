@@ -3,6 +3,7 @@ package piengine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -40,7 +41,19 @@ func (c *core) extensionUI(rec *Record) {
 	sid := c.cfg.SessionID
 	switch rec.Method {
 	case "select", "confirm", "input", "editor":
-		go c.dialog(rec)
+		// Bounded: an extension asking faster than anyone answers gets
+		// its extra dialogs cancelled, not a goroutine each.
+		select {
+		case c.dialogs <- struct{}{}:
+			go func() {
+				defer func() { <-c.dialogs }()
+				c.dialog(rec)
+			}()
+		default:
+			c.publish(events.Notice{SessionID: sid, Level: "warning", Source: "pi-tui",
+				Text: fmt.Sprintf("an extension asked more than %d questions at once: this %s dialog was cancelled", maxDialogs, rec.Method)})
+			c.answerCancelled(rec.ID)
+		}
 	case "notify":
 		level := rec.NotifyType
 		if level != "warning" && level != "error" {
@@ -76,9 +89,12 @@ type uiResponse struct {
 func (c *core) dialog(rec *Record) {
 	req := UIRequest{ID: rec.ID, Method: rec.Method, Title: rec.Title, Message: messageText(rec.Message), Options: rec.Options,
 		Placeholder: rec.Placeholder, Prefill: rec.Prefill, Timeout: time.Duration(rec.Timeout) * time.Millisecond}
-	ctx, cancel := context.WithCancel(c.life)
+	var ctx context.Context
+	var cancel context.CancelFunc
 	if req.Timeout > 0 {
 		ctx, cancel = context.WithTimeout(c.life, req.Timeout)
+	} else {
+		ctx, cancel = context.WithCancel(c.life)
 	}
 	defer cancel()
 	var ans UIResponse
@@ -102,4 +118,12 @@ func (c *core) dialog(rec *Record) {
 		out.Value = &ans.Value
 	}
 	_ = c.rpc.Send(ctx, out)
+}
+
+// maxDialogs bounds the extension dialogs open at once.
+const maxDialogs = 8
+
+// answerCancelled tells pi that dialog id was cancelled.
+func (c *core) answerCancelled(id string) {
+	_ = c.rpc.Send(c.life, uiResponse{Type: "extension_ui_response", ID: id, Cancelled: true})
 }

@@ -100,6 +100,8 @@ type core struct {
 	pub  events.Publisher
 
 	life context.Context // ends when pi is gone (dialogs wait on it)
+	// dialogs holds a token per extension dialog open (at most maxDialogs).
+	dialogs chan struct{}
 	stop context.CancelFunc
 
 	mu         sync.Mutex
@@ -162,7 +164,7 @@ func Launch(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &core{cfg: cfg, proc: proc, pub: pub, info: engine.Info{Name: Name, Version: cfg.Pi.Version}, partial: map[string]string{}}
+	c := &core{cfg: cfg, proc: proc, pub: pub, info: engine.Info{Name: Name, Version: cfg.Pi.Version}, partial: map[string]string{}, dialogs: make(chan struct{}, maxDialogs)}
 	c.life, c.stop = context.WithCancel(context.Background())
 	c.rpc = newClient(proc.stdout, proc.stdin, cfg.MaxLine, c.handle, c.ended)
 	e := &Engine{c}
