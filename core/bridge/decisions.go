@@ -115,6 +115,9 @@ func (d *Decisions) ToolInfo(toolCallID string) (*events.Preflight, *events.Deli
 	if c == nil {
 		return nil, nil, ""
 	}
+	// Asked once, when the call's end is published: its record goes then,
+	// so a long-lived runtime does not keep every call it ever saw.
+	delete(d.calls, toolCallID)
 	return c.pre, c.delivery, c.display
 }
 
@@ -171,15 +174,17 @@ func (d *Decisions) ToolCall(ctx context.Context, req ToolCallRequest) (ToolCall
 	if isFile {
 		canon, err := agent.Confine(d.deps.Root, target)
 		if err == nil {
+			info.path = canon
+			info.display = relTo(d.deps.Root, canon)
+			info.pre, info.claim = d.preflight(ctx, target, canon)
+			// Refused after the preflight, as the built-in engine's read of
+			// such a path fails after it: the call's chain is recorded alike.
 			err = checkPiPath(req.ToolName, target, canon)
 		}
 		if err != nil {
 			d.keep(req.ToolCallID, info)
 			return ToolCallResult{Block: true, Reason: "Error: " + err.Error()}, nil
 		}
-		info.path = canon
-		info.display = relTo(d.deps.Root, canon)
-		info.pre, info.claim = d.preflight(ctx, target, canon)
 	}
 	d.keep(req.ToolCallID, info)
 	need, reason, _ := agent.NeedsApproval(d.deps.Root, d.deps.Permission, req.ToolName, target)
