@@ -102,7 +102,7 @@ type core struct {
 	life context.Context // ends when pi is gone (dialogs wait on it)
 	// dialogs holds a token per extension dialog open (at most maxDialogs).
 	dialogs chan struct{}
-	stop context.CancelFunc
+	stop    context.CancelFunc
 
 	mu         sync.Mutex
 	dead       error // why pi is gone; nil while it runs
