@@ -17,7 +17,7 @@ import (
 func TestRealPiEngineHeadless(t *testing.T) {
 	pi := os.Getenv("PI_TUI_PI")
 	if pi == "" {
-		t.Skip("PI_TUI_PI does not point at pi 1.6 (.ci/run installs it; locally: PI_TUI_PI=/work/cache/ci/pi-1.6.0/pi)")
+		t.Skip("PI_TUI_PI does not point at pi 1.6 (.ci/run installs it; see the README's Engines section)")
 	}
 	c := newCLI(t)
 	fake, root := modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply {
