@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pi-tui/pi-tui/internal/gitignore"
 	"io"
 	"io/fs"
 	"os"
@@ -160,7 +161,7 @@ func walkWithKnown(ctx context.Context, root string, lim Limits, dir, prefix str
 // worktree shares the main checkout's), which the
 // walk applies from the root down when the project is the repository's
 // top (in a folder of it, the patterns would be anchored elsewhere).
-func excludeRules(gitDir, prefix string) []rule {
+func excludeRules(gitDir, prefix string) []gitignore.Rule {
 	if prefix != "" {
 		return nil
 	}
@@ -168,7 +169,7 @@ func excludeRules(gitDir, prefix string) []rule {
 	if err != nil {
 		return nil
 	}
-	return parseIgnore("", string(b))
+	return gitignore.Parse("", string(b))
 }
 
 // readShared reads the shared index a split index is based on: it sits

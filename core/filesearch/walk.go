@@ -3,6 +3,7 @@ package filesearch
 import (
 	"context"
 	"fmt"
+	"github.com/pi-tui/pi-tui/internal/gitignore"
 	"io"
 	"io/fs"
 	"os"
@@ -20,7 +21,7 @@ const maxIgnoreFile = 1 << 20
 // .gitignore files are opened without blocking. ".git" is skipped; every
 // other folder, node_modules included, only when a .gitignore says so.
 // rules apply from the root down (a repository's info/exclude).
-func walk(ctx context.Context, root string, lim Limits, rules []rule) (*List, error) {
+func walk(ctx context.Context, root string, lim Limits, rules []gitignore.Rule) (*List, error) {
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the project folder: %v", fsutil.PlainError(err))
@@ -45,7 +46,7 @@ type walker struct {
 }
 
 // dir lists one folder; rules are the ignore rules of its ancestors.
-func (w *walker) dir(rel string, depth int, rules []rule) error {
+func (w *walker) dir(rel string, depth int, rules []gitignore.Rule) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
@@ -63,7 +64,7 @@ func (w *walker) dir(rel string, depth int, rules []rule) error {
 	for _, e := range ents {
 		if e.Name() == ".gitignore" && e.Type().IsRegular() {
 			if text, ok := w.readSmall(path.Join(rel, ".gitignore")); ok {
-				rules = append(rules[:len(rules):len(rules)], parseIgnore(base, text)...)
+				rules = append(rules[:len(rules):len(rules)], gitignore.Parse(base, text)...)
 			}
 			break
 		}
@@ -78,7 +79,7 @@ func (w *walker) dir(rel string, depth int, rules []rule) error {
 			p = base + "/" + name
 		}
 		isDir := e.IsDir()
-		if ignored(rules, p, isDir) {
+		if gitignore.Ignored(rules, p, isDir) {
 			continue
 		}
 		if isDir {

@@ -1,4 +1,7 @@
-package filesearch
+// Package gitignore matches paths against .gitignore rules: the subset
+// of gitignore(5) that the file list and the checkpoint walk need, exact
+// for what it covers.
+package gitignore
 
 import (
 	"path"
@@ -15,7 +18,8 @@ import (
 // pattern wins; a file inside an ignored folder stays ignored because the
 // walk never enters that folder, as git does.
 
-type rule struct {
+// Rule is one pattern of a .gitignore file.
+type Rule struct {
 	base     string   // the .gitignore's folder, relative to the root ("" for the root)
 	segs     []string // the pattern split at "/"; one segment when not anchored
 	anchored bool
@@ -23,16 +27,17 @@ type rule struct {
 	dirOnly  bool
 }
 
-// parseIgnore reads one .gitignore in folder base.
-func parseIgnore(base, text string) []rule {
-	var out []rule
+// Parse reads one .gitignore in folder base (slash-separated, relative
+// to the root; "" for the root).
+func Parse(base, text string) []Rule {
+	var out []Rule
 	for line := range strings.Lines(text) {
 		line = strings.TrimRight(line, "\r\n")
 		line = trimTrailingSpaces(line)
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		r := rule{base: base}
+		r := Rule{base: base}
 		if line[0] == '!' {
 			r.negate, line = true, line[1:]
 		} else if strings.HasPrefix(line, `\!`) || strings.HasPrefix(line, `\#`) {
@@ -62,9 +67,9 @@ func trimTrailingSpaces(s string) string {
 	return s
 }
 
-// ignored reports whether rel (slash-separated, relative to the root) is
+// Ignored reports whether rel (slash-separated, relative to the root) is
 // ignored by rules, given in order from the root's file to the deepest.
-func ignored(rules []rule, rel string, isDir bool) bool {
+func Ignored(rules []Rule, rel string, isDir bool) bool {
 	out := false
 	for i := range rules {
 		r := &rules[i]
