@@ -47,7 +47,7 @@ const (
 	Projects
 	// Memory carries MemoryChanged.
 	Memory
-	// Sessions carries SessionAppended.
+	// Sessions carries SessionAppended and ChangesUpdated.
 	Sessions
 )
 

@@ -93,6 +93,29 @@ type ToolEnded struct {
 	// MemoryChange is what a remember call changed, for the transcript's
 	// change line and its undo.
 	MemoryChange *memory.Change
+	// Changes are the files the call changed, as its checkpoint recorded
+	// them (the review card under the call); ChangesNote says what the
+	// checkpoint could not see or keep ("" when nothing).
+	Changes     []FileChange
+	ChangesNote string
+}
+
+// FileChange is one file a tool call changed, as the review card shows
+// it. N is the change's number in the session (pi-tui sessions changes).
+type FileChange struct {
+	N              int
+	Path           string // slash-separated, relative to the root
+	Status         string // "added", "modified" or "deleted"
+	Added, Removed int    // lines; 0 for binary files
+	Binary         bool
+	// Kept says both sides' content is kept, so the change can be undone.
+	Kept bool
+}
+
+// ChangesUpdated says a session's changes were undone or redone: views of
+// its changes (cards, the Review screen) reread them.
+type ChangesUpdated struct {
+	SessionID string
 }
 
 // Preflight records one instruction preflight of a file tool. Its JSON
@@ -290,6 +313,7 @@ func (e RuntimeRetired) Session() string    { return e.SessionID }
 func (e Asked) Session() string             { return e.SessionID }
 func (e Resolved) Session() string          { return e.SessionID }
 func (e SessionAppended) Session() string   { return e.SessionID }
+func (e ChangesUpdated) Session() string    { return e.SessionID }
 func (ProjectsChanged) Session() string     { return "" }
 func (MemoryChanged) Session() string       { return "" }
 
@@ -315,6 +339,7 @@ func (Resolved) event()          {}
 func (ProjectsChanged) event()   {}
 func (MemoryChanged) event()     {}
 func (SessionAppended) event()   {}
+func (ChangesUpdated) event()    {}
 
 // topicOf is the topic an event travels on, and whether it belongs to one
 // session (a subscriber showing another session does not get it).
@@ -326,7 +351,7 @@ func topicOf(e Event) (Topic, bool) {
 		return Projects, false
 	case MemoryChanged:
 		return Memory, false
-	case SessionAppended:
+	case SessionAppended, ChangesUpdated:
 		return Sessions, true
 	}
 	return Agent, true

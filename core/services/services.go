@@ -12,10 +12,12 @@ import (
 	"context"
 
 	"github.com/pi-tui/pi-tui/core/approvals"
+	"github.com/pi-tui/pi-tui/core/checkpoints"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/review"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/store"
@@ -46,6 +48,11 @@ type Services struct {
 	Worktrees *worktree.Service
 	// Approvals are the projects' "always allow" rules.
 	Approvals *approvals.Store
+	// Checkpoints keep what each file-changing tool call did (the
+	// runtimes record into it); Review is the programs' face of them:
+	// changes, diffs, guarded undo.
+	Checkpoints *checkpoints.Store
+	Review      *review.Service
 	// Events is the broker every program subscribes to: the runtimes'
 	// events and approvals, and "projects changed" after registry writes
 	// and memory saves.
@@ -78,6 +85,8 @@ func Open(ctx context.Context, places paths.Places, opts Options) (*Services, er
 	// program showing the session.
 	arrived := func(id string, n int) { s.Events.Publish(events.SessionAppended{SessionID: id, Entries: n}) }
 	s.Sessions = sessions.NewManager(st, sessions.Config{AgentDir: places.AgentDir, SessionDir: places.SessionDir, Arrived: arrived})
+	s.Checkpoints = checkpoints.Open(places.Checkpoints(), checkpoints.Limits{})
+	s.Review = review.New(s.Checkpoints, s.Sessions, s.Events)
 	s.Trust = s.Projects.Trust()
 	s.Projects.OnChange(func(id string) { s.Events.Publish(events.ProjectsChanged{ProjectID: id}) })
 	// The memory service knows the root, not the project: the runtimes
@@ -90,7 +99,13 @@ func Open(ctx context.Context, places paths.Places, opts Options) (*Services, er
 }
 
 // Close releases the store.
-func (s *Services) Close() error { return s.st.Close() }
+func (s *Services) Close() error {
+	cerr := s.Checkpoints.Close()
+	if err := s.st.Close(); err != nil {
+		return err
+	}
+	return cerr
+}
 
 // Stamp identifies the state of the database files on disk: a different
 // stamp means something wrote to them, another process included (the

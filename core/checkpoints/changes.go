@@ -1,0 +1,66 @@
+package checkpoints
+
+import (
+	"context"
+	"time"
+)
+
+// States of a change.
+const (
+	StateActive = "active" // its result is in the files (as far as pi-tui knows)
+	StateUndone = "undone" // undone; it can be redone
+	StateParent = "parent" // made in the session this one was forked from: shown, not undone here
+)
+
+// Statuses of a change.
+const (
+	StatusAdded    = "added"
+	StatusModified = "modified"
+	StatusDeleted  = "deleted"
+)
+
+// Change is one file one tool call changed. Its JSON form is `pi-tui
+// sessions changes --json`.
+type Change struct {
+	N          int    `json:"n"`     // its number in the session it was made in
+	Entry      string `json:"entry"` // the assistant entry that made the call
+	ToolCallID string `json:"toolCallId"`
+	Tool       string `json:"tool"`
+	Path       string `json:"path"` // slash-separated, relative to the root
+	Status     string `json:"status"`
+	Added      int    `json:"added"`
+	Removed    int    `json:"removed"`
+	State      string `json:"state"`
+	Binary     bool   `json:"binary,omitempty"`
+	// Kept says both sides' content is kept (the change can be undone).
+	Kept bool `json:"kept"`
+	// Session is the session the change was made in (a parent's for
+	// StateParent).
+	Session string    `json:"session"`
+	At      time.Time `json:"at"`
+}
+
+// SessionInfo is what the store needs to know of a session's file.
+type SessionInfo struct {
+	ID string
+	// Order holds the file's entry ids in file order (time order): undo
+	// --to rewinds the changes of the entries from one on, and a fork
+	// shows its ancestors' changes whose entries it holds.
+	Order []string
+	// Ancestors are the ids of the sessions it was forked from, nearest
+	// first.
+	Ancestors []string
+}
+
+// Changes lists the session's changes in order: its ancestors' first
+// (StateParent, only those whose entry the session holds), then its own.
+func (s *Store) Changes(ctx context.Context, info SessionInfo) ([]Change, error) {
+	return s.changes(ctx, info)
+}
+
+// Diff is change n of session sessionID as a unified diff (git's form,
+// with a/ and b/ paths), or a sentence saying why its content cannot be
+// shown (binary, over the bound).
+func (s *Store) Diff(ctx context.Context, sessionID string, n int) (string, error) {
+	return s.diff(ctx, sessionID, n)
+}

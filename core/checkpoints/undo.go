@@ -1,0 +1,58 @@
+package checkpoints
+
+import (
+	"context"
+	"strings"
+)
+
+// Undo asks for changes to be undone (or redone).
+type Undo struct {
+	// Changes are the numbers of the session's own changes to undo.
+	Changes []int
+	// To, instead, undoes every active change made by entry To and the
+	// entries after it in the session file (every file back to how it was
+	// before that message). It must be in info.Order.
+	To string
+	// Redo redoes Changes (undone ones) instead.
+	Redo bool
+	// Force writes even over files that changed since (the UI asks first).
+	Force bool
+}
+
+// UndoResult is what an undo or redo did.
+type UndoResult struct {
+	Changes []int    // the changes now undone (or redone)
+	Files   []string // the files written or removed, relative to the root
+}
+
+// Conflict is a file an undo would overwrite that is no longer as the
+// change left it.
+type Conflict struct {
+	Path   string // relative to the root
+	Reason string // "changed since", "changed again by change 7", …
+}
+
+// ConflictError refuses a whole undo: nothing was written.
+type ConflictError struct {
+	Conflicts []Conflict
+}
+
+func (e *ConflictError) Error() string {
+	var b strings.Builder
+	b.WriteString("nothing was undone: ")
+	for i, c := range e.Conflicts {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(c.Path + " " + c.Reason)
+	}
+	return b.String()
+}
+
+// Undo undoes or redoes changes of session info.ID in the files, guarded:
+// every file must still be exactly as the change (or the undo) left it,
+// or nothing is written and a *ConflictError names the files (unless
+// u.Force). Writes are atomic, through the root (no link leads out).
+func (s *Store) Undo(ctx context.Context, info SessionInfo, u Undo) (UndoResult, error) {
+	return s.undo(ctx, info, u)
+}
