@@ -38,9 +38,7 @@ type Call struct {
 type Mark struct {
 	r    *Recorder
 	call Call
-	// filled by Before
-	before map[string]fileState // Paths' states (nil for a walk)
-	note   string
+	note string // why Before could not record (After says it)
 }
 
 // Result is what a call changed, for its ToolEnded event and card.

@@ -26,10 +26,14 @@ type UndoResult struct {
 }
 
 // Conflict is a file an undo would overwrite that is no longer as the
-// change left it.
+// change left it, or one it cannot restore.
 type Conflict struct {
 	Path   string // relative to the root
-	Reason string // "changed since", "changed again by change 7", …
+	Reason string // "changed since the agent left it", "changed again by change 7", …
+	// Forceable says Force would write it anyway (the file changed since);
+	// a content that was not kept, or a later change in the way, cannot be
+	// forced.
+	Forceable bool
 }
 
 // ConflictError refuses a whole undo: nothing was written.
@@ -37,9 +41,19 @@ type ConflictError struct {
 	Conflicts []Conflict
 }
 
+// Forceable says Force would get past every conflict.
+func (e *ConflictError) Forceable() bool {
+	for _, c := range e.Conflicts {
+		if !c.Forceable {
+			return false
+		}
+	}
+	return true
+}
+
 func (e *ConflictError) Error() string {
 	var b strings.Builder
-	b.WriteString("nothing was undone: ")
+	b.WriteString("nothing was changed: ")
 	for i, c := range e.Conflicts {
 		if i > 0 {
 			b.WriteString("; ")

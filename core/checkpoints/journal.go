@@ -1,0 +1,189 @@
+package checkpoints
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/pi-tui/pi-tui/internal/lineread"
+)
+
+// A session's journal (sessions/<id>/journal.jsonl) holds one JSON
+// record a line, appended: a header, then the changes and the undos and
+// redos, in the order they happened. Replaying it gives each change's
+// state. A line that cannot be read is skipped.
+
+const journalName = "journal.jsonl"
+
+// maxRecord bounds one journal line.
+const maxRecord = 64 << 10
+
+// version is one side of a change: what the path held.
+type version struct {
+	Kind string `json:"kind"` // "file", "link", "none", "other"
+	Hash string `json:"hash,omitempty"`
+	Size int64  `json:"size,omitempty"`
+	Mode uint32 `json:"mode,omitempty"` // permission bits
+	Kept bool   `json:"kept,omitempty"`
+}
+
+// record is one journal line.
+type record struct {
+	Type string `json:"type"` // "session", "change", "undo", "redo"
+	// session
+	V       int    `json:"v,omitempty"`
+	Session string `json:"session,omitempty"`
+	File    string `json:"file,omitempty"` // the session file
+	// change
+	N          int      `json:"n,omitempty"`
+	Entry      string   `json:"entry,omitempty"`
+	ToolCallID string   `json:"toolCallId,omitempty"`
+	Tool       string   `json:"tool,omitempty"`
+	Root       string   `json:"root,omitempty"`
+	Path       string   `json:"path,omitempty"`
+	Status     string   `json:"status,omitempty"`
+	Added      int      `json:"added,omitempty"`
+	Removed    int      `json:"removed,omitempty"`
+	Binary     bool     `json:"binary,omitempty"`
+	Before     *version `json:"before,omitempty"`
+	After      *version `json:"after,omitempty"`
+	Bytes      int64    `json:"bytes,omitempty"` // content this change added to the store
+	// undo, redo
+	Changes []int `json:"changes,omitempty"`
+	Forced  bool  `json:"forced,omitempty"`
+	At      int64 `json:"at"` // Unix milliseconds
+}
+
+// journal is the open journal of one session.
+type journal struct {
+	mu     sync.Mutex
+	path   string
+	loaded bool
+	n      int   // the last change's number
+	bytes  int64 // content the session's changes added
+}
+
+var safeID = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$`)
+
+// sessionDir is the folder of a session's journal: its id when that is a
+// plain name, else a hash of it (an id is read from files pi-tui does not
+// control).
+func (s *Store) sessionDir(id string) string {
+	name := id
+	if !safeID.MatchString(id) {
+		sum := sha256.Sum256([]byte(id))
+		name = "x-" + hex.EncodeToString(sum[:16])
+	}
+	return filepath.Join(s.dir, "sessions", name)
+}
+
+func (s *Store) journalFor(id string) *journal {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.journals[id]
+	if j == nil {
+		j = &journal{path: filepath.Join(s.sessionDir(id), journalName)}
+		s.journals[id] = j
+	}
+	return j
+}
+
+// readJournal reads every record of a journal file; a missing one has
+// none.
+func readJournal(path string) ([]record, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the checkpoint journal: %w", err)
+	}
+	defer f.Close()
+	var out []record
+	br := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, long, err := lineread.Next(br, maxRecord)
+		if len(line) > 0 && !long {
+			var r record
+			if json.Unmarshal(line, &r) == nil && r.Type != "" {
+				out = append(out, r)
+			}
+		}
+		if err != nil {
+			return out, nil
+		}
+	}
+}
+
+// load learns the last change number and the bytes used (j.mu held).
+func (j *journal) load() error {
+	if j.loaded {
+		return nil
+	}
+	recs, err := readJournal(j.path)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if r.Type == "change" {
+			j.n = max(j.n, r.N)
+			j.bytes += r.Bytes
+		}
+	}
+	j.loaded = true
+	return nil
+}
+
+// append writes records (j.mu held), creating the journal with its
+// header when it is new.
+func (j *journal) append(header record, recs ...record) error {
+	if err := os.MkdirAll(filepath.Dir(j.path), 0o700); err != nil {
+		return fmt.Errorf("save the checkpoint: %w", err)
+	}
+	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("save the checkpoint: %w", err)
+	}
+	defer f.Close()
+	var buf []byte
+	if fi, err := f.Stat(); err == nil && fi.Size() == 0 {
+		header.Type, header.V, header.At = "session", 1, time.Now().UnixMilli()
+		b, _ := json.Marshal(header)
+		buf = append(append(buf, b...), '\n')
+	}
+	for _, r := range recs {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		buf = append(append(buf, b...), '\n')
+	}
+	// One write: appends of another process never land inside a line.
+	if _, err := f.Write(buf); err != nil {
+		return fmt.Errorf("save the checkpoint: %w", err)
+	}
+	return nil
+}
+
+func versionOf(st fileState) *version {
+	v := &version{Hash: st.hash, Size: st.size, Mode: uint32(st.perm), Kept: st.kept}
+	switch st.kind {
+	case kindFile:
+		v.Kind = "file"
+	case kindLink:
+		v.Kind = "link"
+	case kindNone:
+		v.Kind, v.Hash, v.Size, v.Mode, v.Kept = "none", "", 0, 0, true
+	default:
+		v.Kind = "other"
+	}
+	return v
+}

@@ -1,0 +1,144 @@
+package checkpoints
+
+import (
+	"context"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/pi-tui/pi-tui/internal/fsutil"
+	"github.com/pi-tui/pi-tui/internal/gitignore"
+)
+
+// maxDepth bounds how deep a walk goes; maxIgnoreBytes one .gitignore.
+const (
+	maxDepth       = 64
+	maxIgnoreBytes = 1 << 20
+)
+
+// walker lists a project's files with their states: every file and link
+// but those git ignores (the .gitignore files and the repository's
+// info/exclude) and .git itself. Folders are entered only when they are
+// real folders, so no link leads the walk out of the project.
+type walker struct {
+	ctx   context.Context
+	c     *capturer
+	abs   string // the root, absolute
+	prev  map[string]fileState
+	cur   map[string]fileState
+	max   int
+	skip  string // a folder inside the root not to enter (the store itself)
+	full  bool   // stopped at max
+	ignor int    // folders left out because git ignores them (for the note)
+}
+
+func (w *walker) run(rules []gitignore.Rule) error {
+	return w.dir(".", "", 0, rules)
+}
+
+func (w *walker) dir(rel, base string, depth int, rules []gitignore.Rule) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(filepath.Join(w.abs, filepath.FromSlash(rel)))
+	if err != nil {
+		if rel == "." {
+			return err
+		}
+		return nil // an unreadable folder is left out
+	}
+	for _, e := range ents {
+		if e.Name() == ".gitignore" && e.Type().IsRegular() {
+			if b, err := fsutil.ReadHeadIn(w.c.r, path.Join(rel, ".gitignore"), maxIgnoreBytes); err == nil {
+				rules = append(rules[:len(rules):len(rules)], gitignore.Parse(base, string(b))...)
+			}
+			break
+		}
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if name == ".git" {
+			continue
+		}
+		p := name
+		if base != "" {
+			p = base + "/" + name
+		}
+		if e.IsDir() {
+			if gitignore.Ignored(rules, p, true) {
+				w.ignor++
+				continue
+			}
+			if p == w.skip || depth+1 > maxDepth {
+				continue
+			}
+			if err := w.dir(p, p, depth+1, rules); err != nil {
+				return err
+			}
+			if w.full {
+				return nil
+			}
+			continue
+		}
+		if gitignore.Ignored(rules, p, false) {
+			continue
+		}
+		if len(w.cur) >= w.max {
+			w.full = true
+			return nil
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue // gone since the listing
+		}
+		prev, ok := w.prev[p]
+		st := w.c.capture(p, fi, prev, ok)
+		if st.kind == kindNone || st.kind == kindDir {
+			continue
+		}
+		w.cur[p] = st
+	}
+	return nil
+}
+
+// excludeRules are the repository's info/exclude rules when root is a
+// repository's top (a worktree's .git file names its git folder, whose
+// commondir holds info/).
+func excludeRules(root string) []gitignore.Rule {
+	gitDir := filepath.Join(root, ".git")
+	fi, err := os.Lstat(gitDir)
+	if err != nil {
+		return nil
+	}
+	if fi.Mode().IsRegular() {
+		b, _, err := fsutil.ReadRegular(gitDir, 4096)
+		if err != nil {
+			return nil
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		d, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+		if !ok {
+			return nil
+		}
+		d = strings.TrimSpace(d)
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(root, d)
+		}
+		gitDir = d
+		if c, _, err := fsutil.ReadRegular(filepath.Join(d, "commondir"), 4096); err == nil {
+			cd := strings.TrimSpace(string(c))
+			if !filepath.IsAbs(cd) {
+				cd = filepath.Join(d, cd)
+			}
+			gitDir = cd
+		}
+	} else if !fi.IsDir() {
+		return nil
+	}
+	b, _, err := fsutil.ReadRegular(filepath.Join(gitDir, "info", "exclude"), maxIgnoreBytes)
+	if err != nil {
+		return nil
+	}
+	return gitignore.Parse("", string(b))
+}
