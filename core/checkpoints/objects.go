@@ -46,9 +46,15 @@ func (s *Store) putObject(hash string, content []byte) (int64, error) {
 		return 0, err
 	}
 	var buf bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&buf, zlib.BestSpeed)
+	zw, _ := s.zw.Get().(*zlib.Writer)
+	if zw == nil {
+		zw, _ = zlib.NewWriterLevel(&buf, zlib.BestSpeed)
+	} else {
+		zw.Reset(&buf)
+	}
 	zw.Write(content)
 	zw.Close()
+	s.zw.Put(zw) // a compressor is about 1 MB to set up: a first walk makes thousands
 	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
 	if err != nil {
 		return 0, err

@@ -34,6 +34,8 @@ type Store struct {
 	mu       sync.Mutex
 	roots    map[string]*rootState // stat caches by canonical root
 	journals map[string]*journal   // by session id
+
+	zw sync.Pool // *zlib.Writer, reused
 }
 
 // Open returns the store in dir (D/checkpoints). Nothing is created until
