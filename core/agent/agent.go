@@ -160,6 +160,10 @@ type Config struct {
 	// Memory is what the remember tool writes through; Tools names
 	// remember only when the host set it (ADR 0022).
 	Memory MemoryWriter
+	// Checkpoints brackets each call that can change files (write, edit,
+	// bash), once it is allowed to run, so its changes can be reviewed
+	// and undone; nil takes none.
+	Checkpoints Checkpointer
 }
 
 // Stored payloads of session entries.
@@ -375,7 +379,7 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 		a.mu.Lock()
 		a.turnBytes = 0 // the delivery budget is per turn
 		a.mu.Unlock()
-		msg, stop, err := a.call(ctx)
+		msg, entry, stop, err := a.call(ctx)
 		res.Usage = a.totalUsage()
 		if t := textOf(msg); t != "" {
 			res.Text = t
@@ -406,7 +410,7 @@ func (a *Agent) loop(ctx context.Context) (Result, error) {
 				res.Aborted = true
 				return res, a.recordAborted(calls[i:])
 			}
-			if err := a.execute(ctx, c); err != nil {
+			if err := a.execute(ctx, c, entry); err != nil {
 				// The model must not go on over a history that lacks the
 				// result (the disk is full or read-only): stop the turn and
 				// say why. The next prompt drops the unanswered call.
@@ -433,8 +437,9 @@ func (a *Agent) totalUsage() provider.Usage {
 }
 
 // call makes one model call over the session's context and stores the
-// answer (partial answers too, marked).
-func (a *Agent) call(ctx context.Context) (provider.Message, string, error) {
+// answer (partial answers too, marked); entry is the answer's entry id,
+// the one its tool calls' checkpoints name.
+func (a *Agent) call(ctx context.Context) (msg provider.Message, entry, stop string, err error) {
 	req := provider.Request{Model: a.cfg.Model.ID, System: a.system(), Messages: Messages(a.cfg.Session.Context()),
 		Tools: ToolDefs(a.cfg.Tools), MaxTokens: a.cfg.Model.MaxTokens}
 	res, err := a.cfg.Client.Stream(ctx, req, func(e provider.Event) {
@@ -456,7 +461,7 @@ func (a *Agent) call(ctx context.Context) (provider.Message, string, error) {
 	a.total.CacheReadTokens += res.Usage.CacheReadTokens
 	a.total.CacheWriteTokens += res.Usage.CacheWriteTokens
 	a.mu.Unlock()
-	msg := res.Message
+	msg = res.Message
 	msg.Role = provider.RoleAssistant
 	stored := StoredMessage{Message: msg, Usage: &res.Usage, StopReason: res.StopReason, Partial: res.Partial || err != nil, Model: a.cfg.Model.Provider + "/" + a.cfg.Model.ID, API: a.cfg.Model.API}
 	if err != nil {
@@ -467,22 +472,24 @@ func (a *Agent) call(ctx context.Context) (provider.Message, string, error) {
 	}
 	if len(msg.Parts) > 0 || err != nil {
 		// A cut or aborted answer is kept and marked, never dropped.
-		if _, serr := a.cfg.Session.Append(context.WithoutCancel(ctx), sessions.TypeAssistant, stored); serr != nil && err == nil {
+		e, serr := a.cfg.Session.Append(context.WithoutCancel(ctx), sessions.TypeAssistant, stored)
+		if serr != nil && err == nil {
 			err = fmt.Errorf("save the answer: %w", serr)
 		}
+		entry = e.ID
 	}
 	a.emit(events.MessageEnded{SessionID: a.sid(), Text: textOf(msg), StopReason: stored.StopReason, Usage: &res.Usage, Error: stored.Error})
 	if err != nil && ctx.Err() != nil {
-		return msg, provider.StopAborted, nil
+		return msg, entry, provider.StopAborted, nil
 	}
 	if err != nil {
-		return msg, provider.StopError, err
+		return msg, entry, provider.StopError, err
 	}
 	if stored.Partial {
 		// Tool calls of a partial message may be incomplete: do not run them.
-		return msg, provider.StopError, nil
+		return msg, entry, provider.StopError, nil
 	}
-	return msg, res.StopReason, nil
+	return msg, entry, res.StopReason, nil
 }
 
 func textOf(m provider.Message) string {
@@ -542,10 +549,11 @@ func (a *Agent) runInTurn(ctx context.Context, env toolEnv, c ToolCall) ToolResu
 	}
 }
 
-// execute runs one tool call with its preflight and approval, and stores
-// the result. The error is a result (or delivery record) that could not be
-// saved; the tool's own failures are results.
-func (a *Agent) execute(ctx context.Context, c ToolCall) error {
+// execute runs one tool call of the assistant entry entry with its
+// preflight, approval and checkpoint, and stores the result. The error is
+// a result (or delivery record) that could not be saved; the tool's own
+// failures are results.
+func (a *Agent) execute(ctx context.Context, c ToolCall, entry string) error {
 	a.emit(events.ToolStarted{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, Args: c.Args})
 	var pre *PreflightInfo
 	var claim Claim
@@ -572,9 +580,14 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) error {
 		a.emit(events.ToolEnded{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, Path: target, IsError: true, Result: res.Text, Preflight: pre, Denied: true})
 		return err
 	default:
+		// The checkpoint brackets the tool only, allowed and about to run;
+		// its cost is not the tool's time. An aborted call may still have
+		// changed files (bash stops midway): what it did is recorded.
+		cp := a.checkpoint(ctx, c, entry, target)
 		start := time.Now()
 		res = a.runInTurn(ctx, env, c)
 		ms := float64(time.Since(start).Microseconds()) / 1000
+		changes := cp.After(context.WithoutCancel(ctx))
 		var d delivery
 		if pre != nil && !res.IsError && c.Origin == OriginModel {
 			d = a.deliver(ctx, c, res, pre, claim)
@@ -591,7 +604,7 @@ func (a *Agent) execute(ctx context.Context, c ToolCall) error {
 			err = a.recordChange(c, entryID, res.Change)
 		}
 		a.emit(events.ToolEnded{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, Path: displayRel(a.cfg.Root, res.Path), IsError: res.IsError,
-			Result: res.Text, Preflight: pre, ToolMs: ms, Delivery: d.info, MemoryChange: res.Change})
+			Result: res.Text, Preflight: pre, ToolMs: ms, Delivery: d.info, MemoryChange: res.Change, Changes: changes.Changes, ChangesNote: changes.Note})
 		return err
 	}
 	_, err := a.store(c, res, pre, 0)

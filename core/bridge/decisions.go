@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/checkpoints"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/core/sessions"
@@ -43,6 +44,9 @@ type Deps struct {
 	Memory agent.MemoryWriter
 	// Trusted says whether pi may trust the project (nil: no).
 	Trusted func(ctx context.Context) (bool, error)
+	// Checkpoints brackets each call that can change files, as in the
+	// built-in engine (checkpoints.go); nil takes none.
+	Checkpoints agent.Checkpointer
 }
 
 // Decisions is pi-tui's side of the bridge for one runtime: the Host the
@@ -54,6 +58,10 @@ type Decisions struct {
 	mu     sync.Mutex
 	claims map[claimKey]claimEntry // per prompt: emptied by System
 	calls  map[string]*callInfo
+	// marks are the checkpoints of calls let run, until their
+	// tool_result; ends their results, until their ToolEnded.
+	marks pending[agent.Checkpoint]
+	ends  pending[checkpoints.Result]
 
 	// dmu serialises delivery decisions: they share the window and the
 	// turn's budget.
@@ -95,8 +103,12 @@ func NewDecisions(d Deps) *Decisions {
 	return &Decisions{deps: d, claims: map[claimKey]claimEntry{}, calls: map[string]*callInfo{}}
 }
 
-// Close releases pi's session file.
+// Close releases pi's session file and drops the checkpoints of calls
+// that never ended.
 func (d *Decisions) Close() error {
+	d.mu.Lock()
+	d.marks, d.ends = pending[agent.Checkpoint]{}, pending[checkpoints.Result]{}
+	d.mu.Unlock()
 	d.dmu.Lock()
 	defer d.dmu.Unlock()
 	if d.sess != nil {
@@ -163,7 +175,8 @@ func (d *Decisions) Remember(ctx context.Context, req RememberRequest) (Remember
 }
 
 // ToolCall implements Host: confinement, preflight, then approval, as the
-// built-in engine runs them for its own tools.
+// built-in engine runs them for its own tools; a call let run takes its
+// checkpoint last, as it is about to run.
 func (d *Decisions) ToolCall(ctx context.Context, req ToolCallRequest) (ToolCallResult, error) {
 	input := req.Input
 	if len(input) == 0 {
@@ -189,10 +202,12 @@ func (d *Decisions) ToolCall(ctx context.Context, req ToolCallRequest) (ToolCall
 	d.keep(req.ToolCallID, info)
 	need, reason, _ := agent.NeedsApproval(d.deps.Root, d.deps.Permission, req.ToolName, target)
 	if !need {
+		d.checkpointBefore(ctx, req, info.path)
 		return ToolCallResult{}, nil
 	}
 	ok, err := d.approve(ctx, req, input, target, reason)
 	if ok {
+		d.checkpointBefore(ctx, req, info.path)
 		return ToolCallResult{}, nil
 	}
 	// A denied call's result carries no block, so its chain was never
@@ -291,10 +306,12 @@ func (d *Decisions) fallback(reason string) claimEntry {
 	return claimEntry{fallback: true, claim: agent.Claim{Fallback: true, Reason: reason, Labels: base, Base: base}}
 }
 
-// ToolResult implements Host: the delivery decision for a successful,
-// model-issued file tool, made over the branch pi's file holds plus the
-// records not yet in it.
+// ToolResult implements Host: the call's checkpoint is closed (whatever
+// the result: a failed command may have changed files), then the delivery
+// decision for a successful, model-issued file tool is made over the
+// branch pi's file holds plus the records not yet in it.
 func (d *Decisions) ToolResult(ctx context.Context, req ToolResultRequest) (ToolResultResult, error) {
+	d.checkpointAfter(ctx, req.ToolCallID)
 	d.mu.Lock()
 	info := d.calls[req.ToolCallID]
 	d.mu.Unlock()

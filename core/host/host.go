@@ -36,6 +36,11 @@ type Host struct {
 	*services.Services
 	// Runtimes runs the agent sessions of every program of the process.
 	Runtimes *runtimes.Manager
+
+	// stopClean ends the start's checkpoint clean-up; cleaned is closed
+	// when it has ended.
+	stopClean context.CancelFunc
+	cleaned   chan struct{}
 }
 
 // Open opens the store in places.DataDir and builds the services and the
@@ -55,11 +60,24 @@ func Open(ctx context.Context, places paths.Places, opts Options) (*Host, error)
 		svc.Close()
 		return nil, err
 	}
-	return &Host{Services: svc, Runtimes: rts}, nil
+	h := &Host{Services: svc, Runtimes: rts, cleaned: make(chan struct{})}
+	// The checkpoints of sessions that are gone (deleted by pi, or while a
+	// removal failed) go in the background: no program waits for it.
+	cctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	h.stopClean = stop
+	go func() {
+		defer close(h.cleaned)
+		// A clean-up that fails or is cut short leaves only what the next
+		// start removes.
+		_ = svc.Checkpoints.Clean(cctx)
+	}()
+	return h, nil
 }
 
-// Close retires the runtimes (letting aborted turns store what arrived)
-// and then closes the store under them.
+// Close ends the checkpoint clean-up, retires the runtimes (letting
+// aborted turns store what arrived) and then closes the store under them.
 func (h *Host) Close() error {
+	h.stopClean()
+	<-h.cleaned
 	return errors.Join(h.Runtimes.Close(), h.Services.Close())
 }

@@ -32,6 +32,10 @@ var builders = map[string][]string{
 	"github.com/pi-tui/pi-tui/core/approvals": {"New"},
 	"github.com/pi-tui/pi-tui/core/events":    {"New"},
 	"github.com/pi-tui/pi-tui/core/runtimes":  {"New"},
+	// One checkpoint store per process (its stat caches are shared by
+	// every runtime of a project), and the review service over it.
+	"github.com/pi-tui/pi-tui/core/checkpoints": {"Open"},
+	"github.com/pi-tui/pi-tui/core/review":      {"New"},
 }
 
 // rootDirs may call the builders.

@@ -189,6 +189,8 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 		return nil, err
 	}
 	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl, notice: b.notice}
+	rec, cp := m.checkpointer(b, sess)
+	rt.recorder = rec
 	var mw agent.MemoryWriter
 	if slices.Contains(b.spec.Tools, agent.ToolRemember) {
 		mw = &memoryWriter{m: m, rt: rt, projectID: sess.ProjectID()}
@@ -209,7 +211,8 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 				return false, err
 			}
 			return p.Trusted && p.Root == b.spec.ProjectRoot, nil
-		}})
+		},
+		Checkpoints: cp})
 	srv, err := bridge.Listen(filepath.Join(h.Places.DataDir, "run"), dec)
 	if err != nil {
 		dec.Close()
@@ -223,7 +226,7 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 			m.emit(events.Notice{SessionID: sid, Level: "error", Source: "pi-tui", Text: "the pi bridge's channel broke: " + err.Error() + "; pi's tool calls are blocked until the runtime is relaunched"})
 		}
 	}()
-	eng, err := piengine.Launch(ctx, piengine.Config{Publisher: emitter{m}, SessionID: sid, Pi: b.pi, SessionFile: sess.File(), Root: b.spec.Root,
+	eng, err := piengine.Launch(ctx, piengine.Config{Publisher: piEmitter{m: m, dec: dec}, SessionID: sid, Pi: b.pi, SessionFile: sess.File(), Root: b.spec.Root,
 		AgentDir: h.Places.AgentDir, Provider: b.model.Provider, Model: b.model.ID, Thinking: b.model.Thinking, Bridge: ext,
 		ExtraEnv: append(srv.Env(), m.opts.PiEnv...), ToolInfo: dec.ToolInfo, ExtensionUI: m.extensionUI(sid)})
 	if err != nil {

@@ -166,6 +166,8 @@ func (m *Manager) launchedLocked(rt *Runtime, reason string, reserve bool) {
 
 func (m *Manager) launchLocked(b built, sess *sessions.Session, fp string) *Runtime {
 	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl, notice: b.notice}
+	rec, cp := m.checkpointer(b, sess)
+	rt.recorder = rec
 	var mw agent.MemoryWriter
 	if slices.Contains(b.spec.Tools, agent.ToolRemember) {
 		mw = &memoryWriter{m: m, rt: rt, projectID: sess.ProjectID()}
@@ -173,18 +175,19 @@ func (m *Manager) launchLocked(b built, sess *sessions.Session, fp string) *Runt
 	rt.Engine = agent.NewEngine(agent.Config{Session: sess, Root: b.spec.Root, AgentDir: m.opts.Host.Places.AgentDir, Client: b.client, Model: b.model,
 		System: b.spec.Sections.System(), Tools: b.spec.Tools, Permission: b.spec.Permission, Preflight: m.preflighter(b),
 		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID(), b.spec.Root, b.spec.ProjectRoot), Events: emitter{m},
-		Compaction: &b.settings.compaction, Shell: b.settings.shell, Memory: mw})
+		Compaction: &b.settings.compaction, Shell: b.settings.shell, Memory: mw, Checkpoints: cp})
 	m.installLocked(rt)
 	return rt
 }
 
-// installLocked makes rt the session's runtime and watches what it was
-// built from.
+// installLocked makes rt the session's runtime, watches what it was
+// built from and starts its first checkpoint walk.
 func (m *Manager) installLocked(rt *Runtime) {
 	m.runtimes[rt.Session.ID()] = rt
 	m.watchLocked(rt.Spec.Root, 1)
 	m.watchLocked(m.opts.Host.Places.AgentDir, 1)
 	m.touchLocked(rt)
+	m.prewarmLocked(rt)
 }
 
 func (m *Manager) retireLocked(rt *Runtime, reason string) {
@@ -196,6 +199,7 @@ func (m *Manager) retireLocked(rt *Runtime, reason string) {
 	if rt.idle != nil {
 		rt.idle.Stop()
 	}
+	rt.stopPrewarmLocked()
 	m.watchLocked(rt.Spec.Root, -1)
 	m.watchLocked(m.opts.Host.Places.AgentDir, -1)
 	m.closing = append(m.closing, rt.Engine)

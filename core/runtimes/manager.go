@@ -27,6 +27,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/checkpoints"
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/instructions"
@@ -63,7 +64,10 @@ type Options struct {
 	// WrapPreflight lets tests slow down or break the host side of the
 	// preflight proxy.
 	WrapPreflight func(agent.Preflighter) agent.Preflighter
-	Now           func() time.Time
+	// WrapCheckpoints lets tests watch the checkpoints a runtime takes
+	// (its engine's calls) and the root it records them in.
+	WrapCheckpoints func(root string, c agent.Checkpointer) agent.Checkpointer
+	Now             func() time.Time
 	// Engine overrides the engine setting for this manager's life (auto,
 	// pi, builtin; --engine); "" means PI_TUI_ENGINE, else the setting.
 	Engine string
@@ -88,6 +92,11 @@ type Runtime struct {
 	ttl       time.Duration // idle TTL in force when the spec was built
 	lastUsed  time.Time
 	idle      *time.Timer
+	// recorder records the session's file-changing tool calls in the
+	// runtime's root (nil: the host keeps no checkpoints); stopPrewarm
+	// ends its first walk, started when the runtime was installed.
+	recorder    *checkpoints.Recorder
+	stopPrewarm context.CancelFunc
 }
 
 // busy reports whether the runtime's engine runs a prompt or compaction.
@@ -114,6 +123,7 @@ type Manager struct {
 	closing   []engine.Engine         // retired under mu, closed by unlock
 	closed    bool
 	running   sync.WaitGroup // prompts and compactions in flight
+	prewarms  sync.WaitGroup // the runtimes' first checkpoint walks
 	// launching holds the sessions whose pi is starting (without m.mu);
 	// the channel closes when the launch has ended either way.
 	launching map[string]chan struct{}
@@ -179,8 +189,10 @@ func (m *Manager) Close() error {
 	m.unlock()
 	// Let aborted turns store what arrived before the caller closes the
 	// store under them.
+	// The retired runtimes' checkpoint walks end too, before the store
+	// saves what they cached.
 	done := make(chan struct{})
-	go func() { m.running.Wait(); close(done) }()
+	go func() { m.running.Wait(); m.prewarms.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):

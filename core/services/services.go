@@ -10,6 +10,7 @@ package services
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/pi-tui/pi-tui/core/approvals"
 	"github.com/pi-tui/pi-tui/core/checkpoints"
@@ -84,7 +85,7 @@ func Open(ctx context.Context, places paths.Places, opts Options) (*Services, er
 	// Entries another writer appended, once read, are announced to every
 	// program showing the session.
 	arrived := func(id string, n int) { s.Events.Publish(events.SessionAppended{SessionID: id, Entries: n}) }
-	s.Sessions = sessions.NewManager(st, sessions.Config{AgentDir: places.AgentDir, SessionDir: places.SessionDir, Arrived: arrived})
+	s.Sessions = sessions.NewManager(st, sessions.Config{AgentDir: places.AgentDir, SessionDir: places.SessionDir, Arrived: arrived, Deleted: s.removeCheckpoints})
 	s.Checkpoints = checkpoints.Open(places.Checkpoints(), checkpoints.Limits{})
 	s.Review = review.New(s.Checkpoints, s.Sessions, s.Events)
 	s.Trust = s.Projects.Trust()
@@ -96,6 +97,16 @@ func Open(ctx context.Context, places paths.Places, opts Options) (*Services, er
 		s.Events.Publish(events.ProjectsChanged{})
 	})
 	return s, nil
+}
+
+// removeCheckpoints removes a deleted session's checkpoints, as the
+// session manager's Deleted hook. Left behind, they go at the next
+// start's Clean (the session's file is gone).
+func (s *Services) removeCheckpoints(sessionID string) error {
+	if err := s.Checkpoints.Remove(sessionID); err != nil {
+		return fmt.Errorf("its checkpoints were not removed (the next start removes them): %w", err)
+	}
+	return nil
 }
 
 // Close releases the store.

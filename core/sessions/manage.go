@@ -28,17 +28,29 @@ func (m *Manager) Delete(ctx context.Context, id string) error {
 	delete(m.pending, full)
 	delete(m.known, full)
 	m.mu.Unlock()
-	if !persisted {
+	if persisted {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("delete session %s: %w", id, err)
+		}
+		m.idx.Retain(func(p string) bool { return p != path })
+		if projectID != "" {
+			// The index follows at the next listing anyway; this keeps the
+			// count right at once.
+			_ = m.st.UnindexSession(ctx, projectID, fileID(filepath.Base(path)))
+		}
+	}
+	return m.deleted(full)
+}
+
+// deleted tells the host core a session is gone, so what it keeps of it
+// elsewhere goes too. The file is gone either way: the error says so, and
+// what was left behind (Config.Deleted's error says what).
+func (m *Manager) deleted(id string) error {
+	if m.cfg.Deleted == nil {
 		return nil
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("delete session %s: %w", id, err)
-	}
-	m.idx.Retain(func(p string) bool { return p != path })
-	if projectID != "" {
-		// The index follows at the next listing anyway; this keeps the
-		// count right at once.
-		_ = m.st.UnindexSession(ctx, projectID, fileID(filepath.Base(path)))
+	if err := m.cfg.Deleted(id); err != nil {
+		return fmt.Errorf("session %s was deleted, but %w", id, err)
 	}
 	return nil
 }

@@ -206,6 +206,11 @@ type Config struct {
 	// the host core announces it on the event broker, so every
 	// program showing the session rereads it.
 	Arrived func(sessionID string, entries int)
+	// Deleted, when set, is called with a session's id once Delete has
+	// removed its file: the host core removes what it keeps of the
+	// session elsewhere (its checkpoints), which this package does not
+	// know of.
+	Deleted func(sessionID string) error
 }
 
 // Manager creates, opens and lists the sessions of the store's projects.

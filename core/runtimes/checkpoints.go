@@ -1,0 +1,76 @@
+package runtimes
+
+import (
+	"context"
+
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/bridge"
+	"github.com/pi-tui/pi-tui/core/checkpoints"
+	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/sessions"
+)
+
+// Checkpoints: each runtime records its session's file-changing tool
+// calls into the host's checkpoint store (core/checkpoints), in the root
+// it is bound to (a worktree session's worktree), whichever engine runs
+// it: the built-in engine brackets its calls itself, the pi engine's are
+// bracketed by the bridge's host (core/bridge).
+
+// checkpointer returns the recorder of a runtime about to launch for
+// sess, and the Checkpointer its engine is given (nil, nil when the host
+// keeps no checkpoints).
+func (m *Manager) checkpointer(b built, sess *sessions.Session) (*checkpoints.Recorder, agent.Checkpointer) {
+	store := m.opts.Host.Checkpoints
+	if store == nil {
+		return nil, nil
+	}
+	rec := store.Recorder(sess.ID(), sess.File(), b.spec.Root)
+	cp := agent.Checkpoints(rec)
+	if m.opts.WrapCheckpoints != nil {
+		cp = m.opts.WrapCheckpoints(b.spec.Root, cp)
+	}
+	return rec, cp
+}
+
+// prewarmLocked walks the runtime's root once in the background, so its
+// first call that walks the project (bash) reads only what changed; the
+// walk ends when the runtime is retired (retireLocked) and Close waits
+// for it.
+func (m *Manager) prewarmLocked(rt *Runtime) {
+	if rt.recorder == nil || rt.stopPrewarm != nil {
+		return
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	rt.stopPrewarm = stop
+	rec := rt.recorder
+	m.prewarms.Add(1)
+	go func() {
+		defer m.prewarms.Done()
+		// A walk that fails costs nothing but time: the first call that
+		// walks the project walks it again and says what it missed.
+		_ = rec.Prewarm(ctx)
+	}()
+}
+
+// stopPrewarmLocked ends a retired runtime's walk.
+func (rt *Runtime) stopPrewarmLocked() {
+	if rt.stopPrewarm != nil {
+		rt.stopPrewarm()
+	}
+}
+
+// piEmitter is a pi runtime's publisher: a tool call's end gets what its
+// checkpoint recorded, which the bridge's host took at the call's
+// tool_result (before pi reports the end), then goes through emit.
+type piEmitter struct {
+	m   *Manager
+	dec *bridge.Decisions
+}
+
+func (e piEmitter) Publish(ev events.Event) {
+	if end, ok := ev.(events.ToolEnded); ok && end.Changes == nil && end.ChangesNote == "" {
+		end.Changes, end.ChangesNote = e.dec.ToolChanges(end.ToolCallID)
+		ev = end
+	}
+	e.m.emit(ev)
+}
