@@ -129,6 +129,20 @@ var commands = []command{
 	{path: "sessions list", synopsis: "PROJECT [--json]", summary: "list a project's sessions",
 		more:  "Worktree sessions show their branch, * for uncommitted changes, and the diff stat against their base.",
 		flags: []flagDoc{flagJSON}, args: []argKind{argProject}, example: "pi-tui sessions list shop --json"},
+	{path: "sessions changes", synopsis: "ID [--json]", summary: "list the file changes a session's tool calls made, in order",
+		more: "ID is the session's id or a unique prefix of it. Each change: its number N, its state (active, undone,\n" +
+			"or parent: made before the session was forked, shown but not undone here), A, M or D, the path,\n" +
+			"+added −removed lines, and the tool and entry that made it.",
+		flags: []flagDoc{flagJSON}, example: "pi-tui sessions changes 019a2b3c --json"},
+	{path: "sessions undo", synopsis: "ID (--change N | --to ENTRY) [--redo] [--force]", summary: "undo one change, or every change from a message on",
+		more: "Guarded: when a file is no longer as the agent left it, nothing is written and the files are named;\n" +
+			"--force overwrites them. --to rewinds every file to how it was before ENTRY (a message's id, as\n" +
+			"sessions changes shows it). An undone change can be redone with --redo.",
+		flags: []flagDoc{{"change", "N", "the change to undo (its number in sessions changes)"},
+			{"to", "ENTRY", "undo every change made by this entry and the entries after it"},
+			{"redo", "", "redo what was undone instead"},
+			{"force", "", "write even over files that changed since"}},
+		example: "pi-tui sessions undo 019a2b3c --change 3"},
 	{path: "sessions merge", synopsis: "ID [--message M]", summary: "merge a worktree session's branch into its base branch",
 		more: "ID is the session's id, or its branch as the list shows it (pi/00f08c66) or the branch's short id.\n" +
 			"Uncommitted changes in the worktree are committed first (with M; default: the session's name,\n" +

@@ -235,6 +235,10 @@ func (a *app) sessionsCmd(args []string) error {
 	}
 	if len(args) > 0 {
 		switch args[0] {
+		case "changes":
+			return a.sessionsChanges(args[1:])
+		case "undo":
+			return a.sessionsUndo(args[1:])
 		case "merge":
 			return a.sessionsMerge(args[1:])
 		case "discard":
@@ -242,7 +246,7 @@ func (a *app) sessionsCmd(args []string) error {
 		}
 	}
 	if len(args) == 0 || args[0] != "list" {
-		return usagef("sessions: the subcommands are list, merge and discard (pi-tui help sessions)")
+		return usagef("sessions: the subcommands are list, changes, undo, merge and discard (pi-tui help sessions)")
 	}
 	fs := a.flags("sessions list")
 	asJSON := fs.Bool("json", false, "")

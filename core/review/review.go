@@ -6,6 +6,8 @@ package review
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/pi-tui/pi-tui/core/checkpoints"
 	"github.com/pi-tui/pi-tui/core/events"
@@ -17,18 +19,31 @@ type Service struct {
 	store    *checkpoints.Store
 	sessions *sessions.Manager
 	events   events.Publisher
+
+	// changes and undo are the store's, unless a test of this package
+	// stands in for them to see the SessionInfo it is given.
+	changes func(context.Context, checkpoints.SessionInfo) ([]checkpoints.Change, error)
+	undo    func(context.Context, checkpoints.SessionInfo, checkpoints.Undo) (checkpoints.UndoResult, error)
 }
 
 // New returns the service; pub hears ChangesUpdated after each undo and
 // redo.
 func New(store *checkpoints.Store, sm *sessions.Manager, pub events.Publisher) *Service {
-	return &Service{store: store, sessions: sm, events: pub}
+	return &Service{store: store, sessions: sm, events: pub, changes: store.Changes, undo: store.Undo}
 }
 
 // Changes lists session id's changes in order, its ancestors' first
 // (checkpoints.StateParent).
 func (s *Service) Changes(ctx context.Context, id string) ([]checkpoints.Change, error) {
-	return nil, nil
+	v, err := s.read(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.changes(ctx, v.info)
+	if err != nil {
+		return nil, fmt.Errorf("list the changes of session %s: %w", v.info.ID, err)
+	}
+	return list, nil
 }
 
 // Diff is one change as a unified diff.
@@ -37,14 +52,68 @@ func (s *Service) Diff(ctx context.Context, c checkpoints.Change) (string, error
 }
 
 // Undo undoes (or redoes) changes of session id, guarded; see
-// checkpoints.Store.Undo.
+// checkpoints.Store.Undo. A refusal is a *checkpoints.ConflictError,
+// as the store returned it, so a caller can name the files and offer
+// Force.
 func (s *Service) Undo(ctx context.Context, id string, u checkpoints.Undo) (checkpoints.UndoResult, error) {
-	return checkpoints.UndoResult{}, nil
+	switch {
+	case len(u.Changes) == 0 && u.To == "":
+		return checkpoints.UndoResult{}, errors.New("say what to undo: change numbers (pi-tui sessions changes ID lists them) or the entry to rewind to")
+	case len(u.Changes) > 0 && u.To != "":
+		return checkpoints.UndoResult{}, errors.New("undo either changes by number or every change from an entry on, not both")
+	}
+	v, err := s.read(ctx, id)
+	if err != nil {
+		return checkpoints.UndoResult{}, err
+	}
+	if u.To != "" && !v.has(u.To) {
+		return checkpoints.UndoResult{}, fmt.Errorf("session %s has no entry %s; pi-tui sessions changes %s lists the entries that made changes", v.info.ID, u.To, v.info.ID)
+	}
+	res, err := s.undo(ctx, v.info, u)
+	if err != nil {
+		if ce := (*checkpoints.ConflictError)(nil); errors.As(err, &ce) {
+			return res, ce
+		}
+		verb := "undo"
+		if u.Redo {
+			verb = "redo"
+		}
+		return res, fmt.Errorf("%s in session %s: %w", verb, v.info.ID, err)
+	}
+	if s.events != nil {
+		s.events.Publish(events.ChangesUpdated{SessionID: v.info.ID})
+	}
+	return res, nil
 }
 
 // LastTurn is the entry /undo rewinds to: the last message of the user's
 // on the session's current branch after which the session has active
 // changes; "" when there are none.
+//
+// "After" is file order, the order Undo's To rewinds in: the message
+// found is the last one whose rewind would undo something.
 func (s *Service) LastTurn(ctx context.Context, id string) (string, error) {
+	v, err := s.read(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	list, err := s.changes(ctx, v.info)
+	if err != nil {
+		return "", fmt.Errorf("list the changes of session %s: %w", v.info.ID, err)
+	}
+	latest := -1 // the file position of the latest entry with an active own change
+	for _, c := range list {
+		if c.State != checkpoints.StateActive || c.Session != v.info.ID {
+			continue
+		}
+		if at, ok := v.at[c.Entry]; ok && at > latest {
+			latest = at
+		}
+	}
+	for i := len(v.users) - 1; i >= 0; i-- {
+		if v.at[v.users[i]] <= latest {
+			return v.users[i], nil
+		}
+	}
 	return "", nil
 }
