@@ -126,19 +126,11 @@ func TestChangesTextForm(t *testing.T) {
 	}
 }
 
-// needsStore skips a test of recorded content while core/checkpoints is
-// stubbed in this tree; remove the call when the store lands.
-func needsStore(t *testing.T) {
-	t.Helper()
-	t.Skip("needs the checkpoint store: core/checkpoints records nothing in this tree yet (its bodies are stubs)")
-}
-
 // What a write did is listed, undone (the file goes), redone, refused
 // once the file was edited by hand (naming it and --force, changing
 // nothing), and forced.
 func TestSessionsUndoRecordedWrite(t *testing.T) {
 	t.Parallel()
-	needsStore(t)
 	c := newCLI(t)
 	_, root := modelRig(t, c, writeThenAnswer)
 	id, _ := plainSession(t, c, "write the notes")
@@ -207,7 +199,6 @@ func TestSessionsUndoRecordedWrite(t *testing.T) {
 // A bash command's change is caught by the walk and put down to bash.
 func TestSessionsChangesOfABashCommand(t *testing.T) {
 	t.Parallel()
-	needsStore(t)
 	c := newCLI(t)
 	_, root := modelRig(t, c, func(n int, req fakemodel.Request) fakemodel.Reply {
 		if req.LastToolResult == "" {
