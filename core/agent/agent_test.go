@@ -19,7 +19,7 @@ import (
 	"github.com/pi-tui/pi-tui/store"
 )
 
-func tempRoot(t *testing.T) string {
+func tempRoot(t testing.TB) string {
 	t.Helper()
 	d, _ := filepath.EvalSymlinks(t.TempDir())
 	return d
@@ -114,7 +114,7 @@ func TestEditAndWrite(t *testing.T) {
 
 // harness: a real session in a real store, and a fake model.
 type harness struct {
-	t    *testing.T
+	t    testing.TB
 	st   *store.Store
 	sess *sessions.Session
 	sm   *sessions.Manager
@@ -129,7 +129,7 @@ type chanEvents chan events.Event
 
 func (c chanEvents) Publish(e events.Event) { c <- e }
 
-func newHarness(t *testing.T, script fakemodel.Script, cfg func(*Config)) *harness {
+func newHarness(t testing.TB, script fakemodel.Script, cfg func(*Config)) *harness {
 	t.Helper()
 	base := tempRoot(t)
 	st, err := store.Open(context.Background(), filepath.Join(base, "db"), store.Options{})

@@ -99,7 +99,7 @@ func (r *Recorder) walkDiff(ctx context.Context, rs *rootState, cp *capturer) (w
 	if err := w.run(excludeRules(r.root)); err != nil {
 		return walkResult{}, err
 	}
-	res := walkResult{prev: rs.files, full: w.full, ignored: w.ignor}
+	res := walkResult{prev: rs.files, full: w.full.Load(), ignored: w.ignor}
 	for p, st := range w.cur {
 		if old, ok := rs.files[p]; !ok || !old.same(st) {
 			res.changed = append(res.changed, p)

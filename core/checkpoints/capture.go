@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/pi-tui/pi-tui/internal/fsutil"
@@ -42,8 +43,10 @@ type capturer struct {
 	r     *os.Root
 	start time.Time // of the walk or the call: what is younger is racy
 	bud   *budget
-	added int64 // content bytes added to the store
-	err   error // the first failure to keep a content
+
+	mu    sync.Mutex // a walk captures from several goroutines
+	added int64      // content bytes added to the store
+	err   error      // the first failure to keep a content
 }
 
 // capture is the state of rel, whose lstat is fi (nil: do the lstat).
@@ -135,10 +138,15 @@ func (c *capturer) keep(hash string, content []byte) bool {
 			return true // kept already: costs nothing
 		}
 	}
-	if !c.bud.take(int64(len(content))) {
+	c.mu.Lock()
+	room := c.bud.take(int64(len(content)))
+	c.mu.Unlock()
+	if !room {
 		return false
 	}
 	n, err := c.s.putObject(hash, content)
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if err != nil {
 		if c.err == nil {
 			c.err = err

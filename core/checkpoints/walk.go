@@ -6,6 +6,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 	"github.com/pi-tui/pi-tui/internal/gitignore"
@@ -17,36 +19,67 @@ const (
 	maxIgnoreBytes = 1 << 20
 )
 
+// walkers bounds the folders a walk lists at once: stat calls dominate
+// a walk, and a few in flight keep the cores busy.
+const walkers = 4
+
 // walker lists a project's files with their states: every file and link
 // but those git ignores (the .gitignore files and the repository's
 // info/exclude) and .git itself. Folders are entered only when they are
-// real folders, so no link leads the walk out of the project.
+// real folders, so no link leads the walk out of the project. Folders
+// are listed by up to walkers goroutines; prev is only read.
 type walker struct {
-	ctx   context.Context
-	c     *capturer
-	abs   string // the root, absolute
-	prev  map[string]fileState
+	ctx  context.Context
+	c    *capturer
+	abs  string // the root, absolute
+	prev map[string]fileState
+	max  int
+	skip string // a folder inside the root not to enter (the store itself)
+
+	sem  chan struct{}
+	wg   sync.WaitGroup
+	full atomic.Bool // stopped at max
+
+	mu    sync.Mutex
 	cur   map[string]fileState
-	max   int
-	skip  string // a folder inside the root not to enter (the store itself)
-	full  bool   // stopped at max
-	ignor int    // folders left out because git ignores them (for the note)
+	ignor int   // folders left out because git ignores them
+	err   error // the first failure that stops the walk
 }
 
 func (w *walker) run(rules []gitignore.Rule) error {
-	return w.dir(".", "", 0, rules)
+	w.sem = make(chan struct{}, walkers)
+	w.dir(".", "", 0, rules)
+	w.wg.Wait()
+	return w.err
 }
 
-func (w *walker) dir(rel, base string, depth int, rules []gitignore.Rule) error {
+func (w *walker) fail(err error) {
+	w.mu.Lock()
+	if w.err == nil {
+		w.err = err
+	}
+	w.mu.Unlock()
+}
+
+type walked struct {
+	path string
+	st   fileState
+}
+
+func (w *walker) dir(rel, base string, depth int, rules []gitignore.Rule) {
 	if err := w.ctx.Err(); err != nil {
-		return err
+		w.fail(err)
+		return
+	}
+	if w.full.Load() {
+		return
 	}
 	ents, err := os.ReadDir(filepath.Join(w.abs, filepath.FromSlash(rel)))
 	if err != nil {
 		if rel == "." {
-			return err
+			w.fail(err)
 		}
-		return nil // an unreadable folder is left out
+		return // an unreadable folder is left out
 	}
 	for _, e := range ents {
 		if e.Name() == ".gitignore" && e.Type().IsRegular() {
@@ -56,6 +89,8 @@ func (w *walker) dir(rel, base string, depth int, rules []gitignore.Rule) error 
 			break
 		}
 	}
+	var batch []walked
+	ignored := 0
 	for _, e := range ents {
 		name := e.Name()
 		if name == ".git" {
@@ -67,26 +102,27 @@ func (w *walker) dir(rel, base string, depth int, rules []gitignore.Rule) error 
 		}
 		if e.IsDir() {
 			if gitignore.Ignored(rules, p, true) {
-				w.ignor++
+				ignored++
 				continue
 			}
 			if p == w.skip || depth+1 > maxDepth {
 				continue
 			}
-			if err := w.dir(p, p, depth+1, rules); err != nil {
-				return err
-			}
-			if w.full {
-				return nil
+			select {
+			case w.sem <- struct{}{}:
+				w.wg.Add(1)
+				go func() {
+					defer w.wg.Done()
+					defer func() { <-w.sem }()
+					w.dir(p, p, depth+1, rules)
+				}()
+			default:
+				w.dir(p, p, depth+1, rules)
 			}
 			continue
 		}
 		if gitignore.Ignored(rules, p, false) {
 			continue
-		}
-		if len(w.cur) >= w.max {
-			w.full = true
-			return nil
 		}
 		fi, err := e.Info()
 		if err != nil {
@@ -97,9 +133,18 @@ func (w *walker) dir(rel, base string, depth int, rules []gitignore.Rule) error 
 		if st.kind == kindNone || st.kind == kindDir {
 			continue
 		}
-		w.cur[p] = st
+		batch = append(batch, walked{p, st})
 	}
-	return nil
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ignor += ignored
+	for _, it := range batch {
+		if len(w.cur) >= w.max {
+			w.full.Store(true)
+			return
+		}
+		w.cur[it.path] = it.st
+	}
 }
 
 // excludeRules are the repository's info/exclude rules when root is a
