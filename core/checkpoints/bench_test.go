@@ -106,14 +106,15 @@ func BenchmarkUndo100(b *testing.B) {
 }
 
 // BenchmarkStorage1000 records 1,000 changes of a typical edit (a line
-// changed in a 4 KiB source file) and reports the bytes the store grew
+// changed in a 4 KiB file of source-like text, which compresses about as
+// source does) and reports the bytes the store grew
 // by, per 1,000 changes.
 func BenchmarkStorage1000(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		st, rec, root := benchProject(b, 100)
 		before, _ := st.Usage()
-		src := strings.Repeat("func f() { return some + code * here }\n", 100)
+		src := sourceLike(4096)
 		b.StartTimer()
 		for i := range 1000 {
 			target := filepath.Join(root, "d0000", fmt.Sprintf("f%03d.go", i%100))
@@ -126,4 +127,26 @@ func BenchmarkStorage1000(b *testing.B) {
 		b.ReportMetric(float64(after-before), "bytes/1000changes")
 		b.StartTimer()
 	}
+}
+
+// sourceLike is n bytes of text with the variety of source code (words
+// from a small vocabulary, numbers, indentation), deterministically.
+func sourceLike(n int) string {
+	words := []string{"func", "return", "if", "err", "nil", "ctx", "value", "range", "for", ":=", "{", "}", "(", ")", "string", "int", "case", "switch", "fmt.Errorf", "len", "append", "map", "struct", "type"}
+	var b strings.Builder
+	x := uint32(2463534242)
+	for b.Len() < n {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		if x%7 == 0 {
+			b.WriteString("\n\t")
+		}
+		b.WriteString(words[x%uint32(len(words))])
+		if x%5 == 0 {
+			fmt.Fprintf(&b, "%d", x%1000)
+		}
+		b.WriteByte(' ')
+	}
+	return b.String()
 }
