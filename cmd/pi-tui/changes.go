@@ -200,7 +200,7 @@ func (a *app) sessionsUndo(args []string) error {
 		return err
 	}
 	res, err := svc.Undo(a.ctx, pos[0], u)
-	if ce := (*checkpoints.ConflictError)(nil); errors.As(err, &ce) {
+	if ce := (*checkpoints.ConflictError)(nil); errors.As(err, &ce) && ce.Forceable() && !u.Force {
 		them := "them"
 		if len(ce.Conflicts) == 1 {
 			them = "it"
