@@ -117,3 +117,32 @@ func (s *Service) LastTurn(ctx context.Context, id string) (string, error) {
 	}
 	return "", nil
 }
+
+// From lists the session's own active changes that undo --to entry
+// would undo: those of entry and of the entries after it in the file (a
+// change whose entry the file does not hold yet counts as the latest).
+// /undo and /tree say what they would rewind before asking.
+func (s *Service) From(ctx context.Context, id, entry string) ([]checkpoints.Change, error) {
+	v, err := s.read(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	pos, ok := v.at[entry]
+	if !ok {
+		return nil, fmt.Errorf("session %s has no entry %s", v.info.ID, entry)
+	}
+	list, err := s.changes(ctx, v.info)
+	if err != nil {
+		return nil, fmt.Errorf("list the changes of session %s: %w", v.info.ID, err)
+	}
+	var out []checkpoints.Change
+	for _, c := range list {
+		if c.State != checkpoints.StateActive || c.Session != v.info.ID {
+			continue
+		}
+		if at, known := v.at[c.Entry]; !known || at >= pos {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}

@@ -101,6 +101,8 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		return nil
 	}
 	switch e := e.(type) {
+	case events.ChangesUpdated:
+		return m.loadChanges() // an undo or redo, here or in another program
 	case events.SessionAppended:
 		// Another writer's entries were read: show what is stored.
 		if s := m.open; s != nil {
@@ -145,7 +147,7 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		m.tr.ToolOutput(e.ToolCallID, e.Text, e.Skipped)
 	case events.ToolEnded:
 		m.tr.ToolEnd(transcript.Result{CallID: e.ToolCallID, Tool: e.ToolName, Path: e.Path, Text: e.Result, IsError: e.IsError,
-			ToolMs: e.ToolMs, Preflight: e.Preflight, Delivery: e.Delivery, Change: e.MemoryChange})
+			ToolMs: e.ToolMs, Preflight: e.Preflight, Delivery: e.Delivery, Change: e.MemoryChange, Files: e.Changes, FilesNote: e.ChangesNote})
 	case events.CompactionEnded:
 		if e.Error != "" {
 			m.notice("compaction failed: " + e.Error)
@@ -294,7 +296,11 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 		m.tab.Show(false)
 		return m.tab.List.Reload()
 	case key.Matches(msg, k.Tools):
-		return m.tr.ToggleTool(m.transcriptHeight())
+		cmd := m.tr.ToggleTool(m.transcriptHeight())
+		if callID, ns := m.tr.SelectedChanges(); callID != "" {
+			return tea.Batch(cmd, m.loadCallDiff(callID, ns)) // its card shows the diffs
+		}
+		return cmd
 	case key.Matches(msg, k.ToolPrev, k.ToolNext):
 		return m.tr.SelectTool(key.Matches(msg, k.ToolPrev), m.transcriptHeight())
 	case key.Matches(msg, k.Thinking):

@@ -31,6 +31,8 @@ func builtins() []skills.Command {
 		{Name: "model", Description: "switch this session's model"},
 		{Name: "thinking", Description: "set this session's thinking level (off … xhigh), or pick one", ArgumentHint: "[level]"},
 		{Name: "context", Description: "show the system prompt's sections and sizes"},
+		{Name: "changes", Description: "the session's file changes, in order: diffs, undo and redo"},
+		{Name: "undo", Description: "put the files the agent changed since your last message back as they were"},
 		{Name: "undo-memory", Description: "undo the agent's last change to the project memory in this session"},
 	}
 }
@@ -219,7 +221,7 @@ func (m *Model) command(text string) tea.Cmd {
 	if !isBuiltin(name) {
 		return m.callCommand(text) // a skill or a prompt template
 	}
-	if m.working && name != "model" && name != "thinking" {
+	if m.working && name != "model" && name != "thinking" && name != "changes" {
 		return common.Failure(fmt.Errorf("/%s waits until the agent is done (esc aborts it)", name))
 	}
 	switch name {
@@ -248,6 +250,10 @@ func (m *Model) command(text string) tea.Cmd {
 		return m.inspect()
 	case "undo-memory":
 		return m.undoMemory()
+	case "changes":
+		return m.openReview()
+	case "undo":
+		return m.undoLastTurn()
 	}
 	return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context", name))
 }

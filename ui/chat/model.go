@@ -88,7 +88,7 @@ func defaultKeys() Keys {
 		HistNext:   b("↓", "later message", "down"),
 		ScrollUp:   b("pgup", "scroll up", "pgup", "shift+up"),
 		ScrollDown: b("pgdn", "scroll down", "pgdown", "shift+down"),
-		Tools:      b("ctrl+o", "expand/collapse a tool call's output", "ctrl+o"),
+		Tools:      b("ctrl+o", "expand/collapse a tool call: its output, and the diff of the files it changed", "ctrl+o"),
 		ToolPrev:   b("alt+↑", "select an earlier tool call", "alt+up"),
 		ToolNext:   b("alt+↓", "select a later tool call", "alt+down"),
 		Thinking:   b("ctrl+t", "show thinking", "ctrl+t"),
@@ -216,6 +216,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.updateCommands(msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.updateReview(msg); ok {
+		return cmd
+	}
 	if cmd, ok := m.updateRemember(msg); ok {
 		return cmd
 	}
@@ -261,7 +264,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			say = common.Failure(errors.New(msg.invalid))
 		}
 		m.tab.Show(true)
-		return tea.Batch(m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid))
+		return tea.Batch(m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid), m.loadChanges())
 	case prewarmedMsg:
 		m.prewarmFailed(msg)
 		return nil

@@ -40,7 +40,7 @@ func (m *Model) showTree(msg treeMsg) tea.Cmd {
 	if len(msg.tree) == 0 {
 		return common.Notice("no messages to branch from yet")
 	}
-	jump := func(te sessions.TreeEntry, _ string) tea.Cmd { return m.branchTo(te.Entry) }
+	jump := func(te sessions.TreeEntry, _ string) tea.Cmd { return m.continueFrom(te.Entry) }
 	fork := func(te sessions.TreeEntry, _ string) tea.Cmd { return m.forkFrom(te.Entry) }
 	if msg.fork {
 		jump = fork

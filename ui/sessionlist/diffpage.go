@@ -133,3 +133,7 @@ func (p *diffPage) Help() [][]key.Binding {
 	k := p.keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Close}}
 }
+
+// NewDiffPage shows a unified diff (a change the agent made, say) in the
+// same scrollable page as a worktree's: "Diff · name".
+func NewDiffPage(ui *common.UI, name, text string) common.Layer { return newDiffPage(ui, name, text) }

@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
@@ -34,6 +35,7 @@ type Model struct {
 	thinking bool                  // thinking shown (ctrl+t)
 	ticking  bool                  // a tick redraws running tool calls' time
 	width    int
+	files    map[string]*callFiles // the review cards, by call id (files.go)
 }
 
 // New returns an empty transcript; markdown renders finished answers.
@@ -164,6 +166,10 @@ type Result struct {
 	Preflight                *agent.PreflightInfo
 	Delivery                 *agent.DeliveryInfo
 	Change                   *memory.Change // a remember call's
+	// Files and FilesNote are what the call's checkpoint recorded (its
+	// review card).
+	Files     []events.FileChange
+	FilesNote string
 }
 
 // ToolEnd shows a call's end (a call not seen starting is added).
@@ -176,6 +182,7 @@ func (m *Model) ToolEnd(r Result) {
 	delete(m.calls, r.CallID)
 	it.status, it.path, it.result, it.toolMs, it.pre, it.delivery = "ok", r.Path, r.Text, r.ToolMs, r.Preflight, r.Delivery
 	it.change = r.Change
+	m.endFiles(r.CallID, r.Files, r.FilesNote)
 	if r.IsError {
 		it.status = "error"
 	}

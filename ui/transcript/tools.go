@@ -184,7 +184,7 @@ func (m *Model) reveal(i, h int) {
 
 // drawOpts are the toggles items are drawn with.
 func (m *Model) drawOpts() viewOpts {
-	return viewOpts{thinking: m.thinking, markdown: m.markdown}
+	return viewOpts{thinking: m.thinking, markdown: m.markdown, files: m.files}
 }
 
 // toolBody is what a call's output shows: while it runs, what arrived so

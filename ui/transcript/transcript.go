@@ -273,6 +273,7 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 	case kindTool:
 		b.WriteString(it.toolLine(st, width))
 		b.WriteString(it.changeLines(st, width))
+		b.WriteString(it.fileLines(st, width, opts.files))
 		b.WriteString(it.outputLines(st, width))
 	case kindNotice:
 		if it.mild {
@@ -389,6 +390,7 @@ func sizeText(n int) string {
 type viewOpts struct {
 	thinking bool
 	markdown func(string, int) (string, error)
+	files    map[string]*callFiles
 }
 
 // head is s's first lines, with an ellipsis line when there are more.
