@@ -266,4 +266,5 @@ func (p *Page) Help() [][]key.Binding {
 	k := p.keys
 	return [][]key.Binding{p.list.Keys.Bindings(), {k.Diff, k.Undo, k.Redo, k.UndoFrom, k.Close}}
 }
+
 var _ common.Layer = (*Page)(nil)
