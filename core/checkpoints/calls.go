@@ -136,10 +136,14 @@ func (r *Recorder) after(ctx context.Context, m *Mark) Result {
 		return Result{Note: m.note}
 	}
 	j := r.s.journalFor(r.sessionID)
+	// Held until the changes are appended, so that their numbers follow
+	// the order the files were seen in: calls that run at once (pi runs a
+	// message's calls together) would otherwise number a file's changes
+	// out of the order undo chains them in, and its rewind be refused.
 	j.mu.Lock()
+	defer j.mu.Unlock()
 	jerr := j.load()
 	sessionLeft := r.s.lim.MaxSessionBytes - j.bytes
-	j.mu.Unlock()
 	if jerr != nil {
 		return Result{Note: "no checkpoint: " + jerr.Error()}
 	}
@@ -222,7 +226,6 @@ func (r *Recorder) after(ctx context.Context, m *Mark) Result {
 		recs = append(recs, rec)
 	}
 	recs[0].Bytes = cp.added
-	j.mu.Lock()
 	for i := range recs {
 		j.n++
 		recs[i].N = j.n
@@ -233,7 +236,6 @@ func (r *Recorder) after(ctx context.Context, m *Mark) Result {
 	} else {
 		j.n -= len(recs)
 	}
-	j.mu.Unlock()
 	if err != nil {
 		return Result{Note: err.Error()}
 	}

@@ -270,6 +270,9 @@ func writeOne(r *os.Root, t target) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
+		if err == nil {
+			removeEmptyParents(r, t.path)
+		}
 		return err
 	}
 	dir, name := path.Split(t.path)
@@ -304,4 +307,17 @@ func writeOne(r *os.Root, t target) error {
 		return errors.New("a folder is where the file was")
 	}
 	return atomicfile.WriteIn(d, name, t.content, perm)
+}
+
+// removeEmptyParents removes the folders above a removed file that it
+// left empty, as git does when a checkout deletes a file: rewinding a
+// turn that wrote docs/guide.md leaves no empty docs/ behind. A folder
+// that still holds anything, or is a link, stays.
+func removeEmptyParents(r *os.Root, p string) {
+	for dir := path.Dir(p); dir != "." && dir != "/"; dir = path.Dir(dir) {
+		fi, err := r.Lstat(dir)
+		if err != nil || !fi.IsDir() || r.Remove(dir) != nil {
+			return
+		}
+	}
 }
