@@ -109,6 +109,9 @@ func printChanges(w io.Writer, id, label string, list []checkpoints.Change) erro
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	// The walk leaves ignored files out; a user looking for a change to
+	// one is told here rather than left to wonder.
+	fmt.Fprintln(w, "Not recorded: .git and the files git ignores (.gitignore, info/exclude).")
 	if undoable {
 		_, err := fmt.Fprintf(w, "Undo one with: pi-tui sessions undo %s --change N; every file back to before a message: --to ENTRY\n", id)
 		return err

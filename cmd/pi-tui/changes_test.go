@@ -120,6 +120,7 @@ func TestChangesTextForm(t *testing.T) {
 		"  1  active  M  src/app.go      +12 −3  bash (entry cc33dd44)\n" +
 		"  2  undone  D  logo.png        binary  bash (entry cc33dd44)\n" +
 		"  3  active  M  big\\x1b[2J.sql  +1 −1   edit (entry ee55ff66, content not kept: cannot be undone)\n" +
+		"Not recorded: .git and the files git ignores (.gitignore, info/exclude).\n" +
 		"Undo one with: pi-tui sessions undo " + id + " --change N; every file back to before a message: --to ENTRY\n"
 	if b.String() != want {
 		t.Errorf("text form:\n%s\nwant:\n%s", b.String(), want)

@@ -218,10 +218,11 @@ func (p *Page) View(w, h int) string {
 		b.WriteString(st.Dim.Render("loading…"))
 		return b.String()
 	case p.list.Len() == 0:
-		b.WriteString(st.Dim.Render(ansi.Wrap("No file changes recorded in this session yet: each tool call that changes files (write, edit, bash, an extension's tool) adds its files here.", max(w, 20), "")))
+		b.WriteString(st.Dim.Render(ansi.Wrap("No file changes recorded in this session yet: each tool call that changes files (write, edit, bash, an extension's tool) adds its files here. Not recorded: .git and the files git ignores.", max(w, 20), "")))
 		return b.String()
 	}
-	p.list.SetLines(max(h-3, 1))
+	b.WriteString(st.Dim.Render("Not recorded: .git and the files git ignores.") + "\n")
+	p.list.SetLines(max(h-4, 1))
 	cur := p.list.Cursor()
 	for i, c := range p.list.Window() {
 		count := fmt.Sprintf("+%d −%d", c.Added, c.Removed)
