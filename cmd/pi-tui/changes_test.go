@@ -223,3 +223,24 @@ func TestSessionsChangesOfABashCommand(t *testing.T) {
 		t.Errorf("made.txt is still there: %v", err)
 	}
 }
+
+// prompt --json says, on each call's end, the files it changed, with the
+// numbers sessions changes and undo take.
+func TestPromptJSONCarriesTheCallsChanges(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	modelRig(t, c, writeThenAnswer)
+	_, out, errs := c.run("", "prompt", "--project", "mono", "--yes", "--json", "write the notes")
+	ends := typed(jsonLines(t, out), "tool_execution_end")
+	if len(ends) != 1 {
+		t.Fatalf("tool ends: %v (%s)", ends, errs)
+	}
+	ch, _ := ends[0]["changes"].([]any)
+	if len(ch) != 1 {
+		t.Fatalf("changes on the end: %v", ends[0])
+	}
+	got := ch[0].(map[string]any)
+	if got["n"] != float64(1) || got["path"] != "notes.txt" || got["status"] != "added" || got["added"] != float64(1) || got["kept"] != true {
+		t.Errorf("change = %v", got)
+	}
+}

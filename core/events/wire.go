@@ -49,7 +49,11 @@ type wire struct {
 	DelayMs      int64           `json:"delayMs,omitempty"`
 	ErrorMessage string          `json:"errorMessage,omitempty"`
 	MemoryChange *memory.Change  `json:"memoryChange,omitempty"`
-	Skipped      int64           `json:"skippedBytes,omitempty"`
+	// The files a tool call changed, as its checkpoint recorded them
+	// (pi-tui sessions changes lists the same, with n).
+	Changes     []wireChange `json:"changes,omitempty"`
+	ChangesNote string       `json:"changesNote,omitempty"`
+	Skipped     int64        `json:"skippedBytes,omitempty"`
 	// Added with engines (DESIGN §5): runtime_launched names its engine.
 	Engine        string `json:"engine,omitempty"`
 	EngineVersion string `json:"engineVersion,omitempty"`
@@ -113,7 +117,8 @@ func toWire(e Event) (any, bool) {
 		return wire{Type: wireToolUpdate, SessionID: e.SessionID, ToolCallID: e.ToolCallID, ToolName: e.ToolName, Delta: e.Text, Skipped: e.Skipped}, true
 	case ToolEnded:
 		return wire{Type: wireToolEnd, SessionID: e.SessionID, ToolCallID: e.ToolCallID, ToolName: e.ToolName, Path: e.Path, IsError: e.IsError,
-			Result: e.Result, Preflight: e.Preflight, ToolMs: e.ToolMs, Delivery: e.Delivery, Denied: e.Denied, MemoryChange: e.MemoryChange}, true
+			Result: e.Result, Preflight: e.Preflight, ToolMs: e.ToolMs, Delivery: e.Delivery, Denied: e.Denied, MemoryChange: e.MemoryChange,
+			Changes: wireChanges(e.Changes), ChangesNote: e.ChangesNote}, true
 	case CompactionStarted:
 		return wire{Type: wireCompactionStart, SessionID: e.SessionID}, true
 	case CompactionEnded:
@@ -132,6 +137,26 @@ func toWire(e Event) (any, bool) {
 		return wire{Type: wireRetired, SessionID: e.SessionID, Reason: e.Reason, Model: e.Model}, true
 	}
 	return nil, false
+}
+
+// wireChange is a FileChange on the wire: the fields of `pi-tui sessions
+// changes --json` that the call's end knows.
+type wireChange struct {
+	N       int    `json:"n"`
+	Path    string `json:"path"`
+	Status  string `json:"status"`
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+	Binary  bool   `json:"binary,omitempty"`
+	Kept    bool   `json:"kept"`
+}
+
+func wireChanges(cs []FileChange) []wireChange {
+	var out []wireChange
+	for _, c := range cs {
+		out = append(out, wireChange{N: c.N, Path: c.Path, Status: c.Status, Added: c.Added, Removed: c.Removed, Binary: c.Binary, Kept: c.Kept})
+	}
+	return out
 }
 
 func nonNil(list []string) []string {
