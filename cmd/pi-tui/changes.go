@@ -120,17 +120,7 @@ func printChanges(w io.Writer, id, label string, list []checkpoints.Change) erro
 }
 
 // statusLetter is a change's status as git's short forms write it.
-func statusLetter(status string) string {
-	switch status {
-	case checkpoints.StatusAdded:
-		return "A"
-	case checkpoints.StatusDeleted:
-		return "D"
-	case checkpoints.StatusModified:
-		return "M"
-	}
-	return "?"
-}
+func statusLetter(status string) string { return checkpoints.Letter(status) }
 
 // lineStat is a change's +added −removed, or why it has none.
 func lineStat(c checkpoints.Change) string {

@@ -19,6 +19,19 @@ const (
 	StatusDeleted  = "deleted"
 )
 
+// Letter is a status as git's short forms write it: A, M or D.
+func Letter(status string) string {
+	switch status {
+	case StatusAdded:
+		return "A"
+	case StatusDeleted:
+		return "D"
+	case StatusModified:
+		return "M"
+	}
+	return "?"
+}
+
 // Change is one file one tool call changed. Its JSON form is `pi-tui
 // sessions changes --json`.
 type Change struct {

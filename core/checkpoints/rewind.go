@@ -187,12 +187,8 @@ func (s *Store) plan(byN map[int]record, state map[int]string, sel []int, redo b
 // guard checks each file holds what the change (or the undo) left.
 func (s *Store) guard(targets []target, redo bool) []Conflict {
 	var out []Conflict
-	roots := map[string]*os.Root{}
-	defer func() {
-		for _, r := range roots {
-			r.Close()
-		}
-	}()
+	roots := rootSet{}
+	defer roots.close()
 	for _, t := range targets {
 		r, err := s.openRoot(roots, t.root)
 		if err != nil {
@@ -212,7 +208,17 @@ func (s *Store) guard(targets []target, redo bool) []Conflict {
 	return out
 }
 
-func (s *Store) openRoot(roots map[string]*os.Root, root string) (*os.Root, error) {
+// rootSet holds the project folders an undo opened, each once (a session
+// may have worked in a worktree and then in the project).
+type rootSet map[string]*os.Root
+
+func (rs rootSet) close() {
+	for _, r := range rs {
+		r.Close()
+	}
+}
+
+func (s *Store) openRoot(roots rootSet, root string) (*os.Root, error) {
 	if r := roots[root]; r != nil {
 		return r, nil
 	}
@@ -235,12 +241,8 @@ func holds(st fileState, v *version) bool {
 // write puts every target in place, each atomically, through its root.
 // It stops at the first failure and says which changes are done.
 func (s *Store) write(targets []target) (done []int, files []string, err error) {
-	roots := map[string]*os.Root{}
-	defer func() {
-		for _, r := range roots {
-			r.Close()
-		}
-	}()
+	roots := rootSet{}
+	defer roots.close()
 	for _, t := range targets {
 		r, err := s.openRoot(roots, t.root)
 		if err != nil {

@@ -51,6 +51,15 @@ func (e *ConflictError) Forceable() bool {
 	return true
 }
 
+// Lines are the conflicts as a dialog lists them: "path (reason)".
+func (e *ConflictError) Lines() []string {
+	out := make([]string, len(e.Conflicts))
+	for i, c := range e.Conflicts {
+		out[i] = c.Path + " (" + c.Reason + ")"
+	}
+	return out
+}
+
 func (e *ConflictError) Error() string {
 	var b strings.Builder
 	b.WriteString("nothing was changed: ")
