@@ -121,7 +121,22 @@ func (s *Service) NewSession(ctx context.Context, sm *sessions.Manager, projectI
 }
 
 // index writes (or, with w inactive, removes) a session's index row.
+// Two writers of one row (a discard, and a listing's lookup at the same
+// moment) write what the same session file says, so a conflict is met by
+// reading the row again, not reported: the discard did happen.
 func (s *Service) index(ctx context.Context, projectID, sessionID string, w sessions.Worktree) error {
+	var err error
+	// Each conflict means another writer's write went in, so this ends
+	// as soon as they pause; the bound is for a pathological stream.
+	for range 64 {
+		if err = s.indexOnce(ctx, projectID, sessionID, w); !errors.Is(err, store.ErrConflict) {
+			return err
+		}
+	}
+	return err
+}
+
+func (s *Service) indexOnce(ctx context.Context, projectID, sessionID string, w sessions.Worktree) error {
 	cur, found, err := s.st.GetKV(ctx, Namespace, sessionID)
 	if err != nil {
 		return err
