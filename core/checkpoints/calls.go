@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pi-tui/pi-tui/core/events"
 )
@@ -88,6 +89,7 @@ type walkResult struct {
 	changed []string // paths whose state changed, sorted
 	prev    map[string]fileState
 	full    bool // the walk stopped at MaxFiles
+	deep    bool // folders past maxDepth were left out
 	ignored int
 }
 
@@ -99,7 +101,7 @@ func (r *Recorder) walkDiff(ctx context.Context, rs *rootState, cp *capturer) (w
 	if err := w.run(excludeRules(r.root)); err != nil {
 		return walkResult{}, err
 	}
-	res := walkResult{prev: rs.files, full: w.full.Load(), ignored: w.ignor}
+	res := walkResult{prev: rs.files, full: w.full.Load(), deep: w.deep.Load(), ignored: w.ignor}
 	for p, st := range w.cur {
 		if old, ok := rs.files[p]; !ok || !old.same(st) {
 			res.changed = append(res.changed, p)
@@ -109,7 +111,7 @@ func (r *Recorder) walkDiff(ctx context.Context, rs *rootState, cp *capturer) (w
 		if _, ok := w.cur[p]; ok {
 			continue
 		}
-		if _, err := cp.r.Lstat(p); err == nil {
+		if fi, err := cp.r.Lstat(p); err == nil && kindOf(fi.Mode()) == old.kind {
 			w.cur[p] = old // not listed (ignored, past the bound), still there
 			continue
 		}
@@ -122,6 +124,9 @@ func (r *Recorder) walkDiff(ctx context.Context, rs *rootState, cp *capturer) (w
 	rs.files, rs.walked = w.cur, true
 	return res, nil
 }
+
+// maxCallChanges bounds the changes one call records.
+const maxCallChanges = 10_000
 
 // baseBudget is what the project's first-seen copy may still add.
 func (s *Store) baseBudget(rs *rootState) *budget {
@@ -163,7 +168,7 @@ func (r *Recorder) after(ctx context.Context, m *Mark) Result {
 		before, after fileState
 	}
 	var pairs []pair
-	var full bool
+	var full, deep bool
 	if m.call.Paths != nil {
 		for _, rel := range r.rels(m.call.Paths) {
 			prev, ok := rs.files[rel]
@@ -182,7 +187,7 @@ func (r *Recorder) after(ctx context.Context, m *Mark) Result {
 			rs.mu.Unlock()
 			return Result{Note: "no checkpoint: " + err.Error()}
 		}
-		full = res.full
+		full, deep = res.full, res.deep
 		for _, p := range res.changed {
 			b, ok := res.prev[p]
 			if !ok {
@@ -205,6 +210,15 @@ func (r *Recorder) after(ctx context.Context, m *Mark) Result {
 	if full {
 		notes = append(notes, fmt.Sprintf("the walk stopped at %d files; changes past them are not seen", r.s.lim.MaxFiles))
 	}
+	if deep {
+		notes = append(notes, fmt.Sprintf("folders more than %d deep are not looked at", maxDepth))
+	}
+	if len(pairs) > maxCallChanges {
+		// One call that touched a hundred thousand files would otherwise
+		// make a journal, an event and a card of that size.
+		notes = append(notes, fmt.Sprintf("%d more files changed: not recorded (a call records at most %d)", len(pairs)-maxCallChanges, maxCallChanges))
+		pairs = pairs[:maxCallChanges]
+	}
 	if len(pairs) == 0 {
 		out.Note = strings.Join(notes, "; ")
 		return out
@@ -215,6 +229,9 @@ func (r *Recorder) after(ctx context.Context, m *Mark) Result {
 	for _, p := range pairs {
 		rec := record{Type: "change", Entry: m.call.Entry, ToolCallID: m.call.ToolCallID, Tool: m.call.Tool, Root: r.root,
 			Path: p.path, Before: versionOf(p.before), After: versionOf(p.after), At: now}
+		if !utf8.ValidString(p.path) {
+			rec.PathRaw = []byte(p.path)
+		}
 		rec.Status = statusOf(p.before, p.after)
 		rec.Added, rec.Removed, rec.Binary = r.s.countLines(p.before, p.after)
 		if !rec.Before.Kept || !rec.After.Kept {
@@ -226,6 +243,19 @@ func (r *Recorder) after(ctx context.Context, m *Mark) Result {
 		recs = append(recs, rec)
 	}
 	recs[0].Bytes = cp.added
+	// Numbered under the journal's lock and from its latest state, so a
+	// CLI run beside the UI never gives a number twice.
+	if err := os.MkdirAll(filepath.Dir(j.path), 0o700); err != nil {
+		return Result{Note: "the checkpoint could not be saved: " + err.Error()}
+	}
+	unlock, lerr := lockWait(j.path + ".lock")
+	if lerr != nil {
+		return Result{Note: "the checkpoint could not be saved: " + lerr.Error()}
+	}
+	defer unlock()
+	if err := j.load(); err != nil {
+		return Result{Note: "the checkpoint could not be saved: " + err.Error()}
+	}
 	for i := range recs {
 		j.n++
 		recs[i].N = j.n

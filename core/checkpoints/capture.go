@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -84,7 +85,7 @@ func (c *capturer) capture(rel string, fi fs.FileInfo, prev fileState, ok bool) 
 		st.kind = kindDir
 	default:
 		st.kind = kindOdd
-		st.hash = "odd:" + fsutil.Kind(m)
+		st.hash = "odd:" + strings.ReplaceAll(fsutil.Kind(m), " ", "-") // one field of the state file
 	}
 	return st
 }
@@ -135,7 +136,12 @@ func (c *capturer) readFile(rel string, st *fileState) {
 func (c *capturer) keep(hash string, content []byte) bool {
 	if p := c.s.objectPath(hash); p != "" {
 		if _, err := os.Stat(p); err == nil {
-			return true // kept already: costs nothing
+			// Kept already: costs nothing. Its time is brought up, so a
+			// Clean in another process, which cannot see this process's
+			// stat cache, counts it as just written.
+			now := time.Now()
+			os.Chtimes(p, now, now)
+			return true
 		}
 	}
 	c.mu.Lock()

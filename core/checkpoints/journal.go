@@ -43,19 +43,22 @@ type record struct {
 	Session string `json:"session,omitempty"`
 	File    string `json:"file,omitempty"` // the session file
 	// change
-	N          int      `json:"n,omitempty"`
-	Entry      string   `json:"entry,omitempty"`
-	ToolCallID string   `json:"toolCallId,omitempty"`
-	Tool       string   `json:"tool,omitempty"`
-	Root       string   `json:"root,omitempty"`
-	Path       string   `json:"path,omitempty"`
-	Status     string   `json:"status,omitempty"`
-	Added      int      `json:"added,omitempty"`
-	Removed    int      `json:"removed,omitempty"`
-	Binary     bool     `json:"binary,omitempty"`
-	Before     *version `json:"before,omitempty"`
-	After      *version `json:"after,omitempty"`
-	Bytes      int64    `json:"bytes,omitempty"` // content this change added to the store
+	N          int    `json:"n,omitempty"`
+	Entry      string `json:"entry,omitempty"`
+	ToolCallID string `json:"toolCallId,omitempty"`
+	Tool       string `json:"tool,omitempty"`
+	Root       string `json:"root,omitempty"`
+	Path       string `json:"path,omitempty"`
+	// PathRaw holds the path's bytes when they are not UTF-8 (JSON
+	// would turn them into U+FFFD, and an undo write another name).
+	PathRaw []byte   `json:"pathRaw,omitempty"`
+	Status  string   `json:"status,omitempty"`
+	Added   int      `json:"added,omitempty"`
+	Removed int      `json:"removed,omitempty"`
+	Binary  bool     `json:"binary,omitempty"`
+	Before  *version `json:"before,omitempty"`
+	After   *version `json:"after,omitempty"`
+	Bytes   int64    `json:"bytes,omitempty"` // content this change added to the store
 	// undo, redo
 	Changes []int `json:"changes,omitempty"`
 	Forced  bool  `json:"forced,omitempty"`
@@ -67,6 +70,7 @@ type journal struct {
 	mu     sync.Mutex
 	path   string
 	loaded bool
+	size   int64 // of the file when n and bytes were read: another process may append
 	n      int   // the last change's number
 	bytes  int64 // content the session's changes added
 }
@@ -114,6 +118,9 @@ func readJournal(path string) ([]record, error) {
 		if len(line) > 0 && !long {
 			var r record
 			if json.Unmarshal(line, &r) == nil && r.Type != "" {
+				if r.PathRaw != nil {
+					r.Path = string(r.PathRaw)
+				}
 				out = append(out, r)
 			}
 		}
@@ -126,12 +133,21 @@ func readJournal(path string) ([]record, error) {
 // load learns the last change number and the bytes used (j.mu held).
 func (j *journal) load() error {
 	if j.loaded {
-		return nil
+		if fi, err := os.Stat(j.path); err != nil || fi.Size() == j.size {
+			return nil
+		}
+		// Another process (a CLI prompt or undo beside the UI) appended:
+		// read the numbers again, so none is given twice.
+	}
+	var size int64
+	if fi, err := os.Stat(j.path); err == nil {
+		size = fi.Size()
 	}
 	recs, err := readJournal(j.path)
 	if err != nil {
 		return err
 	}
+	j.n, j.bytes, j.size = 0, 0, size
 	for _, r := range recs {
 		if r.Type == "change" {
 			j.n = max(j.n, r.N)
@@ -148,16 +164,27 @@ func (j *journal) append(header record, recs ...record) error {
 	if err := os.MkdirAll(filepath.Dir(j.path), 0o700); err != nil {
 		return fmt.Errorf("save the checkpoint: %w", err)
 	}
-	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("save the checkpoint: %w", err)
 	}
 	defer f.Close()
 	var buf []byte
-	if fi, err := f.Stat(); err == nil && fi.Size() == 0 {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("save the checkpoint: %w", err)
+	}
+	if fi.Size() == 0 {
 		header.Type, header.V, header.At = "session", 1, time.Now().UnixMilli()
 		b, _ := json.Marshal(header)
 		buf = append(append(buf, b...), '\n')
+	} else {
+		// A line a crash left half written is ended first, so it does not
+		// swallow the next record (it is skipped when read).
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			buf = append(buf, '\n')
+		}
 	}
 	for _, r := range recs {
 		b, err := json.Marshal(r)
@@ -169,6 +196,9 @@ func (j *journal) append(header record, recs ...record) error {
 	// One write: appends of another process never land inside a line.
 	if _, err := f.Write(buf); err != nil {
 		return fmt.Errorf("save the checkpoint: %w", err)
+	}
+	if fi, err := f.Stat(); err == nil {
+		j.size = fi.Size()
 	}
 	return nil
 }

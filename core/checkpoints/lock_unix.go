@@ -24,3 +24,17 @@ func lockFile(path string) (unlock func(), err error) {
 	}
 	return func() { f.Close() }, nil
 }
+
+// lockWait takes an exclusive lock on path, waiting for it (a journal's
+// appends by two processes).
+func lockWait(path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}

@@ -70,7 +70,7 @@ func (s *Store) undo(ctx context.Context, info SessionInfo, u Undo) (UndoResult,
 	if err := ctx.Err(); err != nil {
 		return UndoResult{}, err
 	}
-	done, files, werr := s.write(targets)
+	done, files, werr := s.write(targets, u.Force)
 	var res UndoResult
 	if len(done) > 0 {
 		slices.Sort(done)
@@ -154,6 +154,12 @@ func (s *Store) plan(byN map[int]record, state map[int]string, sel []int, redo b
 		}
 		groups[k] = append(groups[k], n)
 	}
+	// Every change of each file, once: a rewind of thousands of files
+	// looks each file's changes up rather than scanning them all.
+	byPath := map[key][]int{}
+	for n, r := range byN {
+		byPath[key{r.Root, r.Path}] = append(byPath[key{r.Root, r.Path}], n)
+	}
 	var targets []target
 	var conflicts []Conflict
 	for _, k := range order {
@@ -161,9 +167,21 @@ func (s *Store) plan(byN map[int]record, state map[int]string, sel []int, redo b
 		slices.Sort(ns)
 		first, last := byN[ns[0]], byN[ns[len(ns)-1]]
 		// A later change of the same file, left as it is, would be lost.
-		for n, r := range byN {
-			if r.Root == k.root && r.Path == k.path && n > ns[0] && state[n] == StateActive && !slices.Contains(ns, n) {
+		others := byPath[k]
+		slices.Sort(others)
+		for _, n := range others {
+			if n > ns[0] && state[n] == StateActive && !slices.Contains(ns, n) {
 				conflicts = append(conflicts, Conflict{Path: k.path, Reason: fmt.Sprintf("was changed again by change %d, which this leaves as it is (undo that one too)", n)})
+				break
+			}
+		}
+		// Between two of these changes someone else may have edited the
+		// file: going back past both would lose that edit.
+		for i := 0; i+1 < len(ns); i++ {
+			a, b := byN[ns[i]].After, byN[ns[i+1]].Before
+			if a.Kind != b.Kind || a.Hash != b.Hash {
+				conflicts = append(conflicts, Conflict{Path: k.path, Forceable: true,
+					Reason: fmt.Sprintf("was edited outside the agent between changes %d and %d (going back past both loses that edit)", ns[i], ns[i+1])})
 				break
 			}
 		}
@@ -197,7 +215,7 @@ func (s *Store) guard(targets []target, redo bool) []Conflict {
 		}
 		cp := &capturer{s: s, r: r, start: time.Now(), bud: &budget{}}
 		cur := cp.capture(t.path, nil, fileState{}, false)
-		if !holds(cur, t.expect) {
+		if !holds(cur, t.expect) && !(cur.kind == kindDir && t.expect.Kind == "none" && emptied(targets, t)) {
 			why := "changed since the agent left it"
 			if redo {
 				why = "changed since it was undone"
@@ -230,6 +248,17 @@ func (s *Store) openRoot(roots rootSet, root string) (*os.Root, error) {
 	return r, nil
 }
 
+// emptied says the undo removes what the agent put in the folder now at
+// t's path (a file it turned into a folder): the folder goes with them.
+func emptied(targets []target, t target) bool {
+	for _, o := range targets {
+		if o.root == t.root && o.want.Kind == "none" && strings.HasPrefix(o.path, t.path+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // holds says a path's state is what v describes.
 func holds(st fileState, v *version) bool {
 	if v.Kind == "none" {
@@ -240,9 +269,23 @@ func holds(st fileState, v *version) bool {
 
 // write puts every target in place, each atomically, through its root.
 // It stops at the first failure and says which changes are done.
-func (s *Store) write(targets []target) (done []int, files []string, err error) {
+func (s *Store) write(targets []target, force bool) (done []int, files []string, err error) {
 	roots := rootSet{}
 	defer roots.close()
+	// Removals first, deepest first: a folder the agent put where a file
+	// was goes (once empty) before the file comes back.
+	slices.SortStableFunc(targets, func(a, b target) int {
+		ar, br := a.want.Kind == "none", b.want.Kind == "none"
+		switch {
+		case ar && !br:
+			return -1
+		case br && !ar:
+			return 1
+		case ar && br:
+			return strings.Count(b.path, "/") - strings.Count(a.path, "/")
+		}
+		return 0
+	})
 	for _, t := range targets {
 		r, err := s.openRoot(roots, t.root)
 		if err != nil {
@@ -250,6 +293,15 @@ func (s *Store) write(targets []target) (done []int, files []string, err error) 
 		}
 		rs := s.rootFor(t.root)
 		rs.mu.Lock()
+		if !force {
+			// Checked again just before it is written: a file saved while a
+			// long undo ran is not overwritten.
+			cp := &capturer{s: s, r: r, start: time.Now(), bud: &budget{}}
+			if !holds(cp.capture(t.path, nil, fileState{}, false), t.expect) {
+				rs.mu.Unlock()
+				return done, files, fmt.Errorf("%s changed while the undo ran, so it was left as it is", t.path)
+			}
+		}
 		err = writeOne(r, t)
 		if err == nil {
 			rs.load()

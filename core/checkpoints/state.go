@@ -51,3 +51,16 @@ func keyOf(fi fs.FileInfo) statKey {
 	sysKey(fi, &k)
 	return k
 }
+
+// kindOf is the kind a mode holds.
+func kindOf(m fs.FileMode) byte {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return kindLink
+	case m.IsRegular():
+		return kindFile
+	case m.IsDir():
+		return kindDir
+	}
+	return kindOdd
+}

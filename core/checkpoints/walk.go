@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,6 +40,7 @@ type walker struct {
 	sem  chan struct{}
 	wg   sync.WaitGroup
 	full atomic.Bool // stopped at max
+	deep atomic.Bool // a folder past maxDepth was left out
 
 	mu    sync.Mutex
 	cur   map[string]fileState
@@ -74,7 +76,9 @@ func (w *walker) dir(rel, base string, depth int, rules []gitignore.Rule) {
 	if w.full.Load() {
 		return
 	}
-	ents, err := os.ReadDir(filepath.Join(w.abs, filepath.FromSlash(rel)))
+	// Listed through the root: a folder swapped for a link out of the
+	// project while the walk runs is refused, never listed.
+	ents, err := w.readDir(rel)
 	if err != nil {
 		if rel == "." {
 			w.fail(err)
@@ -105,7 +109,11 @@ func (w *walker) dir(rel, base string, depth int, rules []gitignore.Rule) {
 				ignored++
 				continue
 			}
-			if p == w.skip || depth+1 > maxDepth {
+			if p == w.skip {
+				continue
+			}
+			if depth+1 > maxDepth {
+				w.deep.Store(true)
 				continue
 			}
 			select {
@@ -186,4 +194,16 @@ func excludeRules(root string) []gitignore.Rule {
 		return nil
 	}
 	return gitignore.Parse("", string(b))
+}
+
+// readDir lists a folder opened through the root.
+func (w *walker) readDir(rel string) ([]os.DirEntry, error) {
+	f, err := w.c.r.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	slices.SortFunc(ents, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, err
 }

@@ -154,7 +154,7 @@ type wireChange struct {
 func wireChanges(cs []FileChange) []wireChange {
 	var out []wireChange
 	for _, c := range cs {
-		out = append(out, wireChange{N: c.N, Path: c.Path, Status: c.Status, Added: c.Added, Removed: c.Removed, Binary: c.Binary, Kept: c.Kept})
+		out = append(out, wireChange(c))
 	}
 	return out
 }

@@ -74,10 +74,6 @@ func (m *Model) loadCallDiff(callID string, ns []int) tea.Cmd {
 	}
 }
 
-// agentBusy says the session's agent is working (its turn changes files:
-// an undo waits for it).
-func (m *Model) agentBusy() bool { return m.working || m.rt.state == "working" }
-
 // openReview opens the Review screen.
 func (m *Model) openReview() tea.Cmd {
 	rts, sid := m.d.Runtimes, m.sid
