@@ -15,8 +15,7 @@ import (
 
 // reviewHelp is the Review screen's help, as its page gives it.
 func reviewHelp() [][]key.Binding {
-	p, _ := reviewview.New(nil, context.Background(), nil, "", nil)
-	return p.Help()
+	return reviewview.New(reviewview.Deps{}).Help()
 }
 
 // readmeKeyDocs is the README's key table as data: each screen's help,
@@ -124,14 +123,14 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"↑", "↓"}, does: "previous / next message you sent (input empty)"},
 			{keys: []string{"esc"}, does: "abort the running turn (what arrived is kept, marked)"},
 			{keys: []string{"pgup", "pgdn"}, does: "scroll the transcript"},
-			{keys: []string{"ctrl+o"}, does: "expand or collapse one tool call: its input and whole output, and the diff of the files it changed (the latest call, or the one selected)"},
+			{keys: []string{"ctrl+o"}, does: "expand or collapse one tool call: its input and whole output, and the diff of the files it changed (the latest call, or the one selected). A call that changed files has a card under it: each file with `A`/`M`/`D`, `+N −M`, and whether it was undone or cannot be undone"},
 			{keys: []string{"alt+↑", "alt+↓"}, does: "select an earlier / later tool call for `ctrl+o` (`▸` marks it; past the latest, none)"},
 			{keys: []string{"ctrl+t"}, does: "show thinking"},
 			{keys: []string{"ctrl+l"}, does: "back to the sessions list"},
-			{keys: []string{"/command"}, does: "`/compact`, `/new`, `/model`, `/thinking`, `/context`, `/name NAME`: compact the session; new session; switch model (the menu marks the current one; the runtime restarts: model-changed); set the thinking level; show the system prompt's sections and sizes; name the session. `/` opens a menu of these and the skills and prompt templates"},
-			{keys: []string{"/tree"}, command: true, does: "every branch of the session, indented where branches part, with pi's labels; `▶` marks where it is now. `enter` continues from the chosen entry on a new branch (from a message of yours: just before it, with the message back in the input to edit); when the agent changed files after that point it asks first: `f` files too (put back as they were there, guarded) or `c` the conversation only; `f` forks. The model and thinking level stay the session's"},
+			{keys: []string{"/command"}, does: "`/compact`, `/new`, `/model`, `/thinking`, `/context`, `/name NAME`: compact the session; new session; switch model (the menu marks the current one; the runtime restarts: model-changed); set the thinking level; show the system prompt's sections and sizes; name the session. `/` opens a menu of these, `/changes` and `/undo`, and the skills and prompt templates"},
+			{keys: []string{"/tree"}, command: true, does: "every branch of the session, indented where branches part, with pi's labels; `▶` marks where it is now. `enter` continues from the chosen entry on a new branch (from a message of yours: just before it, with the message back in the input to edit); when the agent changed files after that point it asks first: `f` files too (put back as they were there, guarded: a refusal names the files and offers `o` to overwrite them or `c` the conversation only; nothing branches until one is chosen) or `c` the conversation only; `f` forks. The model and thinking level stay the session's"},
 			{keys: []string{"/changes"}, command: true, does: "the Review screen: the session's file changes in order, across turns, with their state (see Review and undo)"},
-			{keys: []string{"/undo"}, command: true, does: "put the files the agent changed since your last message back as they were, after a confirmation naming them (guarded: refused, naming the files, if any changed since; you may then overwrite)"},
+			{keys: []string{"/undo"}, command: true, does: "put the files the agent changed since your last message back as they were, after a confirmation naming them (guarded: refused, naming the files, if any changed since; `o` then overwrites them). Refused while the agent works. Questions put after a read, as this one, take keys only once you have stopped typing for 400 ms, as approvals do"},
 			{keys: []string{"/fork"}, command: true, does: "a new session holding the branch up to the chosen entry (pi's fork: the lines as they are, the old file named as its parent); the old session is unchanged"},
 			{keys: []string{"@file"}, does: "a menu of the project's files, fuzzy-matched as you type; the file is attached when you send"},
 			{keys: []string{"tab/enter", "↑/↓", "esc"}, does: "in a menu: insert the highlighted entry (`enter` on a command typed in full runs it); move (`ctrl+p`/`ctrl+n` too); close the menu (the text stays)"},
@@ -139,9 +138,10 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"ctrl+a/e", "alt+b/f", "ctrl+w", "ctrl+u", "ctrl+k", "ctrl+z", "ctrl+y"}, does: "edit as in every text field"},
 		}},
 		{where: "Review (`/changes`)", help: reviewHelp(), rows: []keyRow{
-			{keys: []string{"↑/k", "↓/j", "pgup", "pgdn", "home/g", "end/G"}, does: "move through the changes (the latest first selected)"},
-			{keys: []string{"enter/ctrl+o"}, does: "the change's diff"},
-			{keys: []string{"u", "r", "U"}, does: "undo the change; redo an undone one; undo the change and every later one (the files back to before its message). Guarded: refused, naming the files, when a file is no longer as the change left it, and then `o` overwrites after a confirmation; a forked session's parent changes are shown, not undone"},
+			{keys: []string{"↑/k", "↓/j", "pgup", "pgdn", "home/g", "end/G"}, does: "move through the changes, listed under the message that started each turn: number, state (`active`, `undone`, `parent`), `A`/`M`/`D`, `+N −M`, tool, path (the latest first selected)"},
+			{keys: []string{"enter/ctrl+o"}, does: "the change's diff, on a page of its own"},
+			{keys: []string{"u", "r", "U"}, does: "undo the change; redo an undone one; undo the change and every later one (the files back to before its message; asks first, naming how many). Refused while the agent works; a forked session's parent changes are shown, not undone"},
+			{keys: []string{"o"}, does: "after a refusal (the screen names each file that is no longer as the change left it; nothing was changed): overwrite them, after a confirmation"},
 			{keys: []string{"esc/q"}, does: "close"},
 		}},
 		{where: "approvals (chat)", help: approval, rows: []keyRow{

@@ -71,19 +71,21 @@ func TestUndoTheLastTurnAndRedoFromTheReviewScreen(t *testing.T) {
 	r.say("bash")
 	r.waitFor("done: bash")
 	r.command("/undo", "Undo the last turn's file changes?", "notes.txt", "added.txt")
+	r.settle() // a question put after a read takes keys once the keyboard rests
 	r.keys("y")
 	r.waitFor("undid 2 changes")
 	if got := r.read("notes.txt"); got != "one\ntwo\n" || r.exists("added.txt") {
 		t.Fatalf("after /undo: notes.txt = %q, added.txt there: %v", got, r.exists("added.txt"))
 	}
-	r.command("/changes", "Review · the session's file changes", "1  active", "2  undone   A  added.txt", "3  undone   M  notes.txt")
+	r.command("/changes", "Review · the session's file changes", "── you: write", "1  active  M  +2 −1  write  notes.txt",
+		"── you: bash", "2  undone  A  +1 −0  bash   added.txt", "3  undone  M  +1 −0  bash   notes.txt")
 	r.keys("r") // the latest change is selected: notes.txt's
-	r.waitFor("redid 1 change: notes.txt")
+	r.waitFor("redid 1 change (3): notes.txt")
 	if got := r.read("notes.txt"); got != "one\ntwo\nthree\n" {
 		t.Fatalf("after the redo notes.txt = %q", got)
 	}
 	r.keys("k", "r")
-	r.waitFor("redid 1 change: added.txt")
+	r.waitFor("redid 1 change (2): added.txt")
 	if !r.exists("added.txt") {
 		t.Fatal("the redo did not bring added.txt back")
 	}
@@ -100,11 +102,13 @@ func TestUndoRefusesOverTheUsersEditUntilForced(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.command("/undo", "Undo the last turn's file changes?")
+	r.settle()
 	r.keys("y")
-	r.waitFor("Overwrite later changes?", "notes.txt (changed since the agent left it)")
+	r.waitFor("Nothing was undone", "notes.txt (changed since the agent left it)", "o overwrite them")
 	if got := r.read("notes.txt"); got != "mine\n" {
 		t.Fatalf("a refused undo wrote notes.txt: %q", got)
 	}
+	r.settle()
 	r.keys("o")
 	r.waitFor("undid 1 change: notes.txt")
 	if got := r.read("notes.txt"); got != "hello\n" {
@@ -122,8 +126,9 @@ func TestTreeOffersToRewindTheFilesToo(t *testing.T) {
 	r.command("/tree", "Tree · every branch", "you: write")
 	r.keys("home", "enter")
 	r.waitFor("Continue from here: the files too?", "notes.txt", "f files too", "c conversation only")
+	r.settle()
 	r.keys("f")
-	r.waitScreen("branched: the old branch is kept")
+	r.waitScreen("undid 1 change: notes.txt", "branched: the old branch is kept")
 	if got := r.read("notes.txt"); got != "hello\n" {
 		t.Fatalf("after files too: notes.txt = %q", got)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/reviewview"
 	"github.com/pi-tui/pi-tui/ui/transcript"
 )
 
@@ -102,7 +103,9 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 	}
 	switch e := e.(type) {
 	case events.ChangesUpdated:
-		return m.loadChanges() // an undo or redo, here or in another program
+		// An undo or redo, here or in another program: the cards and an
+		// open Review screen read the changes again.
+		return tea.Batch(m.loadChanges(), reviewview.Stale(m.sid))
 	case events.SessionAppended:
 		// Another writer's entries were read: show what is stored.
 		if s := m.open; s != nil {
@@ -296,11 +299,8 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 		m.tab.Show(false)
 		return m.tab.List.Reload()
 	case key.Matches(msg, k.Tools):
-		cmd := m.tr.ToggleTool(m.transcriptHeight())
-		if callID, ns := m.tr.SelectedChanges(); callID != "" {
-			return tea.Batch(cmd, m.loadCallDiff(callID, ns)) // its card shows the diffs
-		}
-		return cmd
+		// An expanded call that changed files shows their diffs too.
+		return tea.Batch(m.tr.ToggleTool(m.transcriptHeight()), m.loadDiffs())
 	case key.Matches(msg, k.ToolPrev, k.ToolNext):
 		return m.tr.SelectTool(key.Matches(msg, k.ToolPrev), m.transcriptHeight())
 	case key.Matches(msg, k.Thinking):

@@ -109,7 +109,7 @@ func (m *Model) updateCommands(msg tea.Msg) (tea.Cmd, bool) {
 		case msg.text == msg.typed && !msg.verbatim:
 			m.restoreInput(msg.typed)
 			name, _, _ := strings.Cut(strings.TrimPrefix(msg.typed, "/"), " ")
-			return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, or a skill or prompt template (type / to see them)", firstLine(name))), true
+			return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, /changes, /undo, or a skill or prompt template (type / to see them)", firstLine(name))), true
 		case m.working:
 			m.queue = append(m.queue, msg.text)
 			return common.Notice("%s", noticeQueued), true
@@ -255,5 +255,5 @@ func (m *Model) command(text string) tea.Cmd {
 	case "undo":
 		return m.undoLastTurn()
 	}
-	return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context", name))
+	return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, /changes, /undo", name))
 }

@@ -2,7 +2,7 @@
 // (ui/transcript), the message input with its /command and @file menu,
 // the runtime's state, and the layers it stacks over itself as dialogs
 // are stacked: approvals (ui/approval), every branch (ui/sessiontree), the
-// context inspector (ui/inspector). The runtime works on its own
+// context inspector (ui/inspector), the Review screen (ui/reviewview). The runtime works on its own
 // goroutines; its events arrive through a queue as messages, and every
 // action starts as a command.
 //
@@ -14,7 +14,9 @@
 // /undo-memory; status.go the state line; feed.go the event queue;
 // dialogs.go extensions' questions (ui/extdialog); extensions.go what
 // extensions show besides (notices, status, widgets, title), the
-// engine's name and the background launch.
+// engine's name and the background launch; review.go the file changes'
+// cards, /changes, /undo and /tree's "files too"; guard.go the questions
+// put after a read, which wait for the keyboard to rest.
 package chat
 
 import (
@@ -132,6 +134,9 @@ type Model struct {
 	cmds    []skills.Command     // the session's skills and templates (commands.go)
 	cmdWarn []string             // skill and template files skipped
 	comp    completer            // the /command and @file menu (complete.go)
+	// changesSeq numbers the reads of the session's file changes for the
+	// cards (review.go): only the latest read is shown.
+	changesSeq int
 
 	width, height int
 }
@@ -147,6 +152,8 @@ func New(d Deps, tab Tab) *Model {
 	}
 	m.asks = approval.NewQuestions(m.ctx, d.UI, m.br.sub, rules)
 	m.dialogs = extdialog.NewQuestions(d.UI, m.br.sub)
+	k := m.keys
+	m.tr.SetCardHints(transcript.CardHints{Diff: k.Tools.Help().Key, Select: k.ToolPrev.Help().Key, Review: "/changes"})
 	return m
 }
 
@@ -329,10 +336,16 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case branchedMsg:
 		m.handleBranched(msg)
+		say := "branched: the old branch is kept; your next message continues from this entry"
 		if msg.edit {
-			return common.Notice("branched: the old branch is kept; edit the message and press enter")
+			say = "branched: the old branch is kept; edit the message and press enter"
 		}
-		return common.Notice("branched: the old branch is kept; your next message continues from this entry")
+		if msg.said != "" {
+			// What was done to the files first stays in the transcript:
+			// the status bar has room for the branch's sentence.
+			m.tr.Notice(msg.said, true)
+		}
+		return common.Notice("%s", say)
 	case tea.KeyMsg:
 		return m.chatKey(msg)
 	}

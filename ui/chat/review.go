@@ -1,11 +1,11 @@
 package chat
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/checkpoints"
@@ -13,15 +13,20 @@ import (
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/reviewview"
+	"github.com/pi-tui/pi-tui/ui/transcript"
 )
 
 // Review and undo of the agent's file changes in the chat (issue 23):
-// the cards under tool calls get the session's changes, ctrl+o on a call
-// that changed files shows its diffs, /changes opens the Review screen and
-// /undo rewinds the files of the last turn.
+// the cards under tool calls get the session's changes (at open, and
+// again after every undo or redo, here or elsewhere); ctrl+o on a call
+// that changed files shows its diffs; /changes opens the Review screen;
+// /undo rewinds the files of the last turn; /tree, continuing from an
+// earlier message, asks whether the files go back too. Every question
+// put after a read is guarded (guard.go): the user may be typing.
 
 type changesMsg struct {
 	sid string
+	seq int
 	cs  []checkpoints.Change
 	err error
 }
@@ -32,7 +37,7 @@ type callDiffMsg struct {
 
 type lastTurnMsg struct {
 	sid, entry string
-	files      []string
+	cs         []checkpoints.Change
 	err        error
 }
 
@@ -41,49 +46,121 @@ type filesUndoneMsg struct {
 	u   checkpoints.Undo
 	res checkpoints.UndoResult
 	err error
-	// then runs once the files are back (a /tree branch with files too).
-	then tea.Cmd
+	// branch is the entry /tree continues from once the files are back
+	// (files too); nil for /undo.
+	branch *sessions.Entry
 }
 
-// loadChanges reads the session's changes for the cards.
+// treeFilesMsg is what continuing from an entry would leave in the
+// files: the agent's active changes made after the point /tree goes back
+// to.
+type treeFilesMsg struct {
+	sid     string
+	e       sessions.Entry
+	changes []checkpoints.Change
+	err     error
+}
+
+// reviewing says the host has a review service (a chat under test may
+// have none).
+func (m *Model) reviewing() bool { return m.d.Host != nil && m.d.Host.Review != nil }
+
+// loadChanges reads the session's changes for the cards; a later read
+// wins over an earlier one still under way.
 func (m *Model) loadChanges() tea.Cmd {
-	if m.sid == "" || m.d.Host == nil || m.d.Host.Review == nil {
+	if m.sid == "" || !m.reviewing() {
 		return nil
 	}
-	svc, sid, ctx := m.d.Host.Review, m.sid, m.ctx
+	m.changesSeq++
+	svc, sid, ctx, seq := m.d.Host.Review, m.sid, m.ctx, m.changesSeq
 	return func() tea.Msg {
 		cs, err := svc.Changes(ctx, sid)
-		return changesMsg{sid: sid, cs: cs, err: err}
+		return changesMsg{sid: sid, seq: seq, cs: cs, err: err}
 	}
 }
 
-// loadCallDiff reads the diffs of one call's changes, for its expanded
-// card.
-func (m *Model) loadCallDiff(callID string, ns []int) tea.Cmd {
-	svc, sid, ctx := m.d.Host.Review, m.sid, m.ctx
-	return func() tea.Msg {
-		var b strings.Builder
-		for _, n := range ns {
-			text, err := svc.Diff(ctx, checkpoints.Change{Session: sid, N: n})
-			if err != nil {
-				text = fmt.Sprintf("(change %d: %v)\n", n, err)
-			}
-			b.WriteString(text)
-		}
-		return callDiffMsg{sid: sid, callID: callID, text: b.String()}
+// loadDiffs reads the diffs of the expanded calls that changed files and
+// do not show them yet, a command per call.
+func (m *Model) loadDiffs() tea.Cmd {
+	if !m.reviewing() {
+		return nil
 	}
+	var cmds []tea.Cmd
+	for _, r := range m.tr.DiffsWanted() {
+		svc, sid, ctx := m.d.Host.Review, m.sid, m.ctx
+		cmds = append(cmds, func() tea.Msg {
+			var b strings.Builder
+			for _, c := range r.Changes {
+				if c.Session == "" {
+					c.Session = sid // a live call's: this session's own
+				}
+				text, err := svc.Diff(ctx, c)
+				if err != nil {
+					text = fmt.Sprintf("(change %d, %s: %v)\n", c.N, c.Path, err)
+				}
+				b.WriteString(text)
+				if !strings.HasSuffix(text, "\n") {
+					b.WriteString("\n")
+				}
+			}
+			return callDiffMsg{sid: sid, callID: r.CallID, text: b.String()}
+		})
+	}
+	return tea.Batch(cmds...)
 }
+
+// agentBusy says the session's agent is working, this program's turn or
+// another's: its turn changes files, so an undo waits for it.
+func (m *Model) agentBusy() bool {
+	return m.working || m.rt.state == "working" || (m.sid != "" && m.d.Runtimes.State(m.sid).Runtime == "working")
+}
+
+// busyUndo is what an undo asked for while the agent works is told.
+const busyUndo = "the agent is working in this session: undo waits until its turn is over (or press esc to abort it)"
 
 // openReview opens the Review screen.
 func (m *Model) openReview() tea.Cmd {
+	if !m.reviewing() {
+		return common.Failure(errors.New("this program has no review service"))
+	}
+	return m.d.UI.Push(reviewview.New(reviewview.Deps{Ctx: m.ctx, UI: m.d.UI, Service: m.d.Host.Review, Session: m.sid,
+		Busy: m.agentBusy, Turns: m.turnsOf()}))
+}
+
+// turnsOf returns what the Review screen heads each turn with: the
+// message of the user's that started it, found by walking up the tree
+// from the entry that made the change (through the entries the tree
+// shows: records between them are skipped).
+func (m *Model) turnsOf() func(ctx context.Context, entries []string) map[string]string {
 	rts, sid := m.d.Runtimes, m.sid
-	busy := func() bool { return rts.State(sid).Runtime == "working" }
-	p, load := reviewview.New(m.d.UI, m.ctx, m.d.Host.Review, sid, busy)
-	return tea.Batch(m.d.UI.Push(p), load)
+	return func(ctx context.Context, entries []string) map[string]string {
+		s, err := rts.Session(ctx, sid)
+		if err != nil {
+			return nil
+		}
+		tree := s.Tree()
+		byID := make(map[string]*sessions.TreeEntry, len(tree))
+		for i := range tree {
+			byID[tree[i].ID] = &tree[i]
+		}
+		out := map[string]string{}
+		for _, id := range entries {
+			for te, steps := byID[id], 0; te != nil && steps < len(tree); te, steps = byID[te.Parent], steps+1 {
+				if te.Type == sessions.TypeUser {
+					out[id] = "you: " + firstLine(transcript.UserText(te.Entry))
+					break
+				}
+			}
+		}
+		return out
+	}
 }
 
 // undoLastTurn finds what /undo would rewind, to ask first.
 func (m *Model) undoLastTurn() tea.Cmd {
+	if !m.reviewing() {
+		return common.Failure(errors.New("this program has no review service"))
+	}
 	svc, sid, ctx := m.d.Host.Review, m.sid, m.ctx
 	return func() tea.Msg {
 		entry, err := svc.LastTurn(ctx, sid)
@@ -91,7 +168,7 @@ func (m *Model) undoLastTurn() tea.Cmd {
 			return lastTurnMsg{sid: sid, err: err}
 		}
 		cs, err := svc.From(ctx, sid, entry)
-		return lastTurnMsg{sid: sid, entry: entry, files: filesOf(cs), err: err}
+		return lastTurnMsg{sid: sid, entry: entry, cs: cs, err: err}
 	}
 }
 
@@ -108,48 +185,24 @@ func filesOf(cs []checkpoints.Change) []string {
 	return out
 }
 
-// undoFiles undoes u (from a confirmation), then runs then.
-func (m *Model) undoFiles(u checkpoints.Undo, then tea.Cmd) tea.Cmd {
+// undoFiles undoes u in a command; branch, when set, is where /tree
+// continues once the files are back.
+func (m *Model) undoFiles(u checkpoints.Undo, branch *sessions.Entry) tea.Cmd {
+	if m.agentBusy() {
+		return common.Failure(errors.New(busyUndo))
+	}
 	svc, sid, ctx := m.d.Host.Review, m.sid, m.ctx
 	return func() tea.Msg {
 		res, err := svc.Undo(ctx, sid, u)
-		return filesUndoneMsg{sid: sid, u: u, res: res, err: err, then: then}
+		return filesUndoneMsg{sid: sid, u: u, res: res, err: err, branch: branch}
 	}
 }
-
-// fileList names files for a dialog: the first few, then how many more.
-func fileList(files []string) string {
-	const most = 8
-	var b strings.Builder
-	for i, f := range files {
-		if i == most {
-			fmt.Fprintf(&b, "\n  … and %d more", len(files)-most)
-			break
-		}
-		b.WriteString("\n  " + common.VisibleLine(f))
-	}
-	return b.String()
-}
-
-// treeFilesMsg is what continuing from an entry would leave in the
-// files: the agent's active changes made after the point /tree goes back
-// to.
-type treeFilesMsg struct {
-	sid     string
-	e       sessions.Entry
-	changes []checkpoints.Change
-	err     error
-}
-
-// branchNowMsg continues from an entry once its files question is
-// answered.
-type branchNowMsg struct{ e sessions.Entry }
 
 // continueFrom is /tree's enter: when the agent changed files after the
 // point it goes back to, it asks first: files too, or the conversation
 // only.
 func (m *Model) continueFrom(e sessions.Entry) tea.Cmd {
-	if m.d.Host == nil || m.d.Host.Review == nil {
+	if !m.reviewing() {
 		return m.branchTo(e)
 	}
 	svc, sid, ctx := m.d.Host.Review, m.sid, m.ctx
@@ -170,22 +223,82 @@ func (m *Model) continueFrom(e sessions.Entry) tea.Cmd {
 }
 
 func (m *Model) askTreeFiles(msg treeFilesMsg) tea.Cmd {
-	if msg.err != nil || len(msg.changes) == 0 {
-		return m.branchTo(msg.e) // nothing to rewind (or nothing known): the conversation alone
+	e := msg.e
+	if msg.err != nil {
+		body := "What the agent changed after this point cannot be read (" + common.VisibleLine(msg.err.Error()) + "), so the files cannot go back with it. c continues from there and leaves the files as they are."
+		return m.d.UI.Push(newGuarded(m.d.UI, "Continue from here: the conversation only?", body,
+			choice("c", "conversation only", func() tea.Cmd { return m.branchTo(e) })))
+	}
+	if len(msg.changes) == 0 {
+		return m.branchTo(msg.e) // the files are as they were there
 	}
 	var ns []int
 	for _, c := range msg.changes {
 		ns = append(ns, c.N)
 	}
-	e := msg.e
-	branch := func() tea.Msg { return branchNowMsg{e: e} }
 	files := filesOf(msg.changes)
 	body := fmt.Sprintf("The agent changed %s after this point:%s\n\nFiles too puts them back as they were there (refused, naming them, if any changed since); conversation only leaves them as they are.",
-		common.Plural(len(files), "file"), fileList(files))
-	return m.d.UI.Push(dialog.NewChoose(m.d.UI, "Continue from here: the files too?", body,
-		dialog.Choice{Key: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "files too")), Run: func() tea.Cmd { return m.undoFiles(checkpoints.Undo{Changes: ns}, branch) }},
-		dialog.Choice{Key: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "conversation only")), Run: func() tea.Cmd { return m.branchTo(e) }},
+		common.Plural(len(files), "file"), reviewview.FileList(files))
+	return m.d.UI.Push(newGuarded(m.d.UI, "Continue from here: the files too?", body,
+		choice("f", "files too", func() tea.Cmd { return m.undoFiles(checkpoints.Undo{Changes: ns}, &e) }),
+		choice("c", "conversation only", func() tea.Cmd { return m.branchTo(e) }),
 	))
+}
+
+// askUndoLastTurn confirms /undo, naming the files.
+func (m *Model) askUndoLastTurn(msg lastTurnMsg) tea.Cmd {
+	switch {
+	case msg.err != nil:
+		return common.Failure(msg.err)
+	case msg.entry == "" || len(msg.cs) == 0:
+		return common.Notice("nothing to undo: the agent has changed no file since your last message that is not undone")
+	}
+	u := checkpoints.Undo{To: msg.entry}
+	files := filesOf(msg.cs)
+	body := fmt.Sprintf("%s to put back as they were before your last message:%s\n\nThe conversation stays as it is; /changes redoes a change.",
+		common.Plural(len(files), "file"), reviewview.FileList(files))
+	return m.d.UI.Push(newGuarded(m.d.UI, "Undo the last turn's file changes?", body,
+		choice("y", "undo them", func() tea.Cmd { return m.undoFiles(u, nil) }),
+		choice("n", "keep them", nil),
+	))
+}
+
+// filesUndone says what an undo did; a refusal names the files and
+// offers what can be done: overwrite them (when that gets past every
+// file), or, for /tree, continue with the conversation only.
+func (m *Model) filesUndone(msg filesUndoneMsg) tea.Cmd {
+	var ce *checkpoints.ConflictError
+	if errors.As(msg.err, &ce) {
+		files := ce.Lines()
+		var choices []dialog.Choice
+		body := "Nothing was changed: these files are no longer as the agent left them:" + reviewview.FileList(files)
+		if ce.Forceable() && !msg.u.Force {
+			forced := msg.u
+			forced.Force = true
+			choices = append(choices, choice("o", "overwrite them", func() tea.Cmd { return m.undoFiles(forced, msg.branch) }))
+			body += "\n\no puts them back anyway: what is in them now is lost."
+		}
+		if msg.branch != nil {
+			e := *msg.branch
+			choices = append(choices, choice("c", "conversation only", func() tea.Cmd { return m.branchTo(e) }))
+			body += "\n\nThe session has not branched; c continues from there and leaves the files as they are."
+		}
+		if len(choices) == 0 {
+			return common.Failure(msg.err)
+		}
+		return m.d.UI.Push(newGuarded(m.d.UI, "Nothing was undone", body, choices...))
+	}
+	if msg.err != nil {
+		if msg.branch != nil {
+			return common.Failure(fmt.Errorf("%w; the session did not branch", msg.err))
+		}
+		return common.Failure(msg.err)
+	}
+	said := fmt.Sprintf("undid %s: %s", common.Plural(len(msg.res.Changes), "change"), strings.Join(msg.res.Files, ", "))
+	if msg.branch != nil {
+		return tea.Batch(m.loadChanges(), m.branchSaying(*msg.branch, said))
+	}
+	return tea.Batch(common.Notice("%s", said), m.loadChanges())
 }
 
 // updateReview handles the messages of this file.
@@ -196,13 +309,15 @@ func (m *Model) updateReview(msg tea.Msg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		return m.askTreeFiles(msg), true
-	case branchNowMsg:
-		return m.branchTo(msg.e), true
 	case changesMsg:
-		if msg.sid == m.sid && msg.err == nil {
-			m.tr.SetChanges(msg.cs)
+		if msg.sid != m.sid || msg.seq != m.changesSeq {
+			return nil, true
 		}
-		return nil, true
+		if msg.err != nil {
+			return common.Failure(fmt.Errorf("the session's file changes: %w", msg.err)), true
+		}
+		m.tr.SetChanges(msg.cs)
+		return m.loadDiffs(), true
 	case callDiffMsg:
 		if msg.sid == m.sid {
 			m.tr.SetDiff(msg.callID, msg.text)
@@ -212,37 +327,12 @@ func (m *Model) updateReview(msg tea.Msg) (tea.Cmd, bool) {
 		if msg.sid != m.sid {
 			return nil, true
 		}
-		switch {
-		case msg.err != nil:
-			return common.Failure(msg.err), true
-		case msg.entry == "" || len(msg.files) == 0:
-			return common.Notice("nothing to undo: the agent has changed no file since your last message that is not undone"), true
-		}
-		u := checkpoints.Undo{To: msg.entry}
-		body := "Put these files back as they were before your last message:" + fileList(msg.files) +
-			"\n\nThe conversation stays as it is; /changes can redo it."
-		return m.d.UI.Push(dialog.NewConfirm(m.d.UI, "Undo the last turn's file changes?", body, func() tea.Cmd { return m.undoFiles(u, nil) })), true
+		return m.askUndoLastTurn(msg), true
 	case filesUndoneMsg:
 		if msg.sid != m.sid {
 			return nil, true
 		}
-		var ce *checkpoints.ConflictError
-		switch {
-		case errors.As(msg.err, &ce) && ce.Forceable() && !msg.u.Force:
-			var files []string
-			for _, c := range ce.Conflicts {
-				files = append(files, c.Path+" ("+c.Reason+")")
-			}
-			forced := msg.u
-			forced.Force = true
-			body := "Nothing was changed. These files are no longer as the agent left them:" + fileList(files) +
-				"\n\nOverwrite them anyway? What is in them now is lost."
-			return m.d.UI.Push(dialog.NewConfirm(m.d.UI, "Overwrite later changes?", body, func() tea.Cmd { return m.undoFiles(forced, msg.then) }, "o")), true
-		case msg.err != nil:
-			return common.Failure(msg.err), true
-		}
-		say := common.Notice("undid %s: %s", common.Plural(len(msg.res.Changes), "change"), strings.Join(msg.res.Files, ", "))
-		return tea.Batch(say, m.loadChanges(), msg.then), true
+		return m.filesUndone(msg), true
 	}
 	return nil, false
 }

@@ -51,7 +51,11 @@ func (m *Model) showTree(msg treeMsg) tea.Cmd {
 // branchTo continues the session from an entry, on a new branch; the old
 // branch stays. From a user message it moves to just before it and puts
 // the message in the input to edit and send again.
-func (m *Model) branchTo(e sessions.Entry) tea.Cmd {
+func (m *Model) branchTo(e sessions.Entry) tea.Cmd { return m.branchSaying(e, "") }
+
+// branchSaying is branchTo that says said in the transcript once
+// branched (what was done to the files first).
+func (m *Model) branchSaying(e sessions.Entry, said string) tea.Cmd {
 	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
 	at, edit := e.ID, e.Type == sessions.TypeUser
 	if edit {
@@ -67,7 +71,7 @@ func (m *Model) branchTo(e sessions.Entry) tea.Cmd {
 		if err != nil {
 			return openedMsg{err: err}
 		}
-		return branchedMsg{entries: s.Path(), edit: edit}
+		return branchedMsg{entries: s.Path(), edit: edit, said: said}
 	}
 }
 
@@ -90,7 +94,8 @@ func (m *Model) forkFrom(e sessions.Entry) tea.Cmd {
 
 type branchedMsg struct {
 	entries []sessions.Entry
-	edit    bool // a message of the user's went back to the input
+	edit    bool   // a message of the user's went back to the input
+	said    string // what was done before branching (the files put back), "" for nothing
 }
 
 // modelPicker reads models.json in a command, then offers the models; a

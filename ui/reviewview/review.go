@@ -1,6 +1,10 @@
 // Package reviewview is the Review screen (/changes): a session's file
-// changes in order, across turns, with their state, and the keys that
-// show a change's diff, undo it, redo it, or undo it and every later one.
+// changes in order, across turns (each turn under the message that
+// started it), with their state, and the keys that show a change's diff,
+// undo it, redo it, or undo it and every later one. Undo is guarded by
+// the core: a refusal names the files on the screen, and o then
+// overwrites them after a confirmation. The screen does no I/O itself:
+// every read and undo is a command.
 package reviewview
 
 import (
@@ -11,13 +15,12 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/checkpoints"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
+	"github.com/pi-tui/pi-tui/ui/diffview"
 	"github.com/pi-tui/pi-tui/ui/list"
-	"github.com/pi-tui/pi-tui/ui/sessionlist"
 )
 
 // Service is what the screen asks of the host (core/review.Service).
@@ -27,9 +30,26 @@ type Service interface {
 	Undo(ctx context.Context, id string, u checkpoints.Undo) (checkpoints.UndoResult, error)
 }
 
+// Deps are what the screen needs from the chat that opens it.
+type Deps struct {
+	Ctx     context.Context
+	UI      *common.UI
+	Service Service
+	// Session is the session reviewed.
+	Session string
+	// Busy says the session's agent is working: its turn changes files
+	// under the guard's feet, so undo and redo wait for it.
+	Busy func() bool
+	// Turns says, for entries that made changes, the message of the
+	// user's that started each one's turn ("you: …"), read off the update
+	// loop; nil, or an entry it leaves out, shows the turn without it.
+	Turns func(ctx context.Context, entries []string) map[string]string
+}
+
 // Keys of the screen.
 type Keys struct {
-	Diff, Undo, Redo, UndoFrom, Close key.Binding
+	Nav                                      list.KeyMap
+	Diff, Undo, Redo, UndoFrom, Force, Close key.Binding
 }
 
 // DefaultKeys are the screen's keys; the README's key table lists them.
@@ -38,38 +58,73 @@ func DefaultKeys() Keys {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
 	return Keys{
-		Diff:     b("enter/ctrl+o", "show the change's diff", "enter", "ctrl+o"),
-		Undo:     b("u", "undo the change", "u"),
-		Redo:     b("r", "redo an undone change", "r"),
-		UndoFrom: b("U", "undo the change and every later one (files back to before its message)", "U"),
+		Nav:      list.DefaultKeyMap(),
+		Diff:     b("enter/ctrl+o", "diff", "enter", "ctrl+o"),
+		Undo:     b("u", "undo", "u"),
+		Redo:     b("r", "redo", "r"),
+		UndoFrom: b("U", "undo it and every later one", "U"),
+		Force:    b("o", "overwrite after a refusal", "o"),
 		Close:    b("esc/q", "close", "esc", "q"),
 	}
+}
+
+// row is one line of the list: a turn's heading (the message that
+// started it), or one change.
+type row struct {
+	heading string
+	c       checkpoints.Change
 }
 
 // Page is the Review screen of one session.
 type Page struct {
 	common.PageLayer
-	ui   *common.UI
-	ctx  context.Context
-	svc  Service
-	sid  string
-	busy func() bool // the session's agent is working: undo waits
+	d    Deps
 	keys Keys
-	list list.List[checkpoints.Change]
-	err  string
-	ok   bool // loaded
+	list list.List[row]
+	// seq numbers the loads: a slower, older one never replaces a newer.
+	seq    int
+	loaded bool
+	err    string // the list could not be read
+	// say is the last action's result (or why it was refused); bad says
+	// it is an error.
+	say string
+	bad bool
+	// refused is the undo a conflict refused, when Force would get past
+	// it, with the files it named; o offers to force it.
+	refused *refusal
 }
 
-// New returns the screen and the command that loads the changes.
-func New(ui *common.UI, ctx context.Context, svc Service, sid string, busy func() bool) (*Page, tea.Cmd) {
-	p := &Page{ui: ui, ctx: ctx, svc: svc, sid: sid, busy: busy, keys: DefaultKeys(), list: list.New[checkpoints.Change](list.DefaultKeyMap())}
-	return p, p.load()
+// refusal is an undo the core refused because files changed since.
+type refusal struct {
+	u     checkpoints.Undo
+	files []string // "path (reason)"
+}
+
+// New returns the screen of session d.Session; pushing it loads the
+// changes (Init).
+func New(d Deps) *Page {
+	p := &Page{d: d, keys: DefaultKeys()}
+	p.list = list.New[row](p.keys.Nav)
+	p.list.Selectable = func(r row) bool { return r.heading == "" }
+	return p
+}
+
+// StaleMsg says session SessionID's changes were undone or redone
+// elsewhere (another program, /undo): a screen showing them reads them
+// again.
+type StaleMsg struct{ SessionID string }
+
+// Stale returns the command that tells an open screen to read again.
+func Stale(sessionID string) tea.Cmd {
+	return func() tea.Msg { return StaleMsg{SessionID: sessionID} }
 }
 
 type loadedMsg struct {
-	p   *Page
-	cs  []checkpoints.Change
-	err error
+	p     *Page
+	seq   int
+	cs    []checkpoints.Change
+	turns map[string]string
+	err   error
 }
 
 type doneMsg struct {
@@ -79,96 +134,247 @@ type doneMsg struct {
 	err error
 }
 
+// Init loads the changes.
+func (p *Page) Init() tea.Cmd { return p.load() }
+
 func (p *Page) load() tea.Cmd {
-	svc, ctx, sid := p.svc, p.ctx, p.sid
+	p.seq++
+	d, seq := p.d, p.seq
 	return func() tea.Msg {
-		cs, err := svc.Changes(ctx, sid)
-		return loadedMsg{p: p, cs: cs, err: err}
+		cs, err := d.Service.Changes(d.Ctx, d.Session)
+		msg := loadedMsg{p: p, seq: seq, cs: cs, err: err}
+		if err == nil && d.Turns != nil {
+			var entries []string
+			seen := map[string]bool{}
+			for _, c := range cs {
+				if c.Entry != "" && !seen[c.Entry] {
+					seen[c.Entry] = true
+					entries = append(entries, c.Entry)
+				}
+			}
+			msg.turns = d.Turns(d.Ctx, entries)
+		}
+		return msg
 	}
+}
+
+// rowsOf lays the changes out under their turns' headings: a heading
+// before the first change of each entry.
+func rowsOf(cs []checkpoints.Change, turns map[string]string) []row {
+	var out []row
+	prev := "\x00"
+	for _, c := range cs {
+		if c.Entry != prev {
+			prev = c.Entry
+			h := turns[c.Entry]
+			if h == "" {
+				h = "a turn whose message this session's file does not show"
+			}
+			if c.State == checkpoints.StateParent {
+				h += "  (the session this one was forked from)"
+			}
+			out = append(out, row{heading: h})
+		}
+		out = append(out, row{c: c})
+	}
+	return out
 }
 
 // Update implements common.Layer.
 func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	switch msg := msg.(type) {
 	case loadedMsg:
-		if msg.p != p {
+		if msg.p != p || msg.seq != p.seq {
 			return p, nil
 		}
-		p.ok = true
+		p.loaded = true
 		if msg.err != nil {
 			p.err = msg.err.Error()
 			return p, nil
 		}
 		p.err = ""
 		first := p.list.Len() == 0
-		p.list.SetItems(msg.cs)
+		p.list.SetItems(rowsOf(msg.cs, msg.turns))
 		if first {
 			p.list.Last() // the latest change: what one reviews first
 		}
 		return p, nil
+	case StaleMsg:
+		if msg.SessionID != p.d.Session {
+			return p, nil
+		}
+		return p, p.load()
 	case doneMsg:
 		if msg.p != p {
 			return p, nil
 		}
 		return p, p.done(msg)
 	case tea.KeyMsg:
-		k := p.keys
-		switch {
-		case key.Matches(msg, k.Close):
-			return p, p.ui.Close(p)
-		case p.list.Update(msg):
-			return p, nil
-		}
-		c, ok := p.list.Selected()
-		if !ok {
-			return p, nil
-		}
-		switch {
-		case key.Matches(msg, k.Diff):
-			return p, p.diff(c)
-		case key.Matches(msg, k.Undo):
-			return p, p.run(c, checkpoints.Undo{Changes: []int{c.N}})
-		case key.Matches(msg, k.Redo):
-			return p, p.run(c, checkpoints.Undo{Changes: []int{c.N}, Redo: true})
-		case key.Matches(msg, k.UndoFrom):
-			if c.Entry == "" {
-				return p, common.Failure(errors.New("this change names no entry of the session; undo it alone with u"))
-			}
-			return p, p.run(c, checkpoints.Undo{To: c.Entry})
-		}
+		return p, p.key(msg)
 	}
 	return p, nil
 }
 
-func (p *Page) diff(c checkpoints.Change) tea.Cmd {
-	svc, ctx, ui := p.svc, p.ctx, p.ui
-	return func() tea.Msg {
-		text, err := svc.Diff(ctx, c)
-		if err != nil {
-			return common.NoticeMsg{Text: err.Error(), Error: true}
+func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
+	k := p.keys
+	switch {
+	case key.Matches(msg, k.Close):
+		return p.d.UI.Close(p)
+	case p.list.Update(msg):
+		return nil
+	case key.Matches(msg, k.Force):
+		if p.refused == nil {
+			return p.tell(true, "nothing to overwrite: o answers a refused undo, after it names the files")
 		}
-		return common.PushMsg{Layer: sessionlist.NewDiffPage(ui, fmt.Sprintf("change %d · %s", c.N, c.Path), text)}
+		return p.confirmForce(*p.refused)
+	}
+	r, ok := p.list.Selected()
+	if !ok {
+		return nil
+	}
+	c := r.c
+	switch {
+	case key.Matches(msg, k.Diff):
+		return p.diff(c)
+	case key.Matches(msg, k.Undo):
+		if why := p.refuse(c, false); why != "" {
+			return p.tell(true, "%s", why)
+		}
+		return p.run(checkpoints.Undo{Changes: []int{c.N}})
+	case key.Matches(msg, k.Redo):
+		if why := p.refuse(c, true); why != "" {
+			return p.tell(true, "%s", why)
+		}
+		return p.run(checkpoints.Undo{Changes: []int{c.N}, Redo: true})
+	case key.Matches(msg, k.UndoFrom):
+		return p.undoFrom(c)
+	}
+	return nil
+}
+
+// tell shows a sentence under the list (an error when bad).
+func (p *Page) tell(bad bool, format string, args ...any) tea.Cmd {
+	p.say, p.bad = fmt.Sprintf(format, args...), bad
+	return nil
+}
+
+// refuse says why change c cannot be undone (redone) now, "" when it can
+// be asked for: the agent at work, a parent's change, a state that has
+// nothing to do, a content that was not kept.
+func (p *Page) refuse(c checkpoints.Change, redo bool) string {
+	switch {
+	case c.State == checkpoints.StateParent:
+		return fmt.Sprintf("change %d was made in the session this one was forked from: it is shown here, and can be undone only there", c.N)
+	case p.d.Busy != nil && p.d.Busy():
+		return "the agent is working in this session: undo and redo wait until its turn is over (or press esc in the chat to abort it)"
+	case !redo && c.State == checkpoints.StateUndone:
+		return fmt.Sprintf("change %d is undone already (r redoes it)", c.N)
+	case redo && c.State == checkpoints.StateActive:
+		return fmt.Sprintf("change %d is not undone: there is nothing to redo", c.N)
+	case !c.Kept:
+		return fmt.Sprintf("change %d's content was not kept (binary over the bound, or past the session's storage bound): it is shown, not undone", c.N)
+	}
+	return ""
+}
+
+// undoFrom asks, then undoes change c and every later one: the files go
+// back to how they were before the message that made it.
+func (p *Page) undoFrom(c checkpoints.Change) tea.Cmd {
+	switch {
+	case c.State == checkpoints.StateParent:
+		return p.tell(true, "change %d was made in the session this one was forked from: it is shown here, and can be undone only there", c.N)
+	case p.d.Busy != nil && p.d.Busy():
+		return p.tell(true, "the agent is working in this session: undo and redo wait until its turn is over (or press esc in the chat to abort it)")
+	case c.Entry == "":
+		return p.tell(true, "change %d names no entry of the session; undo it alone with u", c.N)
+	}
+	// What the rewind takes back, as far as this list knows: the
+	// session's own active changes from the entry's first on.
+	var ns []int
+	var files []string
+	seen := map[string]bool{}
+	from := false
+	for _, r := range p.list.Items() {
+		if r.heading != "" {
+			continue
+		}
+		from = from || r.c.Entry == c.Entry
+		if from && r.c.State == checkpoints.StateActive && r.c.Session == p.d.Session {
+			ns = append(ns, r.c.N)
+			if !seen[r.c.Path] {
+				seen[r.c.Path] = true
+				files = append(files, r.c.Path)
+			}
+		}
+	}
+	if len(ns) == 0 {
+		return p.tell(true, "nothing to undo from change %d on: every change since is undone already", c.N)
+	}
+	body := fmt.Sprintf("%s to %s go back to how they were before the message that made change %d:%s\n\nRefused, naming the files, if any changed since the agent left it; r redoes a change.",
+		common.Plural(len(ns), "change"), common.Plural(len(files), "file"), c.N, FileList(files))
+	u := checkpoints.Undo{To: c.Entry}
+	return p.d.UI.Push(dialog.NewConfirm(p.d.UI, fmt.Sprintf("Undo change %d and every later one?", c.N), body, func() tea.Cmd { return p.run(u) }))
+}
+
+// confirmForce asks before writing over the files a refusal named.
+func (p *Page) confirmForce(r refusal) tea.Cmd {
+	u := r.u
+	u.Force = true
+	body := "These files are no longer as the agent left them:" + FileList(r.files) + "\n\nOverwrite them anyway? What is in them now is lost."
+	return p.d.UI.Push(dialog.NewConfirm(p.d.UI, "Overwrite "+common.Plural(len(r.files), "file")+"?", body, func() tea.Cmd { return p.run(u) }))
+}
+
+// FileList names files for a dialog, one a line: the first few, then how
+// many more. Their controls are shown, never sent.
+func FileList(files []string) string {
+	const most = 8
+	var b strings.Builder
+	for i, f := range files {
+		if i == most {
+			fmt.Fprintf(&b, "\n  … and %d more", len(files)-most)
+			break
+		}
+		b.WriteString("\n  " + common.VisibleLine(f))
+	}
+	return b.String()
+}
+
+func (p *Page) diff(c checkpoints.Change) tea.Cmd {
+	d := p.d
+	return func() tea.Msg {
+		text, err := d.Service.Diff(d.Ctx, c)
+		if err != nil {
+			return common.NoticeMsg{Text: fmt.Sprintf("the diff of change %d: %v", c.N, err), Error: true}
+		}
+		title := fmt.Sprintf("Diff · change %d · %s", c.N, c.Path)
+		return common.PushMsg{Layer: diffview.NewPage(d.UI, title, text, "The change left the file's content as it was (a mode or a new empty file).")}
 	}
 }
 
-// run undoes or redoes, unless the change is a parent's or the agent is
-// at work (a turn running changes files under the guard's feet).
-func (p *Page) run(c checkpoints.Change, u checkpoints.Undo) tea.Cmd {
-	if c.State == checkpoints.StateParent {
-		return common.Failure(fmt.Errorf("change %d was made in the session this one was forked from (%s); undo it there", c.N, short(c.Session)))
+// run undoes or redoes u in a command.
+func (p *Page) run(u checkpoints.Undo) tea.Cmd {
+	if p.d.Busy != nil && p.d.Busy() {
+		// The agent started since the key (another program's turn).
+		return p.tell(true, "the agent is working in this session: undo and redo wait until its turn is over (or press esc in the chat to abort it)")
 	}
-	if p.busy != nil && p.busy() {
-		return common.Failure(errors.New("the agent is working in this session: undo once its turn is over (esc in the chat aborts it)"))
-	}
-	svc, ctx, sid := p.svc, p.ctx, p.sid
+	p.refused = nil
+	p.tell(false, "%s…", verbing(u))
+	d := p.d
 	return func() tea.Msg {
-		res, err := svc.Undo(ctx, sid, u)
+		res, err := d.Service.Undo(d.Ctx, d.Session, u)
 		return doneMsg{p: p, u: u, res: res, err: err}
 	}
 }
 
-// done says what an undo did, or offers to force one refused because a
-// file changed since.
+func verbing(u checkpoints.Undo) string {
+	if u.Redo {
+		return "redoing"
+	}
+	return "undoing"
+}
+
+// done says what an undo did, or why nothing was changed, and reads the
+// changes again.
 func (p *Page) done(msg doneMsg) tea.Cmd {
 	verb := "undid"
 	if msg.u.Redo {
@@ -176,87 +382,27 @@ func (p *Page) done(msg doneMsg) tea.Cmd {
 	}
 	var ce *checkpoints.ConflictError
 	switch {
-	case errors.As(msg.err, &ce) && ce.Forceable() && !msg.u.Force:
-		var files []string
-		for _, c := range ce.Conflicts {
-			files = append(files, c.Path+" ("+c.Reason+")")
+	case errors.As(msg.err, &ce):
+		files := ce.Lines()
+		p.tell(true, "nothing was changed: %s", strings.Join(files, "; "))
+		if ce.Forceable() && !msg.u.Force {
+			p.refused = &refusal{u: msg.u, files: files}
+			p.say += " · o overwrites them (asks first)"
 		}
-		forced := msg.u
-		forced.Force = true
-		body := "These files are no longer as the change left them:\n  " + strings.Join(files, "\n  ") +
-			"\n\nOverwrite them anyway? What is in them now is lost."
-		return p.ui.Push(dialog.NewConfirm(p.ui, "Overwrite later changes?", body, func() tea.Cmd {
-			svc, ctx, sid := p.svc, p.ctx, p.sid
-			return func() tea.Msg {
-				res, err := svc.Undo(ctx, sid, forced)
-				return doneMsg{p: p, u: forced, res: res, err: err}
-			}
-		}, "o"))
 	case msg.err != nil:
-		return tea.Batch(common.Failure(msg.err), p.load())
-	}
-	return tea.Batch(common.Notice("%s %s: %s", verb, common.Plural(len(msg.res.Changes), "change"), strings.Join(msg.res.Files, ", ")), p.load())
-}
-
-func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
-
-// View implements common.Layer.
-func (p *Page) View(w, h int) string {
-	st := p.ui
-	var b strings.Builder
-	b.WriteString(st.Title.Render("Review · the session's file changes") + st.Dim.Render("  f1 help · esc closes") + "\n")
-	switch {
-	case p.err != "":
-		b.WriteString(st.Error.Render(ansi.Wrap(common.VisibleLine(p.err), max(w, 20), "")))
-		return b.String()
-	case !p.ok:
-		b.WriteString(st.Dim.Render("loading…"))
-		return b.String()
-	case p.list.Len() == 0:
-		b.WriteString(st.Dim.Render(ansi.Wrap("No file changes recorded in this session yet: each tool call that changes files (write, edit, bash, an extension's tool) adds its files here. Not recorded: .git and the files git ignores.", max(w, 20), "")))
-		return b.String()
-	}
-	b.WriteString(st.Dim.Render("Not recorded: .git and the files git ignores.") + "\n")
-	p.list.SetLines(max(h-4, 1))
-	cur := p.list.Cursor()
-	for i, c := range p.list.Window() {
-		count := fmt.Sprintf("+%d −%d", c.Added, c.Removed)
-		if c.Binary {
-			count = "binary"
+		p.tell(true, "%s", msg.err.Error())
+	default:
+		ns := make([]string, len(msg.res.Changes))
+		for i, n := range msg.res.Changes {
+			ns[i] = fmt.Sprint(n)
 		}
-		state := c.State
-		if !c.Kept {
-			state += ", not undoable"
+		what := common.Plural(len(msg.res.Changes), "change")
+		if len(ns) > 0 {
+			what += " (" + strings.Join(ns, ", ") + ")"
 		}
-		line := fmt.Sprintf("%3d  %-8s %s  %s  %s  %s", c.N, state, letter(c.Status), common.VisibleLine(c.Path), count, c.Tool)
-		line = ansi.Truncate(line, max(w-2, 20), "…")
-		switch {
-		case i == cur:
-			b.WriteString(st.Selected.Render("▸ "+line) + "\n")
-		case c.State != checkpoints.StateActive:
-			b.WriteString(st.Dim.Render("  "+line) + "\n")
-		default:
-			b.WriteString("  " + line + "\n")
-		}
+		p.tell(false, "%s %s: %s", verb, what, strings.Join(msg.res.Files, ", "))
 	}
-	k := p.keys
-	b.WriteString(st.Dim.Render(ansi.Truncate(strings.Join([]string{k.Diff.Help().Key + " diff", "u undo", "r redo", "U undo from here on", "esc close"}, " · "), max(w, 20), "")))
-	return b.String()
-}
-
-func letter(status string) string {
-	switch status {
-	case checkpoints.StatusAdded:
-		return "A"
-	case checkpoints.StatusDeleted:
-		return "D"
-	}
-	return "M"
+	return p.load()
 }
 
 // Title implements common.Layer.
@@ -265,7 +411,7 @@ func (p *Page) Title() string { return "Review" }
 // Help implements common.Layer.
 func (p *Page) Help() [][]key.Binding {
 	k := p.keys
-	return [][]key.Binding{p.list.Keys.Bindings(), {k.Diff, k.Undo, k.Redo, k.UndoFrom, k.Close}}
+	return [][]key.Binding{k.Nav.Bindings(), {k.Diff, k.Undo, k.Redo, k.UndoFrom, k.Force, k.Close}}
 }
 
 var _ common.Layer = (*Page)(nil)

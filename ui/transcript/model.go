@@ -36,11 +36,12 @@ type Model struct {
 	ticking  bool                  // a tick redraws running tool calls' time
 	width    int
 	files    map[string]*callFiles // the review cards, by call id (files.go)
+	hints    CardHints             // what the cards say to press
 }
 
 // New returns an empty transcript; markdown renders finished answers.
 func New(ui *common.UI, markdown func(text string, width int) (string, error)) *Model {
-	return &Model{ui: ui, markdown: markdown, calls: map[string]*item{}}
+	return &Model{ui: ui, markdown: markdown, calls: map[string]*item{}, hints: CardHints{Diff: "ctrl+o", Select: "alt+↑", Review: "/changes"}}
 }
 
 // SetWidth sets the width items are drawn at.
@@ -50,7 +51,9 @@ func (m *Model) SetWidth(w int) { m.width = w }
 func (m *Model) SetEmpty(text string) { m.empty = text }
 
 // Clear empties the transcript (the chat left its session).
-func (m *Model) Clear() { m.items, m.live, m.calls, m.ended = nil, nil, map[string]*item{}, nil }
+func (m *Model) Clear() {
+	m.items, m.live, m.calls, m.ended, m.files, m.sel = nil, nil, map[string]*item{}, nil, nil, nil
+}
 
 // Load shows a session's branch, scrolled to its end.
 func (m *Model) Load(entries []sessions.Entry) {

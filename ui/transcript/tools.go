@@ -109,6 +109,28 @@ func (m *Model) selected() int {
 	return tools[len(tools)-1]
 }
 
+// target is the call ctrl+o acts on, as selected does, without its
+// allocation: every frame asks, for the cards' hints.
+func (m *Model) target() *item {
+	var latest *item
+	for i := len(m.items) - 1; i >= 0; i-- {
+		it := m.items[i]
+		if it.kind != kindTool {
+			continue
+		}
+		if it == m.sel {
+			return it
+		}
+		if latest == nil {
+			latest = it
+			if m.sel == nil {
+				return it
+			}
+		}
+	}
+	return latest
+}
+
 // SelectTool moves the selection to the call before (back) or after the
 // selected one, and scrolls a view of h lines to it. Going back from no
 // selection selects the latest call; going on past the latest ends the
@@ -184,7 +206,7 @@ func (m *Model) reveal(i, h int) {
 
 // drawOpts are the toggles items are drawn with.
 func (m *Model) drawOpts() viewOpts {
-	return viewOpts{thinking: m.thinking, markdown: m.markdown, files: m.files}
+	return viewOpts{thinking: m.thinking, markdown: m.markdown, files: m.files, hints: m.hints, target: m.target()}
 }
 
 // toolBody is what a call's output shows: while it runs, what arrived so
@@ -198,11 +220,11 @@ func (it *item) toolBody() string {
 
 // toolCacheKey adds what a tool item's drawing depends on beyond its
 // text: the selection, the expansion and, while it runs, the second.
-func (it *item) toolCacheKey(st *common.UI) string {
+func (it *item) toolCacheKey(st *common.UI, opts viewOpts) string {
 	if it.kind != kindTool {
 		return ""
 	}
-	k := fmt.Sprintf("|%v|%v|%d|%d", it.marked, it.expanded, len(it.output), it.skipped)
+	k := fmt.Sprintf("|%v|%v|%d|%d|%v", it.marked, it.expanded, len(it.output), it.skipped, it == opts.target)
 	if it.status == "running" && !it.started.IsZero() {
 		k += "|" + elapsedText(st.Now().Sub(it.started))
 	}

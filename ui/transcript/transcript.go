@@ -214,7 +214,7 @@ func callArgs(answer *item, id string) string {
 // glamour (markdown); while streaming it is wrapped plain text, so every
 // token costs a wrap of one message, not a markdown render.
 func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
-	key := fmt.Sprintf("%d|%v|%v|%d", width, opts.thinking, it.streaming, len(it.text)+len(it.thinking)+len(it.result)) + it.toolCacheKey(st)
+	key := fmt.Sprintf("%d|%v|%v|%d", width, opts.thinking, it.streaming, len(it.text)+len(it.thinking)+len(it.result)) + it.toolCacheKey(st, opts)
 	if it.cacheKey == key && it.lines != nil {
 		return it.lines
 	}
@@ -273,8 +273,9 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 	case kindTool:
 		b.WriteString(it.toolLine(st, width))
 		b.WriteString(it.changeLines(st, width))
-		b.WriteString(it.fileLines(st, width, opts.files))
+		b.WriteString(it.fileLines(st, width, opts))
 		b.WriteString(it.outputLines(st, width))
+		b.WriteString(it.expandedDiff(st, width, opts))
 	case kindNotice:
 		if it.mild {
 			b.WriteString(st.Dim.Render(wrap("· " + it.text)))
@@ -391,6 +392,9 @@ type viewOpts struct {
 	thinking bool
 	markdown func(string, int) (string, error)
 	files    map[string]*callFiles
+	hints    CardHints
+	// target is the call ctrl+o acts on (its card says so).
+	target *item
 }
 
 // head is s's first lines, with an ellipsis line when there are more.
