@@ -77,3 +77,9 @@ func (s *Store) Changes(ctx context.Context, info SessionInfo) ([]Change, error)
 func (s *Store) Diff(ctx context.Context, sessionID string, n int) (string, error) {
 	return s.diff(ctx, sessionID, n)
 }
+
+// Diffs is Diff of several changes of one session, reading its journal
+// once.
+func (s *Store) Diffs(ctx context.Context, sessionID string, ns []int) ([]string, error) {
+	return s.diffs(ctx, sessionID, ns)
+}

@@ -86,16 +86,40 @@ func lineCount(s string) int {
 
 // diff draws change n of session id in git's unified form.
 func (s *Store) diff(ctx context.Context, id string, n int) (string, error) {
-	recs, err := readJournal(s.journalFor(id).path)
+	texts, err := s.diffs(ctx, id, []int{n})
 	if err != nil {
 		return "", err
 	}
+	return texts[0], nil
+}
+
+// diffs draws changes ns of session id, reading its journal once (a
+// call's card shows the diffs of all its files).
+func (s *Store) diffs(ctx context.Context, id string, ns []int) ([]string, error) {
+	recs, err := readJournal(s.journalFor(id).path)
+	if err != nil {
+		return nil, err
+	}
+	byN := map[int]record{}
 	for _, r := range recs {
-		if r.Type == "change" && r.N == n && r.Before != nil && r.After != nil {
-			return s.diffOf(r), nil
+		if r.Type == "change" && r.Before != nil && r.After != nil {
+			if _, dup := byN[r.N]; !dup {
+				byN[r.N] = r
+			}
 		}
 	}
-	return "", fmt.Errorf("session %s has no change %d", id, n)
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r, ok := byN[n]
+		if !ok {
+			return nil, fmt.Errorf("session %s has no change %d", id, n)
+		}
+		out[i] = s.diffOf(r)
+	}
+	return out, nil
 }
 
 func kindByte(v *version) byte {

@@ -47,6 +47,18 @@ func (s *Store) clean(ctx context.Context) error {
 	}
 	defer unlock()
 	now := time.Now()
+	// Every process cleans at start, a CLI command too: once an hour is
+	// enough (nothing younger than graceAge is removed anyway), so a run
+	// of commands does not read every journal each time.
+	stamp := filepath.Join(s.dir, "clean.stamp")
+	if fi, err := os.Stat(stamp); err == nil && now.Sub(fi.ModTime()) < graceAge {
+		return nil
+	}
+	defer func() {
+		if ctx.Err() == nil {
+			os.WriteFile(stamp, nil, 0o600) // a clean cut short by the process's end is done again
+		}
+	}()
 	refs := map[string]bool{}
 	liveRoots := map[string]bool{}
 

@@ -51,6 +51,34 @@ func (s *Service) Diff(ctx context.Context, c checkpoints.Change) (string, error
 	return s.store.Diff(ctx, c.Session, c.N)
 }
 
+// Diffs are the diffs of changes (a call's), in their order, reading each
+// session's journal once.
+func (s *Service) Diffs(ctx context.Context, cs []checkpoints.Change) ([]string, error) {
+	out := make([]string, len(cs))
+	at := map[string][]int{} // session -> indices into cs
+	var order []string
+	for i, c := range cs {
+		if _, ok := at[c.Session]; !ok {
+			order = append(order, c.Session)
+		}
+		at[c.Session] = append(at[c.Session], i)
+	}
+	for _, sid := range order {
+		ns := make([]int, len(at[sid]))
+		for k, i := range at[sid] {
+			ns[k] = cs[i].N
+		}
+		texts, err := s.store.Diffs(ctx, sid, ns)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range at[sid] {
+			out[i] = texts[k]
+		}
+	}
+	return out, nil
+}
+
 // Undo undoes (or redoes) changes of session id, guarded; see
 // checkpoints.Store.Undo. A refusal is a *checkpoints.ConflictError,
 // as the store returned it, so a caller can name the files and offer

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -90,13 +91,24 @@ func (m *Model) loadDiffs() tea.Cmd {
 		svc, sid, ctx := m.d.Host.Review, m.sid, m.ctx
 		cmds = append(cmds, func() tea.Msg {
 			var b strings.Builder
-			for _, c := range r.Changes {
-				if c.Session == "" {
-					c.Session = sid // a live call's: this session's own
+			cs := slices.Clone(r.Changes)
+			for i := range cs {
+				if cs[i].Session == "" {
+					cs[i].Session = sid // a live call's: this session's own
 				}
-				text, err := svc.Diff(ctx, c)
-				if err != nil {
-					text = fmt.Sprintf("(change %d, %s: %v)\n", c.N, c.Path, err)
+			}
+			texts, batchErr := svc.Diffs(ctx, cs)
+			for i, c := range cs {
+				var text string
+				if batchErr == nil {
+					text = texts[i]
+				} else {
+					// One change the journal lacks: the others are still shown,
+					// each read alone, and that one says why.
+					var err error
+					if text, err = svc.Diff(ctx, c); err != nil {
+						text = fmt.Sprintf("(change %d, %s: %v)\n", c.N, c.Path, err)
+					}
 				}
 				b.WriteString(text)
 				if !strings.HasSuffix(text, "\n") {
