@@ -23,14 +23,18 @@ type rpcSession struct {
 	in    *io.PipeWriter
 	lines *bufio.Scanner
 	done  chan int
-	n     int
+	// exited is closed when run has returned: the host's background work
+	// (a checkpoint clean, a prewarm's stat cache) writes into the test's
+	// data dir until then.
+	exited chan struct{}
+	n      int
 }
 
 func startRPC(t *testing.T, c *cli, args ...string) *rpcSession {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	r := &rpcSession{t: t, in: inW, lines: bufio.NewScanner(outR), done: make(chan int, 1)}
+	r := &rpcSession{t: t, in: inW, lines: bufio.NewScanner(outR), done: make(chan int, 1), exited: make(chan struct{})}
 	r.lines.Buffer(make([]byte, 1<<20), 16<<20)
 	go func() {
 		var errb strings.Builder
@@ -40,8 +44,16 @@ func startRPC(t *testing.T, c *cli, args ...string) *rpcSession {
 		}
 		outW.Close()
 		r.done <- code
+		close(r.exited)
 	}()
-	t.Cleanup(func() { inW.Close() })
+	// Registered after the test's TempDir, so it runs before the dir is
+	// removed: end the input, take whatever rpc still writes, and wait for
+	// run to return.
+	t.Cleanup(func() {
+		inW.Close()
+		io.Copy(io.Discard, outR)
+		<-r.exited
+	})
 	return r
 }
 
