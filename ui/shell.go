@@ -154,6 +154,7 @@ func New(opts Options) *Model {
 		opts.Env = func(string) string { return "" }
 	}
 	st := common.NewUI(common.NewStyles(opts.Renderer))
+	st.Home = opts.Host.Places.Home
 	if opts.Now != nil {
 		st.Now = opts.Now
 	}
