@@ -219,6 +219,33 @@ func (c *Choose) Help() [][]key.Binding {
 	return [][]key.Binding{append(ks, c.close)}
 }
 
+// NewUnsaved is the question every editor asks when it is closed with
+// changes not saved, with the same words and keys in each
+// (docs/adr/0054-one-unsaved-changes-question.md): s saves and then
+// closes (a save that fails or meets a conflict leaves the editor open
+// with the text), d closes without saving, k or esc goes back to
+// editing. what names what holds the changes ("~/src/api/AGENTS.md",
+// "the memory of api").
+func NewUnsaved(st *common.UI, what string, saveAndClose, discard func() tea.Cmd) *Choose {
+	k := UnsavedKeys()
+	return NewChoose(st, "Unsaved changes", "Your changes to "+what+" are not saved. Closing without saving loses them.",
+		Choice{Key: k.SaveAndClose, Run: saveAndClose},
+		Choice{Key: k.Discard, Run: discard},
+		Choice{Key: k.KeepEditing})
+}
+
+// Unsaved are the keys of NewUnsaved's question.
+type Unsaved struct{ SaveAndClose, Discard, KeepEditing key.Binding }
+
+// UnsavedKeys returns the keys of the unsaved-changes question.
+func UnsavedKeys() Unsaved {
+	return Unsaved{
+		SaveAndClose: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save and close")),
+		Discard:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "discard and close")),
+		KeepEditing:  key.NewBinding(key.WithKeys("k", "esc"), key.WithHelp("k/esc", "keep editing")),
+	}
+}
+
 // Prompt asks for one line of text. Enter hands it to onSubmit, which
 // returns the command to run (the dialog closes first).
 type Prompt struct {
