@@ -70,7 +70,7 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 		{where: "Projects", help: m.projects.Help(), rows: []keyRow{
 			{keys: []string{"↑/k", "↓/j", "pgup", "pgdn", "home", "end/G"}, does: "move"},
 			{keys: []string{"/", "esc"}, does: "filter by name or path (`enter` keeps it, `esc` clears it)"},
-			{keys: []string{"s"}, does: "sort by recent use or by name"},
+			{keys: []string{"s"}, does: "sort by recent use or by name (kept for the next start)"},
 			{keys: []string{"n"}, does: "add a project: folder (`tab` completes), name, trust; memory comes later from the menu"},
 			{keys: []string{"o", "a", "m", "w", "i", "r", "p", "x", "t", "g", "L", "D"}, does: "act on the selected row directly (not while filtering): open session, edit AGENTS.md, edit memory, " +
 				"let the agent write memory on/off, show instructions, rename, pin, archive/restore, trust, move to a group (pick one, type a new name, or none), " +

@@ -11,8 +11,8 @@ import (
 // rune counts two) for a dialog, where a sentence the user needs is
 // wrapped, never cut. Lines break at spaces: a word that does not fit
 // goes whole to the next line. Only a word longer than a whole line (a
-// long path, a URL) is broken, after a '/' or '-' where it has one in
-// reach, else at the width. A line's indent, and a list item's marker
+// long path, a URL) is broken, after a '/' (else a '-') where it has
+// one in reach, else at the width. A line's indent, and a list item's marker
 // ("• ", "- ", "1. "), is kept as a hanging indent on the lines it wraps
 // to, so wrapped text lines up under its start instead of running back
 // to the border. Runs of spaces inside a line are kept; spaces at a
@@ -109,8 +109,8 @@ func wrapLine(line string, width int) []string {
 }
 
 // breakWord cuts a word into pieces: the first of at most first cells,
-// the others of at most width, each ending after the last '/' or '-' in
-// it when that keeps at least a third of its room.
+// the others of at most width, each ending after the last '/' in it, or
+// else the last '-', when that keeps at least a third of its room.
 func breakWord(w string, first, width int) []string {
 	room := max(first, 1)
 	var out []string
@@ -120,8 +120,13 @@ func breakWord(w string, first, width int) []string {
 			piece, _, _ = strings.Cut(ansi.Hardwrap(w, room, true), "\n")
 		} else {
 			piece = ansi.Truncate(w, room, "")
-			if i := strings.LastIndexAny(piece, "/-"); i >= 0 && i < len(piece)-1 && ansi.StringWidth(piece[:i+1]) >= room/3 {
-				piece = piece[:i+1]
+			// After a slash if one keeps a third of the room (a path
+			// breaks between its names), else after a hyphen.
+			for _, at := range []string{"/", "-"} {
+				if i := strings.LastIndex(piece, at); i >= 0 && i < len(piece)-1 && ansi.StringWidth(piece[:i+1]) >= room/3 {
+					piece = piece[:i+1]
+					break
+				}
 			}
 		}
 		if piece == "" || !strings.HasPrefix(w, piece) { // a rune wider than the room
