@@ -73,17 +73,17 @@ func New(h *host.Host, st *common.UI, p projects.Project) *Page {
 	// chain does: a path outside gets only the root chain.
 	f := pathfield.New(pathfield.Options{Home: home, Root: p.Root, Files: true})
 	f.Input.Prompt = "path: "
-	f.Input.Placeholder = "a file or folder inside the project, e.g. packages/api/main.go (tab completes)"
+	f.Input.Placeholder = "a path in the project, e.g. packages/api/main.go · tab completes"
 	f.Input.Blur()
 	return &Page{host: h, st: st, p: p, path: f, keys: keys{
-		Path:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "chain for a path")),
-		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete the path")),
+		Path:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "chain for a path")),
 		Text:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "show the text the agent gets")),
 		Close:  key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "back/close")),
 		Scroll: key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown"), key.WithHelp("↑/↓", "scroll")),
 
-		Resolve: key.NewBinding(key.WithKeys("enter")),
-		Cancel:  key.NewBinding(key.WithKeys("esc")),
+		Resolve:  key.NewBinding(key.WithKeys("enter")),
+		Cancel:   key.NewBinding(key.WithKeys("esc")),
+		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete the path")),
 	}}
 }
 
