@@ -154,10 +154,17 @@ func (f *Field) Lines(st *common.UI, indent int) []string {
 // a sentence when it lists nothing because the folder is outside
 // opts.Root.
 func List(typed string, opts Options) (items []string, problem string) {
-	expanded := paths.ExpandHome(typed, opts.Home)
-	dir, prefix := filepath.Split(expanded)
-	if dir == "" {
-		dir = "."
+	if typed == "~" && opts.Home != "" {
+		return []string{"~/"}, ""
+	}
+	// The typed text is split before ~ is expanded: expanding cleans the
+	// path, which would drop a trailing slash and take the last folder
+	// for a prefix.
+	i := strings.LastIndex(typed, "/")
+	typedDir, prefix := typed[:i+1], typed[i+1:]
+	dir := "."
+	if typedDir != "" {
+		dir = paths.ExpandHome(typedDir, opts.Home)
 	}
 	if opts.Root != "" && !filepath.IsAbs(dir) {
 		dir = filepath.Join(opts.Root, dir)
@@ -174,7 +181,6 @@ func List(typed string, opts Options) (items []string, problem string) {
 	}
 	defer f.Close()
 	entries, _ := f.ReadDir(10000)
-	typedDir := typed[:len(typed)-len(prefix)]
 	for _, e := range entries {
 		name := e.Name()
 		if !strings.HasPrefix(name, prefix) || (strings.HasPrefix(name, ".") && !strings.HasPrefix(prefix, ".")) {
