@@ -188,56 +188,80 @@ func boxLines(frame string) []string {
 }
 
 // A dialog's text wraps inside its border at 80×24: a path longer than a
-// line, with wide runes in it, breaks only after a slash, no word is
-// split, and every line of the box has its borders in the same columns.
+// line, with wide runes in it, breaks only after a slash, a long word
+// goes whole to the next line, and every line of the box has its borders
+// in the same columns.
 func TestDialogTextWrapsAtWordsInsideTheBorder(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	dir := "src/日本語のプロジェクト/a-rather-long-folder-name/another-quite-long-folder/the-project"
-	f.add(dir, "proj", true)
+	long := "Supercalifragilisticexpialidocious-and-then-some-more-letters"
+	f.add(dir, long, true)
 	f.write(dir+"/AGENTS.md", "text")
 	s := f.run(80, 24)
-	s.waitFor("proj")
-	s.keys("enter", "a")
+	s.waitFor("Supercali")
+
+	s.keys("D") // remove: the name is a long word
+	frame := s.sc.WaitFrame(func(f string) bool { return strings.Contains(f, "Press D again") })
+	text := readBox(t, frame)
+	for _, want := range []string{"pi-tui forgets " + long + ", its 0 sessions and its memory.", "The folder ~/" + dir + " stays on disk, untouched."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the dialog's text, read line by line, is not %q (a word was split, or text lost):\n%s", want, frame)
+		}
+	}
+	s.keys("n")
+
+	s.keys("a") // the editor, then quit with its changes unsaved
 	s.waitFor("text")
 	s.tm.Type("x")
 	s.keys("ctrl+c")
-	frame := s.sc.WaitFrame(func(f string) bool { return strings.Contains(f, "Quit pi-tui?") })
-
-	lines := strings.Split(frame, "\n")
-	left, right := -1, -1
-	var text []string
-	for _, l := range lines {
-		if !strings.Contains(l, "│") {
-			continue
-		}
-		i, j := strings.Index(l, "│"), strings.LastIndex(l, "│")
-		li, ri := ansi.StringWidth(l[:i]), ansi.StringWidth(l[:j])
-		if left < 0 {
-			left, right = li, ri
-		}
-		if li != left || ri != right {
-			t.Errorf("a line of the box has its borders at %d and %d, not %d and %d:\n%s", li, ri, left, right, frame)
-		}
-		text = append(text, strings.TrimSpace(l[i+len("│"):j]))
-	}
-	if left < 0 {
-		t.Fatalf("no dialog box:\n%s", frame)
-	}
-	// Joined as read: a line ending in a slash goes on without a space.
-	var b strings.Builder
-	for i, l := range text {
-		if i > 0 && !strings.HasSuffix(text[i-1], "/") {
-			b.WriteString(" ")
-		}
-		b.WriteString(l)
-	}
-	want := "Unsaved changes to ~/" + dir + "/AGENTS.md would be lost."
-	if !strings.Contains(b.String(), want) {
+	frame = s.sc.WaitFrame(func(f string) bool { return strings.Contains(f, "Quit pi-tui?") })
+	if want := "Unsaved changes to ~/" + dir + "/AGENTS.md would be lost."; !strings.Contains(readBox(t, frame), want) {
 		t.Errorf("the dialog's text, read line by line, is not %q (a word was split, or text lost):\n%s", want, frame)
 	}
 	s.keys("n")
 	s.final()
+}
+
+// readBox checks that every line of the dialog box in frame has its
+// borders in the columns of its corners (no text runs past them or back
+// under them) and returns the box's text as read: lines joined with a
+// space, except after a line ending in a slash (a path broken between
+// its folders).
+func readBox(t *testing.T, frame string) string {
+	t.Helper()
+	left, right := -1, -1
+	var b strings.Builder
+	prev := ""
+	for _, l := range strings.Split(frame, "\n") {
+		if i := strings.Index(l, "╭"); i >= 0 && left < 0 {
+			left = ansi.StringWidth(l[:i])
+			right = ansi.StringWidth(l[:strings.Index(l, "╮")])
+			continue
+		}
+		if left < 0 {
+			continue
+		}
+		if strings.Contains(l, "╰") {
+			return b.String()
+		}
+		i, j := strings.Index(l, "│"), strings.LastIndex(l, "│")
+		if i < 0 || j <= i || ansi.StringWidth(l[:i]) != left || ansi.StringWidth(l[:j]) != right {
+			t.Errorf("a line of the box does not have its borders in columns %d and %d: %q\n%s", left, right, l, frame)
+			continue
+		}
+		line := strings.TrimSpace(l[i+len("│") : j])
+		if line == "" {
+			continue
+		}
+		if prev != "" && !strings.HasSuffix(prev, "/") {
+			b.WriteString(" ")
+		}
+		b.WriteString(line)
+		prev = line
+	}
+	t.Fatalf("no dialog box:\n%s", frame)
+	return ""
 }
 
 // Paths in dialogs write the home folder as ~: the session delete
