@@ -70,7 +70,7 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 		{where: "Projects", help: m.projects.Help(), rows: []keyRow{
 			{keys: []string{"↑/k", "↓/j", "pgup", "pgdn", "home", "end/G"}, does: "move"},
 			{keys: []string{"/", "esc"}, does: "filter by name or path (`enter` keeps it, `esc` clears it)"},
-			{keys: []string{"s"}, does: "sort by recent use or by name"},
+			{keys: []string{"s"}, does: "sort by recent use or by name (kept for the next start)"},
 			{keys: []string{"n"}, does: "add a project: folder (`tab` completes), name, trust; memory comes later from the menu"},
 			{keys: []string{"o", "a", "m", "w", "i", "r", "p", "x", "t", "g", "L", "D"}, does: "act on the selected row directly (not while filtering): open session, edit AGENTS.md, edit memory, " +
 				"let the agent write memory on/off, show instructions, rename, pin, archive/restore, trust, move to a group (pick one, type a new name, or none), " +
@@ -81,7 +81,7 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 		}},
 		{where: "AGENTS.md editor", help: edit.FullHelp(), rows: []keyRow{
 			{keys: []string{"ctrl+s"}, does: "save (atomic; asks if the file changed on disk: reload, overwrite or keep editing); the file ends with a newline"},
-			{keys: []string{"esc"}, does: "close (asks when unsaved)"},
+			{keys: []string{"esc"}, does: "close; with unsaved changes it asks, as the memory editor does: `s` save and close, `d` discard and close, `k`/`esc` keep editing"},
 			{keys: []string{"ctrl+p"}, does: "preview the rendered markdown"},
 			{keys: []string{"ctrl+e"}, does: "edit in `$VISUAL`/`$EDITOR`; reloads afterwards. Also for a file the editor refuses (over 1 MiB, not UTF-8)"},
 			{keys: []string{"ctrl+f", "enter/↓", "↑"}, does: "find as you type (case-insensitive unless the query has a capital); `enter`/`↓` next, `↑` previous, `esc` stays there"},
@@ -95,10 +95,10 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"p"}, does: "preview exactly what a runtime receives"},
 			{keys: []string{"w"}, does: "let the agent write this project's memory, on/off"},
 			{keys: []string{"ctrl+s"}, does: "save; refused above 32,768 bytes (the text stays); a conflicting save by someone else offers reload, overwrite or keep editing"},
-			{keys: []string{"esc"}, does: "close (asks when there are unsaved changes)"},
+			{keys: []string{"esc"}, does: "back from an entry to the list; from the list close, with unsaved changes asking as the AGENTS.md editor does: `s` save and close, `d` discard and close, `k`/`esc` keep editing"},
 		}},
 		{where: "Instructions (`i`)", help: instructionsview.New(f.host, m.st, p).Help(), rows: []keyRow{
-			{keys: []string{"/"}, does: "type a path to see its chain (`enter` shows it)"},
+			{keys: []string{"/", "tab"}, does: "type a path to see its chain (`enter` shows it); `tab` completes file and folder names from the project root, as adding a project completes folders, and never lists outside the project (it says so instead)"},
 			{keys: []string{"v"}, does: "show the text the agent gets"},
 			{keys: []string{"↑/↓"}, does: "scroll (`pgup`/`pgdn` too)"},
 			{keys: []string{"esc"}, does: "back from the text, then close (`q` too)"},

@@ -154,6 +154,7 @@ func New(opts Options) *Model {
 		opts.Env = func(string) string { return "" }
 	}
 	st := common.NewUI(common.NewStyles(opts.Renderer))
+	st.Home = opts.Host.Places.Home
 	if opts.Now != nil {
 		st.Now = opts.Now
 	}
@@ -584,25 +585,28 @@ func (m *Model) tabKey(msg tea.KeyMsg) bool {
 	return true
 }
 
-// quit leaves at once unless an editor holds unsaved text; then it asks.
+// quit leaves at once unless an editor holds unsaved text or the agent
+// is working; then it asks, saying what quitting loses: each editor's
+// unsaved changes (only those: what is saved stays), and what happens to
+// the running turn.
 func (m *Model) quit() tea.Cmd {
-	var unsaved []string
+	var lost []string
 	for _, l := range m.stack {
 		if u := l.Unsaved(); u != "" {
-			unsaved = append(unsaved, u)
+			lost = append(lost, u+" would be lost.")
 		}
 	}
 	if m.session.Busy() {
-		unsaved = append(unsaved, "the agent's running turn (it is aborted; what arrived is kept)")
+		lost = append(lost, "The agent's running turn would be stopped; what it has written and done so far stays in the session.")
 	}
-	if len(unsaved) == 0 {
+	if len(lost) == 0 {
 		return tea.Quit
 	}
 	if m.quitAsk != nil {
 		return tea.Quit // ctrl+c while already asking
 	}
 	m.quitAsk = dialog.NewConfirm(m.st, "Quit pi-tui?",
-		"This would lose "+strings.Join(unsaved, ", ")+".\n\ny quits anyway; n or esc goes back (ctrl+c again also quits).",
+		strings.Join(lost, "\n")+"\n\ny quits anyway; n or esc goes back (ctrl+c again also quits).",
 		func() tea.Cmd { return tea.Quit })
 	return m.st.Push(m.quitAsk)
 }

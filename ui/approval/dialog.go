@@ -204,7 +204,9 @@ func (d *Dialog) build(w int) {
 	// add wraps one line behind a gutter; continuation rows get a blank
 	// one of the same width.
 	add := func(gutter string, gw int, text string, style func(...string) string) {
-		wrapped := strings.Split(ansi.Hardwrap(text, max(w-gw, 4), true), "\n")
+		// At spaces where it can, keeping every character: what is
+		// approved is read exactly as it runs.
+		wrapped := dialog.WrapExact(text, max(w-gw, 4))
 		for j, part := range wrapped {
 			g := gutter
 			if j > 0 {
@@ -287,7 +289,9 @@ func (d *Dialog) View(width, height int) string {
 	d.build(inner)
 	fitLine := func(s string) string { return ansi.Truncate(s, inner, "…") }
 
-	title := fitLine(st.DialogHead.Render("Allow " + d.ask.req.Tool + "?" + " · " + common.VisibleLine(d.project)))
+	// The title wraps (a long project name is read whole); the answer
+	// keys and it always show.
+	title := st.DialogHead.Render(dialog.Wrap("Allow "+d.ask.req.Tool+"?"+" · "+common.VisibleLine(d.project), inner))
 	holding := d.quiet.Holding()
 	var state string
 	if holding {
@@ -310,7 +314,7 @@ func (d *Dialog) View(width, height int) string {
 	keyLines := joinFit(keyParts, st.Dim.Render(" · "), inner)
 	var reason []string
 	if r := d.ask.req.Reason; r != "" {
-		wrapped := strings.Split(ansi.Wrap("⚠ Asks because: "+common.VisibleLine(r), inner, ""), "\n")
+		wrapped := strings.Split(dialog.Wrap("⚠ Asks because: "+common.VisibleLine(r), inner), "\n")
 		for _, l := range wrapped[:min(len(wrapped), 3)] {
 			reason = append(reason, st.Warn.Render(fitLine(l)))
 		}
@@ -319,7 +323,7 @@ func (d *Dialog) View(width, height int) string {
 	// Height: border 2, title, keys; then the state, the reason's first
 	// line, the summary and the rest of the reason, each only if a content
 	// row still fits after it.
-	used := 2 + 1 + len(keyLines)
+	used := 2 + strings.Count(title, "\n") + 1 + len(keyLines)
 	room := func(n int) bool {
 		if used+n+1 <= height {
 			used += n
@@ -334,7 +338,16 @@ func (d *Dialog) View(width, height int) string {
 	if len(reason) > 0 && !room(1) {
 		reason = nil
 	}
-	showSummary := room(1)
+	// The summary (the file's path, the counts) wraps too; room is kept
+	// for its longest form, with the rows shown when the rows scroll.
+	summary := func(scroll string) []string {
+		return strings.Split(dialog.Wrap(dialog.Tilde(d.summary, st.Home)+scroll, inner), "\n")
+	}
+	longest := ""
+	if n := len(d.rows); n > 1 {
+		longest = fmt.Sprintf(" · rows %d–%d of %d, ↑↓ pgup pgdn", n, n, n)
+	}
+	showSummary := room(len(summary(longest)))
 	for len(reason) > 1 && !room(len(reason)-1) {
 		reason = reason[:len(reason)-1]
 	}
@@ -346,11 +359,13 @@ func (d *Dialog) View(width, height int) string {
 	out = append(out, title)
 	out = append(out, reason...)
 	if showSummary {
-		sum := d.summary
+		scroll := ""
 		if len(d.rows) > page {
-			sum += fmt.Sprintf(" · rows %d–%d of %d, ↑↓ pgup pgdn", d.offset+1, d.offset+page, len(d.rows))
+			scroll = fmt.Sprintf(" · rows %d–%d of %d, ↑↓ pgup pgdn", d.offset+1, d.offset+page, len(d.rows))
 		}
-		out = append(out, st.Dim.Render(fitLine(sum)))
+		for _, l := range summary(scroll) {
+			out = append(out, st.Dim.Render(l))
+		}
 	}
 	out = append(out, d.rows[d.offset:d.offset+page]...)
 	if showState {

@@ -130,3 +130,40 @@ func TestDiffShowsLineNumbersAndContext(t *testing.T) {
 		t.Errorf("more than three lines of context:\n%s", view)
 	}
 }
+
+// At 80 columns a long command wraps at its spaces, every character
+// kept, and a long project name in the title wraps instead of being cut.
+func TestApprovalDialogWrapsAtWords(t *testing.T) {
+	cmd := "find . -name '*.go' -newer go.mod -exec gofmt -l {} + | sort | uniq | xargs -r grep -n TODO | head -n 40"
+	project := "a project with a name long enough to need a second line in the approval dialog title"
+	d := newDialog(uitest.UI(), &Ask{req: agent.Approval{Tool: "bash", Command: cmd}}, project, nil)
+	view := ansi.Strip(d.View(80, 24))
+	var content []string
+	for _, l := range strings.Split(view, "\n") {
+		if strings.HasPrefix(l, "│ ") {
+			content = append(content, strings.TrimRight(strings.TrimSuffix(strings.TrimPrefix(l, "│ "), "│"), " "))
+		}
+	}
+	var title, rows []string
+	for i, l := range content {
+		switch {
+		case strings.HasPrefix(l, "command:"):
+			title = content[:i]
+		case strings.HasPrefix(l, "1 │ "):
+			rows = append(rows, strings.TrimPrefix(l, "1 │ "))
+			for _, c := range content[i+1:] {
+				if !strings.HasPrefix(c, "    ") {
+					break
+				}
+				rows = append(rows, strings.TrimSpace(c))
+			}
+		}
+	}
+	// A row ends where a space was (the box's padding hides it).
+	if len(rows) < 2 || strings.Join(rows, " ") != cmd {
+		t.Errorf("the command did not wrap at its spaces, whole:\n%s", view)
+	}
+	if strings.Join(title, " ") != "Allow bash? · "+project {
+		t.Errorf("the title was not wrapped whole:\n%s", view)
+	}
+}

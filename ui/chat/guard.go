@@ -86,8 +86,8 @@ func (g *guarded) View(width, height int) string {
 	for _, c := range append(append([]dialog.Choice(nil), g.choices...), dialog.Choice{Key: g.cancel}) {
 		keys = append(keys, st.Key.Render(c.Key.Help().Key)+" "+c.Key.Help().Desc)
 	}
-	inner := lipgloss.JoinVertical(lipgloss.Left, st.DialogHead.Render(common.VisibleLine(g.title)), "",
-		st.R.NewStyle().Width(w-4).Render(g.body), "", state, st.R.NewStyle().Width(w-4).Render(strings.Join(keys, " · ")))
+	inner := lipgloss.JoinVertical(lipgloss.Left, st.DialogHead.Render(dialog.Paragraph(st, common.VisibleLine(g.title), w-4)), "",
+		dialog.Paragraph(st, g.body, w-4), "", state, st.R.NewStyle().Width(w-4).Render(strings.Join(keys, " · ")))
 	return st.Dialog.Width(w).Render(inner)
 }
 

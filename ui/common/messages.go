@@ -61,8 +61,9 @@ type Layer interface {
 	// FullScreen reports whether the layer takes the whole body (a page)
 	// rather than floating over it (a dialog).
 	FullScreen() bool
-	// Unsaved names what would be lost if the program quit now ("" when
-	// nothing would be).
+	// Unsaved says what would be lost if the program quit now, as the
+	// start of a sentence ending "would be lost": only what is not saved
+	// ("Unsaved changes to ~/src/api/AGENTS.md"); "" when nothing would be.
 	Unsaved() string
 	// CapturesText reports whether printable keys go to a text field, so
 	// the shell must not treat them as commands.

@@ -20,6 +20,9 @@ type UI struct {
 	// kept here because a Bubble Tea command takes no context; the shell
 	// sets it and cancels it when the program closes.
 	Ctx context.Context
+	// Home is the user's home folder, which dialogs write as ~ ("" when
+	// unknown: paths are shown as they are).
+	Home string
 	// lastKey is when the program last saw a key, for QuietPeriod.
 	lastKey time.Time
 }

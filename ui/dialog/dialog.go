@@ -13,19 +13,97 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/list"
 )
 
-// box draws a dialog frame no wider than width.
-func box(st *common.UI, width int, title, body, help string) string {
-	w := min(max(width-4, 20), 72)
+// textWidth is the width of the text inside a box drawn no wider than
+// width (box's frame, padding and margin).
+func textWidth(width int) int { return min(max(width-4, 20), 72) - 4 }
+
+// box draws a dialog frame no wider than width around a title, a body
+// already laid out in lines of at most textWidth(width) cells (see
+// Paragraph), and key hints, which break between hints, never inside one.
+func box(st *common.UI, width int, title, body string, hints []string) string {
+	w := textWidth(width) + 4
 	// Titles carry names from files and models (a project's, a session's,
 	// a branch): shown, never interpreted by the terminal.
-	inner := lipgloss.JoinVertical(lipgloss.Left,
-		st.DialogHead.Render(common.VisibleLine(title)), "", st.R.NewStyle().Width(w-4).Render(body), "", st.Dim.Render(help))
+	head := st.DialogHead.Render(Paragraph(st, common.VisibleLine(title), w-4))
+	inner := lipgloss.JoinVertical(lipgloss.Left, head, "", body, "", st.Dim.Render(joinHints(hints, " · ", w-4)))
 	return st.Dialog.Width(w).Render(inner)
+}
+
+// Paragraph lays text out for a dialog: the home folder written as ~,
+// wrapped at words in width cells (Wrap). Every dialog renderer draws
+// its sentences with it.
+func Paragraph(st *common.UI, text string, width int) string {
+	return Wrap(Tilde(text, st.Home), width)
+}
+
+// Tilde writes the home folder as ~ wherever text names it or a path
+// inside it; home "" or "/" leaves text as it is.
+func Tilde(text, home string) string {
+	home = strings.TrimSuffix(home, "/")
+	if home == "" {
+		return text
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(text, home)
+		if i < 0 {
+			break
+		}
+		end := i + len(home)
+		b.WriteString(text[:i])
+		// Only the folder itself: /home/ann, not /home/anne.
+		if end == len(text) || !pathChar(text[end]) {
+			b.WriteString("~")
+		} else {
+			b.WriteString(home)
+		}
+		text = text[end:]
+	}
+	b.WriteString(text)
+	return b.String()
+}
+
+// pathChar reports whether c continues a file name (so that a home
+// folder followed by it is a different folder).
+func pathChar(c byte) bool {
+	return c == '.' || c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// joinHints joins hints with sep into lines of at most width cells,
+// breaking only between hints (a key and what it does stay together).
+func joinHints(hints []string, sep string, width int) string {
+	var lines []string
+	cur := ""
+	for _, h := range hints {
+		switch {
+		case cur == "":
+			cur = h
+		case ansi.StringWidth(cur+sep+h) <= width:
+			cur += sep + h
+		default:
+			lines = append(lines, cur)
+			cur = h
+		}
+	}
+	lines = append(lines, cur)
+	return Wrap(strings.Join(lines, "\n"), width)
+}
+
+// keyHints are the help texts of bindings, as "key what-it-does".
+func keyHints(bs ...key.Binding) []string {
+	var out []string
+	for _, b := range bs {
+		if h := b.Help(); h.Key != "" {
+			out = append(out, h.Key+" "+h.Desc)
+		}
+	}
+	return out
 }
 
 // Confirm asks a yes/no question. Yes runs onYes (then closes); no or esc
@@ -65,7 +143,7 @@ func (c *Confirm) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 }
 
 func (c *Confirm) View(width, height int) string {
-	return box(c.st, width, c.title, c.body, c.yesKey.Help().Key+" "+c.yesKey.Help().Desc+" · "+c.noKey.Help().Key+" "+c.noKey.Help().Desc)
+	return box(c.st, width, c.title, Paragraph(c.st, c.body, textWidth(width)), keyHints(c.yesKey, c.noKey))
 }
 func (c *Confirm) Title() string         { return c.title }
 func (c *Confirm) Help() [][]key.Binding { return [][]key.Binding{{c.yesKey, c.noKey}} }
@@ -130,7 +208,7 @@ func (c *Choose) View(width, height int) string {
 	for _, ch := range c.choices {
 		help = append(help, c.st.Key.Render(ch.Key.Help().Key)+" "+ch.Key.Help().Desc)
 	}
-	return box(c.st, width, c.title, c.body, strings.Join(help, " · "))
+	return box(c.st, width, c.title, Paragraph(c.st, c.body, textWidth(width)), help)
 }
 func (c *Choose) Title() string { return c.title }
 func (c *Choose) Help() [][]key.Binding {
@@ -139,6 +217,33 @@ func (c *Choose) Help() [][]key.Binding {
 		ks = append(ks, ch.Key)
 	}
 	return [][]key.Binding{append(ks, c.close)}
+}
+
+// NewUnsaved is the question every editor asks when it is closed with
+// changes not saved, with the same words and keys in each
+// (docs/adr/0054-one-unsaved-changes-question.md): s saves and then
+// closes (a save that fails or meets a conflict leaves the editor open
+// with the text), d closes without saving, k or esc goes back to
+// editing. what names what holds the changes ("~/src/api/AGENTS.md",
+// "the memory of api").
+func NewUnsaved(st *common.UI, what string, saveAndClose, discard func() tea.Cmd) *Choose {
+	k := UnsavedKeys()
+	return NewChoose(st, "Unsaved changes", "Your changes to "+what+" are not saved. Closing without saving loses them.",
+		Choice{Key: k.SaveAndClose, Run: saveAndClose},
+		Choice{Key: k.Discard, Run: discard},
+		Choice{Key: k.KeepEditing})
+}
+
+// Unsaved are the keys of NewUnsaved's question.
+type Unsaved struct{ SaveAndClose, Discard, KeepEditing key.Binding }
+
+// UnsavedKeys returns the keys of the unsaved-changes question.
+func UnsavedKeys() Unsaved {
+	return Unsaved{
+		SaveAndClose: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save and close")),
+		Discard:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "discard and close")),
+		KeepEditing:  key.NewBinding(key.WithKeys("k", "esc"), key.WithHelp("k/esc", "keep editing")),
+	}
 }
 
 // Prompt asks for one line of text. Enter hands it to onSubmit, which
@@ -201,15 +306,16 @@ func (p *Prompt) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 }
 
 func (p *Prompt) View(width, height int) string {
-	p.input.Width = min(max(width-14, 10), 60)
+	tw := textWidth(width)
+	p.input.Width = min(max(width-14, 10), 60, tw-3) // the prompt and the cursor beside it
 	body := p.input.View()
 	if p.hint != "" {
-		body += "\n" + p.st.Dim.Render(p.hint)
+		body += "\n" + p.st.Dim.Render(Paragraph(p.st, p.hint, tw))
 	}
 	if p.errText != "" {
-		body += "\n" + p.st.Error.Render(p.errText)
+		body += "\n" + p.st.Error.Render(Paragraph(p.st, p.errText, tw))
 	}
-	return box(p.st, width, p.title, body, common.Hints(p.keys.OK, p.keys.Cancel))
+	return box(p.st, width, p.title, body, keyHints(p.keys.OK, p.keys.Cancel))
 }
 func (p *Prompt) Title() string         { return p.title }
 func (p *Prompt) Help() [][]key.Binding { return [][]key.Binding{{p.keys.OK, p.keys.Cancel}} }
@@ -232,6 +338,9 @@ type Menu struct {
 	title string
 	items list.List[Item]
 	keys  menuKeys
+	// textW is the width the items were last laid out in (View sets it;
+	// the list asks an item's height in it).
+	textW int
 }
 
 // menuKeys are a menu's own keys; its items bring theirs. The moving
@@ -242,9 +351,13 @@ type menuKeys struct {
 	Choose, Close key.Binding
 }
 
-// menuChrome is the lines of a menu's box around its items: the border,
-// the title and the hint with a blank line each.
-const menuChrome = 6
+// menuChrome is the lines of a menu's box around its items and title:
+// the border, and the title and the hint with a blank line each.
+const menuChrome = 5
+
+// menuWidth is the narrowest a menu is drawn (it widens, up to the
+// screen, for longer items).
+const menuWidth = 48
 
 // NewMenu returns a menu.
 func NewMenu(st *common.UI, title string, items []Item) *Menu {
@@ -253,13 +366,29 @@ func NewMenu(st *common.UI, title string, items []Item) *Menu {
 	nav.Top.SetHelp("home", "first")
 	nav.Bottom.SetKeys("end")
 	nav.Bottom.SetHelp("end", "last")
-	m := &Menu{st: st, title: title, items: list.New[Item](nav), keys: menuKeys{Nav: nav,
+	m := &Menu{st: st, title: title, items: list.New[Item](nav), textW: textWidth(menuWidth), keys: menuKeys{Nav: nav,
 		Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run the highlighted item")),
 		Close:  key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "close")),
 	}}
 	m.items.Wrap = true
+	m.items.Height = func(it Item) int { return len(m.itemLines(it)) }
 	m.items.SetItems(items)
 	return m
+}
+
+// itemLines lays an item out in the menu's text width: its key, then
+// what it does, wrapped under its own start.
+func (m *Menu) itemLines(it Item) []string {
+	h := it.Key.Help()
+	indent := 2 + ansi.StringWidth(h.Key) + 2
+	w := max(m.textW, indent+10)
+	lines := strings.Split(Wrap(Tilde(h.Desc, m.st.Home), w-indent), "\n")
+	for i := range lines {
+		if i > 0 {
+			lines[i] = strings.Repeat(" ", indent) + lines[i]
+		}
+	}
+	return lines
 }
 
 func (m *Menu) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
@@ -289,16 +418,31 @@ func (m *Menu) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 }
 
 func (m *Menu) View(width, height int) string {
-	m.items.SetLines(height - menuChrome)
+	longest := 0
+	for _, it := range m.items.Items() {
+		h := it.Key.Help()
+		longest = max(longest, 4+ansi.StringWidth(h.Key)+ansi.StringWidth(h.Desc))
+	}
+	bw := min(width, max(menuWidth, longest+8))
+	m.textW = textWidth(bw)
+	titleLines := strings.Count(Paragraph(m.st, common.VisibleLine(m.title), m.textW), "\n") + 1
+	m.items.SetLines(height - menuChrome - titleLines)
 	var lines []string
 	for i, it := range m.items.Window() {
-		line := "  " + m.st.Key.Render(it.Key.Help().Key) + "  " + it.Key.Help().Desc
-		if i == m.items.Cursor() {
-			line = m.st.Selected.Render("› " + it.Key.Help().Key + "  " + it.Key.Help().Desc)
+		k := it.Key.Help().Key
+		for j, l := range m.itemLines(it) {
+			switch {
+			case i == m.items.Cursor() && j == 0:
+				l = m.st.Selected.Render("› " + k + "  " + l)
+			case i == m.items.Cursor():
+				l = m.st.Selected.Render(l)
+			case j == 0:
+				l = "  " + m.st.Key.Render(k) + "  " + l
+			}
+			lines = append(lines, l)
 		}
-		lines = append(lines, line)
 	}
-	return box(m.st, min(width, 48), m.title, strings.Join(lines, "\n"), "key or enter · esc close")
+	return box(m.st, bw, m.title, strings.Join(lines, "\n"), []string{"key or enter", "esc close"})
 }
 func (m *Menu) Title() string { return m.title }
 func (m *Menu) Help() [][]key.Binding {

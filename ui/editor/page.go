@@ -283,10 +283,7 @@ func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		if p.dirty() {
-			return p.st.Push(dialog.NewChoose(p.st, "Unsaved changes", fmt.Sprintf("%s has changes that are not saved.", p.cfg.Label),
-				dialog.Choice{Key: bind("s", "save and close"), Run: func() tea.Cmd { return p.saveThen(p.closeSelf) }},
-				dialog.Choice{Key: bind("d", "discard and close"), Run: func() tea.Cmd { return p.st.Close(p) }},
-				dialog.Choice{Key: bind("k", "keep editing")}))
+			return p.st.Push(dialog.NewUnsaved(p.st, p.cfg.Label, func() tea.Cmd { return p.saveThen(p.closeSelf) }, p.closeSelf))
 		}
 		return p.st.Close(p)
 	case !p.loaded && p.extPath != "" && key.Matches(msg, k.External):
@@ -508,10 +505,10 @@ func (p *Page) help(winner bool) [][]key.Binding {
 	return [][]key.Binding{first, {b.Home, b.Top, b.WordLeft, b.PageUp, b.DeleteWord, b.KillLine, b.KillStart}, {b.Undo, b.Redo, k.FindNext, k.FindPrev}}
 }
 
-// Unsaved names the file when it has unsaved changes.
+// Unsaved says the file's changes are not saved, when they are not.
 func (p *Page) Unsaved() string {
 	if p.dirty() {
-		return p.cfg.Label
+		return "Unsaved changes to " + p.cfg.Label
 	}
 	return ""
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/editor"
 	"github.com/pi-tui/pi-tui/ui/list"
 )
@@ -301,8 +302,10 @@ func (d *Dialog) View(width, height int) string {
 		countdown = st.Dim.Render(fit(fmt.Sprintf("⏱ %s left, then the extension stops waiting", secondsText(d.Left()))))
 	}
 
+	// The title wraps (an extension's title is read whole).
+	title := strings.Split(dialog.Wrap(d.Title(), inner), "\n")
 	// Border 2, title, state, keys, the countdown.
-	used := 5
+	used := 4 + len(title)
 	if countdown != "" {
 		used++
 	}
@@ -311,7 +314,7 @@ func (d *Dialog) View(width, height int) string {
 	var msg []string
 	if m := strings.TrimRight(d.q.Message, "\n"); m != "" {
 		for _, l := range strings.Split(m, "\n") {
-			msg = append(msg, strings.Split(ansi.Wrap(strings.ReplaceAll(common.Visible(l), "\t", "    "), inner, ""), "\n")...)
+			msg = append(msg, strings.Split(dialog.Wrap(strings.ReplaceAll(common.Visible(l), "\t", "    "), inner), "\n")...)
 		}
 	}
 	if room := height - used; len(msg) > room {
@@ -321,10 +324,11 @@ func (d *Dialog) View(width, height int) string {
 			msg = append(msg, st.Dim.Render("… (the message goes on; make the window taller to read it)"))
 		}
 	}
-	out := []string{fit(st.DialogHead.Render(d.Title()))}
-	for _, l := range msg {
-		out = append(out, fit(l))
+	var out []string
+	for _, l := range title {
+		out = append(out, st.DialogHead.Render(l))
 	}
+	out = append(out, msg...)
 	out = append(out, body...)
 	if countdown != "" {
 		out = append(out, countdown)

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -22,6 +21,8 @@ import (
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/dialog"
+	"github.com/pi-tui/pi-tui/ui/pathfield"
 )
 
 // resolveTimeout bounds one resolution, as the runtime's preflight is.
@@ -34,7 +35,9 @@ type Page struct {
 	st   *common.UI
 	p    projects.Project
 
-	input    textinput.Model
+	// path is the path field; tab completes in it, inside the project.
+	path     pathfield.Field
+	pathNote string // why a completion found nothing, under the field
 	inputOn  bool
 	chain    *instructions.Chain
 	model    instructions.Model
@@ -53,6 +56,8 @@ type Page struct {
 
 type keys struct {
 	Path, Text, Close, Scroll key.Binding
+	// Complete completes the path field's last name (in the field).
+	Complete key.Binding
 	// In the path field (Path's partners): enter shows the typed path's
 	// chain, esc leaves the field; every other key is typed.
 	Resolve, Cancel key.Binding
@@ -60,18 +65,25 @@ type keys struct {
 
 // New returns the page for p.
 func New(h *host.Host, st *common.UI, p projects.Project) *Page {
-	in := textinput.New()
-	in.Prompt = "path: "
-	in.Placeholder = "a file or folder inside the project, e.g. packages/api/main.go"
-	in.CharLimit = 4096
-	return &Page{host: h, st: st, p: p, input: in, keys: keys{
+	home := ""
+	if h != nil {
+		home = h.Places.Home
+	}
+	// Completion starts at the project root and stays inside it, as the
+	// chain does: a path outside gets only the root chain.
+	f := pathfield.New(pathfield.Options{Home: home, Root: p.Root, Files: true})
+	f.Input.Prompt = "path: "
+	f.Input.Placeholder = "a path in the project, e.g. packages/api/main.go · tab completes"
+	f.Input.Blur()
+	return &Page{host: h, st: st, p: p, path: f, keys: keys{
 		Path:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "chain for a path")),
 		Text:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "show the text the agent gets")),
 		Close:  key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "back/close")),
 		Scroll: key.NewBinding(key.WithKeys("up", "down", "pgup", "pgdown"), key.WithHelp("↑/↓", "scroll")),
 
-		Resolve: key.NewBinding(key.WithKeys("enter")),
-		Cancel:  key.NewBinding(key.WithKeys("esc")),
+		Resolve:  key.NewBinding(key.WithKeys("enter")),
+		Cancel:   key.NewBinding(key.WithKeys("esc")),
+		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete the path")),
 	}}
 }
 
@@ -131,21 +143,31 @@ func (pg *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		pg.vp.SetContent(pg.wrap(pg.details()))
 		pg.vp.GotoTop()
 		return pg, nil
+	case pathfield.Msg:
+		if note, ok := pg.path.Apply(msg); ok {
+			pg.pathNote = note
+		}
+		return pg, nil
 	case tea.KeyMsg:
 		if pg.inputOn {
 			switch {
 			case key.Matches(msg, pg.keys.Cancel):
 				pg.inputOn = false
-				pg.input.Blur()
+				pg.path.Input.Blur()
+				pg.path.Forget()
+				pg.pathNote = ""
 				return pg, nil
 			case key.Matches(msg, pg.keys.Resolve):
 				pg.inputOn = false
-				pg.input.Blur()
-				return pg, pg.resolve(strings.TrimSpace(pg.input.Value()))
+				pg.path.Input.Blur()
+				pg.path.Forget()
+				pg.pathNote = ""
+				return pg, pg.resolve(paths.ExpandHome(strings.TrimSpace(pg.path.Input.Value()), pg.host.Places.Home))
+			case key.Matches(msg, pg.keys.Complete):
+				return pg, pg.path.Complete()
 			}
-			var cmd tea.Cmd
-			pg.input, cmd = pg.input.Update(msg)
-			return pg, cmd
+			pg.pathNote = ""
+			return pg, pg.path.Update(msg)
 		}
 		switch {
 		case key.Matches(msg, pg.keys.Close):
@@ -157,7 +179,7 @@ func (pg *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			return pg, pg.st.Close(pg)
 		case key.Matches(msg, pg.keys.Path):
 			pg.inputOn = true
-			return pg, pg.input.Focus()
+			return pg, pg.path.Input.Focus()
 		case key.Matches(msg, pg.keys.Text):
 			pg.showText = !pg.showText
 			if pg.chain != nil {
@@ -253,8 +275,8 @@ func displayPath(p, root, home string) string {
 func (pg *Page) View(width, height int) string {
 	if width != pg.width || height != pg.height {
 		pg.width, pg.height = width, height
-		pg.vp.Width, pg.vp.Height = width, max(height-5, 3)
-		pg.input.Width = max(width-10, 10)
+		pg.vp.Width = width
+		pg.path.Input.Width = max(width-10, 10)
 		if pg.chain != nil && !pg.showText {
 			pg.vp.SetContent(pg.wrap(pg.details()))
 		}
@@ -268,9 +290,17 @@ func (pg *Page) View(width, height int) string {
 		head += st.Dim.Render("  resolving…")
 	}
 	line2 := st.Dim.Render("/ chain for a path · v text the agent gets · esc close")
-	if pg.inputOn || pg.input.Value() != "" {
-		line2 = pg.input.View()
+	if pg.inputOn || pg.path.Input.Value() != "" {
+		line2 = pg.path.Input.View()
+		if pg.inputOn {
+			line2 = strings.Join(append([]string{line2}, pg.path.Lines(st, 6)...), "\n")
+		}
+		if pg.pathNote != "" {
+			line2 += "\n" + st.Warn.Render(dialog.Wrap(pg.pathNote, max(width, 20)))
+		}
 	}
+	// The chain gets what the field and its completions leave.
+	pg.vp.Height = max(height-4-strings.Count(line2, "\n")-1, 3)
 	body := pg.vp.View()
 	if pg.err != "" {
 		body = st.Error.Render(pg.err)
@@ -284,7 +314,7 @@ func (pg *Page) Title() string { return "Instructions · " + pg.p.Name }
 // Help lists the keys.
 func (pg *Page) Help() [][]key.Binding {
 	k := pg.keys
-	return [][]key.Binding{{k.Path, k.Text, k.Scroll, k.Close}}
+	return [][]key.Binding{{k.Path, k.Complete, k.Text, k.Scroll, k.Close}}
 }
 
 // CapturesText is true while the path field is active.

@@ -93,6 +93,11 @@ type Page struct {
 	// agent is the project's agent-writes switch as last read.
 	agent agentState
 
+	// after runs once the next save succeeds (closing the page after
+	// "save and close"); a save that fails or meets a conflict drops it,
+	// so the page and its text stay.
+	after func() tea.Cmd
+
 	width, height int
 }
 
@@ -174,6 +179,8 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			return p, nil
 		}
 		p.busy = ""
+		after := p.after
+		p.after = nil
 		var tl *memory.TooLargeError
 		switch {
 		case errors.Is(msg.err, memory.ErrConflict):
@@ -191,8 +198,12 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		if p.dropped > 0 {
 			note = fmt.Sprintf(" (%d without content dropped)", p.dropped)
 		}
+		var then tea.Cmd
+		if after != nil {
+			then = after()
+		}
 		return p, tea.Batch(common.Notice("saved memory of %s: %d entries, %s bytes%s", p.label, len(p.entries), common.Group(len(msg.m.Content)), note),
-			func() tea.Msg { return common.ProjectsChangedMsg{} })
+			func() tea.Msg { return common.ProjectsChangedMsg{} }, then)
 	case overwriteMsg:
 		if msg.page != p {
 			return p, nil
@@ -269,10 +280,7 @@ func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Close):
 		if p.dirty() {
-			return p.st.Push(dialog.NewChoose(p.st, "Unsaved memory", "The memory of "+p.label+" has changes that are not saved.",
-				dialog.Choice{Key: bindKey("s", "save"), Run: p.save},
-				dialog.Choice{Key: bindKey("d", "discard and close"), Run: func() tea.Cmd { return p.st.Close(p) }},
-				dialog.Choice{Key: bindKey("k", "keep editing")}))
+			return p.st.Push(dialog.NewUnsaved(p.st, p.what(), func() tea.Cmd { return p.saveThen(p.closeSelf) }, p.closeSelf))
 		}
 		return p.st.Close(p)
 	case p.list.Update(msg):
@@ -347,9 +355,18 @@ func (p *Page) commitEntry() {
 
 func (p *Page) projection() string { return memory.Project(memory.Normalize(p.entries, nil)) }
 
+// saveThen saves and calls then only once the save succeeded.
+func (p *Page) saveThen(then func() tea.Cmd) tea.Cmd {
+	p.after = then
+	return p.save()
+}
+
+func (p *Page) closeSelf() tea.Cmd { return p.st.Close(p) }
+
 func (p *Page) save() tea.Cmd {
 	if n := len(p.projection()); n > memory.LimitBytes {
 		// Refused before it reaches the store; the text stays here.
+		p.after = nil
 		return common.Failure(&memory.TooLargeError{Bytes: n})
 	}
 	p.busy = "saving"
@@ -512,13 +529,16 @@ func (p *Page) Help() [][]key.Binding {
 	return [][]key.Binding{{k.Add, k.Edit, k.Delete, k.Preview, k.Save, k.Close}, append(k.Nav.Bindings(), k.Field, k.AgentWrites)}
 }
 
-// Unsaved names the memory when it has unsaved changes.
+// Unsaved says the memory's changes are not saved, when they are not.
 func (p *Page) Unsaved() string {
 	if p.dirty() {
-		return "the memory of " + p.label
+		return "Unsaved changes to " + p.what()
 	}
 	return ""
 }
+
+// what names the memory in sentences.
+func (p *Page) what() string { return "the memory of " + p.label }
 
 // CapturesText is true while an entry is being edited.
 func (p *Page) CapturesText() bool { return p.mode == modeEntry }

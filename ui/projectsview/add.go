@@ -3,9 +3,6 @@ package projectsview
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -17,6 +14,8 @@ import (
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/dialog"
+	"github.com/pi-tui/pi-tui/ui/pathfield"
 )
 
 // addDialog asks for a folder, an optional name and whether to trust it.
@@ -30,7 +29,7 @@ type addDialog struct {
 	common.DialogLayer
 	host  *host.Host
 	st    *common.UI
-	path  folderField
+	path  pathfield.Field
 	name  textinput.Model
 	trust bool
 	field int // 0 path, 1 name, 2 trust
@@ -64,7 +63,7 @@ func newAddDialog(h *host.Host, st *common.UI) *addDialog {
 	n.Prompt = ""
 	n.Placeholder = "(the folder's name)"
 	n.CharLimit = 128
-	return &addDialog{host: h, st: st, path: newFolderField(h.Places.Home), name: n, keys: addKeys{
+	return &addDialog{host: h, st: st, path: pathfield.New(pathfield.Options{Home: h.Places.Home}), name: n, keys: addKeys{
 		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete folder")),
 		// tab on the folder field completes (Complete comes first); on the
 		// others it goes on, as ↓ does.
@@ -113,8 +112,8 @@ func (d *addDialog) goOn(id string) tea.Cmd {
 
 func (d *addDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	switch msg := msg.(type) {
-	case completionMsg:
-		if e := d.path.apply(msg); e != "" {
+	case pathfield.Msg:
+		if e, ok := d.path.Apply(msg); ok && e != "" {
 			d.errText = e
 		}
 		return d, nil
@@ -199,7 +198,7 @@ func (d *addDialog) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Submit):
 		return d.submit()
 	case d.field == 0 && key.Matches(msg, k.Complete):
-		return d.path.complete()
+		return d.path.Complete()
 	case key.Matches(msg, k.Next):
 		if d.field == 2 && key.Matches(msg, k.Finish) {
 			return d.submit()
@@ -213,7 +212,7 @@ func (d *addDialog) key(msg tea.KeyMsg) tea.Cmd {
 	switch d.field {
 	case 0:
 		d.errText = ""
-		return d.path.update(msg)
+		return d.path.Update(msg)
 	case 1:
 		var cmd tea.Cmd
 		d.name, cmd = d.name.Update(msg)
@@ -233,18 +232,18 @@ func (d *addDialog) key(msg tea.KeyMsg) tea.Cmd {
 
 func (d *addDialog) focus(f int) {
 	d.field = f
-	d.path.input.Blur()
+	d.path.Input.Blur()
 	d.name.Blur()
 	switch f {
 	case 0:
-		d.path.input.Focus()
+		d.path.Input.Focus()
 	case 1:
 		d.name.Focus()
 	}
 }
 
 func (d *addDialog) submit() tea.Cmd {
-	if strings.TrimSpace(d.path.input.Value()) == "" {
+	if strings.TrimSpace(d.path.Input.Value()) == "" {
 		d.errText = "Type the folder's path first."
 		d.focus(0)
 		return nil
@@ -259,7 +258,7 @@ func (d *addDialog) submit() tea.Cmd {
 func (d *addDialog) add(broadOK, asNew bool) tea.Cmd {
 	d.busy = true
 	reg, pl, name, trust, ctx := d.host.Projects, d.host.Places, d.name.Value(), d.trust, d.st.Ctx
-	path := paths.ExpandHome(d.path.input.Value(), pl.Home)
+	path := paths.ExpandHome(d.path.Input.Value(), pl.Home)
 	return func() tea.Msg {
 		if !broadOK {
 			var be *projects.BroadRootError
@@ -285,44 +284,6 @@ func (d *addDialog) add(broadOK, asNew bool) tea.Cmd {
 	}
 }
 
-// completeDirs returns the directories that complete typed, as typed
-// (keeping a leading ~), each ending in "/". At most 200 are returned.
-func completeDirs(typed, home string) []string {
-	expanded := paths.ExpandHome(typed, home)
-	dir, prefix := filepath.Split(expanded)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	entries, _ := f.ReadDir(10000)
-	var out []string
-	typedDir := typed[:len(typed)-len(prefix)]
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasPrefix(name, prefix) || (strings.HasPrefix(name, ".") && !strings.HasPrefix(prefix, ".")) {
-			continue
-		}
-		isDir := e.IsDir()
-		if !isDir && e.Type()&os.ModeSymlink != 0 {
-			if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.IsDir() {
-				isDir = true
-			}
-		}
-		if isDir {
-			out = append(out, typedDir+name+"/")
-		}
-		if len(out) == 200 {
-			break
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 func (d *addDialog) View(width, height int) string {
 	st := d.st
 	w := min(max(width-4, 30), 72)
@@ -331,7 +292,7 @@ func (d *addDialog) View(width, height int) string {
 		sentence := fmt.Sprintf("This looks like %s, whose folder %s is missing (%s).",
 			p.Name, paths.Tilde(p.Root, d.host.Places.Home), d.moved.match.Reason)
 		lines := []string{st.DialogHead.Render("Add a project"), "",
-			st.R.NewStyle().Width(w - 4).Render(common.VisibleLine(sentence)), "",
+			dialog.Paragraph(st, common.VisibleLine(sentence), w-4), "",
 			st.Warn.Render(fmt.Sprintf("Relocate it here (%s) / add as a new project (%s)", k.Relocate.Help().Key, k.AddNew.Help().Key)),
 			st.Dim.Render("Relocating moves its sessions, memory, trust, group and pin here."),
 		}
@@ -344,11 +305,11 @@ func (d *addDialog) View(width, height int) string {
 	if d.broad != "" {
 		return st.Dialog.Width(w).Render(lipgloss.JoinVertical(lipgloss.Left,
 			st.DialogHead.Render("Add a project"), "",
-			st.R.NewStyle().Width(w-4).Render(d.broad), "",
+			dialog.Paragraph(st, d.broad, w-4), "",
 			st.Warn.Render("Add it anyway?"), "",
 			st.Dim.Render(d.keys.Confirm.Help().Key+" "+d.keys.Confirm.Help().Desc+" · "+d.keys.Back.Help().Key+" "+d.keys.Back.Help().Desc)))
 	}
-	d.path.input.Width, d.name.Width = w-12, w-12
+	d.path.Input.Width, d.name.Width = w-12, w-12
 	label := func(i int, s string) string {
 		if d.field == i {
 			return st.Key.Render("› " + s)
@@ -361,12 +322,14 @@ func (d *addDialog) View(width, height int) string {
 	}
 	lines := []string{
 		st.DialogHead.Render("Add a project"), "",
-		label(0, "Folder ") + d.path.input.View(),
+		label(0, "Folder ") + d.path.Input.View(),
 	}
-	lines = append(lines, d.path.completionLines(st)...)
+	lines = append(lines, d.path.Lines(st, 9)...)
 	lines = append(lines,
 		label(1, "Name   ")+d.name.View(),
-		label(2, "Trust  ")+check+st.Dim.Render("  space/y/n; nested AGENTS.md files load only in trusted projects"),
+		label(2, "Trust  ")+check,
+		// The hint lines up under the answer, not back at the border.
+		st.Dim.Render(dialog.Wrap("         space/y/n; nested AGENTS.md files load only in trusted projects", w-4)),
 		"",
 		st.Dim.Render("Memory can be added later from the project's menu (m)."),
 	)

@@ -14,8 +14,8 @@ import (
 // stays on Projects.
 func (m *Model) AddDialog(path string, then func(id string) tea.Cmd) common.Layer {
 	d := newAddDialog(m.host, m.st)
-	d.path.input.SetValue(path)
-	d.path.input.CursorEnd()
+	d.path.Input.SetValue(path)
+	d.path.Input.CursorEnd()
 	d.then = then
 	return d
 }

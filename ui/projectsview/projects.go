@@ -107,11 +107,12 @@ const (
 	sortName
 )
 
+// String names the order as the preferences service keeps it.
 func (s sortMode) String() string {
 	if s == sortName {
-		return "name"
+		return services.ProjectSortName
 	}
-	return "recent"
+	return services.ProjectSortRecent
 }
 
 // row is one line of the list: a section heading or a project. A heading
@@ -142,13 +143,17 @@ type Model struct {
 	// refreshed after the first load.
 	fingerprinted bool
 
-	all      []projects.Project
-	lower    []string          // lower-cased name and path, for filtering
-	winners  map[string]string // project id → root instruction file in effect
-	rows     list.List[row]    // headings and projects; the cursor rests on a project or a foldable heading
-	sort     sortMode
-	filter   textinput.Model
-	filterOn bool
+	all     []projects.Project
+	lower   []string          // lower-cased name and path, for filtering
+	winners map[string]string // project id → root instruction file in effect
+	rows    list.List[row]    // headings and projects; the cursor rests on a project or a foldable heading
+	sort    sortMode
+	// sortKnown is set once the remembered order has been read (with the
+	// first list) or the user chose one: later loads leave it alone, so
+	// another window sorting its list does not re-sort this one.
+	sortKnown bool
+	filter    textinput.Model
+	filterOn  bool
 	// folded holds the sections folded now (by fold key); the archived
 	// are folded unless opened.
 	folded map[string]bool
@@ -279,6 +284,9 @@ type loadedMsg struct {
 	// memory save): the instruction files in effect did not change, so
 	// only new projects' are looked up.
 	rows bool
+	// sort is the remembered order of the list, read with the first
+	// list ("" when not read).
+	sort string
 }
 
 // winnersMsg carries the root instruction file of each project (part:
@@ -388,11 +396,13 @@ func (m *Model) load() tea.Cmd {
 			}
 		}
 	}
-	return func() tea.Msg { return readList(ctx, h) }
+	withSort := !m.sortKnown
+	return func() tea.Msg { return readList(ctx, h, withSort) }
 }
 
-// readList reads the list as a loadedMsg.
-func readList(ctx context.Context, h *host.Host) loadedMsg {
+// readList reads the list as a loadedMsg, and with withSort the order it
+// was last sorted in (a first list is shown in it from the start).
+func readList(ctx context.Context, h *host.Host, withSort bool) loadedMsg {
 	// The stamp is taken first: a write after it, even during the
 	// read, changes the stamp the next look compares.
 	stamp := h.Stamp()
@@ -403,7 +413,12 @@ func readList(ctx context.Context, h *host.Host) loadedMsg {
 	if werr != nil {
 		writes = nil
 	}
-	return loadedMsg{list: list, writes: writes, stamp: stamp, err: err}
+	msg := loadedMsg{list: list, writes: writes, stamp: stamp, err: err}
+	if withSort {
+		// One that cannot be read leaves the list by recent use.
+		msg.sort, _ = h.ProjectSort(ctx)
+	}
+	return msg
 }
 
 // Preload is a first list being read ahead of the program: the terminal
@@ -419,7 +434,7 @@ func StartPreload(ctx context.Context, h *host.Host) *Preload {
 	p := &Preload{done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		p.msg = readList(ctx, h)
+		p.msg = readList(ctx, h, true)
 	}()
 	return p
 }
@@ -513,6 +528,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.loadErr = ""
+		if msg.sort != "" && !m.sortKnown {
+			m.sortKnown = true
+			if msg.sort == services.ProjectSortName {
+				m.sort = sortName
+			}
+		}
 		keep := m.selectedID()
 		if m.want != "" {
 			keep, m.want = m.want, ""
@@ -636,9 +657,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			m.rebuild(m.selectedID())
 		}
 	case key.Matches(msg, k.Sort):
-		m.sort = 1 - m.sort
+		m.sort, m.sortKnown = 1-m.sort, true
 		m.rebuild(m.selectedID())
-		return common.Notice("sorted by %s", m.sort)
+		return m.keepSort()
 	case key.Matches(msg, k.Add):
 		return m.st.Push(newAddDialog(m.host, m.st))
 	case key.Matches(msg, k.Fold):
@@ -666,6 +687,18 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// keepSort remembers the list's order for the next start, through the
+// preferences; the notice comes once it is kept.
+func (m *Model) keepSort() tea.Cmd {
+	h, order, ctx := m.host, m.sort, m.ctx
+	return func() tea.Msg {
+		if err := h.SetProjectSort(ctx, order.String()); err != nil {
+			return common.NoticeMsg{Text: fmt.Sprintf("sorted by %s, but it could not be kept for the next start: %v", order, err), Error: true}
+		}
+		return common.NoticeMsg{Text: fmt.Sprintf("sorted by %s", order)}
+	}
 }
 
 // toggleFold folds or opens the section under the cursor (a heading, or

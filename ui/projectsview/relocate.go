@@ -13,6 +13,8 @@ import (
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/dialog"
+	"github.com/pi-tui/pi-tui/ui/pathfield"
 )
 
 // relocateDialog asks where a missing project's folder went, with folder
@@ -22,7 +24,7 @@ type relocateDialog struct {
 	host    *host.Host
 	st      *common.UI
 	p       projects.Project
-	path    folderField
+	path    pathfield.Field
 	errText string
 	busy    bool
 	keys    relocateKeys
@@ -31,9 +33,9 @@ type relocateDialog struct {
 type relocateKeys struct{ Complete, Submit, Cancel key.Binding }
 
 func newRelocateDialog(h *host.Host, st *common.UI, p projects.Project, path string) *relocateDialog {
-	f := newFolderField(h.Places.Home)
-	f.input.SetValue(path)
-	f.input.CursorEnd()
+	f := pathfield.New(pathfield.Options{Home: h.Places.Home})
+	f.Input.SetValue(path)
+	f.Input.CursorEnd()
 	return &relocateDialog{host: h, st: st, p: p, path: f, keys: relocateKeys{
 		Complete: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete folder")),
 		Submit:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "relocate")),
@@ -48,8 +50,8 @@ type relocatedMsg struct {
 
 func (d *relocateDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	switch msg := msg.(type) {
-	case completionMsg:
-		if e := d.path.apply(msg); e != "" {
+	case pathfield.Msg:
+		if e, ok := d.path.Apply(msg); ok && e != "" {
 			d.errText = e
 		}
 	case relocatedMsg:
@@ -68,18 +70,18 @@ func (d *relocateDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		case d.busy:
 			return d, nil
 		case key.Matches(msg, k.Complete):
-			return d, d.path.complete()
+			return d, d.path.Complete()
 		case key.Matches(msg, k.Submit):
 			return d, d.relocate()
 		}
 		d.errText = ""
-		return d, d.path.update(msg)
+		return d, d.path.Update(msg)
 	}
 	return d, nil
 }
 
 func (d *relocateDialog) relocate() tea.Cmd {
-	typed := strings.TrimSpace(d.path.input.Value())
+	typed := strings.TrimSpace(d.path.Input.Value())
 	if typed == "" {
 		d.errText = "Type the folder's new path first."
 		return nil
@@ -120,14 +122,14 @@ func relocatedNotice(h *host.Host, name string, msg relocatedMsg) tea.Cmd {
 func (d *relocateDialog) View(width, height int) string {
 	st := d.st
 	w := min(max(width-4, 30), 72)
-	d.path.input.Width = w - 12
+	d.path.Input.Width = w - 12
 	lines := []string{
 		st.DialogHead.Render("Relocate " + common.VisibleLine(d.p.Name)), "",
-		st.R.NewStyle().Width(w - 4).Render(common.VisibleLine(fmt.Sprintf("The folder %s is gone. Where is it now? Its sessions, memory, trust, group and pin move with it.",
-			paths.Tilde(d.p.Root, d.host.Places.Home)))), "",
-		st.Key.Render("› Folder ") + d.path.input.View(),
+		dialog.Paragraph(st, common.VisibleLine(fmt.Sprintf("The folder %s is gone. Where is it now? Its sessions, memory, trust, group and pin move with it.",
+			paths.Tilde(d.p.Root, d.host.Places.Home))), w-4), "",
+		st.Key.Render("› Folder ") + d.path.Input.View(),
 	}
-	lines = append(lines, d.path.completionLines(st)...)
+	lines = append(lines, d.path.Lines(st, 9)...)
 	if d.errText != "" {
 		lines = append(lines, st.Error.Render(d.errText))
 	}
