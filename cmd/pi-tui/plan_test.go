@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,4 +104,43 @@ func TestRPCSetPlan(t *testing.T) {
 	if data, _ := got[len(got)-1]["data"].(map[string]any); data["plan"] != false {
 		t.Errorf("get_state after plan mode = %v", data)
 	}
+}
+
+// prompt --plan --yes on the user's real pi: the write the model asks for
+// is refused by pi-tui's bridge with plan mode's sentence, nothing is
+// written, exit 0, and pi offered the model the read-only tools only.
+func TestRealPiPromptPlanWritesNothing(t *testing.T) {
+	c := realPiCLI(t)
+	fake, root := realPiProject(t, c, true, callsThenAnswer)
+	code, evs, errs := promptPi(t, c, "--plan", "--yes", "write notes.txt")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	launchedPi(t, evs)
+	ends := typed(evs, "tool_execution_end")
+	if len(ends) != 1 || ends[0]["isError"] != true || !strings.HasPrefix(fmt.Sprint(ends[0]["result"]), "Refused: plan mode is on") {
+		t.Errorf("the write ended %v, want plan mode's refusal", ends)
+	}
+	if _, err := os.Stat(filepath.Join(root, "notes.txt")); err == nil {
+		t.Error("the write happened in plan mode")
+	}
+	if res := lastResult(fake); !strings.Contains(res, "Refused: plan mode is on") {
+		t.Errorf("the model read %q", res)
+	}
+	first := fake.Requests()[0]
+	if got := offered(first); !slices.Equal(got, []string{"read", "grep", "find", "ls"}) || !strings.Contains(first.System, "# Plan mode") {
+		t.Errorf("pi offered %v (plan section: %v)", got, strings.Contains(first.System, "# Plan mode"))
+	}
+}
+
+// offered names the tools an OpenAI-style request offered the model.
+func offered(req fakemodel.Request) []string {
+	var out []string
+	tools, _ := req.Body["tools"].([]any)
+	for _, t := range tools {
+		fn, _ := t.(map[string]any)["function"].(map[string]any)
+		name, _ := fn["name"].(string)
+		out = append(out, name)
+	}
+	return out
 }
