@@ -112,3 +112,40 @@ func TestPlanModeInTheChat(t *testing.T) {
 	}
 	r.final()
 }
+
+// TestPlanModeFollowsInAnotherProgram: a session open in two programs
+// (two SSH clients): /plan in one puts the other's status bar in plan
+// mode too, and /plan again takes both out; only the program whose turn
+// it was asks to run the plan.
+func TestPlanModeFollowsInAnotherProgram(t *testing.T) {
+	t.Parallel()
+	r := newKitRig(t, 80, 24, planScript, true)
+	r.chat()
+	r.say("first, without plan mode")
+	r.waitFor("Allow write?")
+	r.settle()
+	r.keys("n")
+	r.waitFor("unexpected")
+
+	two, _ := r.second(80, 24)
+	two.openFirstSession("first, without plan mode")
+	two.waitFor("unexpected")
+	r.command("/plan", "plan mode on")
+	two.sc.WaitFrame(func(f string) bool { return strings.Contains(lastLine(f), "plan mode ·") })
+
+	r.say("make the notes say bye")
+	r.waitFor("The plan is ready: run it?")
+	// The other program has seen the turn end (its runtime is idle again,
+	// after the plan): it puts no question.
+	f := two.sc.WaitFrame(func(f string) bool {
+		return strings.Contains(f, "say bye (make the notes say bye).") && strings.Contains(f, "runtime idle")
+	})
+	if strings.Contains(f, "The plan is ready") {
+		t.Errorf("the other program asked to run a plan it did not ask for:\n%s", f)
+	}
+	r.wait(common.QuietPeriod)
+	r.waitScreen("▶ ready")
+	r.keys("esc")
+	r.command("/plan", "plan mode off")
+	two.sc.WaitFrame(func(f string) bool { return !strings.Contains(lastLine(f), "plan mode ·") })
+}
