@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 
+	uichat "github.com/pi-tui/pi-tui/ui/chat"
 	"github.com/pi-tui/pi-tui/ui/editor"
 	"github.com/pi-tui/pi-tui/ui/extdialog"
 	"github.com/pi-tui/pi-tui/ui/instructionsview"
@@ -127,11 +128,12 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"alt+↑", "alt+↓"}, does: "select an earlier / later tool call for `ctrl+o` (`▸` marks it; past the latest, none)"},
 			{keys: []string{"ctrl+t"}, does: "show thinking"},
 			{keys: []string{"ctrl+l"}, does: "back to the sessions list"},
-			{keys: []string{"/command"}, does: "`/compact`, `/new`, `/model`, `/thinking`, `/context`, `/name NAME`: compact the session; new session; switch model (the menu marks the current one; the runtime restarts: model-changed); set the thinking level; show the system prompt's sections and sizes; name the session. `/` opens a menu of these, `/changes` and `/undo`, and the skills and prompt templates"},
+			{keys: []string{"/command"}, does: "`/compact`, `/new`, `/model`, `/thinking`, `/context`, `/name NAME`: compact the session; new session; switch model (the menu marks the current one; the runtime restarts: model-changed); set the thinking level; show the system prompt's sections and sizes; name the session. `/` opens a menu of these, `/changes`, `/undo` and `/plan`, and the skills and prompt templates"},
 			{keys: []string{"/tree"}, command: true, does: "every branch of the session, indented where branches part, with pi's labels; `▶` marks where it is now. `enter` continues from the chosen entry on a new branch (from a message of yours: just before it, with the message back in the input to edit); when the agent changed files after that point it asks first: `f` files too (put back as they were there, guarded: a refusal names the files and offers `o` to overwrite them or `c` the conversation only; nothing branches until one is chosen) or `c` the conversation only; `f` forks. The model and thinking level stay the session's"},
 			{keys: []string{"/changes"}, command: true, does: "the Review screen: the session's file changes in order, across turns, with their state (see Review and undo)"},
 			{keys: []string{"/undo"}, command: true, does: "put the files the agent changed since your last message back as they were, after a confirmation naming them (guarded: refused, naming the files, if any changed since; `o` then overwrites them). Refused while the agent works. Questions put after a read, as this one, take keys only once you have stopped typing for 400 ms, as approvals do"},
 			{keys: []string{"/fork"}, command: true, does: "a new session holding the branch up to the chosen entry (pi's fork: the lines as they are, the old file named as its parent); the old session is unchanged"},
+			{keys: []string{"/plan"}, command: true, does: "plan mode on or off for the session (the status bar says `plan mode`): the agent gets only read, grep, find and ls, is told to answer with a plan, and any other call is refused. `/plan TEXT` turns it on and sends TEXT. See Plan mode"},
 			{keys: []string{"@file"}, does: "a menu of the project's files, fuzzy-matched as you type; the file is attached when you send"},
 			{keys: []string{"tab/enter", "↑/↓", "esc"}, does: "in a menu: insert the highlighted entry (`enter` on a command typed in full runs it); move (`ctrl+p`/`ctrl+n` too); close the menu (the text stays)"},
 			{keys: []string{"shift+tab"}, does: "cycle the session's thinking level"},
@@ -143,6 +145,10 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"u", "r", "U"}, does: "undo the change; redo an undone one; undo the change and every later one (the files back to before its message; asks first, naming how many). Refused while the agent works; a forked session's parent changes are shown, not undone"},
 			{keys: []string{"o"}, does: "after a refusal (the screen names each file that is no longer as the change left it; nothing was changed): overwrite them, after a confirmation"},
 			{keys: []string{"esc/q"}, does: "close"},
+		}},
+		{where: "plan question (chat)", help: uichat.PlanQuestionHelp(), rows: []keyRow{
+			{keys: []string{"enter"}, does: "run the plan: plan mode ends and the plan is sent as your next message, carried out under the permission mode"},
+			{keys: []string{"esc"}, does: "keep planning (plan mode stays on). The question comes when a plan-mode turn ends and takes keys only once you have stopped typing for 400 ms; what you type meanwhile goes to the input"},
 		}},
 		{where: "approvals (chat)", help: approval, rows: []keyRow{
 			{keys: []string{"y", "a", "A", "n/esc", "r"}, does: "allow once, allow this tool for the session, always allow in this project (a rule you edit first, see Security), deny, deny with a reason the model reads. Keys count only once you have stopped typing for 400 ms (see Security)"},

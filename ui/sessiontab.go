@@ -155,6 +155,10 @@ func (t *sessionTab) Engine() string {
 	return ""
 }
 
+// Plan reports whether the open session is in plan mode, for the status
+// bar.
+func (t *sessionTab) Plan() bool { return t.focus == onChat && t.chat.Plan() }
+
 // RuntimeState is the open session's runtime state for the status bar.
 func (t *sessionTab) RuntimeState() string {
 	if t.focus == onChat {

@@ -772,6 +772,9 @@ func (m *Model) statusBar() string {
 	if m.status.warn != "" {
 		right = "⚠ " + m.status.warn + " · " + right
 	}
+	if m.tab != tabProjects && m.session.Plan() {
+		right = "plan mode · " + right // the open session's agent only reads and plans
+	}
 	// One space at each end and at least two between the parts.
 	space := m.width - 2 - ansi.StringWidth(right) - 2
 	if ansi.StringWidth(left) > space {

@@ -1,9 +1,9 @@
 // pi-tui's bridge: loaded by the user's pi (pi --mode rpc -e <this file>)
 // when pi-tui runs it as its engine. It asks pi-tui, over the private
 // channel named by PI_TUI_BRIDGE_SOCKET and PI_TUI_BRIDGE_TOKEN, for the
-// system text, every tool call's fate, what a tool result carries, the
-// remember tool and project trust. Without the channel it fails closed:
-// every tool call is blocked. Node built-ins only; protocol in pi-tui's
+// system text (and, in plan mode, the tools pi offers), every tool call's
+// fate, what a tool result carries, the remember tool and project trust.
+// Without the channel it fails closed: every tool call is blocked. Node built-ins only; protocol in pi-tui's
 // docs/adr/0046-pi-bridge.md.
 import * as fs from "node:fs";
 import * as net from "node:net";
@@ -117,17 +117,55 @@ export default async function (pi: any) {
     }
   });
 
+  // readOnly says whether a tool's author marks it read-only (pi's
+  // annotations.readOnlyHint, an MCP server's included): plan mode keeps it.
+  const readOnly = (name: string): boolean => {
+    try {
+      const t = (pi.getAllTools?.() ?? []).find((x: any) => x?.name === name);
+      return t?.annotations?.readOnlyHint === true;
+    } catch { return false; }
+  };
+  // Plan mode: the tools pi-tui's answer does not keep are hidden from the
+  // model rather than deactivated. pi answers a call of an inactive tool
+  // itself ("Tool write not found"); a hidden one is still active, so its
+  // call reaches tool_call below, where pi-tui refuses it with plan mode's
+  // sentence. pi asks an active tool's prepareLoadout which declarations to
+  // hide, so while plan mode is on the bridge keeps PLAN_TOOL active (it
+  // hides itself too; it is never offered). beforePlan holds pi's active
+  // tools from before, put back when plan mode ends.
+  const PLAN_TOOL = "pi_tui_plan_mode";
+  let planHidden: string[] = [];
+  let beforePlan: string[] | undefined;
+  pi.registerTool({
+    name: PLAN_TOOL, label: "pi-tui plan mode", description: "Not a tool: pi-tui uses it to hide the tools plan mode refuses.",
+    parameters: { type: "object", properties: {} }, defaultActive: false,
+    prepareLoadout: () => ({ hiddenDeclarations: [PLAN_TOOL, ...planHidden] }),
+    async execute() { throw new Error("this is not a tool to call"); },
+  });
+
   pi.on("before_agent_start", async (event: any) => {
     try {
-      const r = await call("system", {});
+      const active: string[] = beforePlan ?? (pi.getActiveTools?.() ?? []).filter((n: string) => n !== PLAN_TOOL);
+      const r = await call("system", { tools: active.map((name) => ({ name, readOnly: readOnly(name) })) });
+      if (r.plan === true && Array.isArray(r.tools)) {
+        if (beforePlan === undefined) beforePlan = active;
+        const keep: string[] = r.tools.map(String);
+        const all = [...new Set([...active, ...keep])];
+        planHidden = all.filter((n) => !keep.includes(n));
+        pi.setActiveTools([...all, PLAN_TOOL]);
+      } else if (r.plan !== true && beforePlan !== undefined) {
+        planHidden = [];
+        pi.setActiveTools(beforePlan);
+        beforePlan = undefined;
+      }
       if (typeof r.text === "string" && r.text !== "") return { systemPrompt: event.systemPrompt + "\n\n" + r.text };
-    } catch { /* fails closed: nothing added */ }
+    } catch { /* fails closed: nothing added, and every tool call is blocked */ }
     return undefined;
   });
 
   pi.on("tool_call", async (event: any, ctx: any) => {
     try {
-      const r = await call("tool_call", { toolCallId: event.toolCallId, toolName: event.toolName, input: event.input ?? {}, leafId: leafOf(ctx) });
+      const r = await call("tool_call", { toolCallId: event.toolCallId, toolName: event.toolName, input: event.input ?? {}, leafId: leafOf(ctx), readOnly: readOnly(event.toolName) });
       if (r.block) return { block: true, reason: String(r.reason ?? "blocked by pi-tui") };
       return undefined;
     } catch (e: any) {

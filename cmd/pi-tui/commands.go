@@ -109,7 +109,7 @@ var commands = []command{
 		flags: []flagDoc{flagProject, {"root", "DIR", "a folder instead of a registered project"},
 			{"session", "ID", "the root of this session: its worktree, or its project's root"}, flagModel, flagJSON},
 		args: []argKind{argPath}, example: "pi-tui instructions --project shop src/api/handler.go"},
-	{path: "prompt", synopsis: "[--project P] [--model PROVIDER/ID] [--thinking LEVEL] [--session ID|--continue|--worktree [--base BRANCH]] [--engine E] [--json] [--yes] TEXT",
+	{path: "prompt", synopsis: "[--project P] [--model PROVIDER/ID] [--thinking LEVEL] [--session ID|--continue|--worktree [--base BRANCH]] [--engine E] [--json] [--yes] [--plan] TEXT",
 		summary: "run one prompt headless and print the answer",
 		more: "TEXT - reads standard input. Tool calls that need approval are denied unless --yes;\n" +
 			"when any was denied the exit status is 3. --worktree starts the session in a git worktree of\n" +
@@ -121,7 +121,8 @@ var commands = []command{
 			{"json", "", "print the event stream as JSON lines instead of the answer"},
 			{"yes", "", "approve every tool call (writes, edits, commands)"},
 			{"worktree", "", "start a new session in a git worktree of its own, on a new branch pi/<id>"},
-			{"base", "BRANCH", "with --worktree: the branch it starts from and merges into; default: the checked-out one"}},
+			{"base", "BRANCH", "with --worktree: the branch it starts from and merges into; default: the checked-out one"},
+			{"plan", "", "plan mode: only read, grep, find, ls run (even with --yes); prints a plan, changes nothing"}},
 		example: `pi-tui prompt --project shop --continue "run the tests and fix what fails"`},
 	{path: "rpc", synopsis: "[--project P] [--model PROVIDER/ID] [--engine E]", summary: "JSON lines on standard input and output (pi's RPC mode)",
 		more:  "With the pi engine, pi's own commands (get_available_models, get_commands, get_session_stats, …) are passed to pi.",

@@ -58,6 +58,7 @@ func (a *app) promptCmd(args []string) error {
 	inWorktree := fs.Bool("worktree", false, "")
 	base := fs.String("base", "", "")
 	eng := fs.String("engine", "", "")
+	plan := fs.Bool("plan", false, "")
 	pos, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return a.helpFor("pi-tui prompt")
@@ -144,6 +145,11 @@ func (a *app) promptCmd(args []string) error {
 	if text, err = m.Expand(a.ctx, s, text); err != nil {
 		return err
 	}
+	if *plan {
+		// Read-only tools and the plan section, whatever --yes allows:
+		// plan mode refuses every other call before any approval.
+		m.SetPlan(s, true)
+	}
 	res, err := m.Prompt(a.ctx, s, spec, text)
 	deniedErr := func() error {
 		if len(denied) == 0 {
@@ -174,6 +180,9 @@ func (a *app) promptCmd(args []string) error {
 		// answer must not set the clipboard or hide text in the terminal
 		// it is printed to. --json carries it exactly.
 		fmt.Fprintln(a.stdout, safetext.Visible(res.Text))
+		if *plan {
+			fmt.Fprintf(a.stderr, "pi-tui: note: plan mode: nothing was changed; to run the plan: pi-tui prompt --session %s \"carry out the plan\"\n", s)
+		}
 	}
 	return deniedErr()
 }

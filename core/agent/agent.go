@@ -164,6 +164,11 @@ type Config struct {
 	// bash), once it is allowed to run, so its changes can be reviewed
 	// and undone; nil takes none.
 	Checkpoints Checkpointer
+	// Plan says whether the session is in plan mode (plan.go), asked
+	// before each model call and each tool call: the model is offered the
+	// read-only tools and told to plan, and any other call is refused. nil:
+	// never.
+	Plan func() bool
 }
 
 // Stored payloads of session entries.
@@ -440,8 +445,12 @@ func (a *Agent) totalUsage() provider.Usage {
 // answer (partial answers too, marked); entry is the answer's entry id,
 // the one its tool calls' checkpoints name.
 func (a *Agent) call(ctx context.Context) (msg provider.Message, entry, stop string, err error) {
-	req := provider.Request{Model: a.cfg.Model.ID, System: a.system(), Messages: Messages(a.cfg.Session.Context()),
-		Tools: ToolDefs(a.cfg.Tools), MaxTokens: a.cfg.Model.MaxTokens}
+	system, tools := a.system(), a.cfg.Tools
+	if a.planning() {
+		system, tools = WithPlan(system), PlanFilter(tools)
+	}
+	req := provider.Request{Model: a.cfg.Model.ID, System: system, Messages: Messages(a.cfg.Session.Context()),
+		Tools: ToolDefs(tools), MaxTokens: a.cfg.Model.MaxTokens}
 	res, err := a.cfg.Client.Stream(ctx, req, func(e provider.Event) {
 		switch e.Type {
 		case provider.EventTextDelta:
@@ -558,6 +567,14 @@ func (a *Agent) execute(ctx context.Context, c ToolCall, entry string) error {
 	var pre *PreflightInfo
 	var claim Claim
 	target, isFileTool := targetOf(c)
+	if a.knownTool(c.Name) && a.planning() && !PlanAllows(c.Name, false) {
+		// Refused before its preflight and approval: it would not run
+		// whatever they said.
+		res := ToolResult{Text: PlanRefusal(c.Name), IsError: true}
+		_, err := a.store(c, res, nil, 0)
+		a.emit(events.ToolEnded{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, Path: target, IsError: true, Result: res.Text})
+		return err
+	}
 	if isFileTool {
 		pre, claim = a.preflight(ctx, target)
 	}
@@ -611,6 +628,9 @@ func (a *Agent) execute(ctx context.Context, c ToolCall, entry string) error {
 	a.emit(events.ToolEnded{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, IsError: true, Result: res.Text, Preflight: pre})
 	return err
 }
+
+// planning reports whether the session is in plan mode now.
+func (a *Agent) planning() bool { return a.cfg.Plan != nil && a.cfg.Plan() }
 
 func (a *Agent) knownTool(name string) bool {
 	for _, t := range a.cfg.Tools {

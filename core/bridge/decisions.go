@@ -47,6 +47,11 @@ type Deps struct {
 	// Checkpoints brackets each call that can change files, as in the
 	// built-in engine (checkpoints.go); nil takes none.
 	Checkpoints agent.Checkpointer
+	// Plan says whether the session is in plan mode (agent.PlanAllows):
+	// the system text gets the plan section, pi's active tools are
+	// narrowed to the read-only ones, and any other call is blocked. nil:
+	// never.
+	Plan func() bool
 }
 
 // Decisions is pi-tui's side of the bridge for one runtime: the Host the
@@ -137,20 +142,39 @@ func (d *Decisions) ToolInfo(toolCallID string) (*events.Preflight, *events.Deli
 func (d *Decisions) RememberAllowed() bool { return d.deps.Memory != nil }
 
 // System implements Host. It starts a prompt: the claims cached for the
-// last one are dropped, so instruction edits are seen.
-func (d *Decisions) System(ctx context.Context) (SystemResult, error) {
+// last one are dropped, so instruction edits are seen. In plan mode the
+// text ends with the plan section and the answer names the tools pi is to
+// offer: the read-only built-in ones and those of req's that their author
+// marks read-only.
+func (d *Decisions) System(ctx context.Context, req SystemRequest) (SystemResult, error) {
 	d.mu.Lock()
 	d.claims = map[claimKey]claimEntry{}
 	d.mu.Unlock()
 	d.dmu.Lock()
 	d.pending = nil
 	d.dmu.Unlock()
-	if d.deps.System == nil {
-		return SystemResult{}, nil
+	var res SystemResult
+	if d.deps.System != nil {
+		text, err := d.deps.System(ctx)
+		if err != nil {
+			return SystemResult{}, err
+		}
+		res.Text = text
 	}
-	text, err := d.deps.System(ctx)
-	return SystemResult{Text: text}, err
+	if d.planning() {
+		res.Text, res.Plan = agent.WithPlan(res.Text), true
+		res.Tools = slices.Clone(agent.PlanTools)
+		for _, t := range req.Tools {
+			if agent.PlanAllows(t.Name, t.ReadOnly) && !slices.Contains(res.Tools, t.Name) {
+				res.Tools = append(res.Tools, t.Name)
+			}
+		}
+	}
+	return res, nil
 }
+
+// planning reports whether the session is in plan mode now.
+func (d *Decisions) planning() bool { return d.deps.Plan != nil && d.deps.Plan() }
 
 // Trust implements Host: the cwd pi names is ignored; the host's decision
 // is about the root it bound.
@@ -183,6 +207,12 @@ func (d *Decisions) ToolCall(ctx context.Context, req ToolCallRequest) (ToolCall
 		input = json.RawMessage("{}")
 	}
 	info := &callInfo{}
+	if d.planning() && !agent.PlanAllows(req.ToolName, req.ReadOnly) {
+		// Blocked first: it would not run whatever confinement, preflight
+		// or approval said, as in the built-in engine.
+		d.keep(req.ToolCallID, info)
+		return ToolCallResult{Block: true, Reason: agent.PlanRefusal(req.ToolName)}, nil
+	}
 	target, isFile := agent.FileToolTarget(req.ToolName, input)
 	if isFile {
 		canon, err := agent.Confine(d.deps.Root, target)

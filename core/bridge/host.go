@@ -10,7 +10,7 @@ type Host interface {
 	// RememberAllowed says whether the bridge registers the remember tool
 	// (asked once, at the welcome).
 	RememberAllowed() bool
-	System(ctx context.Context) (SystemResult, error)
+	System(ctx context.Context, req SystemRequest) (SystemResult, error)
 	ToolCall(ctx context.Context, req ToolCallRequest) (ToolCallResult, error)
 	ToolResult(ctx context.Context, req ToolResultRequest) (ToolResultResult, error)
 	Remember(ctx context.Context, req RememberRequest) (RememberResult, error)

@@ -244,7 +244,7 @@ func TestHostContinuesTheBuiltinEnginesSession(t *testing.T) {
 	d := NewDecisions(Deps{Root: root, SessionFile: file, Preflight: pre, BaseChain: []string{"AGENTS.md"}})
 	defer d.Close()
 	ctx := context.Background()
-	d.System(ctx)
+	d.System(ctx, SystemRequest{})
 	input := json.RawMessage(`{"path":"top.txt"}`)
 	if _, err := d.ToolCall(ctx, ToolCallRequest{ToolCallID: "c3", ToolName: "read", Input: input}); err != nil {
 		t.Fatal(err)
@@ -497,7 +497,7 @@ func runHost(t *testing.T, root string, pre agent.Preflighter, steps []paritySte
 			d.Close()
 			d = NewDecisions(deps)
 		default:
-			if _, err := d.System(ctx); err != nil {
+			if _, err := d.System(ctx, SystemRequest{}); err != nil {
 				t.Fatal(err)
 			}
 			users = append(users, f.message(map[string]any{"role": "user", "content": []map[string]any{{"type": "text", "text": fmt.Sprintf("step %d", i)}}, "timestamp": time.Now().UnixMilli()}))

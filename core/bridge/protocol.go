@@ -79,10 +79,28 @@ type response struct {
 	Error  string          `json:"error,omitempty"`
 }
 
+// SystemRequest is the system method's params: the tools pi has active
+// when the prompt starts (before plan mode narrowed them), each with
+// whether its author marks it read-only (pi's annotations.readOnlyHint),
+// so the host can say which of them plan mode keeps.
+type SystemRequest struct {
+	Tools []ToolState `json:"tools,omitempty"`
+}
+
+// ToolState is one of pi's tools as the bridge sees it.
+type ToolState struct {
+	Name     string `json:"name"`
+	ReadOnly bool   `json:"readOnly,omitempty"`
+}
+
 // SystemResult is the system method's answer: the text appended to pi's
-// system prompt ("" for none).
+// system prompt ("" for none). In plan mode Plan is set and Tools are
+// the tools the bridge makes pi's active ones for the prompt (it puts the
+// earlier ones back once plan mode is off).
 type SystemResult struct {
-	Text string `json:"text"`
+	Text  string   `json:"text"`
+	Plan  bool     `json:"plan,omitempty"`
+	Tools []string `json:"tools,omitempty"`
 }
 
 // ToolCallRequest is a tool call pi is about to run.
@@ -93,6 +111,9 @@ type ToolCallRequest struct {
 	// LeafID is pi's session leaf when the call was made (its assistant
 	// message), when the bridge could tell.
 	LeafID string `json:"leafId,omitempty"`
+	// ReadOnly is set when the tool's author marks it read-only (pi's
+	// annotations.readOnlyHint): plan mode lets such a tool run.
+	ReadOnly bool `json:"readOnly,omitempty"`
 }
 
 // ToolCallResult lets the call run or blocks it with a reason the model

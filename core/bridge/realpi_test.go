@@ -42,6 +42,14 @@ func (n *notes) Remember(_ context.Context, op memory.Op) (memory.Change, error)
 // bridge, against a Server with h, and returns when pi's agent settled.
 func runPi(t *testing.T, pi []string, root, session string, srv *Server, model *fakemodel.Server, prompt string) {
 	t.Helper()
+	runPiEach(t, pi, root, session, srv, model, []string{prompt}, nil)
+}
+
+// runPiEach runs prompts one after another in one pi, calling between
+// (when set) with the index of the next prompt once the one before has
+// settled.
+func runPiEach(t *testing.T, pi []string, root, session string, srv *Server, model *fakemodel.Server, prompts []string, between func(next int)) {
+	t.Helper()
 	bridgeFile, err := Install(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -65,22 +73,32 @@ func runPi(t *testing.T, pi []string, root, session string, srv *Server, model *
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx) }()
-	fmt.Fprintf(stdin, "%s\n", mustJSON(map[string]any{"id": "p", "type": "prompt", "message": prompt}))
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	settled := false
-	for sc.Scan() {
-		var ev struct {
-			Type    string `json:"type"`
-			Success *bool  `json:"success"`
-			Error   string `json:"error"`
+	for i, prompt := range prompts {
+		if i > 0 && between != nil {
+			between(i)
 		}
-		json.Unmarshal(sc.Bytes(), &ev)
-		if ev.Type == "response" && ev.Success != nil && !*ev.Success {
-			t.Fatalf("pi refused the prompt: %s", ev.Error)
+		fmt.Fprintf(stdin, "%s\n", mustJSON(map[string]any{"id": fmt.Sprintf("p%d", i), "type": "prompt", "message": prompt}))
+		settled = false
+		for sc.Scan() {
+			var ev struct {
+				Type    string `json:"type"`
+				Success *bool  `json:"success"`
+				Error   string `json:"error"`
+			}
+			json.Unmarshal(sc.Bytes(), &ev)
+			if ev.Type == "response" && ev.Success != nil && !*ev.Success {
+				t.Fatalf("pi refused the prompt: %s", ev.Error)
+			}
+			// A prompt followed by another waits until pi is idle again.
+			if ev.Type == "agent_settled" || ev.Type == "agent_end" && i == len(prompts)-1 {
+				settled = true
+				break
+			}
 		}
-		if ev.Type == "agent_settled" || ev.Type == "agent_end" {
-			settled = true
+		if !settled {
 			break
 		}
 	}

@@ -357,7 +357,11 @@ func (s *Server) dispatch(ctx context.Context, req request) (res any, err error)
 	}
 	switch req.Method {
 	case MethodSystem:
-		return s.host.System(ctx)
+		var p SystemRequest
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, fmt.Errorf("system: %v", err)
+		}
+		return s.host.System(ctx, p)
 	case MethodToolCall:
 		var p ToolCallRequest
 		if err := json.Unmarshal(params, &p); err != nil {

@@ -19,7 +19,7 @@ import (
 type echoHost struct{ remember bool }
 
 func (h echoHost) RememberAllowed() bool { return h.remember }
-func (echoHost) System(context.Context) (SystemResult, error) {
+func (echoHost) System(context.Context, SystemRequest) (SystemResult, error) {
 	return SystemResult{Text: "SYS"}, nil
 }
 func (echoHost) ToolCall(_ context.Context, r ToolCallRequest) (ToolCallResult, error) {

@@ -47,7 +47,7 @@ const (
 	Projects
 	// Memory carries MemoryChanged.
 	Memory
-	// Sessions carries SessionAppended and ChangesUpdated.
+	// Sessions carries SessionAppended, ChangesUpdated and PlanChanged.
 	Sessions
 )
 

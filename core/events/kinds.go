@@ -118,6 +118,13 @@ type ChangesUpdated struct {
 	SessionID string
 }
 
+// PlanChanged says a session entered plan mode (On) or left it, so every
+// program showing the session says so (ADR 0058).
+type PlanChanged struct {
+	SessionID string
+	On        bool
+}
+
 // Preflight records one instruction preflight of a file tool. Its JSON
 // form is the wire's and the session file's (pi-tui's tool results).
 type Preflight struct {
@@ -314,6 +321,7 @@ func (e Asked) Session() string             { return e.SessionID }
 func (e Resolved) Session() string          { return e.SessionID }
 func (e SessionAppended) Session() string   { return e.SessionID }
 func (e ChangesUpdated) Session() string    { return e.SessionID }
+func (e PlanChanged) Session() string       { return e.SessionID }
 func (ProjectsChanged) Session() string     { return "" }
 func (MemoryChanged) Session() string       { return "" }
 
@@ -340,6 +348,7 @@ func (ProjectsChanged) event()   {}
 func (MemoryChanged) event()     {}
 func (SessionAppended) event()   {}
 func (ChangesUpdated) event()    {}
+func (PlanChanged) event()       {}
 
 // topicOf is the topic an event travels on, and whether it belongs to one
 // session (a subscriber showing another session does not get it).
@@ -351,7 +360,7 @@ func topicOf(e Event) (Topic, bool) {
 		return Projects, false
 	case MemoryChanged:
 		return Memory, false
-	case SessionAppended, ChangesUpdated:
+	case SessionAppended, ChangesUpdated, PlanChanged:
 		return Sessions, true
 	}
 	return Agent, true

@@ -129,7 +129,7 @@ func TestWireCoversEveryKind(t *testing.T) {
 
 // offWire are the kinds that concern this process's programs only.
 var offWire = []Event{Asked{ID: 1, SessionID: "s1"}, Resolved{ID: 1, SessionID: "s1"}, ProjectsChanged{}, MemoryChanged{Root: "/p"},
-	SessionAppended{SessionID: "s1", Entries: 2}, ChangesUpdated{SessionID: "s1"}}
+	SessionAppended{SessionID: "s1", Entries: 2}, ChangesUpdated{SessionID: "s1"}, PlanChanged{SessionID: "s1", On: true}}
 
 // queue_update has pi's shape: both lists, empty ones too.
 func TestWireQueue(t *testing.T) {

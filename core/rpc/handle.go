@@ -87,6 +87,20 @@ func (r *server) handle(c command) {
 		}); err != nil {
 			r.reply(c, err, nil)
 		}
+	case "set_plan":
+		if c.Plan == nil {
+			r.reply(c, errors.New(`set_plan needs "plan": true or false`), nil)
+			return
+		}
+		// In the session's order, as branch: the prompts sent before it
+		// run as they were sent, the ones after it in the new mode.
+		sessionID, on := r.session, *c.Plan
+		if err := r.enqueue(sessionID, 1, func() {
+			r.m.SetPlan(sessionID, on)
+			r.reply(c, nil, map[string]bool{"plan": on})
+		}); err != nil {
+			r.reply(c, err, nil)
+		}
 	case "set_model":
 		spec := c.Model
 		if spec == "" && c.Provider != "" {
@@ -128,14 +142,14 @@ func (r *server) handle(c command) {
 			r.reply(c, fmt.Errorf("%s is not one of pi-tui's commands, and the session's engine cannot run to take pi's: %v", c.Type, err), nil)
 			return
 		}
-		r.reply(c, fmt.Errorf("unknown command %q (prompt, abort, get_state, new_session, compact, branch, set_model, set_thinking_level)", c.Type), nil)
+		r.reply(c, fmt.Errorf("unknown command %q (prompt, abort, get_state, new_session, compact, branch, set_model, set_thinking_level, set_plan)", c.Type), nil)
 	}
 }
 
 func (r *server) state() stateReply {
 	st := r.m.State(r.session)
 	out := stateReply{SessionID: st.SessionID, Runtime: st.Runtime, Model: st.Model, Thinking: st.Thinking, Usage: st.Usage, Leaf: st.Leaf,
-		Title: st.Title, Project: r.project.Name, Root: r.project.Root, ModelIn: r.spec()}
+		Title: st.Title, Project: r.project.Name, Root: r.project.Root, ModelIn: r.spec(), Plan: r.m.Plan(r.session)}
 	if st.Last != nil {
 		out.Last, _ = events.Marshal(st.Last)
 	}

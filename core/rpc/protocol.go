@@ -23,6 +23,8 @@ type command struct {
 	// branch from Base ("" = the checked-out branch).
 	Worktree bool   `json:"worktree"`
 	Base     string `json:"base"`
+	// Plan is set_plan's: plan mode on or off for the session.
+	Plan *bool `json:"plan"`
 	// raw is the command's line, for passing pi's own commands through.
 	raw []byte
 }
@@ -52,4 +54,6 @@ type stateReply struct {
 	Project   string          `json:"project"`
 	Root      string          `json:"root"`
 	ModelIn   string          `json:"modelSetting,omitempty"`
+	// Plan says the session is in plan mode (set_plan).
+	Plan bool `json:"plan"`
 }

@@ -212,7 +212,7 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 			}
 			return p.Trusted && p.Root == b.spec.ProjectRoot, nil
 		},
-		Checkpoints: cp})
+		Checkpoints: cp, Plan: m.planOf(sid)})
 	srv, err := bridge.Listen(filepath.Join(h.Places.DataDir, "run"), dec)
 	if err != nil {
 		dec.Close()

@@ -140,6 +140,8 @@ type Manager struct {
 	// allowed holds "allow for this session" answers (session id + tool),
 	// for the manager's life, whichever program gave them.
 	allowed map[string]bool
+	// plans holds the sessions in plan mode (plan.go).
+	plans sync.Map
 }
 
 // New returns a Manager. It starts a file watcher; Close stops it.

@@ -106,6 +106,8 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		// An undo or redo, here or in another program: the cards and an
 		// open Review screen read the changes again.
 		return tea.Batch(m.loadChanges(), reviewview.Stale(m.sid))
+	case events.PlanChanged:
+		m.planChanged(e)
 	case events.SessionAppended:
 		// Another writer's entries were read: show what is stored.
 		if s := m.open; s != nil {
@@ -182,8 +184,9 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 			// streamed here.
 			return tea.Batch(withdrawTurnNotices(), m.reread())
 		}
+		ask := m.planEnded(e)
 		m.ownTurn = false
-		return withdrawTurnNotices()
+		return tea.Batch(withdrawTurnNotices(), ask)
 	}
 	return nil
 }

@@ -34,6 +34,7 @@ func builtins() []skills.Command {
 		{Name: "changes", Description: "the session's file changes, in order: diffs, undo and redo"},
 		{Name: "undo", Description: "put the files the agent changed since your last message back as they were"},
 		{Name: "undo-memory", Description: "undo the agent's last change to the project memory in this session"},
+		{Name: "plan", Description: "plan mode on or off: the agent only reads, then answers with a plan to run or refine (with a message: on, and send it)", ArgumentHint: "[message]"},
 	}
 }
 
@@ -109,7 +110,7 @@ func (m *Model) updateCommands(msg tea.Msg) (tea.Cmd, bool) {
 		case msg.text == msg.typed && !msg.verbatim:
 			m.restoreInput(msg.typed)
 			name, _, _ := strings.Cut(strings.TrimPrefix(msg.typed, "/"), " ")
-			return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, /changes, /undo, or a skill or prompt template (type / to see them)", firstLine(name))), true
+			return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, /changes, /undo, /plan, or a skill or prompt template (type / to see them)", firstLine(name))), true
 		case m.working:
 			m.queue = append(m.queue, msg.text)
 			return common.Notice("%s", noticeQueued), true
@@ -254,6 +255,8 @@ func (m *Model) command(text string) tea.Cmd {
 		return m.openReview()
 	case "undo":
 		return m.undoLastTurn()
+	case "plan":
+		return m.planCommand(arg)
 	}
-	return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, /changes, /undo", name))
+	return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, /changes, /undo, /plan", name))
 }

@@ -41,7 +41,7 @@ const menuSize = 50
 // differ (tab says why nothing matches; enter runs a command typed in
 // full).
 var menuKeys = struct{ Commands, At, Up, Down, Pick, Tab, Enter, Close key.Binding }{
-	Commands: key.NewBinding(key.WithKeys("/"), key.WithHelp("/command", "a menu of /compact /tree /fork /name /new /worktree /model /thinking /context /changes /undo, skills and templates")),
+	Commands: key.NewBinding(key.WithKeys("/"), key.WithHelp("/command", "a menu of /compact /tree /fork /name /new /worktree /model /thinking /context /changes /undo /plan, skills and templates")),
 	At:       key.NewBinding(key.WithKeys("@"), key.WithHelp("@file", "complete a project file; sent attached")),
 	Up:       key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑/↓", "move in the menu")),
 	Down:     key.NewBinding(key.WithKeys("down", "ctrl+n")),

@@ -16,7 +16,8 @@
 // extensions show besides (notices, status, widgets, title), the
 // engine's name and the background launch; review.go the file changes'
 // cards, /changes, /undo and /tree's "files too"; guard.go the questions
-// put after a read, which wait for the keyboard to rest.
+// put after a read, which wait for the keyboard to rest; plan.go /plan and
+// the question that runs a plan.
 package chat
 
 import (
@@ -124,6 +125,7 @@ type Model struct {
 	think   thinkState           // the level in effect and the levels the model has
 	ended   bool                 // agent_end arrived for the current prompt
 	ownTurn bool                 // the turn running is this program's (else another's: reread at its ends)
+	plan    bool                 // the session is in plan mode (plan.go)
 	branch  string               // the open session's worktree branch, "" when it works in the project
 	invalid string               // why the open session's worktree binding is invalid (it works in nothing)
 	failed  string               // the current prompt's error, once shown
@@ -213,7 +215,7 @@ func (m *Model) close() {
 	}
 	m.tr.Clear()
 	m.sid, m.queue = "", nil
-	m.working, m.model, m.level, m.think = false, "", "", thinkState{}
+	m.working, m.model, m.level, m.think, m.plan = false, "", "", thinkState{}, false
 	// The context window stays until a launch says the next one.
 	m.rt = runState{state: "none", window: m.rt.window}
 }
@@ -253,6 +255,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.model = modelOf(msg.entries)
 		m.level = levelOf(msg.entries)
 		m.br.show(m.sid) // its events and questions, an open one included
+		m.plan = m.d.Runtimes.Plan(m.sid)
 		st := m.d.Runtimes.State(m.sid)
 		m.rt.state = st.Runtime
 		if l, ok := st.Last.(events.RuntimeLaunched); ok {
