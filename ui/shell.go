@@ -137,6 +137,7 @@ type Model struct {
 	status    statusInfo
 
 	width, height int
+	bodyH         int // the height the tabs were last given (fitBody)
 }
 
 type statusInfo struct {
@@ -329,6 +330,7 @@ func (m *Model) focusAt(n int) focus {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.route(msg)
 	nav := m.applyNav()
+	m.fitBody()
 	// The Projects list reloads for changes made elsewhere only while it
 	// is seen; hidden (another tab, a page over it), it catches up when it
 	// shows again. Twenty SSH clients each saving memory would otherwise
@@ -611,7 +613,11 @@ func (m *Model) quit() tea.Cmd {
 	return m.st.Push(m.quitAsk)
 }
 
-func (m *Model) bodyHeight() int { return max(m.height-2, 1) }
+// bodyHeight is what the header (one line) and the status bar (one
+// line, more while a long notice shows) leave.
+func (m *Model) bodyHeight() int {
+	return max(m.height-2-strings.Count(m.statusBar(), "\n"), 1)
+}
 
 // Layer-opening actions handed to the Projects and Settings tabs.
 
@@ -775,17 +781,64 @@ func (m *Model) statusBar() string {
 	if m.tab != tabProjects && m.session.Plan() {
 		right = "plan mode · " + right // the open session's agent only reads and plans
 	}
-	// One space at each end and at least two between the parts.
-	space := m.width - 2 - ansi.StringWidth(right) - 2
-	if ansi.StringWidth(left) > space {
-		left = ansi.Truncate(left, max(space, 0), "…")
+	return m.statusLines(left, right)
+}
+
+// statusLines lays the status bar out (ADR 0053): the notice on the left
+// and the state on the right of one line when both fit. A longer notice
+// is wrapped at words over as many lines as it needs, up to
+// maxNoticeLines, and the state goes to the right of its last line, or
+// onto a line of its own; the body gives up the lines (bodyHeight). A
+// notice is a sentence the user needs (what happened, why it failed), so
+// it is never cut to the width of what is left beside the state.
+func (m *Model) statusLines(left, right string) string {
+	w := m.width - 2 // one space at each end
+	// pair puts a on the left and b on the right of one line, at least
+	// two spaces apart.
+	pair := func(a, b string) string {
+		return a + strings.Repeat(" ", max(w-ansi.StringWidth(a)-ansi.StringWidth(b), 2)) + b
 	}
-	gap := max(m.width-2-ansi.StringWidth(left)-ansi.StringWidth(right), 2)
-	line := ansi.Truncate(" "+left+strings.Repeat(" ", gap)+right+" ", m.width, "")
+	lines := []string{pair(left, right)}
+	if left != "" && ansi.StringWidth(left)+2+ansi.StringWidth(right) > w {
+		// A path breaks after a slash rather than anywhere.
+		lines = strings.Split(ansi.Wrap(left, max(w, 1), "/"), "\n")
+		if n := m.maxNoticeLines(); len(lines) > n {
+			// Past a quarter of the screen: the rest would push the
+			// screen itself away.
+			lines = lines[:n]
+			lines[n-1] = ansi.Truncate(lines[n-1], max(w-2, 1), "") + " …"
+		}
+		if last := lines[len(lines)-1]; ansi.StringWidth(last)+2+ansi.StringWidth(right) <= w {
+			lines[len(lines)-1] = pair(last, right)
+		} else {
+			lines = append(lines, pair("", right))
+		}
+	}
+	style := m.st.StatusBar
 	if m.noticeErr && m.notice != "" {
-		return m.st.Error.Reverse(true).Render(line)
+		style = m.st.Error.Reverse(true)
 	}
-	return m.st.StatusBar.Render(line)
+	for i, l := range lines {
+		l = " " + l + strings.Repeat(" ", max(w-ansi.StringWidth(l), 0)) + " "
+		lines[i] = style.Render(ansi.Truncate(l, m.width, ""))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// maxNoticeLines bounds how many lines a notice may take: three, or a
+// quarter of a taller screen.
+func (m *Model) maxNoticeLines() int { return max(3, m.height/4) }
+
+// fitBody sizes the tabs again when the body's height changed without
+// the window's: the status bar grew with a long notice, or shrank when
+// it went.
+func (m *Model) fitBody() {
+	if h := m.bodyHeight(); h != m.bodyH {
+		m.bodyH = h
+		m.projects.SetSize(m.width, h)
+		m.settings.SetSize(m.width, h)
+		m.session.SetSize(m.width, h)
+	}
 }
 
 // helpGroups names the current screen and lists its keys, then the

@@ -353,30 +353,39 @@ func (m *Model) menuLines() []string {
 	return out
 }
 
-// menuFooter says how many entries match and where files came from.
+// menuFooter says how many entries match and where files came from. Its
+// lines are sentences (a warning's cause, the keys): they wrap, indented
+// under the menu, and are never cut.
 func (m *Model) menuFooter() []string {
 	c := &m.comp
 	st := m.d.UI
 	w := max(m.width, 10)
-	dim := func(f string, a ...any) string { return st.Dim.Render(ansi.Truncate(fmt.Sprintf(f, a...), w, "…")) }
 	var out []string
+	say := func(render func(...string) string, text string) {
+		for _, l := range strings.Split(ansi.Wrap(text, w-2, ""), "\n") {
+			out = append(out, render("  "+l))
+		}
+	}
+	dim := func(f string, a ...any) { say(st.Dim.Render, fmt.Sprintf(f, a...)) }
 	if c.kind == menuCommands {
 		if c.items.Len() == 0 {
-			out = append(out, dim("  no command matches %q (esc closes)", "/"+common.VisibleLine(c.query)))
+			dim("no command matches %q (esc closes)", "/"+common.VisibleLine(c.query))
 		}
 		if len(m.cmdWarn) > 0 {
-			out = append(out, st.Warn.Render(ansi.Truncate(fmt.Sprintf("  ! %d skill or template file(s) skipped: %s", len(m.cmdWarn), common.VisibleLine(m.cmdWarn[0])), w, "…")))
+			say(st.Warn.Render, fmt.Sprintf("! %d skill or template file(s) skipped: %s", len(m.cmdWarn), common.VisibleLine(m.cmdWarn[0])))
 		}
 		if c.piErr != "" {
-			out = append(out, st.Warn.Render(ansi.Truncate("  ! "+common.VisibleLine(c.piErr)+"; pi-tui's own list instead", w, "…")))
+			say(st.Warn.Render, "! "+common.VisibleLine(c.piErr)+"; pi-tui's own list instead")
 		}
 		return out
 	}
 	switch {
 	case c.listErr != "":
-		return []string{st.Warn.Render(ansi.Truncate("  ! cannot list the project's files: "+common.VisibleLine(c.listErr), w, "…"))}
+		say(st.Warn.Render, "! cannot list the project's files: "+common.VisibleLine(c.listErr))
+		return out
 	case c.matcher == nil || c.matcher.List().Root != m.project.Root:
-		return []string{dim("  listing the project's files…")}
+		dim("listing the project's files…")
+		return out
 	}
 	l := c.matcher.List()
 	src := "the folder, minus .gitignore"
@@ -389,15 +398,15 @@ func (m *Model) menuFooter() []string {
 		src = "the git index (tracked files)"
 	}
 	if c.items.Len() == 0 {
-		out = append(out, dim("  no file matches %q among %d from %s (esc closes)", common.VisibleLine(c.query), len(l.Paths), src))
+		dim("no file matches %q among %d from %s (esc closes)", common.VisibleLine(c.query), len(l.Paths), src)
 	} else {
-		out = append(out, dim("  %d of %d files match · from %s · tab/enter inserts, esc closes", c.total, len(l.Paths), src))
+		dim("%d of %d files match · from %s · tab/enter inserts, esc closes", c.total, len(l.Paths), src)
 	}
 	if l.Truncated {
-		out = append(out, st.Warn.Render(ansi.Truncate(fmt.Sprintf("  ! the list stopped at %d files", len(l.Paths)), w, "…")))
+		say(st.Warn.Render, fmt.Sprintf("! the list stopped at %d files", len(l.Paths)))
 	}
 	if l.Warning != "" {
-		out = append(out, st.Warn.Render(ansi.Truncate("  ! "+common.VisibleLine(l.Warning), w, "…")))
+		say(st.Warn.Render, "! "+common.VisibleLine(l.Warning))
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -40,37 +41,74 @@ type runState struct {
 // session is open).
 func (m *Model) RuntimeState() string { return m.rt.state }
 
+// stateLine is the line above the input: the runtime's state first, then
+// what else fits of the model, the extensions' statuses, the last launch,
+// tokens and the context meter, then the key hints. It is never cut:
+// what does not fit is left out whole, the least needed first, so what
+// shows is always whole (the context meter before the launch reason).
 func (m *Model) stateLine() string {
-	parts := []string{"runtime " + m.rt.state}
-	parts = append(parts, m.statusParts()...) // the extensions' setStatus
+	// Each part with its rank: lower ranks go first when the line is
+	// full. They show in the order of the slice.
+	type part struct {
+		text string
+		rank int
+	}
+	var parts []part
+	if m.working && m.rt.state != "idle" {
+		// "working" follows the runtime's own state, which agent_end
+		// ends in event order; m.working also covers the moment before
+		// it starts.
+		parts = append(parts, part{"working… esc aborts", 9})
+	}
+	parts = append(parts, part{"runtime " + m.rt.state, 9})
+	for _, s := range m.statusParts() { // the extensions' setStatus
+		parts = append(parts, part{s, 3})
+	}
 	if m.model != "" {
-		parts = append(parts, "model "+common.VisibleLine(m.model)) // from the session file
+		parts = append(parts, part{"model " + common.VisibleLine(m.model), 4}) // from the session file
 	}
 	if t := m.thinkingText(); t != "" {
-		parts = append(parts, t)
+		parts = append(parts, part{t, 5})
 	}
 	if m.rt.last != "" {
-		parts = append(parts, m.rt.last)
+		parts = append(parts, part{m.rt.last, 1})
 	}
 	if u := m.rt.usage; u.InputTokens+u.OutputTokens > 0 {
-		fill := ""
+		parts = append(parts, part{fmt.Sprintf("tokens %d in / %d out", u.InputTokens, u.OutputTokens), 2})
 		if ctx, w := m.rt.lastCall.InputTokens+m.rt.lastCall.OutputTokens+m.rt.lastCall.CacheReadTokens, m.rt.window; w > 0 && ctx > 0 {
-			fill = fmt.Sprintf(" · context %d%% of %dk", ctx*100/w, w/1000)
+			parts = append(parts, part{fmt.Sprintf("context %d%% of %dk", ctx*100/w, w/1000), 7})
 		}
-		parts = append(parts, fmt.Sprintf("tokens %d in / %d out%s", u.InputTokens, u.OutputTokens, fill))
 	}
 	if len(m.queue) > 0 {
-		parts = append(parts, fmt.Sprintf("%d queued", len(m.queue)))
+		parts = append(parts, part{fmt.Sprintf("%d queued", len(m.queue)), 8})
 	}
-	// State first: it is what a glance is for; key hints fill what is left.
-	line := strings.Join(parts, " · ")
+	join := func() string {
+		texts := make([]string, len(parts))
+		for i, p := range parts {
+			texts[i] = p.text
+		}
+		return strings.Join(texts, " · ")
+	}
+	line := join()
+	for ansi.StringWidth(line) > m.width && len(parts) > 1 {
+		drop := 0
+		for i, p := range parts {
+			if p.rank < parts[drop].rank {
+				drop = i
+			}
+		}
+		parts = slices.Delete(parts, drop, drop+1)
+		line = join()
+	}
+	// State first: it is what a glance is for; key hints fill what is
+	// left, whole or not at all.
 	hint := "enter send · alt+enter new line · shift+tab thinking · /compact /tree /new /model /thinking /context"
-	// "working" follows the runtime's own state, which agent_end ends in
-	// event order; m.working also covers the moment before it starts.
-	if m.working && m.rt.state != "idle" {
-		line = "working… esc aborts · " + line
-	} else if ansi.StringWidth(line)+3+ansi.StringWidth(hint) <= m.width {
-		line += " · " + hint
+	if !m.working || m.rt.state == "idle" {
+		if ansi.StringWidth(line)+3+ansi.StringWidth(hint) <= m.width {
+			line += " · " + hint
+		}
 	}
-	return ansi.Truncate(line, m.width, "…")
+	// One part wider than the whole line (only at widths below the
+	// program's minimum) wraps rather than being cut.
+	return ansi.Wrap(line, max(m.width, 10), "")
 }

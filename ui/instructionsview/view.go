@@ -282,13 +282,17 @@ func (pg *Page) View(width, height int) string {
 		}
 	}
 	st := pg.st
-	head := st.Title.Render("Instructions · "+pg.p.Name) + st.Dim.Render("  "+paths.Tilde(pg.p.Root, pg.host.Places.Home))
+	title, tail := "Instructions · "+common.VisibleLine(pg.p.Name), ""
 	if pg.model.Provider != "" {
-		head += st.Dim.Render("  model " + pg.model.Provider + "/" + pg.model.ID)
+		tail += "  model " + common.VisibleLine(pg.model.Provider+"/"+pg.model.ID)
 	}
 	if pg.busy {
-		head += st.Dim.Render("  resolving…")
+		tail += "  resolving…"
 	}
+	// The folder takes what the title and the rest leave, its last
+	// folders kept.
+	room := max(width-ansi.StringWidth(title)-2-ansi.StringWidth(tail), 12)
+	head := st.Title.Render(title) + st.Dim.Render("  "+common.ShortPath(paths.Tilde(pg.p.Root, pg.host.Places.Home), room)+tail)
 	line2 := st.Dim.Render("/ chain for a path · v text the agent gets · esc close")
 	if pg.inputOn || pg.path.Input.Value() != "" {
 		line2 = pg.path.Input.View()

@@ -920,10 +920,15 @@ func (m *Model) renderProject(p projects.Project, home string) (string, string) 
 		flags = append(flags, "untrusted")
 	}
 	// A name or folder may carry control characters: shown, not acted on.
-	l1 := common.VisibleLine(p.Name + "  " + paths.Tilde(p.Root, home))
+	name, tail := common.VisibleLine(p.Name), ""
 	if len(flags) > 0 {
-		l1 += "  [" + strings.Join(flags, ", ") + "]"
+		tail = "  [" + strings.Join(flags, ", ") + "]"
 	}
+	// The folder gets the room the name and flags leave on the line (after
+	// the two cells of "› "), shortened in its middle: its last folders are
+	// what tells two projects apart.
+	room := max(m.width-2-cells(name)-2-cells(tail), 12)
+	l1 := name + "  " + common.ShortPath(paths.Tilde(p.Root, home), room) + tail
 	file, ok := m.winners[p.ID]
 	switch {
 	case p.Missing:

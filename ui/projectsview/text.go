@@ -14,6 +14,9 @@ func truncate(s string, width int) string {
 	return ansi.Truncate(s, width, "…")
 }
 
+// cells is how many terminal cells s takes.
+func cells(s string) int { return ansi.StringWidth(s) }
+
 // padTo pads s with spaces to width cells, so a selected row is one bar.
 func padTo(s string, width int) string {
 	w := ansi.StringWidth(s)

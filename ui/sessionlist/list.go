@@ -43,14 +43,23 @@ func (m *Model) loadList() tea.Cmd {
 // selected is the session under the cursor.
 func (m *Model) selected() (sessions.Summary, bool) { return m.rows.Selected() }
 
-// rowHeight is how many lines a session's row takes: two for the
-// selected row when its worktree needs a fix (the fix is the second
-// line), else one.
+// rowHeight is how many lines a session's row takes: one, and for the
+// selected row whose worktree needs a fix, the lines the fix wraps to.
 func (m *Model) rowHeight(s sessions.Summary) int {
-	if sel, ok := m.rows.Selected(); ok && sel.ID == s.ID && m.missingFix(s.ID) != "" {
-		return 2
+	if sel, ok := m.rows.Selected(); ok && sel.ID == s.ID {
+		return 1 + len(m.fixLines(s.ID))
 	}
 	return 1
+}
+
+// fixLines is the fix of session id's worktree, wrapped under its row:
+// a sentence the user acts on is never cut.
+func (m *Model) fixLines(id string) []string {
+	fix := m.missingFix(id)
+	if fix == "" {
+		return nil
+	}
+	return strings.Split(ansi.Wrap(common.VisibleLine(fix), max(m.width-4, 10), ""), "\n")
 }
 
 // setFilter filters the rows by what the filter says and puts the cursor
@@ -199,7 +208,10 @@ type deletedMsg struct{ id string }
 func (m *Model) listView() string {
 	st := m.d.UI
 	var b strings.Builder
-	b.WriteString(st.Title.Render("Sessions · "+common.VisibleLine(m.project.Name)) + st.Dim.Render("  enter open · n new · w in a worktree · r rename · D delete · / filter · ? help") + "\n")
+	head := m.headLines()
+	for _, l := range head {
+		b.WriteString(l + "\n")
+	}
 	if m.filter.on {
 		b.WriteString(m.filter.input.View() + "\n")
 	} else {
@@ -217,7 +229,7 @@ func (m *Model) listView() string {
 		b.WriteString(st.Dim.Render("No session matches."))
 		return b.String()
 	}
-	m.rows.SetLines(m.height - 3)
+	m.rows.SetLines(m.height - len(head) - 2)
 	cursor := m.rows.Cursor()
 	for i, s := range m.rows.Window() {
 		title := Title(s.Title, s.FirstMessage)
@@ -233,12 +245,66 @@ func (m *Model) listView() string {
 		line = ansi.Truncate(line, max(m.width-4, 10), "…")
 		if i == cursor {
 			b.WriteString(st.Selected.Render("› "+line) + "\n")
-			if fix := m.missingFix(s.ID); fix != "" {
-				b.WriteString(st.Warn.Render(ansi.Truncate("  "+common.VisibleLine(fix), max(m.width-2, 10), "…")) + "\n")
+			for _, l := range m.fixLines(s.ID) {
+				b.WriteString(st.Warn.Render("  "+l) + "\n")
 			}
 		} else {
 			b.WriteString("  " + line + "\n")
 		}
 	}
 	return b.String()
+}
+
+// headKeys are the keys the list's header names: the list's own, and the
+// worktree ones (diff, merge, discard) while a listed session has a
+// worktree, since only then do they do anything. They come from the
+// keymap, so the header says what the keys do and what ? lists.
+func (m *Model) headKeys() []key.Binding {
+	k := m.keys
+	keys := []key.Binding{k.Open, k.New, k.Worktree, k.Rename, k.Delete, k.Filter}
+	if len(m.wt.of.Bound) > 0 || len(m.wt.of.Invalid) > 0 {
+		keys = append(keys, k.Diff, k.Merge, k.Discard)
+	}
+	return keys
+}
+
+// headLines is the list's header: its title, then its keys, wrapped to
+// the width between hints (never inside one unless it alone is wider than
+// the line), so every key stays named at any width.
+func (m *Model) headLines() []string {
+	st := m.d.UI
+	title := "Sessions · " + common.VisibleLine(m.project.Name)
+	w := max(m.width, 20)
+	var hints []string
+	for _, b := range m.headKeys() {
+		hints = append(hints, common.Hints(b))
+	}
+	var lines []string
+	line := title
+	for _, h := range hints {
+		sep := " · "
+		if line == title {
+			sep = "  "
+		}
+		if ansi.StringWidth(line+sep+h) <= w {
+			line += sep + h
+			continue
+		}
+		lines = append(lines, line)
+		line = h
+	}
+	lines = append(lines, line)
+	// A hint or a title wider than the line wraps inside itself.
+	var out []string
+	for _, l := range lines {
+		out = append(out, strings.Split(ansi.Wrap(l, w, ""), "\n")...)
+	}
+	for i, l := range out {
+		if rest, ok := strings.CutPrefix(l, title); i == 0 && ok {
+			out[i] = st.Title.Render(title) + st.Dim.Render(rest)
+		} else {
+			out[i] = st.Dim.Render(l)
+		}
+	}
+	return out
 }

@@ -119,7 +119,7 @@ func assertFits(t *testing.T, m *Model, height int, want string) {
 func TestSessionListKeepsTheCursorOnScreen(t *testing.T) {
 	const height = 10 // seven rows under the title and the filter line
 	m := testModel(t)
-	m.SetSize(100, height)
+	m.SetSize(240, height) // wide enough for the header's keys on one line
 	m.Update(listMsg{list: sessionsNamed(40)})
 	assertFits(t, m, height, "session 00")
 	for i := 1; i <= 12; i++ {
@@ -146,7 +146,7 @@ func TestSessionListKeepsTheCursorOnScreen(t *testing.T) {
 func TestSessionListFixLineStaysOnScreen(t *testing.T) {
 	const height = 10
 	m := testModel(t)
-	m.SetSize(100, height)
+	m.SetSize(240, height) // the header and the fix on one line each
 	list := sessionsNamed(40)
 	m.Update(listMsg{list: list, of: worktree.Sessions{Invalid: map[string]*worktree.InvalidError{"s7": {Why: "its folder is not a worktree of the project"}}}})
 	for range 7 {

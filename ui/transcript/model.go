@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
@@ -249,8 +250,14 @@ func (m *Model) View(h int) string {
 		l := m.items[i].render(m.ui, m.width, opts)
 		lines = append(append([]string(nil), l...), lines...)
 	}
-	if len(m.items) == 0 {
-		lines = []string{m.ui.Dim.Render(m.empty)}
+	if len(m.items) == 0 && m.empty != "" {
+		// The introduction is a sentence the user needs whole (what the
+		// agent may do, and that commands wait for approval): wrapped at
+		// words, never cut at the edge.
+		lines = nil
+		for _, l := range strings.Split(ansi.Wrap(m.empty, max(m.width, 10), ""), "\n") {
+			lines = append(lines, m.ui.Dim.Render(l))
+		}
 	}
 	end := max(len(lines)-m.bottom, 0)
 	start := max(end-h, 0)

@@ -1,0 +1,273 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+)
+
+// The screens a new user tried pi-tui at (issue 24).
+var trialSizes = []struct{ w, h int }{{80, 24}, {120, 40}}
+
+// squeezed is text without white space: a sentence read across the
+// lines it wraps to, wherever they break (a path may break after a
+// slash, with the line's padding after it).
+func squeezed(s string) string { return strings.Join(strings.Fields(s), "") }
+
+// waitWhole waits until one frame shows each of want whole, read across
+// line breaks.
+func (s *session) waitWhole(want ...string) string {
+	s.t.Helper()
+	return s.sc.WaitFrame(func(frame string) bool {
+		seen := squeezed(frame)
+		for _, w := range want {
+			if !strings.Contains(seen, squeezed(w)) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// assertFrame fails when a frame has more lines than the screen or a
+// line wider than it.
+func assertFrame(t *testing.T, frame string, w, h int) {
+	t.Helper()
+	lines := strings.Split(frame, "\n")
+	if len(lines) > h {
+		t.Errorf("the frame has %d lines on a screen of %d:\n%s", len(lines), h, frame)
+	}
+	for _, l := range lines {
+		if ansi.StringWidth(l) > w {
+			t.Errorf("a line is %d cells on a screen of %d: %q", ansi.StringWidth(l), w, l)
+		}
+	}
+}
+
+// A new session's introduction says what the agent may do, to its end:
+// the safety half ("as you, and … only once you approve them") was cut
+// at the screen's edge.
+func TestIntroductionIsWhole(t *testing.T) {
+	t.Parallel()
+	for _, size := range trialSizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			r := newKitRig(t, size.w, size.h, echo, true)
+			r.chat()
+			frame := r.waitWhole("Type a message and press enter. The agent works in proj: its file tools stay inside the project folder; " +
+				"its commands run as you, and in the ask and auto-edits modes only once you approve them.")
+			assertFrame(t, frame, size.w, size.h)
+			r.final()
+		})
+	}
+}
+
+// The line above the input is never cut: with two extensions' statuses
+// beside the tokens and the last launch, it is wider than 120 columns,
+// and the context meter at its end was cut ("context 0% of 1…"). What
+// does not fit is left out whole, the meter kept.
+func TestStateLineIsWhole(t *testing.T) {
+	t.Parallel()
+	for _, size := range trialSizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			r := newKitRig(t, size.w, size.h, echo, true)
+			r.chat()
+			r.say("hello")
+			r.waitFor("answer to hello")
+			sid := r.sessionIDs()[0]
+			pub := r.m.opts.Host.Events.Publish
+			pub(events.ExtensionStatus{SessionID: sid, Method: "setStatus", Key: "build", Text: "build: 214 of 380 targets compiled"})
+			pub(events.ExtensionStatus{SessionID: sid, Method: "setStatus", Key: "deploy", Text: "deploy: waiting for the staging checks"})
+			// The line above the input starts with the runtime's state.
+			stateLine := func(frame string) string {
+				for _, l := range strings.Split(frame, "\n") {
+					if strings.HasPrefix(l, "runtime ") {
+						return l
+					}
+				}
+				return ""
+			}
+			frame := r.sc.WaitFrame(func(f string) bool {
+				l := stateLine(f)
+				return strings.HasPrefix(l, "runtime idle") && strings.Contains(l, "deploy: waiting for the staging checks")
+			})
+			line := strings.TrimRight(stateLine(frame), " ")
+			if !strings.Contains(line, "context 0% of 100k") || strings.Contains(line, "…") {
+				t.Errorf("the state line is cut or lost the context meter: %q", line)
+			}
+			assertFrame(t, frame, size.w, size.h)
+			r.final()
+		})
+	}
+}
+
+// A long notice wraps in the status bar, which grows to hold it while
+// the screen above gives up the lines: "working on branch pi/… (from
+// main) in /tmp/tri…" ended at the edge, the folder it names cut. Its end
+// and the state beside it are on screen, and the chat still fits.
+func TestLongNoticeIsWholeOnScreen(t *testing.T) {
+	t.Parallel()
+	worktreetest.Need(t)
+	notice := regexp.MustCompile(`working on branch (pi/[0-9a-f]+) \(from main\) in`)
+	for _, size := range trialSizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			r := newKitRig(t, size.w, size.h, echo, true)
+			root := filepath.Join(r.home, "proj")
+			worktreetest.Repo(t, root, nil)
+			r.waitFor("proj")
+			r.keys("enter", "o")
+			r.waitFor("No sessions yet")
+			r.keys("w")
+			frame := r.sc.WaitFrame(func(f string) bool { return notice.MatchString(f) && strings.Contains(f, "Type a message") })
+			dirs, _ := filepath.Glob(filepath.Join(r.home, "data", "worktrees", "*", "*"))
+			if len(dirs) != 1 {
+				t.Fatalf("worktrees %v", dirs)
+			}
+			branch := notice.FindStringSubmatch(frame)[1]
+			want := fmt.Sprintf("working on branch %s (from main) in %s", branch, dirs[0])
+			if len(want) < size.w-2 {
+				t.Fatalf("the notice %q fits one line: the test needs a longer one", want)
+			}
+			// The notice ends the screen, the state beside its last line
+			// or under it; the input is still above it.
+			lines := strings.Split(frame, "\n")
+			at := -1
+			for i, l := range lines {
+				if strings.Contains(l, "working on branch") {
+					at = i
+				}
+			}
+			bar := strings.Join(lines[max(at, 0):], "\n")
+			if at < 0 || !strings.Contains(squeezed(bar), squeezed(want)) || !strings.Contains(bar, "runtime:") {
+				t.Errorf("the status bar does not hold the whole notice %q and the state:\n%s", want, frame)
+			}
+			if strings.Contains(bar, "…") {
+				t.Errorf("the notice is cut:\n%s", bar)
+			}
+			if !strings.Contains(strings.Join(lines[:max(at, 0)], "\n"), "\nruntime ") {
+				t.Errorf("the chat's state line went under the notice:\n%s", frame)
+			}
+			assertFrame(t, frame, size.w, size.h)
+			// The next key clears the notice, and the chat has its lines
+			// back: the input's top border is again three lines up.
+			r.tm.Type("x")
+			frame = r.sc.WaitFrame(func(f string) bool { return !strings.Contains(f, "working on branch") && strings.Contains(f, "x") })
+			assertFrame(t, frame, size.w, size.h)
+			if n := len(strings.Split(frame, "\n")); n != size.h {
+				t.Errorf("after the notice the frame has %d lines, want %d:\n%s", n, size.h, frame)
+			}
+			r.final()
+		})
+	}
+}
+
+// The sessions header names every key of the list, wrapped rather than
+// stopping at "D delete · /", and the worktree keys (d diff, M merge,
+// X discard) once a session has a worktree.
+func TestSessionsHeaderNamesTheKeys(t *testing.T) {
+	t.Parallel()
+	worktreetest.Need(t)
+	always := []string{"Sessions · proj", "enter open session", "n new session", "w new session in a git worktree", "r rename", "D delete", "/ filter by title and content"}
+	wt := []string{"d worktree diff", "M merge worktree", "X discard worktree"}
+	for _, size := range trialSizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			r := newKitRig(t, size.w, size.h, echo, true)
+			root := filepath.Join(r.home, "proj")
+			worktreetest.Repo(t, root, nil)
+			r.waitFor("proj")
+			r.keys("enter", "o")
+			r.waitFor("No sessions yet")
+			r.keys("n")
+			r.waitFor("Type a message")
+			r.say("hi")
+			r.waitFor("answer to hi")
+			r.sessions()
+			frame := r.waitWhole(always...)
+			for _, w := range wt {
+				if strings.Contains(squeezed(frame), squeezed(w)) {
+					t.Errorf("with no worktree session the header says %q:\n%s", w, frame)
+				}
+			}
+			assertFrame(t, frame, size.w, size.h)
+			r.keys("w")
+			r.waitFor("working on branch pi/")
+			r.say("hi")
+			r.waitFor("answer to hi")
+			r.sessions("⎇ pi/")
+			frame = r.waitWhole(append(always, wt...)...)
+			assertFrame(t, frame, size.w, size.h)
+			r.final()
+		})
+	}
+}
+
+// A long project folder keeps the part that tells it apart: its last
+// folders, whole, with the middle left out ("~/src/…/the/projects/shop"),
+// where the row was cut at its end ("~/src/very/deeply/nested/…").
+func TestProjectRowKeepsTheLastFolders(t *testing.T) {
+	t.Parallel()
+	deep := "src/very/deeply/nested/folders/that/hold/all/of/the/projects/"
+	for _, size := range trialSizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			xs := strings.Repeat("x", size.w/2)
+			long := deep + xs + "/shop"
+			f.add(long, "shop", true)
+			f.add(long+"-admin", "shop admin", true)
+			s := f.run(size.w, size.h)
+			frame := s.sc.WaitFrame(func(fr string) bool {
+				return strings.Contains(fr, "/shop\n") || strings.Contains(fr, "/shop ")
+			})
+			rows := 0
+			for _, l := range strings.Split(frame, "\n") {
+				l = strings.TrimRight(l, " ")
+				name, path, ok := strings.Cut(strings.TrimLeft(l, "› "), "  ")
+				if !ok || !strings.HasPrefix(name, "shop") {
+					continue
+				}
+				rows++
+				want := "/" + xs + "/shop"
+				if name == "shop admin" {
+					want += "-admin"
+				}
+				if !strings.HasPrefix(path, "~/") || !strings.Contains(path, "/…/") || !strings.HasSuffix(path, want) {
+					t.Errorf("the row of %s shows its folder as %q, want ~/…/ and the end %q", name, path, want)
+				}
+			}
+			if rows != 2 {
+				t.Errorf("%d rows of shop found:\n%s", rows, frame)
+			}
+			assertFrame(t, frame, size.w, size.h)
+			// Show instructions names the folder in its header, one line
+			// beside the project's name: its last folders stay there too.
+			s.keys("i")
+			frame = s.sc.WaitFrame(func(fr string) bool { return strings.Contains(fr, "Chain for the project root") })
+			head := ""
+			for _, l := range strings.Split(frame, "\n") {
+				if strings.HasPrefix(l, "Instructions · shop") {
+					head = strings.TrimRight(l, " ")
+				}
+			}
+			end := "/shop"
+			if strings.HasPrefix(head, "Instructions · shop admin") {
+				end = "/shop-admin"
+			}
+			if !strings.Contains(head, "  ~/") || !strings.Contains(head, "/…/") || !strings.HasSuffix(head, end) {
+				t.Errorf("the instructions header shows the folder as %q, want ~/…/ and the end %s", head, end)
+			}
+			assertFrame(t, frame, size.w, size.h)
+			s.final()
+		})
+	}
+}
