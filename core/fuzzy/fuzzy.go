@@ -55,13 +55,16 @@ type Match struct {
 }
 
 // Matcher finds the best texts for a query typed one key at a time. Each
-// query remembers the texts it matched, so a query that extends the last
-// one (the next key typed) looks only at those: a keystroke costs what the
-// surviving texts cost, not all of them.
+// query remembers the texts it matched, and where in each its letters
+// ended, so a query that extends the last one (the next key typed) looks
+// only at those, and only for the letters added: a keystroke costs what
+// the surviving texts cost, not all of them. A text that cannot beat the
+// n best found so far is not scored further than it takes to know.
 type Matcher struct {
 	t     *Texts
 	query string
 	cand  []int32 // indices of the texts matching query
+	end   []int32 // for each, the byte after query's last letter in it (matched leftmost)
 	all   bool    // cand is every text (query "")
 }
 
@@ -76,24 +79,36 @@ func (m *Matcher) Texts() *Texts { return m.t }
 func (m *Matcher) Top(query string, n int) ([]Match, int) {
 	q := Lower(query)
 	top := make([]Match, 0, max(n, 0))
+	consider := func(i int32) {
+		if n <= 0 {
+			return
+		}
+		floor := -1 // a text must score this much to enter top
+		if len(top) == n {
+			floor = top[n-1].Score
+		}
+		if s := rate(m.t.lower[i], int(m.t.base[i]), q, floor); s >= 0 {
+			top = m.insertTop(top, Match{Index: int(i), Score: s}, n)
+		}
+	}
 	if m.all || !strings.HasPrefix(q, m.query) {
-		m.cand = m.cand[:0]
-		for i := range m.t.lower {
-			s, ok := Score(m.t.lower[i], int(m.t.base[i]), q)
-			if ok {
-				m.cand = append(m.cand, int32(i))
-				top = m.insertTop(top, Match{Index: i, Score: s}, n)
+		m.cand, m.end = m.cand[:0], m.end[:0]
+		for i, p := range m.t.lower {
+			if e, ok := follow(p, 0, q); ok {
+				m.cand, m.end = append(m.cand, int32(i)), append(m.end, int32(e))
+				consider(int32(i))
 			}
 		}
 	} else {
-		kept := m.cand[:0]
-		for _, i := range m.cand {
-			if s, ok := Score(m.t.lower[i], int(m.t.base[i]), q); ok {
-				kept = append(kept, i)
-				top = m.insertTop(top, Match{Index: int(i), Score: s}, n)
+		added, k := q[len(m.query):], 0
+		for j, i := range m.cand {
+			if e, ok := follow(m.t.lower[i], int(m.end[j]), added); ok {
+				m.cand[k], m.end[k] = i, int32(e)
+				k++
+				consider(i)
 			}
 		}
-		m.cand = kept
+		m.cand, m.end = m.cand[:k], m.end[:k]
 	}
 	m.query, m.all = q, q == ""
 	return top, len(m.cand)
@@ -147,11 +162,17 @@ const (
 // query q (see Lower); ok is false when q's letters are not all in p in
 // order. It is the one scoring function: every ranking goes through it.
 func Score(p string, b int, q string) (int, bool) {
-	if q == "" {
-		return 0, true
-	}
-	if !subsequence(p, q) {
+	if _, ok := follow(p, 0, q); !ok {
 		return 0, false
+	}
+	return rate(p, b, q, -1), true
+}
+
+// rate is Score for a text known to hold q's letters in order. It stops
+// as soon as the text is known to score below floor, and then says -1.
+func rate(p string, b int, q string, floor int) int {
+	if q == "" {
+		return 0
 	}
 	base := p[b:]
 	if i := strings.Index(base, q); i >= 0 {
@@ -164,42 +185,57 @@ func Score(p string, b int, q string) (int, bool) {
 		case boundary(base[i-1]):
 			s += 100
 		}
-		return s, true
+		return s
 	}
-	if i := strings.Index(p, q); i >= 0 {
+	if floor > bandPathRun+10*len(q)+100 {
+		return -1
+	}
+	// Not in the base, a run can only start before it: only that part of
+	// the text is searched again.
+	if i := strings.Index(p[:min(len(p), b+len(q)-1)], q); i >= 0 {
 		s := bandPathRun + 10*len(q)
 		if i == 0 || boundary(p[i-1]) {
 			s += 100
 		}
-		return s, true
+		return s
 	}
-	if subsequence(base, q) {
-		return bandBase + spread(base, q), true
+	if floor > bandBase+bandBase-1 {
+		return -1
 	}
-	return spread(p, q), true
+	if s, ok := spread(base, q); ok {
+		return bandBase + s
+	}
+	if floor > bandBase-1 {
+		return -1
+	}
+	s, _ := spread(p, q)
+	return s
 }
 
-// subsequence reports whether q's bytes appear in p in order.
-func subsequence(p, q string) bool {
+// follow matches q's letters in p in order from byte at on, each at its
+// leftmost place, and returns the byte after the last; ok is false when
+// they are not all there.
+func follow(p string, at int, q string) (end int, ok bool) {
 	for j := 0; j < len(q); j++ {
-		k := strings.IndexByte(p, q[j])
+		k := strings.IndexByte(p[at:], q[j])
 		if k < 0 {
-			return false
+			return 0, false
 		}
-		p = p[k+1:]
+		at += k + 1
 	}
-	return true
+	return at, true
 }
 
 // spread scores letters matched apart (greedily, leftmost): runs and word
-// starts earn points, gaps cost them; the result stays within a band.
-func spread(p, q string) int {
+// starts earn points, gaps cost them; the result stays within a band. ok
+// is false when q's letters are not all in p in order.
+func spread(p, q string) (int, bool) {
 	s, last := 0, -2
 	at := 0
 	for j := 0; j < len(q); j++ {
 		k := strings.IndexByte(p[at:], q[j])
 		if k < 0 {
-			return 0
+			return 0, false
 		}
 		k += at
 		switch {
@@ -212,7 +248,7 @@ func spread(p, q string) int {
 		}
 		last, at = k, k+1
 	}
-	return max(min(s+100, bandBase-1), 0)
+	return max(min(s+100, bandBase-1), 0), true
 }
 
 // boundary reports whether a word starts after c.
