@@ -135,7 +135,8 @@ func TestPaletteFocusesASetting(t *testing.T) {
 }
 
 // A session is found by its first message (and a named one by its name),
-// in any project, and enter opens it in the Session tab.
+// in any project, and enter opens it in the Session tab; from there (its
+// list) ctrl+k finds and opens a session of another project.
 func TestPaletteOpensASessionFoundByItsFirstMessage(t *testing.T) {
 	t.Parallel()
 	for _, size := range paletteSizes {
@@ -163,6 +164,16 @@ func TestPaletteOpensASessionFoundByItsFirstMessage(t *testing.T) {
 			})
 			s.keys("enter")
 			s.waitScreen("[2 Session]", "Session · shop", "fix the login form on checkout")
+			// From the Session tab's list too: ctrl+l leaves the chat for
+			// it, and ctrl+k opens the palette there.
+			s.keys("ctrl+l")
+			s.waitScreen("Sessions · shop")
+			s.keys("ctrl+k")
+			s.waitScreen("Go to", "› session  Groceries")
+			s.sc.Keys("release")
+			s.waitScreen("› session  draft the release notes")
+			s.keys("enter")
+			s.waitScreen("Session · blog", "draft the release notes")
 			s.final()
 		})
 	}

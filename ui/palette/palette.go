@@ -100,6 +100,7 @@ func New(d Deps, items []Item) *Model {
 	d.UI.StyleTextInput(&in)
 	in.Prompt = "> "
 	in.Placeholder = "a session, project, setting or command"
+	in.PlaceholderStyle = d.UI.Dim // the program's renderer, not the package default
 	in.CharLimit = 256
 	in.Focus()
 	m := &Model{d: d, items: items, keys: NewKeys(), input: in}
