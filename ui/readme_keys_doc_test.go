@@ -11,6 +11,7 @@ import (
 	"github.com/pi-tui/pi-tui/ui/extdialog"
 	"github.com/pi-tui/pi-tui/ui/instructionsview"
 	"github.com/pi-tui/pi-tui/ui/memoryeditor"
+	"github.com/pi-tui/pi-tui/ui/palette"
 	"github.com/pi-tui/pi-tui/ui/reviewview"
 )
 
@@ -58,10 +59,18 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"ctrl+c"}, does: "quit (asks first when an editor holds unsaved text or the agent is working; `ctrl+c` again quits)"},
 			{keys: []string{"q"}, does: "quit (not while typing in a field)"},
 			{keys: []string{"tab", "shift+tab", "1/2/3"}, does: "switch tabs (in the chat `tab` still does; `shift+tab` is the thinking level there)"},
+			{keys: []string{"ctrl+k"}, does: "the command palette: go to any session (by name or first message), project, setting or command (see Command palette). " +
+				"In a text field (the chat input, a filter), where `ctrl+k` deletes to the line end, `ctrl+g` opens it (`ctrl+g` works on the tabs too). Not over a page or dialog: close it first"},
 		}},
 		{where: "help screen", help: [][]key.Binding{append(hk.Nav.Bindings(), hk.Close)}, rows: []keyRow{
 			{keys: []string{"↑/k", "↓/j", "pgup/b", "pgdn/space", "home/g", "end/G"}, does: "scroll it when it is taller than the window"},
 			{keys: []string{"?/esc"}, does: "close it (`q` too)"},
+		}},
+		{where: "command palette", help: palette.New(palette.Deps{UI: m.st}, nil).Help(), rows: []keyRow{
+			{keys: []string{"enter"}, does: "go there: open the session in the Session tab, open the project's sessions, put the cursor on the setting in Settings, run the command " +
+				"(a skill or prompt template is put before what the input holds, to finish and send)"},
+			{keys: []string{"↑/↓", "pgup", "pgdn"}, does: "move through the matches (`ctrl+p`/`ctrl+n` too); `home`/`end` stay the query's"},
+			{keys: []string{"esc"}, does: "close it; what you were typing in the chat stays"},
 		}},
 		{where: "every text field", help: [][]key.Binding{{buf.Home, buf.WordLeft, buf.DeleteWord, buf.KillStart, buf.KillLine, buf.Undo, buf.Redo, buf.PageUp}}, rows: []keyRow{
 			{keys: []string{"ctrl+a/e", "alt+b/f", "ctrl+w", "ctrl+u", "ctrl+k"}, does: "line start/end, word back/forward (`ctrl+←`/`ctrl+→` too), delete word, delete to line start/end (readline; in the AGENTS.md editor `ctrl+e` is `$EDITOR`, `end` goes to the line end)"},

@@ -481,6 +481,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.showHelp, m.helpTop = true, 0
 		return nil
 	}
+	if cmd, ok := m.paletteKey(msg, f); ok {
+		return cmd
+	}
 	switch f {
 	case focusLayerText, focusLayer:
 		top := len(m.stack) - 1
@@ -872,13 +875,15 @@ func (m *Model) globalHelpAt(f focus, layers int) []key.Binding {
 	case f == focusSessionText:
 		// Typing in the chat: letters and digits go into the message, and
 		// shift+tab is the thinking level; tab still switches tabs.
-		return []key.Binding{k.ForceQuit, k.HelpTyping, k.NextTab}
-	case f == focusLayerText || f == focusProjectsFilter:
+		return []key.Binding{k.ForceQuit, k.HelpTyping, k.NextTab, k.PaletteTyping}
+	case f == focusProjectsFilter:
+		return []key.Binding{k.ForceQuit, k.HelpTyping, k.PaletteTyping}
+	case f == focusLayerText:
 		return []key.Binding{k.ForceQuit, k.HelpTyping}
 	case layers > 0:
 		return []key.Binding{k.ForceQuit, k.Help}
 	}
-	return []key.Binding{k.ForceQuit, k.Quit, k.Help, k.NextTab, k.PrevTab, k.Projects}
+	return []key.Binding{k.ForceQuit, k.Quit, k.Help, k.NextTab, k.PrevTab, k.Projects, k.Palette}
 }
 
 // fit pads or cuts s to exactly h lines of at most w cells.

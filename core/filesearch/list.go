@@ -13,6 +13,8 @@ package filesearch
 import (
 	"strings"
 	"time"
+
+	"github.com/pi-tui/pi-tui/core/fuzzy"
 )
 
 // Limits bound a listing.
@@ -36,9 +38,8 @@ func DefaultLimits() Limits {
 // List is a project's files.
 type List struct {
 	Root  string
-	Paths []string // slash-separated, relative to Root, in index or folder order
-	lower []string // Paths with ASCII letters lowered, for matching
-	base  []int32  // byte offset of each path's base name
+	Paths []string     // slash-separated, relative to Root, in index or folder order
+	texts *fuzzy.Texts // Paths prepared for matching, base names marked
 	// FromIndex says the paths start with git's tracked files; otherwise
 	// the folder was walked. Untracked says the files git does not track
 	// and does not ignore were added (Cache.AddUntracked).
@@ -69,45 +70,11 @@ type indexStamp struct {
 	mtime time.Time
 }
 
-// newList prepares paths for matching.
+// newList prepares paths for matching: a path's base name is its base.
 func newList(root string, paths []string) *List {
-	l := &List{Root: root, Paths: paths, lower: paths, base: make([]int32, len(paths)), built: time.Now()}
-	upper := false
+	base := make([]int32, len(paths))
 	for i, p := range paths {
-		l.base[i] = int32(strings.LastIndexByte(p, '/') + 1)
-		if !upper && hasUpper(p) {
-			upper = true
-		}
+		base[i] = int32(strings.LastIndexByte(p, '/') + 1)
 	}
-	if upper {
-		l.lower = make([]string, len(paths))
-		for i, p := range paths {
-			l.lower[i] = lowerASCII(p)
-		}
-	}
-	return l
-}
-
-func hasUpper(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			return true
-		}
-	}
-	return false
-}
-
-// lowerASCII lowers ASCII letters only: byte offsets stay those of the
-// original path.
-func lowerASCII(s string) string {
-	if !hasUpper(s) {
-		return s
-	}
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
+	return &List{Root: root, Paths: paths, texts: fuzzy.Prepare(paths, base), built: time.Now()}
 }

@@ -371,7 +371,7 @@ func (m *Manager) List(ctx context.Context, projectID string) ([]Summary, error)
 		return nil, err
 	}
 	dir := m.Dir(root)
-	sums, err := pisession.List(ctx, dir, m.idx, pisession.Options{ReadOnly: true, SummaryCustom: []string{customPrefix + KindWorktree}})
+	sums, err := pisession.List(ctx, dir, m.idx, listOptions())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

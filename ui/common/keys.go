@@ -16,6 +16,11 @@ type GlobalKeys struct {
 	Projects   key.Binding
 	Session    key.Binding
 	Settings   key.Binding
+	// Palette opens the command palette where no text field has the
+	// keys; PaletteTyping opens it while one does, since ctrl+k deletes
+	// to the line end there (docs/adr/0057-command-palette.md).
+	Palette       key.Binding
+	PaletteTyping key.Binding
 }
 
 // NewGlobalKeys returns the shell's keymap.
@@ -30,6 +35,9 @@ func NewGlobalKeys() GlobalKeys {
 		Projects:   key.NewBinding(key.WithKeys("1"), key.WithHelp("1/2/3", "Projects/Session/Settings")),
 		Session:    key.NewBinding(key.WithKeys("2")),
 		Settings:   key.NewBinding(key.WithKeys("3")),
+
+		Palette:       key.NewBinding(key.WithKeys("ctrl+k", "ctrl+g"), key.WithHelp("ctrl+k", "command palette: go to a session, project, setting or command")),
+		PaletteTyping: key.NewBinding(key.WithKeys("ctrl+g"), key.WithHelp("ctrl+g", "command palette (ctrl+k deletes to the line end here)")),
 	}
 }
 

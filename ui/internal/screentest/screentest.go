@@ -182,6 +182,7 @@ func (s *Screen) wait(start int, done func(seen []byte) bool) {
 var keyNames = map[string]tea.KeyType{
 	"enter": tea.KeyEnter, "esc": tea.KeyEsc, "tab": tea.KeyTab, "backspace": tea.KeyBackspace,
 	"up": tea.KeyUp, "down": tea.KeyDown, "home": tea.KeyHome, "end": tea.KeyEnd, "pgdown": tea.KeyPgDown,
+	"ctrl+a": tea.KeyCtrlA, "ctrl+g": tea.KeyCtrlG, "ctrl+n": tea.KeyCtrlN, "ctrl+z": tea.KeyCtrlZ,
 	"ctrl+c": tea.KeyCtrlC, "ctrl+e": tea.KeyCtrlE, "ctrl+k": tea.KeyCtrlK, "ctrl+l": tea.KeyCtrlL,
 	"ctrl+o": tea.KeyCtrlO, "ctrl+p": tea.KeyCtrlP, "ctrl+s": tea.KeyCtrlS, "ctrl+u": tea.KeyCtrlU, "ctrl+end": tea.KeyCtrlEnd,
 }
