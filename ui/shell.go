@@ -24,6 +24,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
@@ -140,9 +141,12 @@ type Model struct {
 }
 
 type statusInfo struct {
-	model    string // the default model ("no model" when none is usable)
-	thinking string // the default thinking level, when settings name one
-	warn     string
+	// model is the model a prompt naming none runs, with where it comes
+	// from ("no model (see Settings)" when none can run); modelName is
+	// its PROVIDER/ID alone.
+	model, modelName string
+	thinking         string // the default thinking level, when settings name one
+	warn             string
 }
 
 type statusMsg statusInfo
@@ -263,14 +267,11 @@ func (m *Model) loadStatus() tea.Cmd {
 	return func() tea.Msg {
 		var s statusInfo
 		var warns []string
-		mod, err := h.DefaultModel()
-		switch {
-		case err != nil:
+		// The model as a prompt would resolve it (the runtimes' own
+		// resolution), so the bar and the prompt cannot disagree.
+		s.model, s.modelName = statusModel(h.Runtimes.Model(ctx, ""))
+		if _, err := h.DefaultModel(); err != nil {
 			warns = append(warns, settings.Brief(err, h.Places.Home)+" (see Settings)")
-		case mod.Provider == "":
-			s.model = "no model"
-		default:
-			s.model = mod.Provider + "/" + mod.ID
 		}
 		if l, err := settings.ReadThinkingLevel(h.Places.AgentDir); err == nil {
 			s.thinking = l
@@ -282,8 +283,7 @@ func (m *Model) loadStatus() tea.Cmd {
 		// others can read: the sentence names the file and the position.
 		if reg := provider.Load(h.Places.AgentDir, env); reg.Err() != nil {
 			// No model can be picked until the file is fixed, whatever
-			// settings.json names as the default.
-			s.model = "no model"
+			// settings.json names as the default (the resolution says so).
 			warns = append(warns, tilde(reg.Err().Error(), h.Places.Home))
 		} else if w := reg.AuthWarning(); w != "" {
 			warns = append(warns, tilde(w, h.Places.Home))
@@ -294,6 +294,35 @@ func (m *Model) loadStatus() tea.Cmd {
 		s.warn = strings.Join(warns, " · ")
 		return statusMsg(s)
 	}
+}
+
+// statusModel is the status bar's model text for what a prompt naming no
+// model would run (see runtimes.Manager.Model): its name and, in
+// brackets, where it comes from; "no model (see Settings)" when none can
+// run, Settings saying why and how to set one up.
+func statusModel(c runtimes.ModelChoice, err error) (text, name string) {
+	switch {
+	case err != nil:
+		return "no model (see Settings)", ""
+	case c.ByPi && c.Model.ID == "":
+		return "pi's own", ""
+	}
+	name = c.Model.String()
+	var from []string
+	if o := c.Origin(); o != "" {
+		from = append(from, o)
+	}
+	switch {
+	case c.ByPi:
+		from = append(from, "run by pi") // with pi's own login
+	case !c.Usable:
+		from = append(from, "no key, see Settings")
+	}
+	text = common.VisibleLine(name)
+	if len(from) > 0 {
+		text += " (" + strings.Join(from, "; ") + ")"
+	}
+	return text, name
 }
 
 // focus tells where a key goes now.
@@ -749,8 +778,8 @@ func (m *Model) statusBar() string {
 	model, thinking := m.status.model, m.status.thinking
 	if m.tab != tabProjects {
 		if sm, st := m.session.Effective(); sm != "" || st != "" {
-			if sm != "" {
-				model = sm
+			if sm != "" && sm != m.status.modelName {
+				model = common.VisibleLine(sm) + " (this session)"
 			}
 			thinking = st
 		}
