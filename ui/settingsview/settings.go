@@ -470,7 +470,9 @@ func (m *Model) layout() []line {
 		}})
 	}
 	warn := func(p string) {
-		text(func(w int) string { return hanging(st.Warn, "  ! ", "    ", common.VisibleLine(p), w) })
+		text(func(w int) string {
+			return hanging(st.Warn, "  "+st.Warn.Render("!")+" ", "    ", common.VisibleLine(p), w)
+		})
 	}
 	if s.engine.err != "" {
 		warn(s.engine.err)
