@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	uichat "github.com/pi-tui/pi-tui/ui/chat"
+	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/editor"
 	"github.com/pi-tui/pi-tui/ui/extdialog"
 	"github.com/pi-tui/pi-tui/ui/instructionsview"
@@ -89,6 +90,11 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"enter"}, does: "row menu listing the same keys; on a group heading, fold or open it"},
 			{keys: []string{"z"}, does: "fold or open the group under the cursor (remembered); Archived starts folded; a filter looks inside folded groups"},
 		}},
+		{where: "menus (row menu)", help: dialog.NewMenu(m.st, "menu", nil).Help()[1:], rows: []keyRow{
+			{keys: []string{"↑/k", "↓/j", "pgup", "pgdn", "home", "end"}, does: "move (down from the last row goes round to the first); `home`/`end` go to the first/last row, as in every list"},
+			{keys: []string{"enter"}, does: "run the highlighted item (or press the key beside it)"},
+			{keys: []string{"esc"}, does: "close (`q` too)"},
+		}},
 		{where: "AGENTS.md editor", help: edit.FullHelp(), rows: []keyRow{
 			{keys: []string{"ctrl+s"}, does: "save (atomic; asks if the file changed on disk: reload, overwrite or keep editing); the file ends with a newline"},
 			{keys: []string{"esc"}, does: "close; with unsaved changes it asks, as the memory editor does: `s` save and close, `d` discard and close, `k`/`esc` keep editing"},
@@ -115,7 +121,7 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 		}},
 		{where: "Settings", help: m.settings.Help(), rows: []keyRow{
 			{keys: []string{"enter"}, does: "edit the global `~/.pi/agent/AGENTS.md`, toggle subdirectory context (`agent-guidance.json`), pick the default model (`settings.json`), cycle the permission mode and the runtime idle TTL (`space` too)"},
-			{keys: []string{"↑/k", "↓/j", "pgup", "pgdn", "home/g", "end/G"}, does: "move; the tab scrolls to keep the cursor in view"},
+			{keys: []string{"↑/k", "↓/j", "pgup", "pgdn", "home/g", "end/G"}, does: "move; the tab scrolls to keep the cursor in view (its lines wrap, never cut); `home`/`end` go to the first setting and the last approval rule"},
 			{keys: []string{"d"}, does: "delete the approval rule under the cursor (asks first)"},
 			{keys: []string{"r"}, does: "read the files again"},
 		}},

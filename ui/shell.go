@@ -141,9 +141,12 @@ type Model struct {
 }
 
 type statusInfo struct {
-	model    string // the default model ("no model" when none is usable)
-	thinking string // the default thinking level, when settings name one
-	warn     string
+	// model is the model a prompt naming none runs, with where it comes
+	// from ("no model (see Settings)" when none can run); modelName is
+	// its PROVIDER/ID alone.
+	model, modelName string
+	thinking         string // the default thinking level, when settings name one
+	warn             string
 }
 
 type statusMsg statusInfo
@@ -265,14 +268,11 @@ func (m *Model) loadStatus() tea.Cmd {
 	return func() tea.Msg {
 		var s statusInfo
 		var warns []string
-		mod, err := h.DefaultModel()
-		switch {
-		case err != nil:
+		// The model as a prompt would resolve it (the runtimes' own
+		// resolution), so the bar and the prompt cannot disagree.
+		s.model, s.modelName = statusModel(h.Runtimes.Model(ctx, ""))
+		if _, err := h.DefaultModel(); err != nil {
 			warns = append(warns, settings.Brief(err, h.Places.Home)+" (see Settings)")
-		case mod.Provider == "":
-			s.model = "no model"
-		default:
-			s.model = mod.Provider + "/" + mod.ID
 		}
 		if l, err := settings.ReadThinkingLevel(h.Places.AgentDir); err == nil {
 			s.thinking = l
@@ -284,8 +284,7 @@ func (m *Model) loadStatus() tea.Cmd {
 		// others can read: the sentence names the file and the position.
 		if reg := provider.Load(h.Places.AgentDir, env); reg.Err() != nil {
 			// No model can be picked until the file is fixed, whatever
-			// settings.json names as the default.
-			s.model = "no model"
+			// settings.json names as the default (the resolution says so).
 			warns = append(warns, tilde(reg.Err().Error(), h.Places.Home))
 		} else if w := reg.AuthWarning(); w != "" {
 			warns = append(warns, tilde(w, h.Places.Home))
@@ -762,8 +761,8 @@ func (m *Model) statusBar() string {
 	model, thinking := m.status.model, m.status.thinking
 	if m.tab != tabProjects {
 		if sm, st := m.session.Effective(); sm != "" || st != "" {
-			if sm != "" {
-				model = sm
+			if sm != "" && sm != m.status.modelName {
+				model = common.VisibleLine(sm) + " (this session)"
 			}
 			thinking = st
 		}

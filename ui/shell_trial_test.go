@@ -51,7 +51,7 @@ func TestSettingsReloadsWhenShown(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
-	s := f.run(120, 30)
+	s := f.run(120, 40) // the rules on the first screen: Settings' lines wrap
 	s.waitFor("› proj")
 	s.keys("3")
 	s.waitFor("Approval rules")

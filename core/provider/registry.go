@@ -275,6 +275,9 @@ type keyPlan struct {
 	need string
 	hint string
 	note string // an OAuth login or token pi-tui cannot use
+	// from names where the key is: auth.json, models.json or the
+	// environment variable; "" when none is found or needed.
+	from string
 }
 
 func (r *Registry) keyPlan(p *providerInfo) keyPlan {
@@ -285,7 +288,7 @@ func (r *Registry) keyPlan(p *providerInfo) keyPlan {
 		switch e.Type {
 		case settings.AuthAPIKey:
 			if strings.TrimSpace(e.Key) != "" {
-				kp.raw, kp.what = e.Key, fmt.Sprintf("%s's key for %s", settings.AuthFile, p.name)
+				kp.raw, kp.what, kp.from = e.Key, fmt.Sprintf("%s's key for %s", settings.AuthFile, p.name), settings.AuthFile
 			}
 		case settings.AuthOAuth:
 			unusable = fmt.Sprintf("%s holds an OAuth login for %s, which pi-tui cannot use", authPath, p.name)
@@ -297,7 +300,7 @@ func (r *Registry) keyPlan(p *providerInfo) keyPlan {
 		}
 	}
 	if kp.raw == "" && p.apiKey != "" {
-		kp.raw, kp.what = p.apiKey, fmt.Sprintf("the apiKey of provider %q in %s", p.name, settings.ModelsFile)
+		kp.raw, kp.what, kp.from = p.apiKey, fmt.Sprintf("the apiKey of provider %q in %s", p.name, settings.ModelsFile), settings.ModelsFile
 	}
 	if kp.raw != "" {
 		if unusable != "" {
@@ -316,7 +319,7 @@ func (r *Registry) keyPlan(p *providerInfo) keyPlan {
 	}
 	for _, v := range p.env {
 		if strings.TrimSpace(r.env(v)) != "" {
-			kp.envVar, kp.ok = v, true
+			kp.envVar, kp.ok, kp.from = v, true, v
 			if kp.note != "" {
 				kp.note = fmt.Sprintf("%s holds an OAuth login for %s, which pi-tui cannot use; it uses %s instead", authPath, p.name, v)
 			}

@@ -48,7 +48,7 @@ func Resolve(agentDir string, env func(string) string, spec string, opts Options
 		env = os.Getenv
 	}
 	r := Load(agentDir, env)
-	p, m, level, err := r.pick(spec)
+	p, m, level, _, err := r.pick(spec)
 	if err != nil {
 		return nil, Model{}, err
 	}
@@ -108,6 +108,14 @@ type Description struct {
 	// do when it is not.
 	Usable bool
 	Hint   string
+	// Source is where the model was chosen. Custom says its provider is
+	// one models.json adds rather than a built-in one; KeyFrom names where
+	// its key is: auth.json, models.json or an environment variable ("" when
+	// none is needed or found). Together they say why this model runs when
+	// the user named none.
+	Source  Source
+	Custom  bool
+	KeyFrom string
 }
 
 // Describe resolves spec as Resolve does, without building a client or
@@ -117,58 +125,61 @@ func Describe(agentDir string, env func(string) string, spec string) (Descriptio
 		env = os.Getenv
 	}
 	r := Load(agentDir, env)
-	p, m, level, err := r.pick(spec)
+	p, m, level, src, err := r.pick(spec)
 	if err != nil {
 		return Description{}, err
 	}
 	kp := r.keyPlan(p)
-	return Description{Model: model(m, level), Levels: m.ThinkingLevels(), Usable: kp.ok, Hint: kp.hint}, nil
+	return Description{Model: model(m, level), Levels: m.ThinkingLevels(), Usable: kp.ok, Hint: kp.hint,
+		Source: src, Custom: !p.builtIn, KeyFrom: kp.from}, nil
 }
 
-// pick finds the model and the thinking level of a spec.
-func (r *Registry) pick(spec string) (*providerInfo, ModelInfo, string, error) {
+// pick finds the model and the thinking level of a spec, and says where
+// the model was chosen.
+func (r *Registry) pick(spec string) (*providerInfo, ModelInfo, string, Source, error) {
 	if err := r.Err(); err != nil {
-		return nil, ModelInfo{}, "", &Error{Kind: ErrConfig, Detail: err.Error(), Hint: "fix it: pi-tui picks no model until it can read it"}
+		return nil, ModelInfo{}, "", 0, &Error{Kind: ErrConfig, Detail: err.Error(), Hint: "fix it: pi-tui picks no model until it can read it"}
 	}
 	modelSpec, level := SplitThinking(spec)
 	var provName, id string
+	src := SourceNamed
 	if modelSpec != "" {
 		var err error
 		provName, id, err = settings.ParseModel(modelSpec)
 		if err != nil {
-			return nil, ModelInfo{}, "", &Error{Kind: ErrBadModel, Detail: err.Error(), Hint: r.available()}
+			return nil, ModelInfo{}, "", 0, &Error{Kind: ErrBadModel, Detail: err.Error(), Hint: r.available()}
 		}
 	} else {
 		d, err := settings.ReadDefaults(r.agentDir)
 		if err != nil {
-			return nil, ModelInfo{}, "", &Error{Kind: ErrConfig, Detail: err.Error(), Hint: "fix it, or choose a model with --model PROVIDER/ID"}
+			return nil, ModelInfo{}, "", 0, &Error{Kind: ErrConfig, Detail: err.Error(), Hint: "fix it, or choose a model with --model PROVIDER/ID"}
 		}
-		provName, id = d.Provider, d.Model
+		provName, id, src = d.Provider, d.Model, SourceDefault
 		if provName != "" && id == "" {
 			// A default provider without a model: its first model.
 			if p := r.provider(provName); p != nil && len(p.models) > 0 {
-				id = p.models[0].ID
+				id, src = p.models[0].ID, SourceDefaultProvider
 			}
 		}
 		if provName == "" || id == "" {
 			usable := r.Usable()
 			if len(usable) == 0 {
-				return nil, ModelInfo{}, "", &Error{Kind: ErrNoModel, Hint: r.setupHint()}
+				return nil, ModelInfo{}, "", 0, &Error{Kind: ErrNoModel, Hint: r.setupHint()}
 			}
-			provName, id = usable[0].Provider, usable[0].ID
+			provName, id, src = usable[0].Provider, usable[0].ID, SourceFirstUsable
 		}
 	}
 	p, m, ok := r.find(provName, id)
 	switch {
 	case p == nil:
-		return nil, ModelInfo{}, "", &Error{Kind: ErrNotFound, Detail: fmt.Sprintf("there is no provider %q", provName), Hint: r.available()}
+		return nil, ModelInfo{}, "", 0, &Error{Kind: ErrNotFound, Detail: fmt.Sprintf("there is no provider %q", provName), Hint: r.available()}
 	case !ok:
-		return nil, ModelInfo{}, "", &Error{Kind: ErrBadModel, Detail: fmt.Sprintf("provider %q has no model %q", p.name, id), Hint: r.available()}
+		return nil, ModelInfo{}, "", 0, &Error{Kind: ErrBadModel, Detail: fmt.Sprintf("provider %q has no model %q", p.name, id), Hint: r.available()}
 	}
 	if level == "" {
 		level = r.DefaultThinking()
 	}
-	return p, m, ClampThinking(m.ThinkingLevels(), level), nil
+	return p, m, ClampThinking(m.ThinkingLevels(), level), src, nil
 }
 
 // setupHint says how to configure a first model, naming any OAuth login

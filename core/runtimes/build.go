@@ -75,11 +75,12 @@ func (m *Manager) build(ctx context.Context, sess *sessions.Session, modelSpec s
 	}
 	// pi's settings.json, the project's own only when it is trusted.
 	res := m.resources(root, p.Trusted)
+	// Manager.Model resolves a spec the same way, for what the programs
+	// show before a prompt (model.go).
 	client, model, err := m.pickModel(modelSpec, res.providerOptions(m.opts.Provider))
-	if err != nil && eng.name == piengine.Name {
-		// pi resolves the model itself (its logins, its catalogue).
+	if err != nil {
 		client = nil
-		model, err = piModel(h.Places.AgentDir, modelSpec)
+		model, err = m.unresolved(eng, modelSpec, err)
 	}
 	if err != nil {
 		return built{}, err

@@ -362,7 +362,9 @@ func (l *List[T]) fits(from, to int) bool {
 }
 
 // Window returns the rows the window shows, top to bottom: from the top
-// row, every row whose lines still fit.
+// row, every row whose lines still fit. A top row taller than the whole
+// window is returned all the same (the screen cuts it): the cursor is
+// never on a row that is not drawn.
 func (l *List[T]) Window() iter.Seq2[int, T] {
 	return func(yield func(int, T) bool) {
 		left := l.lines
@@ -371,7 +373,7 @@ func (l *List[T]) Window() iter.Seq2[int, T] {
 		}
 		for i := l.top; i < l.Len(); i++ {
 			h := l.height(i)
-			if h > left {
+			if h > left && i > l.top {
 				return
 			}
 			left -= h

@@ -240,3 +240,25 @@ func TestSelectAndTypingKeys(t *testing.T) {
 		t.Errorf("up: %q", got)
 	}
 }
+
+// A row taller than the whole window (a long sentence wrapped on a small
+// screen) is still drawn when the cursor is on it, from its first line;
+// the rows after it wait for the next window.
+func TestARowTallerThanTheWindowIsDrawn(t *testing.T) {
+	l := New[row](DefaultKeyMap())
+	l.Height = func(r row) int { return r.lines }
+	l.SetItems([]row{{name: "a", lines: 1}, {name: "tall", lines: 9}, {name: "b", lines: 1}})
+	l.SetLines(4)
+	press(&l, "j")
+	if got := shown(&l); got != "›tall" {
+		t.Errorf("on the tall row: %q", got)
+	}
+	press(&l, "j")
+	if got := shown(&l); got != "›b" {
+		t.Errorf("past it: %q", got)
+	}
+	press(&l, "home")
+	if got := shown(&l); got != "›a" {
+		t.Errorf("home: %q", got)
+	}
+}

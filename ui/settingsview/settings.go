@@ -20,6 +20,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/approvals"
 	"github.com/pi-tui/pi-tui/core/host"
@@ -27,6 +29,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/ui/common"
@@ -110,9 +113,16 @@ type state struct {
 	guidance    *instructions.Guidance
 	guideWarn   []string
 	subdir      bool
-	model       instructions.Model
-	modelErr    string
-	models      []provider.Listed
+	// model is settings.json's default (the picker marks it); modelErr
+	// says why settings.json cannot be read.
+	model    instructions.Model
+	modelErr string
+	// inUse is the model a prompt naming none runs, and where it comes
+	// from, as the runtimes resolve it; inUseErr is why there is none
+	// (it says how to set one up).
+	inUse    runtimes.ModelChoice
+	inUseErr error
+	models   []provider.Listed
 	// problems are pi files that cannot be used (models.json, auth.json,
 	// settings.json, trust.json) and key problems, one sentence each with
 	// the position.
@@ -140,6 +150,8 @@ func New(h *host.Host, st *common.UI, env func(string) string, editGlobal func()
 	m.engine, m.locator = engineOf(h), &piengine.Locator{Getenv: env}
 	m.lines = list.New[line](m.keys.Nav)
 	m.lines.Selectable = line.selectable
+	// A line wraps rather than being cut: it takes the lines it draws in.
+	m.lines.Height = func(l line) int { return strings.Count(l.draw(m.width, false), "\n") + 1 }
 	return m
 }
 
@@ -173,6 +185,9 @@ func (m *Model) load() tea.Cmd {
 		var err error
 		if s.model, err = h.DefaultModel(); err != nil {
 			s.modelErr = err.Error()
+		}
+		if h.Runtimes != nil {
+			s.inUse, s.inUseErr = h.Runtimes.Model(ctx, "")
 		}
 		reg := provider.Load(agent, env)
 		s.models, s.problems, s.thinking = reg.Models(), reg.Problems(), reg.DefaultThinking()
@@ -418,46 +433,52 @@ func (m *Model) layout() []line {
 		out = append(out, line{item: itemCount, rule: -1, draw: func(w int, _ bool) string { return draw(w) }})
 	}
 	fixed := func(t string) { text(func(int) string { return t }) }
+	// para is text that wraps: first before its first line, as many
+	// spaces before the others.
+	para := func(first, t string, style lipgloss.Style) {
+		rest := strings.Repeat(" ", ansi.StringWidth(first))
+		text(func(w int) string { return hanging(style, first, rest, t, w) })
+	}
 	globalPath := paths.Tilde(filepath.Join(m.host.Places.AgentDir, "AGENTS.md"), home)
 	global := "not created yet"
 	if s.globalOK {
 		global = fmt.Sprintf("%d bytes", s.globalBytes)
 	}
-	model := "none (provider files are not loaded; prompts need a model)"
-	if s.model.Provider != "" {
-		model = s.model.Provider + "/" + s.model.ID
+	model, modelStyle := m.modelText(), st.Normal
+	if s.inUseErr != nil {
+		modelStyle = st.Warn
 	}
 	if s.modelErr != "" {
-		model = st.Error.Render(s.modelErr)
+		model, modelStyle = common.VisibleLine(tildeText(s.modelErr, home)), st.Error
 	}
-	settings := []string{
-		itemGlobal:     fmt.Sprintf("Global instructions   %s (%s) — enter to edit", globalPath, global),
-		itemSubdir:     fmt.Sprintf("Subdirectory context  %s", subdirText(s.subdir)),
-		itemModel:      fmt.Sprintf("Default model         %s", model),
-		itemThinking:   fmt.Sprintf("Default thinking      %s — shift+tab or /thinking changes it per session", s.thinking),
-		itemPermission: fmt.Sprintf("Permission mode       %s", permissionText(s.prefs.PermissionMode)),
-		itemTTL:        fmt.Sprintf("Runtime idle TTL      %s — idle runtimes are retired after this", ttlText(s.prefs.IdleTTL)),
-		itemEngine:     "Engine                " + m.engineText(),
-		itemPiCap:      "Live pi runtimes      " + m.piCapText(),
+	settings := []struct {
+		label, value string
+		style        lipgloss.Style
+	}{
+		itemGlobal:     {"Global instructions", fmt.Sprintf("%s (%s) — enter to edit", globalPath, global), st.Normal},
+		itemSubdir:     {"Subdirectory context", subdirText(s.subdir), st.Normal},
+		itemModel:      {"Default model", model, modelStyle},
+		itemThinking:   {"Default thinking", s.thinking + " — shift+tab or /thinking changes it per session", st.Normal},
+		itemPermission: {"Permission mode", permissionText(s.prefs.PermissionMode), st.Normal},
+		itemTTL:        {"Runtime idle TTL", ttlText(s.prefs.IdleTTL) + " — idle runtimes are retired after this", st.Normal},
+		itemEngine:     {"Engine", m.engineText(), st.Normal},
+		itemPiCap:      {"Live pi runtimes", m.piCapText(), st.Normal},
 	}
 	for i, r := range settings {
 		out = append(out, line{item: item(i), rule: -1, draw: func(w int, selected bool) string {
-			r := truncate(r, w-2)
-			if selected {
-				return st.Selected.Render("› " + r)
-			}
-			return "  " + r
+			return settingRow(st, r.label, r.value, r.style, w, selected)
 		}})
 	}
-	if s.engine.err != "" {
+	warn := func(p string) {
 		text(func(w int) string {
-			return "  " + st.Warn.Render(truncate("! "+common.VisibleLine(s.engine.err), w-2))
+			return hanging(st.Warn, "  "+st.Warn.Render("!")+" ", "    ", common.VisibleLine(p), w)
 		})
 	}
+	if s.engine.err != "" {
+		warn(s.engine.err)
+	}
 	for _, p := range s.problems {
-		text(func(w int) string {
-			return "  " + st.Warn.Render(truncate("! "+common.VisibleLine(tildeText(p, home)), w-2))
-		})
+		warn(tildeText(p, home))
 	}
 	fixed("")
 	fixed(st.Section.Render("Provider guidance in effect"))
@@ -466,26 +487,29 @@ func (m *Model) layout() []line {
 		if f == "" {
 			f = "(none)"
 		}
-		fixed(fmt.Sprintf("  %-24s %s", p, common.VisibleLine(f)))
+		para(fmt.Sprintf("  %-24s ", p), common.VisibleLine(f), st.Normal)
 	}
 	if pats := s.guidance.ModelPatterns(); len(pats) > 0 {
 		fixed("  model patterns (first match wins):")
 		for _, p := range pats {
-			fixed("    " + common.VisibleLine(p))
+			para("    ", common.VisibleLine(p), st.Normal)
 		}
 	}
 	for _, w := range s.guideWarn {
-		fixed("  " + st.Warn.Render("! "+common.VisibleLine(w)))
+		warn(w)
 	}
 	fixed("")
 	fixed(st.Section.Render("Paths"))
-	fixed("  agent dir  " + paths.Tilde(m.host.Places.AgentDir, home))
-	fixed("  data dir   " + paths.Tilde(m.host.Places.DataDir, home))
-	fixed("  database   " + paths.Tilde(m.host.Places.Database(), home))
+	para("  agent dir  ", common.VisibleLine(paths.Tilde(m.host.Places.AgentDir, home)), st.Normal)
+	para("  data dir   ", common.VisibleLine(paths.Tilde(m.host.Places.DataDir, home)), st.Normal)
+	para("  database   ", common.VisibleLine(paths.Tilde(m.host.Places.Database(), home)), st.Normal)
 	fixed("")
 	text(func(w int) string {
-		return st.Section.Render("Approval rules") + st.Dim.Render(truncate("  d deletes · copy in "+
-			filepath.Join(".pi", approvals.ExportName)+", never read back · A in an approval adds one", w-16))
+		const title = "Approval rules  "
+		indent := strings.Repeat(" ", len(title))
+		hint := hanging(st.Dim, indent, indent, "d deletes · copy in "+
+			filepath.Join(".pi", approvals.ExportName)+", never read back · A in an approval adds one", w)
+		return st.Section.Render("Approval rules") + "  " + strings.TrimPrefix(hint, indent)
 	})
 	if len(s.rules) == 0 {
 		fixed(st.Dim.Render("  none yet"))
@@ -493,24 +517,35 @@ func (m *Model) layout() []line {
 	last := ""
 	for i, r := range s.rules {
 		if r.project != last {
-			fixed("  " + common.VisibleLine(r.project))
+			para("  ", common.VisibleLine(r.project), st.Normal)
 			last = r.project
 		}
 		out = append(out, line{item: itemCount, rule: i, draw: func(w int, selected bool) string {
-			l := truncate(fmt.Sprintf("  %-6s %s", r.rule.Tool, common.VisibleLine(r.rule.Pattern)), w-4)
-			if selected {
-				return "  " + st.Selected.Render("› "+l)
+			// The whole pattern shows: it is what d would delete.
+			lines := wrapText(common.VisibleLine(r.rule.Pattern), w-15)
+			for j, l := range lines {
+				lead := fmt.Sprintf("  %-6s ", r.rule.Tool)
+				if j > 0 {
+					lead = strings.Repeat(" ", len(lead))
+				}
+				if selected {
+					mark := "  "
+					if j == 0 {
+						mark = "› "
+					}
+					lines[j] = "  " + st.Selected.Render(mark+lead+l)
+				} else {
+					lines[j] = "    " + lead + l
+				}
 			}
-			return "    " + l
+			return strings.Join(lines, "\n")
 		}})
 	}
 	if s.rulesErr != "" {
-		text(func(w int) string {
-			return "  " + st.Warn.Render(truncate("! "+common.VisibleLine(s.rulesErr), w-2))
-		})
+		warn(s.rulesErr)
 	}
 	if m.loadErr != "" {
-		fixed(st.Error.Render(m.loadErr))
+		para("", common.VisibleLine(m.loadErr), st.Error)
 	}
 	return out
 }
@@ -527,12 +562,4 @@ func (m *Model) View() string {
 		lines = append(lines, l.draw(m.width, i == m.lines.Cursor()))
 	}
 	return head + strings.Join(lines, "\n")
-}
-
-func truncate(s string, w int) string {
-	r := []rune(s)
-	if w < 4 || len(r) <= w {
-		return s
-	}
-	return string(r[:w-1]) + "…"
 }

@@ -1,0 +1,84 @@
+package settingsview
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/pi-tui/pi-tui/ui/common"
+)
+
+// Settings lines wrap rather than being cut: what a setting says (which
+// model runs and why, how to set one up, what a file got wrong) is a
+// sentence the user needs whole. The list takes each line's height from
+// what it draws.
+
+// labelWidth is the settings' label column; values start after it.
+const labelWidth = 22
+
+// settingRow draws a setting: "› " when selected, the label, and the
+// value wrapped under itself.
+func settingRow(st *common.UI, label, value string, style lipgloss.Style, w int, selected bool) string {
+	pad := strings.Repeat(" ", labelWidth)
+	head := label + pad[min(len(label), labelWidth):]
+	lines := wrapText(value, w-2-labelWidth)
+	for i, l := range lines {
+		lead := pad
+		if i == 0 {
+			lead = head
+		}
+		if selected {
+			mark := "  "
+			if i == 0 {
+				mark = "› "
+			}
+			lines[i] = st.Selected.Render(mark + lead + l)
+		} else {
+			lines[i] = "  " + lead + style.Render(l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// hanging draws text after first, wrapped at w with rest before each
+// further line, in style.
+func hanging(style lipgloss.Style, first, rest, text string, w int) string {
+	lines := wrapText(text, w-ansi.StringWidth(first))
+	for i, l := range lines {
+		lead := rest
+		if i == 0 {
+			lead = first
+		}
+		lines[i] = lead + style.Render(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// wrapText wraps plain text s at spaces into lines of at most w cells,
+// never fewer than 16 so a narrow window still reads; a word longer than
+// a line (a long path) is broken where the line ends. Hyphens do not
+// break: "pi-coding-agent" is one word.
+func wrapText(s string, w int) []string {
+	w = max(w, 16)
+	var lines []string
+	cur, curW := "", 0
+	for _, word := range strings.Fields(s) {
+		ww := ansi.StringWidth(word)
+		switch {
+		case curW > 0 && curW+1+ww <= w:
+			cur, curW = cur+" "+word, curW+1+ww
+			continue
+		case curW > 0:
+			lines = append(lines, cur)
+		}
+		cur, curW = "", 0
+		for ww > w {
+			lines = append(lines, ansi.Truncate(word, w, ""))
+			word = ansi.TruncateLeft(word, w, "")
+			ww = ansi.StringWidth(word)
+		}
+		cur, curW = word, ww
+	}
+	return append(lines, cur)
+}
