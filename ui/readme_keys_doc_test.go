@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 
-	uichat "github.com/pi-tui/pi-tui/ui/chat"
+	"github.com/pi-tui/pi-tui/ui/chat"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/editor"
 	"github.com/pi-tui/pi-tui/ui/extdialog"
@@ -43,7 +43,7 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 	r.say("run it")
 	r.waitFor("Allow bash?")
 	r.final()
-	chat, approval := r.m.session.Help(), r.m.stack[len(r.m.stack)-1].Help()
+	chatHelp, approval := r.m.session.Help(), r.m.stack[len(r.m.stack)-1].Help()
 
 	// An extension's dialogs: one table per method; the README names
 	// each key once (enter chooses in a select and sends in the others).
@@ -133,7 +133,7 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"/"}, does: "filter by title and first message at once, and by content as the files are searched; `esc` clears"},
 			{keys: []string{"w", "d", "M", "X"}, does: "a new session in a git worktree of its own; its diff; merge it into the base branch; discard the worktree (see Worktrees)"},
 		}},
-		{where: "Session (chat)", help: chat, rows: []keyRow{
+		{where: "Session (chat)", help: chatHelp, rows: []keyRow{
 			{keys: []string{"enter"}, does: "send (while the agent works, the message waits its turn)"},
 			{keys: []string{"alt+enter/ctrl+j"}, does: "new line in the message; the input grows to a third of the screen, then scrolls (`↑`/`↓` in the margin mark hidden lines). A paste goes in whole, however long"},
 			{keys: []string{"↑", "↓"}, does: "previous / next message you sent (input empty)"},
@@ -161,7 +161,7 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"o"}, does: "after a refusal (the screen names each file that is no longer as the change left it; nothing was changed): overwrite them, after a confirmation"},
 			{keys: []string{"esc/q"}, does: "close"},
 		}},
-		{where: "plan question (chat)", help: uichat.PlanQuestionHelp(), rows: []keyRow{
+		{where: "plan question (chat)", help: chat.PlanQuestionHelp(), rows: []keyRow{
 			{keys: []string{"enter"}, does: "run the plan: plan mode ends and the plan is sent as your next message, carried out under the permission mode"},
 			{keys: []string{"esc"}, does: "keep planning (plan mode stays on). The question comes when a plan-mode turn ends and takes keys only once you have stopped typing for 400 ms; what you type meanwhile goes to the input"},
 		}},
