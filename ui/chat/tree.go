@@ -26,7 +26,17 @@ func (m *Model) treePicker(fork bool) tea.Cmd {
 		if err != nil {
 			return common.NoticeMsg{Text: err.Error(), Error: true}
 		}
-		return treeMsg{tree: s.Tree(), leaf: s.Leaf(), fork: fork}
+		tree, leaf := s.Tree(), s.Leaf()
+		// The tree's leaf is the entry it shows nearest pi's leaf: the
+		// last on the current branch (children come after their parents
+		// in the file). It may be one only pi's tree shows (a branch
+		// summary), which Leaf skips.
+		for _, te := range tree {
+			if te.OnPath {
+				leaf = te.ID
+			}
+		}
+		return treeMsg{tree: tree, leaf: leaf, fork: fork}
 	}
 }
 
@@ -40,12 +50,46 @@ func (m *Model) showTree(msg treeMsg) tea.Cmd {
 	if len(msg.tree) == 0 {
 		return common.Notice("no messages to branch from yet")
 	}
-	jump := func(te sessions.TreeEntry, _ string) tea.Cmd { return m.continueFrom(te.Entry) }
+	jump := func(te sessions.TreeEntry, _ string) tea.Cmd {
+		files, own := filesFrom(msg.tree, te)
+		return m.continueFrom(te.Entry, files, own)
+	}
 	fork := func(te sessions.TreeEntry, _ string) tea.Cmd { return m.forkFrom(te.Entry) }
 	if msg.fork {
 		jump = fork
 	}
-	return m.d.UI.Push(sessiontree.New(m.d.UI, msg.fork, msg.tree, msg.leaf, transcript.EntryText, jump, fork))
+	return m.d.UI.Push(sessiontree.New(m.d.UI, msg.fork, msg.tree, msg.leaf, transcript.TreeText, jump, fork))
+}
+
+// filesFrom is where continuing from te counts the agent's file changes
+// from: te itself, or for an entry pi-tui keeps no record of (PiOnly: a
+// branch summary, an extension's entry), the nearest one above it that
+// it does. own says whether that entry's own changes go back too: a
+// message of the user's is sent again; and with nothing above, the first
+// entry pi-tui knows after te stands in for the start ("" when there is
+// none: nothing was changed).
+func filesFrom(tree []sessions.TreeEntry, te sessions.TreeEntry) (files string, own bool) {
+	byID := make(map[string]*sessions.TreeEntry, len(tree))
+	for i := range tree {
+		byID[tree[i].ID] = &tree[i]
+	}
+	at := &te
+	for steps := 0; at != nil && at.PiOnly && steps < len(tree); steps++ {
+		at = byID[at.Parent]
+	}
+	if at != nil && !at.PiOnly {
+		return at.ID, at.Type == sessions.TypeUser
+	}
+	for i := range tree {
+		if tree[i].ID == te.ID {
+			for _, next := range tree[i+1:] {
+				if !next.PiOnly {
+					return next.ID, true
+				}
+			}
+		}
+	}
+	return "", false
 }
 
 // branchTo continues the session from an entry, on a new branch; the old

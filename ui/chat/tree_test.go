@@ -91,3 +91,46 @@ func TestModelMenuMarksTheCurrentModel(t *testing.T) {
 		t.Errorf("with the session's pick:\n%s", v)
 	}
 }
+
+// TestFilesFromAnEntryOnlyPiShows: continuing from an entry pi-tui
+// keeps no record of (a branch summary, an extension's entry) counts the
+// agent's file changes from the nearest entry above it that it does,
+// that entry's own changes kept; with none above, from the first one
+// after it, its changes included; from a message of the user's, its own
+// changes go too.
+func TestFilesFromAnEntryOnlyPiShows(t *testing.T) {
+	te := func(id, parent, typ string, piOnly bool) sessions.TreeEntry {
+		return sessions.TreeEntry{Entry: sessions.NewEntry(id, parent, typ, nil), Parent: parent, PiOnly: piOnly}
+	}
+	tree := []sessions.TreeEntry{
+		te("x0", "", "custom", true),
+		te("u1", "x0", sessions.TypeUser, false),
+		te("a1", "u1", sessions.TypeAssistant, false),
+		te("r1", "a1", sessions.TypeToolResult, false),
+		te("b1", "r1", "branch_summary", true),
+		te("n1", "b1", "custom_message", true),
+	}
+	for _, c := range []struct {
+		at, files string
+		own       bool
+	}{
+		{"n1", "r1", false},
+		{"b1", "r1", false},
+		{"r1", "r1", false},
+		{"u1", "u1", true},
+		{"x0", "u1", true},
+	} {
+		var at sessions.TreeEntry
+		for _, e := range tree {
+			if e.ID == c.at {
+				at = e
+			}
+		}
+		if files, own := filesFrom(tree, at); files != c.files || own != c.own {
+			t.Errorf("from %s: files from %q (own %v), want %q (own %v)", c.at, files, own, c.files, c.own)
+		}
+	}
+	if files, _ := filesFrom(tree[:1], tree[0]); files != "" {
+		t.Errorf("with no entry pi-tui knows, files from %q", files)
+	}
+}
