@@ -78,7 +78,8 @@ func selectedRow(t *testing.T, r *kitRig, want string) {
 // changes and the branch summary, each shown safely; / narrows the rows
 // to those holding every word typed, esc clears the search and keeps the
 // entry found selected, home and end go to the first and the last row;
-// /fork's list names them alike. At 80×24 and 120×40.
+// /fork's list names them alike; enter on a match continues from it,
+// a branch summary too. At 80×24 and 120×40.
 func TestTreeNamesEntriesAndSearches(t *testing.T) {
 	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
@@ -143,6 +144,22 @@ func TestTreeNamesEntriesAndSearches(t *testing.T) {
 
 			r.command("/fork", "Fork · a new session from which entry?")
 			r.waitScreen(named...)
+			r.keys("esc")
+
+			// enter on a match continues from it, here an entry only pi's
+			// tree shows: the branch left behind and its summary.
+			r.command("/tree", "Tree · every branch")
+			r.keys("/")
+			r.waitScreen("type words to narrow")
+			r.keys("summary")
+			r.waitScreen("1 of 1 matching")
+			r.keys("enter")
+			r.sc.WaitFrame(func(f string) bool {
+				return strings.Contains(f, "branched") && strings.Contains(f, "The script failed with exit 3.") && !strings.Contains(f, "now fix it")
+			})
+			// The turn is over (it branched): /tree opens at once.
+			r.say("/tree")
+			selectedRow(t, r, "▶ [branch summary]: Tried the other fix first.")
 			r.keys("esc")
 			r.final()
 			if found := rawEscapes(r.raw.Bytes()); len(found) > 0 {

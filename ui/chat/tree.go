@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"context"
 	"errors"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -115,7 +116,7 @@ func (m *Model) branchSaying(e sessions.Entry, said string) tea.Cmd {
 		if err != nil {
 			return openedMsg{err: err}
 		}
-		return branchedMsg{entries: s.Path(), edit: edit, said: said}
+		return branchedMsg{entries: s.Path(), edit: edit, said: said, sess: s}
 	}
 }
 
@@ -138,8 +139,9 @@ func (m *Model) forkFrom(e sessions.Entry) tea.Cmd {
 
 type branchedMsg struct {
 	entries []sessions.Entry
-	edit    bool   // a message of the user's went back to the input
-	said    string // what was done before branching (the files put back), "" for nothing
+	sess    *sessions.Session // the session as branched
+	edit    bool              // a message of the user's went back to the input
+	said    string            // what was done before branching (the files put back), "" for nothing
 }
 
 // modelPicker reads models.json in a command, then offers the models; a
@@ -236,5 +238,19 @@ func (m *Model) inspect() tea.Cmd {
 	}
 }
 
-// handleBranched applies a branch picked with /tree.
-func (m *Model) handleBranched(msg branchedMsg) { m.tr.Load(msg.entries) }
+// handleBranched applies a branch picked with /tree. The view reads the
+// session from then on through the object the branch was made on: the
+// one it opened before the session's runtime launched is another
+// reading of the file, which keeps its own leaf when another writer
+// branches, so rereading it would bring the old branch back.
+func (m *Model) handleBranched(msg branchedMsg) tea.Cmd {
+	m.tr.Load(msg.entries)
+	if msg.sess == nil || msg.sess == m.open || m.stopWatch == nil {
+		return nil
+	}
+	m.open = msg.sess
+	wctx, cancel := context.WithCancel(m.ctx)
+	m.stopWatch()
+	m.stopWatch = cancel
+	return m.watchArrivals(wctx, m.sid, msg.sess)
+}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
@@ -39,9 +41,23 @@ func TestBranchNoticeSaysWhatToDo(t *testing.T) {
 	notice := func(cmd func() any) string {
 		t.Helper()
 		msg := cmd()
-		n, ok := m.Update(msg.(branchedMsg))().(common.NoticeMsg)
+		said := m.Update(msg.(branchedMsg))
+		// The view watches the session as branched from now on: that
+		// watch ends here, so the command says its notice and returns.
+		m.stopWatch()
+		out := said()
+		batch, _ := out.(tea.BatchMsg)
+		for _, c := range batch {
+			if c != nil {
+				out = c()
+			}
+			if _, ok := out.(common.NoticeMsg); ok {
+				break
+			}
+		}
+		n, ok := out.(common.NoticeMsg)
 		if !ok {
-			t.Fatalf("branching says %T", msg)
+			t.Fatalf("branching says %T", out)
 		}
 		return n.Text
 	}
@@ -132,5 +148,37 @@ func TestFilesFromAnEntryOnlyPiShows(t *testing.T) {
 	}
 	if files, _ := filesFrom(tree[:1], tree[0]); files != "" {
 		t.Errorf("with no entry pi-tui knows, files from %q", files)
+	}
+}
+
+// TestBranchHoldsWhenTheViewRereads: after /tree continues from an
+// earlier entry, reading the session again (as another writer's appends
+// make the view do) shows the new branch, not the old one: the view had
+// opened the session as a reading of its own, which does not follow a
+// branch another reading makes.
+func TestBranchHoldsWhenTheViewRereads(t *testing.T) {
+	m := testModel(t)
+	m.SetSize(100, 30)
+	ctx := context.Background()
+	s := realSession(t, m)
+	for _, c := range []struct {
+		typ  string
+		role provider.Role
+		text string
+	}{{sessions.TypeUser, provider.RoleUser, "first question"}, {sessions.TypeAssistant, provider.RoleAssistant, "first answer"},
+		{sessions.TypeUser, provider.RoleUser, "second question"}, {sessions.TypeAssistant, provider.RoleAssistant, "second answer"}} {
+		if _, err := s.Append(ctx, c.typ, agent.StoredMessage{Message: provider.Message{Role: c.role, Parts: []provider.Part{{Type: provider.PartText, Text: c.text}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Update(m.Open(s.ID())())
+	entries := s.Path()
+	m.Update(m.branchTo(entries[1])())
+	if v := m.View(); strings.Contains(v, "second answer") || !strings.Contains(v, "first answer") {
+		t.Fatalf("branched:\n%s", v)
+	}
+	m.Update(m.reread()())
+	if v := m.View(); strings.Contains(v, "second answer") || !strings.Contains(v, "first answer") {
+		t.Errorf("read again, the view shows the old branch:\n%s", v)
 	}
 }
