@@ -1,12 +1,15 @@
 package ui
 
 import (
+	"context"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 	"github.com/pi-tui/pi-tui/internal/fakepi"
+	"github.com/pi-tui/pi-tui/internal/realpi"
 	"github.com/pi-tui/pi-tui/ui/internal/screentest"
 )
 
@@ -132,4 +135,41 @@ func TestPiEngineFailedAndDeniedCallsSayWhy(t *testing.T) {
 	callSays(t, r.session, "✗ read missing.txt ·", `Error: "missing.txt" does not exist (no look-alike name is read in its place)`)
 	callSays(t, r.session, "✗ write notes.txt · denied:", "not today")
 	r.sc.Final()
+}
+
+// TestRealPiFailedAndDeniedCallsSayWhy: on the real pi 1.6 (PI_TUI_PI),
+// a write denied with a reason shows the reason, and an edit pi itself
+// fails shows pi's error on its line.
+func TestRealPiFailedAndDeniedCallsSayWhy(t *testing.T) {
+	argv, skip := realpi.Command16()
+	if argv == nil {
+		t.Skip(skip)
+	}
+	r := newRealPiKitRig(t, 120, 36, argv[0], func(n int, req fakemodel.Request) fakemodel.Reply {
+		switch {
+		case req.LastToolResult != "":
+			return fakemodel.Reply{Text: "done with " + req.LastUser}
+		case req.LastUser == "write":
+			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "w1", Name: "write", Args: map[string]string{"path": "notes.txt", "content": "x"}}}}
+		}
+		return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "e1", Name: "edit", Args: map[string]any{"path": "notes.txt", "edits": []map[string]string{{"oldText": "nope", "newText": "x"}}}}}}
+	})
+	writeAt(t, filepath.Join(r.home, "proj", "notes.txt"), "hello\n")
+	r.chat()
+	r.say("write")
+	r.waitFor("Allow write?")
+	r.settle()
+	r.keys("r")
+	r.waitFor("Deny write: why?")
+	r.tm.Type("keep my notes")
+	r.keys("enter")
+	r.waitFor("done with write")
+	callSays(t, r.session, "✗ write notes.txt · denied:", "keep my notes")
+	if err := r.m.opts.Host.SetPermissionMode(context.Background(), "full-auto"); err != nil {
+		t.Fatal(err)
+	}
+	r.say("edit")
+	r.waitFor("done with edit")
+	callSays(t, r.session, "✗ edit notes.txt ·", "Could not find the exact text in")
+	r.final()
 }
