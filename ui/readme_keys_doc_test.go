@@ -14,6 +14,7 @@ import (
 	"github.com/pi-tui/pi-tui/ui/memoryeditor"
 	"github.com/pi-tui/pi-tui/ui/palette"
 	"github.com/pi-tui/pi-tui/ui/reviewview"
+	"github.com/pi-tui/pi-tui/ui/sessiontree"
 )
 
 // reviewHelp is the Review screen's help, as its page gives it.
@@ -144,7 +145,7 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"ctrl+t"}, does: "show thinking"},
 			{keys: []string{"ctrl+l"}, does: "back to the sessions list"},
 			{keys: []string{"/command"}, does: "`/compact`, `/new`, `/model`, `/thinking`, `/context`, `/name NAME`: compact the session; new session; switch model (the menu marks the current one; the runtime restarts: model-changed); set the thinking level; show the system prompt's sections and sizes; name the session. `/` opens a menu of these, `/changes`, `/undo` and `/plan`, and the skills and prompt templates"},
-			{keys: []string{"/tree"}, command: true, does: "every branch of the session, indented where branches part, with pi's labels; `▶` marks where it is now. `enter` continues from the chosen entry on a new branch (from a message of yours: just before it, with the message back in the input to edit); when the agent changed files after that point it asks first: `f` files too (put back as they were there, guarded: a refusal names the files and offers `o` to overwrite them or `c` the conversation only; nothing branches until one is chosen) or `c` the conversation only; `f` forks. The model and thinking level stay the session's"},
+			{keys: []string{"/tree"}, command: true, does: "every branch of the session, indented where branches part, named as pi's tree names them (`[bash: make test]`, `[custom: TYPE]`, `[model: …]`; see Sessions are pi's files), pi's labels first on their rows; `▶` marks where it is now; `/` searches. `enter` continues from the chosen entry on a new branch (from a message of yours: just before it, with the message back in the input to edit); when the agent changed files after that point it asks first: `f` files too (put back as they were there, guarded: a refusal names the files and offers `o` to overwrite them or `c` the conversation only; nothing branches until one is chosen) or `c` the conversation only; `f` forks. The model and thinking level stay the session's"},
 			{keys: []string{"/changes"}, command: true, does: "the Review screen: the session's file changes in order, across turns, with their state (see Review and undo)"},
 			{keys: []string{"/undo"}, command: true, does: "put the files the agent changed since your last message back as they were, after a confirmation naming them (guarded: refused, naming the files, if any changed since; `o` then overwrites them). Refused while the agent works. Questions put after a read, as this one, take keys only once you have stopped typing for 400 ms, as approvals do"},
 			{keys: []string{"/fork"}, command: true, does: "a new session holding the branch up to the chosen entry (pi's fork: the lines as they are, the old file named as its parent); the old session is unchanged"},
@@ -153,6 +154,12 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"tab/enter", "↑/↓", "esc"}, does: "in a menu: insert the highlighted entry (`enter` on a command typed in full runs it); move (`ctrl+p`/`ctrl+n` too); close the menu (the text stays)"},
 			{keys: []string{"shift+tab"}, does: "cycle the session's thinking level"},
 			{keys: []string{"ctrl+a/e", "alt+b/f", "ctrl+w", "ctrl+u", "ctrl+k", "ctrl+z", "ctrl+y"}, does: "edit as in every text field"},
+		}},
+		{where: "Tree (`/tree`, `/fork`)", help: sessiontree.New(m.st, false, nil, "", nil, nil, nil).Help(), rows: []keyRow{
+			{keys: []string{"enter", "f"}, does: "continue from the chosen entry (see `/tree`; in `/fork`, fork from it); fork a new session from it"},
+			{keys: []string{"/"}, does: "search, as pi's tree does: only the rows holding every word typed show (any order and case; labels, commands, paths and message text count). `↑`/`↓` move through them, `enter` acts on the selected one, `esc` clears the search and keeps that entry selected"},
+			{keys: []string{"esc"}, does: "close (`q` too)"},
+			{keys: []string{"↑/k", "↓/j", "pgup", "pgdn", "home/g", "end/G"}, does: "move; the first / last row"},
 		}},
 		{where: "Review (`/changes`)", help: reviewHelp(), rows: []keyRow{
 			{keys: []string{"↑/k", "↓/j", "pgup", "pgdn", "home/g", "end/G"}, does: "move through the changes, listed under the message that started each turn: number, state (`active`, `undone`, `parent`), `A`/`M`/`D`, `+N −M`, tool, path (the latest first selected)"},

@@ -129,6 +129,22 @@ func deniedText(tool string, d *DeniedError) string {
 	return fmt.Sprintf("The user denied this %s call. Do not retry it; ask the user or choose another way.", tool)
 }
 
+// DeniedReason reads a result of a call of tool back: whether it is the
+// text deniedText gave the model for a call the user denied, and the
+// reason the user gave ("" for a plain no). A session file holds only
+// that text, for either engine (pi stores a blocked call's reason as its
+// result), so the transcript tells a denial from a failure by it.
+func DeniedReason(tool, result string) (reason string, denied bool) {
+	rest, ok := strings.CutPrefix(result, "The user denied this "+tool+" call")
+	switch {
+	case !ok:
+		return "", false
+	case strings.HasPrefix(rest, ": "):
+		return strings.TrimSpace(rest[2:]), true
+	}
+	return "", strings.HasPrefix(rest, ".")
+}
+
 // Config is what a runtime is launched with.
 type Config struct {
 	Session *sessions.Session

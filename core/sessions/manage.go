@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -106,10 +107,24 @@ type TreeEntry struct {
 	Label string
 	// OnPath says the entry is on the current branch.
 	OnPath bool
+	// CustomType is a custom entry's or custom message's customType: what
+	// the extension (or pi-tui, "pi-tui.<kind>") named the record.
+	CustomType string
+	// PiOnly marks an entry that pi's tree shows and pi-tui's view of the
+	// session (Entries, Path) leaves out: a branch summary, a custom
+	// message, another extension's custom entry, a message of a role
+	// pi-tui has no type for. Its Type is then pi's type (branch_summary,
+	// custom_message, custom) or the message's role (bashExecution, …),
+	// its payload empty, and Text what it says.
+	PiOnly bool
+	// Text is what a PiOnly entry says: a branch summary, a custom
+	// message's text, the command of a bash execution ("" for the rest).
+	Text string
 }
 
-// Tree returns every entry pi-tui shows, on every branch, in file order,
-// with its shown parent, its label and whether it is on the current branch.
+// Tree returns every entry pi-tui shows, and those only pi's tree shows,
+// on every branch, in file order, with its shown parent, its label and
+// whether it is on the current branch.
 func (s *Session) Tree() []TreeEntry {
 	all := s.pi.Entries()
 	labels := map[string]string{}
@@ -127,20 +142,66 @@ func (s *Session) Tree() []TreeEntry {
 		onPath[pe.ID] = true
 	}
 	shown := s.viewAll(all)
-	isShown := make(map[string]bool, len(shown))
+	view := make(map[string]Entry, len(shown))
 	for _, e := range shown {
-		isShown[e.ID] = true
+		view[e.ID] = e
 	}
 	out := make([]TreeEntry, 0, len(shown))
-	for _, e := range shown {
-		p := e.ParentID
+	isShown := make(map[string]bool, len(shown))
+	for _, pe := range all {
+		te, ok := TreeEntry{Entry: view[pe.ID]}, true
+		if te.ID == "" {
+			te, ok = piOnly(pe)
+		} else if pe.Type == pisession.TypeCustom {
+			te.CustomType, _ = pe.StringMember("customType")
+		}
+		if ok {
+			isShown[pe.ID] = true
+			out = append(out, te)
+		}
+	}
+	for i := range out {
+		p := out[i].ParentID
 		for range len(all) {
 			if p == "" || isShown[p] {
 				break
 			}
 			p = parentOf[p]
 		}
-		out = append(out, TreeEntry{Entry: e, Parent: p, Label: labels[e.ID], OnPath: onPath[e.ID]})
+		out[i].Parent, out[i].Label, out[i].OnPath = p, labels[out[i].ID], onPath[out[i].ID]
 	}
 	return out
+}
+
+// piOnly is the tree's entry for a pi entry that pi-tui's view leaves
+// out, when pi's tree shows it; ok is false for the bookkeeping it hides
+// (labels, names, context edits, usage, system prompts) and for
+// pi-tui's own markers.
+func piOnly(pe pisession.Entry) (te TreeEntry, ok bool) {
+	te = TreeEntry{Entry: Entry{ID: pe.ID, ParentID: pe.ParentID, Type: pe.Type}, PiOnly: true}
+	switch pe.Type {
+	case pisession.TypeBranchSummary:
+		b, _ := pe.BranchSummary()
+		te.Text = b.Summary
+	case pisession.TypeCustomMessage:
+		c, _ := pe.CustomMessage()
+		te.CustomType, te.Text = c.CustomType, c.Content.PlainText("")
+	case pisession.TypeCustom:
+		te.CustomType, _ = pe.StringMember("customType")
+		if te.CustomType == customLeaf || te.CustomType == customTool {
+			return te, false
+		}
+	case pisession.TypeMessage:
+		m, err := pe.Message()
+		if err != nil || m.Role == pisession.RoleSystem {
+			return te, false
+		}
+		te.Type, te.Text = m.Role, m.Content.PlainText("")
+		if m.Role == pisession.RoleBashExecution {
+			json.Unmarshal(m.ExtraMember("command"), &te.Text)
+		}
+	default:
+		return te, false
+	}
+	return te, true
 }

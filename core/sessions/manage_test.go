@@ -101,6 +101,26 @@ func TestTreeShowsEveryBranchWithLabels(t *testing.T) {
 	if len(tree) <= len(s.Path()) || off == 0 || labelled == 0 {
 		t.Errorf("tree of %d (path %d): %d off the branch, %d labelled", len(tree), len(s.Path()), off, labelled)
 	}
+	// What pi's tree shows and pi-tui's view leaves out is in the tree,
+	// named: the extension's custom entry and message, the branch summary.
+	byID := map[string]TreeEntry{}
+	for _, te := range tree {
+		byID[te.ID] = te
+	}
+	for id, want := range map[string]TreeEntry{
+		"1cf3f6c3": {Entry: Entry{Type: "custom"}, CustomType: "demo-state", PiOnly: true},
+		"540901a0": {Entry: Entry{Type: "custom_message"}, CustomType: "demo-note", PiOnly: true, Text: "Injected context from extension"},
+		"fecd7f7c": {Entry: Entry{Type: "branch_summary"}, PiOnly: true, Text: "The user explored a different conversation branch"},
+		"e539805f": {Entry: Entry{Type: TypeUser}, Label: "checkpoint-1"},
+	} {
+		got, ok := byID[id]
+		if !ok || got.Type != want.Type || got.CustomType != want.CustomType || got.PiOnly != want.PiOnly || !strings.HasPrefix(got.Text, want.Text) || got.Label != want.Label {
+			t.Errorf("entry %s: %+v, want %+v", id, got, want)
+		}
+	}
+	if te := byID["540901a0"]; te.Parent != "1cf3f6c3" {
+		t.Errorf("the custom message's parent is %q, want the custom entry (its label entry is skipped)", te.Parent)
+	}
 }
 
 // A fork of a worktree session does not share the worktree: it works in

@@ -338,7 +338,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case branchedMsg:
-		m.handleBranched(msg)
+		watch := m.handleBranched(msg)
 		say := "branched: the old branch is kept; your next message continues from this entry"
 		if msg.edit {
 			say = "branched: the old branch is kept; edit the message and press enter"
@@ -348,7 +348,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			// the status bar has room for the branch's sentence.
 			m.tr.Notice(msg.said, true)
 		}
-		return common.Notice("%s", say)
+		return tea.Batch(watch, common.Notice("%s", say))
 	case tea.KeyMsg:
 		return m.chatKey(msg)
 	}

@@ -212,19 +212,21 @@ func (m *Model) undoFiles(u checkpoints.Undo, branch *sessions.Entry) tea.Cmd {
 
 // continueFrom is /tree's enter: when the agent changed files after the
 // point it goes back to, it asks first: files too, or the conversation
-// only.
-func (m *Model) continueFrom(e sessions.Entry) tea.Cmd {
-	if !m.reviewing() {
+// only. The changes are counted from entry files (e, or the entry
+// standing in for one pi-tui keeps no record of; "" for none), with its
+// own changes when own is set (a message of the user's, sent again).
+func (m *Model) continueFrom(e sessions.Entry, files string, own bool) tea.Cmd {
+	if !m.reviewing() || files == "" {
 		return m.branchTo(e)
 	}
 	svc, sid, ctx := m.d.Host.Review, m.sid, m.ctx
 	return func() tea.Msg {
-		cs, err := svc.From(ctx, sid, e.ID)
-		if e.Type != sessions.TypeUser {
+		cs, err := svc.From(ctx, sid, files)
+		if !own {
 			// Continuing after this entry: its own changes stay.
 			kept := cs[:0]
 			for _, c := range cs {
-				if c.Entry != e.ID {
+				if c.Entry != files {
 					kept = append(kept, c)
 				}
 			}

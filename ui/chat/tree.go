@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"context"
 	"errors"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -26,7 +27,17 @@ func (m *Model) treePicker(fork bool) tea.Cmd {
 		if err != nil {
 			return common.NoticeMsg{Text: err.Error(), Error: true}
 		}
-		return treeMsg{tree: s.Tree(), leaf: s.Leaf(), fork: fork}
+		tree, leaf := s.Tree(), s.Leaf()
+		// The tree's leaf is the entry it shows nearest pi's leaf: the
+		// last on the current branch (children come after their parents
+		// in the file). It may be one only pi's tree shows (a branch
+		// summary), which Leaf skips.
+		for _, te := range tree {
+			if te.OnPath {
+				leaf = te.ID
+			}
+		}
+		return treeMsg{tree: tree, leaf: leaf, fork: fork}
 	}
 }
 
@@ -40,12 +51,46 @@ func (m *Model) showTree(msg treeMsg) tea.Cmd {
 	if len(msg.tree) == 0 {
 		return common.Notice("no messages to branch from yet")
 	}
-	jump := func(te sessions.TreeEntry, _ string) tea.Cmd { return m.continueFrom(te.Entry) }
+	jump := func(te sessions.TreeEntry, _ string) tea.Cmd {
+		files, own := filesFrom(msg.tree, te)
+		return m.continueFrom(te.Entry, files, own)
+	}
 	fork := func(te sessions.TreeEntry, _ string) tea.Cmd { return m.forkFrom(te.Entry) }
 	if msg.fork {
 		jump = fork
 	}
-	return m.d.UI.Push(sessiontree.New(m.d.UI, msg.fork, msg.tree, msg.leaf, transcript.EntryText, jump, fork))
+	return m.d.UI.Push(sessiontree.New(m.d.UI, msg.fork, msg.tree, msg.leaf, transcript.TreeText, jump, fork))
+}
+
+// filesFrom is where continuing from te counts the agent's file changes
+// from: te itself, or for an entry pi-tui keeps no record of (PiOnly: a
+// branch summary, an extension's entry), the nearest one above it that
+// it does. own says whether that entry's own changes go back too: a
+// message of the user's is sent again; and with nothing above, the first
+// entry pi-tui knows after te stands in for the start ("" when there is
+// none: nothing was changed).
+func filesFrom(tree []sessions.TreeEntry, te sessions.TreeEntry) (files string, own bool) {
+	byID := make(map[string]*sessions.TreeEntry, len(tree))
+	for i := range tree {
+		byID[tree[i].ID] = &tree[i]
+	}
+	at := &te
+	for steps := 0; at != nil && at.PiOnly && steps < len(tree); steps++ {
+		at = byID[at.Parent]
+	}
+	if at != nil && !at.PiOnly {
+		return at.ID, at.Type == sessions.TypeUser
+	}
+	for i := range tree {
+		if tree[i].ID == te.ID {
+			for _, next := range tree[i+1:] {
+				if !next.PiOnly {
+					return next.ID, true
+				}
+			}
+		}
+	}
+	return "", false
 }
 
 // branchTo continues the session from an entry, on a new branch; the old
@@ -71,7 +116,7 @@ func (m *Model) branchSaying(e sessions.Entry, said string) tea.Cmd {
 		if err != nil {
 			return openedMsg{err: err}
 		}
-		return branchedMsg{entries: s.Path(), edit: edit, said: said}
+		return branchedMsg{entries: s.Path(), edit: edit, said: said, sess: s}
 	}
 }
 
@@ -94,8 +139,9 @@ func (m *Model) forkFrom(e sessions.Entry) tea.Cmd {
 
 type branchedMsg struct {
 	entries []sessions.Entry
-	edit    bool   // a message of the user's went back to the input
-	said    string // what was done before branching (the files put back), "" for nothing
+	sess    *sessions.Session // the session as branched
+	edit    bool              // a message of the user's went back to the input
+	said    string            // what was done before branching (the files put back), "" for nothing
 }
 
 // modelPicker reads models.json in a command, then offers the models; a
@@ -192,5 +238,19 @@ func (m *Model) inspect() tea.Cmd {
 	}
 }
 
-// handleBranched applies a branch picked with /tree.
-func (m *Model) handleBranched(msg branchedMsg) { m.tr.Load(msg.entries) }
+// handleBranched applies a branch picked with /tree. The view reads the
+// session from then on through the object the branch was made on: the
+// one it opened before the session's runtime launched is another
+// reading of the file, which keeps its own leaf when another writer
+// branches, so rereading it would bring the old branch back.
+func (m *Model) handleBranched(msg branchedMsg) tea.Cmd {
+	m.tr.Load(msg.entries)
+	if msg.sess == nil || msg.sess == m.open || m.stopWatch == nil {
+		return nil
+	}
+	m.open = msg.sess
+	wctx, cancel := context.WithCancel(m.ctx)
+	m.stopWatch()
+	m.stopWatch = cancel
+	return m.watchArrivals(wctx, m.sid, msg.sess)
+}

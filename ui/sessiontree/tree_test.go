@@ -25,10 +25,11 @@ func chain(n int) []sessions.TreeEntry {
 }
 
 // describe names an entry by its number, as the transcript would by its text.
-func describe(e sessions.Entry) string {
+func describe(te sessions.TreeEntry, _ func(string) (sessions.TreeEntry, bool)) (string, string) {
 	var n int
-	fmt.Sscanf(e.ID, "e%d", &n)
-	return fmt.Sprintf("entry %02d", n)
+	fmt.Sscanf(te.ID, "e%d", &n)
+	line := fmt.Sprintf("entry %02d", n)
+	return line, line
 }
 
 // selected returns the page's selected line, failing when the page is
@@ -53,6 +54,17 @@ func press(p *Page, keys ...tea.KeyMsg) {
 	for _, k := range keys {
 		p.Update(k)
 	}
+}
+
+// search presses / and hands the page what its command read of the
+// rows, as the program would.
+func search(t *testing.T, p *Page) {
+	t.Helper()
+	_, cmd := p.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/")})
+	if cmd == nil {
+		t.Fatal("/ reads nothing for the search")
+	}
+	p.Update(cmd())
 }
 
 // TestTreeKeepsTheCursorOnScreen: in a session longer than the screen the
@@ -114,5 +126,104 @@ func TestTreeActsOnTheSelectedEntry(t *testing.T) {
 	press(p, tea.KeyMsg{Type: tea.KeyEnd}, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("f")})
 	if want := []string{"jump e1 entry 01", "fork e29 entry 29"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("the tree acted on %q, want %q", got, want)
+	}
+}
+
+func typeKeys(p *Page, s string) {
+	for _, r := range s {
+		press(p, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+}
+
+// TestTreeSearchNarrowsAndEscClears: / takes the keys (q and f type),
+// the rows narrow to those holding every word, labels included; the
+// cursor stays on its entry while it matches, else goes to its nearest
+// ancestor that does; esc clears the search, keeping the entry found
+// selected, and a second esc closes. The header and the count wrap at a
+// narrow width rather than lose their ends.
+func TestTreeSearchNarrowsAndEscClears(t *testing.T) {
+	tree := chain(30)
+	tree[3].Label = "Before the Fix"
+	var closed bool
+	ui := uitest.UI()
+	p := New(ui, false, tree, "e29", describe, nil, nil)
+	const w, h = 60, 12
+	search(t, p)
+	if !p.CapturesText() {
+		t.Fatal("the search does not take the keys")
+	}
+	typeKeys(p, "entry 2")
+	// entry 02, 12, 20…29 match; the cursor stays on entry 29.
+	if got := selected(t, p, w, h); !strings.Contains(got, "entry 29") {
+		t.Errorf("the search moved the cursor off a match: %q", got)
+	}
+	view := p.View(w, h)
+	if !strings.Contains(view, "12 of 12 matching, of 30 entries") || strings.Contains(view, "entry 13") {
+		t.Errorf("the search shows:\n%s", view)
+	}
+	typeKeys(p, "5")
+	if got := selected(t, p, w, h); !strings.Contains(got, "entry 25") {
+		t.Errorf("with entry 29 out of the matches the cursor is on %q, want its nearest matching ancestor, entry 25", got)
+	}
+	press(p, tea.KeyMsg{Type: tea.KeyCtrlU})
+	typeKeys(p, "fix BEFORE q")
+	if view := p.View(w, h); !strings.Contains(view, "no entry holds every word") {
+		t.Errorf("q and f did not type:\n%s", view)
+	}
+	press(p, tea.KeyMsg{Type: tea.KeyBackspace}, tea.KeyMsg{Type: tea.KeyBackspace})
+	if got := selected(t, p, w, h); !strings.Contains(got, "[Before the Fix] entry 03") {
+		t.Errorf("the label does not match, or is not first: %q", got)
+	}
+	press(p, tea.KeyMsg{Type: tea.KeyEsc})
+	if p.CapturesText() || !strings.Contains(p.View(w, h), "of 30 entries") {
+		t.Errorf("esc did not clear the search:\n%s", p.View(w, h))
+	}
+	if got := selected(t, p, w, h); !strings.Contains(got, "entry 03") {
+		t.Errorf("esc lost the entry found: %q", got)
+	}
+	for _, l := range strings.Split(p.View(w, h), "\n") {
+		if strings.HasSuffix(l, "…") {
+			t.Errorf("a line is cut: %q", l)
+		}
+	}
+	p.ui.Nav.Drain()
+	press(p, tea.KeyMsg{Type: tea.KeyEsc})
+	for _, op := range p.ui.Nav.Drain() {
+		closed = closed || op.Close != nil
+	}
+	if !closed {
+		t.Error("a second esc did not close the tree")
+	}
+}
+
+// TestTreeLabelIsNeverCut: a label goes first on its row, so a long
+// entry at a narrow width loses its end, not its label.
+func TestTreeLabelIsNeverCut(t *testing.T) {
+	tree := chain(3)
+	tree[1].Label = "checkpoint"
+	long := func(te sessions.TreeEntry, _ func(string) (sessions.TreeEntry, bool)) (string, string) {
+		line := "you: " + strings.Repeat("word ", 40)
+		return line, line
+	}
+	p := New(uitest.UI(), false, tree, "e1", long, nil, nil)
+	if got := selected(t, p, 60, 10); !strings.Contains(got, "[checkpoint] you: word") {
+		t.Errorf("the labelled row reads %q", got)
+	}
+}
+
+// TestTreeSearchTypedWhileReading: words typed before the rows are read
+// for the search (a long session) wait for them: the count says so, and
+// once read the matches show with the cursor on the entry it was on.
+func TestTreeSearchTypedWhileReading(t *testing.T) {
+	p := New(uitest.UI(), false, chain(30), "e29", describe, nil, nil)
+	p.View(80, 12)
+	_, read := p.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/")})
+	typeKeys(p, "entry 2")
+	if view := p.View(80, 12); !strings.Contains(view, "reading the 30 entries to search them…") {
+		t.Errorf("while reading:\n%s", view)
+	}
+	p.Update(read())
+	if got := selected(t, p, 80, 12); !strings.Contains(got, "entry 29") || !strings.Contains(p.View(80, 12), "12 of 12 matching") {
+		t.Errorf("once read, the cursor is on %q:\n%s", got, p.View(80, 12))
 	}
 }

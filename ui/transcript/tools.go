@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -253,6 +255,9 @@ func (it *item) outputLines(st *common.UI, width int) string {
 	if it.tool != "bash" || body == "" {
 		return ""
 	}
+	if _, denied := agent.DeniedReason(it.tool, it.result); denied && it.status == "error" {
+		return "" // it never ran: its result is the denial its line says
+	}
 	// The last tailLines lines: start is the line break before them (-1:
 	// the body has no more lines than that).
 	start := len(body)
@@ -290,6 +295,51 @@ func (it *item) input() string {
 		}
 	}
 	return "input: " + strings.ReplaceAll(it.args, "\n", " ")
+}
+
+// whyMax bounds the bytes of an error's first line that a call's line
+// shows: a tool's error is a sentence, but a line of output can be
+// megabytes (ctrl+o shows it all).
+const whyMax = 1000
+
+// failure says why a call failed, for its line: denial is "denied", with
+// the reason the user gave when there is one, and goes right after the
+// call; why is the first line of the error the tool gave, shown whole
+// (the line wraps) and safely, and goes at its end. A bash call's output
+// and exit status are under its line already, so it gets no why.
+func (it *item) failure() (denial, why string) {
+	if it.status != "error" {
+		return "", ""
+	}
+	if reason, denied := agent.DeniedReason(it.tool, it.result); denied {
+		if reason == "" {
+			return "denied", ""
+		}
+		return "denied: " + common.VisibleLine(reason), ""
+	}
+	if it.tool == "bash" {
+		return "", ""
+	}
+	return "", errorLine(it.result)
+}
+
+// errorLine is the first line of an error's text that says something,
+// shown as text: whole up to whyMax bytes.
+func errorLine(text string) string {
+	for _, l := range strings.Split(strings.TrimSpace(text), "\n") {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		if len(l) > whyMax {
+			cut := whyMax
+			for cut > 0 && !utf8.RuneStart(l[cut]) {
+				cut--
+			}
+			l = l[:cut] + "… (ctrl+o shows all)"
+		}
+		return common.VisibleLine(l)
+	}
+	return ""
 }
 
 // elapsedText says a running call's time the way a clock does.

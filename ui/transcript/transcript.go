@@ -300,8 +300,9 @@ func (it *item) toolLine(st *common.UI, width int) string {
 		target = argSummary(it.tool, it.args)
 	}
 	line := fmt.Sprintf("%s %s %s", mark, common.VisibleLine(it.tool), target)
-	if it.status == "error" && strings.Contains(it.result, "denied") {
-		line += " · denied"
+	denial, why := it.failure()
+	if denial != "" {
+		line += " · " + denial
 	}
 	if it.status != "running" && it.toolMs > 0 {
 		line += " · " + toolTime(it.toolMs)
@@ -334,6 +335,9 @@ func (it *item) toolLine(st *common.UI, width int) string {
 			parts = append(parts, "chain: "+strings.Join(d.Chain, " › "))
 		}
 		line += " · instructions " + common.VisibleLine(strings.Join(parts, ", "))
+	}
+	if why != "" {
+		line += " · " + why
 	}
 	style := st.Dim
 	if it.status == "error" {
