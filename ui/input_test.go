@@ -229,7 +229,7 @@ func TestUndoInMemoryEditor(t *testing.T) {
 	s.tm.Type("Not this.")
 	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlZ})
 	s.keys("esc", "ctrl+s")
-	s.waitFor("saved memory of proj: 1 entries")
+	s.waitFor("saved memory of proj: 1 entry,")
 	m, err := f.host.Memory.Load(context.Background(), filepath.Join(f.home, "proj"))
 	if err != nil || m.Content != "Keep this.\n" && m.Content != "Keep this." {
 		t.Errorf("memory %q (%v)", m.Content, err)

@@ -389,12 +389,16 @@ func (m *Model) menuFooter() []string {
 		src = "the git index (tracked files)"
 	}
 	if c.items.Len() == 0 {
-		out = append(out, dim("  no file matches %q among %d from %s (esc closes)", common.VisibleLine(c.query), len(l.Paths), src))
+		out = append(out, dim("  no file matches %q among %s from %s (esc closes)", common.VisibleLine(c.query), common.Group(len(l.Paths)), src))
 	} else {
-		out = append(out, dim("  %d of %d files match · from %s · tab/enter inserts, esc closes", c.total, len(l.Paths), src))
+		verb := "match"
+		if c.total == 1 {
+			verb = "matches"
+		}
+		out = append(out, dim("  %s of %s %s · from %s · tab/enter inserts, esc closes", common.Group(c.total), common.Plural(len(l.Paths), "file"), verb, src))
 	}
 	if l.Truncated {
-		out = append(out, st.Warn.Render(ansi.Truncate(fmt.Sprintf("  ! the list stopped at %d files", len(l.Paths)), w, "…")))
+		out = append(out, st.Warn.Render(ansi.Truncate("  ! the list stopped at "+common.Plural(len(l.Paths), "file"), w, "…")))
 	}
 	if l.Warning != "" {
 		out = append(out, st.Warn.Render(ansi.Truncate("  ! "+common.VisibleLine(l.Warning), w, "…")))

@@ -208,7 +208,7 @@ func (pg *Page) details() string {
 	for i, s := range c.Sources {
 		state := "whole"
 		if s.Truncated {
-			state = st.Warn.Render(fmt.Sprintf("cut to %s bytes", common.Group(s.ShownBytes)))
+			state = st.Warn.Render("cut to " + common.Plural(s.ShownBytes, "byte"))
 		}
 		kind := ""
 		if s.Kind == instructions.KindProvider {

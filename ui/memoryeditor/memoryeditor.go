@@ -191,7 +191,7 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		if p.dropped > 0 {
 			note = fmt.Sprintf(" (%d without content dropped)", p.dropped)
 		}
-		return p, tea.Batch(common.Notice("saved memory of %s: %d entries, %s bytes%s", p.label, len(p.entries), common.Group(len(msg.m.Content)), note),
+		return p, tea.Batch(common.Notice("saved memory of %s: %s, %s%s", p.label, common.PluralOf(len(p.entries), "entry", "entries"), common.Plural(len(msg.m.Content), "byte"), note),
 			func() tea.Msg { return common.ProjectsChangedMsg{} })
 	case overwriteMsg:
 		if msg.page != p {
@@ -487,7 +487,7 @@ func (p *Page) meter() string {
 	n := len(p.projection())
 	text := fmt.Sprintf("%s / %s bytes", common.Group(n), common.Group(memory.LimitBytes)) + p.agent.meter()
 	if n > memory.LimitBytes {
-		return p.st.Error.Render(text + fmt.Sprintf(" — %s bytes over the limit: saving is refused until you shorten it", common.Group(n-memory.LimitBytes)))
+		return p.st.Error.Render(text + fmt.Sprintf(" — %s over the limit: saving is refused until you shorten it", common.Plural(n-memory.LimitBytes, "byte")))
 	}
 	return p.st.Dim.Render(text)
 }
