@@ -189,6 +189,8 @@ func TestMemoryCommands(t *testing.T) {
 
 	// Bad input: JSON-looking garbage, oversize, a directory. Nothing changes.
 	c.fails(1, "invalid memory JSON", "memory", "set", "proj", "--file", write("bad.json", `{"entries": [`))
+	// echo '{"bad json' > f: the end of the text is at the end of line 1.
+	c.fails(1, "ends too early, at line 1, column 11", "memory", "set", "proj", "--file", write("cut.json", "{\"bad json\n"))
 	c.fails(1, "too large", "memory", "set", "proj", "--file", write("big.txt", strings.Repeat("x", 32769)))
 	c.fails(1, "is a directory", "memory", "set", "proj", "--file", dir)
 	c.fails(1, "no such file", "memory", "set", "proj", "--file", filepath.Join(dir, "absent"))
