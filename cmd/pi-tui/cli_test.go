@@ -195,6 +195,11 @@ func TestMemoryCommands(t *testing.T) {
 	c.fails(1, "is a directory", "memory", "set", "proj", "--file", dir)
 	c.fails(1, "no such file", "memory", "set", "proj", "--file", filepath.Join(dir, "absent"))
 	c.fails(2, "needs --file", "memory", "set", "proj")
+	// An unknown project is said before anything about the input.
+	code, _, errs = c.run("", "memory", "set", "nosuch", "--file", "/dev/null")
+	if code == 0 || !strings.Contains(errs, "nosuch") || strings.Contains(errs, "device") {
+		t.Errorf("memory set nosuch --file /dev/null: exit %d, %q; want the unknown project named, not the device", code, errs)
+	}
 	c.fails(1, "input is empty", "memory", "set", "proj", "--file", write("empty.txt", "\n \n"))
 	c.fails(1, "unknown field", "memory", "set", "proj", "--file", write("shape.json", `{"foo": 1}`))
 	if out := c.ok("memory", "show", "proj"); out != "plain words\n" {
