@@ -309,7 +309,7 @@ func (m *Model) completeWord(text string) {
 		// One edit (ctrl+z undoes it), the cursor right after the path.
 		v, start, end := cursorWord(m.input)
 		before := v[:start] + text
-		m.input.SetValue(before + v[end:])
+		m.input.Replace(before + v[end:]) // the input's own text, markers and all
 		m.input.SetCursor(strings.Count(before, "\n"), utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:]))
 	}
 	m.input.fit(m.width, m.height)
