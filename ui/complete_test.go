@@ -79,7 +79,7 @@ func TestAtCompletesFromTheGitIndex(t *testing.T) {
 	r.chat()
 	start := r.raw.Len()
 	r.tm.Type("@no")
-	r.waitFor("notes.txt", "files match · from ")
+	r.waitFor("notes.txt", " · from ") // "1 of 1 file matches" or "1 of 2 files match"
 	r.tm.Type(" @AGE")
 	r.waitFor("AGENTS.md") // not tracked: added by the second step
 	r.tm.Type(" @handler")

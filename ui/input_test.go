@@ -37,19 +37,23 @@ func numbered(n int) string {
 	return b.String()
 }
 
-// TestPasted12LinesKeepTheScreen: a pasted message grows the input to a
-// third of the screen, which shows where it is in the text; once sent,
-// the header names the session by the message's first line only (as the
-// list does), and the answer, the state line and the input stay on screen.
-func TestPasted12LinesKeepTheScreen(t *testing.T) {
+// TestPasted10LinesKeepTheScreen: a paste of 10 lines stays inline (only
+// a longer one collapses into a marker) and grows the input to a third of
+// the screen, which shows where it is in the text; once sent, the header
+// names the session by the message's first line only (as the list does),
+// and the answer, the state line and the input stay on screen.
+func TestPasted10LinesKeepTheScreen(t *testing.T) {
 	t.Parallel()
 	r := newKitRig(t, 80, 24, echoModel, true)
 	r.chat()
-	r.tm.Send(pasteMsg(numbered(12)))
+	r.tm.Send(pasteMsg(numbered(10)))
 	// 22 rows of body: the input takes 7, the last of them the cursor's.
-	r.waitFor("↑ pasted line 6", "pasted line 12")
+	r.waitFor("↑ pasted line 4", "pasted line 10")
+	if frame := r.sc.WaitFrame(func(string) bool { return true }); strings.Contains(frame, "[paste #") {
+		t.Errorf("a 10-line paste collapsed:\n%s", frame)
+	}
 	r.keys("enter")
-	r.waitFor("got 12 lines", "tokens ")
+	r.waitFor("got 10 lines", "tokens ")
 	final := r.final()
 	lines := strings.Split(final, "\n")
 	if len(lines) != 24 {
@@ -58,7 +62,7 @@ func TestPasted12LinesKeepTheScreen(t *testing.T) {
 	if head := lines[1]; !strings.Contains(head, "pasted line 1") || strings.Contains(head, "pasted line 2") {
 		t.Errorf("header %q", head)
 	}
-	for _, want := range []string{"got 12 lines", "runtime idle", "›", "model: fake/m1"} {
+	for _, want := range []string{"got 10 lines", "runtime idle", "›", "model: fake/m1"} {
 		if !strings.Contains(final, want) {
 			t.Errorf("%q is off screen:\n%s", want, final)
 		}
@@ -66,14 +70,14 @@ func TestPasted12LinesKeepTheScreen(t *testing.T) {
 }
 
 // TestPasteOf5000LinesIsSentWhole: a bracketed paste of 5,000 lines is
-// inserted at once and reaches the model whole.
+// inserted at once, as one marker, and reaches the model whole.
 func TestPasteOf5000LinesIsSentWhole(t *testing.T) {
 	t.Parallel()
 	r := newKitRig(t, 100, 30, echoModel, true)
 	r.chat()
 	text := numbered(5000)
 	r.tm.Send(pasteMsg(text + "\r\n"))
-	r.waitFor("pasted line 5000")
+	r.waitFor("[paste #1 +5,000 lines]")
 	r.keys("enter")
 	r.waitFor("got 5000 lines")
 	reqs := r.fake.Requests()
@@ -229,7 +233,7 @@ func TestUndoInMemoryEditor(t *testing.T) {
 	s.tm.Type("Not this.")
 	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlZ})
 	s.keys("esc", "ctrl+s")
-	s.waitFor("saved memory of proj: 1 entries")
+	s.waitFor("saved memory of proj: 1 entry,")
 	m, err := f.host.Memory.Load(context.Background(), filepath.Join(f.home, "proj"))
 	if err != nil || m.Content != "Keep this.\n" && m.Content != "Keep this." {
 		t.Errorf("memory %q (%v)", m.Content, err)

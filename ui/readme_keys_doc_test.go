@@ -136,7 +136,8 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 		}},
 		{where: "Session (chat)", help: chatHelp, rows: []keyRow{
 			{keys: []string{"enter"}, does: "send (while the agent works, the message waits its turn)"},
-			{keys: []string{"alt+enter/ctrl+j"}, does: "new line in the message; the input grows to a third of the screen, then scrolls (`↑`/`↓` in the margin mark hidden lines). A paste goes in whole, however long"},
+			{keys: []string{"alt+enter/ctrl+j"}, does: "new line in the message; the input grows to a third of the screen, then scrolls (`↑`/`↓` in the margin mark hidden lines). A paste goes in whole, however long; one of more than 10 lines (or 1,000 characters) shows as one marker, `[paste #1 +200 lines]`, as in pi, and is sent whole"},
+			{keys: []string{"ctrl+x"}, does: "expand the paste marker under the cursor (or just before it, where a paste leaves the cursor) into its text, to edit it; `ctrl+z` collapses it again"},
 			{keys: []string{"↑", "↓"}, does: "previous / next message you sent (input empty)"},
 			{keys: []string{"esc"}, does: "abort the running turn (what arrived is kept, marked)"},
 			{keys: []string{"pgup", "pgdn"}, does: "scroll the transcript"},

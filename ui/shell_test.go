@@ -306,7 +306,7 @@ func TestMemoryEditor(t *testing.T) {
 	s.keys("d")
 	s.waitFor("Delete this entry?")
 	s.keys("y", "ctrl+s")
-	s.waitFor("saved memory of proj: 1 entries")
+	s.waitFor("saved memory of proj: 1 entry,")
 	if m, _ = f.host.Memory.Load(context.Background(), root); m.Content != "## Style\n\nUse gofmt." {
 		t.Errorf("after delete: %q", m.Content)
 	}
@@ -324,7 +324,7 @@ func TestMemoryEditor(t *testing.T) {
 		t.Fatalf("the script's save was clobbered: %q", m2.Content)
 	}
 	s.keys("o")
-	s.waitFor("saved memory of proj: 1 entries")
+	s.waitFor("saved memory of proj: 1 entry,")
 	if m, _ = f.host.Memory.Load(context.Background(), root); m.Content != "## Style\n\nUse gofmt. Always." {
 		t.Errorf("after overwrite: %q", m.Content)
 	}

@@ -189,10 +189,17 @@ func TestMemoryCommands(t *testing.T) {
 
 	// Bad input: JSON-looking garbage, oversize, a directory. Nothing changes.
 	c.fails(1, "invalid memory JSON", "memory", "set", "proj", "--file", write("bad.json", `{"entries": [`))
+	// echo '{"bad json' > f: the end of the text is at the end of line 1.
+	c.fails(1, "ends too early, at line 1, column 11", "memory", "set", "proj", "--file", write("cut.json", "{\"bad json\n"))
 	c.fails(1, "too large", "memory", "set", "proj", "--file", write("big.txt", strings.Repeat("x", 32769)))
 	c.fails(1, "is a directory", "memory", "set", "proj", "--file", dir)
 	c.fails(1, "no such file", "memory", "set", "proj", "--file", filepath.Join(dir, "absent"))
 	c.fails(2, "needs --file", "memory", "set", "proj")
+	// An unknown project is said before anything about the input.
+	code, _, errs = c.run("", "memory", "set", "nosuch", "--file", "/dev/null")
+	if code == 0 || !strings.Contains(errs, "nosuch") || strings.Contains(errs, "device") {
+		t.Errorf("memory set nosuch --file /dev/null: exit %d, %q; want the unknown project named, not the device", code, errs)
+	}
 	c.fails(1, "input is empty", "memory", "set", "proj", "--file", write("empty.txt", "\n \n"))
 	c.fails(1, "unknown field", "memory", "set", "proj", "--file", write("shape.json", `{"foo": 1}`))
 	if out := c.ok("memory", "show", "proj"); out != "plain words\n" {

@@ -285,13 +285,12 @@ func (a *app) printChain(c *instructions.Chain) error {
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	if len(c.Sources) > 0 {
-		fmt.Fprintf(tw, "\nSources (%s of %s bytes used, outer first):\n", groupDigits(c.UsedBytes), groupDigits(c.BudgetBytes))
+		// A row counts what the total counts: the text the agent gets.
+		// The file's size, which differs by the white space around the
+		// text (a final newline) or by what was cut, follows it.
+		fmt.Fprintf(tw, "\nSources (%s of %s bytes used, outer first; %s):\n", groupDigits(c.UsedBytes), groupDigits(c.BudgetBytes), countedBytes)
 		for _, s := range c.Sources {
-			state := "whole"
-			if s.Truncated {
-				state = fmt.Sprintf("cut: %s shown", groupDigits(s.ShownBytes))
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s bytes\t%s\n", safetext.Label(s.Label), s.Kind, groupDigits(s.Bytes), state)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", safetext.Label(s.Label), s.Kind, plural(s.ShownBytes, "byte", "bytes"), sourceState(s))
 		}
 	}
 	if len(c.Skipped) > 0 {
@@ -307,6 +306,22 @@ func (a *app) printChain(c *instructions.Chain) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// countedBytes says what a chain's bytes are, where they are shown.
+const countedBytes = "a file counts the text the agent gets, without the white space around it"
+
+// sourceState says whether a source went in whole or cut, and the file's
+// size when it is not what is counted (a final newline, a cut).
+func sourceState(s instructions.Source) string {
+	state := "whole"
+	if s.Truncated {
+		state = "cut"
+	}
+	if s.Bytes != s.ShownBytes {
+		state += " (the file: " + plural(s.Bytes, "byte", "bytes") + ")"
+	}
+	return state
 }
 
 // displayPath writes a path relative to the root when inside it, else with ~.

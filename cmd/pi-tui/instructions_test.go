@@ -222,3 +222,24 @@ func TestInstructionsHostileNames(t *testing.T) {
 		t.Errorf("JSON text is not the section as the model gets it: %q", ch.Text)
 	}
 }
+
+// The human output counts one thing in the total and in the rows: the
+// text the agent gets. A file of 44 characters and a final newline is 44
+// bytes used, its row says 44 bytes, and the file's 45 bytes follow.
+func TestInstructionsCountTheSameBytesInTotalAndRows(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	root := mkdir(t, c.env["HOME"], "proj")
+	writeFile(t, filepath.Join(root, "AGENTS.md"), strings.Repeat("x", 44)+"\n")
+	c.ok("projects", "add", root, "--trust")
+	out := c.ok("instructions", "--project", "proj")
+	for _, want := range []string{"Sources (44 of 32,768 bytes used, outer first; a file counts the text the agent gets, without the white space around it):",
+		"44 bytes  whole (the file: 45 bytes)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "45 bytes  whole") {
+		t.Errorf("a row counts the file where the total counts the text:\n%s", out)
+	}
+}

@@ -98,6 +98,13 @@ func (a *app) memorySet(args []string) error {
 	if *file == "" {
 		return usagef("memory set needs --file F (- for standard input)")
 	}
+	// The project first: naming one that does not exist is the mistake
+	// to hear about, before anything about the input (which, for "-",
+	// would be read in vain).
+	_, p, err := a.find(pos[0])
+	if err != nil {
+		return err
+	}
 	data, err := a.readInput(*file)
 	if err != nil {
 		return err
@@ -105,10 +112,6 @@ func (a *app) memorySet(args []string) error {
 	entries, err := memory.ParseInput(data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", *file, err)
-	}
-	_, p, err := a.find(pos[0])
-	if err != nil {
-		return err
 	}
 	svc, err := a.memoryService()
 	if err != nil {

@@ -134,7 +134,7 @@ func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return fmt.Sprintf("%d %s", n, many)
+	return groupDigits(n) + " " + many
 }
 
 func humanBytes(n int) string {

@@ -82,8 +82,8 @@ func (a *app) serveCmd(args []string) error {
 	if h, err = a.openHost(); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "pi-tui serve: listening on %s · host key %s · %d authorized keys · log %s\n",
-		srv.Addr(), srv.HostKeyFingerprint(), srv.AuthorizedKeys(), logPath)
+	fmt.Fprintf(a.stdout, "pi-tui serve: listening on %s · host key %s · %s · log %s\n",
+		srv.Addr(), srv.HostKeyFingerprint(), plural(srv.AuthorizedKeys(), "authorized key", "authorized keys"), logPath)
 	if err := srv.Serve(a.ctx); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

@@ -71,6 +71,9 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	go io.Copy(io.Discard, outR)
 	addr, _, _ := strings.Cut(strings.TrimPrefix(line, "pi-tui serve: listening on "), " ")
+	if !strings.Contains(line, " · 1 authorized key · ") {
+		t.Errorf("the start line does not count the one key in the singular: %q", line)
+	}
 	if !strings.Contains(errb.String(), keys+":1:") {
 		t.Errorf("the bad line is not reported: %q", errb.String())
 	}

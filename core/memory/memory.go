@@ -21,6 +21,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pi-tui/pi-tui/internal/jsonpos"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
@@ -265,7 +266,7 @@ func decodeStrict(data []byte, v any, strict bool) error {
 		return fmt.Errorf("invalid memory JSON: %s", jsonErrorText(data, err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		line, col := lineCol(data, dec.InputOffset())
+		line, col := jsonpos.At(data, int(dec.InputOffset()))
 		return fmt.Errorf("invalid memory JSON: unexpected data after the first value at line %d, column %d", line, col)
 	}
 	return nil
@@ -276,20 +277,18 @@ func decodeStrict(data []byte, v any, strict bool) error {
 func jsonErrorText(data []byte, err error) string {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
+	line, col, eof, ok := jsonpos.Of(data, err)
 	switch {
-	case errors.As(err, &se):
-		line, col := lineCol(data, se.Offset)
+	case ok && eof:
+		return fmt.Sprintf("the JSON ends too early, at line %d, column %d", line, col)
+	case ok && errors.As(err, &se):
 		return fmt.Sprintf("%s at line %d, column %d", se.Error(), line, col)
-	case errors.As(err, &te):
-		line, col := lineCol(data, te.Offset)
+	case ok && errors.As(err, &te):
 		field := te.Field
 		if field == "" {
 			field = "value"
 		}
 		return fmt.Sprintf("%s must be %s, not %s (line %d, column %d)", field, jsonType(te.Type.Kind().String()), te.Value, line, col)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		line, col := lineCol(data, int64(len(data)))
-		return fmt.Sprintf("the JSON ends too early, at line %d, column %d", line, col)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ") + ` (an entry has "id", "title", "content" and, optionally, "by")`
 	}
@@ -308,19 +307,6 @@ func jsonType(kind string) string {
 		return "a number"
 	}
 	return "a " + kind
-}
-
-func lineCol(data []byte, off int64) (int, int) {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	if off < 0 {
-		off = 0
-	}
-	before := data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(off) - bytes.LastIndexByte(before, '\n')
-	return line, col
 }
 
 // Normalize makes entries storable: ids non-empty and unique (new ones are

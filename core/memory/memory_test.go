@@ -91,7 +91,11 @@ func TestParseInput(t *testing.T) {
 		{in: `[null]`, wantErr: "entry 1 is null"},
 		{in: `[{"title":"a","contents":"typo"}]`, wantErr: `unknown field "contents"`},
 		{in: `[{"title":"a"}]`, wantErr: `entry 1 has no "content"`},
-		{in: `[{"title":"a"`, wantErr: "ends too early, at line 1"},
+		{in: `[{"title":"a"`, wantErr: "ends too early, at line 1, column 14"},
+		// A text cut short is located at the end of its last line, not
+		// on a line after it.
+		{in: "{\"bad json\n", wantErr: "ends too early, at line 1, column 11"},
+		{in: "[{\"content\": \"a\"},\n\n", wantErr: "ends too early, at line 1, column 19"},
 		{in: "[{\"content\": \"a\",}]", wantErr: "line 1"},
 		{in: "{\n  \"entries\": [\n    {\"content\": 3}\n  ]\n}", wantErr: "must be a string, not number (line 3"},
 		{in: `[{"content":"a"}] [`, wantErr: "after the first value at line 1"},

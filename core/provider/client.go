@@ -569,7 +569,7 @@ func (c *conn) failure(ctx, actx context.Context, st *state, streaming bool, err
 	if streaming {
 		return outcome{res: res, err: c.errorf(ErrCutOff, 0, "", "try again", err), retry: st.sent == 0}
 	}
-	return outcome{res: res, err: c.errorf(ErrNetwork, 0, "", "check the baseUrl "+c.baseURL+" and that the server runs", err), retry: true}
+	return outcome{res: res, err: c.errorf(ErrNetwork, 0, networkDetail(err), "check the baseUrl "+c.baseURL+" and that the server runs", err), retry: true}
 }
 
 func (c *conn) statusError(status int, model string, body []byte) *Error {

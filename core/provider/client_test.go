@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -329,6 +331,11 @@ func TestNetworkError(t *testing.T) {
 	if len(sl.d) != 3 || !strings.Contains(err.Error(), "check the baseUrl "+url+" and that the server runs") {
 		t.Errorf("waits %v, err %v", sl.d, err)
 	}
+	// What failed, in words: the address that refused the connection.
+	host := strings.TrimPrefix(url, "http://")
+	if want := "cannot reach the server (connection to " + host + " refused)"; !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "dial tcp") {
+		t.Errorf("err %q, want it to say %q", err, want)
+	}
 }
 
 func TestJSONInsteadOfStream(t *testing.T) {
@@ -412,5 +419,14 @@ func TestInvalidToolSchema(t *testing.T) {
 		req.Tools = []Tool{{Name: "bad", Schema: []byte(`{`)}}
 		_, _, err := collect(t, context.Background(), c, req)
 		wantKind(t, err, ErrBadRequest)
+	}
+}
+
+// A host name that does not exist is named as such.
+func TestNetworkDetailNamesAMissingHost(t *testing.T) {
+	err := &url.Error{Op: "Post", URL: "http://nosuch.invalid/v1", Err: &net.OpError{Op: "dial", Net: "tcp",
+		Err: &net.DNSError{Err: "no such host", Name: "nosuch.invalid", IsNotFound: true}}}
+	if got := networkDetail(err); got != "no host is named nosuch.invalid" {
+		t.Errorf("networkDetail = %q", got)
 	}
 }

@@ -1,6 +1,11 @@
 package provider
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"net"
+	"syscall"
+)
 
 // ErrorKind classifies a failed call so callers can react (retry, show a
 // setup hint) without parsing messages.
@@ -96,4 +101,34 @@ func kindText(k ErrorKind, status int) string {
 		return fmt.Sprintf("the call failed (HTTP %d)", status)
 	}
 	return "the call failed"
+}
+
+// networkDetail says in words what failed when a call got no answer at
+// all: which address refused the connection, or which host name does not
+// exist, instead of Go's "dial tcp 127.0.0.1:9: connect: connection
+// refused". It is "" for an error it has no words for (the error's own
+// text is shown then).
+func networkDetail(err error) string {
+	var dns *net.DNSError
+	var op *net.OpError
+	switch {
+	case errors.As(err, &dns):
+		if dns.IsNotFound {
+			return "no host is named " + dns.Name
+		}
+		return "the host name " + dns.Name + " could not be looked up (" + dns.Err + ")"
+	case errors.As(err, &op) && op.Addr != nil:
+		addr := op.Addr.String()
+		switch {
+		case errors.Is(err, syscall.ECONNREFUSED):
+			return "connection to " + addr + " refused"
+		case errors.Is(err, syscall.ECONNRESET):
+			return "connection to " + addr + " reset"
+		case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+			return "no route to " + addr
+		case op.Timeout():
+			return "no connection to " + addr + " in time"
+		}
+	}
+	return ""
 }

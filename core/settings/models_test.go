@@ -49,7 +49,8 @@ func TestReadModelsErrors(t *testing.T) {
 	for text, want := range map[string]string{
 		"{\n  \"providers\": {\n    \"a\": {\"baseUrl\": 1}\n  }\n}": path + " is not valid JSON at line 3, column 22: providers.baseUrl must be a string, not number",
 		"{\n  // fine\n  \"providers\": {\n    \"a\": {,}\n  }\n}":   path + " is not valid JSON at line 4, column 11",
-		`{"providers": {`: path + " is not valid JSON at line 1, column 15: it ends too early",
+		`{"providers": {`: path + " is not valid JSON at line 1, column 16: it ends too early",
+		"{\"bad json\n":   path + " is not valid JSON at line 1, column 11: it ends too early",
 		`{"providers": {"a": {"models": [{"name": "no id"}]}}}`: path + `: providers.a.models[0] has no "id"`,
 	} {
 		os.WriteFile(path, []byte(text), 0o644)

@@ -13,9 +13,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/pi-tui/pi-tui/internal/fsutil"
+	"github.com/pi-tui/pi-tui/internal/jsonpos"
 )
 
 // FileName is the settings file inside the agent dir, and inside a
@@ -98,24 +98,19 @@ func (e *FileError) Error() string {
 // offending character), so it is safe for files that hold keys
 // (auth.json, models.json).
 func JSONError(path string, data []byte, err error) error {
-	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	line, col, eof, ok := jsonpos.Of(data, err)
 	switch {
-	case errors.As(err, &syn):
-		// Offset counts the bytes read, the offending one included.
-		line, col := Position(data, int(syn.Offset)-1)
-		problem := ""
-		if syn.Offset >= int64(len(data)) {
-			problem = "it ends too early"
-		}
-		return &FileError{Path: path, Line: line, Column: col, Problem: problem}
-	case errors.As(err, &typ):
-		line, col := Position(data, int(typ.Offset)-1)
+	case ok && errors.As(err, &typ):
 		where := "the value"
 		if typ.Field != "" {
 			where = typ.Field
 		}
 		return &FileError{Path: path, Line: line, Column: col, Problem: where + " must be " + kindOf(typ.Type.Kind().String()) + ", not " + typ.Value}
+	case ok && eof:
+		return &FileError{Path: path, Line: line, Column: col, Problem: "it ends too early"}
+	case ok:
+		return &FileError{Path: path, Line: line, Column: col}
 	case errors.Is(err, errNotObject):
 		return &FileError{Path: path, Problem: "the top level is not a JSON object"}
 	}
@@ -143,15 +138,7 @@ func kindOf(k string) string {
 
 // Position turns a byte offset into a 1-based line and column; columns
 // count characters, as an editor shows them.
-func Position(data []byte, off int) (line, col int) {
-	off = max(min(off, len(data)), 0)
-	before := data[:off]
-	line = 1 + bytes.Count(before, []byte{'\n'})
-	if i := bytes.LastIndexByte(before, '\n'); i >= 0 {
-		before = before[i+1:]
-	}
-	return line, utf8.RuneCount(before) + 1
-}
+func Position(data []byte, off int) (line, col int) { return jsonpos.At(data, off) }
 
 var errNotObject = errors.New("the top level is not a JSON object")
 

@@ -309,7 +309,7 @@ func (m *Model) completeWord(text string) {
 		// One edit (ctrl+z undoes it), the cursor right after the path.
 		v, start, end := cursorWord(m.input)
 		before := v[:start] + text
-		m.input.SetValue(before + v[end:])
+		m.input.Replace(before + v[end:]) // the input's own text, markers and all
 		m.input.SetCursor(strings.Count(before, "\n"), utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:]))
 	}
 	m.input.fit(m.width, m.height)
@@ -398,12 +398,16 @@ func (m *Model) menuFooter() []string {
 		src = "the git index (tracked files)"
 	}
 	if c.items.Len() == 0 {
-		dim("no file matches %q among %d from %s (esc closes)", common.VisibleLine(c.query), len(l.Paths), src)
+		dim("no file matches %q among %s from %s (esc closes)", common.VisibleLine(c.query), common.Group(len(l.Paths)), src)
 	} else {
-		dim("%d of %d files match · from %s · tab/enter inserts, esc closes", c.total, len(l.Paths), src)
+		verb := "match"
+		if c.total == 1 {
+			verb = "matches"
+		}
+		dim("%s of %s %s · from %s · tab/enter inserts, esc closes", common.Group(c.total), common.Plural(len(l.Paths), "file"), verb, src)
 	}
 	if l.Truncated {
-		say(st.Warn.Render, fmt.Sprintf("! the list stopped at %d files", len(l.Paths)))
+		say(st.Warn.Render, "! the list stopped at "+common.Plural(len(l.Paths), "file"))
 	}
 	if l.Warning != "" {
 		say(st.Warn.Render, "! "+common.VisibleLine(l.Warning))

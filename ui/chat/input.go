@@ -14,10 +14,14 @@ import (
 // only the visible rows drawn, undo and redo, readline keys) with a
 // prompt. It grows with its text up to a third of the tab and then
 // scrolls inside, marking the rows hidden above and below with ↑ and ↓.
-// A bracketed paste arrives as one key and is inserted, and sent, whole.
+// A bracketed paste arrives as one key and is inserted whole; one of more
+// than 10 lines (or 1,000 characters) shows as one marker, "[paste #1
+// +200 lines]", as in pi, which the Expand key opens to edit. What is
+// sent is the text with every marker expanded (ADR 0056).
 //
 // Other parts of the chat (slash-command and @ completion) edit it through
-// its methods: Value, SetValue, Insert, Len, CursorWord, ReplaceWord.
+// its methods: Value (the text with its markers), Text (expanded),
+// SetValue, Replace, Insert, Len, CursorWord, ReplaceWord.
 type input struct {
 	*editor.Buffer
 }
@@ -27,12 +31,20 @@ func newInput(ui *common.UI) *input {
 	b.HideEnd()
 	b.SetPrompt("› ")
 	b.ShowScrollMarks()
+	b.CollapsePastes()
 	return &input{b}
 }
 
-// SetValue replaces the text as one edit (ctrl+z brings the old text
-// back) and leaves the cursor at the end.
-func (in *input) SetValue(s string) { in.Replace(s) }
+// SetValue replaces the text with s, text from elsewhere (a message
+// queued, refused or picked in /tree), as one edit (ctrl+z brings the old
+// text back) and leaves the cursor at the end. A paste of this input that
+// s holds shows as its marker again. Text of the input itself (Value, a
+// message recalled) is put back with Replace.
+func (in *input) SetValue(s string) { in.Replace(in.Collapse(s)) }
+
+// Text is what the input sends: its text with every paste marker
+// expanded.
+func (in *input) Text() string { return in.Expanded() }
 
 // CursorWord returns the word that ends at the cursor, back to the
 // previous space or line start: "/mod" or "@src/ma" while one is typed.
@@ -69,14 +81,23 @@ func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
 		m.input.Insert("\n")
 		m.input.fit(m.width, m.height)
 		return nil
+	case key.Matches(msg, k.Expand):
+		if !m.input.ExpandPaste() {
+			return common.Notice("%s expands a paste marker: move the cursor onto one, or just after it", k.Expand.Help().Key)
+		}
+		m.input.fit(m.width, m.height)
+		return nil
 	case key.Matches(msg, k.Send) && !msg.Paste:
-		text := strings.TrimSpace(m.input.Value())
+		// Sent and stored whole; the history keeps the markers, as the
+		// input showed them.
+		text := strings.TrimSpace(m.input.Text())
 		if text == "" {
 			return nil
 		}
+		shown := strings.TrimSpace(m.input.Value())
 		m.input.SetValue("")
 		m.input.fit(m.width, m.height)
-		m.sent.add(text)
+		m.sent.add(shown)
 		if strings.HasPrefix(text, "/") {
 			return m.command(text)
 		}
@@ -90,12 +111,12 @@ func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
 		// Like a shell: ↑ steps back through what was sent, as long as
 		// the input still shows an earlier message unchanged.
 		if text, ok := m.sent.back(); ok {
-			m.input.SetValue(text)
+			m.input.Replace(text)
 			m.input.fit(m.width, m.height)
 		}
 		return nil
 	case m.sent.browsing() && key.Matches(msg, k.HistNext) && m.sent.shownIn(m.input):
-		m.input.SetValue(m.sent.forward())
+		m.input.Replace(m.sent.forward())
 		m.input.fit(m.width, m.height)
 		return nil
 	}
@@ -105,13 +126,19 @@ func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
 	if m.input.Len() <= 1 {
 		before = m.input.Value()
 	}
+	collapsed := msg.Paste && m.input.Collapses(string(msg.Runes))
 	m.input.Update(msg)
 	m.input.fit(m.width, m.height)
+	if collapsed {
+		return tea.Batch(m.afterInput(before), common.Notice("%s expands the paste", m.keys.Expand.Help().Key))
+	}
 	return m.afterInput(before)
 }
 
-// history is what was sent from the input, oldest first, and the entry
-// ↑ and ↓ show (pos == len(sent): none, the input is the user's own).
+// history is what was sent from the input, oldest first, as the input
+// showed it (paste markers and all: the input keeps its pastes), and the
+// entry ↑ and ↓ show (pos == len(sent): none, the input is the user's
+// own).
 type history struct {
 	sent []string
 	pos  int

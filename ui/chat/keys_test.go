@@ -32,11 +32,11 @@ func TestChatKeysAreData(t *testing.T) {
 	k := m.keys
 	e := m.input.KeyMap()
 	chat := struct {
-		Send, Newline, Abort, HistPrev, HistNext, ScrollUp, ScrollDown, Tools, ToolPrev, ToolNext, Thinking, Level, Sessions key.Binding
-		Commands                                                                                                             key.Binding
-		Menu                                                                                                                 any
-		Home, WordLeft, DeleteWord, KillLine, KillStart, Undo, Redo                                                          key.Binding
-	}{k.Send, k.Newline, k.Abort, k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown, k.Tools, k.ToolPrev, k.ToolNext, k.Thinking, k.Level, k.Sessions,
+		Send, Newline, Expand, Abort, HistPrev, HistNext, ScrollUp, ScrollDown, Tools, ToolPrev, ToolNext, Thinking, Level, Sessions key.Binding
+		Commands                                                                                                                     key.Binding
+		Menu                                                                                                                         any
+		Home, WordLeft, DeleteWord, KillLine, KillStart, Undo, Redo                                                                  key.Binding
+	}{k.Send, k.Newline, k.Expand, k.Abort, k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown, k.Tools, k.ToolPrev, k.ToolNext, k.Thinking, k.Level, k.Sessions,
 		menuKeys.Commands, menuKeys, e.Home, e.WordLeft, e.DeleteWord, e.KillLine, e.KillStart, e.Undo, e.Redo}
 	keytest.Check(t, "chat", chat, m.Help())
 	if typed := typedAway(m.Help()); len(typed) > 0 {

@@ -77,6 +77,7 @@ type Keys struct {
 	Send, Newline, Abort, HistPrev, HistNext, ScrollUp, ScrollDown, Tools, Thinking, Sessions key.Binding
 	Level                                                                                     key.Binding // cycles the thinking level
 	ToolPrev, ToolNext                                                                        key.Binding // select the call ctrl+o acts on
+	Expand                                                                                    key.Binding // opens a paste marker to edit its text
 }
 
 func defaultKeys() Keys {
@@ -86,6 +87,7 @@ func defaultKeys() Keys {
 	return Keys{
 		Send:       b("enter", "send", "enter"),
 		Newline:    b("alt+enter/ctrl+j", "new line", "alt+enter", "ctrl+j"),
+		Expand:     b("ctrl+x", "expand the paste marker at the cursor, to edit the text", "ctrl+x"),
 		Abort:      b("esc", "abort the turn", "esc"),
 		HistPrev:   b("↑", "earlier message", "up"),
 		HistNext:   b("↓", "later message", "down"),
@@ -196,7 +198,7 @@ func (m *Model) Busy() bool { return m.working }
 func (m *Model) Help() [][]key.Binding {
 	k := m.keys
 	e := m.input.KeyMap()
-	return [][]key.Binding{{k.Send, k.Newline, k.Abort, menuKeys.Commands, menuKeys.At}, {menuKeys.Pick, menuKeys.Up, menuKeys.Close}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown},
+	return [][]key.Binding{{k.Send, k.Newline, k.Expand, k.Abort, menuKeys.Commands, menuKeys.At}, {menuKeys.Pick, menuKeys.Up, menuKeys.Close}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown},
 		{k.Tools, k.ToolPrev, k.ToolNext, k.Thinking, k.Level, k.Sessions}, {e.Home, e.WordLeft, e.DeleteWord, e.KillLine, e.KillStart, e.Undo, e.Redo}}
 }
 

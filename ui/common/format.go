@@ -14,3 +14,12 @@ func Plural(n int, unit string) string {
 	}
 	return Group(n) + " " + unit + "s"
 }
+
+// PluralOf is Plural for a noun whose plural is not unit+"s" ("1 match",
+// "3 matches", "1 entry").
+func PluralOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Group(n) + " " + many
+}

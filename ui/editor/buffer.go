@@ -74,7 +74,8 @@ type Buffer struct {
 	top, topSeg   int // first visible line and its first visible row
 	width, height int // text area size in cells (gutter excluded)
 
-	hist history // undo and redo (undo.go)
+	hist   history // undo and redo (undo.go)
+	pastes pastes  // long pastes collapsed into markers (paste.go)
 
 	focused bool
 	noEnd   bool   // do not mark rows past the end with ~
@@ -177,7 +178,7 @@ func (b *Buffer) Update(msg tea.Msg) (changed bool) {
 		return false
 	}
 	if km.Paste {
-		b.Insert(string(km.Runes))
+		b.paste(string(km.Runes))
 		return true
 	}
 	k := b.keys
@@ -261,17 +262,29 @@ func (b *Buffer) Insert(s string) {
 	b.insert(s)
 }
 
-func (b *Buffer) insert(s string) {
+func (b *Buffer) insert(s string) { b.insertClean(b.clean(s)) }
+
+// clean turns CRLF and CR into LF and drops control characters other than
+// tab and newline; in a buffer that collapses pastes, a rune that could
+// pass for a paste's marker becomes U+FFFD.
+func (b *Buffer) clean(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.Map(func(r rune) rune {
+	return strings.Map(func(r rune) rune {
 		if r == '\r' {
 			return '\n'
 		}
 		if unicode.IsControl(r) && r != '\n' && r != '\t' {
 			return -1
 		}
+		if b.pastes.on && r >= pasteFirst && r <= pasteLast {
+			return utf8.RuneError
+		}
 		return r
 	}, s)
+}
+
+// insertClean puts s, cleaned, at the cursor.
+func (b *Buffer) insertClean(s string) {
 	if s == "" {
 		return
 	}
@@ -464,20 +477,21 @@ func (b *Buffer) wordRight() {
 // segments returns (and caches) where line i's screen rows start.
 func (b *Buffer) segments(i int) []int {
 	if b.wraps[i] == nil {
-		b.wraps[i] = wrapLine(b.lines[i], b.width)
+		b.wraps[i] = b.wrapLine(b.lines[i])
 	}
 	return b.wraps[i]
 }
 
-// wrapLine breaks a line into screen rows of at most width cells,
+// wrapLine breaks a line into screen rows of at most the text's width,
 // preferring to break after a space. It returns each row's first rune.
-func wrapLine(line string, width int) []int {
+func (b *Buffer) wrapLine(line string) []int {
+	width := b.width
 	starts := []int{0}
 	x, lastSpace, idx := 0, -1, 0
 	rowStart := 0
 	runes := []rune(line)
 	for idx < len(runes) {
-		w := cellWidth(runes[idx], x)
+		w := b.cellWidth(runes[idx], x)
 		if x+w > width && idx > rowStart {
 			brk := idx
 			if lastSpace >= rowStart && lastSpace+1 < idx {
@@ -487,7 +501,7 @@ func wrapLine(line string, width int) []int {
 			rowStart, lastSpace = brk, -1
 			x = 0
 			for j := brk; j < idx; j++ {
-				x += cellWidth(runes[j], x)
+				x += b.cellWidth(runes[j], x)
 			}
 			continue
 		}
@@ -498,6 +512,15 @@ func wrapLine(line string, width int) []int {
 		idx++
 	}
 	return starts
+}
+
+// cellWidth is the cells rune r takes at column x: a paste's marker is
+// as wide as its label (at most the text's width).
+func (b *Buffer) cellWidth(r rune, x int) int {
+	if b.isMarker(r) {
+		return len(b.markerLabel(r))
+	}
+	return cellWidth(r, x)
 }
 
 func cellWidth(r rune, x int) int {
@@ -528,7 +551,7 @@ func (b *Buffer) xOf(i, seg, col int) int {
 	runes := []rune(b.lines[i])
 	x := 0
 	for j := segs[seg]; j < col && j < len(runes); j++ {
-		x += cellWidth(runes[j], x)
+		x += b.cellWidth(runes[j], x)
 	}
 	return x
 }
@@ -568,7 +591,7 @@ func (b *Buffer) moveVert(n int) {
 	}
 	c, x := segs[seg], 0
 	for c < end && c < len(runes) {
-		w := cellWidth(runes[c], x)
+		w := b.cellWidth(runes[c], x)
 		if x+w > b.wantX {
 			break
 		}
@@ -701,10 +724,12 @@ func (b *Buffer) drawRow(out *strings.Builder, runes []rune, cursorLine bool, st
 		}
 	}
 	for j, r := range runes {
-		w := cellWidth(r, x)
+		w := b.cellWidth(r, x)
 		text := string(r)
 		if r == '\t' {
 			text = strings.Repeat(" ", w)
+		} else if b.isMarker(r) {
+			text = b.markerLabel(r) // the cursor on it marks it whole
 		} else if g, ok := common.Glyph(r); ok {
 			// A control character in a file (an escape sequence in a
 			// hostile AGENTS.md) is shown, never sent to the terminal.

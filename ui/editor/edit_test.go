@@ -298,6 +298,12 @@ func TestPageFind(t *testing.T) {
 	if row, _ := p.buf.Cursor(); row != 1 {
 		t.Fatalf("↑ went to line %d", row)
 	}
+	// One match is counted in the singular.
+	key(runes(" t"))
+	if v := p.View(80, 24); !strings.Contains(v, "find: run t") || !strings.Contains(v, "  1 match  ") {
+		t.Errorf("search line for one match:\n%s", v)
+	}
+	key(tea.KeyMsg{Type: tea.KeyBackspace}, tea.KeyMsg{Type: tea.KeyBackspace})
 	key(tea.KeyMsg{Type: tea.KeyEsc}, runes("X"))
 	if got := p.Text(); got != "# Rules\n- Xrun tests\n- run lint\n" {
 		t.Errorf("typing after the search: %q", got)

@@ -231,7 +231,7 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		if after != nil {
 			then = after()
 		}
-		return p, tea.Batch(common.Notice("saved %s (%s bytes)", p.cfg.Label, common.Group(len(msg.doc.Content))),
+		return p, tea.Batch(common.Notice("saved %s (%s)", p.cfg.Label, common.Plural(len(msg.doc.Content), "byte")),
 			func() tea.Msg { return common.ProjectsChangedMsg{} }, p.refreshWinner(), then)
 	case winnerMsg:
 		if msg.page == p {

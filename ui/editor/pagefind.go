@@ -1,7 +1,6 @@
 package editor
 
 import (
-	"fmt"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -69,7 +68,7 @@ func (p *Page) findLine() string {
 	case !f.found:
 		state = p.st.Warn.Render("  no match")
 	default:
-		state = p.st.Dim.Render(fmt.Sprintf("  %d matches", p.buf.Count(f.query)))
+		state = p.st.Dim.Render("  " + common.PluralOf(p.buf.Count(f.query), "match", "matches"))
 	}
 	return "find: " + common.VisibleLine(f.query) + p.st.Cursor.Render(" ") + state + p.st.Dim.Render("  enter/↓ next · ↑ previous · esc done")
 }

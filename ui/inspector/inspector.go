@@ -54,15 +54,17 @@ func (p *Page) content() string {
 		fmt.Fprintf(&b, "Instructions from the project root %s\n", common.VisibleLine(p.in.Root))
 	}
 	b.WriteString("\n")
-	row := func(name string, n int) { fmt.Fprintf(&b, "  %-24s %7d bytes\n", name, n) }
+	// Every count with its digits grouped, as the first line's and every
+	// other screen's; the numbers right-aligned so they compare.
+	row := func(name string, n int) { fmt.Fprintf(&b, "  %-24s %7s %s\n", name, common.Group(n), bytesUnit(n)) }
 	row("base", len(s.Base))
 	row("project instructions", len(s.Instructions))
 	for _, src := range p.in.Sources {
 		cut := ""
 		if src.Truncated {
-			cut = fmt.Sprintf(" (cut from %d)", src.Bytes)
+			cut = " (cut from " + common.Group(src.Bytes) + ")"
 		}
-		fmt.Fprintf(&b, "    %-22s %7d bytes%s\n", common.VisibleLine(src.Label), src.Shown, cut)
+		fmt.Fprintf(&b, "    %-22s %7s %s%s\n", common.VisibleLine(src.Label), common.Group(src.Shown), bytesUnit(src.Shown), cut)
 	}
 	row("project memory", len(s.Memory))
 	row("skills", len(s.Skills))
@@ -72,6 +74,14 @@ func (p *Page) content() string {
 	}
 	b.WriteString("\n" + p.keys.Whole.Help().Key + " shows the whole prompt · " + p.keys.Close.Help().Key + " closes")
 	return b.String()
+}
+
+// bytesUnit is "byte" for one and "bytes" for any other count.
+func bytesUnit(n int) string {
+	if n == 1 {
+		return "byte"
+	}
+	return "bytes"
 }
 
 func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {

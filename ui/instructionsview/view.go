@@ -208,6 +208,24 @@ func (pg *Page) wrap(s string) string {
 	return ansi.Wrap(s, pg.vp.Width, "")
 }
 
+// countedBytes says what a chain's bytes are, as `pi-tui instructions`
+// says it.
+const countedBytes = "a file counts the text the agent gets, without the white space around it"
+
+// sourceState says whether a source went in whole or cut, and the file's
+// size when it is not what is counted (a final newline, a cut), as
+// `pi-tui instructions` does.
+func sourceState(s instructions.Source) string {
+	state := "whole"
+	if s.Truncated {
+		state = "cut"
+	}
+	if s.Bytes != s.ShownBytes {
+		state += " (the file: " + common.Plural(s.Bytes, "byte") + ")"
+	}
+	return state
+}
+
 // details is the chain as a table: sources with sizes and cuts, skipped
 // candidates with reasons, warnings. Labels and paths are quoted
 // (safetext.Label) and control characters shown (safetext.Visible), as in
@@ -223,20 +241,22 @@ func (pg *Page) details() string {
 	if c.Target != c.Root {
 		target = safetext.Label(displayPath(c.Target, c.Root, pg.host.Places.Home))
 	}
-	fmt.Fprintf(&b, "Chain for %s — %s of %s bytes\n\n", target, common.Group(c.UsedBytes), common.Group(c.BudgetBytes))
+	// A row counts what the total counts (the text the agent gets), as
+	// `pi-tui instructions` does; the file's size follows when it differs.
+	fmt.Fprintf(&b, "Chain for %s — %s of %s bytes used\n(%s)\n\n", target, common.Group(c.UsedBytes), common.Group(c.BudgetBytes), countedBytes)
 	if len(c.Sources) == 0 {
 		b.WriteString("No instruction files apply here.\n")
 	}
 	for i, s := range c.Sources {
-		state := "whole"
+		state := sourceState(s)
 		if s.Truncated {
-			state = st.Warn.Render(fmt.Sprintf("cut to %s bytes", common.Group(s.ShownBytes)))
+			state = st.Warn.Render(state)
 		}
 		kind := ""
 		if s.Kind == instructions.KindProvider {
 			kind = " (provider)"
 		}
-		fmt.Fprintf(&b, "%2d. %s%s  %s bytes  %s\n", i+1, safetext.Label(s.Label), kind, common.Group(s.Bytes), state)
+		fmt.Fprintf(&b, "%2d. %s%s  %s  %s\n", i+1, safetext.Label(s.Label), kind, common.Plural(s.ShownBytes, "byte"), state)
 	}
 	if len(c.Skipped) > 0 {
 		b.WriteString("\n" + st.Section.Render("Skipped") + "\n")

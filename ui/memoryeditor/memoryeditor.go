@@ -202,7 +202,7 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		if after != nil {
 			then = after()
 		}
-		return p, tea.Batch(common.Notice("saved memory of %s: %d entries, %s bytes%s", p.label, len(p.entries), common.Group(len(msg.m.Content)), note),
+		return p, tea.Batch(common.Notice("saved memory of %s: %s, %s%s", p.label, common.PluralOf(len(p.entries), "entry", "entries"), common.Plural(len(msg.m.Content), "byte"), note),
 			func() tea.Msg { return common.ProjectsChangedMsg{} }, then)
 	case overwriteMsg:
 		if msg.page != p {
@@ -504,7 +504,7 @@ func (p *Page) meter() string {
 	n := len(p.projection())
 	text := fmt.Sprintf("%s / %s bytes", common.Group(n), common.Group(memory.LimitBytes)) + p.agent.meter()
 	if n > memory.LimitBytes {
-		return p.st.Error.Render(text + fmt.Sprintf(" — %s bytes over the limit: saving is refused until you shorten it", common.Group(n-memory.LimitBytes)))
+		return p.st.Error.Render(text + fmt.Sprintf(" — %s over the limit: saving is refused until you shorten it", common.Plural(n-memory.LimitBytes, "byte")))
 	}
 	return p.st.Dim.Render(text)
 }

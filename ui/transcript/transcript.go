@@ -244,6 +244,13 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 			b.WriteString(st.Dim.Render(wrap("· aborted before the answer began")))
 			break
 		}
+		if it.text == "" && it.thinking == "" && !it.streaming {
+			// The call failed before any answer arrived (a refused
+			// connection, a rejected key): there is no answer, partial or
+			// whole, only the error saying what failed.
+			b.WriteString(st.Error.Render(wrap("✗ " + it.errText)))
+			break
+		}
 		b.WriteString(st.Title.Render("pi"))
 		if it.partial {
 			b.WriteString(st.Warn.Render("  (partial: the answer was cut off or aborted)"))
