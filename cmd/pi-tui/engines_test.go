@@ -181,8 +181,17 @@ func TestRPCPassesPiCommandsThrough(t *testing.T) {
 	c.env["PI_TUI_PI"] = fakePi(t, fakepi.Script{})
 	r := startRPC(t, c, "--project", "mono")
 	r.send(`{"id":7,"type":"get_commands"}`)
-	got := r.until(func(m map[string]any) bool { return m["type"] == "response" && m["command"] == "get_commands" })
-	resp := got[len(got)-1]
+	// The reply and the launch event travel apart (the event through the
+	// broker), so either may come first: read until both have.
+	var resp map[string]any
+	var launched bool
+	got := r.until(func(m map[string]any) bool {
+		if m["type"] == "response" && m["command"] == "get_commands" {
+			resp = m
+		}
+		launched = launched || m["type"] == "runtime_launched"
+		return resp != nil && launched
+	})
 	data, _ := resp["data"].(map[string]any)
 	if resp["success"] != true || resp["id"] != float64(7) || data["commands"] == nil {
 		t.Errorf("get_commands = %v", resp)
