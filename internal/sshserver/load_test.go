@@ -86,7 +86,7 @@ func TestTwentySessions(t *testing.T) {
 					{"2", "[2 Session]"}, {"3", "[3 Settings]"}, {"1", "[1 Projects]"},
 					{keyEnter, "Edit memory"}, {"m", "a add · enter edit"}, {"a", "tab title/content"}, {"\t", "› Content"},
 					{text, text}, {keyEsc, "a add · enter edit"},
-					{keyCtrlS, fmt.Sprintf("saved memory of %s: %d entries", name, r+1)}, {keyEsc, "enter menu · o open"},
+					{keyCtrlS, fmt.Sprintf("saved memory of %s: %s", name, entries(r+1))}, {keyEsc, "enter menu · o open"},
 				} {
 					if _, ok := step(s[0], s[1:]...); !ok {
 						return
@@ -136,4 +136,12 @@ func (tm *term) selected() int {
 	}
 	n, _ := strconv.Atoi(m[len(m)-1][1])
 	return n
+}
+
+// entries counts memory entries as the editor's notice does.
+func entries(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return fmt.Sprintf("%d entries", n)
 }

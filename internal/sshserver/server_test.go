@@ -209,13 +209,13 @@ func TestTwoSessionsEditSameMemory(t *testing.T) {
 	b.key("from Bob", "from Bob")
 	a.key(keyEsc, "a add · enter edit")
 	b.key(keyEsc, "a add · enter edit")
-	a.key(keyCtrlS, "saved memory of proj: 1 entries")
+	a.key(keyCtrlS, "saved memory of proj: 1 entry")
 	b.key(keyCtrlS, "Memory changed; reload?")
 	m, err := w.host.Memory.Load(context.Background(), root)
 	if err != nil || !strings.Contains(m.Content, "from Alice") || strings.Contains(m.Content, "from Bob") {
 		t.Errorf("stored memory %q (%v), want Alice's", m.Content, err)
 	}
-	b.key("o", "saved memory of proj: 1 entries") // Bob overwrites, knowingly
+	b.key("o", "saved memory of proj: 1 entry") // Bob overwrites, knowingly
 	if m, _ = w.host.Memory.Load(context.Background(), root); !strings.Contains(m.Content, "from Bob") {
 		t.Errorf("after overwrite: %q", m.Content)
 	}
