@@ -1,0 +1,97 @@
+package ui
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
+)
+
+// What a second fresh-eyes trial of issue 24's palette, plan mode and
+// dialogs found at 80×24 (and 60×16, the smallest screen pi-tui draws).
+
+// barState is the state on the right of the status bar: the bottom
+// line's last run of text after two spaces (a notice may be on its left).
+func barState(frame string) string {
+	runs := regexp.MustCompile(`\s{2,}`).Split(strings.TrimSpace(lastLine(frame)), -1)
+	return runs[len(runs)-1]
+}
+
+// The status bar's state leaves out whole parts, the least needed first,
+// instead of being cut mid-word at the screen's edge ("… · thinking: off
+// (mo", "runtime: work"): where the model comes from and the thinking
+// level's reason go before the model, and the engine before the model's
+// source where only one fits; the runtime's state and plan mode always
+// show. Each state is asserted whole, as the frame shows it.
+func TestStatusBarLeavesOutWholeParts(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		w, h                   int
+		working, idle, planned string
+	}{
+		{80, 24,
+			"model: fake/m1 (first in models.json) · thinking: off · runtime: working",
+			"model: fake/m1 (first in models.json) · thinking: off (model) · runtime: idle",
+			"plan mode · model: fake/m1 · thinking: off (model) · runtime: idle · builtin"},
+		{60, 16,
+			"model: fake/m1 · thinking: off (model) · runtime: working",
+			"model: fake/m1 · thinking: off · runtime: idle · builtin",
+			"plan mode · model: fake/m1 · thinking: off · runtime: idle"},
+	} {
+		t.Run(fmt.Sprintf("%dx%d", c.w, c.h), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			hold := make(chan struct{})
+			fake := fakemodel.New(t, func(int, fakemodel.Request) fakemodel.Reply {
+				return fakemodel.Reply{Text: "pong and the rest", Hold: hold}
+			})
+			f.write(".pi/agent/models.json", fmt.Sprintf(`{"providers":{"fake":{"baseUrl":%q,"api":"openai-completions","apiKey":"k","models":[{"id":"m1"}]}}}`, fake.URL))
+			f.add("proj", "proj", true)
+			r := &kitRig{session: f.run(c.w, c.h)}
+			state := func(want string) {
+				t.Helper()
+				frame := r.sc.WaitFrame(func(f string) bool { return barState(f) == want })
+				assertFrame(t, frame, c.w, c.h)
+			}
+			r.waitScreen("› proj")
+			state("model: fake/m1 (first in models.json) · runtime: none")
+			r.keys("enter", "o")
+			r.waitFor("No sessions yet")
+			r.keys("n")
+			r.waitFor("Type a message")
+			state(c.idle) // the runtime has started, and said what it runs
+			r.say("ping")
+			r.waitFor("pong")
+			state(c.working)
+			close(hold)
+			r.waitFor("the rest")
+			state(c.idle)
+			r.command("/plan", "plan mode on")
+			state(c.planned)
+			r.final()
+		})
+	}
+}
+
+// A warning is never left out nor cut: too long for one line beside the
+// state, it wraps over lines of its own above it, and the status bar
+// takes the lines it needs.
+func TestStatusBarWrapsALongWarning(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.write(".pi/agent/settings.json", `{"defaultProvider": `)
+	f.write(".pi/agent/agent-guidance.json", `[1,`)
+	s := f.run(60, 16)
+	warn := squeezed("⚠ ~/.pi/agent/settings.json:1:20 is not valid JSON (see Settings) · agent-guidance.json is invalid (see Settings)")
+	frame := s.sc.WaitFrame(func(f string) bool {
+		return strings.Contains(squeezed(f), warn) && barState(f) == "model: no model (see Settings) · runtime: none"
+	})
+	assertFrame(t, frame, 60, 16)
+	lines := strings.Split(frame, "\n")
+	if bar := strings.Join(lines[len(lines)-3:], "\n"); strings.Contains(bar, "…") {
+		t.Errorf("the status bar is cut:\n%s", bar)
+	}
+	s.final()
+}
