@@ -95,3 +95,43 @@ func TestStatusBarWrapsALongWarning(t *testing.T) {
 	}
 	s.final()
 }
+
+// ctrl+k over a page or a dialog opens nothing, as before, but says why
+// and what to do; ctrl+g too, also in a page's text field, where ctrl+k
+// still deletes to the line end.
+func TestPaletteKeyOverAPageSaysWhy(t *testing.T) {
+	t.Parallel()
+	const page = "close this page first (esc) to open the palette"
+	f := newFixture(t)
+	f.add("src/shop", "shop", true)
+	f.write("src/shop/AGENTS.md", "keep this line\n")
+	s := f.run(80, 24)
+	s.waitScreen("› shop")
+	s.keys("enter", "i")
+	s.waitScreen("Chain for the project root")
+	s.keys("ctrl+k")
+	s.waitScreen("Chain for the project root", page)
+	s.keys("down") // the next key clears the notice
+	s.sc.WaitFrame(func(f string) bool { return !strings.Contains(f, page) })
+	s.keys("ctrl+g")
+	s.waitScreen("Chain for the project root", page)
+	s.keys("esc")
+	s.waitScreen("› shop")
+	// Over a dialog (the row menu): esc may not be how to leave one (an
+	// approval's esc denies), so the notice does not name it.
+	s.keys("enter")
+	s.waitScreen("Show instructions")
+	s.keys("ctrl+k")
+	s.waitScreen("Show instructions", "answer or close this dialog first to open the palette")
+	// In the AGENTS.md editor ctrl+k deletes to the line end; ctrl+g says
+	// why the palette does not open.
+	s.keys("a")
+	s.waitScreen("keep this line")
+	s.keys("ctrl+k")
+	s.sc.WaitFrame(func(f string) bool { return !strings.Contains(f, "keep this line") && !strings.Contains(f, page) })
+	s.keys("ctrl+g")
+	s.waitScreen(page)
+	if f := s.final(); strings.Contains(f, "Go to") {
+		t.Errorf("the palette opened over a page:\n%s", f)
+	}
+}
