@@ -92,6 +92,7 @@ func (m *Model) paletteItems() []palette.Item {
 	}
 	home := m.opts.Host.Places.Home
 	command("Edit global AGENTS.md", paths.Tilde(filepath.Join(m.opts.Host.Places.AgentDir, "AGENTS.md"), home), m.editGlobal)
+	items[len(items)-1].Path = true // shortened in its middle on a narrow row
 	if p, ok := m.currentProject(); ok {
 		if !p.Missing {
 			command("New session", p.Name, func() tea.Cmd { return m.session.openThen(p, m.session.chat.New) })

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -134,4 +136,55 @@ func TestPaletteKeyOverAPageSaysWhy(t *testing.T) {
 	if f := s.final(); strings.Contains(f, "Go to") {
 		t.Errorf("the palette opened over a page:\n%s", f)
 	}
+}
+
+// A project's folder in a palette row loses its middle, not its end
+// ("~/src/very/deeply/nested/folders/that/go/on…"): the last folders, which
+// tell two projects apart, stay, and a missing folder still says so. A
+// session's row keeps its project's name beside a long first message, which
+// is cut with "…".
+func TestPaletteRowKeepsTheLastFolders(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	deep := "src/very/deeply/nested/folders/that/go/on/and/on/acme-storefront"
+	f.add(deep, "acme-storefront", true)
+	f.add("src/old/clients/2019/archive/warehouse-importer", "warehouse", true)
+	if err := os.RemoveAll(filepath.Join(f.home, "src/old")); err != nil {
+		t.Fatal(err)
+	}
+	plantSession(t, f.home, deep, "0190d7a0-0000-7000-8000-000000000001",
+		"rework the checkout flow so that a guest can pay without an account and keep the basket", "", 1)
+	s := f.run(80, 24)
+	s.waitScreen("acme-storefront")
+	s.keys("ctrl+k")
+	s.sc.Keys("acme")
+	frame := s.sc.WaitFrame(func(f string) bool {
+		return strings.Contains(f, "project  acme-storefront") && strings.Contains(f, "session  rework")
+	})
+	assertFrame(t, frame, 80, 24)
+	row := func(prefix string) string {
+		for _, l := range strings.Split(frame, "\n") {
+			if i := strings.Index(l, prefix); i >= 0 {
+				return strings.TrimRight(strings.Trim(strings.TrimSpace(l[i:]), "│"), " ")
+			}
+		}
+		t.Fatalf("no row %q:\n%s", prefix, frame)
+		return ""
+	}
+	if got := row("project  acme-storefront"); !strings.HasPrefix(got, "project  acme-storefront  ~/src/") ||
+		!strings.Contains(got, "/…/") || !strings.HasSuffix(got, "/on/and/on/acme-storefront") {
+		t.Errorf("the project's row: %q", got)
+	}
+	if got := row("session  rework"); !strings.HasSuffix(got, "…  acme-storefront") {
+		t.Errorf("the session's row does not name its project: %q", got)
+	}
+	for range 4 {
+		s.keys("backspace")
+	}
+	s.sc.Keys("warehouse")
+	frame = s.sc.WaitFrame(func(f string) bool { return strings.Contains(f, "project  warehouse") })
+	if got := row("project  warehouse"); !strings.HasSuffix(got, "/warehouse-importer · folder missing") || strings.Contains(got, "…") && !strings.Contains(got, "/…/") {
+		t.Errorf("the missing project's row: %q", got)
+	}
+	s.final()
 }
