@@ -721,7 +721,14 @@ func (m *Model) bodyView(n, h int) string {
 		return top.View(m.width, h)
 	}
 	below := fit(m.bodyView(n-1, h), m.width, h)
-	return overlay(below, top.View(m.width, h), m.width, h)
+	box := top.View(m.width, h)
+	if n > 1 && !m.stack[n-2].FullScreen() {
+		// Over another dialog: a clear cell around the box, so that no
+		// edge of the one beneath (often a cell wider or taller) shows
+		// beside its border as a second one.
+		box = margin(box, m.width, h)
+	}
+	return overlay(below, box, m.width, h)
 }
 
 func (m *Model) header() string {
@@ -934,6 +941,28 @@ func fit(s string, w, h int) string {
 	}
 	for len(lines) < h {
 		lines = append(lines, "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// margin surrounds box with one blank cell on each side, as far as a
+// w×h body leaves room for it: the box itself is never cut for it.
+func margin(box string, w, h int) string {
+	lines := strings.Split(box, "\n")
+	bw := 0
+	for _, l := range lines {
+		bw = max(bw, ansi.StringWidth(l))
+	}
+	side := ""
+	if bw+2 <= w {
+		side = " "
+	}
+	for i, l := range lines {
+		lines[i] = side + l + strings.Repeat(" ", bw-ansi.StringWidth(l)) + side
+	}
+	if len(lines)+2 <= h {
+		blank := strings.Repeat(" ", bw+2*len(side))
+		lines = append(append([]string{blank}, lines...), blank)
 	}
 	return strings.Join(lines, "\n")
 }
