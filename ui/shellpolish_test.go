@@ -276,3 +276,31 @@ func TestDialogOverADialogShowsNothingAtItsEdges(t *testing.T) {
 	r.waitFor("tool said: The user denied")
 	r.final()
 }
+
+// fitParts gives way lowest rank first, to a shorter form or out, then
+// brings back what fits again; parts to keep stay however wide.
+func TestFitPartsGivesWayLowestFirst(t *testing.T) {
+	parts := func() []statusPart {
+		return []statusPart{
+			part("plan mode", keep),
+			shortened("model: fake/m1 (first in models.json)", 3, "model: fake/m1", 5),
+			shortened("thinking: off (model)", 1, "thinking: off", 4),
+			part("runtime: idle", keep),
+			part("builtin", 2),
+		}
+	}
+	for _, c := range []struct {
+		width int
+		want  string
+	}{
+		{200, "plan mode · model: fake/m1 (first in models.json) · thinking: off (model) · runtime: idle · builtin"},
+		{78, "plan mode · model: fake/m1 · thinking: off (model) · runtime: idle · builtin"},
+		{58, "plan mode · model: fake/m1 · thinking: off · runtime: idle"},
+		{40, "plan mode · runtime: idle · builtin"}, // the engine fits where the thinking level does not
+		{10, "plan mode · runtime: idle"},           // for the caller to wrap
+	} {
+		if got := fitParts(parts(), c.width); got != c.want {
+			t.Errorf("at %d: %q, want %q", c.width, got, c.want)
+		}
+	}
+}
