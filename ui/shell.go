@@ -145,6 +145,7 @@ type statusInfo struct {
 	// from ("no model (see Settings)" when none can run); modelName is
 	// its PROVIDER/ID alone.
 	model, modelName string
+	modelShort       string // model without where it comes from
 	thinking         string // the default thinking level, when settings name one
 	warn             string
 }
@@ -270,7 +271,7 @@ func (m *Model) loadStatus() tea.Cmd {
 		var warns []string
 		// The model as a prompt would resolve it (the runtimes' own
 		// resolution), so the bar and the prompt cannot disagree.
-		s.model, s.modelName = statusModel(h.Runtimes.Model(ctx, ""))
+		s.model, s.modelShort, s.modelName = statusModel(h.Runtimes.Model(ctx, ""))
 		if _, err := h.DefaultModel(); err != nil {
 			warns = append(warns, settings.Brief(err, h.Places.Home)+" (see Settings)")
 		}
@@ -720,7 +721,14 @@ func (m *Model) bodyView(n, h int) string {
 		return top.View(m.width, h)
 	}
 	below := fit(m.bodyView(n-1, h), m.width, h)
-	return overlay(below, top.View(m.width, h), m.width, h)
+	box := top.View(m.width, h)
+	if n > 1 && !m.stack[n-2].FullScreen() {
+		// Over another dialog: a clear cell around the box, so that no
+		// edge of the one beneath (often a cell wider or taller) shows
+		// beside its border as a second one.
+		box = margin(box, m.width, h)
+	}
+	return overlay(below, box, m.width, h)
 }
 
 func (m *Model) header() string {
@@ -758,32 +766,48 @@ func (m *Model) statusBar() string {
 	// The model and thinking level shown are the ones the focused place
 	// would use: the open session's on the Session and Settings tabs, the
 	// defaults on Projects.
-	model, thinking := m.status.model, m.status.thinking
+	model, modelShort, thinking := m.status.model, m.status.modelShort, m.status.thinking
 	if m.tab != tabProjects {
 		if sm, st := m.session.Effective(); sm != "" || st != "" {
 			if sm != "" && sm != m.status.modelName {
-				model = common.VisibleLine(sm) + " (this session)"
+				modelShort = common.VisibleLine(sm)
+				model = modelShort + " (this session)"
 			}
 			thinking = st
 		}
 	}
-	right := "runtime: " + m.session.RuntimeState()
-	if e := m.session.Engine(); e != "" {
-		right += " · " + e // which engine runs it: pi and its version, or builtin
+	// The state's parts in the order they show; on a narrow screen the
+	// least needed give way first (fitParts): the thinking level's reason,
+	// the engine, where the model comes from, the thinking level, the
+	// model. Plan mode, a warning and the runtime's state always show.
+	parts := func(warn string) []statusPart {
+		var parts []statusPart
+		if m.tab != tabProjects && m.session.Plan() {
+			parts = append(parts, part("plan mode", keep)) // the open session's agent only reads and plans
+		}
+		if warn != "" {
+			parts = append(parts, part("⚠ "+warn, keep))
+		}
+		if model != "" {
+			parts = append(parts, shortened("model: "+model, 3, "model: "+modelShort, 5))
+		}
+		if thinking != "" {
+			parts = append(parts, shortened("thinking: "+thinking, 1, "thinking: "+withoutReason(thinking), 4))
+		}
+		parts = append(parts, part("runtime: "+m.session.RuntimeState(), keep))
+		if e := m.session.Engine(); e != "" {
+			parts = append(parts, part(e, 2)) // which engine runs it: pi and its version, or builtin
+		}
+		return parts
 	}
-	if thinking != "" {
-		right = "thinking: " + thinking + " · " + right
+	w := max(m.width-2, 1)
+	state := []string{fitParts(parts(m.status.warn), w)}
+	if ansi.StringWidth(state[0]) > w {
+		// A warning too long for the line even alone beside what always
+		// shows: it wraps above the state, which keeps its own line.
+		state = append(strings.Split(ansi.Wrap("⚠ "+m.status.warn, w, "/"), "\n"), fitParts(parts(""), w))
 	}
-	if model != "" {
-		right = "model: " + model + " · " + right
-	}
-	if m.status.warn != "" {
-		right = "⚠ " + m.status.warn + " · " + right
-	}
-	if m.tab != tabProjects && m.session.Plan() {
-		right = "plan mode · " + right // the open session's agent only reads and plans
-	}
-	return m.statusLines(left, right)
+	return m.statusLines(left, state)
 }
 
 // statusLines lays the status bar out (ADR 0053): the notice on the left
@@ -792,16 +816,27 @@ func (m *Model) statusBar() string {
 // maxNoticeLines, and the state goes to the right of its last line, or
 // onto a line of its own; the body gives up the lines (bodyHeight). A
 // notice is a sentence the user needs (what happened, why it failed), so
-// it is never cut to the width of what is left beside the state.
-func (m *Model) statusLines(left, right string) string {
+// it is never cut to the width of what is left beside the state. The
+// state has left out what it can already (statusBar); a long warning in
+// it is wrapped over lines of its own, below the notice.
+func (m *Model) statusLines(left string, state []string) string {
 	w := m.width - 2 // one space at each end
 	// pair puts a on the left and b on the right of one line, at least
-	// two spaces apart.
+	// two spaces apart (b alone may take the whole line).
 	pair := func(a, b string) string {
-		return a + strings.Repeat(" ", max(w-ansi.StringWidth(a)-ansi.StringWidth(b), 2)) + b
+		gap := 2
+		if a == "" {
+			gap = 0
+		}
+		return a + strings.Repeat(" ", max(w-ansi.StringWidth(a)-ansi.StringWidth(b), gap)) + b
 	}
-	lines := []string{pair(left, right)}
-	if left != "" && ansi.StringWidth(left)+2+ansi.StringWidth(right) > w {
+	right := state[0]
+	var lines []string
+	switch {
+	case left == "":
+	case len(state) == 1 && ansi.StringWidth(left)+2+ansi.StringWidth(right) <= w:
+		lines, state = []string{pair(left, right)}, nil
+	default:
 		// A path breaks after a slash rather than anywhere.
 		lines = strings.Split(ansi.Wrap(left, max(w, 1), "/"), "\n")
 		if n := m.maxNoticeLines(); len(lines) > n {
@@ -810,11 +845,12 @@ func (m *Model) statusLines(left, right string) string {
 			lines = lines[:n]
 			lines[n-1] = ansi.Truncate(lines[n-1], max(w-2, 1), "") + " …"
 		}
-		if last := lines[len(lines)-1]; ansi.StringWidth(last)+2+ansi.StringWidth(right) <= w {
-			lines[len(lines)-1] = pair(last, right)
-		} else {
-			lines = append(lines, pair("", right))
+		if last := lines[len(lines)-1]; len(state) == 1 && ansi.StringWidth(last)+2+ansi.StringWidth(right) <= w {
+			lines[len(lines)-1], state = pair(last, right), nil
 		}
+	}
+	for _, s := range state {
+		lines = append(lines, pair("", s))
 	}
 	style := m.st.StatusBar
 	if m.noticeErr && m.notice != "" {
@@ -905,6 +941,28 @@ func fit(s string, w, h int) string {
 	}
 	for len(lines) < h {
 		lines = append(lines, "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// margin surrounds box with one blank cell on each side, as far as a
+// w×h body leaves room for it: the box itself is never cut for it.
+func margin(box string, w, h int) string {
+	lines := strings.Split(box, "\n")
+	bw := 0
+	for _, l := range lines {
+		bw = max(bw, ansi.StringWidth(l))
+	}
+	side := ""
+	if bw+2 <= w {
+		side = " "
+	}
+	for i, l := range lines {
+		lines[i] = side + l + strings.Repeat(" ", bw-ansi.StringWidth(l)) + side
+	}
+	if len(lines)+2 <= h {
+		blank := strings.Repeat(" ", bw+2*len(side))
+		lines = append(append([]string{blank}, lines...), blank)
 	}
 	return strings.Join(lines, "\n")
 }

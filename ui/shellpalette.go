@@ -24,15 +24,26 @@ import (
 // paletteKey opens the palette for ctrl+k, or ctrl+g, and reports whether
 // it did. It opens over the tabs only: a page or dialog is finished or
 // closed first, since the palette's destinations are tabs, which the
-// layers would still cover. In a text field, where ctrl+k deletes to the
-// line end (as in pi and readline), only ctrl+g opens it.
+// layers would still cover; pressed over one, the key says so rather than
+// doing nothing. In a text field, where ctrl+k deletes to the line end
+// (as in pi and readline), only ctrl+g opens it.
 func (m *Model) paletteKey(msg tea.KeyMsg, f focus) (tea.Cmd, bool) {
-	if len(m.stack) > 0 {
-		return nil, false
-	}
-	typing := f == focusProjectsFilter || f == focusSessionText
+	typing := f == focusProjectsFilter || f == focusSessionText || f == focusLayerText
 	if !key.Matches(msg, m.keys.PaletteTyping) && (typing || !key.Matches(msg, m.keys.Palette)) {
 		return nil, false
+	}
+	if n := len(m.stack); n > 0 {
+		top := m.stack[n-1]
+		if _, open := top.(*palette.Model); open {
+			return nil, false // open already: the key is the query's
+		}
+		if top.FullScreen() {
+			m.notice = "close this page first (esc) to open the palette"
+		} else {
+			// Not "esc": in an approval esc denies.
+			m.notice = "answer or close this dialog first to open the palette"
+		}
+		return nil, true
 	}
 	return m.openPalette(), true
 }
@@ -81,6 +92,7 @@ func (m *Model) paletteItems() []palette.Item {
 	}
 	home := m.opts.Host.Places.Home
 	command("Edit global AGENTS.md", paths.Tilde(filepath.Join(m.opts.Host.Places.AgentDir, "AGENTS.md"), home), m.editGlobal)
+	items[len(items)-1].Path = true // shortened in its middle on a narrow row
 	if p, ok := m.currentProject(); ok {
 		if !p.Missing {
 			command("New session", p.Name, func() tea.Cmd { return m.session.openThen(p, m.session.chat.New) })

@@ -44,6 +44,13 @@ type entry struct {
 	title, detail string // as shown: one line each, controls made visible
 	at            int    // the Item's index, or the project's or session's in the index
 	project       int    // a session's project, an index into index.projects
+	// path is true when detail is a path (a project's folder), which a
+	// narrow row shortens in its middle (common.ShortPath).
+	path bool
+	// note follows the detail: a project's state (" · folder missing"),
+	// a session's time. A narrow row shortens a path to keep a project's
+	// note, and leaves a session's time out before cutting its project.
+	note string
 }
 
 // index is everything the palette searches, with the texts prepared for
@@ -95,19 +102,21 @@ func build(items []Item, ps []projects.Project, ss []sessions.Summary, home stri
 		if s.Title != "" {
 			name = flat(s.Title) + " " + first
 		}
-		detail := common.VisibleLine(p.Name) + " · " + time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04")
-		add(entry{id: "s" + s.ID, kind: KindSession, title: title, detail: detail, at: i, project: pi}, flat(p.Name)+"/", name)
+		when := " · " + time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04")
+		add(entry{id: "s" + s.ID, kind: KindSession, title: title, detail: common.VisibleLine(p.Name), note: when, at: i, project: pi},
+			flat(p.Name)+"/", name)
 	}
 	for i, p := range ps {
 		root := paths.Tilde(p.Root, home)
-		detail := common.VisibleLine(root)
+		note := ""
 		switch {
 		case p.Missing:
-			detail += " · folder missing"
+			note = " · folder missing"
 		case p.Archived:
-			detail += " · archived"
+			note = " · archived"
 		}
-		add(entry{id: "p" + p.ID, kind: KindProject, title: common.VisibleLine(p.Name), detail: detail, at: i}, flat(root)+" ", flat(p.Name))
+		add(entry{id: "p" + p.ID, kind: KindProject, title: common.VisibleLine(p.Name), detail: common.VisibleLine(root), path: true, note: note, at: i},
+			flat(root)+" ", flat(p.Name))
 	}
 	for i, it := range items {
 		name := flat(it.Title)
@@ -115,7 +124,7 @@ func build(items []Item, ps []projects.Project, ss []sessions.Summary, home stri
 			name += " " + flat(it.Detail)
 		}
 		add(entry{id: "i" + it.Kind.String() + it.Title + "\x00" + it.Detail, kind: it.Kind, title: common.VisibleLine(it.Title),
-			detail: common.VisibleLine(it.Detail), at: i}, "", name)
+			detail: common.VisibleLine(it.Detail), path: it.Path, at: i}, "", name)
 	}
 	x.texts = fuzzy.Prepare(texts, base)
 	return x

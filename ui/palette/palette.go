@@ -11,6 +11,7 @@ package palette
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -31,6 +32,9 @@ type Item struct {
 	Kind   Kind // KindCommand or KindSetting
 	Title  string
 	Detail string // shown dim beside the title, and searched with it
+	// Path is true when Detail is a path (a file's), which a narrow row
+	// shortens in its middle rather than at its end.
+	Path bool
 	// Run is what enter does, after the palette has closed (it may switch
 	// tabs and open layers).
 	Run func() tea.Cmd
@@ -298,23 +302,47 @@ func (m *Model) View(width, height int) string {
 // kindWidth pads the kind words to one column.
 const kindWidth = len("session") + 2
 
-// row draws one entry: its kind, its title and, dim, its detail, cut to
-// width; the title is cut last.
+// row draws one entry: its kind, its title and, dim, its detail, in
+// width cells. When both do not fit, the detail keeps up to two fifths
+// of the row (what tells two sessions or projects apart: the project, the
+// folder's last names) and the title is cut with "…" to what is left.
 func (m *Model) row(e entry, selected bool, width int) string {
 	st := m.d.UI
 	head := fmt.Sprintf("  %-*s", kindWidth, e.kind)
 	avail := max(width-len(head), 1)
-	title := ansi.Truncate(e.title, avail, "…")
 	detail := ""
-	if left := avail - ansi.StringWidth(title); e.detail != "" && left > 3 {
-		detail = ansi.Truncate("  "+e.detail, left, "…")
+	if room := max(avail-ansi.StringWidth(e.title)-2, avail*2/5-2); e.detail != "" && room > 3 {
+		detail = "  " + fitDetail(e, room)
 	}
+	title := ansi.Truncate(e.title, max(avail-ansi.StringWidth(detail), 1), "…")
 	if selected {
 		// Marked as the other lists mark their row, so it shows without
 		// colour too (NO_COLOR).
 		return st.Selected.Render("›" + head[1:] + title + detail)
 	}
 	return st.Dim.Render(head) + title + st.Dim.Render(detail)
+}
+
+// fitDetail is e's detail and note in width cells, whole where they fit.
+// Else a path loses folders from its middle, keeping its last ones
+// (common.ShortPath), so that a project's note (folder missing) still
+// shows while the folder's last name does; a session's time goes and its
+// project is cut with "…"; other text (a command's description) is cut
+// with "…".
+func fitDetail(e entry, width int) string {
+	if whole := e.detail + e.note; ansi.StringWidth(whole) <= width {
+		return whole
+	}
+	if e.path {
+		// The note, unless the folder's last name would no longer show
+		// whole beside it: that name tells the project apart.
+		_, last := filepath.Split(strings.TrimSuffix(e.detail, "/"))
+		if room := width - ansi.StringWidth(e.note); room >= min(ansi.StringWidth(e.detail), ansi.StringWidth("…/"+last)) {
+			return common.ShortPath(e.detail, room) + e.note
+		}
+		return common.ShortPath(e.detail, width)
+	}
+	return ansi.Truncate(e.detail, width, "…")
 }
 
 // empty says why no row shows.

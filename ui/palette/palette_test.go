@@ -11,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/fuzzy"
 	"github.com/pi-tui/pi-tui/core/projects"
@@ -180,6 +181,59 @@ func TestControlsAreShownNotSent(t *testing.T) {
 	m := open(t, ps, ss, nil, &went{})
 	if v := m.View(100, 30); strings.Contains(v, "\x1b[2J") || strings.Contains(v, "\x1b]0;") || strings.Contains(v, "\x07") {
 		t.Errorf("a control reached the view: %q", v)
+	}
+}
+
+// A row too narrow for its detail keeps what tells it apart, at the
+// smallest screen (60 columns): a folder's last names (a project's, a
+// command's file), a missing folder's note, a session's project; the
+// title is cut with "…" and no row is wider than the box.
+func TestNarrowRowsKeepTheEnds(t *testing.T) {
+	ps := []projects.Project{
+		{ID: "p1", Name: "acme-storefront", Root: "/home/u/src/very/deeply/nested/folders/that/go/on/acme-storefront"},
+		{ID: "p2", Name: "warehouse", Root: "/home/u/src/old/clients/2019/archive/warehouse-importer", Missing: true},
+	}
+	ss := []sessions.Summary{{ID: "s1", ProjectID: "p1", UpdatedAt: 1,
+		FirstMessage: "rework the checkout flow so that a guest can pay without an account"}}
+	items := []Item{{Kind: KindCommand, Title: "Edit global AGENTS.md", Detail: "~/.config/agents/pi/profiles/work/agent/AGENTS.md", Path: true}}
+	m := open(t, ps, ss, items, &went{})
+	width := 60
+	view := m.View(width, 22)
+	defer func() {
+		if t.Failed() {
+			t.Log(view)
+		}
+	}()
+	row := func(prefix string) string {
+		for _, l := range strings.Split(view, "\n") {
+			if ansi.StringWidth(l) > width-2 {
+				t.Errorf("a line wider than the box: %q", l)
+			}
+			if i := strings.Index(l, prefix); i >= 0 {
+				return strings.TrimSpace(strings.Trim(strings.TrimSpace(l[i:]), "│"))
+			}
+		}
+		t.Fatalf("no row %q:\n%s", prefix, view)
+		return ""
+	}
+	for prefix, end := range map[string]string{
+		"project  acme-storefront":    "/on/acme-storefront",
+		"project  warehouse":          "/warehouse-importer", // too narrow for the note beside it
+		"command  Edit global AGENTS": "/AGENTS.md",
+	} {
+		if got := row(prefix); !strings.HasSuffix(got, end) || !strings.Contains(got, "  ~/…/") {
+			t.Errorf("row %q does not end with %q, its middle left out", got, end)
+		}
+	}
+	// The project keeps two fifths of the row.
+	if got := row("session  rework"); !strings.HasSuffix(got, "…  acme-storefro…") {
+		t.Errorf("the session's row: %q", got)
+	}
+	// Wider, the missing folder's note shows beside the folder's end.
+	width = 80
+	view = m.View(width, 22)
+	if got := row("project  warehouse"); !strings.HasSuffix(got, "/warehouse-importer · folder missing") {
+		t.Errorf("the missing project's row at 80 columns: %q", got)
 	}
 }
 
