@@ -171,7 +171,8 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 		}},
 		{where: "plan question (chat)", help: chat.PlanQuestionHelp(), rows: []keyRow{
 			{keys: []string{"enter"}, does: "run the plan: plan mode ends and the plan is sent as your next message, carried out under the permission mode"},
-			{keys: []string{"esc"}, does: "keep planning (plan mode stays on). The question comes when a plan-mode turn ends and takes keys only once you have stopped typing for 400 ms; what you type meanwhile goes to the input"},
+			{keys: []string{"esc"}, does: "keep planning (plan mode stays on). The question comes when a plan-mode turn ends, as a bar under the transcript (the plan stays in view), and takes `enter` and `esc` only once you have stopped typing for 400 ms; what you type meanwhile goes to the input"},
+			{keys: []string{"↑", "↓", "pgup", "pgdn", "home", "end"}, does: "scroll the transcript behind the question, to read the whole plan: a line, half a screen, to its first or last line (at once: reading never answers)"},
 		}},
 		{where: "approvals (chat)", help: approval, rows: []keyRow{
 			{keys: []string{"y", "a", "A", "n/esc", "r"}, does: "allow once, allow this tool for the session, always allow in this project (a rule you edit first, see Security), deny, deny with a reason the model reads. Keys count only once you have stopped typing for 400 ms (see Security)"},

@@ -17,7 +17,8 @@
 // engine's name and the background launch; review.go the file changes'
 // cards, /changes, /undo and /tree's "files too"; guard.go the questions
 // put after a read, which wait for the keyboard to rest; plan.go /plan and
-// the question that runs a plan.
+// the question that runs a plan; planask.go that question, a bar under the
+// transcript.
 package chat
 
 import (
@@ -128,6 +129,7 @@ type Model struct {
 	ended   bool                 // agent_end arrived for the current prompt
 	ownTurn bool                 // the turn running is this program's (else another's: reread at its ends)
 	plan    bool                 // the session is in plan mode (plan.go)
+	planAsk *planAsk             // the open question to run the plan (planask.go)
 	branch  string               // the open session's worktree branch, "" when it works in the project
 	invalid string               // why the open session's worktree binding is invalid (it works in nothing)
 	failed  string               // the current prompt's error, once shown
@@ -209,6 +211,7 @@ func (m *Model) close() {
 	// wait forever.
 	m.asks.CloseAll()
 	m.dialogs.CloseAll()
+	m.closePlanAsk()
 	m.ext = extState{}
 	m.br.show("")
 	if m.stopWatch != nil {
@@ -395,7 +398,15 @@ func (m *Model) View() string {
 	b.WriteString(line + "\n")
 	menu := m.suggestionLines()
 	ext := m.extLines()
-	b.WriteString(m.tr.View(max(m.transcriptHeight()-len(menu)-len(ext), 1)) + "\n")
+	var ask []string
+	if m.planAsk != nil {
+		// Under the transcript, not over it: the plan stays readable.
+		ask = m.planAsk.bar(m.width)
+	}
+	b.WriteString(m.tr.View(max(m.transcriptHeight()-len(menu)-len(ext)-len(ask), 1)) + "\n")
+	for _, l := range ask {
+		b.WriteString(l + "\n")
+	}
 	for _, l := range menu {
 		b.WriteString(l + "\n")
 	}

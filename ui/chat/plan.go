@@ -3,14 +3,12 @@ package chat
 import (
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/ui/common"
-	"github.com/pi-tui/pi-tui/ui/dialog"
 )
 
 // Plan mode in the chat (docs/adr/0058-plan-mode.md): /plan turns it on
@@ -21,18 +19,9 @@ import (
 // mode and sends the plan as the next message, to be carried out under
 // the usual permission mode; esc keeps planning. The question comes when
 // the turn ends, whatever the user is doing, so it takes no key until
-// the keyboard has rested (guarded).
-
-// planKeys are the question's answers, as data: the dialog handles and
-// its help shows the same bindings.
-var planKeys = struct{ Run, Keep key.Binding }{
-	Run:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run it")),
-	Keep: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "keep planning")),
-}
-
-// PlanQuestionHelp is the plan question's keys, as its help shows them
-// (the README's key table is checked against it).
-func PlanQuestionHelp() [][]key.Binding { return [][]key.Binding{{planKeys.Run, planKeys.Keep}} }
+// the keyboard has rested (guarded); it is a bar under the transcript,
+// which scrolls while it is open, so the whole plan can be read before it
+// runs (planask.go).
 
 // Plan reports whether the open session is in plan mode (the status bar
 // says so).
@@ -80,12 +69,7 @@ func (m *Model) planEnded(e events.AgentEnded) tea.Cmd {
 		return nil
 	}
 	sid := m.sid
-	body := "Run it: plan mode ends and the plan goes to the agent as your next message, to carry out with its usual tools under your permission mode.\n\n" +
-		"Keep planning: plan mode stays on; type what to change in the plan."
-	q := newGuarded(m.d.UI, "The plan is ready: run it?", body,
-		dialog.Choice{Key: planKeys.Run, Run: func() tea.Cmd { return m.runPlan(sid, plan) }})
-	q.cancel = planKeys.Keep
-	return m.d.UI.Push(q)
+	return m.askPlan(func() tea.Cmd { return m.runPlan(sid, plan) })
 }
 
 // runPlan leaves plan mode and sends the plan as a message asking the

@@ -248,7 +248,7 @@ func readRange(offset, limit any) string {
 
 // resultText is how a stored call ended, for its row: ✓ and its output's
 // first line, or ✗ and why (a denial with the user's reason; a command's
-// exit status, its last line).
+// exit status, its last line; the reason a call did not run, its first).
 func resultText(it *item) string {
 	if it.status != "error" {
 		return "✓ " + firstLine(strings.TrimSpace(it.result))
@@ -260,10 +260,10 @@ func resultText(it *item) string {
 		return "✗ denied: " + common.VisibleLine(reason)
 	}
 	text := strings.TrimSpace(it.result)
-	if it.tool == "bash" {
-		if i := strings.LastIndexByte(text, '\n'); i >= 0 {
-			text = text[i+1:]
-		}
+	if it.ran() {
+		// A command's exit status is its last line; a call that never
+		// ran has its reason first.
+		text = text[strings.LastIndexByte(text, '\n')+1:]
 	}
 	return "✗ " + firstLine(text)
 }

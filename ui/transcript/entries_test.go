@@ -33,6 +33,9 @@ func TestTreeTextNamesCallsAsPiDoes(t *testing.T) {
 		{"find", `{"pattern":"*.go","path":"src"}`, "", "[find: *.go in src] ✓ "},
 		{"ls", `{}`, "a.go", "[ls: .] ✓ a.go"},
 		{"deploy", `{"target":"staging"}`, "Error: refused\nmore", `[deploy: {"target":"staging"}] ✗ Error: refused`},
+		{"bash", `{"command":"exit 3"}`, "Error: out\n\nCommand exited with code 3", "[bash: exit 3] ✗ Command exited with code 3"},
+		{"bash", `{"command":"exit 4"}`, "Error: out\n[Exit status 4.]", "[bash: exit 4] ✗ [Exit status 4.]"},
+		{"bash", `{"command":"echo oops"}`, "Error: " + agent.PlanRefusal("bash"), "[bash: echo oops] ✗ Error: Refused: plan mode is on, and only tools that read run while planning (read, grep, find, ls, and tools marked read-only), so this bash call did not run and nothing changed."},
 	}
 	var parts []provider.Part
 	for i, c := range calls {

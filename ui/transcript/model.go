@@ -8,6 +8,7 @@
 package transcript
 
 import (
+	"math"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -239,6 +240,12 @@ func (m *Model) ToggleThinking() { m.thinking = !m.thinking }
 // end.
 func (m *Model) Scroll(n int) { m.bottom = max(m.bottom+n, 0) }
 
+// ScrollTop scrolls to the first line (View stops at it).
+func (m *Model) ScrollTop() { m.bottom = math.MaxInt / 2 }
+
+// ScrollBottom scrolls to the end, where new text shows.
+func (m *Model) ScrollBottom() { m.bottom = 0 }
+
 // View draws the last h lines (or h lines ending m.bottom lines up).
 // Items are drawn from the end backwards, only as many as fit: a long
 // session costs what its visible part costs.
@@ -259,7 +266,8 @@ func (m *Model) View(h int) string {
 			lines = append(lines, m.ui.Dim.Render(l))
 		}
 	}
-	end := max(len(lines)-m.bottom, 0)
+	// Scrolled up past the first line, the view stops with it at the top.
+	end := max(len(lines)-m.bottom, min(h, len(lines)))
 	start := max(end-h, 0)
 	m.bottom = len(lines) - end
 	out := lines[start:end]

@@ -255,8 +255,8 @@ func (it *item) outputLines(st *common.UI, width int) string {
 	if it.tool != "bash" || body == "" {
 		return ""
 	}
-	if _, denied := agent.DeniedReason(it.tool, it.result); denied && it.status == "error" {
-		return "" // it never ran: its result is the denial its line says
+	if it.status == "error" && !it.ran() {
+		return "" // it never ran: its result is the reason its line says
 	}
 	// The last tailLines lines: start is the line break before them (-1:
 	// the body has no more lines than that).
@@ -305,8 +305,10 @@ const whyMax = 1000
 // failure says why a call failed, for its line: denial is "denied", with
 // the reason the user gave when there is one, and goes right after the
 // call; why is the first line of the error the tool gave, shown whole
-// (the line wraps) and safely, and goes at its end. A bash call's output
-// and exit status are under its line already, so it gets no why.
+// (the line wraps) and safely, and goes at its end. A bash command that
+// ran has its output and exit status under its line already, so it gets
+// no why; one that never ran (refused in plan mode, blocked) has no
+// output, and its reason's first line is the why.
 func (it *item) failure() (denial, why string) {
 	if it.status != "error" {
 		return "", ""
@@ -317,10 +319,20 @@ func (it *item) failure() (denial, why string) {
 		}
 		return "denied: " + common.VisibleLine(reason), ""
 	}
-	if it.tool == "bash" {
+	if it.ran() {
 		return "", ""
 	}
 	return "", errorLine(it.result)
+}
+
+// ran reports whether a failed call's result is a bash command's output
+// (its exit status last), shown under its line, rather than the reason it
+// did not run. Only bash shows output under its line.
+func (it *item) ran() bool {
+	if _, denied := agent.DeniedReason(it.tool, it.result); denied {
+		return false
+	}
+	return it.tool == "bash" && agent.CommandRan(it.result)
 }
 
 // errorLine is the first line of an error's text that says something,

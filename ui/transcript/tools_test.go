@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/ui/internal/uitest"
 )
 
@@ -11,8 +12,9 @@ import (
 // first line, shown as text and wrapped, never cut (but for a line of
 // output kilobytes long); a denial says "denied" and the user's reason;
 // a failed bash call, whose status is in the output under it, and a
-// "permission denied" error, which is no denial, say neither. A denied
-// bash call never ran: it has no output under it.
+// "permission denied" error, which is no denial, say neither. A bash call
+// that never ran (denied, refused in plan mode, blocked) has no output
+// under it, and its reason (but for a plain denial) is on its line.
 func TestFailedCallLineSaysWhy(t *testing.T) {
 	st := uitest.UI()
 	line := func(it *item, width int) string {
@@ -37,6 +39,12 @@ func TestFailedCallLineSaysWhy(t *testing.T) {
 			"✗ bash ls · denied", "Do not retry"},
 		{"a failed command", &item{kind: kindTool, tool: "bash", args: `{"command":"false"}`, status: "error", result: "\n[Exit status 1.]", toolMs: 3},
 			"✗ bash false · 3ms │ │ [Exit status 1.]", "3ms · "},
+		{"a failed command on pi", &item{kind: kindTool, tool: "bash", args: `{"command":"echo oops >&2; exit 3"}`, status: "error", result: "oops\n\nCommand exited with code 3", toolMs: 3},
+			"✗ bash echo oops >&2; exit 3 · 3ms │ oops │ │ Command exited with code 3", "3ms · "},
+		{"a command plan mode refused", &item{kind: kindTool, tool: "bash", args: `{"command":"echo oops >&2; exit 3"}`, status: "error", result: agent.PlanRefusal("bash")},
+			"✗ bash echo oops >&2; exit 3 · Refused: plan mode is on, and only tools that read run while planning (read, grep, find, ls, and tools marked read-only), so this bash call did not run and nothing changed.", "│"},
+		{"a command an extension blocked", &item{kind: kindTool, tool: "bash", args: `{"command":"rm -rf build"}`, status: "error", result: "Blocked by the team's policy: no rm.\nAsk first."},
+			"✗ bash rm -rf build · Blocked by the team's policy: no rm.", "Ask first"},
 		{"a line of output kilobytes long", &item{kind: kindTool, tool: "read", path: "x", status: "error", result: long},
 			"… (ctrl+o shows all)", " end"},
 	} {

@@ -94,3 +94,29 @@ func TestSelectionMovesBetweenCalls(t *testing.T) {
 		t.Errorf("ctrl+o did not expand the latest call alone:\n%s", view)
 	}
 }
+
+// TestScrollStopsAtTheFirstLine: scrolled up past the first line, or to
+// the top, the view shows the first lines, never blank ones; pgdn then
+// moves at once; the bottom shows the end again.
+func TestScrollStopsAtTheFirstLine(t *testing.T) {
+	m := New(uitest.UI(), nil)
+	m.SetWidth(60)
+	for i := range 30 {
+		m.Notice(fmt.Sprintf("notice %d", i), true)
+	}
+	const h = 6
+	for _, up := range []func(){func() { m.Scroll(1000) }, m.ScrollTop} {
+		up()
+		if view := m.View(h); !strings.Contains(view, "notice 0") {
+			t.Fatalf("scrolled to the top, the view is:\n%s", view)
+		}
+		m.Scroll(-1)
+		if view := m.View(h); strings.Contains(view, "notice 0") || !strings.Contains(view, "notice 1") {
+			t.Errorf("a line down from the top, the view is:\n%s", view)
+		}
+		m.ScrollBottom()
+		if view := m.View(h); !strings.Contains(view, "notice 29") {
+			t.Errorf("at the bottom, the view is:\n%s", view)
+		}
+	}
+}

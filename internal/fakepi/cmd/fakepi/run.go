@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -302,7 +303,18 @@ func (f *fake) execute(t fakepi.Tool) (string, bool) {
 		out, err := exec.Command("sh", "-c", cmd).CombinedOutput()
 		f.emit(obj{"type": "tool_execution_update", "toolCallId": t.ID, "toolName": t.Name, "args": t.Args, "partialResult": obj{"content": []any{obj{"type": "text", "text": string(out)}}}})
 		if err != nil {
-			return string(out) + "\n" + err.Error(), true
+			// As pi 1.6's bash ends a failed command's result: its output,
+			// then the status on a line of its own.
+			status := err.Error()
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && ee.ExitCode() >= 0 {
+				status = fmt.Sprintf("Command exited with code %d", ee.ExitCode())
+			}
+			text := string(out)
+			if text == "" {
+				text = "(no output)"
+			}
+			return text + "\n\n" + status, true
 		}
 		return string(out), false
 	case "remember":
