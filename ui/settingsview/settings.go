@@ -72,6 +72,14 @@ type Model struct {
 	state   state
 	loaded  bool
 	loadErr string
+	// loads numbers the loads started and shown is the number of the one
+	// drawn: loads run at once (each time the tab is shown, after a save,
+	// when a project changes) and end in any order, so a result older
+	// than the one drawn is dropped; it read the files and the store
+	// before the newer one did. finds and piShown do the same for the
+	// looks for pi.
+	loads, shown   int
+	finds, piShown int
 
 	// engine keeps the engine preference; locator finds pi and
 	// remembers its version; pi is what it found.
@@ -156,6 +164,7 @@ func New(h *host.Host, st *common.UI, env func(string) string, editGlobal func()
 }
 
 type loadedMsg struct {
+	n   int // which load this is (Model.loads)
 	s   state
 	err error
 }
@@ -169,7 +178,8 @@ type savedMsg struct {
 func (m *Model) Init() tea.Cmd { return tea.Batch(m.load(), m.findPi()) }
 
 func (m *Model) load() tea.Cmd {
-	h, env, ctx, eng := m.host, m.env, m.st.Ctx, m.engine
+	m.loads++
+	n, h, env, ctx, eng := m.loads, m.host, m.env, m.st.Ctx, m.engine
 	return func() tea.Msg {
 		var s state
 		agent := h.Places.AgentDir
@@ -206,7 +216,7 @@ func (m *Model) load() tea.Cmd {
 		}
 		s.engine = loadEngine(ctx, eng)
 		s.prefs, err = h.Preferences(ctx)
-		return loadedMsg{s: s, err: err}
+		return loadedMsg{n: n, s: s, err: err}
 	}
 }
 
@@ -272,6 +282,10 @@ func (m *Model) selectedItem() item {
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case loadedMsg:
+		if msg.n < m.shown {
+			return nil // a newer load's result is drawn already
+		}
+		m.shown = msg.n
 		m.loaded, m.state = true, msg.s
 		m.loadErr = ""
 		if msg.err != nil {
@@ -294,7 +308,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(common.Notice("%s", msg.notice), m.load())
 	case piFoundMsg:
-		m.pi = piFound(msg)
+		if msg.n < m.piShown {
+			return nil
+		}
+		m.piShown = msg.n
+		m.pi = msg.found
 		if m.loaded {
 			m.lines.SetItems(m.layout())
 		}
