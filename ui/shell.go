@@ -168,7 +168,7 @@ func New(opts Options) *Model {
 	}
 	var stop context.CancelFunc
 	st.Ctx, stop = context.WithCancel(life)
-	m := &Model{opts: opts, st: st, stop: stop, md: markdown.New(opts.Renderer), keys: common.NewGlobalKeys(), width: 80, height: 24}
+	m := &Model{opts: opts, st: st, stop: stop, md: markdown.New(opts.Renderer), keys: st.Keys, width: 80, height: 24}
 	m.projects = projectsview.New(opts.Host, st, projectsview.Actions{
 		EditAgents:       m.editAgents,
 		EditMemory:       m.editMemory,
@@ -735,17 +735,65 @@ func (m *Model) header() string {
 		}
 	}
 	left := strings.Join(tabs, "")
+	var titles []string
 	for _, l := range m.stack {
 		if l.FullScreen() {
-			left += m.st.Dim.Render(" › ") + l.Title()
+			titles = append(titles, common.VisibleLine(l.Title()))
 		}
 	}
 	right := m.st.Dim.Render("? help")
+	room := m.width - ansi.StringWidth(left) - 1 - ansi.StringWidth(right)
+	crumbs := breadcrumb(titles, room)
+	if crumbs == "" && len(titles) > 0 {
+		// The page's title goes before the help key, which the tabs show
+		// again once the page closes (? and f1 still work).
+		right, room = "", m.width-ansi.StringWidth(left)
+		crumbs = breadcrumb(titles, room)
+	}
+	if crumbs != "" {
+		left += m.st.Dim.Render(" › ") + strings.ReplaceAll(crumbs, " › ", m.st.Dim.Render(" › "))
+	}
 	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)
-	if gap < 1 {
-		return ansi.Truncate(left, m.width, "…")
+	if gap < 0 {
+		return ansi.Truncate(left, m.width, "")
 	}
 	return left + strings.Repeat(" ", gap) + right
+}
+
+// breadcrumb joins the open pages' titles (" › " before each) into room
+// cells, or returns "" when they cannot fit. A title too long for the
+// line is shortened, the earlier ones to at most 16 cells, the last one,
+// the page on screen, to what they leave, but never below 10: a path (an
+// AGENTS.md's) in its middle by common.ShortPath, which keeps its last
+// folders and its file name, a name at its end. The page's own header
+// shows its title whole.
+func breadcrumb(titles []string, room int) string {
+	if len(titles) == 0 {
+		return ""
+	}
+	whole := strings.Join(titles, " › ")
+	if 3+ansi.StringWidth(whole) <= room {
+		return whole
+	}
+	short := make([]string, len(titles))
+	used := 3 * len(titles)
+	for i, t := range titles[:len(titles)-1] {
+		short[i] = shortTitle(t, 16)
+		used += ansi.StringWidth(short[i])
+	}
+	last := room - used
+	if last < 10 {
+		return ""
+	}
+	short[len(short)-1] = shortTitle(titles[len(titles)-1], last)
+	return strings.Join(short, " › ")
+}
+
+func shortTitle(t string, width int) string {
+	if strings.Contains(t, "/") {
+		return common.ShortPath(t, width)
+	}
+	return ansi.Truncate(t, width, "…")
 }
 
 func (m *Model) statusBar() string {
@@ -796,12 +844,17 @@ func (m *Model) statusBar() string {
 func (m *Model) statusLines(left, right string) string {
 	w := m.width - 2 // one space at each end
 	// pair puts a on the left and b on the right of one line, at least
-	// two spaces apart.
+	// two spaces apart (b alone may take the whole line).
 	pair := func(a, b string) string {
-		return a + strings.Repeat(" ", max(w-ansi.StringWidth(a)-ansi.StringWidth(b), 2)) + b
+		least := 2
+		if a == "" {
+			least = 0
+		}
+		return a + strings.Repeat(" ", max(w-ansi.StringWidth(a)-ansi.StringWidth(b), least)) + b
 	}
-	lines := []string{pair(left, right)}
-	if left != "" && ansi.StringWidth(left)+2+ansi.StringWidth(right) > w {
+	states := stateLines(right, max(w, 1))
+	lines := []string{pair(left, states[0])}
+	if left != "" && ansi.StringWidth(left)+2+ansi.StringWidth(states[0]) > w {
 		// A path breaks after a slash rather than anywhere.
 		lines = strings.Split(ansi.Wrap(left, max(w, 1), "/"), "\n")
 		if n := m.maxNoticeLines(); len(lines) > n {
@@ -810,11 +863,14 @@ func (m *Model) statusLines(left, right string) string {
 			lines = lines[:n]
 			lines[n-1] = ansi.Truncate(lines[n-1], max(w-2, 1), "") + " …"
 		}
-		if last := lines[len(lines)-1]; ansi.StringWidth(last)+2+ansi.StringWidth(right) <= w {
-			lines[len(lines)-1] = pair(last, right)
+		if last := lines[len(lines)-1]; ansi.StringWidth(last)+2+ansi.StringWidth(states[0]) <= w {
+			lines[len(lines)-1] = pair(last, states[0])
 		} else {
-			lines = append(lines, pair("", right))
+			lines = append(lines, pair("", states[0]))
 		}
+	}
+	for _, s := range states[1:] {
+		lines = append(lines, pair("", s))
 	}
 	style := m.st.StatusBar
 	if m.noticeErr && m.notice != "" {
@@ -825,6 +881,45 @@ func (m *Model) statusLines(left, right string) string {
 		lines[i] = style.Render(ansi.Truncate(l, m.width, ""))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// stateLines lays the status bar's state out in lines of at most w
+// cells, each to go on the right. The state is whole parts (warnings, the
+// model, the runtime) joined by " · ": wider than the line, it breaks
+// between two parts, and a part wider than a line (a long warning) wraps
+// at words into a block whose lines start under each other. A warning is
+// a sentence the user needs: it is never cut.
+func stateLines(state string, w int) []string {
+	if ansi.StringWidth(state) <= w {
+		return []string{state}
+	}
+	var lines []string
+	line := ""
+	for _, part := range strings.Split(state, " · ") {
+		switch {
+		case line != "" && ansi.StringWidth(line+" · "+part) <= w:
+			line += " · " + part
+			continue
+		case line != "":
+			lines = append(lines, line)
+		}
+		line = part
+		if ansi.StringWidth(part) > w {
+			block := strings.Split(ansi.Wrap(part, w, "/"), "\n")
+			bw := 0
+			for _, l := range block {
+				bw = max(bw, ansi.StringWidth(l))
+			}
+			for _, l := range block {
+				lines = append(lines, l+strings.Repeat(" ", bw-ansi.StringWidth(l)))
+			}
+			line = ""
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // maxNoticeLines bounds how many lines a notice may take: three, or a

@@ -159,7 +159,7 @@ func (pg *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			return pg, nil
 		}
 		pg.err, pg.chain = "", msg.chain
-		pg.vp.SetContent(pg.wrap(pg.details()))
+		pg.vp.SetContent(pg.wrapDetails())
 		pg.vp.GotoTop()
 		return pg, nil
 	case pathfield.Msg:
@@ -192,7 +192,7 @@ func (pg *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		case key.Matches(msg, pg.keys.Close):
 			if pg.showText {
 				pg.showText = false
-				pg.vp.SetContent(pg.wrap(pg.details()))
+				pg.vp.SetContent(pg.wrapDetails())
 				return pg, nil
 			}
 			return pg, pg.st.Close(pg)
@@ -205,7 +205,7 @@ func (pg *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 				if pg.showText {
 					pg.vp.SetContent(pg.wrap(safetext.Visible(pg.chain.Text)))
 				} else {
-					pg.vp.SetContent(pg.wrap(pg.details()))
+					pg.vp.SetContent(pg.wrapDetails())
 				}
 				pg.vp.GotoTop()
 			}
@@ -225,6 +225,16 @@ func (pg *Page) wrap(s string) string {
 		return s
 	}
 	return ansi.Wrap(s, pg.vp.Width, "")
+}
+
+// wrapDetails is details fitted to the viewport's width at words, each
+// line's continuations under its start (a warning's under its "!"), so
+// a sentence is read whole.
+func (pg *Page) wrapDetails() string {
+	if pg.vp.Width <= 0 {
+		return pg.details()
+	}
+	return dialog.Wrap(pg.details(), pg.vp.Width)
 }
 
 // details is the chain as a table: sources with sizes and cuts, skipped
@@ -268,7 +278,7 @@ func (pg *Page) details() string {
 	const providerFiles = "provider files (CLAUDE.md, CODEX.md, GEMINI.md)"
 	switch {
 	case pg.modelErr != "":
-		warns = append(warns, "no model can run a prompt, so "+providerFiles+" are not shown: "+pg.modelErr)
+		warns = append(warns, "no model can run a prompt, so "+providerFiles+" are not shown: "+common.TildeText(pg.modelErr, pg.host.Places.Home))
 	case pg.byPi:
 		warns = append(warns, "the pi engine picks the model itself, so a prompt gets no "+providerFiles+" and none are shown")
 	}
@@ -278,7 +288,12 @@ func (pg *Page) details() string {
 	if len(warns) > 0 {
 		b.WriteString("\n" + st.Section.Render("Warnings") + "\n")
 		for _, w := range warns {
-			b.WriteString("  " + st.Warn.Render("!") + " " + safetext.Visible(w) + "\n")
+			text := safetext.Visible(w)
+			if pg.vp.Width > 0 {
+				// Wrapped under its start, past the "!".
+				text = strings.ReplaceAll(dialog.Wrap(text, max(pg.vp.Width-4, 10)), "\n", "\n    ")
+			}
+			b.WriteString("  " + st.Warn.Render("!") + " " + text + "\n")
 		}
 	}
 	return b.String()
@@ -298,7 +313,7 @@ func (pg *Page) View(width, height int) string {
 		pg.vp.Width = width
 		pg.path.Input.Width = max(width-10, 10)
 		if pg.chain != nil && !pg.showText {
-			pg.vp.SetContent(pg.wrap(pg.details()))
+			pg.vp.SetContent(pg.wrapDetails())
 		}
 	}
 	st := pg.st

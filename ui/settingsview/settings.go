@@ -220,11 +220,27 @@ func (m *Model) load() tea.Cmd {
 	}
 }
 
-// SetSize sets the drawing area: the title and a blank line, then the
-// lines, scrolled to keep the cursor in view.
+// SetSize sets the drawing area: the title and its keys, a blank line,
+// then the lines, scrolled to keep the cursor in view.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
-	m.lines.SetLines(h - 2)
+	m.lines.SetLines(h - len(m.headLines()) - 1)
+}
+
+// headLines are the tab's title and its keys, with the command palette's,
+// wrapped between two keys: they are never cut.
+func (m *Model) headLines() []string {
+	st := m.st
+	const title = "Settings"
+	lines := common.HintLines(title, []string{"enter change", "↑/↓ move", "d delete rule", "r reload", common.Hint(st.Keys.Palette), "? help"}, m.width)
+	for i, l := range lines {
+		if rest, ok := strings.CutPrefix(l, title); i == 0 && ok {
+			lines[i] = st.Title.Render(title) + st.Dim.Render(rest)
+		} else {
+			lines[i] = st.Dim.Render(l)
+		}
+	}
+	return lines
 }
 
 // Help lists the tab's keys.
@@ -571,7 +587,7 @@ func (m *Model) layout() []line {
 // View draws the tab: its title, then the window of its lines.
 func (m *Model) View() string {
 	st := m.st
-	head := st.Title.Render("Settings") + st.Dim.Render("  enter change · ↑/↓ move · d delete rule · r reload · ? help") + "\n\n"
+	head := strings.Join(m.headLines(), "\n") + "\n\n"
 	if !m.loaded {
 		return head + st.Dim.Render("loading…")
 	}
