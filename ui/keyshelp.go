@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/list"
 )
 
@@ -113,15 +114,42 @@ func joinColumns(cols [][]string) []string {
 func (m *Model) helpPage() string {
 	title, groups := m.helpGroups()
 	lines := m.helpLines(groups, m.width)
-	room := max(m.bodyHeight()-4, 1) // title, blank, blank, footer
-	top := min(max(m.helpTop, 0), max(len(lines)-room, 0))
-	footer := "press ? or esc to close"
+	room := m.helpRoom(len(lines))
+	foot := m.helpFooter(0, 0, len(lines))
 	if len(lines) > room {
+		top := min(max(m.helpTop, 0), max(len(lines)-room, 0))
 		end := min(top+room, len(lines))
-		footer = fmt.Sprintf("lines %d–%d of %d · ↑/↓ pgup/pgdn scroll · %s", top+1, end, len(lines), footer)
+		foot = m.helpFooter(top+1, end, len(lines))
 		lines = lines[top:end]
 	}
-	return m.st.Title.Render("Keys · "+title) + "\n\n" + strings.Join(lines, "\n") + "\n\n" + m.st.Dim.Render(footer)
+	for i, l := range foot {
+		foot[i] = m.st.Dim.Render(l)
+	}
+	return m.st.Title.Render("Keys · "+title) + "\n\n" + strings.Join(lines, "\n") + "\n\n" + strings.Join(foot, "\n")
+}
+
+// helpFooter is the help screen's footer: how to close it and, when key
+// lines from..to of n show (to > 0), which and how to scroll. It wraps
+// between its parts, never cut.
+func (m *Model) helpFooter(from, to, n int) []string {
+	const closing = "press ? or esc to close"
+	parts := []string{closing}
+	if to > 0 {
+		parts = []string{fmt.Sprintf("lines %d–%d of %d", from, to, n), "↑/↓ pgup/pgdn scroll", closing}
+	}
+	return common.HintLines("", parts, m.width)
+}
+
+// helpRoom is how many of n key lines the help screen shows: what the
+// title, two blank lines and the footer leave.
+func (m *Model) helpRoom(n int) int {
+	room := max(m.bodyHeight()-3-len(m.helpFooter(0, 0, n)), 1)
+	if n > room {
+		// Scrolling: the footer says where, measured with the widest
+		// numbers it can show.
+		room = max(m.bodyHeight()-3-len(m.helpFooter(n, n, n)), 1)
+	}
+	return room
 }
 
 // helpKeys are the help screen's own keys: it scrolls as a pager does
@@ -151,7 +179,7 @@ func (m *Model) helpKey(msg tea.KeyMsg) {
 	}
 	_, groups := m.helpGroups()
 	n := len(m.helpLines(groups, m.width))
-	room := max(m.bodyHeight()-4, 1)
+	room := m.helpRoom(n)
 	last := max(n-room, 0)
 	top := min(max(m.helpTop, 0), last)
 	switch {

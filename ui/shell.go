@@ -169,7 +169,7 @@ func New(opts Options) *Model {
 	}
 	var stop context.CancelFunc
 	st.Ctx, stop = context.WithCancel(life)
-	m := &Model{opts: opts, st: st, stop: stop, md: markdown.New(opts.Renderer), keys: common.NewGlobalKeys(), width: 80, height: 24}
+	m := &Model{opts: opts, st: st, stop: stop, md: markdown.New(opts.Renderer), keys: st.Keys, width: 80, height: 24}
 	m.projects = projectsview.New(opts.Host, st, projectsview.Actions{
 		EditAgents:       m.editAgents,
 		EditMemory:       m.editMemory,
@@ -743,17 +743,65 @@ func (m *Model) header() string {
 		}
 	}
 	left := strings.Join(tabs, "")
+	var titles []string
 	for _, l := range m.stack {
 		if l.FullScreen() {
-			left += m.st.Dim.Render(" › ") + l.Title()
+			titles = append(titles, common.VisibleLine(l.Title()))
 		}
 	}
 	right := m.st.Dim.Render("? help")
+	room := m.width - ansi.StringWidth(left) - 1 - ansi.StringWidth(right)
+	crumbs := breadcrumb(titles, room)
+	if crumbs == "" && len(titles) > 0 {
+		// The page's title goes before the help key, which the tabs show
+		// again once the page closes (? and f1 still work).
+		right, room = "", m.width-ansi.StringWidth(left)
+		crumbs = breadcrumb(titles, room)
+	}
+	if crumbs != "" {
+		left += m.st.Dim.Render(" › ") + strings.ReplaceAll(crumbs, " › ", m.st.Dim.Render(" › "))
+	}
 	gap := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)
-	if gap < 1 {
-		return ansi.Truncate(left, m.width, "…")
+	if gap < 0 {
+		return ansi.Truncate(left, m.width, "")
 	}
 	return left + strings.Repeat(" ", gap) + right
+}
+
+// breadcrumb joins the open pages' titles (" › " before each) into room
+// cells, or returns "" when they cannot fit. A title too long for the
+// line is shortened, the earlier ones to at most 16 cells, the last one,
+// the page on screen, to what they leave, but never below 10: a path (an
+// AGENTS.md's) in its middle by common.ShortPath, which keeps its last
+// folders and its file name, a name at its end. The page's own header
+// shows its title whole.
+func breadcrumb(titles []string, room int) string {
+	if len(titles) == 0 {
+		return ""
+	}
+	whole := strings.Join(titles, " › ")
+	if 3+ansi.StringWidth(whole) <= room {
+		return whole
+	}
+	short := make([]string, len(titles))
+	used := 3 * len(titles)
+	for i, t := range titles[:len(titles)-1] {
+		short[i] = shortTitle(t, 16)
+		used += ansi.StringWidth(short[i])
+	}
+	last := room - used
+	if last < 10 {
+		return ""
+	}
+	short[len(short)-1] = shortTitle(titles[len(titles)-1], last)
+	return strings.Join(short, " › ")
+}
+
+func shortTitle(t string, width int) string {
+	if strings.Contains(t, "/") {
+		return common.ShortPath(t, width)
+	}
+	return ansi.Truncate(t, width, "…")
 }
 
 func (m *Model) statusBar() string {

@@ -501,8 +501,8 @@ func TestGoldenScreens(t *testing.T) {
 			s := setup(t).run(size.w, size.h)
 			s.waitFor("api", loaded)
 			s.keys("3")
-			// Lines wrap, so at 80×24 the guidance ends below the screen.
-			s.waitFor("Provider guidance in effect", "CLAUDE.md", "pi not found")
+			// Lines wrap, so at 80×24 the guidance is below the screen.
+			s.waitFor("Live pi runtimes", "pi not found")
 			golden(t, name("settings"), s.final())
 		})
 	}

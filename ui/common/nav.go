@@ -23,6 +23,9 @@ type UI struct {
 	// Home is the user's home folder, which dialogs write as ~ ("" when
 	// unknown: paths are shown as they are).
 	Home string
+	// Keys are the shell's keys, which it handles; a screen names some
+	// of them (the command palette) in its hint line.
+	Keys GlobalKeys
 	// lastKey is when the program last saw a key, for QuietPeriod.
 	lastKey time.Time
 }
@@ -31,7 +34,7 @@ type UI struct {
 func NewUI(st *Styles) *UI {
 	// A screen built on its own (a test of one screen) lives as long as
 	// the process until a shell gives it the program's context.
-	return &UI{Styles: st, Nav: &Nav{}, Now: time.Now, Ctx: context.Background()}
+	return &UI{Styles: st, Nav: &Nav{}, Now: time.Now, Ctx: context.Background(), Keys: NewGlobalKeys()}
 }
 
 // KeySeen records that a key arrived now; the shell calls it for every

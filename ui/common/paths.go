@@ -129,3 +129,13 @@ func graphemes(s string) []grapheme {
 	}
 	return out
 }
+
+// TildeText writes the home folder as ~ wherever a sentence (an error
+// from a file, a hint) names a path inside it, as the screens write
+// paths.
+func TildeText(s, home string) string {
+	if home == "" || home == "/" {
+		return s
+	}
+	return strings.ReplaceAll(s, strings.TrimSuffix(home, "/")+"/", "~/")
+}

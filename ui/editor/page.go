@@ -395,8 +395,11 @@ func (p *Page) renderPreview() tea.Cmd {
 	}
 }
 
+// layout gives the text what the header, the notice of another file in
+// effect and the meter leave; each of them wraps, so their heights change
+// with the width and with what they say (a save, the busy spinner).
 func (p *Page) layout() {
-	h := p.height - 3 // header, meter, key hints
+	h := p.height - len(p.headLines()) - len(p.meter())
 	if p.winner != "" {
 		h -= strings.Count(p.winnerNotice(), "\n") + 1 // the "another file is in effect" notice
 	}
@@ -405,25 +408,41 @@ func (p *Page) layout() {
 	p.previewView.Width, p.previewView.Height = p.width, h
 }
 
-// View draws the page.
-func (p *Page) View(width, height int) string {
-	if width != p.width || height != p.height {
-		p.width, p.height = width, height
-		p.layout()
-	}
-	st := p.st
-	var head strings.Builder
-	head.WriteString(st.Title.Render(p.cfg.Label))
+// headLines is the header: the file's path, shortened in its middle when
+// it alone is wider than the line (its last folders and name stay), then
+// what the file's state is, beside it when it fits, else wrapped below:
+// a sentence such as the starter template's note is never cut.
+func (p *Page) headLines() []string {
+	st, w := p.st, max(p.width, 20)
+	var parts []string
 	switch {
 	case p.fromTmpl:
-		head.WriteString(st.Dim.Render("  new file from the starter template; ctrl+s creates it"))
+		parts = append(parts, st.Dim.Render("new file from the starter template; ctrl+s creates it"))
 	case p.dirty():
-		head.WriteString(st.Warn.Render("  modified"))
+		parts = append(parts, st.Warn.Render("modified"))
 	}
 	if p.busy != "" {
-		head.WriteString("  " + p.spin.View() + " " + p.busy)
+		parts = append(parts, p.spin.View()+" "+p.busy)
 	}
-	lines := []string{head.String()}
+	lines := []string{st.Title.Render(common.ShortPath(p.cfg.Label, w))}
+	for _, part := range parts {
+		last := lines[len(lines)-1]
+		if ansi.StringWidth(last)+2+ansi.StringWidth(part) <= w {
+			lines[len(lines)-1] = last + "  " + part
+			continue
+		}
+		lines = append(lines, strings.Split(ansi.Wrap(part, w, ""), "\n")...)
+	}
+	return lines
+}
+
+// View draws the page.
+func (p *Page) View(width, height int) string {
+	p.width, p.height = width, height
+	p.layout()
+	st := p.st
+	head := p.headLines()
+	lines := append([]string{}, head...)
 	if p.winner != "" {
 		lines = append(lines, p.winnerNotice())
 	}
@@ -432,7 +451,7 @@ func (p *Page) View(width, height int) string {
 		if p.extPath != "" {
 			keys = "ctrl+e open in $EDITOR · esc close"
 		}
-		return head.String() + "\n\n" + st.Error.Render(ansi.Wrap("Cannot edit: "+p.loadErr, max(p.width, 20), "")) + "\n\n" + st.Dim.Render(keys)
+		return strings.Join(head, "\n") + "\n\n" + st.Error.Render(ansi.Wrap("Cannot edit: "+p.loadErr, max(p.width, 20), "")) + "\n\n" + st.Dim.Render(keys)
 	}
 	body := ""
 	switch {
@@ -479,10 +498,16 @@ func (p *Page) meter() []string {
 	if p.preview {
 		help = "preview · ↑/↓ scroll · ctrl+p or esc back to editing"
 	}
+	// The meter and the keys wrap, the keys between two of them.
+	w := max(p.width, 20)
+	out := strings.Split(ansi.Wrap(style.Render(text)+p.st.Dim.Render(fmt.Sprintf("  ln %d, col %d", row+1, col+1)), w, ""), "\n")
 	if p.find != nil {
-		help = p.findLine()
+		return append(out, strings.Split(ansi.Wrap(p.findLine(), w, ""), "\n")...)
 	}
-	return []string{style.Render(text) + p.st.Dim.Render(fmt.Sprintf("  ln %d, col %d", row+1, col+1)), p.st.Dim.Render(help)}
+	for _, l := range common.HintLines("", strings.Split(help, " · "), w) {
+		out = append(out, p.st.Dim.Render(l))
+	}
+	return out
 }
 
 // Title names the page.

@@ -40,7 +40,8 @@ type Page struct {
 	pathNote string // why a completion found nothing, under the field
 	inputOn  bool
 	chain    *instructions.Chain
-	model    instructions.Model
+	model    instructions.Model // the model a prompt runs (promptModel)
+	byPi     bool               // the pi engine picks the model itself
 	modelErr string
 	err      string
 	showText bool
@@ -91,6 +92,7 @@ type resolvedMsg struct {
 	page     *Page
 	chain    *instructions.Chain
 	model    instructions.Model
+	byPi     bool
 	modelErr error
 	err      error
 }
@@ -109,7 +111,7 @@ func (pg *Page) resolve(target string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(life, resolveTimeout)
 		defer cancel()
-		m, merr := h.DefaultModel()
+		m, byPi, merr := promptModel(ctx, h)
 		r := h.Resolver(m)
 		var c *instructions.Chain
 		var err error
@@ -118,8 +120,25 @@ func (pg *Page) resolve(target string) tea.Cmd {
 		} else {
 			c, err = r.ResolveTarget(ctx, root, target)
 		}
-		return resolvedMsg{page: pg, chain: c, model: m, modelErr: merr, err: err}
+		return resolvedMsg{page: pg, chain: c, model: m, byPi: byPi, modelErr: merr, err: err}
 	}
+}
+
+// promptModel is the model a prompt naming none runs, as the runtimes
+// resolve it (the one the status bar and Settings show): the provider
+// files in the chain are that model's, so the page shows what a prompt
+// is given. byPi says the pi engine picks the model itself; m is then
+// empty, and a prompt gets no provider files either.
+func promptModel(ctx context.Context, h *host.Host) (m instructions.Model, byPi bool, err error) {
+	if h.Runtimes == nil { // a host without runtimes runs no prompt
+		m, err := h.DefaultModel()
+		return m, false, err
+	}
+	c, err := h.Runtimes.Model(ctx, "")
+	if err != nil {
+		return instructions.Model{}, false, err
+	}
+	return instructions.Model{Provider: c.Model.Provider, ID: c.Model.ID}, c.ByPi && c.Model.Provider == "", nil
 }
 
 // Update handles the page's messages.
@@ -130,7 +149,7 @@ func (pg *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			return pg, nil
 		}
 		pg.busy = false
-		pg.model = msg.model
+		pg.model, pg.byPi = msg.model, msg.byPi
 		pg.modelErr = ""
 		if msg.modelErr != nil {
 			pg.modelErr = msg.modelErr.Error()
@@ -140,7 +159,7 @@ func (pg *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			return pg, nil
 		}
 		pg.err, pg.chain = "", msg.chain
-		pg.vp.SetContent(pg.wrap(pg.details()))
+		pg.vp.SetContent(pg.wrapDetails())
 		pg.vp.GotoTop()
 		return pg, nil
 	case pathfield.Msg:
@@ -173,7 +192,7 @@ func (pg *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		case key.Matches(msg, pg.keys.Close):
 			if pg.showText {
 				pg.showText = false
-				pg.vp.SetContent(pg.wrap(pg.details()))
+				pg.vp.SetContent(pg.wrapDetails())
 				return pg, nil
 			}
 			return pg, pg.st.Close(pg)
@@ -186,7 +205,7 @@ func (pg *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 				if pg.showText {
 					pg.vp.SetContent(pg.wrap(safetext.Visible(pg.chain.Text)))
 				} else {
-					pg.vp.SetContent(pg.wrap(pg.details()))
+					pg.vp.SetContent(pg.wrapDetails())
 				}
 				pg.vp.GotoTop()
 			}
@@ -224,6 +243,16 @@ func sourceState(s instructions.Source) string {
 		state += " (the file: " + common.Plural(s.Bytes, "byte") + ")"
 	}
 	return state
+}
+
+// wrapDetails is details fitted to the viewport's width at words, each
+// line's continuations under its start (a warning's under its "!"), so
+// a sentence is read whole.
+func (pg *Page) wrapDetails() string {
+	if pg.vp.Width <= 0 {
+		return pg.details()
+	}
+	return dialog.Wrap(pg.details(), pg.vp.Width)
 }
 
 // details is the chain as a table: sources with sizes and cuts, skipped
@@ -266,11 +295,12 @@ func (pg *Page) details() string {
 	}
 	var warns []string
 	warns = append(warns, c.Warnings...)
-	if pg.modelErr != "" {
-		warns = append(warns, pg.modelErr)
-	}
-	if pg.model.Provider == "" {
-		warns = append(warns, "no default model in settings.json: provider files (CLAUDE.md, CODEX.md, GEMINI.md) are not shown")
+	const providerFiles = "provider files (CLAUDE.md, CODEX.md, GEMINI.md)"
+	switch {
+	case pg.modelErr != "":
+		warns = append(warns, "no model can run a prompt, so "+providerFiles+" are not shown: "+common.TildeText(pg.modelErr, pg.host.Places.Home))
+	case pg.byPi:
+		warns = append(warns, "the pi engine picks the model itself, so a prompt gets no "+providerFiles+" and none are shown")
 	}
 	if !pg.p.Trusted && pg.untrustedTarget != "" {
 		warns = append(warns, "this project is untrusted: for "+safetext.Label(pg.untrustedTarget)+" a runtime gets only the root chain shown above, until you trust the project (t in the row menu)")
@@ -278,7 +308,12 @@ func (pg *Page) details() string {
 	if len(warns) > 0 {
 		b.WriteString("\n" + st.Section.Render("Warnings") + "\n")
 		for _, w := range warns {
-			b.WriteString("  " + st.Warn.Render("!") + " " + safetext.Visible(w) + "\n")
+			text := safetext.Visible(w)
+			if pg.vp.Width > 0 {
+				// Wrapped under its start, past the "!".
+				text = strings.ReplaceAll(dialog.Wrap(text, max(pg.vp.Width-4, 10)), "\n", "\n    ")
+			}
+			b.WriteString("  " + st.Warn.Render("!") + " " + text + "\n")
 		}
 	}
 	return b.String()
@@ -298,7 +333,7 @@ func (pg *Page) View(width, height int) string {
 		pg.vp.Width = width
 		pg.path.Input.Width = max(width-10, 10)
 		if pg.chain != nil && !pg.showText {
-			pg.vp.SetContent(pg.wrap(pg.details()))
+			pg.vp.SetContent(pg.wrapDetails())
 		}
 	}
 	st := pg.st
@@ -327,7 +362,7 @@ func (pg *Page) View(width, height int) string {
 	pg.vp.Height = max(height-4-strings.Count(line2, "\n")-1, 3)
 	body := pg.vp.View()
 	if pg.err != "" {
-		body = st.Error.Render(pg.err)
+		body = st.Error.Render(dialog.Wrap(pg.err, max(width, 20))) // a sentence: wrapped, never cut
 	}
 	return head + "\n" + line2 + "\n\n" + body
 }

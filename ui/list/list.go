@@ -303,8 +303,10 @@ func (l *List[T]) Top() int { return l.top }
 
 // reveal scrolls as little as it can to keep the cursor in the window,
 // with the heading right above it (everything above it for the first
-// row the cursor may rest on), and without leaving lines empty below
-// the last row while rows above are hidden.
+// row the cursor may rest on, and everything below it that the window
+// holds for the last: text after the last setting, a warning), and
+// without leaving lines empty below the last row while rows above are
+// hidden.
 func (l *List[T]) reveal() {
 	n := l.Len()
 	c := l.Cursor()
@@ -329,6 +331,11 @@ func (l *List[T]) reveal() {
 	for l.top > 0 && l.fits(l.top-1, n-1) {
 		l.top--
 	}
+	// The last row the cursor may rest on shows the rows below it, which
+	// nothing else would scroll to, as far as the cursor stays on top.
+	if l.next(c, 1) < 0 && !l.fits(l.top, n-1) {
+		l.top = max(l.top, min(c, l.tailFrom()))
+	}
 	// The cursor must fit, with the rows wanted above it while they do.
 	l.top = max(l.top, l.fitFrom(c))
 }
@@ -344,6 +351,18 @@ func (l *List[T]) fitFrom(c int) int {
 			break
 		}
 		left -= h
+		s--
+	}
+	return s
+}
+
+// tailFrom is the highest row from which the rows down to the last fit
+// in the window (the last row when it alone does not).
+func (l *List[T]) tailFrom() int {
+	last := l.Len() - 1
+	left, s := l.lines-l.height(last), last
+	for s > 0 && l.height(s-1) <= left {
+		left -= l.height(s - 1)
 		s--
 	}
 	return s

@@ -184,6 +184,27 @@ func TestWindowNeverLeavesRoomBelowWhileRowsAreHidden(t *testing.T) {
 	}
 }
 
+// Rows the cursor may not rest on after the last one it may (Settings'
+// warnings under its last setting) come into view when the cursor is on
+// that last row: nothing else would scroll to them.
+func TestTheLastRowShowsTheRowsBelowIt(t *testing.T) {
+	l := newList("a b c d #w1 #w2 #w3", 4)
+	press(l, "end")
+	if got := shown(l); got != "›d #w1 #w2 #w3" {
+		t.Fatalf("end: %q", got)
+	}
+	press(l, "up")
+	if got := shown(l); got != "›c d #w1 #w2" {
+		t.Errorf("up from the last row: %q", got)
+	}
+	// More text below than the window holds: the cursor stays on top.
+	l = newList("a b c d #w1 #w2 #w3 #w4 #w5", 4)
+	press(l, "end")
+	if got := shown(l); got != "›d #w1 #w2 #w3" {
+		t.Errorf("end above a long tail: %q", got)
+	}
+}
+
 func TestFilterKeepsTheCursorOnItsRow(t *testing.T) {
 	l := newList("apple banana cherry avocado", 10)
 	press(l, "j", "j", "j") // avocado

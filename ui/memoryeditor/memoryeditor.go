@@ -435,16 +435,25 @@ func (p *Page) View(width, height int) string {
 	if p.busy != "" {
 		head += st.Dim.Render("  " + p.busy + "…")
 	}
+	w := max(width, 20)
 	if p.loadErr != "" {
-		return head + "\n\n" + st.Error.Render("Cannot load memory: "+p.loadErr) + "\n\n" + st.Dim.Render("esc close")
+		return head + "\n\n" + st.Error.Render(ansi.Wrap("Cannot load memory: "+p.loadErr, w, "")) + "\n\n" + st.Dim.Render("esc close")
 	}
 	if !p.loaded {
 		return head
 	}
+	// The warning, the meter and the keys are sentences: they wrap, and
+	// the body gets the lines they leave.
+	var warn []string
+	if p.warn != "" {
+		warn = strings.Split(ansi.Wrap(p.warn, w, ""), "\n")
+	}
+	foot := append(strings.Split(ansi.Wrap(p.meter(), w, ""), "\n"), p.helpLines(w)...)
+	chrome := 1 + len(warn) + len(foot)
 	var body string
 	switch p.mode {
 	case modePreview:
-		body = st.Dim.Render("What a runtime receives after the project instructions (esc back):") + "\n" + p.preview.View()
+		body = st.Dim.Render(ansi.Wrap("What a runtime receives after the project instructions (esc back):", w, "")) + "\n" + p.preview.View()
 	case modeEntry:
 		label := func(i int, s string) string {
 			if p.field == i {
@@ -452,26 +461,24 @@ func (p *Page) View(width, height int) string {
 			}
 			return "  " + s
 		}
+		p.content.SetSize(p.width, max(height-chrome-4, 3)) // the title and the content's label, two spare
 		body = label(0, "Title   ") + p.title.View() + "\n" + label(1, "Content") + "\n" + p.content.View()
 	default:
-		h := height - 4
-		if p.warn != "" {
-			h-- // the warning takes a line above the list
-		}
-		body = p.listView(h)
+		body = p.listView(height-chrome-1, w)
 	}
 	lines := []string{head}
-	if p.warn != "" {
-		lines = append(lines, st.Warn.Render(p.warn))
+	for _, l := range warn {
+		lines = append(lines, st.Warn.Render(l))
 	}
-	lines = append(lines, body, p.meter(), p.helpLine())
+	lines = append(lines, body)
+	lines = append(lines, foot...)
 	return strings.Join(lines, "\n")
 }
 
-func (p *Page) listView(h int) string {
+func (p *Page) listView(h, w int) string {
 	st := p.st
 	if len(p.entries) == 0 {
-		return "No memory yet. Press " + st.Key.Render("a") + " to add an entry: notes the agent should know about this project."
+		return ansi.Wrap("No memory yet. Press "+st.Key.Render("a")+" to add an entry: notes the agent should know about this project.", w, "")
 	}
 	var lines []string
 	p.list.SetLines(h)
@@ -509,15 +516,28 @@ func (p *Page) meter() string {
 	return p.st.Dim.Render(text)
 }
 
-func (p *Page) helpLine() string {
+// helpLines are the mode's keys, wrapped between two of them at w.
+func (p *Page) helpLines(w int) []string {
 	k := p.keys
+	var keys []key.Binding
+	var more []string
 	switch p.mode {
 	case modeEntry:
-		return p.st.Dim.Render(common.Hints(k.Field, k.Close, k.Save) + " · f1 help")
+		keys, more = []key.Binding{k.Field, k.Close, k.Save}, []string{"f1 help"}
 	case modePreview:
-		return p.st.Dim.Render(common.Hints(k.Nav.Up, k.Close))
+		keys = []key.Binding{k.Nav.Up, k.Close}
+	default:
+		keys = []key.Binding{k.Add, k.Edit, k.Delete, k.AgentWrites, k.Save, k.Close}
 	}
-	return p.st.Dim.Render(common.Hints(k.Add, k.Edit, k.Delete, k.AgentWrites, k.Save, k.Close))
+	var hints []string
+	for _, b := range keys {
+		hints = append(hints, common.Hints(b))
+	}
+	lines := common.HintLines("", append(hints, more...), w)
+	for i, l := range lines {
+		lines[i] = p.st.Dim.Render(l)
+	}
+	return lines
 }
 
 // Title names the page.

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/bubbles/spinner"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
@@ -504,8 +505,10 @@ func (m *Model) Help() [][]key.Binding {
 	return [][]key.Binding{{k.Menu, k.Add, k.Filter, k.Sort, k.Fold}, k.rowKeys(), {k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.ClearFilter}}
 }
 
-// hint is the line under the title: the most used keys, from the table.
-func (m *Model) hint() string {
+// hints are the line under the title: the most used keys, from the
+// table, and the shell's command palette, which a new user would not
+// find otherwise.
+func (m *Model) hints() []string {
 	k := m.keys
 	var parts []string
 	for _, h := range []struct {
@@ -514,7 +517,20 @@ func (m *Model) hint() string {
 	}{{k.Menu, "menu"}, {k.Open, "open"}, {k.Memory, "memory"}, {k.Group, "group"}, {k.Add, "add"}, {k.Filter, "filter"}, {k.Sort, "sort"}} {
 		parts = append(parts, h.b.Help().Key+" "+h.word)
 	}
-	return strings.Join(parts, " · ") + " · ? help"
+	return append(parts, common.Hint(m.st.Keys.Palette), "? help")
+}
+
+// headLines are the lines above the list: the title, then the filter
+// field while it is in use, else the hints, wrapped between two hints.
+func (m *Model) headLines() []string {
+	if m.filterOn || m.filter.Value() != "" {
+		return []string{m.filter.View()}
+	}
+	lines := common.HintLines("", m.hints(), m.width)
+	for i, l := range lines {
+		lines[i] = m.st.Dim.Render(l)
+	}
+	return lines
 }
 
 // Update handles the tab's messages.
@@ -860,7 +876,7 @@ func rowHeight(r row) int {
 	return 2
 }
 
-func (m *Model) listHeight() int { return max(m.height-2, 1) }
+func (m *Model) listHeight() int { return max(m.height-1-len(m.headLines()), 1) }
 
 // View draws the tab in width×height.
 func (m *Model) View() string {
@@ -871,14 +887,12 @@ func (m *Model) View() string {
 		info += "  " + m.spin.View() + " loading"
 	}
 	b.WriteString(head + m.st.Dim.Render(info) + "\n")
-	switch {
-	case m.filterOn || m.filter.Value() != "":
-		b.WriteString(m.filter.View() + "\n")
-	default:
-		b.WriteString(m.st.Dim.Render(truncate(m.hint(), m.width)) + "\n")
-	}
+	b.WriteString(strings.Join(m.headLines(), "\n") + "\n")
+	// The filter in use takes one line, the hints one or more: the list
+	// gets the rest.
+	m.rows.SetLines(m.listHeight())
 	if m.loadErr != "" {
-		b.WriteString(m.st.Error.Render("Cannot load projects: "+m.loadErr) + "\n")
+		b.WriteString(m.st.Error.Render(ansi.Wrap("Cannot load projects: "+m.loadErr, max(m.width, 20), "")) + "\n")
 		return b.String()
 	}
 	if len(m.all) == 0 && !m.loading {

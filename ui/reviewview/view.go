@@ -39,7 +39,15 @@ func (p *Page) View(w, h int) string {
 	}
 	b.WriteString(st.Dim.Render(ansi.Truncate("Not recorded: .git and the files git ignores.", w, "…")) + "\n")
 	say := p.sayLines(w)
-	p.list.SetLines(max(h-3-len(say), 1))
+	k := p.keys
+	keys := []string{common.Hints(k.Diff), common.Hints(k.Undo), common.Hints(k.Redo), common.Hints(k.UndoFrom)}
+	if p.refused != nil {
+		keys = append(keys, common.Hints(k.Force))
+	}
+	keys = append(keys, common.Hints(k.Close))
+	// The keys wrap between two of them; the list gets what is left.
+	keyLines := common.HintLines("", keys, w)
+	p.list.SetLines(max(h-2-len(say)-len(keyLines), 1))
 	cols := p.columns()
 	cur := p.list.Cursor()
 	for i, r := range p.list.Window() {
@@ -60,13 +68,10 @@ func (p *Page) View(w, h int) string {
 	for _, l := range say {
 		b.WriteString(l + "\n")
 	}
-	k := p.keys
-	keys := []string{common.Hints(k.Diff, k.Undo, k.Redo, k.UndoFrom)}
-	if p.refused != nil {
-		keys = append(keys, common.Hints(k.Force))
+	for i, l := range keyLines {
+		keyLines[i] = st.Dim.Render(l)
 	}
-	keys = append(keys, common.Hints(k.Close))
-	b.WriteString(st.Dim.Render(ansi.Truncate(strings.Join(keys, " · "), w, "…")))
+	b.WriteString(strings.Join(keyLines, "\n"))
 	return b.String()
 }
 

@@ -218,7 +218,7 @@ func (m *Model) listView() string {
 		b.WriteString("\n")
 	}
 	if m.listErr != "" {
-		b.WriteString(st.Error.Render(m.listErr))
+		b.WriteString(st.Error.Render(ansi.Wrap(m.listErr, max(m.width, 20), "")))
 		return b.String()
 	}
 	if len(m.rows.Items()) == 0 {
@@ -268,37 +268,23 @@ func (m *Model) headKeys() []key.Binding {
 	return keys
 }
 
-// headLines is the list's header: its title, then its keys, wrapped to
-// the width between hints (never inside one unless it alone is wider than
-// the line), so every key stays named at any width.
+// headLines is the list's header: its title, then its keys and the
+// command palette's (ctrl+g while the filter has the keys, where ctrl+k
+// deletes), wrapped to the width between hints (never inside one unless
+// it alone is wider than the line), so every key stays named at any
+// width.
 func (m *Model) headLines() []string {
 	st := m.d.UI
 	title := "Sessions · " + common.VisibleLine(m.project.Name)
-	w := max(m.width, 20)
 	var hints []string
 	for _, b := range m.headKeys() {
 		hints = append(hints, common.Hints(b))
 	}
-	var lines []string
-	line := title
-	for _, h := range hints {
-		sep := " · "
-		if line == title {
-			sep = "  "
-		}
-		if ansi.StringWidth(line+sep+h) <= w {
-			line += sep + h
-			continue
-		}
-		lines = append(lines, line)
-		line = h
+	palette := st.Keys.Palette
+	if m.filter.on {
+		palette = st.Keys.PaletteTyping
 	}
-	lines = append(lines, line)
-	// A hint or a title wider than the line wraps inside itself.
-	var out []string
-	for _, l := range lines {
-		out = append(out, strings.Split(ansi.Wrap(l, w, ""), "\n")...)
-	}
+	out := common.HintLines(title, append(hints, common.Hint(palette)), max(m.width, 20))
 	for i, l := range out {
 		if rest, ok := strings.CutPrefix(l, title); i == 0 && ok {
 			out[i] = st.Title.Render(title) + st.Dim.Render(rest)

@@ -71,19 +71,24 @@ type piFound struct {
 	err  error
 }
 
-type piFoundMsg piFound
+// piFoundMsg is what look number n (Model.finds) found.
+type piFoundMsg struct {
+	n     int
+	found piFound
+}
 
 // findPi looks for pi (PI_TUI_PI, else pi on PATH) and asks its version,
 // off the update loop: it runs `pi --version` the first time a given
 // executable is seen.
 func (m *Model) findPi() tea.Cmd {
-	loc, ctx := m.locator, m.st.Ctx
+	m.finds++
+	n, loc, ctx := m.finds, m.locator, m.st.Ctx
 	return func() tea.Msg {
 		p, err := loc.Find(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
-		return piFoundMsg{done: true, pi: p, err: err}
+		return piFoundMsg{n: n, found: piFound{done: true, pi: p, err: err}}
 	}
 }
 

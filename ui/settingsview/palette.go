@@ -32,7 +32,7 @@ func (m *Model) Focus(i int) {
 	if m.lines.Select(on) || m.loaded {
 		return
 	}
-	// The placeholder draws nothing, but the list measures every row.
+	// The placeholder draws nothing, but the list measures it.
 	m.lines.SetItems([]line{{item: it, rule: -1, draw: func(int, bool) string { return "" }}})
 	m.lines.First()
 }

@@ -137,16 +137,22 @@ func (p *modelPicker) View(width, height int) string {
 		b.WriteString("No models are known.")
 		return b.String()
 	}
-	p.rows.SetLines(max(height-4, 3))
+	// How to get the selected model's key wraps under the list, which
+	// gets the lines it leaves.
+	var hint []string
+	if r, ok := p.rows.Selected(); ok {
+		if sel := p.models[r.model]; !sel.Usable && sel.Hint != "" {
+			hint = wrapText(common.VisibleLine(sel.Hint), max(width-2, 10))
+		}
+	}
+	p.rows.SetLines(max(height-3-len(hint), 3))
 	var lines []string
 	for i, r := range p.rows.Window() {
 		lines = append(lines, p.line(r, i == p.rows.Cursor(), width))
 	}
 	b.WriteString(strings.Join(lines, "\n"))
-	if r, ok := p.rows.Selected(); ok {
-		if sel := p.models[r.model]; !sel.Usable && sel.Hint != "" {
-			b.WriteString("\n\n" + p.st.Warn.Render(ansi.Truncate(common.VisibleLine(sel.Hint), max(width-2, 10), "…")))
-		}
+	if len(hint) > 0 {
+		b.WriteString("\n\n" + p.st.Warn.Render(strings.Join(hint, "\n")))
 	}
 	return b.String()
 }

@@ -72,6 +72,14 @@ type Model struct {
 	state   state
 	loaded  bool
 	loadErr string
+	// loads numbers the loads started and shown is the number of the one
+	// drawn: loads run at once (each time the tab is shown, after a save,
+	// when a project changes) and end in any order, so a result older
+	// than the one drawn is dropped; it read the files and the store
+	// before the newer one did. finds and piShown do the same for the
+	// looks for pi.
+	loads, shown   int
+	finds, piShown int
 
 	// engine keeps the engine preference; locator finds pi and
 	// remembers its version; pi is what it found.
@@ -156,6 +164,7 @@ func New(h *host.Host, st *common.UI, env func(string) string, editGlobal func()
 }
 
 type loadedMsg struct {
+	n   int // which load this is (Model.loads)
 	s   state
 	err error
 }
@@ -169,7 +178,8 @@ type savedMsg struct {
 func (m *Model) Init() tea.Cmd { return tea.Batch(m.load(), m.findPi()) }
 
 func (m *Model) load() tea.Cmd {
-	h, env, ctx, eng := m.host, m.env, m.st.Ctx, m.engine
+	m.loads++
+	n, h, env, ctx, eng := m.loads, m.host, m.env, m.st.Ctx, m.engine
 	return func() tea.Msg {
 		var s state
 		agent := h.Places.AgentDir
@@ -206,15 +216,31 @@ func (m *Model) load() tea.Cmd {
 		}
 		s.engine = loadEngine(ctx, eng)
 		s.prefs, err = h.Preferences(ctx)
-		return loadedMsg{s: s, err: err}
+		return loadedMsg{n: n, s: s, err: err}
 	}
 }
 
-// SetSize sets the drawing area: the title and a blank line, then the
-// lines, scrolled to keep the cursor in view.
+// SetSize sets the drawing area: the title and its keys, a blank line,
+// then the lines, scrolled to keep the cursor in view.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
-	m.lines.SetLines(h - 2)
+	m.lines.SetLines(h - len(m.headLines()) - 1)
+}
+
+// headLines are the tab's title and its keys, with the command palette's,
+// wrapped between two keys: they are never cut.
+func (m *Model) headLines() []string {
+	st := m.st
+	const title = "Settings"
+	lines := common.HintLines(title, []string{"enter change", "↑/↓ move", "d delete rule", "r reload", common.Hint(st.Keys.Palette), "? help"}, m.width)
+	for i, l := range lines {
+		if rest, ok := strings.CutPrefix(l, title); i == 0 && ok {
+			lines[i] = st.Title.Render(title) + st.Dim.Render(rest)
+		} else {
+			lines[i] = st.Dim.Render(l)
+		}
+	}
+	return lines
 }
 
 // Help lists the tab's keys.
@@ -272,6 +298,10 @@ func (m *Model) selectedItem() item {
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case loadedMsg:
+		if msg.n < m.shown {
+			return nil // a newer load's result is drawn already
+		}
+		m.shown = msg.n
 		m.loaded, m.state = true, msg.s
 		m.loadErr = ""
 		if msg.err != nil {
@@ -294,7 +324,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(common.Notice("%s", msg.notice), m.load())
 	case piFoundMsg:
-		m.pi = piFound(msg)
+		if msg.n < m.piShown {
+			return nil
+		}
+		m.piShown = msg.n
+		m.pi = msg.found
 		if m.loaded {
 			m.lines.SetItems(m.layout())
 		}
@@ -553,7 +587,7 @@ func (m *Model) layout() []line {
 // View draws the tab: its title, then the window of its lines.
 func (m *Model) View() string {
 	st := m.st
-	head := st.Title.Render("Settings") + st.Dim.Render("  enter change · ↑/↓ move · d delete rule · r reload · ? help") + "\n\n"
+	head := strings.Join(m.headLines(), "\n") + "\n\n"
 	if !m.loaded {
 		return head + st.Dim.Render("loading…")
 	}

@@ -1,0 +1,177 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The sizes the places below were found cut at: the smallest screen
+// pi-tui draws on is 60 columns wide.
+var narrowSizes = []struct{ w, h int }{{80, 24}, {60, 20}}
+
+// waitKeys is waitWhole for hint lines, which break between two keys,
+// where their " · " goes: the dots are not compared.
+func (s *session) waitKeys(want ...string) string {
+	s.t.Helper()
+	undot := func(x string) string { return strings.ReplaceAll(squeezed(x), "·", "") }
+	return s.sc.WaitFrame(func(frame string) bool {
+		seen := undot(frame)
+		for _, w := range want {
+			if !strings.Contains(seen, undot(w)) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// deepProject is a project whose folder is longer than any screen line.
+const deepProject = "src/very/deeply/nested/folder/of/someone/who/keeps/the/projects/in/the/shop-backend-service"
+
+// The AGENTS.md editor's header keeps the end of a long path (the
+// project's folder and the file) and says whole that the file is new, from
+// the starter template; the breadcrumb above it keeps the file's name,
+// and the keys under the text all show. The header was cut at the
+// screen's edge, losing the project's folder and the note.
+func TestEditorHeaderKeepsThePathsEndAndItsNote(t *testing.T) {
+	t.Parallel()
+	for _, size := range narrowSizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			f.add(deepProject, "shop", true)
+			s := f.run(size.w, size.h)
+			s.waitScreen("› shop")
+			s.keys("enter", "a")
+			frame := s.waitKeys("new file from the starter template; ctrl+s creates it",
+				"ctrl+s save · esc close · ctrl+f find · ctrl+z undo · ctrl+e $EDITOR · f1 help")
+			assertFrame(t, frame, size.w, size.h)
+			lines := strings.Split(frame, "\n")
+			if crumb := strings.TrimSpace(lines[0]); !strings.Contains(crumb, "› ~/") || !strings.HasSuffix(crumb, "/AGENTS.md") && !strings.HasSuffix(crumb, "/AGENTS.md ? help") {
+				t.Errorf("the breadcrumb does not keep the file's name: %q", crumb)
+			}
+			if head := strings.TrimSpace(lines[1]); !strings.HasPrefix(head, "~/") || !strings.HasSuffix(head, "/the/shop-backend-service/AGENTS.md") {
+				t.Errorf("the header does not keep the path's start and its last folders: %q", head)
+			}
+			s.final()
+		})
+	}
+}
+
+// Settings says whole what is wrong: its keys, the command palette's
+// among them, wrap under its title; the Engine row says how to get pi;
+// the `!` lines under the last setting (shown once the cursor is on it)
+// and the status bar's warnings wrap instead of running off the screen.
+func TestSettingsSentencesWrap(t *testing.T) {
+	t.Parallel()
+	for _, size := range narrowSizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			f.write(".pi/agent/settings.json", "{\"defaultProvider\": \"anthropic\",\n \"defaultModel\": 3, \"x\": }")
+			f.write(".pi/agent/models.json", `{"providers": {"fake": {"baseUrl": 3}}}`)
+			s := f.run(size.w, size.h)
+			const settingsBad = "⚠ ~/.pi/agent/settings.json:2:26 is not valid JSON (see Settings)"
+			const modelsBad = "~/.pi/agent/models.json is not valid JSON at line 1, column 36: providers.baseUrl must be a string, not number"
+			frame := s.waitWhole("No projects yet", settingsBad, modelsBad)
+			assertFrame(t, frame, size.w, size.h)
+			s.keys("3")
+			frame = s.waitKeys("Settings enter change · ↑/↓ move · d delete rule · r reload · ctrl+k command palette · ? help", "› Global instructions")
+			assertFrame(t, frame, size.w, size.h)
+			for range 6 {
+				s.keys("down")
+			}
+			frame = s.waitWhole("› Engine auto — runs the built-in engine: pi not found: install pi (npm install -g @earendil-works/pi-coding-agent) or set PI_TUI_PI to its path")
+			assertFrame(t, frame, size.w, size.h)
+			s.keys("end")
+			frame = s.waitWhole("› Live pi runtimes", "! "+modelsBad, "! ~/.pi/agent/settings.json is not valid JSON at line 2, column 26: it ends too early")
+			assertFrame(t, frame, size.w, size.h)
+			s.final()
+		})
+	}
+}
+
+// The Projects tab's keys name the command palette; the hint line wraps
+// between two keys rather than being cut, and the key it names opens the
+// palette.
+func TestProjectsHintNamesThePalette(t *testing.T) {
+	t.Parallel()
+	for _, size := range narrowSizes {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			f.add(deepProject, "shop", true)
+			s := f.run(size.w, size.h)
+			frame := s.waitKeys("enter menu · o open · m memory · g group · n add · / filter · s sort · ctrl+k command palette · ? help", "› shop")
+			assertFrame(t, frame, size.w, size.h)
+			s.keys("ctrl+k")
+			s.waitScreen("Go to", "a session, project, setting or command")
+			s.final()
+		})
+	}
+}
+
+// The sessions list names the palette's key with its own: ctrl+k, and
+// ctrl+g while the filter has the keys (ctrl+k deletes there); each opens
+// the palette.
+func TestSessionsHeaderNamesThePalette(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	s := f.run(60, 20)
+	s.waitScreen("› proj")
+	s.keys("o")
+	frame := s.waitKeys("Sessions · proj", "/ filter by title and content · ctrl+k command palette")
+	assertFrame(t, frame, 60, 20)
+	s.keys("/")
+	s.waitKeys("/ filter by title and content · ctrl+g command palette")
+	s.keys("ctrl+g")
+	s.waitScreen("Go to", "a session, project, setting or command")
+	s.final()
+}
+
+// The memory editor's introduction and keys wrap at 60 columns; they
+// were cut ("notes the agent shou", "ctrl+s s").
+func TestMemoryEditorWrapsAtSixtyColumns(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	s := f.run(60, 20)
+	s.waitScreen("› proj")
+	s.keys("enter", "m")
+	frame := s.waitKeys("No memory yet. Press a to add an entry: notes the agent should know about this project.",
+		"a add · enter edit · d delete · w agent may write · ctrl+s save · esc back")
+	assertFrame(t, frame, 60, 20)
+	s.final()
+}
+
+// The review screen's keys wrap at 60 columns; the last ones were cut.
+func TestReviewKeysWrapAtSixtyColumns(t *testing.T) {
+	t.Parallel()
+	r := reviewRig(t, 60, 20)
+	r.say("write")
+	r.waitFor("done: write")
+	r.command("/changes", "Review · the session's file changes")
+	frame := r.waitKeys("enter/ctrl+o diff · u undo · r redo · U undo it and every later one · esc/q close", "notes.txt")
+	assertFrame(t, frame, 60, 20)
+	r.final()
+}
+
+// The help screen's footer says whole how to scroll and close it at 60
+// columns ("press ? or esc to" lost its end), and the last key line can
+// still be scrolled to.
+func TestHelpFooterWrapsAtSixtyColumns(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	s := f.run(60, 20)
+	s.waitScreen("› proj", "model: no model")
+	s.keys("?")
+	frame := s.waitKeys("Keys · Projects", "↑/↓ pgup/pgdn scroll · press ? or esc to close")
+	assertFrame(t, frame, 60, 20)
+	s.keys("end")
+	frame = s.waitKeys("ctrl+k command palette: go to a session, project, setting or command", "press ? or esc to close")
+	assertFrame(t, frame, 60, 20)
+	s.final()
+}
