@@ -85,7 +85,7 @@ func TestSettingsSentencesWrap(t *testing.T) {
 			frame = s.waitWhole("› Engine auto — runs the built-in engine: pi not found: install pi (npm install -g @earendil-works/pi-coding-agent) or set PI_TUI_PI to its path")
 			assertFrame(t, frame, size.w, size.h)
 			s.keys("end")
-			frame = s.waitWhole("› Live pi runtimes", "! "+modelsBad, "! ~/.pi/agent/settings.json is not valid JSON at line 2, column 26: it ends too early")
+			frame = s.waitWhole("› Live pi runtimes", "! "+modelsBad, "! ~/.pi/agent/settings.json is not valid JSON at line 2, column 26")
 			assertFrame(t, frame, size.w, size.h)
 			s.final()
 		})
