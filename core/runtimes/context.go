@@ -2,6 +2,8 @@ package runtimes
 
 import (
 	"context"
+
+	"github.com/pi-tui/pi-tui/core/agent"
 )
 
 // /context: the system prompt a session's runtime gets, section by
@@ -16,8 +18,12 @@ type Inspection struct {
 	// worktree, or the project root; ProjectRoot is the project's.
 	Root, ProjectRoot string
 	Sections          Sections
-	System            string
-	Sources           []SourceSize
+	// Plan is plan mode's section (agent.PlanPrompt) while the session
+	// is in plan mode, "" otherwise; System ends with it, as the model
+	// gets it.
+	Plan    string
+	System  string
+	Sources []SourceSize
 	// Problems are settings files that could not be used and skill or
 	// template files that were skipped, one sentence each.
 	Problems []string
@@ -43,6 +49,9 @@ func (m *Manager) Inspect(ctx context.Context, sessionID, modelSpec string) (Ins
 		return Inspection{}, err
 	}
 	in := Inspection{Model: b.spec.Model, Root: b.spec.Root, ProjectRoot: b.spec.ProjectRoot, Sections: b.spec.Sections, System: b.spec.Sections.System(), Problems: b.settings.problems}
+	if m.Plan(sessionID) {
+		in.Plan, in.System = agent.PlanPrompt, agent.WithPlan(in.System)
+	}
 	if c, err := b.res.ResolveRoot(ctx, b.spec.Root); err == nil {
 		for _, src := range c.Sources {
 			in.Sources = append(in.Sources, SourceSize{Label: src.Label, Bytes: src.Bytes, Shown: src.ShownBytes, Truncated: src.Truncated})

@@ -69,6 +69,9 @@ func (p *Page) content() string {
 	row("project memory", len(s.Memory))
 	row("skills", len(s.Skills))
 	row("environment", len(s.Environment))
+	if p.in.Plan != "" {
+		row("plan mode", len(p.in.Plan)) // the section plan mode adds last
+	}
 	for _, pr := range p.in.Problems {
 		b.WriteString("\n" + p.ui.Warn.Render("! "+common.VisibleLine(pr)))
 	}
