@@ -105,7 +105,8 @@ var commands = []command{
 	{path: "instructions", synopsis: "[--project P | --root DIR | --session ID] [--model PROVIDER/ID] [--json] [TARGET]",
 		summary: "show the instruction chain a runtime gets",
 		more: "For the project root, or for TARGET (absolute, or relative to the root; need not exist yet).\n" +
-			"--session: the chain that session's runtime gets, from its worktree when it has one.",
+			"--session: the chain that session's runtime gets, from its worktree when it has one.\n" +
+			"Without --model: the model a prompt would run (a line names it and why), with its provider files.",
 		flags: []flagDoc{flagProject, {"root", "DIR", "a folder instead of a registered project"},
 			{"session", "ID", "the root of this session: its worktree, or its project's root"}, flagModel, flagJSON},
 		args: []argKind{argPath}, example: "pi-tui instructions --project shop src/api/handler.go"},

@@ -14,6 +14,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
@@ -44,22 +45,27 @@ func (a *app) instructionsCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	m, notes, err := a.modelFor(*model, pl.AgentDir)
-	if err != nil {
-		return err
+	var named *instructions.Model
+	if *model != "" {
+		prov, id, err := settings.ParseModel(*model)
+		if err != nil {
+			return &usageError{msg: "instructions: " + err.Error()}
+		}
+		named = &instructions.Model{Provider: prov, ID: id}
 	}
+	var notes []string
 
 	// Which root: the named project, the given directory, or the project
 	// holding the working directory (else the working directory itself).
-	var root, cwd, from string
+	var root, cwd, from, chosen string
 	var proj *projects.Project
 	switch {
 	case *sessionID != "":
-		p, r, note, err := a.sessionRoot(*sessionID)
+		p, r, note, spec, err := a.sessionRoot(*sessionID)
 		if err != nil {
 			return err
 		}
-		root, proj, from = r, &p, note
+		root, proj, from, chosen = r, &p, note, spec
 	case *project != "":
 		_, p, err := a.find(*project)
 		if err != nil {
@@ -95,6 +101,17 @@ func (a *app) instructionsCmd(args []string) error {
 			}
 		}
 	}
+	var m instructions.Model
+	var which string
+	if named != nil {
+		m, which = *named, modelLine(named.Provider+"/"+named.ID, "--model")
+	} else {
+		var note string
+		m, which, note = a.promptModel(chosen)
+		if note != "" {
+			notes = append(notes, note)
+		}
+	}
 	r := instructions.New(instructions.Options{AgentDir: pl.AgentDir, Home: a.env("HOME"), Model: m})
 	var chain *instructions.Chain
 	switch {
@@ -119,45 +136,53 @@ func (a *app) instructionsCmd(args []string) error {
 		return enc.Encode(chain)
 	}
 	if from != "" {
-		fmt.Fprintf(a.stdout, "%s\n\n", upperFirst(safetext.Visible(from)))
+		fmt.Fprintf(a.stdout, "%s\n", upperFirst(safetext.Visible(from)))
+	}
+	if which != "" {
+		fmt.Fprintf(a.stdout, "%s\n", safetext.Visible(which))
+	}
+	if from != "" || which != "" {
+		fmt.Fprintln(a.stdout)
 	}
 	return a.printChain(chain)
 }
 
 // sessionRoot is the root a session's chain is resolved from: its
 // worktree when it has one (the branch's own instruction files), else its
-// project's root. note names it.
-func (a *app) sessionRoot(id string) (projects.Project, string, string, error) {
+// project's root. note names it; spec is the model (and thinking level)
+// the session chose last, which a prompt naming no model keeps.
+func (a *app) sessionRoot(id string) (_ projects.Project, root, note, spec string, _ error) {
 	sm, err := a.sessionManager()
 	if err != nil {
-		return projects.Project{}, "", "", err
+		return projects.Project{}, "", "", "", err
 	}
 	s, err := sm.Open(a.ctx, id)
 	if err != nil {
-		return projects.Project{}, "", "", err
+		return projects.Project{}, "", "", "", err
 	}
 	defer s.Close()
+	spec = provider.WithThinking(s.Chosen())
 	reg, err := a.registry()
 	if err != nil {
-		return projects.Project{}, "", "", err
+		return projects.Project{}, "", "", "", err
 	}
 	p, err := reg.Get(a.ctx, s.ProjectID())
 	if err != nil {
-		return projects.Project{}, "", "", fmt.Errorf("session %s belongs to no registered project: %w", id, err)
+		return projects.Project{}, "", "", "", fmt.Errorf("session %s belongs to no registered project: %w", id, err)
 	}
 	home := a.env("HOME")
 	svc, err := a.worktrees()
 	if err != nil {
-		return projects.Project{}, "", "", err
+		return projects.Project{}, "", "", "", err
 	}
 	w, bound, err := svc.Lookup(a.ctx, s)
 	if err != nil {
-		return projects.Project{}, "", "", err
+		return projects.Project{}, "", "", "", err
 	}
 	if bound {
-		return p, w.Root, fmt.Sprintf("chain from the worktree of session %s (branch %s): %s", s.ID(), w.Branch, paths.Tilde(w.Root, home)), nil
+		return p, w.Root, fmt.Sprintf("chain from the worktree of session %s (branch %s): %s", s.ID(), w.Branch, paths.Tilde(w.Root, home)), spec, nil
 	}
-	return p, p.Root, fmt.Sprintf("chain from the root of project %s: %s", p.Name, paths.Tilde(p.Root, home)), nil
+	return p, p.Root, fmt.Sprintf("chain from the root of project %s: %s", p.Name, paths.Tilde(p.Root, home)), spec, nil
 }
 
 // canonicalTarget rewrites an absolute target written through a link to
@@ -193,24 +218,55 @@ func canonicalTarget(target, root string) string {
 	}
 }
 
-// modelFor picks the model whose provider files apply: --model, else the
-// defaults in A/settings.json, else none (with a note saying so).
-func (a *app) modelFor(flagValue, agentDir string) (instructions.Model, []string, error) {
-	if flagValue != "" {
-		provider, id, err := settings.ParseModel(flagValue)
-		if err != nil {
-			return instructions.Model{}, nil, &usageError{msg: "instructions: " + err.Error()}
-		}
-		return instructions.Model{Provider: provider, ID: id}, nil, nil
-	}
-	d, err := settings.ReadDefaults(agentDir)
+// promptModel is the model whose provider files apply when no --model is
+// given: the one a prompt would run (spec: the session's own choice, or
+// "" for settings.json's default, else the first model with a key), found
+// by the resolution the status bar and Settings use (runtimes.Manager.Model,
+// ADR 0052), so the chain shown is the chain a prompt gets. which says
+// the model and where it comes from, in one line; note, when no model's
+// provider files can apply, says why.
+func (a *app) promptModel(spec string) (m instructions.Model, which, note string) {
+	const left = "provider files (CLAUDE.md, CODEX.md, GEMINI.md) are not included"
+	h, err := a.openHost()
 	if err != nil {
-		return instructions.Model{}, []string{err.Error() + "; provider files are not included"}, nil
+		return m, "", fmt.Sprintf("no model given (--model PROVIDER/ID), and the one a prompt would use cannot be told (%v): %s", err, left)
 	}
-	if d.Provider == "" {
-		return instructions.Model{}, []string{"no model given (--model PROVIDER/ID) and no defaultProvider in settings.json: provider files (CLAUDE.md, CODEX.md, GEMINI.md) are not included"}, nil
+	c, err := h.Runtimes.Model(a.ctx, spec)
+	switch {
+	case err != nil:
+		return m, "", fmt.Sprintf("no model given (--model PROVIDER/ID), and a prompt would find none (%v): %s", err, left)
+	case c.Model.Provider == "":
+		// The pi engine with a model only pi knows: pi picks it, and a
+		// prompt's chain has no provider file either.
+		return m, "", "no model given (--model PROVIDER/ID), and pi would pick its own model: " + left
 	}
-	return instructions.Model{Provider: d.Provider, ID: d.Model}, nil, nil
+	var why []string
+	if o := c.Origin(); o != "" {
+		why = append(why, o)
+	} else if spec != "" {
+		why = append(why, "this session")
+	}
+	switch {
+	case c.ByPi:
+		why = append(why, "run by pi")
+	case !c.Usable:
+		why = append(why, "no key: a prompt fails until one is set")
+	}
+	return instructions.Model{Provider: c.Model.Provider, ID: c.Model.ID}, modelLine(c.Model.String(), strings.Join(why, "; ")), ""
+}
+
+// modelLine says which model's provider files the chain has and why
+// that model: "Model anthropic/claude-sonnet-4-5 (first in models.json),
+// the one a prompt would use".
+func modelLine(model, why string) string {
+	line := "Model " + model
+	if why != "" {
+		line += " (" + why + ")"
+	}
+	if why == "--model" {
+		return line
+	}
+	return line + ", the one a prompt would use"
 }
 
 // projectHolding finds the registered project whose root holds dir (the

@@ -1,12 +1,19 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/sessions"
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
 func writeFile(t *testing.T, path, body string) {
@@ -115,10 +122,21 @@ func TestInstructionsProjectTrustAndModelDefaults(t *testing.T) {
 	if labelsOf(ch) != "~/.pi/agent/AGENTS.md,AGENTS.md" || !strings.Contains(strings.Join(ch.Warnings, "\n"), "no model given") {
 		t.Errorf("no model: %s %v", labelsOf(ch), ch.Warnings)
 	}
-	// settings.json supplies the default model.
-	writeFile(t, filepath.Join(agent, "settings.json"), `{"defaultProvider":"anthropic","defaultModel":"claude-x","other":1}`)
+	// A default a prompt cannot run is no model either, and the warning
+	// says what a prompt would say.
+	writeFile(t, filepath.Join(agent, "settings.json"), `{"defaultProvider":"anthropic","defaultModel":"claude-x"}`)
+	if ch = c.chain("--project", "mono"); labelsOf(ch) != "~/.pi/agent/AGENTS.md,AGENTS.md" ||
+		!strings.Contains(strings.Join(ch.Warnings, "\n"), `provider "anthropic" has no model "claude-x"`) {
+		t.Errorf("unknown default: %s %v", labelsOf(ch), ch.Warnings)
+	}
+	// settings.json supplies the default model (a prompt would run it,
+	// and fail for want of a key: the line says so).
+	writeFile(t, filepath.Join(agent, "settings.json"), `{"defaultProvider":"anthropic","defaultModel":"claude-haiku-4-5","other":1}`)
 	if ch = c.chain("--project", "mono"); labelsOf(ch) != "~/.pi/agent/AGENTS.md,~/.pi/agent/CLAUDE.md,AGENTS.md" {
 		t.Errorf("settings default: %s", labelsOf(ch))
+	}
+	if out := c.ok("instructions", "--project", "mono"); !strings.HasPrefix(out, "Model anthropic/claude-haiku-4-5 (settings.json; no key: a prompt fails until one is set), the one a prompt would use\n\n") {
+		t.Errorf("the model line:\n%s", out)
 	}
 	// Untrusted: nested instructions are not loaded, and it says so.
 	ch = c.chain("--project", "mono", "packages/api/x.go")
@@ -241,5 +259,83 @@ func TestInstructionsCountTheSameBytesInTotalAndRows(t *testing.T) {
 	}
 	if strings.Contains(out, "45 bytes  whole") {
 		t.Errorf("a row counts the file where the total counts the text:\n%s", out)
+	}
+}
+
+// TestInstructionsUseThePromptsModel: with no --model and no default in
+// settings.json, `instructions` uses the model a prompt would run (here
+// the only provider models.json declares, anthropic), says which and why
+// on one line, and its chain has that provider's CLAUDE.md: the text a
+// prompt on the same project sends (issue 24).
+func TestInstructionsUseThePromptsModel(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	fake := fakemodel.New(t, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "ok"} })
+	agent := filepath.Join(c.env["HOME"], ".pi", "agent")
+	writeFile(t, filepath.Join(agent, "models.json"), fmt.Sprintf(`{"providers":{"anthropic":{"baseUrl":%q,"apiKey":"FAKE_API_KEY",
+		"models":[{"id":"m1","name":"Fake","contextWindow":200000,"maxTokens":4096}]}}}`, fake.URL))
+	c.env["FAKE_API_KEY"] = "test-key"
+	root := mkdir(t, c.env["HOME"], "shop")
+	writeFile(t, filepath.Join(root, "AGENTS.md"), "Shop rules.")
+	writeFile(t, filepath.Join(root, "CLAUDE.md"), "Claude: answer briefly.")
+	c.ok("projects", "add", root, "--name", "shop")
+
+	out := c.ok("instructions", "--project", "shop")
+	if first, _, _ := strings.Cut(out, "\n"); first != "Model anthropic/claude-sonnet-5-5 (key in models.json), the one a prompt would use" {
+		t.Errorf("first line = %q\n%s", first, out)
+	}
+	if strings.Contains(out, "no model given") || !strings.Contains(out, `"CLAUDE.md"  provider`) {
+		t.Errorf("the chain has no provider file:\n%s", out)
+	}
+	ch := c.chain("--project", "shop")
+	if labelsOf(ch) != "AGENTS.md,CLAUDE.md" || len(ch.Warnings) != 0 || !strings.Contains(ch.Text, "Claude: answer briefly.") {
+		t.Errorf("chain = %s %v %q", labelsOf(ch), ch.Warnings, ch.Text)
+	}
+
+	c.ok("prompt", "--project", "shop", "hi")
+	reqs := fake.Requests()
+	if len(reqs) != 1 || !strings.Contains(reqs[0].System, ch.Text) {
+		t.Errorf("the prompt's system prompt does not hold the chain shown:\nshown %q\nsent %q", ch.Text, reqs)
+	}
+
+	// A session keeps the model it chose (/model): --session names it,
+	// and a prompt in the session runs it.
+	var list []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(c.ok("sessions", "list", "shop", "--json")), &list); err != nil || len(list) != 1 {
+		t.Fatalf("sessions: %v %v", list, err)
+	}
+	chooseModel(t, c, list[0].ID, "anthropic/m1")
+	out = c.ok("instructions", "--session", list[0].ID)
+	if lines := strings.Split(out, "\n"); len(lines) < 2 || lines[1] != "Model anthropic/m1 (this session), the one a prompt would use" {
+		t.Errorf("the session's model line:\n%s", out)
+	}
+	c.ok("prompt", "--project", "shop", "--session", list[0].ID, "again")
+	if reqs = fake.Requests(); len(reqs) != 2 || reqs[1].Body["model"] != "m1" {
+		t.Errorf("the session's prompt ran %v", reqs[len(reqs)-1].Body["model"])
+	}
+}
+
+// chooseModel records a session's model choice as /model does.
+func chooseModel(t *testing.T, c *cli, id, model string) {
+	t.Helper()
+	pl, err := paths.Resolve("", "", func(k string) string { return c.env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := host.Open(ctx, pl, host.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	s, err := h.Runtimes.Sessions().Open(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Append(ctx, sessions.TypeModelChange, map[string]string{"model": model}); err != nil {
+		t.Fatal(err)
 	}
 }

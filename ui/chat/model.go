@@ -248,7 +248,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(append(cmds, m.br.wait())...)
 	case openedMsg:
 		if msg.err != nil {
-			return common.Failure(msg.err)
+			return m.failureNotice(msg.err)
 		}
 		m.close()
 		m.sid, m.title, m.open = msg.id, msg.title, msg.sess
@@ -276,7 +276,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			say = common.Notice("%s", msg.notice)
 		}
 		if msg.invalid != "" {
-			say = common.Failure(errors.New(msg.invalid))
+			say = m.failureNotice(errors.New(msg.invalid))
 		}
 		m.tab.Show(true)
 		return tea.Batch(m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid), m.loadChanges())

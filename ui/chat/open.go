@@ -2,14 +2,17 @@ package chat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/ui/common"
+	"github.com/pi-tui/pi-tui/ui/dialog"
 )
 
 // Opening and starting sessions: the list's enter, n and w come here
@@ -99,14 +102,22 @@ func (m *Model) NewInWorktree() tea.Cmd {
 	if m.project == nil || m.d.Host == nil || svc == nil {
 		return nil
 	}
-	sm, pid, ctx := m.d.Runtimes.Sessions(), m.project.ID, m.ctx
+	sm, pid, ctx, home := m.d.Runtimes.Sessions(), m.project.ID, m.ctx, m.d.UI.Home
 	return func() tea.Msg {
 		s, w, err := svc.NewSession(ctx, sm, pid, "", "")
 		if err != nil {
 			return openedMsg{err: err}
 		}
-		return openedMsg{id: s.ID(), sess: s, branch: w.Branch, notice: fmt.Sprintf("working on branch %s (from %s) in %s", w.Branch, w.Base, common.VisibleLine(w.Root))}
+		// Paths in notices write the home folder as ~, as dialogs do.
+		return openedMsg{id: s.ID(), sess: s, branch: w.Branch, notice: fmt.Sprintf("working on branch %s (from %s) in %s", w.Branch, w.Base, common.VisibleLine(paths.Tilde(w.Root, home)))}
 	}
+}
+
+// failureNotice says err in the status bar with the home folder written
+// as ~, as dialogs write it: opening a session in a worktree fails
+// naming its folder.
+func (m *Model) failureNotice(err error) tea.Cmd {
+	return common.Failure(errors.New(dialog.Tilde(err.Error(), m.d.UI.Home)))
 }
 
 // rename names the open session (/name NAME), or asks for the name.

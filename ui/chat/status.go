@@ -110,5 +110,5 @@ func (m *Model) stateLine() string {
 	}
 	// One part wider than the whole line (only at widths below the
 	// program's minimum) wraps rather than being cut.
-	return ansi.Wrap(line, max(m.width, 10), "")
+	return common.Wrap(line, max(m.width, 10))
 }

@@ -73,11 +73,5 @@ func KeyCoverage(table any, shown [][]key.Binding) (notShown, notInTable []strin
 // Hints draws a hint line from bindings ("tab complete · esc cancel"), so
 // what a screen says under itself is its key table, not a copy of it.
 func Hints(bs ...key.Binding) string {
-	parts := make([]string, 0, len(bs))
-	for _, b := range bs {
-		if h := b.Help(); h.Key != "" {
-			parts = append(parts, h.Key+" "+h.Desc)
-		}
-	}
-	return strings.Join(parts, " · ")
+	return strings.Join(HintList(bs...), " · ")
 }

@@ -31,7 +31,7 @@ func box(st *common.UI, width int, title, body string, hints []string) string {
 	// Titles carry names from files and models (a project's, a session's,
 	// a branch): shown, never interpreted by the terminal.
 	head := st.DialogHead.Render(Paragraph(st, common.VisibleLine(title), w-4))
-	inner := lipgloss.JoinVertical(lipgloss.Left, head, "", body, "", st.Dim.Render(joinHints(hints, " · ", w-4)))
+	inner := lipgloss.JoinVertical(lipgloss.Left, head, "", body, "", st.Dim.Render(common.JoinHints(hints, " · ", w-4)))
 	return st.Dialog.Width(w).Render(inner)
 }
 
@@ -75,37 +75,6 @@ func pathChar(c byte) bool {
 	return c == '.' || c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
-// joinHints joins hints with sep into lines of at most width cells,
-// breaking only between hints (a key and what it does stay together).
-func joinHints(hints []string, sep string, width int) string {
-	var lines []string
-	cur := ""
-	for _, h := range hints {
-		switch {
-		case cur == "":
-			cur = h
-		case ansi.StringWidth(cur+sep+h) <= width:
-			cur += sep + h
-		default:
-			lines = append(lines, cur)
-			cur = h
-		}
-	}
-	lines = append(lines, cur)
-	return Wrap(strings.Join(lines, "\n"), width)
-}
-
-// keyHints are the help texts of bindings, as "key what-it-does".
-func keyHints(bs ...key.Binding) []string {
-	var out []string
-	for _, b := range bs {
-		if h := b.Help(); h.Key != "" {
-			out = append(out, h.Key+" "+h.Desc)
-		}
-	}
-	return out
-}
-
 // Confirm asks a yes/no question. Yes runs onYes (then closes); no or esc
 // closes.
 type Confirm struct {
@@ -143,7 +112,7 @@ func (c *Confirm) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 }
 
 func (c *Confirm) View(width, height int) string {
-	return box(c.st, width, c.title, Paragraph(c.st, c.body, textWidth(width)), keyHints(c.yesKey, c.noKey))
+	return box(c.st, width, c.title, Paragraph(c.st, c.body, textWidth(width)), common.HintList(c.yesKey, c.noKey))
 }
 func (c *Confirm) Title() string         { return c.title }
 func (c *Confirm) Help() [][]key.Binding { return [][]key.Binding{{c.yesKey, c.noKey}} }
@@ -315,7 +284,7 @@ func (p *Prompt) View(width, height int) string {
 	if p.errText != "" {
 		body += "\n" + p.st.Error.Render(Paragraph(p.st, p.errText, tw))
 	}
-	return box(p.st, width, p.title, body, keyHints(p.keys.OK, p.keys.Cancel))
+	return box(p.st, width, p.title, body, common.HintList(p.keys.OK, p.keys.Cancel))
 }
 func (p *Prompt) Title() string         { return p.title }
 func (p *Prompt) Help() [][]key.Binding { return [][]key.Binding{{p.keys.OK, p.keys.Cancel}} }

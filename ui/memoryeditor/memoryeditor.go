@@ -99,6 +99,9 @@ type Page struct {
 	after func() tea.Cmd
 
 	width, height int
+	// chrome is the lines the last frame's heading, warning, meter and
+	// key hints took: they wrap, so the body gets what they leave.
+	chrome int
 }
 
 // New returns the page for the project at root; label names it.
@@ -403,10 +406,18 @@ func (p *Page) conflictDialog() common.Layer {
 		dialog.Choice{Key: bindKey("k", "keep editing")})
 }
 
+// layout sizes the fields and the preview to what the page's wrapped
+// lines (p.chrome) leave.
 func (p *Page) layout() {
+	chrome := max(p.chrome, 3)
 	p.title.Width = max(p.width-12, 10)
-	p.content.SetSize(p.width, max(p.height-7, 3))
-	p.preview.Width, p.preview.Height = p.width, max(p.height-3, 3)
+	p.content.SetSize(p.width, max(p.height-chrome-4, 3))
+	p.preview.Width, p.preview.Height = p.width, max(p.height-chrome-len(p.previewHead()), 3)
+}
+
+// previewHead is the line over the preview, wrapped.
+func (p *Page) previewHead() []string {
+	return strings.Split(common.Wrap("What a runtime receives after the project instructions (esc back):", max(p.width, 10)), "\n")
 }
 
 // entryName names an entry in the list, one line, its controls shown.
@@ -421,39 +432,36 @@ func entryName(e memory.Entry) string {
 	return common.VisibleLine(first)
 }
 
-// View draws the page.
+// View draws the page. Its sentences (the empty list's, a warning, the
+// meter, the key hints) wrap at the width, never cut; the body gets the
+// lines they leave.
 func (p *Page) View(width, height int) string {
-	if width != p.width || height != p.height {
-		p.width, p.height = width, height
-		p.layout()
-	}
 	st := p.st
-	head := st.Title.Render("Memory · " + p.label)
-	if p.dirty() {
-		head += st.Warn.Render("  modified")
-	}
-	if p.busy != "" {
-		head += st.Dim.Render("  " + p.busy + "…")
-	}
-	w := max(width, 20)
+	w := max(width, 10)
+	head := p.head(w)
 	if p.loadErr != "" {
-		return head + "\n\n" + st.Error.Render(ansi.Wrap("Cannot load memory: "+p.loadErr, w, "")) + "\n\n" + st.Dim.Render("esc close")
+		return head + "\n\n" + st.Error.Render(common.Wrap("Cannot load memory: "+p.loadErr, w)) + "\n\n" + st.Dim.Render("esc close")
 	}
 	if !p.loaded {
 		return head
 	}
-	// The warning, the meter and the keys are sentences: they wrap, and
-	// the body gets the lines they leave.
-	var warn []string
+	lines := []string{head}
 	if p.warn != "" {
-		warn = strings.Split(ansi.Wrap(p.warn, w, ""), "\n")
+		lines = append(lines, st.Warn.Render(common.Wrap(p.warn, w)))
 	}
-	foot := append(strings.Split(ansi.Wrap(p.meter(), w, ""), "\n"), p.helpLines(w)...)
-	chrome := 1 + len(warn) + len(foot)
+	foot := []string{p.meter(w), p.helpLine(w)}
+	chrome := 0
+	for _, l := range append(append([]string(nil), lines...), foot...) {
+		chrome += strings.Count(l, "\n") + 1
+	}
+	if width != p.width || height != p.height || chrome != p.chrome {
+		p.width, p.height, p.chrome = width, height, chrome
+		p.layout()
+	}
 	var body string
 	switch p.mode {
 	case modePreview:
-		body = st.Dim.Render(ansi.Wrap("What a runtime receives after the project instructions (esc back):", w, "")) + "\n" + p.preview.View()
+		body = st.Dim.Render(strings.Join(p.previewHead(), "\n")) + "\n" + p.preview.View()
 	case modeEntry:
 		label := func(i int, s string) string {
 			if p.field == i {
@@ -466,35 +474,43 @@ func (p *Page) View(width, height int) string {
 	default:
 		body = p.listView(height-chrome-1, w)
 	}
-	lines := []string{head}
-	for _, l := range warn {
-		lines = append(lines, st.Warn.Render(l))
-	}
-	lines = append(lines, body)
-	lines = append(lines, foot...)
+	lines = append(append(lines, body), foot...)
 	return strings.Join(lines, "\n")
+}
+
+// head is the page's heading: the project, and whether the memory is
+// modified or being loaded or saved; wrapped when the name is long.
+func (p *Page) head(w int) string {
+	st := p.st
+	title, modified, busy := "Memory · "+p.label, "", ""
+	if p.dirty() {
+		modified = "  modified"
+	}
+	if p.busy != "" {
+		busy = "  " + p.busy + "…"
+	}
+	if ansi.StringWidth(title+modified+busy) > w {
+		return st.Title.Render(common.Wrap(title+modified+busy, w))
+	}
+	return st.Title.Render(title) + st.Warn.Render(modified) + st.Dim.Render(busy)
 }
 
 func (p *Page) listView(h, w int) string {
 	st := p.st
 	if len(p.entries) == 0 {
-		return ansi.Wrap("No memory yet. Press "+st.Key.Render("a")+" to add an entry: notes the agent should know about this project.", w, "")
+		// A sentence: wrapped, its key shown as a key.
+		add := p.keys.Add.Help().Key
+		press := "Press " + add + " "
+		text := common.Wrap("No memory yet. "+press+"to add an entry: notes the agent should know about this project.", w)
+		if i := strings.Index(text, press); i >= 0 {
+			text = text[:i] + "Press " + st.Key.Render(add) + " " + text[i+len(press):]
+		}
+		return text
 	}
 	var lines []string
 	p.list.SetLines(h)
 	for i, e := range p.list.Window() {
-		name := entryName(e)
-		size := fmt.Sprintf("%6s B", common.Group(len(strings.TrimSpace(e.Content))))
-		line := fmt.Sprintf("%s  %s", size, name)
-		if e.By == memory.ByAgent {
-			line = fmt.Sprintf("%s  %s  · by the agent", size, name)
-		}
-		if strings.TrimSpace(e.Content) == "" {
-			line += "  (no content: dropped on save)"
-		}
-		if w := p.width - 2; len([]rune(line)) > w && w > 3 {
-			line = string([]rune(line)[:w-1]) + "…"
-		}
+		line := entryRow(e, w-2)
 		if i == p.list.Cursor() {
 			line = st.Selected.Render("› " + line)
 		} else {
@@ -505,39 +521,49 @@ func (p *Page) listView(h, w int) string {
 	return strings.Join(lines, "\n")
 }
 
+// entryRow is an entry's row in w cells: its size, its name (data: cut
+// with … when the row is too wide) and what the row must say whole (by
+// the agent, dropped on save).
+func entryRow(e memory.Entry, w int) string {
+	size := fmt.Sprintf("%6s B  ", common.Group(len(strings.TrimSpace(e.Content))))
+	var tail string
+	if e.By == memory.ByAgent {
+		tail = "  · by the agent"
+	}
+	if strings.TrimSpace(e.Content) == "" {
+		tail += "  (no content: dropped on save)"
+	}
+	name := entryName(e)
+	if room := w - ansi.StringWidth(size+tail); room >= 8 {
+		return size + ansi.Truncate(name, room, "…") + tail
+	}
+	return ansi.Truncate(size+name+tail, max(w, 1), "…")
+}
+
 // meter shows the projection's size against the limit; over it, saving is
-// refused and the meter says so.
-func (p *Page) meter() string {
+// refused and the meter says so, wrapped at w.
+func (p *Page) meter(w int) string {
 	n := len(p.projection())
 	text := fmt.Sprintf("%s / %s bytes", common.Group(n), common.Group(memory.LimitBytes)) + p.agent.meter()
 	if n > memory.LimitBytes {
-		return p.st.Error.Render(text + fmt.Sprintf(" — %s over the limit: saving is refused until you shorten it", common.Plural(n-memory.LimitBytes, "byte")))
+		return p.st.Error.Render(common.Wrap(text+fmt.Sprintf(" — %s over the limit: saving is refused until you shorten it", common.Plural(n-memory.LimitBytes, "byte")), w))
 	}
-	return p.st.Dim.Render(text)
+	return p.st.Dim.Render(common.Wrap(text, w))
 }
 
-// helpLines are the mode's keys, wrapped between two of them at w.
-func (p *Page) helpLines(w int) []string {
+// helpLine is the mode's keys, wrapped between hints at w.
+func (p *Page) helpLine(w int) string {
 	k := p.keys
-	var keys []key.Binding
-	var more []string
+	var hints []string
 	switch p.mode {
 	case modeEntry:
-		keys, more = []key.Binding{k.Field, k.Close, k.Save}, []string{"f1 help"}
+		hints = append(common.HintList(k.Field, k.Close, k.Save), "f1 help")
 	case modePreview:
-		keys = []key.Binding{k.Nav.Up, k.Close}
+		hints = common.HintList(k.Nav.Up, k.Close)
 	default:
-		keys = []key.Binding{k.Add, k.Edit, k.Delete, k.AgentWrites, k.Save, k.Close}
+		hints = common.HintList(k.Add, k.Edit, k.Delete, k.AgentWrites, k.Save, k.Close)
 	}
-	var hints []string
-	for _, b := range keys {
-		hints = append(hints, common.Hints(b))
-	}
-	lines := common.HintLines("", append(hints, more...), w)
-	for i, l := range lines {
-		lines[i] = p.st.Dim.Render(l)
-	}
-	return lines
+	return p.st.Dim.Render(common.JoinHints(hints, " · ", w))
 }
 
 // Title names the page.

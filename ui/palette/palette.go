@@ -370,9 +370,9 @@ func (m *Model) footer(width int) string {
 		parts = append(parts, "reading the "+m.loading+"…")
 	}
 	parts = append(parts, common.Hints(m.keys.Go, m.keys.Close))
-	out := st.Dim.Render(ansi.Wrap(strings.Join(parts, " · "), width, ""))
+	out := st.Dim.Render(common.Wrap(strings.Join(parts, " · "), width))
 	for _, e := range m.errs {
-		out += "\n" + st.Error.Render(ansi.Wrap(common.VisibleLine(e), width, ""))
+		out += "\n" + st.Error.Render(common.Wrap(common.VisibleLine(e), width))
 	}
 	return out
 }

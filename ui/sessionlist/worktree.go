@@ -68,14 +68,14 @@ func (m *Model) updateWorktrees(msg tea.Msg) (tea.Cmd, bool) {
 	case wtDoneMsg:
 		say := common.Notice("%s", msg.text)
 		if msg.err != nil {
-			say = common.Failure(msg.err)
+			say = m.failure(msg.err)
 		}
 		// The list (and its worktrees) first, so what the notice says is
 		// what the list shows.
 		return tea.Sequence(m.loadList(), tea.Batch(say, func() tea.Msg { return common.ProjectsChangedMsg{} })), true
 	case wtDiffMsg:
 		if msg.err != nil {
-			return common.Failure(msg.err), true
+			return m.failure(msg.err), true
 		}
 		return m.d.UI.Push(newDiffPage(m.d.UI, msg.branch, msg.text)), true
 	}
@@ -172,7 +172,7 @@ func (m *Model) ask(msg wtAskMsg) tea.Cmd {
 		return m.unbindDialog(inv)
 	}
 	if msg.err != nil {
-		return common.Failure(msg.err)
+		return m.failure(msg.err)
 	}
 	if msg.op == "discard" {
 		body := worktree.DiscardQuestion(msg.w, msg.st) + "\nThe session stays and works in the project root from then on."
@@ -187,7 +187,7 @@ func (m *Model) ask(msg wtAskMsg) tea.Cmd {
 		}, "X"))
 	}
 	if msg.st.Missing {
-		return common.Failure(errors.New(msg.st.Fix))
+		return m.failure(errors.New(msg.st.Fix))
 	}
 	hint := fmt.Sprintf("merges %s into %s in %s", msg.w.Branch, msg.w.Base, msg.w.Main)
 	if msg.st.Dirty() {
@@ -216,6 +216,13 @@ func (m *Model) ask(msg wtAskMsg) tea.Cmd {
 		}))
 }
 
+// failure says err in the status bar with the home folder written as ~,
+// as dialogs write it: a worktree's errors name its folders (the main
+// checkout, the worktree under the data folder).
+func (m *Model) failure(err error) tea.Cmd {
+	return common.Failure(errors.New(dialog.Tilde(err.Error(), m.d.UI.Home)))
+}
+
 // unbindDialog asks to unbind a session from a worktree binding pi-tui
 // cannot verify: nothing is deleted (the folder and branch it names may be
 // anyone's), and the session works in the project's main checkout.
@@ -235,7 +242,7 @@ func (m *Model) unbindDialog(inv *worktree.InvalidError) tea.Cmd {
 // showDiff loads a session's worktree diff for the diff page.
 func (m *Model) showDiff(id string) tea.Cmd {
 	if inv, ok := m.wt.of.Invalid[id]; ok {
-		return common.Failure(inv)
+		return m.failure(inv)
 	}
 	w, ok := m.wt.of.Bound[id]
 	if !ok {

@@ -388,8 +388,8 @@ func (p *Page) View(w, h int) string {
 	if ansi.StringWidth(title+"  "+hint) <= w {
 		head = []string{st.Title.Render(title) + st.Dim.Render("  "+hint)}
 	} else {
-		head = []string{st.Title.Render(ansi.Wrap(title, w, ""))}
-		for _, l := range strings.Split(ansi.Wrap(hint, max(w-2, 10), ""), "\n") {
+		head = []string{st.Title.Render(common.Wrap(title, w))}
+		for _, l := range strings.Split(common.Wrap(hint, max(w-2, 10)), "\n") {
 			head = append(head, st.Dim.Render("  "+l))
 		}
 	}
@@ -404,7 +404,7 @@ func (p *Page) View(w, h int) string {
 	case p.searching:
 		count = fmt.Sprintf("%d of %d matching, of %s", p.rows.Cursor()+1, p.rows.Len(), entryCount(len(p.rows.Items())))
 	}
-	foot := strings.Split(ansi.Wrap(count+" · ▶ where the session is now · │ its branch", max(w, 10), ""), "\n")
+	foot := strings.Split(common.Wrap(count+" · ▶ where the session is now · │ its branch", max(w, 10)), "\n")
 	p.rows.SetLines(h - len(head) - len(foot))
 	var b strings.Builder
 	b.WriteString(strings.Join(head, "\n") + "\n")

@@ -225,7 +225,7 @@ func (it *item) fileLines(st *common.UI, width int, opts viewOpts) string {
 		b.WriteString("\n" + style.Render(indent(indent(line))))
 	}
 	if f.note != "" {
-		b.WriteString("\n" + st.Dim.Render(indent(indent(ansi.Wrap(common.VisibleLine("checkpoint: "+f.note), w, "")))))
+		b.WriteString("\n" + st.Dim.Render(indent(indent(common.Wrap(common.VisibleLine("checkpoint: "+f.note), w)))))
 	}
 	if len(f.rows) == 0 {
 		return b.String()

@@ -65,7 +65,7 @@ func (it *item) changeLines(st *common.UI, width int) string {
 	} else {
 		line += " · /undo-memory undoes it"
 	}
-	b.WriteString("\n" + st.Dim.Render(indent(indent(ansi.Wrap(common.VisibleLine(line), w, "")))))
+	b.WriteString("\n" + st.Dim.Render(indent(indent(common.Wrap(common.VisibleLine(line), w)))))
 	text := func(sign string, e *memory.Entry) {
 		if e == nil {
 			return

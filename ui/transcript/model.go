@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
@@ -262,7 +261,7 @@ func (m *Model) View(h int) string {
 		// agent may do, and that commands wait for approval): wrapped at
 		// words, never cut at the edge.
 		lines = nil
-		for _, l := range strings.Split(ansi.Wrap(m.empty, max(m.width, 10), ""), "\n") {
+		for _, l := range strings.Split(common.Wrap(m.empty, max(m.width, 10)), "\n") {
 			lines = append(lines, m.ui.Dim.Render(l))
 		}
 	}

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/memory"
@@ -225,7 +223,7 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 	// wrapping: the width functions count a tab as nothing, the terminal
 	// as a jump.
 	wrap := func(s string) string {
-		return indent(ansi.Wrap(strings.ReplaceAll(common.Visible(s), "\t", "    "), max(width-4, 10), ""))
+		return indent(common.Wrap(strings.ReplaceAll(common.Visible(s), "\t", "    "), max(width-4, 10)))
 	}
 	switch it.kind {
 	case kindUser:
@@ -350,7 +348,7 @@ func (it *item) toolLine(st *common.UI, width int) string {
 	if it.status == "error" {
 		style = st.Error
 	}
-	s := indent(ansi.Wrap(line, max(width-4, 10), ""))
+	s := indent(common.Wrap(line, max(width-4, 10)))
 	if it.marked {
 		s = "▸" + s[1:] // the call ctrl+o acts on
 	}

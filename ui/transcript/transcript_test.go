@@ -120,3 +120,39 @@ func TestScrollStopsAtTheFirstLine(t *testing.T) {
 		}
 	}
 }
+
+// TestSentencesBreakAtSpaces: the transcript's sentences (the new
+// session's introduction, a notice, an error, a failed call's reason)
+// break only at spaces: "auto-edits" never ends a line as "auto-".
+func TestSentencesBreakAtSpaces(t *testing.T) {
+	st := uitest.UI()
+	text := "in the ask and auto-edits modes the agent's pre-flight checks run only once you approve them"
+	words := strings.Fields(text)
+	whole := func(name string, lines []string) {
+		t.Helper()
+		seen := map[string]bool{}
+		for _, l := range lines {
+			for _, w := range strings.Fields(l) {
+				seen[w] = true
+			}
+		}
+		for _, w := range words {
+			if !seen[w] {
+				t.Errorf("%s: %q broke across lines:\n%s", name, w, strings.Join(lines, "\n"))
+			}
+		}
+	}
+	for width := 24; width <= 60; width += 3 {
+		m := New(st, nil)
+		m.SetWidth(width)
+		m.SetEmpty(text)
+		whole(fmt.Sprintf("the introduction at %d", width), strings.Split(m.View(20), "\n"))
+		for _, it := range []*item{
+			{kind: kindNotice, ready: true, mild: true, text: text},
+			{kind: kindAssistant, ready: true, errText: text},
+			{kind: kindTool, ready: true, tool: "write", path: "n.txt", status: "error", result: "The user denied this write call: " + text},
+		} {
+			whole(fmt.Sprintf("item %d at %d", it.kind, width), it.render(st, width, viewOpts{}))
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package dialog
+package common
 
 import (
 	"strings"
@@ -77,5 +77,21 @@ func TestWrapExactKeepsEverything(t *testing.T) {
 	}
 	if got := WrapExact("echo hello world", 11); got[0] != "echo hello " || got[1] != "world" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// A sentence breaks at spaces, never at a hyphen inside a word (issue
+// 24: the new session's introduction showed "auto-" / "edits modes").
+func TestWrapKeepsHyphenatedWords(t *testing.T) {
+	text := "its commands run as you, and in the ask and auto-edits modes only once you approve them"
+	for w := 20; w <= 60; w++ {
+		for _, l := range strings.Split(Wrap(text, w), "\n") {
+			if strings.HasSuffix(l, "-") || strings.HasPrefix(l, "edits") {
+				t.Errorf("width %d: %q broke auto-edits", w, l)
+			}
+			if ansi.StringWidth(l) > w {
+				t.Errorf("width %d: %q is too wide", w, l)
+			}
+		}
 	}
 }
