@@ -55,6 +55,25 @@ func hanging(style lipgloss.Style, first, rest, text string, w int) string {
 	return strings.Join(lines, "\n")
 }
 
+// readSelected draws a line for reading under the cursor: text after
+// first, wrapped as hanging does, with "› " in place of the last two
+// spaces before first's words.
+func readSelected(st *common.UI, first, text string, w int) string {
+	rest := strings.Repeat(" ", ansi.StringWidth(first))
+	if n := len(first) - len(strings.TrimLeft(first, " ")); n >= 2 {
+		first = first[:n-2] + "› " + first[n:]
+	}
+	lines := wrapText(text, w-ansi.StringWidth(first))
+	for i, l := range lines {
+		lead := rest
+		if i == 0 {
+			lead = first
+		}
+		lines[i] = st.Selected.Render(lead + l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // wrapText wraps plain text s at spaces into lines of at most w cells,
 // never fewer than 16 so a narrow window still reads; a word longer than
 // a line (a long path) is broken where the line ends. Hyphens do not
