@@ -74,6 +74,41 @@ func readSelected(st *common.UI, first, text string, w int) string {
 	return strings.Join(lines, "\n")
 }
 
+// rowPart is a piece of a row that packParts keeps whole when a line
+// holds it, and sep what goes before it when it follows another on a
+// line.
+type rowPart struct{ sep, text string }
+
+// packParts lays parts out in lines: the first at most first cells, the
+// others at most rest (never fewer than 16), each part after the one
+// before when it fits, else on the next line. A part longer than a whole
+// line is wrapped as wrapText wraps.
+func packParts(parts []rowPart, first, rest int) []string {
+	var lines []string
+	cur, curW := "", 0
+	width := func() int {
+		if len(lines) == 0 {
+			return max(first, 16)
+		}
+		return max(rest, 16)
+	}
+	for _, p := range parts {
+		tw, sw := ansi.StringWidth(p.text), ansi.StringWidth(p.sep)
+		if curW > 0 && curW+sw+tw <= width() {
+			cur, curW = cur+p.sep+p.text, curW+sw+tw
+			continue
+		}
+		if curW > 0 {
+			lines = append(lines, cur)
+		}
+		wrapped := wrapText(p.text, width())
+		lines = append(lines, wrapped[:len(wrapped)-1]...)
+		cur = wrapped[len(wrapped)-1]
+		curW = ansi.StringWidth(cur)
+	}
+	return append(lines, cur)
+}
+
 // wrapText wraps plain text s at spaces into lines of at most w cells,
 // never fewer than 16 so a narrow window still reads; a word longer than
 // a line (a long path) is broken where the line ends. Hyphens do not
