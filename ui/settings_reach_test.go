@@ -14,6 +14,9 @@ var settingsReadRows = []string{
 	"› agent dir ", "› data dir ", "› database ", "› none yet",
 }
 
+// lookingForPi is what the Engine row says until the look for pi ends.
+const lookingForPi = "looking for pi"
+
 // unmarked is a frame read across its lines without the cursor's mark.
 func unmarked(frame string) string { return squeezed(strings.ReplaceAll(frame, "›", "")) }
 
@@ -46,6 +49,8 @@ func TestSettingsEveryLineCanBeScrolledTo(t *testing.T) {
 			rows := append(append([]string{}, settingsCursorRows[1:8]...), settingsReadRows...)
 			for _, row := range rows {
 				s.keys("j")
+				// The Engine row says "looking for pi…" until the look ends.
+				s.sc.WaitFrame(func(fr string) bool { return strings.Contains(fr, row) && !strings.Contains(fr, lookingForPi) })
 				seen += "\n" + unmarked(cursorOnScreen(t, s, size.h, row))
 			}
 			for _, l := range want {
@@ -76,7 +81,9 @@ func TestSettingsEveryLineCanBeScrolledTo(t *testing.T) {
 func settingsLinesAt120x40(t *testing.T, f *fixture) []string {
 	t.Helper()
 	big := settingsAt(t, f, 120, 40)
-	frame := big.sc.WaitFrame(func(fr string) bool { return strings.Contains(fr, "none yet") })
+	frame := big.sc.WaitFrame(func(fr string) bool {
+		return strings.Contains(fr, "none yet") && !strings.Contains(fr, lookingForPi)
+	})
 	big.final()
 	lines := strings.Split(frame, "\n")
 	var want []string // above the status bar
