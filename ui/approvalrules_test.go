@@ -154,7 +154,11 @@ func TestSettingsListsAndDeletesRules(t *testing.T) {
 	r.waitFor("proj")
 	r.keys("3", "r")
 	r.waitFor("Approval rules", "pi-tui-approvals.json", "go test *", "git status")
-	r.keys("down", "down", "down", "down", "down", "down", "down", "down", "down") // past the eight settings, to the second rule
+	// Past the eight settings, the seven providers' guidance and the three
+	// paths, to the second rule.
+	for range 8 + 7 + 3 + 1 {
+		r.keys("down")
+	}
 	r.keys("d")
 	r.waitFor("Delete approval rule", "Calls it allowed will ask")
 	if got, _ := rules.Rules(context.Background(), root); len(got) != 2 {

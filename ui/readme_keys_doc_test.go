@@ -122,7 +122,7 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 		}},
 		{where: "Settings", help: m.settings.Help(), rows: []keyRow{
 			{keys: []string{"enter"}, does: "edit the global `~/.pi/agent/AGENTS.md`, toggle subdirectory context (`agent-guidance.json`), pick the default model (`settings.json`), cycle the permission mode and the runtime idle TTL (`space` too)"},
-			{keys: []string{"↑/k", "↓/j", "pgup", "pgdn", "home/g", "end/G"}, does: "move; the tab scrolls to keep the cursor in view (its lines wrap, never cut); `home`/`end` go to the first setting and the last approval rule"},
+			{keys: []string{"↑/k", "↓/j", "pgup", "pgdn", "home/g", "end/G"}, does: "move; the tab scrolls to keep the cursor in view (its lines wrap, never cut); below the settings the cursor rests on each provider's guidance, each path and `none yet` too, for reading only (`enter` and `d` do nothing there), so every line comes into view on a short screen; `home`/`end` go to the first setting and the last row"},
 			{keys: []string{"d"}, does: "delete the approval rule under the cursor (asks first)"},
 			{keys: []string{"r"}, does: "read the files again"},
 		}},

@@ -11,10 +11,14 @@ import (
 )
 
 // settingsCursorRows are what the Settings tab shows under the cursor,
-// row by row, with five approval rules of one project.
+// row by row, with five approval rules of one project: the settings, the
+// lines for reading (each provider's guidance, the paths) and the rules.
 var settingsCursorRows = []string{
 	"› Global instructions", "› Subdirectory context", "› Default model", "› Default thinking",
 	"› Permission mode", "› Runtime idle TTL", "› Engine", "› Live pi runtimes",
+	"› anthropic ", "› openai ", "› openai-codex ", "› azure-openai-responses ",
+	"› google ", "› google-gemini-cli ", "› google-vertex ",
+	"› agent dir ", "› data dir ", "› database ",
 	"›   bash   make check-1", "›   bash   make check-2", "›   bash   make check-3",
 	"›   bash   make check-4", "›   bash   make check-5",
 }

@@ -61,7 +61,7 @@ func TestEditorHeaderKeepsThePathsEndAndItsNote(t *testing.T) {
 
 // Settings says whole what is wrong: its keys, the command palette's
 // among them, wrap under its title; the Engine row says how to get pi;
-// the `!` lines under the last setting (shown once the cursor is on it)
+// the `!` lines under the last setting (shown once the cursor is past it)
 // and the status bar's warnings wrap instead of running off the screen.
 func TestSettingsSentencesWrap(t *testing.T) {
 	t.Parallel()
@@ -84,8 +84,8 @@ func TestSettingsSentencesWrap(t *testing.T) {
 			}
 			frame = s.waitWhole("› Engine auto — runs the built-in engine: pi not found: install pi (npm install -g @earendil-works/pi-coding-agent) or set PI_TUI_PI to its path")
 			assertFrame(t, frame, size.w, size.h)
-			s.keys("end")
-			frame = s.waitWhole("› Live pi runtimes", "! "+modelsBad, "! ~/.pi/agent/settings.json is not valid JSON at line 2, column 26")
+			s.keys("down", "down") // past the last setting: its warnings show
+			frame = s.waitWhole("› anthropic", "! "+modelsBad, "! ~/.pi/agent/settings.json is not valid JSON at line 2, column 26")
 			assertFrame(t, frame, size.w, size.h)
 			s.final()
 		})

@@ -6,7 +6,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/provider"
@@ -39,6 +38,7 @@ type modelPicker struct {
 	rows    list.List[pickerRow]
 	current string // PROVIDER/ID of the default model
 	choose  func(provider.Listed) tea.Cmd
+	width   int // of the last View: rows wrap at it
 }
 
 // pickerRow is one line of the picker: a model (its index into models),
@@ -53,6 +53,8 @@ func newModelPicker(st *common.UI, models []provider.Listed, cur instructions.Mo
 	p := &modelPicker{st: st, keys: newPickerKeys(), models: models, choose: choose, current: cur.Provider + "/" + cur.ID}
 	p.rows = list.New[pickerRow](p.keys.Nav)
 	p.rows.Selectable = func(r pickerRow) bool { return r.model >= 0 }
+	// A row wraps rather than being cut: it takes the lines it draws in.
+	p.rows.Height = func(r pickerRow) int { return strings.Count(p.line(r, false, p.width), "\n") + 1 }
 	p.rows.SetItems(pickerRows(models))
 	p.rows.Select(func(r pickerRow) bool { return models[r.model].String() == p.current })
 	return p
@@ -100,34 +102,56 @@ func (p *modelPicker) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	return p, nil
 }
 
-// line draws one row at width.
+// line draws one row at width: a heading, or a model's id, its name,
+// "(current)" and the key it needs, wrapped under the id when they do
+// not fit. Nothing is cut: the key's name is what the user must know,
+// and a name says which of two similar ids is which.
 func (p *modelPicker) line(r pickerRow, selected bool, width int) string {
 	st := p.st
 	switch {
 	case r.model < 0 && r.dim:
-		return st.Dim.Render(r.heading)
+		return st.Dim.Render(strings.Join(wrapText(r.heading, width), "\n"))
 	case r.model < 0:
-		return st.Section.Render(r.heading)
+		return st.Section.Render(strings.Join(wrapText(r.heading, width), "\n"))
 	}
 	m := p.models[r.model]
-	line := m.String()
+	parts := []rowPart{{text: m.String()}}
 	if m.Name != "" && m.Name != m.ID {
-		line += "  " + common.VisibleLine(m.Name)
+		for i, word := range strings.Fields(common.VisibleLine(m.Name)) {
+			sep := " "
+			if i == 0 {
+				sep = "  "
+			}
+			parts = append(parts, rowPart{sep: sep, text: word})
+		}
 	}
 	if m.String() == p.current {
-		line += "  (current)"
+		parts = append(parts, rowPart{sep: "  ", text: "(current)"})
 	}
 	if !m.Usable {
-		line += " — needs " + m.Need
+		parts = append(parts, rowPart{sep: " ", text: "— needs " + m.Need})
 	}
-	line = ansi.Truncate(line, max(width-4, 10), "…")
-	switch {
-	case selected:
-		return st.Selected.Render("› " + line)
-	case m.Usable:
-		return "  " + line
+	// "› " or two spaces before the first line, four before the others.
+	lines := packParts(parts, width-4, width-6)
+	for i, l := range lines {
+		lead := "    "
+		switch {
+		case i > 0:
+		case selected:
+			lead = "› "
+		default:
+			lead = "  "
+		}
+		switch {
+		case selected:
+			lines[i] = st.Selected.Render(lead + l)
+		case m.Usable:
+			lines[i] = lead + l
+		default:
+			lines[i] = lead + st.Dim.Render(l)
+		}
 	}
-	return "  " + st.Dim.Render(line)
+	return strings.Join(lines, "\n")
 }
 
 func (p *modelPicker) View(width, height int) string {
@@ -145,6 +169,7 @@ func (p *modelPicker) View(width, height int) string {
 			hint = wrapText(common.VisibleLine(sel.Hint), max(width-2, 10))
 		}
 	}
+	p.width = width
 	p.rows.SetLines(max(height-3-len(hint), 3))
 	var lines []string
 	for i, r := range p.rows.Window() {

@@ -95,18 +95,30 @@ type keys struct {
 	Enter, Reload, Delete key.Binding
 }
 
-// line is one line of the tab: a setting (item < itemCount) or an
-// approval rule (rule >= 0), which the cursor can rest on, or text.
+// line is one line of the tab: a setting (item < itemCount), an
+// approval rule (rule >= 0) or a line for reading (read names it: a
+// provider's guidance, a path, "none yet"), which the cursor can rest
+// on, or text (headings, blank lines, warnings).
+//
+// The lines for reading take the cursor so that everything the tab shows
+// can be scrolled to: below the last setting, with no approval rules,
+// nothing else would bring the paths into view on a short screen, and
+// the cursor never leaves the screen to show them. enter and d do
+// nothing on them.
 type line struct {
 	item item
 	rule int
+	read string
 	draw func(width int, selected bool) string
 }
 
-func (l line) selectable() bool { return l.item < itemCount || l.rule >= 0 }
+func (l line) selectable() bool { return l.item < itemCount || l.rule >= 0 || l.read != "" }
 
-// same reports whether two lines are the same setting or rule.
-func (l line) same(o line) bool { return l.selectable() && l.item == o.item && l.rule == o.rule }
+// same reports whether two lines are the same setting, rule or line for
+// reading.
+func (l line) same(o line) bool {
+	return l.selectable() && l.item == o.item && l.rule == o.rule && l.read == o.read
+}
 
 // ruleRow is one "always allow" rule in the Approval rules section.
 type ruleRow struct {
@@ -148,7 +160,7 @@ type state struct {
 func New(h *host.Host, st *common.UI, env func(string) string, editGlobal func() tea.Cmd) *Model {
 	m := &Model{host: h, st: st, env: env, editGlobal: editGlobal, keys: keys{
 		Nav:    list.DefaultKeyMap(),
-		Enter:  key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "change/open")),
+		Enter:  key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "change or open a setting; the rest is there to read")),
 		Reload: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
 		Delete: key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "delete the approval rule")),
 	}}
@@ -467,6 +479,16 @@ func (m *Model) layout() []line {
 		out = append(out, line{item: itemCount, rule: -1, draw: func(w int, _ bool) string { return draw(w) }})
 	}
 	fixed := func(t string) { text(func(int) string { return t }) }
+	// read is para for a line the cursor may rest on, named by key: "› "
+	// takes the place of the last two spaces before its text.
+	read := func(key, first, t string) {
+		out = append(out, line{item: itemCount, rule: -1, read: key, draw: func(w int, selected bool) string {
+			if !selected {
+				return hanging(st.Normal, first, strings.Repeat(" ", ansi.StringWidth(first)), t, w)
+			}
+			return readSelected(st, first, t, w)
+		}})
+	}
 	// para is text that wraps: first before its first line, as many
 	// spaces before the others.
 	para := func(first, t string, style lipgloss.Style) {
@@ -521,12 +543,12 @@ func (m *Model) layout() []line {
 		if f == "" {
 			f = "(none)"
 		}
-		para(fmt.Sprintf("  %-24s ", p), common.VisibleLine(f), st.Normal)
+		read("guidance "+p, fmt.Sprintf("  %-24s ", p), common.VisibleLine(f))
 	}
 	if pats := s.guidance.ModelPatterns(); len(pats) > 0 {
 		fixed("  model patterns (first match wins):")
-		for _, p := range pats {
-			para("    ", common.VisibleLine(p), st.Normal)
+		for i, p := range pats {
+			read(fmt.Sprintf("pattern %d", i), "    ", common.VisibleLine(p))
 		}
 	}
 	for _, w := range s.guideWarn {
@@ -534,9 +556,9 @@ func (m *Model) layout() []line {
 	}
 	fixed("")
 	fixed(st.Section.Render("Paths"))
-	para("  agent dir  ", common.VisibleLine(paths.Tilde(m.host.Places.AgentDir, home)), st.Normal)
-	para("  data dir   ", common.VisibleLine(paths.Tilde(m.host.Places.DataDir, home)), st.Normal)
-	para("  database   ", common.VisibleLine(paths.Tilde(m.host.Places.Database(), home)), st.Normal)
+	read("agent dir", "  agent dir  ", common.VisibleLine(paths.Tilde(m.host.Places.AgentDir, home)))
+	read("data dir", "  data dir   ", common.VisibleLine(paths.Tilde(m.host.Places.DataDir, home)))
+	read("database", "  database   ", common.VisibleLine(paths.Tilde(m.host.Places.Database(), home)))
 	fixed("")
 	text(func(w int) string {
 		const title = "Approval rules  "
@@ -546,7 +568,12 @@ func (m *Model) layout() []line {
 		return st.Section.Render("Approval rules") + "  " + strings.TrimPrefix(hint, indent)
 	})
 	if len(s.rules) == 0 {
-		fixed(st.Dim.Render("  none yet"))
+		out = append(out, line{item: itemCount, rule: -1, read: "no rules", draw: func(_ int, selected bool) string {
+			if selected {
+				return st.Selected.Render("› none yet")
+			}
+			return st.Dim.Render("  none yet")
+		}})
 	}
 	last := ""
 	for i, r := range s.rules {

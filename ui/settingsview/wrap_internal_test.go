@@ -31,3 +31,29 @@ func TestWrapTextKeepsEveryWord(t *testing.T) {
 		t.Errorf("a long word: %q", lines)
 	}
 }
+
+// A picker row breaks between its parts: the key a model needs moves to
+// the next line whole rather than being split or cut.
+func TestPackPartsKeepsAPartWhole(t *testing.T) {
+	parts := []rowPart{{text: "google/gemini-3.1-pro-preview"}, {sep: "  ", text: "Gemini"}, {sep: " ", text: "3.1"},
+		{sep: " ", text: "Pro"}, {sep: " ", text: "(preview)"}, {sep: " ", text: "— needs GEMINI_API_KEY"}}
+	got := packParts(parts, 76, 74)
+	want := []string{"google/gemini-3.1-pro-preview  Gemini 3.1 Pro (preview)", "— needs GEMINI_API_KEY"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := packParts(parts, 100, 98); len(got) != 1 {
+		t.Errorf("a row that fits takes %d lines: %q", len(got), got)
+	}
+	// Narrower than a part: it wraps at its words, no line too wide,
+	// nothing lost.
+	got = packParts(parts, 16, 16)
+	for _, l := range got {
+		if ansi.StringWidth(l) > 16 {
+			t.Errorf("at 16 cells a line is %q", l)
+		}
+	}
+	if j := strings.Join(got, ""); !strings.Contains(j, "google/gemini-3.1-pro-preview") || !strings.HasSuffix(strings.Join(got, " "), "— needs GEMINI_API_KEY") {
+		t.Errorf("at 16 cells: %q", got)
+	}
+}
