@@ -109,30 +109,10 @@ func packParts(parts []rowPart, first, rest int) []string {
 	return append(lines, cur)
 }
 
-// wrapText wraps plain text s at spaces into lines of at most w cells,
-// never fewer than 16 so a narrow window still reads; a word longer than
-// a line (a long path) is broken where the line ends. Hyphens do not
-// break: "pi-coding-agent" is one word.
+// wrapText wraps plain text s as every sentence wraps (common.Wrap: at
+// spaces; "pi-coding-agent" is one word; only a word longer than a line
+// is broken), into lines of at least 16 cells so a narrow window still
+// reads; runs of white space are one space, as in a setting's value.
 func wrapText(s string, w int) []string {
-	w = max(w, 16)
-	var lines []string
-	cur, curW := "", 0
-	for _, word := range strings.Fields(s) {
-		ww := ansi.StringWidth(word)
-		switch {
-		case curW > 0 && curW+1+ww <= w:
-			cur, curW = cur+" "+word, curW+1+ww
-			continue
-		case curW > 0:
-			lines = append(lines, cur)
-		}
-		cur, curW = "", 0
-		for ww > w {
-			lines = append(lines, ansi.Truncate(word, w, ""))
-			word = ansi.TruncateLeft(word, w, "")
-			ww = ansi.StringWidth(word)
-		}
-		cur, curW = word, ww
-	}
-	return append(lines, cur)
+	return strings.Split(common.Wrap(strings.Join(strings.Fields(s), " "), max(w, 16)), "\n")
 }
