@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 
 	"github.com/pi-tui/pi-tui/core/pisession"
 )
@@ -76,14 +75,6 @@ func (m *Manager) ListAll(ctx context.Context) ([]Summary, error) {
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Summary) int {
-		switch {
-		case a.UpdatedAt > b.UpdatedAt:
-			return -1
-		case a.UpdatedAt < b.UpdatedAt:
-			return 1
-		}
-		return 0
-	})
+	sortRecentFirst(out)
 	return out, nil
 }

@@ -401,15 +401,7 @@ func (m *Manager) List(ctx context.Context, projectID string) ([]Summary, error)
 	// The listing just read the folder: the index is brought in line with
 	// it. A failure costs only a stale count.
 	_ = m.st.SetSessionIndex(ctx, projectID, ids)
-	slices.SortStableFunc(out, func(a, b Summary) int {
-		switch {
-		case a.UpdatedAt > b.UpdatedAt:
-			return -1
-		case a.UpdatedAt < b.UpdatedAt:
-			return 1
-		}
-		return 0
-	})
+	sortRecentFirst(out)
 	return out, nil
 }
 
@@ -939,4 +931,18 @@ func (s *Session) Chosen() (model, thinkingLevel string) {
 		}
 	}
 	return model, thinkingLevel
+}
+
+// sortRecentFirst orders summaries most recently active first, keeping
+// the listing's order among equals: how every list of sessions is shown.
+func sortRecentFirst(out []Summary) {
+	slices.SortStableFunc(out, func(a, b Summary) int {
+		switch {
+		case a.UpdatedAt > b.UpdatedAt:
+			return -1
+		case a.UpdatedAt < b.UpdatedAt:
+			return 1
+		}
+		return 0
+	})
 }
