@@ -194,7 +194,7 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		}
 		p.busy = ""
 		if msg.err != nil {
-			p.loadErr = msg.err.Error()
+			p.loadErr = common.Visible(msg.err.Error()) // names files of the repository
 			// The advice of a file too big or not UTF-8 names ctrl+e:
 			// it must work though there is nothing to edit here.
 			if strings.Contains(p.loadErr, "$EDITOR (ctrl+e)") {

@@ -155,7 +155,7 @@ func (pg *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			pg.modelErr = msg.modelErr.Error()
 		}
 		if msg.err != nil {
-			pg.err = msg.err.Error()
+			pg.err = common.Visible(msg.err.Error()) // names paths typed or found
 			return pg, nil
 		}
 		pg.err, pg.chain = "", msg.chain
@@ -164,7 +164,7 @@ func (pg *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		return pg, nil
 	case pathfield.Msg:
 		if note, ok := pg.path.Apply(msg); ok {
-			pg.pathNote = note
+			pg.pathNote = common.Visible(note)
 		}
 		return pg, nil
 	case tea.KeyMsg:

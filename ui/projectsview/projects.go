@@ -540,7 +540,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.loading = false
 		m.stamp = msg.stamp
 		if msg.err != nil {
-			m.loadErr = msg.err.Error()
+			m.loadErr = common.Visible(msg.err.Error()) // may name a folder
 			return nil
 		}
 		m.loadErr = ""

@@ -175,7 +175,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case listMsg:
 		m.listErr = ""
 		if msg.err != nil {
-			m.listErr = msg.err.Error()
+			m.listErr = common.Visible(msg.err.Error()) // may name a file
 		}
 		m.wt.of = msg.of // before the rows: a row's height depends on it
 		m.rows.SetItems(msg.list)
