@@ -3,7 +3,8 @@ package settingsview
 // What the command palette (ui/palette) needs of the Settings tab: the
 // settings' names, and putting the cursor on one.
 
-// settingNames are the settings as their rows name them (layout).
+// settingNames are the settings' labels: their rows show them, and the
+// command palette searches them.
 var settingNames = [itemCount]string{
 	itemGlobal:     "Global instructions",
 	itemSubdir:     "Subdirectory context",

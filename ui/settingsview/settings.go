@@ -507,22 +507,23 @@ func (m *Model) layout() []line {
 	if s.modelErr != "" {
 		model, modelStyle = common.VisibleLine(tildeText(s.modelErr, home)), st.Error
 	}
+	// The labels are settingNames, which the command palette searches.
 	settings := []struct {
-		label, value string
-		style        lipgloss.Style
+		value string
+		style lipgloss.Style
 	}{
-		itemGlobal:     {"Global instructions", fmt.Sprintf("%s (%s) — enter to edit", globalPath, global), st.Normal},
-		itemSubdir:     {"Subdirectory context", subdirText(s.subdir), st.Normal},
-		itemModel:      {"Default model", model, modelStyle},
-		itemThinking:   {"Default thinking", s.thinking + " — shift+tab or /thinking changes it per session", st.Normal},
-		itemPermission: {"Permission mode", permissionText(s.prefs.PermissionMode), st.Normal},
-		itemTTL:        {"Runtime idle TTL", ttlText(s.prefs.IdleTTL) + " — idle runtimes are retired after this", st.Normal},
-		itemEngine:     {"Engine", m.engineText(), st.Normal},
-		itemPiCap:      {"Live pi runtimes", m.piCapText(), st.Normal},
+		itemGlobal:     {fmt.Sprintf("%s (%s) — enter to edit", globalPath, global), st.Normal},
+		itemSubdir:     {subdirText(s.subdir), st.Normal},
+		itemModel:      {model, modelStyle},
+		itemThinking:   {s.thinking + " — shift+tab or /thinking changes it per session", st.Normal},
+		itemPermission: {permissionText(s.prefs.PermissionMode), st.Normal},
+		itemTTL:        {ttlText(s.prefs.IdleTTL) + " — idle runtimes are retired after this", st.Normal},
+		itemEngine:     {m.engineText(), st.Normal},
+		itemPiCap:      {m.piCapText(), st.Normal},
 	}
 	for i, r := range settings {
 		out = append(out, line{item: item(i), rule: -1, draw: func(w int, selected bool) string {
-			return settingRow(st, r.label, r.value, r.style, w, selected)
+			return settingRow(st, settingNames[i], r.value, r.style, w, selected)
 		}})
 	}
 	warn := func(p string) {
