@@ -273,12 +273,18 @@ func sessionPath(t *testing.T, c *cli, id string) string {
 // fullAuto lets tool calls run without asking (rpc has no one to ask).
 func fullAuto(t *testing.T, c *cli) {
 	t.Helper()
+	permissionMode(t, c, "full-auto")
+}
+
+// permissionMode stores the permission mode, as Settings does.
+func permissionMode(t *testing.T, c *cli, mode string) {
+	t.Helper()
 	a := &app{ctx: context.Background(), env: func(k string) string { return c.env[k] }}
 	h, err := a.openHost()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.SetPermissionMode(context.Background(), "full-auto"); err != nil {
+	if err := h.SetPermissionMode(context.Background(), mode); err != nil {
 		t.Fatal(err)
 	}
 	a.close()

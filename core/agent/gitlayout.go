@@ -77,8 +77,8 @@ func layoutAt(top, dot string, fi os.FileInfo) (gitLayout, bool) {
 		return gitLayout{}, false
 	}
 	l.common = l.gitDir
-	if p, ok := readPathFile(filepath.Join(l.gitDir, "commondir"), ""); ok {
-		l.common = canonicalPath(relativeTo(l.gitDir, p))
+	if p, ok := readCommondir(l.gitDir); ok {
+		l.common = canonicalPath(p)
 	}
 	r := configReader{layout: &l, budget: maxConfigFiles}
 	r.read(filepath.Join(l.common, "config"), 0)
@@ -190,9 +190,9 @@ func expandHome(p string) (string, bool) {
 	return strings.TrimSuffix(home, string(filepath.Separator)) + string(filepath.Separator) + rest, true
 }
 
-// readPathFile reads a file git keeps one path in (.git: "gitdir: …",
-// commondir: the bare path) and returns the path; ok is false when the
-// file is missing, odd or holds no path.
+// readPathFile reads a file git keeps one path in after a prefix (.git:
+// "gitdir: …") and returns the path; ok is false when the file is
+// missing, odd or holds no path.
 func readPathFile(path, prefix string) (string, bool) {
 	data, _, err := fsutil.ReadRegular(path, maxGitPathFile)
 	if err != nil {
@@ -203,6 +203,24 @@ func readPathFile(path, prefix string) (string, bool) {
 	p = strings.TrimSpace(p)
 	if !found || p == "" || strings.ContainsRune(p, 0) {
 		return "", false
+	}
+	return p, true
+}
+
+// readCommondir reads the commondir file of the git dir gitDir as git
+// does (setup.c, get_common_dir_noenv): the whole file but the line
+// breaks at its end, up to a NUL (git takes it as a C string), relative
+// to gitDir unless absolute, joined as written for the kernel to resolve.
+// ok is false when there is none, or git would stop at it (empty, not a
+// regular file); a file longer than any path is none either.
+func readCommondir(gitDir string) (string, bool) {
+	data, _, err := fsutil.ReadRegular(filepath.Join(gitDir, "commondir"), maxGitPathFile)
+	if err != nil || len(data) == 0 {
+		return "", false
+	}
+	p, _, _ := strings.Cut(strings.TrimRight(string(data), "\r\n"), "\x00")
+	if !filepath.IsAbs(p) {
+		p = gitDir + string(filepath.Separator) + p
 	}
 	return p, true
 }

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -95,33 +94,4 @@ func byName(rel string) string {
 		return "VS Code can run the tasks in .vscode/tasks.json when the folder opens"
 	}
 	return ""
-}
-
-// makesGitDir says why a write to canon would leave a folder between it
-// and root shaped like a git directory (a HEAD file, objects/ and refs/):
-// git treats such a folder as a repository, bare or not, so a planted
-// config there (core.worktree, core.fsmonitor) runs code at the next git
-// command in it, or a shell prompt's git status. "" otherwise. The shape
-// counts the file being written, so the write that completes it asks.
-func makesGitDir(root, canon string) string {
-	for child, dir := canon, filepath.Dir(canon); ; child, dir = dir, filepath.Dir(dir) {
-		adds := filepath.Base(child)
-		has := func(name string, wantDir bool) bool {
-			if adds == name {
-				return true
-			}
-			fi, err := os.Lstat(filepath.Join(dir, name))
-			return err == nil && fi.IsDir() == wantDir
-		}
-		if has("HEAD", false) && has("objects", true) && has("refs", true) {
-			where := "the project folder"
-			if rel, err := filepath.Rel(root, dir); err == nil && rel != "." {
-				where = filepath.ToSlash(rel) + "/"
-			}
-			return "it makes " + where + " look like a git repository (HEAD, objects/, refs/), whose config git runs code from (core.fsmonitor)"
-		}
-		if dir == root || len(dir) <= len(root) {
-			return ""
-		}
-	}
 }
