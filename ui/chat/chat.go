@@ -31,6 +31,9 @@ type refreshedMsg struct {
 	id      string
 	entries []sessions.Entry
 	sess    *sessions.Session
+	// read numbers the reread (Model.reads): only the latest one asked
+	// for is shown.
+	read int
 }
 
 // arrivalPoll is how often an idle open session looks for lines other
@@ -64,12 +67,41 @@ func (m *Model) watchArrivals(ctx context.Context, id string, s *sessions.Sessio
 // reread reads the open session's branch again, off the update loop, for
 // a turn another program runs on it (the session object is shared with
 // the runtime, so its appends are no arrivals).
-func (m *Model) reread() tea.Cmd {
-	if m.open == nil {
+func (m *Model) reread() tea.Cmd { return m.rereadOf(m.open) }
+
+// rereadOf reads session s's branch again, off the update loop. Rereads
+// are commands, and commands end in any order: the one a turn's start
+// asked for (read before the answer was stored) may reach the view after
+// the one its end asked for. Each is numbered as it is asked for, and
+// only the latest one is shown (refreshedMsg), so an older read never
+// takes back what a newer one showed. Dropping a late read loses
+// nothing: what a reread is for is announced, once stored, by an event
+// (agent_end, an arrival), and the read that event asks for is later.
+func (m *Model) rereadOf(s *sessions.Session) tea.Cmd {
+	if s == nil {
 		return nil
 	}
-	id, s := m.sid, m.open
-	return func() tea.Msg { return refreshedMsg{id: id, entries: s.Path(), sess: s} }
+	m.reads++
+	id, n := m.sid, m.reads
+	return func() tea.Msg { return refreshedMsg{id: id, entries: s.Path(), sess: s, read: n} }
+}
+
+// catchUp rereads session s, just opened, if it moved on (its leaf is no
+// longer leaf) between the read that opened it and the moment the view
+// began to get its events (feed.show, before this command runs): a turn
+// that stored its answer and ended in between said so only to the
+// programs showing the session then, which this one was not yet.
+func (m *Model) catchUp(s *sessions.Session, leaf string) tea.Cmd {
+	read := m.rereadOf(s)
+	if read == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if s.Leaf() == leaf {
+			return nil // nothing was stored since: the events tell the rest
+		}
+		return read()
+	}
 }
 
 type promptDoneMsg struct {

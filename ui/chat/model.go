@@ -114,6 +114,11 @@ type Model struct {
 	// session; open is that session, for rereading it.
 	stopWatch func()
 	open      *sessions.Session
+	// reads numbers the rereads of the open session asked for (rereadOf):
+	// one that arrives after a later one is not shown. It is never reset:
+	// one asked for before the session was left and opened again is not
+	// shown either.
+	reads int
 
 	project *projects.Project
 	sid     string // the open session ("" before one opens)
@@ -260,6 +265,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.model = modelOf(msg.entries)
 		m.level = levelOf(msg.entries)
 		m.br.show(m.sid) // its events and questions, an open one included
+		// What was stored between the read and show came with events
+		// that went to the others only.
+		caught := m.catchUp(msg.sess, msg.leaf)
 		m.plan = m.d.Runtimes.Plan(m.sid)
 		st := m.d.Runtimes.State(m.sid)
 		m.rt.state = st.Runtime
@@ -279,7 +287,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			say = m.failureNotice(errors.New(msg.invalid))
 		}
 		m.tab.Show(true)
-		return tea.Batch(m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid), m.loadChanges())
+		return tea.Batch(caught, m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid), m.loadChanges())
 	case prewarmedMsg:
 		m.prewarmFailed(msg)
 		return nil
@@ -287,11 +295,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.id != m.sid {
 			return nil
 		}
-		s := msg.sess
-		return func() tea.Msg { return refreshedMsg{id: msg.id, entries: s.Path(), sess: s} }
+		return m.rereadOf(msg.sess)
 	case refreshedMsg:
-		if msg.id != m.sid || m.stopWatch == nil {
-			return nil
+		if msg.id != m.sid || m.stopWatch == nil || msg.read != m.reads {
+			return nil // left, or a later reread was asked for (rereadOf)
 		}
 		if !m.working && !m.tr.Running() {
 			// Mid-turn the live items show our own turn; the reread

@@ -25,6 +25,9 @@ type openedMsg struct {
 	title   string
 	entries []sessions.Entry
 	sess    *sessions.Session // watched for other writers' arrivals
+	// leaf is sess's leaf, read before entries: if it has moved by the
+	// time the view shows the session, the view reads it again (catchUp).
+	leaf    string
 	err     error
 	input   string // put in the chat input (a forked message to edit)
 	branch  string // the worktree branch the session works on, "" for none
@@ -45,7 +48,8 @@ func openSession(ctx context.Context, rts *runtimes.Manager, id string) openedMs
 	if err != nil {
 		return openedMsg{err: err}
 	}
-	msg := openedMsg{id: id, title: s.Title(), entries: s.Path(), sess: s}
+	msg := openedMsg{id: id, title: s.Title(), leaf: s.Leaf(), sess: s}
+	msg.entries = s.Path() // after the leaf, which then vouches for it
 	msg.branch, msg.invalid = bindingOf(ctx, rts.Worktrees(), s)
 	return msg
 }

@@ -133,7 +133,7 @@ func (m *Model) forkFrom(e sessions.Entry) tea.Cmd {
 		if err != nil {
 			return openedMsg{err: err}
 		}
-		return openedMsg{id: s.ID(), title: s.Title(), entries: s.Path(), sess: s, input: text, notice: "forked: a new session; the old one is unchanged"}
+		return openedMsg{id: s.ID(), title: s.Title(), leaf: s.Leaf(), entries: s.Path(), sess: s, input: text, notice: "forked: a new session; the old one is unchanged"}
 	}
 }
 
