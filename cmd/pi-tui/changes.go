@@ -24,14 +24,11 @@ func (a *app) reviewService() (*review.Service, error) {
 	return h.Review, nil
 }
 
-// sessionName opens session id (an id or a unique prefix of one) for its
-// whole id and a label naming it in a sentence.
-func (a *app) sessionName(id string) (full, label string, err error) {
-	sm, err := a.sessionManager()
-	if err != nil {
-		return "", "", err
-	}
-	s, err := sm.Open(a.ctx, id)
+// sessionName opens session id (an id or a unique prefix of one, of the
+// project --project names when given) for its whole id and a label naming
+// it in a sentence.
+func (a *app) sessionName(id, project string) (full, label string, err error) {
+	s, err := a.openSession(id, project)
 	if err != nil {
 		return "", "", err
 	}
@@ -43,10 +40,11 @@ func (a *app) sessionName(id string) (full, label string, err error) {
 	return s.ID(), label, nil
 }
 
-// sessionsChanges is `sessions changes ID [--json]`.
+// sessionsChanges is `sessions changes ID [--project P] [--json]`.
 func (a *app) sessionsChanges(args []string) error {
 	fs := a.flags("sessions changes")
 	asJSON := fs.Bool("json", false, "")
+	project := fs.String("project", "", "")
 	pos, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return a.helpFor("pi-tui sessions changes")
@@ -57,7 +55,7 @@ func (a *app) sessionsChanges(args []string) error {
 	if len(pos) != 1 {
 		return usagef("sessions changes needs exactly one session ID")
 	}
-	id, label, err := a.sessionName(pos[0])
+	id, label, err := a.sessionName(pos[0], *project)
 	if err != nil {
 		return err
 	}
@@ -158,9 +156,10 @@ func shortSession(id string) string {
 }
 
 // sessionsUndo is `sessions undo ID (--change N | --to ENTRY) [--redo]
-// [--force]`.
+// [--force] [--project P]`.
 func (a *app) sessionsUndo(args []string) error {
 	fs := a.flags("sessions undo")
+	project := fs.String("project", "", "")
 	change := fs.String("change", "", "")
 	to := fs.String("to", "", "")
 	redo := fs.Bool("redo", false, "")
@@ -188,11 +187,17 @@ func (a *app) sessionsUndo(args []string) error {
 		}
 		u.Changes = []int{n}
 	}
+	// The session is found first, by the lookup every command shares: the
+	// undo then names it by its whole id.
+	mt, err := a.lookupSession(pos[0], *project)
+	if err != nil {
+		return err
+	}
 	svc, err := a.reviewService()
 	if err != nil {
 		return err
 	}
-	res, err := svc.Undo(a.ctx, pos[0], u)
+	res, err := svc.Undo(a.ctx, mt.ID, u)
 	if ce := (*checkpoints.ConflictError)(nil); errors.As(err, &ce) && ce.Forceable() && !u.Force {
 		them := "them"
 		if len(ce.Conflicts) == 1 {

@@ -25,7 +25,7 @@ func TestSessionsHelpListsChangesAndUndo(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	out := c.ok("sessions", "--help")
-	for _, want := range []string{"Usage: pi-tui sessions changes ID [--json]", "Usage: pi-tui sessions undo ID (--change N | --to ENTRY) [--redo] [--force]"} {
+	for _, want := range []string{"Usage: pi-tui sessions changes ID [--project P] [--json]", "Usage: pi-tui sessions undo ID (--change N | --to ENTRY) [--redo] [--force] [--project P]"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("sessions --help lacks %q:\n%s", want, out)
 		}

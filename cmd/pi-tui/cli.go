@@ -81,6 +81,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "pi-tui: %s (see pi-tui help)\n", oneLine(err.Error()))
 		return 2
 	}
+	if isAmbiguous(err) {
+		fmt.Fprintf(stderr, "pi-tui: %s\n", oneLine(err.Error()))
+		return 2
+	}
 	fmt.Fprintf(stderr, "pi-tui: %s\n", oneLine(err.Error()))
 	return 1
 }

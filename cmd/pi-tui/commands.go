@@ -52,6 +52,9 @@ var (
 	flagProject = flagDoc{"project", "P", "the project (id, path or name); default: the one holding the working directory"}
 	flagModel   = flagDoc{"model", "PROVIDER/ID", "the model, e.g. anthropic/claude-sonnet-4-5; default: pi's default model"}
 	flagEngine  = flagDoc{"engine", "auto|pi|builtin", "the engine: your pi, or pi-tui's own; default: PI_TUI_ENGINE, else the setting (auto)"}
+	// flagScope keeps a session ID to one project's sessions: an ID
+	// several sessions start with is refused otherwise.
+	flagScope = flagDoc{"project", "P", "look for ID among this project's sessions only; default: every project's"}
 )
 
 // globalFlags may stand anywhere on the line.
@@ -117,7 +120,7 @@ var commands = []command{
 			"its own (branch pi/<id>), to merge or discard later with pi-tui sessions merge|discard.",
 		flags: []flagDoc{flagProject, flagModel, flagEngine,
 			{"thinking", "LEVEL", "thinking level: off, minimal, low, medium, high, xhigh"},
-			{"session", "ID", "continue this session of the project"},
+			{"session", "ID", "continue this session of the project (its id or a prefix; with --project, of that project's)"},
 			{"continue", "", "continue the project's latest session"},
 			{"json", "", "print the event stream as JSON lines instead of the answer"},
 			{"yes", "", "approve every tool call (writes, edits, commands)"},
@@ -131,31 +134,33 @@ var commands = []command{
 	{path: "sessions list", synopsis: "PROJECT [--json]", summary: "list a project's sessions",
 		more:  "Worktree sessions show their branch, * for uncommitted changes, and the diff stat against their base.",
 		flags: []flagDoc{flagJSON}, args: []argKind{argProject}, example: "pi-tui sessions list shop --json"},
-	{path: "sessions changes", synopsis: "ID [--json]", summary: "list the file changes a session's tool calls made, in order",
-		more: "ID is the session's id or a unique prefix of it. Each change: its number N, its state (active, undone,\n" +
-			"or parent: made before the session was forked, shown but not undone here), A, M or D, the path,\n" +
-			"+added −removed lines, and the tool and entry that made it.",
-		flags: []flagDoc{flagJSON}, example: "pi-tui sessions changes 019a2b3c --json"},
-	{path: "sessions undo", synopsis: "ID (--change N | --to ENTRY) [--redo] [--force]", summary: "undo one change, or every change from a message on",
+	{path: "sessions changes", synopsis: "ID [--project P] [--json]", summary: "list the file changes a session's tool calls made, in order",
+		more: "ID is the session's id, or a prefix of it no other session's id starts with (with --project, no\n" +
+			"other of that project's); an ID several sessions start with is refused, listing them (exit 2).\n" +
+			"Each change: its number N, its state (active, undone, or parent: made before the session was\n" +
+			"forked, shown but not undone here), A, M or D, the path, +added −removed lines, and the tool and\n" +
+			"entry that made it.",
+		flags: []flagDoc{flagScope, flagJSON}, example: "pi-tui sessions changes 019a2b3c --json"},
+	{path: "sessions undo", synopsis: "ID (--change N | --to ENTRY) [--redo] [--force] [--project P]", summary: "undo one change, or every change from a message on",
 		more: "Guarded: when a file is no longer as the agent left it, nothing is written and the files are named;\n" +
 			"--force overwrites them. --to rewinds every file to how it was before ENTRY (a message's id, as\n" +
 			"sessions changes shows it). An undone change can be redone with --redo.",
 		flags: []flagDoc{{"change", "N", "the change to undo (its number in sessions changes)"},
 			{"to", "ENTRY", "undo every change made by this entry and the entries after it"},
 			{"redo", "", "redo what was undone instead"},
-			{"force", "", "write even over files that changed since"}},
+			{"force", "", "write even over files that changed since"}, flagScope},
 		example: "pi-tui sessions undo 019a2b3c --change 3"},
-	{path: "sessions merge", synopsis: "ID [--message M]", summary: "merge a worktree session's branch into its base branch",
+	{path: "sessions merge", synopsis: "ID [--message M] [--project P]", summary: "merge a worktree session's branch into its base branch",
 		more: "ID is the session's id, or its branch as the list shows it (pi/00f08c66) or the branch's short id.\n" +
 			"Uncommitted changes in the worktree are committed first (with M; default: the session's name,\n" +
 			"else its first message's first line).\n" +
 			"A fast-forward when the base has not moved, else a merge commit. A conflict stops the merge\n" +
 			"with the files named and the main checkout as it was.",
-		flags:   []flagDoc{{"message", "M", "the commit message for uncommitted changes"}},
+		flags:   []flagDoc{{"message", "M", "the commit message for uncommitted changes"}, flagScope},
 		example: `pi-tui sessions merge 019a2b3c-… --message "Fix the flaky test"`},
-	{path: "sessions discard", synopsis: "ID [--yes]", summary: "remove a worktree session's worktree and delete its branch",
+	{path: "sessions discard", synopsis: "ID [--yes] [--project P]", summary: "remove a worktree session's worktree and delete its branch",
 		more:    "ID as for sessions merge. Asks first on a terminal, naming uncommitted changes; otherwise needs --yes. The session stays.",
-		flags:   []flagDoc{{"yes", "", "discard without asking"}},
+		flags:   []flagDoc{{"yes", "", "discard without asking"}, flagScope},
 		example: "pi-tui sessions discard 019a2b3c-… --yes"},
 	{path: "serve", synopsis: "[--listen ADDR] [--authorized-keys FILE] [--host-key FILE]", summary: "serve the terminal UI over SSH",
 		flags: []flagDoc{{"listen", "ADDR", "address to listen on; default 127.0.0.1:23234"},

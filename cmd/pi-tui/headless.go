@@ -136,7 +136,7 @@ func (a *app) promptCmd(args []string) error {
 	if *inWorktree {
 		s, err = a.worktreeSession(m.Sessions(), p.ID, *base)
 	} else {
-		s, err = a.sessionFor(m.Sessions(), p, *sessionID, *cont)
+		s, err = a.sessionFor(m.Sessions(), p, *project != "", *sessionID, *cont)
 	}
 	if err != nil {
 		return err
@@ -203,18 +203,24 @@ func (a *app) worktreeSession(sm *sessions.Manager, projectID, base string) (str
 }
 
 // sessionFor returns the session id to use: --session (which must belong
-// to the project), the latest with --continue, or a new one.
-func (a *app) sessionFor(sm *sessions.Manager, p projects.Project, id string, cont bool) (string, error) {
+// to the project; with --project, scoped, the lookup keeps to that
+// project's sessions), the latest with --continue, or a new one.
+func (a *app) sessionFor(sm *sessions.Manager, p projects.Project, scoped bool, id string, cont bool) (string, error) {
 	switch {
 	case id != "":
-		s, err := sm.Open(a.ctx, id)
+		pid := ""
+		if scoped {
+			pid = p.ID
+		}
+		s, err := sm.OpenIn(a.ctx, pid, id)
 		if err != nil {
-			return "", err
+			return "", withProjectHint(err)
 		}
+		defer s.Close()
 		if s.ProjectID() != p.ID {
-			return "", fmt.Errorf("session %s belongs to another project", id)
+			return "", fmt.Errorf("session %s belongs to another project", s.ID())
 		}
-		return id, nil
+		return s.ID(), nil
 	case cont:
 		if sum, ok, err := sm.Latest(a.ctx, p.ID); err != nil {
 			return "", err
@@ -380,7 +386,7 @@ func (a *app) rpcCmd(args []string) error {
 	out := rpc.NewLines(a.stdout)
 	defer rpc.StreamEvents(h.Events, out)()
 	defer a.close() // first: the runtimes' retirements are the last lines
-	s, err := a.sessionFor(h.Sessions, p, "", false)
+	s, err := a.sessionFor(h.Sessions, p, false, "", false)
 	if err != nil {
 		return err
 	}

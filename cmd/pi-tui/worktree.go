@@ -32,24 +32,20 @@ func (a *app) sessionManager() (*sessions.Manager, error) {
 
 // openWorktreeSession opens session id for merge or discard: id is the
 // session's id (or a prefix of it), or its branch as the list shows it
-// ("pi/00f08c66") or that branch's short id.
-func (a *app) openWorktreeSession(id string) (*sessions.Session, *worktree.Service, error) {
-	sm, err := a.sessionManager()
-	if err != nil {
-		return nil, nil, err
-	}
+// ("pi/00f08c66") or that branch's short id; project is --project.
+func (a *app) openWorktreeSession(id, project string) (*sessions.Session, *worktree.Service, error) {
 	svc, err := a.worktrees()
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := sm.Open(a.ctx, id)
+	s, err := a.openSession(id, project)
 	if errors.Is(err, store.ErrNotFound) {
 		full, found, berr := svc.ByBranch(a.ctx, id)
 		if berr != nil {
 			return nil, nil, berr
 		}
 		if found {
-			s, err = sm.Open(a.ctx, full)
+			s, err = a.openSession(full, project)
 		}
 	}
 	if err != nil {
@@ -58,10 +54,11 @@ func (a *app) openWorktreeSession(id string) (*sessions.Session, *worktree.Servi
 	return s, svc, nil
 }
 
-// sessionsMerge is `sessions merge ID [--message M]`.
+// sessionsMerge is `sessions merge ID [--message M] [--project P]`.
 func (a *app) sessionsMerge(args []string) error {
 	fs := a.flags("sessions merge")
 	message := fs.String("message", "", "")
+	project := fs.String("project", "", "")
 	pos, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return a.helpFor("pi-tui sessions merge")
@@ -72,7 +69,7 @@ func (a *app) sessionsMerge(args []string) error {
 	if len(pos) != 1 {
 		return usagef("sessions merge needs exactly one session ID")
 	}
-	s, svc, err := a.openWorktreeSession(pos[0])
+	s, svc, err := a.openWorktreeSession(pos[0], *project)
 	if err != nil {
 		return err
 	}
@@ -104,10 +101,11 @@ func shortCommit(c string) string {
 	return c
 }
 
-// sessionsDiscard is `sessions discard ID [--yes]`.
+// sessionsDiscard is `sessions discard ID [--yes] [--project P]`.
 func (a *app) sessionsDiscard(args []string) error {
 	fs := a.flags("sessions discard")
 	yes := fs.Bool("yes", false, "")
+	project := fs.String("project", "", "")
 	pos, err := parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return a.helpFor("pi-tui sessions discard")
@@ -118,7 +116,7 @@ func (a *app) sessionsDiscard(args []string) error {
 	if len(pos) != 1 {
 		return usagef("sessions discard needs exactly one session ID")
 	}
-	s, svc, err := a.openWorktreeSession(pos[0])
+	s, svc, err := a.openWorktreeSession(pos[0], *project)
 	if err != nil {
 		return err
 	}

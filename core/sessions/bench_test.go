@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/store"
 )
 
 // BenchmarkOpen20000 times opening a 20,000-entry session file and building
@@ -61,5 +63,38 @@ func BenchmarkAppend(b *testing.B) {
 	mustAppend(b, s, TypeUser, m)
 	for b.Loop() {
 		mustAppend(b, s, TypeUser, m)
+	}
+}
+
+// BenchmarkLookup10000 times finding one session by its full id, and by
+// a prefix, among 10,000 session files of 50 projects, in a fresh
+// Manager: the folder listings every Open now reads, and the matching
+// file's first line.
+func BenchmarkLookup10000(b *testing.B) {
+	e := setup(b, b.TempDir())
+	ctx := context.Background()
+	var last string
+	for p := range 50 {
+		root := e.root
+		if p > 0 {
+			root = b.TempDir()
+			if _, _, err := e.st.InsertProject(ctx, store.ProjectRow{ID: fmt.Sprint("p", p+1), Name: fmt.Sprint("project ", p+1), Root: root, CreatedAt: 1}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		dir := pisession.SessionsDir(e.agent, root)
+		for i := range 200 {
+			last = fmt.Sprintf("%08x-%04x-7000-8000-000000000000", p, i)
+			writeSession(b, dir, root, last, "")
+		}
+	}
+	for _, id := range []string{last, last[:13]} {
+		b.Run(fmt.Sprint(len(id)), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := NewManager(e.st, Config{AgentDir: e.agent}).Lookup(ctx, id, ""); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

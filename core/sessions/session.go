@@ -273,91 +273,48 @@ func (m *Manager) Create(ctx context.Context, projectID, title string) (*Session
 }
 
 // Open opens a session by id (or a unique prefix of one, as pi's --session
-// takes it). Lines the file has that pi would skip are skipped and listed by
-// Repaired; a file whose history is a cycle is refused with ErrDamaged, one
-// too large to hold with pisession.ErrTooLarge.
+// takes it), of any project: Lookup says which, and refuses an id that
+// names more than one session. Lines the file has that pi would skip are
+// skipped and listed by Repaired; a file whose history is a cycle is
+// refused with ErrDamaged, one too large to hold with
+// pisession.ErrTooLarge.
 func (m *Manager) Open(ctx context.Context, id string) (*Session, error) {
+	return m.OpenIn(ctx, "", id)
+}
+
+// OpenIn is Open kept to one project's sessions (projectID; "" for every
+// project's): a prefix several projects' sessions share opens the one of
+// that project.
+func (m *Manager) OpenIn(ctx context.Context, projectID, id string) (*Session, error) {
 	if err := m.Migrate(ctx); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
 	if s := m.pending[id]; s != nil {
-		if !s.pi.Persisted() {
+		if !s.pi.Persisted() && (projectID == "" || s.projectID == projectID) {
 			m.mu.Unlock()
 			return s, nil
 		}
-		delete(m.pending, id)
-	}
-	path := m.known[id]
-	if path == "" && id != "" {
-		// A prefix of a listed session's id, as pi's --session takes it.
-		n := 0
-		for k, p := range m.known {
-			if strings.HasPrefix(k, id) {
-				path, n = p, n+1
-			}
-		}
-		if n != 1 {
-			path = ""
+		if s.pi.Persisted() {
+			delete(m.pending, id)
 		}
 	}
 	m.mu.Unlock()
-	projects, err := m.st.Projects(ctx, "")
+	mt, err := m.Lookup(ctx, id, projectID)
 	if err != nil {
-		return nil, fmt.Errorf("open session: %w", err)
+		return nil, err
 	}
-	if path != "" {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			// Where it was listed is gone: its project was relocated (the
-			// folder of session files moved with it), or the file was
-			// moved by hand. It is looked for again.
-			path = ""
-		}
-	}
-	if path == "" {
-		seen := map[string]bool{}
-		for _, p := range projects {
-			dir := m.Dir(p.Root)
-			if seen[dir] {
-				continue
-			}
-			seen[dir] = true
-			f, err := pisession.Find(dir, id)
-			if err == nil {
-				path = f
-				break
-			}
-		}
-	}
-	if path == "" {
-		return nil, notFound("there is no session %s; list them with pi-tui sessions list PROJECT", id)
-	}
-	ps, err := pisession.Open(ctx, path, m.opts())
+	ps, err := pisession.Open(ctx, mt.Path, m.opts())
 	if errors.Is(err, pisession.ErrTooLarge) {
 		return nil, err // already one line: the file, its size, the limit, what to do
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open session %s: %w; it was left as it is", id, err)
 	}
-	projectID := ""
-	for _, p := range projects {
-		if p.Root == ps.Header().Cwd {
-			projectID = p.ID
-			break
-		}
-	}
-	if projectID == "" {
-		for _, p := range projects {
-			if m.Dir(p.Root) == filepath.Dir(path) {
-				projectID = p.ID
-				break
-			}
-		}
-	}
 	m.mu.Lock()
-	m.known[ps.ID()] = path
+	m.known[ps.ID()] = mt.Path
 	m.mu.Unlock()
-	return newSession(ps, projectID, m.cfg.Arrived), nil
+	return newSession(ps, mt.ProjectID, m.cfg.Arrived), nil
 }
 
 // List returns a project's session files, most recently active first;
