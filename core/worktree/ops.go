@@ -354,11 +354,14 @@ func (g *Git) Commit(ctx context.Context, w sessions.Worktree, message string) (
 	if strings.TrimSpace(message) == "" {
 		return false, errors.New("the commit message is empty")
 	}
+	if err := g.checkIdentity(ctx, w, w.Dir); err != nil {
+		return false, err
+	}
 	if _, err := g.run(ctx, w.Dir, "add", "--all"); err != nil {
 		return false, err
 	}
 	if _, err := g.run(ctx, w.Dir, "commit", "--quiet", "-m", message); err != nil {
-		return false, err
+		return false, identityError(w, err)
 	}
 	return true, nil
 }
@@ -506,7 +509,9 @@ func (g *Git) Merge(ctx context.Context, w sessions.Worktree, message string) (M
 		if files := overwritten(err); len(files) > 0 {
 			return res, &DirtyMainError{W: w, Files: files}
 		}
-		return res, err
+		// A merge commit needs an identity too; git checks for one before
+		// it touches the main checkout.
+		return res, identityError(w, err)
 	}
 	head, _ := g.run(ctx, w.Main, "rev-parse", "HEAD")
 	branch, _ := g.run(ctx, w.Main, "rev-parse", "refs/heads/"+w.Branch)
