@@ -28,15 +28,11 @@ type Checkout struct {
 // Checkout finds the git checkout of dir; a folder that is not in one
 // gets a sentence that says so.
 func (g *Git) Checkout(ctx context.Context, dir string) (Checkout, error) {
-	out, err := g.run(ctx, dir, "rev-parse", "--show-toplevel", "--show-prefix")
+	top, prefix, err := g.topAndPrefix(ctx, dir)
 	if err != nil {
 		return Checkout{}, fmt.Errorf("%s is not a git checkout, so its sessions cannot have worktrees (git init and a first commit make it one)", dir)
 	}
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	c := Checkout{Top: lines[0]}
-	if len(lines) > 1 {
-		c.Prefix = strings.TrimSuffix(lines[1], "/")
-	}
+	c := Checkout{Top: top, Prefix: prefix}
 	if b, err := g.run(ctx, dir, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil {
 		c.Branch = strings.TrimSpace(b)
 	}
@@ -44,6 +40,21 @@ func (g *Git) Checkout(ctx context.Context, dir string) (Checkout, error) {
 		return Checkout{}, fmt.Errorf("%s has no commit yet; commit something first, then a worktree can branch from it", dir)
 	}
 	return c, nil
+}
+
+// topAndPrefix are the top folder of dir's checkout and dir's path
+// inside it (without a final "/"), asked one at a time: a folder's name
+// may hold a line break, so git's answers cannot be told apart by lines.
+func (g *Git) topAndPrefix(ctx context.Context, dir string) (top, prefix string, err error) {
+	out, err := g.run(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", "", err
+	}
+	top = strings.TrimSuffix(out, "\n")
+	if out, err = g.run(ctx, dir, "rev-parse", "--show-prefix"); err != nil {
+		return "", "", err
+	}
+	return top, strings.TrimSuffix(strings.TrimSuffix(out, "\n"), "/"), nil
 }
 
 // Add makes a worktree at dir on a new branch from base (a branch of the
