@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -71,9 +70,7 @@ func (a *app) sessionsChanges(args []string) error {
 		if list == nil {
 			list = []checkpoints.Change{}
 		}
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(list)
+		return writeJSON(a.stdout, list, true)
 	}
 	return printChanges(a.stdout, id, label, list)
 }
@@ -83,7 +80,7 @@ func (a *app) sessionsChanges(args []string) error {
 // undo when something can be.
 func printChanges(w io.Writer, id, label string, list []checkpoints.Change) error {
 	if len(list) == 0 {
-		_, err := fmt.Fprintf(w, "Session %s: no file changes recorded.\n", label)
+		err := say(w, "Session %s: no file changes recorded.\n", label)
 		return err
 	}
 	inherited, undoable := 0, false
@@ -99,19 +96,19 @@ func printChanges(w io.Writer, id, label string, list []checkpoints.Change) erro
 	if inherited > 0 {
 		head += fmt.Sprintf(", %d made before it was forked (shown, not undone here)", inherited)
 	}
-	fmt.Fprintln(w, head)
+	say(w, "%s\n", head)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, c := range list {
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\n", c.N, c.State, statusLetter(c.Status), safetext.Visible(c.Path), lineStat(c), changeOrigin(c))
+		say(tw, "  %d\t%s\t%s\t%s\t%s\t%s\n", c.N, c.State, statusLetter(c.Status), c.Path, lineStat(c), changeOrigin(c))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	// The walk leaves ignored files out; a user looking for a change to
 	// one is told here rather than left to wonder.
-	fmt.Fprintln(w, "Not recorded: .git and the files git ignores (.gitignore, info/exclude).")
+	writeText(w, "Not recorded: .git and the files git ignores (.gitignore, info/exclude).\n")
 	if undoable {
-		_, err := fmt.Fprintf(w, "Undo one with: pi-tui sessions undo %s --change N; every file back to before a message: --to ENTRY\n", id)
+		err := say(w, "Undo one with: pi-tui sessions undo %s --change N; every file back to before a message: --to ENTRY\n", id)
 		return err
 	}
 	return nil
@@ -133,7 +130,7 @@ func lineStat(c checkpoints.Change) string {
 func changeOrigin(c checkpoints.Change) string {
 	var notes []string
 	if c.Entry != "" {
-		notes = append(notes, "entry "+safetext.Visible(c.Entry))
+		notes = append(notes, "entry "+c.Entry)
 	}
 	if c.State == checkpoints.StateParent {
 		notes = append(notes, "in "+shortSession(c.Session))
@@ -141,7 +138,7 @@ func changeOrigin(c checkpoints.Change) string {
 	if !c.Kept {
 		notes = append(notes, "content not kept: cannot be undone")
 	}
-	s := safetext.Visible(c.Tool)
+	s := c.Tool
 	if len(notes) > 0 {
 		s += " (" + strings.Join(notes, ", ") + ")"
 	}
@@ -150,9 +147,9 @@ func changeOrigin(c checkpoints.Change) string {
 
 func shortSession(id string) string {
 	if len(id) > 8 {
-		return safetext.Visible(id[:8])
+		return id[:8]
 	}
-	return safetext.Visible(id)
+	return id
 }
 
 // sessionsUndo is `sessions undo ID (--change N | --to ENTRY) [--redo]
@@ -213,8 +210,7 @@ func (a *app) sessionsUndo(args []string) error {
 		verb, nothing = "Redid", "Nothing to redo: none of those changes is undone."
 	}
 	if len(res.Changes) == 0 {
-		_, err := fmt.Fprintln(a.stdout, nothing)
-		return err
+		return writeText(a.stdout, nothing+"\n")
 	}
 	nums := make([]string, len(res.Changes))
 	for i, n := range res.Changes {
@@ -226,18 +222,18 @@ func (a *app) sessionsUndo(args []string) error {
 	}
 	line := fmt.Sprintf("%s %s", verb, what)
 	if u.To != "" {
-		line += " (from entry " + safetext.Visible(u.To) + " on)"
+		line += " (from entry " + u.To + " on)"
 	}
 	switch len(res.Files) {
 	case 0:
-		fmt.Fprintln(a.stdout, line+".")
+		say(a.stdout, "%s.\n", line)
 	case 1:
-		fmt.Fprintf(a.stdout, "%s; 1 file:\n", line)
+		say(a.stdout, "%s; 1 file:\n", line)
 	default:
-		fmt.Fprintf(a.stdout, "%s; %d files:\n", line, len(res.Files))
+		say(a.stdout, "%s; %d files:\n", line, len(res.Files))
 	}
 	for _, f := range res.Files {
-		fmt.Fprintf(a.stdout, "  %s\n", safetext.Visible(f))
+		say(a.stdout, "  %s\n", f)
 	}
 	return nil
 }

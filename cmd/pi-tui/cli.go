@@ -13,8 +13,6 @@ import (
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/runtimes"
-
-	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
 // usageError marks a mistake on the command line (exit status 2).
@@ -73,26 +71,27 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	var ce *codeError
 	if errors.As(err, &ce) {
-		fmt.Fprintf(stderr, "pi-tui: %s\n", oneLine(err.Error()))
+		say(stderr, "pi-tui: %s\n", oneLine(err.Error()))
 		return ce.code
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "pi-tui: %s (see pi-tui help)\n", oneLine(err.Error()))
+		say(stderr, "pi-tui: %s (see pi-tui help)\n", oneLine(err.Error()))
 		return 2
 	}
 	if isAmbiguous(err) {
-		fmt.Fprintf(stderr, "pi-tui: %s\n", oneLine(err.Error()))
+		say(stderr, "pi-tui: %s\n", oneLine(err.Error()))
 		return 2
 	}
-	fmt.Fprintf(stderr, "pi-tui: %s\n", oneLine(err.Error()))
+	say(stderr, "pi-tui: %s\n", oneLine(err.Error()))
 	return 1
 }
 
-// oneLine folds an error onto one line with its control characters shown
-// as text: errors can carry a server's or a file's words.
+// oneLine folds an error's white space, line breaks included, onto one
+// line; say then shows the rest of what it holds as text: errors can
+// carry a server's or a file's words, and the names of folders.
 func oneLine(s string) string {
-	return safetext.Visible(strings.Join(strings.Fields(s), " "))
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // close closes the host core, if it was opened: the runtimes first (a
@@ -218,8 +217,7 @@ func (a *app) dispatch(args []string) error {
 		writeHelp(a.stdout)
 		return nil
 	case *version:
-		_, err := fmt.Fprintln(a.stdout, versionLine())
-		return err
+		return say(a.stdout, "%s\n", versionLine())
 	case len(args) == 0:
 		return a.tui(tuiStart{cont: *cont})
 	}

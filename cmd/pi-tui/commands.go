@@ -199,16 +199,16 @@ const exitStatusHelp = `Exit status: 0 success; 1 failure (one line on stderr); 
 
 // writeHelp writes the overview.
 func writeHelp(w io.Writer) {
-	fmt.Fprint(w, "pi-tui: a terminal home for the pi coding agent\n\nUsage:\n")
-	fmt.Fprintln(w, "  pi-tui [-c] [PATH]    open the terminal UI: on PATH's project, or the one holding")
-	fmt.Fprintln(w, "                        the working directory; -c continues its latest session")
+	writeText(w, "pi-tui: a terminal home for the pi coding agent\n\nUsage:\n"+
+		"  pi-tui [-c] [PATH]    open the terminal UI: on PATH's project, or the one holding\n"+
+		"                        the working directory; -c continues its latest session\n")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  pi-tui %s %s\n", c.path, c.synopsis)
-		fmt.Fprintf(w, "      %s\n", c.summary)
+		say(w, "  pi-tui %s %s\n", c.path, c.synopsis)
+		say(w, "      %s\n", c.summary)
 	}
-	fmt.Fprint(w, "\nPROJECT is a registered project's id, path or name. pi-tui help COMMAND says more.\n\nGlobal flags (anywhere on the line):\n")
+	writeText(w, "\nPROJECT is a registered project's id, path or name. pi-tui help COMMAND says more.\n\nGlobal flags (anywhere on the line):\n")
 	writeFlags(w, globalFlags)
-	fmt.Fprintf(w, "  -v, --version  print the version and commit\n\n%s\n", exitStatusHelp)
+	writeText(w, "  -v, --version  print the version and commit\n\n"+exitStatusHelp+"\n")
 }
 
 // writeFlags writes one line a flag.
@@ -218,22 +218,22 @@ func writeFlags(w io.Writer, flags []flagDoc) {
 		if f.value != "" {
 			name += " " + f.value
 		}
-		fmt.Fprintf(w, "  %-24s %s\n", name, f.help)
+		say(w, "  %-24s %s\n", name, f.help)
 	}
 }
 
 // writeCommandHelp writes one command's help: usage, what it does, its
 // flags and an example.
 func writeCommandHelp(w io.Writer, c command) {
-	fmt.Fprintf(w, "Usage: pi-tui %s %s\n\n%s.\n", c.path, c.synopsis, upperFirst(c.summary))
+	say(w, "Usage: pi-tui %s %s\n\n%s.\n", c.path, c.synopsis, upperFirst(c.summary))
 	if c.more != "" {
-		fmt.Fprintln(w, c.more)
+		writeText(w, c.more+"\n")
 	}
 	if len(c.flags) > 0 {
-		fmt.Fprint(w, "\nFlags:\n")
+		writeText(w, "\nFlags:\n")
 		writeFlags(w, c.flags)
 	}
-	fmt.Fprintf(w, "\nExample:\n  %s\n", c.example)
+	say(w, "\nExample:\n  %s\n", c.example)
 }
 
 func upperFirst(s string) string {
@@ -263,7 +263,7 @@ func (a *app) helpCmd(args []string) error {
 	}
 	for i, c := range list {
 		if i > 0 {
-			fmt.Fprintln(a.stdout)
+			writeText(a.stdout, "\n")
 		}
 		writeCommandHelp(a.stdout, c)
 	}

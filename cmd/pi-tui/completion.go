@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 )
@@ -62,8 +61,7 @@ func (a *app) completionCmd(args []string) error {
 	if len(args) != 1 || completionScripts[args[0]] == "" {
 		return usagef("completion needs one shell: bash, zsh or fish")
 	}
-	_, err := fmt.Fprint(a.stdout, completionScripts[args[0]])
-	return err
+	return writeText(a.stdout, completionScripts[args[0]])
 }
 
 // completeCmd prints the candidates for the last word. It never fails
@@ -78,7 +76,7 @@ func (a *app) completeCmd(words []string) error {
 	cur, before := words[len(words)-1], words[:len(words)-1]
 	for _, c := range a.candidates(before, cur) {
 		if strings.HasPrefix(c, cur) || c == filesMarker {
-			fmt.Fprintln(a.stdout, c)
+			say(a.stdout, "%s\n", c)
 		}
 	}
 	return nil
@@ -225,6 +223,13 @@ func (a *app) projectNames() []string {
 	}
 	var out []string
 	for _, p := range list {
+		// A name holding a character that shows escaped (a bidi
+		// control, a zero-width space) cannot be typed back as it
+		// shows: its id completes instead.
+		if shown(p.Name) != p.Name {
+			out = append(out, p.ID)
+			continue
+		}
 		out = append(out, p.Name)
 	}
 	sort.Strings(out)

@@ -38,11 +38,7 @@ func readScript(n int, req fakemodel.Request) fakemodel.Reply {
 
 func deliveryTree(t *testing.T, c *cli, trusted bool) (*fakemodel.Server, string) {
 	t.Helper()
-	fake := fakemodel.New(t, readScript)
-	agentDir := filepath.Join(c.env["HOME"], ".pi", "agent")
-	writeFile(t, filepath.Join(agentDir, "models.json"), fake.ModelsJSON("openai-completions"))
-	writeFile(t, filepath.Join(agentDir, "settings.json"), `{"defaultProvider":"fake","defaultModel":"m1"}`)
-	c.env["FAKE_API_KEY"] = "k"
+	fake := fakeAgent(t, c, readScript)
 	root := mkdir(t, c.env["HOME"], "repo")
 	writeFile(t, filepath.Join(root, "AGENTS.md"), "ROOT rules.")
 	for _, pkg := range []string{"a", "b", "e", "f"} {

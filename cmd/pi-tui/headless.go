@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -119,7 +118,7 @@ func (a *app) promptCmd(args []string) error {
 		return err
 	}
 	if *asJSON {
-		defer rpc.StreamEvents(h.Events, rpc.NewLines(a.stdout))()
+		defer rpc.StreamEvents(h.Events, rpc.NewLines(jsonText{a.stdout}))()
 		defer a.close() // first: the runtimes' retirements are the last lines
 	} else {
 		// Warnings and extensions' notices go to standard error (standard
@@ -163,12 +162,12 @@ func (a *app) promptCmd(args []string) error {
 			plural(len(denied), "tool call", "tool calls"), were, strings.Join(denied, ", "))}
 	}
 	if err != nil && len(denied) > 0 {
-		fmt.Fprintf(a.stderr, "pi-tui: note: %v\n", deniedErr())
+		say(a.stderr, "pi-tui: note: %v\n", deniedErr())
 	}
 	if err != nil {
 		if !*asJSON && res.Text != "" {
 			// Keep what arrived: the partial answer, then the reason.
-			fmt.Fprintln(a.stdout, safetext.Visible(res.Text))
+			writeText(a.stdout, safetext.Visible(res.Text)+"\n")
 		}
 		return err
 	}
@@ -179,9 +178,9 @@ func (a *app) promptCmd(args []string) error {
 		// The model's text, with control characters shown as text: an
 		// answer must not set the clipboard or hide text in the terminal
 		// it is printed to. --json carries it exactly.
-		fmt.Fprintln(a.stdout, safetext.Visible(res.Text))
+		writeText(a.stdout, safetext.Visible(res.Text)+"\n")
 		if *plan {
-			fmt.Fprintf(a.stderr, "pi-tui: note: plan mode: nothing was changed; to run the plan: pi-tui prompt --session %s \"carry out the plan\"\n", s)
+			say(a.stderr, "pi-tui: note: plan mode: nothing was changed; to run the plan: pi-tui prompt --session %s \"carry out the plan\"\n", s)
 		}
 	}
 	return deniedErr()
@@ -198,7 +197,7 @@ func (a *app) worktreeSession(sm *sessions.Manager, projectID, base string) (str
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(a.stderr, "pi-tui: note: session %s works on branch %s (from %s) in %s\n", s.ID(), w.Branch, w.Base, safetext.Label(w.Root))
+	say(a.stderr, "pi-tui: note: session %s works on branch %s (from %s) in %s\n", s.ID(), w.Branch, w.Base, safetext.Label(w.Root))
 	return s.ID(), nil
 }
 
@@ -313,12 +312,10 @@ func (a *app) sessionsCmd(args []string) error {
 			}
 			rows = append(rows, r)
 		}
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return writeJSON(a.stdout, rows, true)
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(a.stdout, "%s has no sessions yet. Start one with: pi-tui prompt --project %s TEXT\n", p.Name, p.ID)
+		say(a.stdout, "%s has no sessions yet. Start one with: pi-tui prompt --project %s TEXT\n", p.Name, p.ID)
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
@@ -326,9 +323,9 @@ func (a *app) sessionsCmd(args []string) error {
 	if hasWorktrees {
 		// Worktree sessions: their branch, * for uncommitted changes, and
 		// the diff stat against the base.
-		fmt.Fprintln(tw, "ID\tUPDATED\tENTRIES\tWORKTREE\tTITLE")
+		writeText(tw, "ID\tUPDATED\tENTRIES\tWORKTREE\tTITLE\n")
 	} else {
-		fmt.Fprintln(tw, "ID\tUPDATED\tENTRIES\tTITLE")
+		writeText(tw, "ID\tUPDATED\tENTRIES\tTITLE\n")
 	}
 	for _, s := range list {
 		title := s.Title
@@ -338,18 +335,20 @@ func (a *app) sessionsCmd(args []string) error {
 		if s.Problem != "" {
 			title = "(" + s.Problem + ") " + title
 		}
-		cell := ""
-		if hasWorktrees {
-			cell = "-\t"
-			if w, ok := of.Bound[s.ID]; ok {
-				st, ok := statuses[s.ID]
-				cell = worktreeCell(w, st, ok) + "\t"
-			}
-			if _, ok := of.Invalid[s.ID]; ok {
-				cell = invalidCell + "\t"
-			}
+		updated := time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04")
+		if !hasWorktrees {
+			say(tw, "%s\t%s\t%d\t%s\n", s.ID, updated, s.Entries, firstLine(title))
+			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s%s\n", s.ID, time.UnixMilli(s.UpdatedAt).Local().Format("2006-01-02 15:04"), s.Entries, cell, safetext.Visible(firstLine(title)))
+		cell := "-"
+		if w, ok := of.Bound[s.ID]; ok {
+			st, ok := statuses[s.ID]
+			cell = worktreeCell(w, st, ok)
+		}
+		if _, ok := of.Invalid[s.ID]; ok {
+			cell = invalidCell
+		}
+		say(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, updated, s.Entries, cell, firstLine(title))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -383,7 +382,7 @@ func (a *app) rpcCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	out := rpc.NewLines(a.stdout)
+	out := rpc.NewLines(jsonText{a.stdout})
 	defer rpc.StreamEvents(h.Events, out)()
 	defer a.close() // first: the runtimes' retirements are the last lines
 	s, err := a.sessionFor(h.Sessions, p, false, "", false)
@@ -413,7 +412,7 @@ func firstLine(s string) string {
 func printNotices(b *events.Broker, w io.Writer) (stop func()) {
 	return b.Follow(events.Agent, func(e events.Event) {
 		if n, ok := e.(events.Notice); ok {
-			fmt.Fprintf(w, "pi-tui: %s: %s\n", noticeWord(n.Level), safetext.Visible(n.Text))
+			say(w, "pi-tui: %s: %s\n", noticeWord(n.Level), n.Text)
 		}
 	})
 }

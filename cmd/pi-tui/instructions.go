@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -130,19 +129,16 @@ func (a *app) instructionsCmd(args []string) error {
 	chain.Warnings = append(chain.Warnings, notes...)
 
 	if *asJSON {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(chain)
+		return writeJSON(a.stdout, chain, false)
 	}
 	if from != "" {
-		fmt.Fprintf(a.stdout, "%s\n", upperFirst(safetext.Visible(from)))
+		say(a.stdout, "%s\n", upperFirst(from))
 	}
 	if which != "" {
-		fmt.Fprintf(a.stdout, "%s\n", safetext.Visible(which))
+		say(a.stdout, "%s\n", which)
 	}
 	if from != "" || which != "" {
-		fmt.Fprintln(a.stdout)
+		writeText(a.stdout, "\n")
 	}
 	return a.printChain(chain)
 }
@@ -335,30 +331,30 @@ func holdingInList(ctx context.Context, reg *projects.Registry, dir string) (pro
 func (a *app) printChain(c *instructions.Chain) error {
 	home := a.env("HOME")
 	if c.Text == "" {
-		fmt.Fprintf(a.stdout, "No instruction files apply to %s.\n", safetext.Label(paths.Tilde(c.Target, home)))
+		say(a.stdout, "No instruction files apply to %s.\n", safetext.Label(paths.Tilde(c.Target, home)))
 	} else {
-		fmt.Fprint(a.stdout, safetext.Visible(c.Text))
+		writeText(a.stdout, safetext.Visible(c.Text))
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	if len(c.Sources) > 0 {
 		// A row counts what the total counts: the text the agent gets.
 		// The file's size, which differs by the white space around the
 		// text (a final newline) or by what was cut, follows it.
-		fmt.Fprintf(tw, "\nSources (%s of %s bytes used, outer first; %s):\n", groupDigits(c.UsedBytes), groupDigits(c.BudgetBytes), countedBytes)
+		say(tw, "\nSources (%s of %s bytes used, outer first; %s):\n", groupDigits(c.UsedBytes), groupDigits(c.BudgetBytes), countedBytes)
 		for _, s := range c.Sources {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", safetext.Label(s.Label), s.Kind, plural(s.ShownBytes, "byte", "bytes"), sourceState(s))
+			say(tw, "  %s\t%s\t%s\t%s\n", safetext.Label(s.Label), s.Kind, plural(s.ShownBytes, "byte", "bytes"), sourceState(s))
 		}
 	}
 	if len(c.Skipped) > 0 {
-		fmt.Fprintln(tw, "\nSkipped:")
+		writeText(tw, "\nSkipped:\n")
 		for _, s := range c.Skipped {
-			fmt.Fprintf(tw, "  %s\t%s\n", safetext.Label(displayPath(s.Path, c.Root, home)), safetext.Visible(s.Reason))
+			say(tw, "  %s\t%s\n", safetext.Label(displayPath(s.Path, c.Root, home)), s.Reason)
 		}
 	}
 	if len(c.Warnings) > 0 {
-		fmt.Fprintln(tw, "\nWarnings:")
+		writeText(tw, "\nWarnings:\n")
 		for _, w := range c.Warnings {
-			fmt.Fprintf(tw, "  %s\n", safetext.Visible(w))
+			say(tw, "  %s\n", w)
 		}
 	}
 	return tw.Flush()

@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"strings"
@@ -58,7 +57,7 @@ func main() {
 		case <-sigs:
 			code = signalExit(sig)
 		case <-time.After(graceFor(os.Args[1:])):
-			fmt.Fprintf(os.Stderr, "pi-tui: stopped by %v before the work in progress finished winding down\n", sig)
+			say(os.Stderr, "pi-tui: stopped by %v before the work in progress finished winding down\n", sig)
 			code = signalExit(sig)
 		}
 	}

@@ -65,11 +65,10 @@ func (a *app) memoryShow(args []string) error {
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(a.stdout, "%s\n", data)
-		return err
+		return writeJSONText(a.stdout, append(data, '\n'))
 	}
 	if m.Content == "" {
-		fmt.Fprintf(a.stderr, "pi-tui: %s has no memory; add some with: pi-tui memory set %s --file F\n", p.Name, p.ID)
+		say(a.stderr, "pi-tui: %s has no memory; add some with: pi-tui memory set %s --file F\n", p.Name, p.ID)
 		return nil
 	}
 	// Exactly what an agent is given; on a terminal, its control
@@ -78,8 +77,7 @@ func (a *app) memoryShow(args []string) error {
 	if isTerminal(a.stdout) {
 		content = safetext.Visible(content)
 	}
-	_, err = fmt.Fprintln(a.stdout, content)
-	return err
+	return writeText(a.stdout, content+"\n")
 }
 
 func (a *app) memorySet(args []string) error {
@@ -118,7 +116,7 @@ func (a *app) memorySet(args []string) error {
 		return err
 	}
 	if !utf8.Valid(data) {
-		fmt.Fprintf(a.stderr, "pi-tui: warning: %s is not valid UTF-8; invalid bytes were replaced with U+FFFD\n", *file)
+		say(a.stderr, "pi-tui: warning: %s is not valid UTF-8; invalid bytes were replaced with U+FFFD\n", *file)
 	}
 	// `set` replaces the memory whatever it held, so a save that lost a
 	// race to another writer simply loads again and retries.
@@ -127,7 +125,7 @@ func (a *app) memorySet(args []string) error {
 		base, err := svc.Load(a.ctx, p.Root)
 		var unreadable *memory.UnreadableError
 		if errors.As(err, &unreadable) {
-			fmt.Fprintf(a.stderr, "pi-tui: warning: %v\n", err)
+			say(a.stderr, "pi-tui: warning: %v\n", err)
 		} else if err != nil {
 			return err
 		}
@@ -143,7 +141,7 @@ func (a *app) memorySet(args []string) error {
 		}
 		break
 	}
-	fmt.Fprintf(a.stdout, "saved memory for %s: %s, %s of %s bytes\n", p.Name, plural(len(m.Entries), "entry", "entries"),
+	say(a.stdout, "saved memory for %s: %s, %s of %s bytes\n", p.Name, plural(len(m.Entries), "entry", "entries"),
 		groupDigits(m.Bytes()), groupDigits(memory.LimitBytes))
 	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 )
 
 // memoryAgentWrites shows or sets a project's agent-writes switch.
@@ -50,9 +49,9 @@ func (a *app) memoryAgentWrites(args []string) error {
 	if on {
 		state = "on"
 	}
-	fmt.Fprintf(a.stdout, "agent writes to the memory of %s: %s\n", p.Name, state)
+	say(a.stdout, "agent writes to the memory of %s: %s\n", p.Name, state)
 	if on && !p.Trusted {
-		fmt.Fprintf(a.stderr, "pi-tui: %s is not trusted, so its agent gets no remember tool until you trust it\n", p.Name)
+		say(a.stderr, "pi-tui: %s is not trusted, so its agent gets no remember tool until you trust it\n", p.Name)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
-	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
 func (a *app) projects(args []string) error {
@@ -67,27 +65,24 @@ func (a *app) projectsList(args []string) error {
 		return err
 	}
 	for _, e := range reg.TrustProblems(a.ctx) {
-		fmt.Fprintf(a.stderr, "pi-tui: warning: %v; no project is trusted by it until it is fixed\n", e)
+		say(a.stderr, "pi-tui: warning: %v; no project is trusted by it until it is fixed\n", e)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(list)
+		return writeJSON(a.stdout, list, false)
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(a.stdout, "No projects yet. Add one with: pi-tui projects add PATH")
+		writeText(a.stdout, "No projects yet. Add one with: pi-tui projects add PATH\n")
 		return nil
 	}
 	home := a.env("HOME")
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tID\tROOT\tGROUP\tMEMORY\tSESSIONS\tLAST OPENED\tSTATE")
+	writeText(tw, "NAME\tID\tROOT\tGROUP\tMEMORY\tSESSIONS\tLAST OPENED\tSTATE\n")
 	for _, p := range list {
 		group := "-"
 		if p.Group != "" {
-			group = safetext.VisibleLine(p.Group)
+			group = p.Group
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", safetext.VisibleLine(p.Name), p.ID, safetext.VisibleLine(paths.Tilde(p.Root, home)),
+		say(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", p.Name, p.ID, paths.Tilde(p.Root, home),
 			group, memoryCell(p), p.Sessions, openedCell(p.LastOpenedAt), stateCell(p))
 	}
 	return tw.Flush()
@@ -204,7 +199,7 @@ func (a *app) projectsAdd(args []string) error {
 		if len(changed) > 0 {
 			note = "; " + strings.Join(changed, ", ")
 		}
-		fmt.Fprintf(a.stdout, "already registered: %s (%s) at %s%s\n", p.Name, p.ID, safetext.VisibleLine(paths.Tilde(p.Root, home)), note)
+		say(a.stdout, "already registered: %s (%s) at %s%s\n", p.Name, p.ID, paths.Tilde(p.Root, home), note)
 		a.warnSameName(reg, p)
 		return nil
 	}
@@ -213,7 +208,7 @@ func (a *app) projectsAdd(args []string) error {
 	if p.Trusted {
 		trustNote = "trusted"
 	}
-	fmt.Fprintf(a.stdout, "added %s (%s) at %s, %s\n", p.Name, p.ID, safetext.VisibleLine(paths.Tilde(p.Root, home)), trustNote)
+	say(a.stdout, "added %s (%s) at %s, %s\n", p.Name, p.ID, paths.Tilde(p.Root, home), trustNote)
 	return nil
 }
 
@@ -234,7 +229,7 @@ func (a *app) confirmBroad(reg *projects.Registry, path string) error {
 	if !a.interactive() {
 		return fmt.Errorf("%v; to add it anyway, pass --allow-broad-root", be)
 	}
-	fmt.Fprintf(a.stderr, "%v.\nAdd it anyway? [y/N] ", be)
+	say(a.stderr, "%v.\nAdd it anyway? [y/N] ", be)
 	answer, err := a.readLine()
 	if err != nil {
 		return fmt.Errorf("%s was not added: %w", be.Root, err)
@@ -262,7 +257,7 @@ func (a *app) refuseMovedProject(reg *projects.Registry, typed, path string) err
 		ref = p.ID
 	}
 	return fmt.Errorf("%s looks like project %s (%s), whose folder %s is missing: %s; to move the project here run `pi-tui projects relocate %s %s`, or to add it as another project run `pi-tui projects add %s --new`",
-		safetext.VisibleLine(typed), safetext.VisibleLine(p.Name), p.ID, safetext.VisibleLine(paths.Tilde(p.Root, home)), m.Reason,
+		typed, p.Name, p.ID, paths.Tilde(p.Root, home), m.Reason,
 		ref, shellWord(typed), shellWord(typed))
 }
 
@@ -314,7 +309,7 @@ func (a *app) warnSameName(reg *projects.Registry, p projects.Project) {
 	if err != nil || len(others) == 0 {
 		return
 	}
-	fmt.Fprintf(a.stderr, "pi-tui: note: %s also named %q; refer to this one by its id %s or its path\n",
+	say(a.stderr, "pi-tui: note: %s also named %q; refer to this one by its id %s or its path\n",
 		plural(len(others), "other project is", "other projects are"), p.Name, p.ID)
 }
 
@@ -349,7 +344,7 @@ func (a *app) projectsRename(args []string) error {
 	if p, err = reg.Get(a.ctx, p.ID); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "renamed to %s (%s)\n", p.Name, p.ID)
+	say(a.stdout, "renamed to %s (%s)\n", p.Name, p.ID)
 	a.warnSameName(reg, p)
 	return nil
 }
@@ -407,7 +402,7 @@ func (a *app) projectsFlag(sub string, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "%s (%s) %s\n", p.Name, p.ID, did)
+	say(a.stdout, "%s (%s) %s\n", p.Name, p.ID, did)
 	return nil
 }
 
@@ -457,9 +452,9 @@ func (a *app) projectsGroup(sub string, args []string) error {
 			return err
 		}
 		if g == "" {
-			fmt.Fprintf(a.stdout, "%s (%s) is in no group\n", p.Name, p.ID)
+			say(a.stdout, "%s (%s) is in no group\n", p.Name, p.ID)
 		} else {
-			fmt.Fprintf(a.stdout, "%s (%s) is in the group %s\n", p.Name, p.ID, safetext.VisibleLine(g))
+			say(a.stdout, "%s (%s) is in the group %s\n", p.Name, p.ID, g)
 		}
 	}
 	return nil
@@ -490,7 +485,7 @@ func (a *app) projectsRelocate(args []string) error {
 	pl := a.placesOrEmpty()
 	res, err := reg.Relocate(a.ctx, p.ID, paths.ExpandHome(pos[1], home), projects.RelocateOptions{SessionsDir: sm.Dir, Places: &pl, AllowBroad: *allowBroad})
 	for _, pr := range res.Problems {
-		fmt.Fprintf(a.stderr, "pi-tui: warning: session %s\n", pr)
+		say(a.stderr, "pi-tui: warning: session %s\n", pr)
 	}
 	var broad *projects.BroadRootError
 	if errors.As(err, &broad) {
@@ -499,8 +494,8 @@ func (a *app) projectsRelocate(args []string) error {
 	if err != nil && res.Project.ID == "" {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "%s (%s) relocated from %s to %s with %s, its memory, trust, group and pin\n", p.Name, p.ID,
-		safetext.VisibleLine(paths.Tilde(res.OldRoot, home)), safetext.VisibleLine(paths.Tilde(res.Project.Root, home)),
+	say(a.stdout, "%s (%s) relocated from %s to %s with %s, its memory, trust, group and pin\n", p.Name, p.ID,
+		paths.Tilde(res.OldRoot, home), paths.Tilde(res.Project.Root, home),
 		plural(res.Sessions, "session", "sessions"))
 	return err
 }

@@ -102,17 +102,25 @@ func typed(evs []map[string]any, typ string) []map[string]any {
 
 func modelRig(t *testing.T, c *cli, script fakemodel.Script) (*fakemodel.Server, string) {
 	t.Helper()
-	fake := fakemodel.New(t, script)
-	agentDir := filepath.Join(c.env["HOME"], ".pi", "agent")
-	writeFile(t, filepath.Join(agentDir, "models.json"), fake.ModelsJSON("openai-completions"))
-	writeFile(t, filepath.Join(agentDir, "settings.json"), `{"defaultProvider":"fake","defaultModel":"m1"}`)
-	c.env["FAKE_API_KEY"] = "test-key"
+	fake := fakeAgent(t, c, script)
 	root := mkdir(t, c.env["HOME"], "mono")
 	writeFile(t, filepath.Join(root, "AGENTS.md"), "Root rule: keep functions short.")
 	writeFile(t, filepath.Join(root, "packages", "api", "AGENTS.md"), "API rule: wrap errors.")
 	writeFile(t, filepath.Join(root, "packages", "api", "handler.go"), "package api\n\nfunc Handle() {}\n")
 	c.ok("projects", "add", root, "--trust", "--name", "mono")
 	return fake, root
+}
+
+// fakeAgent makes the fake model, scripted by script, pi's default model
+// in c's agent dir, with its key in the environment.
+func fakeAgent(t *testing.T, c *cli, script fakemodel.Script) *fakemodel.Server {
+	t.Helper()
+	fake := fakemodel.New(t, script)
+	agentDir := filepath.Join(c.env["HOME"], ".pi", "agent")
+	writeFile(t, filepath.Join(agentDir, "models.json"), fake.ModelsJSON("openai-completions"))
+	writeFile(t, filepath.Join(agentDir, "settings.json"), `{"defaultProvider":"fake","defaultModel":"m1"}`)
+	c.env["FAKE_API_KEY"] = "test-key"
+	return fake
 }
 
 func readNestedThenAnswer(n int, req fakemodel.Request) fakemodel.Reply {

@@ -82,7 +82,7 @@ func (a *app) serveCmd(args []string) error {
 	if h, err = a.openHost(); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "pi-tui serve: listening on %s · host key %s · %s · log %s\n",
+	say(a.stdout, "pi-tui serve: listening on %s · host key %s · %s · log %s\n",
 		srv.Addr(), srv.HostKeyFingerprint(), plural(srv.AuthorizedKeys(), "authorized key", "authorized keys"), logPath)
 	if err := srv.Serve(a.ctx); err != nil {
 		return fmt.Errorf("serve: %w", err)

@@ -36,7 +36,7 @@ func (a *app) tui(start tuiStart) error {
 	out, outOK := a.stdout.(*os.File)
 	if !inOK || !outOK || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
 		writeHelp(a.stdout)
-		fmt.Fprintln(a.stderr, "pi-tui: not a terminal, so the UI did not open; the commands above work anywhere")
+		writeText(a.stderr, "pi-tui: not a terminal, so the UI did not open; the commands above work anywhere\n")
 		return nil
 	}
 	h, err := a.openHost()

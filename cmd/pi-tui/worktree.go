@@ -87,9 +87,9 @@ func (a *app) sessionsMerge(args []string) error {
 		how = "merge commit " + shortCommit(res.Commit)
 	}
 	if res.Committed {
-		fmt.Fprintf(a.stdout, "Committed the uncommitted changes on %s.\n", w.Branch)
+		say(a.stdout, "Committed the uncommitted changes on %s.\n", w.Branch)
 	}
-	fmt.Fprintf(a.stdout, "Merged %s into %s in %s (%s). The worktree stays; discard it with: pi-tui sessions discard %s\n",
+	say(a.stdout, "Merged %s into %s in %s (%s). The worktree stays; discard it with: pi-tui sessions discard %s\n",
 		w.Branch, w.Base, safetext.Label(w.Main), how, s.ID())
 	return nil
 }
@@ -135,7 +135,7 @@ func (a *app) sessionsDiscard(args []string) error {
 	if _, err := svc.Discard(a.ctx, s); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "Removed the worktree %s and deleted branch %s. The session stays; it works in the project root from now on.\n",
+	say(a.stdout, "Removed the worktree %s and deleted branch %s. The session stays; it works in the project root from now on.\n",
 		safetext.Label(w.Dir), w.Branch)
 	return nil
 }
@@ -149,7 +149,7 @@ func (a *app) confirm(question, done string, yes bool) error {
 	if !a.interactive() {
 		return fmt.Errorf("%s Not %s: pass --yes to go ahead without asking", question, done)
 	}
-	fmt.Fprintf(a.stderr, "%s [y/N] ", question)
+	say(a.stderr, "%s [y/N] ", question)
 	answer, err := a.readLine()
 	if err != nil {
 		return err
@@ -173,7 +173,7 @@ func (a *app) unbind(s *sessions.Session, svc *worktree.Service, inv *worktree.I
 	if _, err := svc.Unbind(a.ctx, s); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "Unbound session %s: it works in the project's main checkout from now on. Nothing was deleted (not %s, not branch %s).\n",
+	say(a.stdout, "Unbound session %s: it works in the project's main checkout from now on. Nothing was deleted (not %s, not branch %s).\n",
 		s.ID(), safetext.Label(inv.W.Dir), safetext.Label(inv.W.Branch))
 	return nil
 }
@@ -187,8 +187,7 @@ const invalidCell = "INVALID binding (see below)"
 func (a *app) invalidNotes(list []sessions.Summary, of worktree.Sessions) error {
 	for _, s := range list {
 		if inv, ok := of.Invalid[s.ID]; ok {
-			text := inv.Error()
-			if _, err := fmt.Fprintf(a.stdout, "\n%s%s\n", strings.ToUpper(text[:1]), safetext.Visible(text[1:])); err != nil {
+			if err := say(a.stdout, "\n%s\n", upperFirst(inv.Error())); err != nil {
 				return err
 			}
 		}

@@ -38,6 +38,14 @@ func plainSession(t *testing.T, c *cli, text string) (id, path string) {
 // as an edited (or planted) file holds it.
 func editBinding(t *testing.T, path string, w sessions.Worktree) {
 	t.Helper()
+	w.Kind = sessions.KindWorktree
+	appendEntry(t, path, map[string]any{"type": "custom", "id": "e0e0e0e0", "customType": "pi-tui.worktree", "data": w})
+}
+
+// appendEntry appends an entry to a session file by hand, as another
+// program (pi, an editor) would: a child of the last entry.
+func appendEntry(t *testing.T, path string, entry map[string]any) {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -45,15 +53,16 @@ func editBinding(t *testing.T, path string, w sessions.Worktree) {
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	var last struct{ ID string }
 	json.Unmarshal([]byte(lines[len(lines)-1]), &last)
-	w.Kind = sessions.KindWorktree
-	line, _ := json.Marshal(map[string]any{"type": "custom", "id": "e0e0e0e0", "parentId": last.ID,
-		"timestamp": "2026-01-01T00:00:00.000Z", "customType": "pi-tui.worktree", "data": w})
+	entry["parentId"], entry["timestamp"] = last.ID, "2026-01-01T00:00:00.000Z"
+	line, _ := json.Marshal(entry)
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	f.Write(append(line, '\n'))
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // A session file edited to bind the session to a folder outside, or to

@@ -28,15 +28,11 @@ type Checkout struct {
 // Checkout finds the git checkout of dir; a folder that is not in one
 // gets a sentence that says so.
 func (g *Git) Checkout(ctx context.Context, dir string) (Checkout, error) {
-	out, err := g.run(ctx, dir, "rev-parse", "--show-toplevel", "--show-prefix")
+	top, prefix, err := g.topAndPrefix(ctx, dir)
 	if err != nil {
 		return Checkout{}, fmt.Errorf("%s is not a git checkout, so its sessions cannot have worktrees (git init and a first commit make it one)", dir)
 	}
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	c := Checkout{Top: lines[0]}
-	if len(lines) > 1 {
-		c.Prefix = strings.TrimSuffix(lines[1], "/")
-	}
+	c := Checkout{Top: top, Prefix: prefix}
 	if b, err := g.run(ctx, dir, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil {
 		c.Branch = strings.TrimSpace(b)
 	}
@@ -44,6 +40,21 @@ func (g *Git) Checkout(ctx context.Context, dir string) (Checkout, error) {
 		return Checkout{}, fmt.Errorf("%s has no commit yet; commit something first, then a worktree can branch from it", dir)
 	}
 	return c, nil
+}
+
+// topAndPrefix are the top folder of dir's checkout and dir's path
+// inside it (without a final "/"), asked one at a time: a folder's name
+// may hold a line break, so git's answers cannot be told apart by lines.
+func (g *Git) topAndPrefix(ctx context.Context, dir string) (top, prefix string, err error) {
+	out, err := g.run(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", "", err
+	}
+	top = strings.TrimSuffix(out, "\n")
+	if out, err = g.run(ctx, dir, "rev-parse", "--show-prefix"); err != nil {
+		return "", "", err
+	}
+	return top, strings.TrimSuffix(strings.TrimSuffix(out, "\n"), "/"), nil
 }
 
 // Add makes a worktree at dir on a new branch from base (a branch of the
@@ -354,11 +365,14 @@ func (g *Git) Commit(ctx context.Context, w sessions.Worktree, message string) (
 	if strings.TrimSpace(message) == "" {
 		return false, errors.New("the commit message is empty")
 	}
+	if err := g.checkIdentity(ctx, w, w.Dir); err != nil {
+		return false, err
+	}
 	if _, err := g.run(ctx, w.Dir, "add", "--all"); err != nil {
 		return false, err
 	}
 	if _, err := g.run(ctx, w.Dir, "commit", "--quiet", "-m", message); err != nil {
-		return false, err
+		return false, identityError(w, err)
 	}
 	return true, nil
 }
@@ -506,7 +520,9 @@ func (g *Git) Merge(ctx context.Context, w sessions.Worktree, message string) (M
 		if files := overwritten(err); len(files) > 0 {
 			return res, &DirtyMainError{W: w, Files: files}
 		}
-		return res, err
+		// A merge commit needs an identity too; git checks for one before
+		// it touches the main checkout.
+		return res, identityError(w, err)
 	}
 	head, _ := g.run(ctx, w.Main, "rev-parse", "HEAD")
 	branch, _ := g.run(ctx, w.Main, "rev-parse", "refs/heads/"+w.Branch)

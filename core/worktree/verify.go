@@ -81,20 +81,16 @@ func (s *Service) view(ctx context.Context, g *Git, root string, since time.Time
 		return v, nil
 	}
 	at := time.Now()
-	out, err := g.run(ctx, root, "rev-parse", "--show-toplevel", "--show-prefix")
+	top, prefix, err := g.topAndPrefix(ctx, root)
 	if err != nil {
 		return repoView{}, fmt.Errorf("the project folder %s is not a git checkout", safetext.Label(root))
 	}
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	v = repoView{top: canonical(lines[0]), trees: map[string]listedTree{}, at: at}
-	if len(lines) > 1 {
-		v.prefix = strings.TrimSuffix(lines[1], "/")
-	}
+	v = repoView{top: canonical(top), prefix: prefix, trees: map[string]listedTree{}, at: at}
 	args, sep := []string{"worktree", "list", "--porcelain"}, "\n"
 	if g.atLeast(2, 36) {
 		args, sep = append(args, "-z"), "\x00" // a path may hold a line break
 	}
-	out, err = g.run(ctx, v.top, args...)
+	out, err := g.run(ctx, v.top, args...)
 	if err != nil {
 		return repoView{}, err
 	}

@@ -238,6 +238,49 @@ func VisibleLine(s string) string {
 	return s
 }
 
+// Name is VisibleLine for a name, path or title from disk (a folder's
+// name, a project's, a branch, a session's title or first message): it
+// also writes out the characters that draw nothing, format characters
+// (zero-width spaces and joiners, the byte order mark, the soft hyphen,
+// the word joiner, tag characters) and the line and paragraph separators,
+// as \uXXXX (\UXXXXXXXX above U+FFFF). Text may keep them (they shape
+// scripts and emoji), but a name that hides characters can pass for
+// another name, so a name shows every character it has.
+func Name(s string) string {
+	s = VisibleLine(s)
+	if !strings.ContainsFunc(s, drawsNothing) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for _, r := range s {
+		switch {
+		case !drawsNothing(r):
+			b.WriteRune(r)
+		case r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
+}
+
+// Hidden reports whether Name writes the code point r as an escape
+// rather than as itself: a control character (line feed and tab
+// included: in a name they show as ⏎ and a space), one that Interpreted
+// reports, or one that draws nothing. Text encoded as JSON, where
+// escapes mean the same character, uses it to escape the same set.
+func Hidden(r rune) bool {
+	return r < 0x20 || r == 0x7f || Interpreted(r) || drawsNothing(r)
+}
+
+// drawsNothing reports whether r is a format character or a line or
+// paragraph separator.
+func drawsNothing(r rune) bool {
+	return r >= 0xad && (unicode.Is(unicode.Cf, r) || r == 0x2028 || r == 0x2029)
+}
+
 // Glyph returns a printable one-cell stand-in for a character that a
 // terminal would interpret (the Control Pictures block for C0 and DEL,
 // U+FFFD for the others), for views such as the text editor that keep one

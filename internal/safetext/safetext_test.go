@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 )
 
 func TestLabel(t *testing.T) {
@@ -92,4 +93,48 @@ func TestVisibleLineFoldsCRLF(t *testing.T) {
 	if got := VisibleLine("ls\r\nrm -rf x\n\x1b[8m"); got != `ls⏎rm -rf x⏎\x1b[8m` {
 		t.Errorf("VisibleLine = %q", got)
 	}
+}
+
+// A name shows every character it has: what a terminal acts on, and what
+// draws nothing (a zero-width space, a BOM, a soft hyphen, a separator),
+// which would let one name pass for another. Scripts and emoji stay.
+func TestName(t *testing.T) {
+	for in, want := range map[string]string{
+		"shop":                               "shop",
+		"sh\u200bop":                         `sh\u200bop`,
+		"\ufeffbom\u00adsoft\u2060join":      `\ufeffbom\u00adsoft\u2060join`,
+		"gnp\u202eexe\u2066x\u2069\u200e":    `gnp\u202eexe\u2066x\u2069\u200e`,
+		"a\nb\tc\x1b[31m\u009b\u2028d\u2029": `a⏎b c\x1b[31m\u009b\u2028d\u2029`,
+		"flag\U000e0067\U000e007f":           `flag\U000e0067\U000e007f`,
+		"日本語 café 🚀":                         "日本語 café 🚀",
+		"bad\xffbyte":                        `bad\xffbyte`,
+		`already \u202e escaped`:             `already \u202e escaped`,
+		"کتاب\u200cها":                       `کتاب\u200cها`,
+	} {
+		if got := Name(in); got != want {
+			t.Errorf("Name(%q) = %q, want %q", in, got, want)
+		}
+		if got := Name(Name(in)); got != Name(in) {
+			t.Errorf("Name is not idempotent on %q: %q", in, got)
+		}
+	}
+}
+
+// FuzzName: a name comes out as valid UTF-8 in which no character is
+// Hidden, so it is one line that a terminal prints as it is.
+func FuzzName(f *testing.F) {
+	for _, s := range []string{"shop", "x\n## y", "\u202e\u200b\ufeff\u00ad", "\xff\x1b]0;t\x07", "\U000e0001"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := Name(s)
+		if !utf8.ValidString(n) {
+			t.Fatalf("Name(%q) = %q is not UTF-8", s, n)
+		}
+		for _, r := range n {
+			if Hidden(r) || unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp) {
+				t.Fatalf("Name(%q) = %q holds %U", s, n, r)
+			}
+		}
+	})
 }
