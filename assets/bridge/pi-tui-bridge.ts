@@ -56,6 +56,9 @@ export default async function (pi: any) {
     sock?.destroy();
   };
 
+  // idle lets node end once no request is waiting (see call below).
+  const idle = () => { if (pending.size === 0) sock?.unref(); };
+
   const welcome: any = await new Promise((resolve) => {
     if (!socketPath || !token) {
       fail("no channel in the environment");
@@ -87,13 +90,18 @@ export default async function (pi: any) {
         const p = pending.get(m.id);
         if (!p) continue;
         pending.delete(m.id);
+        idle();
         if (typeof m.error === "string") p.reject(new Error(m.error)); else p.resolve(m.result ?? {});
       }
     });
     sock.on("error", (e: Error) => { clearTimeout(timer); fail(e.message); resolve(null); });
     sock.on("close", () => { clearTimeout(timer); fail("the channel closed"); resolve(null); });
   });
-  // The channel must not keep pi alive on its own (pi -p exits when done).
+  // The channel keeps node's event loop alive exactly while a request
+  // waits for its answer: idle, it must not keep pi alive on its own (pi
+  // -p exits when done); waiting, it must, or node ends the process under
+  // a handler that awaits pi-tui (project_trust runs before pi has any
+  // other handle open, and pi then exits 0 without a word).
   sock?.unref();
 
   const call = (method: string, params: unknown): Promise<any> => {
@@ -101,6 +109,7 @@ export default async function (pi: any) {
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
+      sock!.ref();
       sock!.write(JSON.stringify({ id, method, params }) + "\n");
     });
   };

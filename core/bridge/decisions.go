@@ -42,8 +42,11 @@ type Deps struct {
 	Approve    agent.Approver
 	// Memory is the remember tool's writer; nil: no remember tool.
 	Memory agent.MemoryWriter
-	// Trusted says whether pi may trust the project (nil: no).
-	Trusted func(ctx context.Context) (bool, error)
+	// Trusted says whether pi may trust the project and, when not, why,
+	// in words that say how to trust it (nil: no). Home is the user's home
+	// (pi does not count ~/.agents/skills as the project's).
+	Trusted func(ctx context.Context) (ok bool, why string, err error)
+	Home    string
 	// Checkpoints brackets each call that can change files, as in the
 	// built-in engine (checkpoints.go); nil takes none.
 	Checkpoints agent.Checkpointer
@@ -61,6 +64,7 @@ type Decisions struct {
 	deps Deps
 
 	mu     sync.Mutex
+	trust  *TrustReport // pi's last project_trust, answered
 	claims map[claimKey]claimEntry // per prompt: emptied by System
 	calls  map[string]*callInfo
 	// marks are the checkpoints of calls let run, until their
@@ -175,19 +179,6 @@ func (d *Decisions) System(ctx context.Context, req SystemRequest) (SystemResult
 
 // planning reports whether the session is in plan mode now.
 func (d *Decisions) planning() bool { return d.deps.Plan != nil && d.deps.Plan() }
-
-// Trust implements Host: the cwd pi names is ignored; the host's decision
-// is about the root it bound.
-func (d *Decisions) Trust(ctx context.Context, _ TrustRequest) (TrustResult, error) {
-	if d.deps.Trusted == nil {
-		return TrustResult{Trusted: "no"}, nil
-	}
-	ok, err := d.deps.Trusted(ctx)
-	if err != nil || !ok {
-		return TrustResult{Trusted: "no"}, err
-	}
-	return TrustResult{Trusted: "yes"}, nil
-}
 
 // Remember implements Host with the built-in engine's remember tool.
 func (d *Decisions) Remember(ctx context.Context, req RememberRequest) (RememberResult, error) {

@@ -203,6 +203,20 @@ type ExtensionStatus struct {
 type RuntimeLaunched struct {
 	SessionID, Reason, Model string
 	Engine, EngineVersion    string
+	// Resources says which of the project's own resources pi loaded or
+	// declined; nil when pi asked no trust question (none in the project,
+	// or the built-in engine).
+	Resources *ProjectResources
+}
+
+// ProjectResources are the project's own pi resources (.pi/settings.json,
+// .pi/extensions/…, .agents/skills/…) as pi's trust decided them: Loaded
+// when the project is trusted, else Declined, with Reason saying why and
+// how to trust it.
+type ProjectResources struct {
+	Loaded   []string `json:"loaded,omitempty"`
+	Declined []string `json:"declined,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
 }
 
 // RuntimeReused says the idle runtime was kept: nothing changed.

@@ -205,13 +205,7 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 		},
 		Preflight: m.preflighter(b), PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base,
 		Permission: b.spec.Permission, Approve: m.approve(sid, b.spec.Root, b.spec.ProjectRoot), Memory: mw,
-		Trusted: func(ctx context.Context) (bool, error) {
-			p, err := h.Projects.Binding(ctx, projectID)
-			if err != nil {
-				return false, err
-			}
-			return p.Trusted && p.Root == b.spec.ProjectRoot, nil
-		},
+		Trusted: m.piTrust(projectID, b.spec.ProjectRoot), Home: h.Places.Home,
 		Checkpoints: cp, Plan: m.planOf(sid)})
 	srv, err := bridge.Listen(filepath.Join(h.Places.DataDir, "run"), dec)
 	if err != nil {
