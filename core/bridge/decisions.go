@@ -64,7 +64,7 @@ type Decisions struct {
 	deps Deps
 
 	mu     sync.Mutex
-	trust  *TrustReport // pi's last project_trust, answered
+	trust  *TrustReport            // pi's last project_trust, answered
 	claims map[claimKey]claimEntry // per prompt: emptied by System
 	calls  map[string]*callInfo
 	// marks are the checkpoints of calls let run, until their
