@@ -128,11 +128,15 @@ export default async function (pi: any) {
 
   // readOnly says whether a tool's author marks it read-only (pi's
   // annotations.readOnlyHint, an MCP server's included): plan mode keeps it.
-  const readOnly = (name: string): boolean => {
-    try {
-      const t = (pi.getAllTools?.() ?? []).find((x: any) => x?.name === name);
-      return t?.annotations?.readOnlyHint === true;
-    } catch { return false; }
+  const toolOf = (name: string): any => {
+    try { return (pi.getAllTools?.() ?? []).find((x: any) => x?.name === name); } catch { return undefined; }
+  };
+  const readOnly = (name: string): boolean => toolOf(name)?.annotations?.readOnlyHint === true;
+  // paramsOf lists a tool's arguments in its schema's order (pi's
+  // parameters.properties): pi-tui shows a call's arguments by it.
+  const paramsOf = (name: string): string[] => {
+    const p = toolOf(name)?.parameters?.properties;
+    return p && typeof p === "object" ? Object.keys(p) : [];
   };
   // Plan mode: the tools pi-tui's answer does not keep are hidden from the
   // model rather than deactivated. pi answers a call of an inactive tool
@@ -155,7 +159,7 @@ export default async function (pi: any) {
   pi.on("before_agent_start", async (event: any) => {
     try {
       const active: string[] = beforePlan ?? (pi.getActiveTools?.() ?? []).filter((n: string) => n !== PLAN_TOOL);
-      const r = await call("system", { tools: active.map((name) => ({ name, readOnly: readOnly(name) })) });
+      const r = await call("system", { tools: active.map((name) => ({ name, readOnly: readOnly(name), params: paramsOf(name) })) });
       if (r.plan === true && Array.isArray(r.tools)) {
         if (beforePlan === undefined) beforePlan = active;
         const keep: string[] = r.tools.map(String);
@@ -174,7 +178,7 @@ export default async function (pi: any) {
 
   pi.on("tool_call", async (event: any, ctx: any) => {
     try {
-      const r = await call("tool_call", { toolCallId: event.toolCallId, toolName: event.toolName, input: event.input ?? {}, leafId: leafOf(ctx), readOnly: readOnly(event.toolName) });
+      const r = await call("tool_call", { toolCallId: event.toolCallId, toolName: event.toolName, input: event.input ?? {}, leafId: leafOf(ctx), readOnly: readOnly(event.toolName), params: paramsOf(event.toolName) });
       if (r.block) return { block: true, reason: String(r.reason ?? "blocked by pi-tui") };
       return undefined;
     } catch (e: any) {

@@ -7,22 +7,8 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
+	"github.com/pi-tui/pi-tui/internal/realpi"
 )
-
-// stampExtension is a project's own pi extension (.pi/extensions): one
-// tool, stamp, with one argument, that answers a fixed text.
-const stampExtension = `export default function (pi: any) {
-  pi.registerTool({
-    name: "stamp",
-    label: "Stamp",
-    description: "Stamps a label, from the project's own extension.",
-    parameters: { type: "object", properties: { label: { type: "string" }, times: { type: "number" } }, required: ["label"] },
-    async execute(_id: string, params: any) {
-      return { content: [{ type: "text", text: "STAMPED-" + params.label }], details: {} };
-    },
-  });
-}
-`
 
 // stampThenAnswer: a prompt "stamp LABEL" makes the model call stamp with
 // that label (and times 2, sent first); after the result, or for any other
@@ -40,7 +26,7 @@ func stampThenAnswer(n int, req fakemodel.Request) fakemodel.Reply {
 func projectWithResources(t *testing.T, root string) {
 	t.Helper()
 	writeFile(t, filepath.Join(root, ".pi", "settings.json"), `{}`)
-	writeFile(t, filepath.Join(root, ".pi", "extensions", "stamp.ts"), stampExtension)
+	writeFile(t, filepath.Join(root, ".pi", "extensions", "stamp.ts"), realpi.StampExtension)
 	writeFile(t, filepath.Join(root, ".pi", "prompts", "fix.md"), "Fix the bug in $1.")
 }
 

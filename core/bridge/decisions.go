@@ -65,6 +65,7 @@ type Decisions struct {
 
 	mu     sync.Mutex
 	trust  *TrustReport            // pi's last project_trust, answered
+	params map[string][]string     // each tool's schema properties, in order, as the bridge said them
 	claims map[claimKey]claimEntry // per prompt: emptied by System
 	calls  map[string]*callInfo
 	// marks are the checkpoints of calls let run, until their
@@ -142,6 +143,25 @@ func (d *Decisions) ToolInfo(toolCallID string) (*events.Preflight, *events.Deli
 	return c.pre, c.delivery, c.display
 }
 
+// ToolParams returns a tool's schema properties in order, as the bridge
+// last said them (nil: not known), for the engine's ToolStarted.
+func (d *Decisions) ToolParams(tool string) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.params[tool]
+}
+
+// setParams keeps a tool's schema order; d.mu is held.
+func (d *Decisions) setParams(tool string, params []string) {
+	if len(params) == 0 {
+		return
+	}
+	if d.params == nil {
+		d.params = map[string][]string{}
+	}
+	d.params[tool] = params
+}
+
 // RememberAllowed implements Host.
 func (d *Decisions) RememberAllowed() bool { return d.deps.Memory != nil }
 
@@ -153,6 +173,9 @@ func (d *Decisions) RememberAllowed() bool { return d.deps.Memory != nil }
 func (d *Decisions) System(ctx context.Context, req SystemRequest) (SystemResult, error) {
 	d.mu.Lock()
 	d.claims = map[claimKey]claimEntry{}
+	for _, t := range req.Tools {
+		d.setParams(t.Name, t.Params)
+	}
 	d.mu.Unlock()
 	d.dmu.Lock()
 	d.pending = nil
@@ -198,6 +221,9 @@ func (d *Decisions) ToolCall(ctx context.Context, req ToolCallRequest) (ToolCall
 		input = json.RawMessage("{}")
 	}
 	info := &callInfo{}
+	d.mu.Lock()
+	d.setParams(req.ToolName, req.Params)
+	d.mu.Unlock()
 	if d.planning() && !agent.PlanAllows(req.ToolName, req.ReadOnly) {
 		// Blocked first: it would not run whatever confinement, preflight
 		// or approval said, as in the built-in engine.
@@ -248,7 +274,7 @@ func (d *Decisions) approve(ctx context.Context, req ToolCallRequest, input json
 	if d.deps.Approve == nil {
 		return false, nil
 	}
-	a := agent.Approval{ToolCallID: req.ToolCallID, Tool: req.ToolName, Args: input, Reason: reason, Path: target}
+	a := agent.Approval{ToolCallID: req.ToolCallID, Tool: req.ToolName, Args: input, Params: req.Params, Reason: reason, Path: target}
 	if req.ToolName == "bash" {
 		var args struct {
 			Command string `json:"command"`

@@ -67,6 +67,10 @@ type AgentEnded struct {
 type ToolStarted struct {
 	SessionID, ToolCallID, ToolName string
 	Args                            json.RawMessage
+	// Params are the tool schema's properties in order, when the engine
+	// knows them (pi's tools, through the bridge): the call's line shows
+	// its arguments by them.
+	Params []string
 }
 
 // ToolOutput is a running command's new output. Skipped counts the bytes
@@ -271,6 +275,10 @@ type Approval struct {
 	Path       string          `json:"path,omitempty"`
 	Command    string          `json:"command,omitempty"`
 	Args       json.RawMessage `json:"args"`
+	// Params are the tool schema's properties in order, when known (an
+	// extension's or MCP server's tool under pi): its arguments are shown
+	// by them.
+	Params []string `json:"params,omitempty"`
 	// Reason says why this call asks even where its kind of tool would not
 	// (a write under .git/ or to a file that tools run), so the dialog can
 	// tell the user; "" for the ordinary approval of the permission mode.

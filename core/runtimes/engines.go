@@ -222,7 +222,7 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 	}()
 	eng, err := piengine.Launch(ctx, piengine.Config{Publisher: piEmitter{m: m, dec: dec}, SessionID: sid, Pi: b.pi, SessionFile: sess.File(), Root: b.spec.Root,
 		AgentDir: h.Places.AgentDir, Provider: b.model.Provider, Model: b.model.ID, Thinking: b.model.Thinking, Bridge: ext,
-		ExtraEnv: append(srv.Env(), m.opts.PiEnv...), ToolInfo: dec.ToolInfo, ExtensionUI: m.extensionUI(sid)})
+		ExtraEnv: append(srv.Env(), m.opts.PiEnv...), ToolInfo: dec.ToolInfo, ToolParams: dec.ToolParams, ExtensionUI: m.extensionUI(sid)})
 	if err != nil {
 		stop()
 		srv.Close()
