@@ -25,7 +25,7 @@ var piEditCases = []struct {
 	{name: "one edit not found",
 		content: "x\n", edits: []PiEdit{{"y", "z"}},
 		err: "Could not find the exact text in f.go. The old text must match exactly including all whitespace and newlines."},
-	{name: "not unique",
+	{name: "the first of two edits not found",
 		content: "ab\nab\n", edits: []PiEdit{{"q", "q"}, {"ab", "cd"}},
 		err: "Could not find edits[0] in f.go. The oldText must match exactly including all whitespace and newlines."},
 	{name: "duplicate",
@@ -68,11 +68,11 @@ func TestApplyPiEditsAsPi(t *testing.T) {
 func TestPiEditInput(t *testing.T) {
 	for in, want := range map[string]int{
 		`{"path":"a","edits":[{"oldText":"x","newText":"y"},{"oldText":"p","newText":"q"}]}`: 2,
-		`{"path":"a","edits":"[{\"oldText\":\"x\",\"newText\":\"y\"}]"}`:                       1,
-		`{"path":"a","edits":{"oldText":"x","newText":"y"}}`:                                   1,
-		`{"path":"a","oldText":"x","newText":"y"}`:                                             1,
-		`{"path":"a","edits":[{"oldText":"x","newText":"y"}],"oldText":"p","newText":"q"}`:     2,
-		`{"path":"a","edits":[]}`:                                                              0,
+		`{"path":"a","edits":"[{\"oldText\":\"x\",\"newText\":\"y\"}]"}`:                     1,
+		`{"path":"a","edits":{"oldText":"x","newText":"y"}}`:                                 1,
+		`{"path":"a","oldText":"x","newText":"y"}`:                                           1,
+		`{"path":"a","edits":[{"oldText":"x","newText":"y"}],"oldText":"p","newText":"q"}`:   2,
+		`{"path":"a","edits":[]}`: 0,
 	} {
 		path, edits, err := PiEditInput(json.RawMessage(in))
 		if len(edits) != want || path != "a" || (want == 0) != (err != nil) {
