@@ -62,7 +62,7 @@ func TestRealPiToolsAsPiDefinesThem(t *testing.T) {
 
 	r.say("several")
 	r.waitFor("Allow edit?", "2 lines added, 2 removed", "(2 edits, each matched in the file as it is now)",
-		"4    │ - a := 1", "   4 │ + a := 10", "6    │ - c := 3", "   6 │ + c := 30")
+		"4   │ - a := 1", "  4 │ + a := 10", "6   │ - c := 3", "  6 │ + c := 30")
 	r.settle()
 	r.keys("y")
 	r.waitFor("done with several")
@@ -115,7 +115,7 @@ func TestRealPiUntrustedResourcesSaidInTheSession(t *testing.T) {
 	}
 	writeAt(t, filepath.Join(r.home, "proj", ".pi", "extensions", "stamp.ts"), realpi.StampExtension)
 	r.chat()
-	r.waitScreen("pi declined this project's own resources", "press t in Projects", "pi-tui projects trust proj", "stamp.ts")
+	r.waitScreen("pi declined this project's own resources", "press t in Projects", "trust proj", "stamp.ts")
 	r.say("stamp")
 	r.waitFor("done with stamp")
 	if got := r.fake.Requests()[0].Raw; strings.Contains(got, `"name":"stamp"`) {
