@@ -56,6 +56,9 @@ export default async function (pi: any) {
     sock?.destroy();
   };
 
+  // idle lets node end once no request is waiting (see call below).
+  const idle = () => { if (pending.size === 0) sock?.unref(); };
+
   const welcome: any = await new Promise((resolve) => {
     if (!socketPath || !token) {
       fail("no channel in the environment");
@@ -87,13 +90,18 @@ export default async function (pi: any) {
         const p = pending.get(m.id);
         if (!p) continue;
         pending.delete(m.id);
+        idle();
         if (typeof m.error === "string") p.reject(new Error(m.error)); else p.resolve(m.result ?? {});
       }
     });
     sock.on("error", (e: Error) => { clearTimeout(timer); fail(e.message); resolve(null); });
     sock.on("close", () => { clearTimeout(timer); fail("the channel closed"); resolve(null); });
   });
-  // The channel must not keep pi alive on its own (pi -p exits when done).
+  // The channel keeps node's event loop alive exactly while a request
+  // waits for its answer: idle, it must not keep pi alive on its own (pi
+  // -p exits when done); waiting, it must, or node ends the process under
+  // a handler that awaits pi-tui (project_trust runs before pi has any
+  // other handle open, and pi then exits 0 without a word).
   sock?.unref();
 
   const call = (method: string, params: unknown): Promise<any> => {
@@ -101,6 +109,7 @@ export default async function (pi: any) {
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
+      sock!.ref();
       sock!.write(JSON.stringify({ id, method, params }) + "\n");
     });
   };
@@ -119,11 +128,15 @@ export default async function (pi: any) {
 
   // readOnly says whether a tool's author marks it read-only (pi's
   // annotations.readOnlyHint, an MCP server's included): plan mode keeps it.
-  const readOnly = (name: string): boolean => {
-    try {
-      const t = (pi.getAllTools?.() ?? []).find((x: any) => x?.name === name);
-      return t?.annotations?.readOnlyHint === true;
-    } catch { return false; }
+  const toolOf = (name: string): any => {
+    try { return (pi.getAllTools?.() ?? []).find((x: any) => x?.name === name); } catch { return undefined; }
+  };
+  const readOnly = (name: string): boolean => toolOf(name)?.annotations?.readOnlyHint === true;
+  // paramsOf lists a tool's arguments in its schema's order (pi's
+  // parameters.properties): pi-tui shows a call's arguments by it.
+  const paramsOf = (name: string): string[] => {
+    const p = toolOf(name)?.parameters?.properties;
+    return p && typeof p === "object" ? Object.keys(p) : [];
   };
   // Plan mode: the tools pi-tui's answer does not keep are hidden from the
   // model rather than deactivated. pi answers a call of an inactive tool
@@ -146,7 +159,7 @@ export default async function (pi: any) {
   pi.on("before_agent_start", async (event: any) => {
     try {
       const active: string[] = beforePlan ?? (pi.getActiveTools?.() ?? []).filter((n: string) => n !== PLAN_TOOL);
-      const r = await call("system", { tools: active.map((name) => ({ name, readOnly: readOnly(name) })) });
+      const r = await call("system", { tools: active.map((name) => ({ name, readOnly: readOnly(name), params: paramsOf(name) })) });
       if (r.plan === true && Array.isArray(r.tools)) {
         if (beforePlan === undefined) beforePlan = active;
         const keep: string[] = r.tools.map(String);
@@ -165,7 +178,7 @@ export default async function (pi: any) {
 
   pi.on("tool_call", async (event: any, ctx: any) => {
     try {
-      const r = await call("tool_call", { toolCallId: event.toolCallId, toolName: event.toolName, input: event.input ?? {}, leafId: leafOf(ctx), readOnly: readOnly(event.toolName) });
+      const r = await call("tool_call", { toolCallId: event.toolCallId, toolName: event.toolName, input: event.input ?? {}, leafId: leafOf(ctx), readOnly: readOnly(event.toolName), params: paramsOf(event.toolName) });
       if (r.block) return { block: true, reason: String(r.reason ?? "blocked by pi-tui") };
       return undefined;
     } catch (e: any) {

@@ -42,8 +42,11 @@ type Deps struct {
 	Approve    agent.Approver
 	// Memory is the remember tool's writer; nil: no remember tool.
 	Memory agent.MemoryWriter
-	// Trusted says whether pi may trust the project (nil: no).
-	Trusted func(ctx context.Context) (bool, error)
+	// Trusted says whether pi may trust the project and, when not, why,
+	// in words that say how to trust it (nil: no). Home is the user's home
+	// (pi does not count ~/.agents/skills as the project's).
+	Trusted func(ctx context.Context) (ok bool, why string, err error)
+	Home    string
 	// Checkpoints brackets each call that can change files, as in the
 	// built-in engine (checkpoints.go); nil takes none.
 	Checkpoints agent.Checkpointer
@@ -61,6 +64,8 @@ type Decisions struct {
 	deps Deps
 
 	mu     sync.Mutex
+	trust  *TrustReport            // pi's last project_trust, answered
+	params map[string][]string     // each tool's schema properties, in order, as the bridge said them
 	claims map[claimKey]claimEntry // per prompt: emptied by System
 	calls  map[string]*callInfo
 	// marks are the checkpoints of calls let run, until their
@@ -138,6 +143,25 @@ func (d *Decisions) ToolInfo(toolCallID string) (*events.Preflight, *events.Deli
 	return c.pre, c.delivery, c.display
 }
 
+// ToolParams returns a tool's schema properties in order, as the bridge
+// last said them (nil: not known), for the engine's ToolStarted.
+func (d *Decisions) ToolParams(tool string) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.params[tool]
+}
+
+// setParams keeps a tool's schema order; d.mu is held.
+func (d *Decisions) setParams(tool string, params []string) {
+	if len(params) == 0 {
+		return
+	}
+	if d.params == nil {
+		d.params = map[string][]string{}
+	}
+	d.params[tool] = params
+}
+
 // RememberAllowed implements Host.
 func (d *Decisions) RememberAllowed() bool { return d.deps.Memory != nil }
 
@@ -149,6 +173,9 @@ func (d *Decisions) RememberAllowed() bool { return d.deps.Memory != nil }
 func (d *Decisions) System(ctx context.Context, req SystemRequest) (SystemResult, error) {
 	d.mu.Lock()
 	d.claims = map[claimKey]claimEntry{}
+	for _, t := range req.Tools {
+		d.setParams(t.Name, t.Params)
+	}
 	d.mu.Unlock()
 	d.dmu.Lock()
 	d.pending = nil
@@ -176,19 +203,6 @@ func (d *Decisions) System(ctx context.Context, req SystemRequest) (SystemResult
 // planning reports whether the session is in plan mode now.
 func (d *Decisions) planning() bool { return d.deps.Plan != nil && d.deps.Plan() }
 
-// Trust implements Host: the cwd pi names is ignored; the host's decision
-// is about the root it bound.
-func (d *Decisions) Trust(ctx context.Context, _ TrustRequest) (TrustResult, error) {
-	if d.deps.Trusted == nil {
-		return TrustResult{Trusted: "no"}, nil
-	}
-	ok, err := d.deps.Trusted(ctx)
-	if err != nil || !ok {
-		return TrustResult{Trusted: "no"}, err
-	}
-	return TrustResult{Trusted: "yes"}, nil
-}
-
 // Remember implements Host with the built-in engine's remember tool.
 func (d *Decisions) Remember(ctx context.Context, req RememberRequest) (RememberResult, error) {
 	text, _, err := agent.Remember(ctx, d.deps.Memory, req.Input)
@@ -207,6 +221,9 @@ func (d *Decisions) ToolCall(ctx context.Context, req ToolCallRequest) (ToolCall
 		input = json.RawMessage("{}")
 	}
 	info := &callInfo{}
+	d.mu.Lock()
+	d.setParams(req.ToolName, req.Params)
+	d.mu.Unlock()
 	if d.planning() && !agent.PlanAllows(req.ToolName, req.ReadOnly) {
 		// Blocked first: it would not run whatever confinement, preflight
 		// or approval said, as in the built-in engine.
@@ -257,7 +274,7 @@ func (d *Decisions) approve(ctx context.Context, req ToolCallRequest, input json
 	if d.deps.Approve == nil {
 		return false, nil
 	}
-	a := agent.Approval{ToolCallID: req.ToolCallID, Tool: req.ToolName, Args: input, Reason: reason, Path: target}
+	a := agent.Approval{ToolCallID: req.ToolCallID, Tool: req.ToolName, Args: input, Params: req.Params, Reason: reason, Path: target}
 	if req.ToolName == "bash" {
 		var args struct {
 			Command string `json:"command"`

@@ -91,6 +91,9 @@ type SystemRequest struct {
 type ToolState struct {
 	Name     string `json:"name"`
 	ReadOnly bool   `json:"readOnly,omitempty"`
+	// Params are its schema's properties, in order: a call's arguments
+	// are shown by them.
+	Params []string `json:"params,omitempty"`
 }
 
 // SystemResult is the system method's answer: the text appended to pi's
@@ -114,6 +117,9 @@ type ToolCallRequest struct {
 	// ReadOnly is set when the tool's author marks it read-only (pi's
 	// annotations.readOnlyHint): plan mode lets such a tool run.
 	ReadOnly bool `json:"readOnly,omitempty"`
+	// Params are the tool schema's properties, in order (its approval
+	// shows the arguments by them).
+	Params []string `json:"params,omitempty"`
 }
 
 // ToolCallResult lets the call run or blocks it with a reason the model

@@ -67,6 +67,10 @@ type AgentEnded struct {
 type ToolStarted struct {
 	SessionID, ToolCallID, ToolName string
 	Args                            json.RawMessage
+	// Params are the tool schema's properties in order, when the engine
+	// knows them (pi's tools, through the bridge): the call's line shows
+	// its arguments by them.
+	Params []string
 }
 
 // ToolOutput is a running command's new output. Skipped counts the bytes
@@ -203,6 +207,20 @@ type ExtensionStatus struct {
 type RuntimeLaunched struct {
 	SessionID, Reason, Model string
 	Engine, EngineVersion    string
+	// Resources says which of the project's own resources pi loaded or
+	// declined; nil when pi asked no trust question (none in the project,
+	// or the built-in engine).
+	Resources *ProjectResources
+}
+
+// ProjectResources are the project's own pi resources (.pi/settings.json,
+// .pi/extensions/…, .agents/skills/…) as pi's trust decided them: Loaded
+// when the project is trusted, else Declined, with Reason saying why and
+// how to trust it.
+type ProjectResources struct {
+	Loaded   []string `json:"loaded,omitempty"`
+	Declined []string `json:"declined,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
 }
 
 // RuntimeReused says the idle runtime was kept: nothing changed.
@@ -257,6 +275,10 @@ type Approval struct {
 	Path       string          `json:"path,omitempty"`
 	Command    string          `json:"command,omitempty"`
 	Args       json.RawMessage `json:"args"`
+	// Params are the tool schema's properties in order, when known (an
+	// extension's or MCP server's tool under pi): its arguments are shown
+	// by them.
+	Params []string `json:"params,omitempty"`
 	// Reason says why this call asks even where its kind of tool would not
 	// (a write under .git/ or to a file that tools run), so the dialog can
 	// tell the user; "" for the ordinary approval of the permission mode.

@@ -64,6 +64,9 @@ type wire struct {
 	Key       string   `json:"key,omitempty"`
 	Lines     []string `json:"lines,omitempty"`
 	Placement string   `json:"placement,omitempty"`
+	// Added with project trust under pi (ADR 0064): runtime_launched says
+	// which of the project's own resources pi loaded or declined.
+	ProjectResources *ProjectResources `json:"projectResources,omitempty"`
 }
 
 // wireQueue is queue_update's object, as pi's rpc writes it: both lists,
@@ -130,7 +133,8 @@ func toWire(e Event) (any, bool) {
 	case ExtensionStatus:
 		return wire{Type: wireExtStatus, SessionID: e.SessionID, Text: e.Text, Method: e.Method, Key: e.Key, Lines: e.Lines, Placement: e.Placement}, true
 	case RuntimeLaunched:
-		return wire{Type: wireLaunched, SessionID: e.SessionID, Reason: e.Reason, Model: e.Model, Engine: e.Engine, EngineVersion: e.EngineVersion}, true
+		return wire{Type: wireLaunched, SessionID: e.SessionID, Reason: e.Reason, Model: e.Model, Engine: e.Engine, EngineVersion: e.EngineVersion,
+			ProjectResources: e.Resources}, true
 	case RuntimeReused:
 		return wire{Type: wireReused, SessionID: e.SessionID, Reason: e.Reason, Model: e.Model}, true
 	case RuntimeRetired:

@@ -151,3 +151,15 @@ func TestWireQueue(t *testing.T) {
 		}
 	}
 }
+
+// runtime_launched says which project resources pi loaded or declined,
+// after the members it always had; without them the line is as before.
+func TestWireLaunchedSaysProjectResources(t *testing.T) {
+	t.Parallel()
+	got, err := Marshal(RuntimeLaunched{SessionID: "s1", Reason: "new", Engine: "pi", EngineVersion: "1.6.0",
+		Resources: &ProjectResources{Declined: []string{".pi/extensions/x.ts"}, Reason: "the project is not trusted"}})
+	want := `{"type":"runtime_launched","sessionId":"s1","reason":"new","engine":"pi","engineVersion":"1.6.0","projectResources":{"declined":[".pi/extensions/x.ts"],"reason":"the project is not trusted"}}`
+	if err != nil || string(got) != want {
+		t.Errorf("got  %s (%v)\nwant %s", got, err, want)
+	}
+}

@@ -70,6 +70,9 @@ type Config struct {
 	// its delivery, the path relative to the root) for ToolEnded; nil:
 	// none.
 	ToolInfo func(toolCallID string) (*events.Preflight, *events.Delivery, string)
+	// ToolParams returns a tool's schema properties in order (the
+	// bridge's), which ToolStarted carries; nil: none.
+	ToolParams func(tool string) []string
 	// ExtensionUI answers an extension's dialog (select, confirm, input,
 	// editor); its context ends when the dialog's timeout passes or pi
 	// goes. nil: dialogs are cancelled, with a Notice saying so.

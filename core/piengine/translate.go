@@ -57,7 +57,11 @@ func (c *core) handle(rec *Record) {
 	case "message_end":
 		c.messageEnded(rec.Message)
 	case "tool_execution_start":
-		c.publish(events.ToolStarted{SessionID: sid, ToolCallID: rec.ToolCallID, ToolName: rec.ToolName, Args: rec.Args})
+		var params []string
+		if c.cfg.ToolParams != nil {
+			params = c.cfg.ToolParams(rec.ToolName)
+		}
+		c.publish(events.ToolStarted{SessionID: sid, ToolCallID: rec.ToolCallID, ToolName: rec.ToolName, Args: rec.Args, Params: params})
 	case "tool_execution_update":
 		c.toolOutput(rec)
 	case "tool_execution_end":

@@ -205,13 +205,7 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 		},
 		Preflight: m.preflighter(b), PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base,
 		Permission: b.spec.Permission, Approve: m.approve(sid, b.spec.Root, b.spec.ProjectRoot), Memory: mw,
-		Trusted: func(ctx context.Context) (bool, error) {
-			p, err := h.Projects.Binding(ctx, projectID)
-			if err != nil {
-				return false, err
-			}
-			return p.Trusted && p.Root == b.spec.ProjectRoot, nil
-		},
+		Trusted: m.piTrust(projectID, b.spec.ProjectRoot), Home: h.Places.Home,
 		Checkpoints: cp, Plan: m.planOf(sid)})
 	srv, err := bridge.Listen(filepath.Join(h.Places.DataDir, "run"), dec)
 	if err != nil {
@@ -228,7 +222,7 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 	}()
 	eng, err := piengine.Launch(ctx, piengine.Config{Publisher: piEmitter{m: m, dec: dec}, SessionID: sid, Pi: b.pi, SessionFile: sess.File(), Root: b.spec.Root,
 		AgentDir: h.Places.AgentDir, Provider: b.model.Provider, Model: b.model.ID, Thinking: b.model.Thinking, Bridge: ext,
-		ExtraEnv: append(srv.Env(), m.opts.PiEnv...), ToolInfo: dec.ToolInfo, ExtensionUI: m.extensionUI(sid)})
+		ExtraEnv: append(srv.Env(), m.opts.PiEnv...), ToolInfo: dec.ToolInfo, ToolParams: dec.ToolParams, ExtensionUI: m.extensionUI(sid)})
 	if err != nil {
 		stop()
 		srv.Close()

@@ -157,7 +157,11 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 func (m *Manager) launchedLocked(rt *Runtime, reason string, reserve bool) {
 	rt.reserved, rt.prewarmed = reserve, !reserve
 	info := rt.Engine.Info()
-	m.note(events.RuntimeLaunched{SessionID: rt.Session.ID(), Reason: reason, Model: rt.Spec.Model, Engine: info.Name, EngineVersion: info.Version})
+	res, said := launchResources(rt)
+	m.note(events.RuntimeLaunched{SessionID: rt.Session.ID(), Reason: reason, Model: rt.Spec.Model, Engine: info.Name, EngineVersion: info.Version, Resources: res})
+	if said.Text != "" {
+		m.queued = append(m.queued, said)
+	}
 	if rt.notice != "" {
 		// Queued as note queues, but not the session's last runtime event.
 		m.queued = append(m.queued, events.Notice{SessionID: rt.Session.ID(), Level: "warning", Source: "pi-tui", Text: rt.notice})

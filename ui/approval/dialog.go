@@ -220,9 +220,30 @@ func (d *Dialog) build(w int) {
 		}
 	}
 	plain := func(s ...string) string { return strings.Join(s, "") }
+	if t := d.ask.req.Tool; t != "bash" && t != "edit" && t != "write" {
+		// Another tool (an extension's, an MCP server's) is asked about
+		// by its arguments, in its schema's order: on one line as pi
+		// shows the call, then each whole.
+		args := agent.ToolArgs(d.ask.req.Args, d.ask.req.Params)
+		d.summary = strings.TrimSpace(common.VisibleLine(t) + " " + agent.ArgsLine(args, 100))
+		if len(args) == 0 {
+			add("", 0, "(no arguments)", st.Dim.Render)
+		}
+		for _, a := range args {
+			key := common.VisibleLine(a.Key) + ": "
+			for _, l := range strings.Split(agent.ArgText(a.Value), "\n") {
+				add(key, len([]rune(key)), strings.ReplaceAll(common.Visible(l), "\t", "    "), plain)
+				key = strings.Repeat(" ", len([]rune(key)))
+			}
+		}
+		return
+	}
 	if d.ask.req.Tool != "bash" {
 		p := d.ask.diff
 		d.summary = fmt.Sprintf("%s %s · %s added, %d removed", d.ask.req.Tool, common.VisibleLine(d.ask.req.Path), common.Plural(p.added, "line"), p.removed)
+		if p.refused {
+			d.summary = fmt.Sprintf("%s %s · pi will refuse it as it stands", d.ask.req.Tool, common.VisibleLine(d.ask.req.Path))
+		}
 		nw := p.width()
 		gw := 2*nw + 4 // "12 13 │ "
 		for _, l := range p.lines {

@@ -32,6 +32,9 @@ type diffLine struct {
 type preview struct {
 	lines          []diffLine
 	added, removed int
+	// refused: the tool will refuse the call as it stands (the lines say
+	// why), so it changes nothing.
+	refused bool
 }
 
 func (p *preview) note(format string, args ...any) {
@@ -160,6 +163,9 @@ func diffFor(root string, req agent.Approval) preview {
 	// first (check-then-open), and never a wait on a FIFO.
 	old, err := agent.ReadPreview(root, path, previewLimit+1)
 	var notRegular *fsutil.NotRegularError
+	if _, pi := args["edits"]; req.Tool == "edit" && pi {
+		return piEditDiff(req, old, err)
+	}
 	if req.Tool == "edit" {
 		oldText, _ := args["oldText"].(string)
 		newText, _ := args["newText"].(string)
@@ -193,5 +199,54 @@ func diffFor(root string, req agent.Approval) preview {
 		return unified(string(old), content)
 	}
 	p.whole(content)
+	return p
+}
+
+// piEditDiff shows pi 1.6's edit (path, edits[]) as pi will apply it
+// (agent.ApplyPiEdits: every edit matched in the file as it is now): the
+// exact diff, or pi's own words for an edit it will refuse (not found,
+// not unique, overlapping, empty, no change), then each edit as given.
+func piEditDiff(req agent.Approval, old []byte, readErr error) preview {
+	var p preview
+	_, edits, err := agent.PiEditInput(req.Args)
+	var notRegular *fsutil.NotRegularError
+	switch {
+	case err != nil:
+	case errors.Is(readErr, fs.ErrNotExist):
+		err = fmt.Errorf("the file does not exist")
+	case errors.As(readErr, &notRegular):
+		err = fmt.Errorf("it is not a regular file")
+	case readErr != nil:
+		err = fmt.Errorf("the file cannot be read: %v", readErr)
+	case len(old) > previewLimit:
+		p.note("(the file is over 1 MiB: not compared; the edits as given)")
+	default:
+		var res agent.PiEditResult
+		// pi decodes the file as UTF-8, an invalid byte becoming U+FFFD.
+		if res, err = agent.ApplyPiEdits(string([]rune(string(old))), edits, req.Path); err == nil {
+			if len(edits) > 1 {
+				p.note("(%d edits, each matched in the file as it is now)", len(edits))
+			}
+			if res.Fuzzy {
+				p.note("(an edit matched only with quotes, dashes and line-end spaces folded: pi rewrites the lines it touches as shown)")
+			}
+			d := unified(res.Before, res.After)
+			d.lines = append(p.lines, d.lines...)
+			return d
+		}
+	}
+	if err != nil {
+		p.note("pi will refuse this edit: %v", err)
+	}
+	p.refused = err != nil
+	for i, e := range edits {
+		p.note("edits[%d] as given:", i)
+		for _, l := range splitLines(e.OldText) {
+			p.lines = append(p.lines, diffLine{kind: '-', text: l})
+		}
+		for _, l := range splitLines(e.NewText) {
+			p.lines = append(p.lines, diffLine{kind: '+', text: l})
+		}
+	}
 	return p
 }

@@ -179,6 +179,7 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		// the reason is said once, by agent_end.
 		m.tr.EndAnswer(e.Text, e.Error != "")
 	case events.ToolStarted:
+		m.tr.SetParams(e.ToolName, e.Params)
 		return m.tr.ToolStart(e.ToolCallID, e.ToolName, string(e.Args))
 	case events.ToolOutput:
 		m.tr.ToolOutput(e.ToolCallID, e.Text, e.Skipped)

@@ -38,6 +38,23 @@ type Model struct {
 	width    int
 	files    map[string]*callFiles // the review cards, by call id (files.go)
 	hints    CardHints             // what the cards say to press
+	// params are tools' schema properties in order, as the engine said
+	// them (SetParams): kept over rereads, so a stored call of the tool
+	// lists its arguments as its live line did.
+	params map[string][]string
+}
+
+// SetParams keeps a tool's schema order (events.ToolStarted's Params):
+// its calls' lines show their arguments in it. Empty params change
+// nothing.
+func (m *Model) SetParams(tool string, params []string) {
+	if len(params) == 0 {
+		return
+	}
+	if m.params == nil {
+		m.params = map[string][]string{}
+	}
+	m.params[tool] = params
 }
 
 // New returns an empty transcript; markdown renders finished answers.

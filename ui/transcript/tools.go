@@ -208,7 +208,7 @@ func (m *Model) reveal(i, h int) {
 
 // drawOpts are the toggles items are drawn with.
 func (m *Model) drawOpts() viewOpts {
-	return viewOpts{thinking: m.thinking, markdown: m.markdown, files: m.files, hints: m.hints, target: m.target()}
+	return viewOpts{params: m.params, thinking: m.thinking, markdown: m.markdown, files: m.files, hints: m.hints, target: m.target()}
 }
 
 // toolBody is what a call's output shows: while it runs, what arrived so
@@ -226,7 +226,7 @@ func (it *item) toolCacheKey(st *common.UI, opts viewOpts) string {
 	if it.kind != kindTool {
 		return ""
 	}
-	k := fmt.Sprintf("|%v|%v|%d|%d|%v", it.marked, it.expanded, len(it.output), it.skipped, it == opts.target)
+	k := fmt.Sprintf("|%v|%v|%d|%d|%v|%d", it.marked, it.expanded, len(it.output), it.skipped, it == opts.target, len(opts.params[it.tool]))
 	if it.status == "running" && !it.started.IsZero() {
 		k += "|" + elapsedText(st.Now().Sub(it.started))
 	}

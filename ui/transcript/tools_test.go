@@ -2,6 +2,8 @@ package transcript
 
 import (
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/agent"
@@ -51,6 +53,24 @@ func TestFailedCallLineSaysWhy(t *testing.T) {
 		got := line(c.it, 60)
 		if !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
 			t.Errorf("%s: the call reads %q, want %q and not %q", c.name, got, c.want, c.not)
+		}
+	}
+}
+
+// An extension's tool call is listed by its arguments, as pi lists them,
+// in the tool schema's order the engine said; a built-in tool by its
+// target.
+func TestExtensionToolLineShowsItsArguments(t *testing.T) {
+	m := New(uitest.UI(), nil)
+	m.SetWidth(100)
+	m.SetParams("stamp", []string{"label", "times"})
+	m.ToolStart("s1", "stamp", `{"times":2,"label":"v1"}`)
+	m.ToolEnd(Result{CallID: "s1", Tool: "stamp", Text: "ok", ToolMs: 4000})
+	m.ToolStart("r1", "read", `{"path":"a.go"}`)
+	view := ansi.Strip(m.View(viewHeight))
+	for _, w := range []string{`✓ stamp label="v1" times=2 · 4.0s`, "read a.go"} {
+		if !strings.Contains(view, w) {
+			t.Errorf("no %q in\n%s", w, view)
 		}
 	}
 }

@@ -276,7 +276,7 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 			b.WriteString("\n" + st.Error.Render(wrap("✗ "+it.errText)))
 		}
 	case kindTool:
-		b.WriteString(it.toolLine(st, width))
+		b.WriteString(it.toolLine(st, width, opts.params[it.tool]))
 		b.WriteString(it.changeLines(st, width))
 		b.WriteString(it.fileLines(st, width, opts))
 		b.WriteString(it.outputLines(st, width))
@@ -298,10 +298,15 @@ func (it *item) render(st *common.UI, width int, opts viewOpts) []string {
 
 // toolLine is the compact line of a tool call: tool, target, status, time,
 // preflight markers and the instructions its result carried.
-func (it *item) toolLine(st *common.UI, width int) string {
+func (it *item) toolLine(st *common.UI, width int, params []string) string {
 	mark := map[string]string{"running": "…", "ok": "✓", "error": "✗"}[it.status]
 	target := common.VisibleLine(it.path)
-	if it.tool == "bash" || target == "" {
+	switch {
+	case !ownLine[it.tool]:
+		// A tool pi shows by its arguments (an extension's, an MCP
+		// server's): key=value in its schema's order.
+		target = agent.ArgsLine(agent.ToolArgs(json.RawMessage(jsonPart(it.args)), params), argsLineMax)
+	case it.tool == "bash" || target == "":
 		target = argSummary(it.tool, it.args)
 	}
 	line := fmt.Sprintf("%s %s %s", mark, common.VisibleLine(it.tool), target)
@@ -358,15 +363,29 @@ func (it *item) toolLine(st *common.UI, width int) string {
 // indent puts two spaces before every line.
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
 
+// ownLine are the tools whose line names their target (a path, a
+// command) as pi's own display of them does; any other tool's line shows
+// its arguments.
+var ownLine = map[string]bool{"read": true, "write": true, "edit": true, "bash": true, "grep": true, "find": true, "ls": true}
+
+// argsLineMax bounds the arguments on a tool's line, in runes (pi cuts
+// them at 100 characters).
+const argsLineMax = 100
+
+// jsonPart is a call's arguments without the tool name a stored call's
+// text may start with.
+func jsonPart(args string) string {
+	if i := strings.IndexByte(args, '{'); i >= 0 {
+		return args[i:]
+	}
+	return args
+}
+
 // argSummary names a tool call's target from its arguments: the path, or
 // bash's command.
 func argSummary(tool, args string) string {
 	var a map[string]any
-	raw := args
-	if i := strings.IndexByte(raw, '{'); i >= 0 {
-		raw = raw[i:]
-	}
-	if json.Unmarshal([]byte(raw), &a) != nil {
+	if json.Unmarshal([]byte(jsonPart(args)), &a) != nil {
 		return ""
 	}
 	if tool == "bash" {
@@ -398,6 +417,8 @@ func sizeText(n int) string {
 }
 
 type viewOpts struct {
+	// params are the tools' schema orders the engine said (SetParams).
+	params   map[string][]string
 	thinking bool
 	markdown func(string, int) (string, error)
 	files    map[string]*callFiles
