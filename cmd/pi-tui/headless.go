@@ -325,10 +325,7 @@ func (a *app) sessionsCmd(args []string) error {
 		fmt.Fprintln(tw, "ID\tUPDATED\tENTRIES\tTITLE")
 	}
 	for _, s := range list {
-		title := s.Title
-		if title == "" {
-			title = s.FirstMessage
-		}
+		title := sessions.Label(s.Title, s.FirstMessage)
 		if s.Problem != "" {
 			title = "(" + s.Problem + ") " + title
 		}
