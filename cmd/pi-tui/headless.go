@@ -328,10 +328,7 @@ func (a *app) sessionsCmd(args []string) error {
 		writeText(tw, "ID\tUPDATED\tENTRIES\tTITLE\n")
 	}
 	for _, s := range list {
-		title := s.Title
-		if title == "" {
-			title = s.FirstMessage
-		}
+		title := sessions.Label(s.Title, s.FirstMessage)
 		if s.Problem != "" {
 			title = "(" + s.Problem + ") " + title
 		}

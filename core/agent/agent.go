@@ -22,6 +22,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/settings"
@@ -379,7 +380,8 @@ func (a *Agent) Prompt(parent context.Context, text string) (Result, error) {
 }
 
 func titleOf(text string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	typed, _ := filesearch.SplitAttached(text) // the files @ attached are not what the prompt is about
+	line, _, _ := strings.Cut(strings.TrimSpace(typed), "\n")
 	if r := []rune(line); len(r) > 80 {
 		line = string(r[:79]) + "…"
 	}

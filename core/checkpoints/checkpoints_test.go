@@ -279,6 +279,23 @@ func TestAForkShowsItsParentsChangesAndCannotUndoThem(t *testing.T) {
 	}
 }
 
+// A change number the session does not have is said as such: a session
+// that is not a fork is never told it is one, and is told what it has.
+func TestUndoOfAChangeThatIsNotThereSaysWhatThereIs(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, Limits{})
+	_, err := r.store.Undo(context.Background(), r.info(), Undo{Changes: []int{9}})
+	if err == nil || strings.Contains(err.Error(), "fork") || !strings.Contains(err.Error(), "has no change 9: it has made no file changes") {
+		t.Fatalf("undo of change 9 in a session with none: %v", err)
+	}
+	r.write("a.txt", "a\n")
+	r.bash("echo b > a.txt; echo c > c.txt")
+	_, err = r.store.Undo(context.Background(), r.info(), Undo{Changes: []int{9}})
+	if err == nil || strings.Contains(err.Error(), "fork") || !strings.Contains(err.Error(), "has no change 9: its changes are numbered 1 to 2") {
+		t.Fatalf("undo of change 9 in a session with two: %v", err)
+	}
+}
+
 func TestRemoveAndClean(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, Limits{})

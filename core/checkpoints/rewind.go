@@ -121,7 +121,7 @@ func selectChanges(info SessionInfo, u Undo, changes []Change, from, verb string
 		i := slices.IndexFunc(changes, func(c Change) bool { return c.N == n })
 		switch {
 		case i < 0:
-			return nil, fmt.Errorf("session %s has no change %d of its own (a forked session cannot undo its parent's changes)", info.ID, n)
+			return nil, noSuchChange(info, changes, n)
 		case changes[i].State != from:
 			return nil, fmt.Errorf("change %d is %s already", n, stateWord(changes[i].State))
 		}
@@ -130,6 +130,23 @@ func selectChanges(info SessionInfo, u Undo, changes []Change, from, verb string
 		}
 	}
 	return sel, nil
+}
+
+// noSuchChange says why n names none of the session's own changes (the
+// journal holds only its own): a fork may mean its parent's, which it
+// cannot undo; otherwise it says what the session has.
+func noSuchChange(info SessionInfo, changes []Change, n int) error {
+	last := 0
+	for _, c := range changes {
+		last = max(last, c.N)
+	}
+	switch {
+	case len(info.Ancestors) > 0:
+		return fmt.Errorf("session %s has no change %d of its own (a forked session cannot undo its parent's changes: undo them in %s)", info.ID, n, info.Ancestors[0])
+	case last == 0:
+		return fmt.Errorf("session %s has no change %d: it has made no file changes", info.ID, n)
+	}
+	return fmt.Errorf("session %s has no change %d: its changes are numbered 1 to %d (pi-tui sessions changes %s lists them)", info.ID, n, last, info.ID)
 }
 
 func stateWord(state string) string {

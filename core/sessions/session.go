@@ -33,6 +33,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/store"
 )
@@ -188,6 +189,20 @@ type Summary struct {
 	// Worktree is the binding the file records, as it stands (unverified:
 	// worktree.Service.Of verifies it); zero when the session has none.
 	Worktree Worktree
+}
+
+// Label is what a session is called wherever pi-tui names it (the
+// sessions list, the palette, the chat's header, the CLI): its name, else
+// what was typed in its first message without the files attached to it
+// (the <file name=…> blocks @ completion puts before the text); the first
+// line only, "" when it has neither. The text is raw: the caller shows it
+// with its control characters made visible.
+func Label(name, first string) string {
+	if name == "" {
+		name, _ = filesearch.SplitAttached(first)
+	}
+	line, _, _ := strings.Cut(name, "\n")
+	return line
 }
 
 // Config says where session files live.

@@ -615,3 +615,19 @@ func TestMissingSessionIsOneSentence(t *testing.T) {
 		t.Errorf("err = %q, want %q", err, want)
 	}
 }
+
+// A session is called by its name, else by what was typed in its first
+// message: never by the files @ completion attached before the text.
+func TestLabelIsTheTypedTextNotTheAttachment(t *testing.T) {
+	first := "<file name=\"/src/a.go\">\npackage a\n</file>\nexplain the package\nand more"
+	for _, c := range []struct{ name, first, want string }{
+		{"", first, "explain the package"},
+		{"my work", first, "my work"},
+		{"", "plain question\nsecond line", "plain question"},
+		{"", "", ""},
+	} {
+		if got := Label(c.name, c.first); got != c.want {
+			t.Errorf("Label(%q, %q) = %q, want %q", c.name, c.first, got, c.want)
+		}
+	}
+}

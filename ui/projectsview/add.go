@@ -257,7 +257,7 @@ func (d *addDialog) submit() tea.Cmd {
 // unless asNew, neither is a folder that looks like a missing project.
 func (d *addDialog) add(broadOK, asNew bool) tea.Cmd {
 	d.busy = true
-	reg, pl, name, trust, ctx := d.host.Projects, d.host.Places, d.name.Value(), d.trust, d.st.Ctx
+	h, reg, pl, name, trust, ctx := d.host, d.host.Projects, d.host.Places, d.name.Value(), d.trust, d.st.Ctx
 	path := paths.ExpandHome(d.path.Input.Value(), pl.Home)
 	return func() tea.Msg {
 		if !broadOK {
@@ -275,7 +275,7 @@ func (d *addDialog) add(broadOK, asNew bool) tea.Cmd {
 				return movedMsg{match: m, path: path}
 			}
 		}
-		p, created, err := reg.Add(ctx, path, name, trust)
+		p, created, err := h.AddProject(ctx, path, name, trust)
 		if err != nil {
 			return addedMsg{err: err}
 		}

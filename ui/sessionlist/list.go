@@ -10,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/ui/common"
@@ -195,11 +194,7 @@ func (m *Model) deleteDialog(s sessions.Summary) tea.Cmd {
 // here, the chat's header): its name, else its first message without the
 // files attached to it; one line, shown as text ("" when it has neither).
 func Title(name, first string) string {
-	if name == "" {
-		name, _ = filesearch.SplitAttached(first)
-	}
-	line, _, _ := strings.Cut(name, "\n")
-	return common.VisibleLine(line)
+	return common.VisibleLine(sessions.Label(name, first))
 }
 
 // deletedMsg says a session's file was removed.
