@@ -114,6 +114,10 @@ type ToolCallRequest struct {
 	// ReadOnly is set when the tool's author marks it read-only (pi's
 	// annotations.readOnlyHint): plan mode lets such a tool run.
 	ReadOnly bool `json:"readOnly,omitempty"`
+	// Cwd is the folder pi works in (its ctx.cwd: the session header's
+	// cwd, not the folder pi was started in). A call from a pi working
+	// elsewhere than the root the host bound is blocked.
+	Cwd string `json:"cwd,omitempty"`
 }
 
 // ToolCallResult lets the call run or blocks it with a reason the model

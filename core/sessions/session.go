@@ -339,9 +339,11 @@ func (m *Manager) Open(ctx context.Context, id string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open session %s: %w; it was left as it is", id, err)
 	}
-	projectID := ""
+	sess := newSession(ps, "", m.cfg.Arrived)
+	w, _ := sess.Worktree()
+	projectID, cwd := "", ownerRoot(ps.Header().Cwd, w)
 	for _, p := range projects {
-		if p.Root == ps.Header().Cwd {
+		if p.Root == cwd {
 			projectID = p.ID
 			break
 		}
@@ -357,7 +359,8 @@ func (m *Manager) Open(ctx context.Context, id string) (*Session, error) {
 	m.mu.Lock()
 	m.known[ps.ID()] = path
 	m.mu.Unlock()
-	return newSession(ps, projectID, m.cfg.Arrived), nil
+	sess.projectID = projectID
+	return sess, nil
 }
 
 // List returns a project's session files, most recently active first;
@@ -385,7 +388,7 @@ func (m *Manager) List(ctx context.Context, projectID string) ([]Summary, error)
 		// In a shared folder a broken file is shown in every project, as
 		// its project is unknown, unless its header was read (a file too
 		// large to open).
-		if shared && s.Cwd != root && (!s.Broken || s.Cwd != "") {
+		if shared && summaryRoot(s) != root && (!s.Broken || s.Cwd != "") {
 			continue
 		}
 		if s.ID != "" {
