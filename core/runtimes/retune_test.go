@@ -100,3 +100,16 @@ func TestPiTakesThinkingAndModelInPlace(t *testing.T) {
 		t.Errorf("pi %d runs after the relaunch (the first was %d)", got, first)
 	}
 }
+
+// A file beside the runtime changing (the watcher's rebuild) does not
+// retire a runtime that runs with a thinking level other than the
+// default: the rebuild asks for the level it runs with.
+func TestRebuildKeepsTheRuntimesThinkingLevel(t *testing.T) {
+	r := newRig(t, readThenAnswer, nil)
+	prompt := r.tuned(t)
+	prompt("fake/m1:high")
+	r.m.refreshWhere(func(*Runtime) bool { return true }, ReasonInstructionsChanged)
+	if x := find[events.RuntimeRetired](r.take()); len(x) != 0 {
+		t.Errorf("the rebuild retired the runtime: %+v", x)
+	}
+}
