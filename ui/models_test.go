@@ -79,11 +79,11 @@ func TestSessionThinkingLevel(t *testing.T) {
 	s.keys("n")
 	s.waitFor("Type a message", "thinking medium")
 	s.tm.Send(tea.KeyMsg{Type: tea.KeyShiftTab})
-	s.waitFor("thinking high: the runtime restarts", "thinking high")
+	s.waitFor("thinking high: from the next prompt on", "thinking high")
 	s.tm.Send(tea.KeyMsg{Type: tea.KeyShiftTab})
-	s.waitFor("thinking off: the runtime restarts")
+	s.waitFor("thinking off: from the next prompt on")
 	s.tm.Send(tea.KeyMsg{Type: tea.KeyShiftTab})
-	s.waitFor("thinking low: the runtime restarts") // minimal is not one of this model's levels
+	s.waitFor("thinking low: from the next prompt on") // minimal is not one of this model's levels
 	s.tm.Type("ping")
 	s.keys("enter")
 	s.waitFor("pong")

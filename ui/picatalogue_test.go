@@ -148,7 +148,7 @@ func TestPiSessionMenusComeFromPi(t *testing.T) {
 	// The menu's box wraps a long line.
 	r.waitFor("Model for this session", "fake/fake-model · Fake Model · 128k", "← current", "claude-sub/opus-login · Opus", "200k · reasoning")
 	r.keys("2")
-	r.waitFor("model claude-sub/opus-login: the runtime restarts", "thinking medium")
+	r.waitFor("model claude-sub/opus-login: from the next prompt on", "thinking medium")
 	r.tm.Type("hello")
 	r.keys("enter")
 	// A new pi runs the model: its context window is the meter's.

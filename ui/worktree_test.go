@@ -69,3 +69,18 @@ func TestWorktreeSessionFromTheList(t *testing.T) {
 		t.Errorf("the worktree folder is still there: %v", err)
 	}
 }
+
+// A new session in a worktree says, while it is empty, that the agent
+// works in that worktree (its branch and folder, from ~), and that its
+// file tools stay inside it, not inside the project folder.
+func TestWorktreeSessionIntroNamesTheWorktree(t *testing.T) {
+	t.Parallel()
+	r, dir := worktreeChat(t, 150)
+	rel, _ := filepath.Rel(r.home, dir)
+	frame := r.waitWhole("The agent works in proj, on branch pi/"+filepath.Base(dir)+" in its own worktree (~/"+rel+
+		"): its file tools stay inside that worktree, not the project folder;", "only once you approve them.")
+	if strings.Contains(squeezed(frame), squeezed("stay inside the project folder")) {
+		t.Errorf("a worktree session's introduction says the project folder:\n%s", frame)
+	}
+	r.final()
+}

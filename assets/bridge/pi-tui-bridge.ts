@@ -116,6 +116,11 @@ export default async function (pi: any) {
   const leafOf = (ctx: any): string | undefined => {
     try { return ctx?.sessionManager?.getLeafId?.() ?? undefined; } catch { return undefined; }
   };
+  // cwdOf is the folder pi works in (the session header's cwd, not the
+  // process's): pi-tui refuses calls made in another folder than its root.
+  const cwdOf = (ctx: any): string | undefined => {
+    try { return typeof ctx?.cwd === "string" ? ctx.cwd : undefined; } catch { return undefined; }
+  };
 
   pi.on("project_trust", async (event: any) => {
     try {
@@ -178,7 +183,7 @@ export default async function (pi: any) {
 
   pi.on("tool_call", async (event: any, ctx: any) => {
     try {
-      const r = await call("tool_call", { toolCallId: event.toolCallId, toolName: event.toolName, input: event.input ?? {}, leafId: leafOf(ctx), readOnly: readOnly(event.toolName), params: paramsOf(event.toolName) });
+      const r = await call("tool_call", { toolCallId: event.toolCallId, toolName: event.toolName, input: event.input ?? {}, leafId: leafOf(ctx), readOnly: readOnly(event.toolName), params: paramsOf(event.toolName), cwd: cwdOf(ctx) });
       if (r.block) return { block: true, reason: String(r.reason ?? "blocked by pi-tui") };
       return undefined;
     } catch (e: any) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/core/sessions"
+	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
 // Deps is what Decisions decides with: plain values and the interfaces the
@@ -66,6 +68,7 @@ type Decisions struct {
 	mu     sync.Mutex
 	trust  *TrustReport            // pi's last project_trust, answered
 	params map[string][]string     // each tool's schema properties, in order, as the bridge said them
+	cwdOK  string                  // the cwd pi named that sameRoot found to be the root
 	claims map[claimKey]claimEntry // per prompt: emptied by System
 	calls  map[string]*callInfo
 	// marks are the checkpoints of calls let run, until their
@@ -224,6 +227,13 @@ func (d *Decisions) ToolCall(ctx context.Context, req ToolCallRequest) (ToolCall
 	d.mu.Lock()
 	d.setParams(req.ToolName, req.Params)
 	d.mu.Unlock()
+	if err := d.sameRoot(req.Cwd); err != nil {
+		// pi's tools would resolve paths, and bash start, in another
+		// folder than the one confinement, checkpoints and delivery
+		// speak of: nothing runs.
+		d.keep(req.ToolCallID, info)
+		return ToolCallResult{Block: true, Reason: "Error: " + err.Error()}, nil
+	}
 	if d.planning() && !agent.PlanAllows(req.ToolName, req.ReadOnly) {
 		// Blocked first: it would not run whatever confinement, preflight
 		// or approval said, as in the built-in engine.
@@ -440,3 +450,30 @@ func relTo(root, p string) string {
 
 // errNoFile is the window of a session pi has not written yet.
 var errNoFile = errors.New("no session file yet")
+
+// sameRoot checks that the folder pi says it works in is the root the
+// host bound (both canonical); "" (a bridge that does not say) passes.
+func (d *Decisions) sameRoot(cwd string) error {
+	if cwd == "" {
+		return nil
+	}
+	d.mu.Lock()
+	ok := cwd == d.cwdOK
+	d.mu.Unlock()
+	if ok {
+		return nil
+	}
+	canon := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	if canon(cwd) != canon(d.deps.Root) {
+		return fmt.Errorf("pi works in %s, not in this session's folder %s; pi-tui runs none of its tool calls there", safetext.Label(cwd), safetext.Label(d.deps.Root))
+	}
+	d.mu.Lock()
+	d.cwdOK = cwd
+	d.mu.Unlock()
+	return nil
+}

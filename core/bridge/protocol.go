@@ -120,6 +120,10 @@ type ToolCallRequest struct {
 	// Params are the tool schema's properties, in order (its approval
 	// shows the arguments by them).
 	Params []string `json:"params,omitempty"`
+	// Cwd is the folder pi works in (its ctx.cwd: the session header's
+	// cwd, not the folder pi was started in). A call from a pi working
+	// elsewhere than the root the host bound is blocked.
+	Cwd string `json:"cwd,omitempty"`
 }
 
 // ToolCallResult lets the call run or blocks it with a reason the model

@@ -259,3 +259,46 @@ func toolNames(raw string) string {
 	}
 	return strings.Join(names, ",")
 }
+
+// pi works in the folder its session file's header names. Given a file
+// that names a folder other than the root the host bound, every tool call
+// is refused with a sentence naming both folders, and none runs there:
+// the read of a file that exists only in that other folder gives nothing
+// of it, and a write writes nothing anywhere.
+func TestRealPiWorkingElsewhereIsRefused(t *testing.T) {
+	pi := findPi(t)
+	root := project(t)
+	elsewhere := filepath.Join(filepath.Dir(root), "outside")
+	session := filepath.Join(t.TempDir(), "s.jsonl")
+	write(t, session, `{"type":"session","version":3,"id":"01a24000-0000-7000-8000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","cwd":`+mustJSON(elsewhere)+"}\n")
+	model := fakemodel.New(t, func(n int, req fakemodel.Request) fakemodel.Reply {
+		if n == 0 {
+			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "c_rd", Name: "read", Args: map[string]any{"path": "secret.txt"}},
+				{ID: "c_wr", Name: "write", Args: map[string]any{"path": "made.txt", "content": "x"}}}}
+		}
+		return fakemodel.Reply{Text: "done"}
+	})
+	h := NewDecisions(Deps{Root: root, SessionFile: session, Permission: agent.PermissionFullAuto})
+	defer h.Close()
+	srv, err := Listen(t.TempDir(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runPi(t, pi, root, session, srv, model, "go")
+	reqs := model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the model got %d requests, want 2", len(reqs))
+	}
+	r := toolResults(reqs[1].Raw)["c_rd"]
+	if !strings.Contains(r, "pi works in "+mustJSON(elsewhere)+", not in this session's folder "+mustJSON(root)) || strings.Contains(r, "SECRET") {
+		t.Errorf("the read made while pi works elsewhere gave %q", r)
+	}
+	if r := toolResults(reqs[1].Raw)["c_wr"]; !strings.Contains(r, "pi works in ") {
+		t.Errorf("the write made while pi works elsewhere gave %q", r)
+	}
+	for _, dir := range []string{elsewhere, root} {
+		if _, err := os.Stat(filepath.Join(dir, "made.txt")); err == nil {
+			t.Errorf("the write ran in %s", dir)
+		}
+	}
+}

@@ -58,6 +58,21 @@ type Engine interface {
 	Close() error
 }
 
+// Retuner is an Engine that can take another model or thinking level in
+// place, without a restart (pi does, over its RPC). Before a prompt whose
+// launch description differs from the runtime's only in the model (and
+// the key its provider brings) or the thinking level, the manager asks a
+// Retuner to change instead of retiring it; an engine that is not one is
+// retired and launched again, as for any other change.
+type Retuner interface {
+	// Retune makes the engine's model calls from the next prompt on use
+	// model (its Provider, ID and Thinking level). It is called only while
+	// no prompt runs. An error says the engine could not (a model it does
+	// not know, a level it cannot be asked for): it may have taken part of
+	// the change, so the manager retires it and launches a new one.
+	Retune(ctx context.Context, model provider.Model) error
+}
+
 // Info names an engine: "builtin" or "pi", and its version.
 type Info struct {
 	Name, Version string

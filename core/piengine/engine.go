@@ -115,6 +115,7 @@ type core struct {
 	queued     int
 	usage      provider.Usage // of the engine's life
 	window     int
+	tuned      tuning            // the model and thinking level asked for (retune.go)
 	partial    map[string]string // toolCallId → the tool's partial output so far
 }
 
@@ -167,7 +168,8 @@ func Launch(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &core{cfg: cfg, proc: proc, pub: pub, info: engine.Info{Name: Name, Version: cfg.Pi.Version}, partial: map[string]string{}, dialogs: make(chan struct{}, maxDialogs)}
+	c := &core{cfg: cfg, proc: proc, pub: pub, info: engine.Info{Name: Name, Version: cfg.Pi.Version}, partial: map[string]string{}, dialogs: make(chan struct{}, maxDialogs),
+		tuned: tuning{provider: cfg.Provider, model: cfg.Model, thinking: cfg.Thinking}}
 	c.life, c.stop = context.WithCancel(context.Background())
 	c.rpc = newClient(proc.stdout, proc.stdin, cfg.MaxLine, c.handle, c.ended)
 	e := &Engine{c}
@@ -540,7 +542,8 @@ func (c *core) State() engine.State {
 	return engine.State{Busy: c.busy || c.cur != nil, Usage: c.usage, Queued: c.queued}
 }
 
-// ContextWindow is the context window of pi's model when it started.
+// ContextWindow is the context window of pi's model (when it started, or
+// as set_model reported it).
 func (c *core) ContextWindow() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -183,8 +183,15 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 	if err != nil {
 		return nil, err
 	}
-	// pi continues the file pi-tui created, with its id, instead of
-	// writing a session of its own there.
+	// pi works in the folder the file's header names, not in the one it
+	// is started in: the header must name the session's root (its
+	// worktree, or the project again after a discard) or pi's tools, bash
+	// and system prompt work in another checkout than the host confines
+	// and records. pi continues the file pi-tui created, with its id,
+	// instead of writing a session of its own there.
+	if err := sess.SetCwd(ctx, b.spec.Root); err != nil {
+		return nil, err
+	}
 	if err := sess.Persist(ctx); err != nil {
 		return nil, err
 	}

@@ -102,6 +102,17 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 			m.unlock()
 			return cur, false, nil
 		}
+		if r, ok := cur.Engine.(engine.Retuner); ok && !dead && m.inPlace(cur.Spec, b.spec) {
+			// Only the model or thinking level moved, and the engine takes
+			// them in place: no new process (retune.go).
+			switch kept, err := m.retune(ctx, cur, r, b, fp, reserve); {
+			case err != nil:
+				return nil, false, err
+			case kept:
+				return cur, false, nil
+			}
+			return nil, true, nil
+		}
 		reason = why(cur.Spec, b.spec)
 		if dead {
 			reason = ReasonCrashed
@@ -235,7 +246,9 @@ func (m *Manager) refreshWhere(match func(*Runtime) bool, hint string) {
 	}
 	m.mu.Unlock()
 	for _, rt := range list {
-		model := rt.Spec.Model
+		// Rebuilt with the level it runs with: a level not the default is
+		// no reason to retire it when a file beside it changes.
+		model := provider.WithThinking(rt.Spec.Model, rt.Spec.Thinking)
 		b, err := m.build(context.Background(), rt.Session, model)
 		m.mu.Lock()
 		if m.runtimes[rt.Session.ID()] == rt && !rt.busy() && !rt.reserved {

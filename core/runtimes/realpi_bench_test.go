@@ -3,6 +3,7 @@ package runtimes
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ import (
 // realPiRig is a rig whose manager runs the real pi against its fake
 // model. pi inherits the process's environment: its HOME and the model's
 // key are set there.
-func realPiRig(b *testing.B) *rig {
+func realPiRig(b testing.TB) *rig {
 	b.Helper()
 	argv, skip := realpi.Command16()
 	if argv == nil {
@@ -54,9 +55,9 @@ func (r *rig) newSession(tb testing.TB) string {
 	return s.ID()
 }
 
-// startedAfter runs the prompt and returns how long after the call the
-// session's AgentStarted was published.
-func (r *rig) startedAfter(tb testing.TB, sid string) time.Duration {
+// startedAfter runs the prompt with the model spec and returns how long
+// after the call the session's AgentStarted was published.
+func (r *rig) startedAfter(tb testing.TB, sid, spec string) time.Duration {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -77,7 +78,7 @@ func (r *rig) startedAfter(tb testing.TB, sid string) time.Duration {
 		}
 	}()
 	t0 := time.Now()
-	if _, err := r.m.Prompt(context.Background(), sid, "", "hello"); err != nil {
+	if _, err := r.m.Prompt(context.Background(), sid, spec, "hello"); err != nil {
 		tb.Fatal(err)
 	}
 	select {
@@ -112,7 +113,7 @@ func BenchmarkRealPiFirstPrompt(b *testing.B) {
 					}
 				}
 				b.StartTimer()
-				total += r.startedAfter(b, sid)
+				total += r.startedAfter(b, sid, "")
 				n++
 				b.StopTimer()
 				r.m.Retire(sid, "bench")
@@ -184,4 +185,27 @@ func BenchmarkRealPiRuntimeRSS(b *testing.B) {
 		b.ReportMetric(float64(one)/1024, "MiB-one-idle")
 		b.ReportMetric(float64(sum)/1024, "MiB-cap4-sum")
 	}
+}
+
+// The next prompt after a change of thinking level: the time from the
+// Prompt call to AgentStarted when each prompt asks for another level
+// than the one before (low, high, low, …) on one session. pi takes the
+// level in place (ADR 0067); before, each such prompt retired pi and
+// started node again.
+func BenchmarkRealPiPromptAfterThinkingChange(b *testing.B) {
+	r := realPiRig(b)
+	if err := os.WriteFile(filepath.Join(r.h.Places.AgentDir, "models.json"), []byte(tunedModels(r.fake.URL)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := r.m.Prompt(context.Background(), r.sid, "fake/m1:low", "hello"); err != nil {
+		b.Fatal(err)
+	}
+	levels := []string{"high", "low"}
+	var total time.Duration
+	n := 0
+	for b.Loop() {
+		total += r.startedAfter(b, r.sid, "fake/m1:"+levels[n%2])
+		n++
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(n), "ms-to-agent-start")
 }

@@ -57,7 +57,7 @@ func (m *Manager) ListAll(ctx context.Context) ([]Summary, error) {
 			return nil, fmt.Errorf("list sessions: %w", err)
 		}
 		for _, s := range sums {
-			if id, ok := byRoot[s.Cwd]; ok {
+			if id, ok := byRoot[summaryRoot(s)]; ok {
 				keep(s, id)
 			}
 		}

@@ -85,11 +85,17 @@ func (m *Manager) Fork(ctx context.Context, id, upTo string) (*Session, error) {
 	m.known[ps.ID()] = path
 	m.mu.Unlock()
 	f := newSession(ps, s.projectID, m.cfg.Arrived)
-	if _, bound := f.Worktree(); bound {
+	if w, bound := f.Worktree(); bound {
 		// The copied branch names the parent's worktree; a fork works in
 		// the project root, so two sessions never share one worktree
 		// (discarding one would pull the folder from under the other).
-		if _, err := f.Append(ctx, TypeCustom, Worktree{Kind: KindWorktree}); err != nil {
+		// Its header names the project's folder again, where pi is to
+		// work on it.
+		err := f.SetCwd(ctx, ownerRoot(f.Cwd(), w))
+		if err == nil {
+			_, err = f.Append(ctx, TypeCustom, Worktree{Kind: KindWorktree})
+		}
+		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("fork session %s: %w", id, err)
 		}

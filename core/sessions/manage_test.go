@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/store"
 )
 
 // A fork is a new session holding the branch up to the chosen entry, the
@@ -160,5 +162,61 @@ func TestDeleteRefusesAnActiveWorktreeSession(t *testing.T) {
 	}
 	if _, err := os.Stat(s.File()); err != nil {
 		t.Errorf("the file is gone: %v", err)
+	}
+}
+
+// A session working in a worktree of its own names the worktree in its
+// header (where pi works on it), and still belongs to its project: in a
+// session folder every project shares, its project lists it, the list of
+// every session puts it there, and opening it by id finds the project;
+// the project may be a sub-folder of its repository. Its fork works in
+// the project again and says so in its header.
+func TestWorktreeSessionInASharedFolderStaysItsProjects(t *testing.T) {
+	top := t.TempDir()
+	root := filepath.Join(top, "svc")
+	e := setup(t, root)
+	ctx := context.Background()
+	other := t.TempDir()
+	// Listed before p1 ("one"): a file no header maps goes to the first.
+	e.st.InsertProject(ctx, store.ProjectRow{ID: "p2", Name: "another", Root: other, CreatedAt: 1})
+	m := NewManager(e.st, Config{AgentDir: e.agent, SessionDir: t.TempDir()})
+	s, _ := m.Create(ctx, "p1", "")
+	w := Worktree{Root: "/data/wt/a/svc", Dir: "/data/wt/a", Branch: "pi/a", Base: "main", Main: top}
+	if err := s.SetCwd(ctx, w.Root); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetWorktree(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	u := mustAppend(t, s, TypeUser, msg(provider.RoleUser, text("in the worktree")))
+	s.Close()
+	if s.Cwd() != w.Root {
+		t.Errorf("header cwd = %q, want the worktree's root", s.Cwd())
+	}
+	if l, _ := m.List(ctx, "p1"); len(l) != 1 || l[0].ID != s.ID() {
+		t.Errorf("p1 lists %+v", l)
+	}
+	if l, _ := m.List(ctx, "p2"); len(l) != 0 {
+		t.Errorf("p2 lists %+v", l)
+	}
+	if all, _ := m.ListAll(ctx); len(all) != 1 || all[0].ProjectID != "p1" {
+		t.Errorf("ListAll = %+v", all)
+	}
+	fresh := NewManager(e.st, Config{AgentDir: e.agent, SessionDir: m.cfg.SessionDir})
+	o, err := fresh.Open(ctx, s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if o.ProjectID() != "p1" {
+		t.Errorf("opened under project %q, want p1", o.ProjectID())
+	}
+	f, err := m.Fork(ctx, s.ID(), u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Cwd() != root {
+		t.Errorf("the fork's header cwd = %q, want the project's %q", f.Cwd(), root)
 	}
 }

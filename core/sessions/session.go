@@ -326,10 +326,26 @@ func (m *Manager) OpenIn(ctx context.Context, projectID, id string) (*Session, e
 	if err != nil {
 		return nil, fmt.Errorf("open session %s: %w; it was left as it is", id, err)
 	}
+	sess := newSession(ps, mt.ProjectID, m.cfg.Arrived)
+	if sess.projectID == "" {
+		// A worktree session's header names the worktree (pi works there):
+		// its project is the one the worktree was made from.
+		if w, _ := sess.Worktree(); w.Active() {
+			if projects, err := m.st.Projects(ctx, ""); err == nil {
+				root := ownerRoot(ps.Header().Cwd, w)
+				for _, p := range projects {
+					if p.Root == root {
+						sess.projectID = p.ID
+						break
+					}
+				}
+			}
+		}
+	}
 	m.mu.Lock()
 	m.known[ps.ID()] = mt.Path
 	m.mu.Unlock()
-	return newSession(ps, mt.ProjectID, m.cfg.Arrived), nil
+	return sess, nil
 }
 
 // List returns a project's session files, most recently active first;
@@ -357,7 +373,7 @@ func (m *Manager) List(ctx context.Context, projectID string) ([]Summary, error)
 		// In a shared folder a broken file is shown in every project, as
 		// its project is unknown, unless its header was read (a file too
 		// large to open).
-		if shared && s.Cwd != root && (!s.Broken || s.Cwd != "") {
+		if shared && summaryRoot(s) != root && (!s.Broken || s.Cwd != "") {
 			continue
 		}
 		if s.ID != "" {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/pi-tui/pi-tui/core/pisession"
 )
@@ -103,4 +105,41 @@ func (s *Session) SetWorktree(ctx context.Context, w Worktree) error {
 		s.persisted(ctx)
 	}
 	return nil
+}
+
+// SetCwd makes the file's header name root as the session's working
+// directory, as pi would have written it had it begun there: pi runs a
+// session it is given in the folder its header names, so a session in a
+// worktree of its own (or back in its project after a discard) must say
+// so before pi is launched on it (pisession.Session.SetCwd).
+func (s *Session) SetCwd(ctx context.Context, root string) error {
+	if err := s.pi.SetCwd(ctx, root); err != nil {
+		return fmt.Errorf("point session %s at %s: %w", s.ID(), root, err)
+	}
+	return nil
+}
+
+// Cwd is the working directory the file's header names.
+func (s *Session) Cwd() string { return s.pi.Header().Cwd }
+
+// ownerRoot is the root of the project a session file belongs to, given
+// its header's cwd and its worktree record: the cwd, unless it is the
+// root of the worktree the session works in (SetCwd), whose project is
+// the folder of the main checkout the worktree's root mirrors. Project
+// roots and git's top folders are both canonical paths, so they compare
+// as strings.
+func ownerRoot(cwd string, w Worktree) string {
+	if !w.Active() || cwd != w.Root || w.Main == "" {
+		return cwd
+	}
+	rel, err := filepath.Rel(w.Dir, w.Root)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return cwd
+	}
+	return filepath.Join(w.Main, rel)
+}
+
+// summaryRoot is ownerRoot for a listed file.
+func summaryRoot(s pisession.Summary) string {
+	return ownerRoot(s.Cwd, latestWorktree(s.Custom[customPrefix+KindWorktree]))
 }

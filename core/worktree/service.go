@@ -108,7 +108,13 @@ func (s *Service) NewSession(ctx context.Context, sm *sessions.Manager, projectI
 		sess.Close() // nothing was written
 		return nil, sessions.Worktree{}, err
 	}
-	if err := sess.SetWorktree(ctx, w); err != nil {
+	// The header names the worktree, as pi writes it for a session begun
+	// there: pi, given the file, works in the folder its header names.
+	err = sess.SetCwd(ctx, w.Root)
+	if err == nil {
+		err = sess.SetWorktree(ctx, w)
+	}
+	if err != nil {
 		_ = g.Discard(ctx, w) // the branch is new and empty: nothing is lost
 		_ = s.dropMadeFor(ctx, projectID, short, sess.ID())
 		sess.Close()

@@ -22,10 +22,13 @@
 //
 // Its catalogue (get_available_models, get_available_thinking_levels,
 // get_commands) is the script's Models and Commands; get_state names the
-// model --provider/--model launched it with. The first line FAKEPI_LOG
-// gets is "start " and the arguments, for tests of what a launch passed;
-// each catalogue question adds "asked " and the command, each prompt
-// "prompt " and its text on one line.
+// model --provider/--model launched it with, or set_model chose among the
+// catalogue's, and the thinking level --thinking or set_thinking_level
+// gave. The first line FAKEPI_LOG gets is "start " and the arguments, for
+// tests of what a launch passed; each catalogue question adds "asked "
+// and the command, each prompt "prompt " and its text on one line, each
+// set_model "set_model P/ID" and each set_thinking_level
+// "set_thinking_level LEVEL".
 package fakepi
 
 import (

@@ -155,6 +155,11 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		m.rt.window = m.d.Runtimes.ContextWindow(m.sid)
 	case events.RuntimeReused:
 		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime reused", e.Model
+		if e.Reason == runtimes.ReasonModelChanged || e.Reason == runtimes.ReasonThinkingChanged {
+			// The engine took the change in place (ADR 0067): no restart.
+			m.rt.last = "runtime reused: " + reasonText(e.Reason) + " in place"
+			m.rt.window = m.d.Runtimes.ContextWindow(m.sid)
+		}
 		m.rt.engineOf(m.d.Runtimes.State(m.sid)) // the event names none
 	case events.RuntimeRetired:
 		m.rt.state, m.rt.last = "retired", "runtime retired: "+reasonText(e.Reason)

@@ -34,6 +34,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/approvals"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/sessions"
@@ -194,8 +195,20 @@ func (m *Model) SetProject(p projects.Project) error {
 	}
 	m.close()
 	m.project = &p
-	m.tr.SetEmpty("Type a message and press enter. The agent works in " + common.VisibleLine(p.Name) + ": its file tools stay inside the project folder; its commands run as you, and in the ask and auto-edits modes only once you approve them.")
+	m.setIntro("", "")
 	return nil
+}
+
+// setIntro says, while the session is empty, where the agent works: the
+// project folder, or the worktree (branch, folder root) a session of its
+// own works in, which its file tools stay inside instead.
+func (m *Model) setIntro(branch, root string) {
+	where := common.VisibleLine(m.project.Name) + ": its file tools stay inside the project folder"
+	if branch != "" {
+		where = fmt.Sprintf("%s, on branch %s in its own worktree (%s): its file tools stay inside that worktree, not the project folder",
+			common.VisibleLine(m.project.Name), common.VisibleLine(branch), common.VisibleLine(paths.Tilde(root, m.d.UI.Home)))
+	}
+	m.tr.SetEmpty("Type a message and press enter. The agent works in " + where + "; its commands run as you, and in the ask and auto-edits modes only once you approve them.")
 }
 
 // Busy reports whether the agent is working, so quitting asks first.
@@ -258,6 +271,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.close()
 		m.sid, m.title, m.open = msg.id, msg.title, msg.sess
 		m.branch, m.invalid = msg.branch, msg.invalid
+		if m.project != nil {
+			m.setIntro(msg.branch, msg.root)
+		}
 		var wctx context.Context
 		// The watch ends with the program (m.ctx) if not before.
 		wctx, m.stopWatch = context.WithCancel(m.ctx)

@@ -31,6 +31,7 @@ type openedMsg struct {
 	err     error
 	input   string // put in the chat input (a forked message to edit)
 	branch  string // the worktree branch the session works on, "" for none
+	root    string // the folder it works in there (the worktree's root)
 	invalid string // why the session's worktree binding is invalid, "" when it is not
 	notice  string // said in the status bar once open
 }
@@ -50,22 +51,22 @@ func openSession(ctx context.Context, rts *runtimes.Manager, id string) openedMs
 	}
 	msg := openedMsg{id: id, title: s.Title(), leaf: s.Leaf(), sess: s}
 	msg.entries = s.Path() // after the leaf, which then vouches for it
-	msg.branch, msg.invalid = bindingOf(ctx, rts.Worktrees(), s)
+	msg.branch, msg.root, msg.invalid = bindingOf(ctx, rts.Worktrees(), s)
 	return msg
 }
 
-// bindingOf names the worktree branch a session works on ("" for none),
-// or says why its binding is invalid; it scans the session and may run
-// git, so it is called in commands, not in Update.
-func bindingOf(ctx context.Context, svc *worktree.Service, s *sessions.Session) (branch, invalid string) {
+// bindingOf names the worktree branch a session works on and its root
+// ("" for none), or says why its binding is invalid; it scans the session
+// and may run git, so it is called in commands, not in Update.
+func bindingOf(ctx context.Context, svc *worktree.Service, s *sessions.Session) (branch, root, invalid string) {
 	w, bound, err := svc.Lookup(ctx, s)
 	switch {
 	case err != nil:
-		return "", err.Error()
+		return "", "", err.Error()
 	case bound:
-		return w.Branch, ""
+		return w.Branch, w.Root, ""
 	}
-	return "", ""
+	return "", "", ""
 }
 
 // OpenLatest reopens the project's latest session, as `pi -c` does
@@ -113,7 +114,7 @@ func (m *Model) NewInWorktree() tea.Cmd {
 			return openedMsg{err: err}
 		}
 		// Paths in notices write the home folder as ~, as dialogs do.
-		return openedMsg{id: s.ID(), sess: s, branch: w.Branch, notice: fmt.Sprintf("working on branch %s (from %s) in %s", w.Branch, w.Base, common.VisibleLine(paths.Tilde(w.Root, home)))}
+		return openedMsg{id: s.ID(), sess: s, branch: w.Branch, root: w.Root, notice: fmt.Sprintf("working on branch %s (from %s) in %s", w.Branch, w.Base, common.VisibleLine(paths.Tilde(w.Root, home)))}
 	}
 }
 

@@ -162,8 +162,9 @@ func (m *Model) thinkingCommand(arg string) tea.Cmd {
 }
 
 // setThinking chooses a level for the session (clamped to what the model
-// supports) and records it in the session, so resuming it keeps it. The
-// runtime restarts at the next prompt (thinking-changed).
+// supports) and records it in the session, so resuming it keeps it. It
+// applies from the next prompt (thinking-changed): in place on an engine
+// that can (pi), else by a new runtime.
 func (m *Model) setThinking(want string) tea.Cmd {
 	l := want
 	if len(m.think.levels) > 0 && m.think.err == "" {
@@ -173,9 +174,9 @@ func (m *Model) setThinking(want string) tea.Cmd {
 	if m.think.err == "" && len(m.think.levels) > 0 {
 		m.think.spec, m.think.level = m.spec(), l
 	}
-	note := "thinking " + l + ": the runtime restarts (thinking-changed) at the next prompt"
+	note := "thinking " + l + ": from the next prompt on (thinking-changed)"
 	if l != want {
-		note = fmt.Sprintf("thinking %s (the model has no %s): the runtime restarts (thinking-changed) at the next prompt", l, want)
+		note = fmt.Sprintf("thinking %s (the model has no %s): from the next prompt on (thinking-changed)", l, want)
 	}
 	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
 	record := func() tea.Msg {

@@ -219,7 +219,7 @@ func (m *Model) chooseModel(spec string) tea.Cmd {
 	m.model = spec
 	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
 	// Kept in the session, so resuming it later uses this model.
-	return tea.Batch(common.Notice("model %s: the runtime restarts (model-changed) at the next prompt", spec), m.describe(), func() tea.Msg {
+	return tea.Batch(common.Notice("model %s: from the next prompt on (model-changed)", spec), m.describe(), func() tea.Msg {
 		if s, err := rts.Session(ctx, id); err == nil {
 			s.Append(ctx, sessions.TypeModelChange, map[string]string{"model": spec})
 		}

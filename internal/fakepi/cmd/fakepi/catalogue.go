@@ -37,10 +37,12 @@ func (f *fake) window() int {
 	return w
 }
 
-// current is the model the launch named (--provider, --model), as the
-// catalogue has it; else the catalogue's first.
+// current is the model the launch named (--provider, --model) or
+// set_model chose, as the catalogue has it; else the catalogue's first.
 func (f *fake) current() fakepi.Model {
-	prov, id := argValue("--provider"), argValue("--model")
+	f.mu.Lock()
+	prov, id := f.tuned.provider, f.tuned.model
+	f.mu.Unlock()
 	all := f.models()
 	for _, m := range all {
 		if m.ID == id && (prov == "" || m.Provider == prov) {

@@ -69,10 +69,11 @@ type fake struct {
 	dialogs  map[string]chan map[string]any
 	nextUI   int
 	replyIdx int
+	tuned    tuning // the model and thinking level (tune.go)
 }
 
 func newFake() *fake {
-	f := &fake{out: bufio.NewWriterSize(os.Stdout, 1<<16), wake: make(chan struct{}, 1), dialogs: map[string]chan map[string]any{}}
+	f := &fake{out: bufio.NewWriterSize(os.Stdout, 1<<16), wake: make(chan struct{}, 1), dialogs: map[string]chan map[string]any{}, tuned: launchTuning()}
 	f.silent = os.Getenv("FAKEPI_SILENT") != ""
 	f.dieAfter, _ = strconv.Atoi(os.Getenv("FAKEPI_DIE_AFTER"))
 	if n, _ := strconv.Atoi(os.Getenv("FAKEPI_HUGE")); n > 0 {
@@ -216,9 +217,8 @@ func (f *fake) command(line []byte) {
 	switch typ {
 	case "get_state":
 		f.mu.Lock()
-		streaming, pending := f.running, len(f.steering)+len(f.followUp)
+		streaming, pending, thinking := f.running, len(f.steering)+len(f.followUp), f.tuned.thinking
 		f.mu.Unlock()
-		thinking := argValue("--thinking")
 		if thinking == "" {
 			thinking = "off"
 		}
@@ -291,7 +291,7 @@ func (f *fake) command(line []byte) {
 			ch <- c
 		}
 	default:
-		if !f.catalogue(id, typ) {
+		if !f.tune(id, typ, c) && !f.catalogue(id, typ) {
 			f.respond(id, typ, nil, "Unknown command: "+typ)
 		}
 	}
