@@ -45,11 +45,13 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 	rt := m.runtimes[sessionID]
 	m.mu.Unlock()
 	var sess *sessions.Session
+	outOfStep := false // rt's pi no longer continues where its file does
 	if rt != nil {
 		if rt.busy() {
 			return nil, false, engine.ErrBusy
 		}
 		sess = rt.Session
+		outOfStep = !piInStep(ctx, rt)
 	} else {
 		s, err := m.sessions.Open(ctx, sessionID)
 		if err != nil {
@@ -88,7 +90,8 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 			return nil, false, engine.ErrBusy
 		}
 		dead := cur.dead()
-		if cur.fp == fp && !dead {
+		stale := cur == rt && outOfStep
+		if cur.fp == fp && !dead && !stale {
 			cur.ttl = b.ttl
 			m.touchLocked(cur)
 			if reserve {
@@ -102,9 +105,13 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 			m.unlock()
 			return cur, false, nil
 		}
-		reason = why(cur.Spec, b.spec)
-		if dead {
+		switch {
+		case dead:
 			reason = ReasonCrashed
+		case cur.fp == fp:
+			reason = ReasonOtherWriter
+		default:
+			reason = why(cur.Spec, b.spec)
 		}
 		m.retireLocked(cur, reason)
 		// Launch with the history from the store, not the old process memory.
