@@ -264,6 +264,8 @@ func reasonText(r string) string {
 		return "API key changed"
 	case runtimes.ReasonIdleTimeout:
 		return "idle timeout"
+	case runtimes.ReasonOtherWriter:
+		return "another program wrote to the session"
 	case runtimes.ReasonNew:
 		return "new"
 	}

@@ -287,12 +287,18 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.id != m.sid {
 			return nil
 		}
-		s := msg.sess
-		return func() tea.Msg { return refreshedMsg{id: msg.id, entries: s.Path(), sess: s} }
+		s, rts, ctx := msg.sess, m.d.Runtimes, m.ctx
+		return func() tea.Msg {
+			if live := rts.Live(ctx, msg.id); live != nil {
+				s = live // the branch the runtime continues
+			}
+			return refreshedMsg{id: msg.id, entries: s.Path(), sess: s}
+		}
 	case refreshedMsg:
 		if msg.id != m.sid || m.stopWatch == nil {
 			return nil
 		}
+		m.open = msg.sess
 		if !m.working && !m.tr.Running() {
 			// Mid-turn the live items show our own turn; the reread
 			// transcript replaces them once the turn is over. Another
