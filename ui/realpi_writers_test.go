@@ -153,21 +153,18 @@ func TestRealPiOtherWritersTurn(t *testing.T) {
 			if c == "new" {
 				r.chat()
 				r.say("first question")
+				r.waitFor("answer to first question")
 			} else {
 				r.waitFor("proj")
 				r.keys("enter", "o")
 				r.waitFor("first question")
 				r.keys("enter")
-				r.waitFor("runtime launched: new")
+				// Open, its pi launched in the background and idle.
+				r.waitFor("answer to first question", "runtime launched: new")
 			}
-			r.waitFor("answer to first question")
 			file := r.sessionFile()
 
 			r.otherPi(pi, "-c", "-p", "second from pi")
-			if b, err := os.ReadFile(file); err == nil {
-				t.Logf("DEBUG file %s:\n%s", file, b)
-			}
-			t.Logf("DEBUG sessions %v", r.sessionIDs())
 			r.waitFor("second from pi", "answer to second from pi")
 			es := readEntries(t, file)
 			otherLast := es[len(es)-1].ID
