@@ -133,9 +133,10 @@ func (r *kitRig) lastRequest() string {
 }
 
 // An idle session on pi, new in pi-tui or opened from pi's own sessions:
-// another program's turn shows in the view as it lands; the next prompt
-// relaunches pi (the status says why), its request carries that turn, and
-// its message continues the file's one branch, so `pi -c` sees both.
+// another program's turn shows in the view as it lands and pi is
+// relaunched on the file (the status says why); the next prompt's request
+// carries that turn, and its message continues the file's one branch, so
+// `pi -c` sees both.
 func TestRealPiOtherWritersTurn(t *testing.T) {
 	argv, skip := realpi.Command16()
 	if argv == nil {
@@ -165,12 +166,14 @@ func TestRealPiOtherWritersTurn(t *testing.T) {
 			file := r.sessionFile()
 
 			r.otherPi(pi, "-c", "-p", "second from pi")
-			r.waitFor("second from pi", "answer to second from pi")
+			// Shown as it lands, and the idle pi, which never read it, is
+			// relaunched on the file in the background.
+			r.waitFor("second from pi", "answer to second from pi", "runtime launched: another program wrote to the session")
 			es := readEntries(t, file)
 			otherLast := es[len(es)-1].ID
 
 			r.say("third question")
-			r.waitFor("runtime launched: another program wrote to the session", "answer to third question")
+			r.waitFor("answer to third question")
 			if req := r.lastRequest(); !strings.Contains(req, "second from pi") || !strings.Contains(req, "answer to second from pi") {
 				t.Errorf("the prompt after another writer's turn did not send it to the model:\n%s", req)
 			}

@@ -90,7 +90,9 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 			return nil, false, engine.ErrBusy
 		}
 		dead := cur.dead()
-		stale := cur == rt && outOfStep
+		// A reserved runtime's own prepare checked it; its prompt is
+		// starting (pi may be writing its first entry now).
+		stale := cur == rt && outOfStep && !cur.reserved
 		if cur.fp == fp && !dead && !stale {
 			cur.ttl = b.ttl
 			m.touchLocked(cur)

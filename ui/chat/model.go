@@ -288,12 +288,18 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		s, rts, ctx := msg.sess, m.d.Runtimes, m.ctx
-		return func() tea.Msg {
+		reread := func() tea.Msg {
 			if live := rts.Live(ctx, msg.id); live != nil {
 				s = live // the branch the runtime continues
 			}
 			return refreshedMsg{id: msg.id, entries: s.Path(), sess: s}
 		}
+		if m.working || m.rt.state != "idle" {
+			return reread
+		}
+		// An idle runtime is checked now: a pi that another program wrote
+		// past is relaunched in the background, not at the next prompt.
+		return tea.Batch(reread, m.prewarm(msg.id))
 	case refreshedMsg:
 		if msg.id != m.sid || m.stopWatch == nil {
 			return nil
