@@ -34,8 +34,9 @@ const confirmExtension = `export default function (pi: any) {
 // newRealPiKitRig is a kit whose sessions run on the real pi 1.x
 // (PI_TUI_PI), its default model a fake OpenAI-compatible server playing
 // script, with confirmExtension installed in pi's agent dir. pi is the
-// executable realpi.Command16 found.
-func newRealPiKitRig(t *testing.T, w, h int, pi string, script fakemodel.Script) *kitRig {
+// executable realpi.Command16 found. before, when given, runs once the
+// files are in place and before pi-tui starts (home is the rig's HOME).
+func newRealPiKitRig(t *testing.T, w, h int, pi string, script fakemodel.Script, before ...func(home string)) *kitRig {
 	t.Helper()
 	home, _ := filepath.EvalSymlinks(t.TempDir())
 	root, agentDir := filepath.Join(home, "proj"), filepath.Join(home, ".pi", "agent")
@@ -47,6 +48,9 @@ func newRealPiKitRig(t *testing.T, w, h int, pi string, script fakemodel.Script)
 		filepath.Join(agentDir, "extensions", "confirm.ts"): confirmExtension,
 	} {
 		writeAt(t, path, body)
+	}
+	for _, f := range before {
+		f(home)
 	}
 	env := func(k string) string {
 		if k == "PI_TUI_PI" {

@@ -45,11 +45,13 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 	rt := m.runtimes[sessionID]
 	m.mu.Unlock()
 	var sess *sessions.Session
+	outOfStep := false // rt's pi no longer continues where its file does
 	if rt != nil {
 		if rt.busy() {
 			return nil, false, engine.ErrBusy
 		}
 		sess = rt.Session
+		outOfStep = !piInStep(ctx, rt)
 	} else {
 		s, err := m.sessions.Open(ctx, sessionID)
 		if err != nil {
@@ -88,7 +90,10 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 			return nil, false, engine.ErrBusy
 		}
 		dead := cur.dead()
-		if cur.fp == fp && !dead {
+		// A reserved runtime's own prepare checked it; its prompt is
+		// starting (pi may be writing its first entry now).
+		stale := cur == rt && outOfStep && !cur.reserved
+		if cur.fp == fp && !dead && !stale {
 			cur.ttl = b.ttl
 			m.touchLocked(cur)
 			if reserve {
@@ -102,7 +107,7 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 			m.unlock()
 			return cur, false, nil
 		}
-		if r, ok := cur.Engine.(engine.Retuner); ok && !dead && m.inPlace(cur.Spec, b.spec) {
+		if r, ok := cur.Engine.(engine.Retuner); ok && !dead && !stale && m.inPlace(cur.Spec, b.spec) {
 			// Only the model or thinking level moved, and the engine takes
 			// them in place: no new process (retune.go).
 			switch kept, err := m.retune(ctx, cur, r, b, fp, reserve); {
@@ -113,9 +118,13 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 			}
 			return nil, true, nil
 		}
-		reason = why(cur.Spec, b.spec)
-		if dead {
+		switch {
+		case dead:
 			reason = ReasonCrashed
+		case cur.fp == fp:
+			reason = ReasonOtherWriter
+		default:
+			reason = why(cur.Spec, b.spec)
 		}
 		m.retireLocked(cur, reason)
 		// Launch with the history from the store, not the old process memory.

@@ -26,6 +26,8 @@ func (m *Manager) Prompt(ctx context.Context, sessionID, modelSpec, text string)
 	// The session's count and date moved (or it was written for the
 	// first time): lists showing it reload.
 	defer m.opts.Host.Events.Publish(events.ProjectsChanged{ProjectID: rt.Session.ProjectID()})
+	mark := turnMark(rt)
+	defer m.afterPiTurn(rt, mark)
 	return rt.Engine.Prompt(ctx, text)
 }
 
@@ -39,6 +41,8 @@ func (m *Manager) Compact(ctx context.Context, sessionID, modelSpec, extra strin
 	}
 	defer m.touch(rt)
 	defer m.opts.Host.Events.Publish(events.ProjectsChanged{ProjectID: rt.Session.ProjectID()})
+	mark := turnMark(rt)
+	defer m.afterPiTurn(rt, mark)
 	return rt.Engine.Compact(ctx, extra)
 }
 

@@ -66,6 +66,24 @@ func (m *Manager) Session(ctx context.Context, id string) (*sessions.Session, er
 	return m.sessions.Open(ctx, id)
 }
 
+// Live returns the session object of a session's runtime, with what
+// other writers appended read, or nil when it has no runtime. A view shows
+// its branch: the one the runtime's engine continues, which another
+// writer's fork during a pi turn may have led a view's own reading of the
+// file away from.
+func (m *Manager) Live(ctx context.Context, id string) *sessions.Session {
+	m.mu.Lock()
+	rt := m.runtimes[id]
+	m.mu.Unlock()
+	if rt == nil {
+		return nil
+	}
+	if _, err := rt.Session.Refresh(ctx); err != nil {
+		return nil // the view keeps its own reading
+	}
+	return rt.Session
+}
+
 // Branch moves a session's leaf to an earlier entry. A busy session
 // cannot branch.
 func (m *Manager) Branch(ctx context.Context, sessionID, entryID string) error {

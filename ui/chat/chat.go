@@ -82,8 +82,13 @@ func (m *Model) rereadOf(s *sessions.Session) tea.Cmd {
 		return nil
 	}
 	m.reads++
-	id, n := m.sid, m.reads
-	return func() tea.Msg { return refreshedMsg{id: id, entries: s.Path(), sess: s, read: n} }
+	id, n, rts, ctx := m.sid, m.reads, m.d.Runtimes, m.ctx
+	return func() tea.Msg {
+		if live := rts.Live(ctx, id); live != nil {
+			s = live // the branch the runtime continues
+		}
+		return refreshedMsg{id: id, entries: s.Path(), sess: s, read: n}
+	}
 }
 
 // catchUp rereads session s, just opened, if it moved on (its leaf is no
@@ -302,6 +307,8 @@ func reasonText(r string) string {
 		return "API key changed"
 	case runtimes.ReasonIdleTimeout:
 		return "idle timeout"
+	case runtimes.ReasonOtherWriter:
+		return "another program wrote to the session"
 	case runtimes.ReasonNew:
 		return "new"
 	}

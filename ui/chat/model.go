@@ -311,11 +311,18 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.id != m.sid {
 			return nil
 		}
-		return m.rereadOf(msg.sess)
+		reread := m.rereadOf(msg.sess)
+		if m.working || m.rt.state != "idle" {
+			return reread
+		}
+		// An idle runtime is checked now: a pi that another program wrote
+		// past is relaunched in the background, not at the next prompt.
+		return tea.Batch(reread, m.prewarm(msg.id))
 	case refreshedMsg:
 		if msg.id != m.sid || m.stopWatch == nil || msg.read != m.reads {
 			return nil // left, or a later reread was asked for (rereadOf)
 		}
+		m.open = msg.sess
 		if !m.working && !m.tr.Running() {
 			// Mid-turn the live items show our own turn; the reread
 			// transcript replaces them once the turn is over. Another

@@ -96,7 +96,9 @@ func (m *Model) New() tea.Cmd {
 		if err != nil {
 			return openedMsg{err: err}
 		}
-		return openedMsg{id: s.ID()}
+		// Watched like an opened one: pi, or another program given the
+		// file, may write to it once it exists.
+		return openedMsg{id: s.ID(), sess: s}
 	}
 }
 

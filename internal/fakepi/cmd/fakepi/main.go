@@ -281,6 +281,11 @@ func (f *fake) command(line []byte) {
 	case "compact":
 		f.compact(id, str(c["customInstructions"]))
 	case "get_entries":
+		// As pi: a cursor it does not hold is an error.
+		if since, ok := c["since"]; ok && !f.sess.has(str(since)) {
+			f.respond(id, typ, nil, "Entry not found: "+str(since))
+			return
+		}
 		f.respond(id, typ, obj{"entries": []any{}, "leafId": f.sess.leafOrNil()}, "")
 	case "extension_ui_response":
 		f.mu.Lock()
