@@ -212,7 +212,7 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 			}
 			return p.Trusted && p.Root == b.spec.ProjectRoot, nil
 		},
-		Checkpoints: cp, Plan: m.planOf(sid)})
+		Checkpoints: cp, Plan: m.planOf(sid), Sent: func(s bridge.Sent) { m.sent.Store(sid, s) }})
 	srv, err := bridge.Listen(filepath.Join(h.Places.DataDir, "run"), dec)
 	if err != nil {
 		dec.Close()

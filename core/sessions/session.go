@@ -946,3 +946,7 @@ func sortRecentFirst(out []Summary) {
 		return 0
 	})
 }
+
+// Stats are the session's totals (messages, tokens, cost) counted as pi
+// 1.6's get_session_stats counts them: every entry of the file.
+func (s *Session) Stats() pisession.Stats { return s.pi.Stats() }

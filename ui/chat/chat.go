@@ -120,7 +120,7 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 	case events.RuntimeLaunched:
 		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime launched: "+reasonText(e.Reason), e.Model
 		m.rt.launched(e)
-		m.rt.window = m.d.Runtimes.ContextWindow(m.sid)
+		return m.loadUsage() // the new runtime's context window
 	case events.RuntimeReused:
 		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime reused", e.Model
 		m.rt.engineOf(m.d.Runtimes.State(m.sid)) // the event names none
@@ -140,12 +140,12 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 	case events.ThinkingDelta:
 		m.tr.Stream("", e.Text)
 	case events.MessageEnded:
-		if e.Usage != nil && e.Usage.InputTokens > 0 {
-			m.rt.lastCall = *e.Usage
-		}
 		// What arrived stays, marked partial when the answer broke off;
 		// the reason is said once, by agent_end.
 		m.tr.EndAnswer(e.Text, e.Error != "")
+		if e.Usage != nil && e.Usage.InputTokens > 0 {
+			return m.loadUsage() // the totals and the meter move with each answer
+		}
 	case events.ToolStarted:
 		return m.tr.ToolStart(e.ToolCallID, e.ToolName, string(e.Args))
 	case events.ToolOutput:
@@ -170,9 +170,6 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		}
 		m.ended = true
 		m.tr.EndRetry()
-		if e.Usage != nil {
-			m.rt.usage = *e.Usage
-		}
 		switch {
 		case e.StopReason == provider.StopAborted:
 			m.tr.Notice("aborted; what arrived is kept", true)
@@ -182,11 +179,11 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		if !m.ownTurn {
 			// Another program's turn: what it stored replaces what
 			// streamed here.
-			return tea.Batch(withdrawTurnNotices(), m.reread())
+			return tea.Batch(withdrawTurnNotices(), m.reread(), m.loadUsage())
 		}
 		ask := m.planEnded(e)
 		m.ownTurn = false
-		return tea.Batch(withdrawTurnNotices(), ask)
+		return tea.Batch(withdrawTurnNotices(), ask, m.loadUsage())
 	}
 	return nil
 }
