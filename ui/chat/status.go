@@ -26,9 +26,9 @@ func (m *Model) Effective() (model, thinking string) {
 
 // runState is the open session's runtime as its events report it.
 type runState struct {
-	state    string         // none, idle, working, retired
-	last     string         // the last launch, reuse or retirement, with its reason
-	model    string         // the model it runs
+	state string // none, idle, working, retired
+	last  string // the last launch, reuse or retirement, with its reason
+	model string // the model it runs
 	// usage is the session's token use as pi's footer counts it (the
 	// whole session's totals, the context window's use), read after each
 	// turn (Manager.Usage).
