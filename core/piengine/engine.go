@@ -112,6 +112,7 @@ type core struct {
 	queued     int
 	usage      provider.Usage // of the engine's life
 	window     int
+	mod        model // the model pi runs, to name its server in errors
 	partial    map[string]string // toolCallId → the tool's partial output so far
 }
 
@@ -160,7 +161,12 @@ func Launch(ctx context.Context, cfg Config) (*Engine, error) {
 	if pub == nil {
 		pub = discard{}
 	}
-	proc, err := start(procSpec{argv: cfg.Pi.Argv(cfg.args()...), dir: cfg.Root, env: cfg.env(), termGrace: cfg.TermGrace, killGrace: cfg.KillGrace})
+	// pi's warnings (an unknown model id it runs anyway, models it cannot
+	// find) are said as pi says them in a terminal.
+	warn := func(text string) {
+		pub.Publish(events.Notice{SessionID: cfg.SessionID, Level: "warning", Source: "pi", Text: "pi warns: " + text})
+	}
+	proc, err := start(procSpec{argv: cfg.Pi.Argv(cfg.args()...), dir: cfg.Root, env: cfg.env(), termGrace: cfg.TermGrace, killGrace: cfg.KillGrace, warn: warn})
 	if err != nil {
 		return nil, err
 	}
@@ -183,12 +189,15 @@ func Launch(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	var st struct {
 		Model *struct {
-			ContextWindow int `json:"contextWindow"`
+			ContextWindow int    `json:"contextWindow"`
+			Provider      string `json:"provider"`
+			BaseURL       string `json:"baseUrl"`
 		} `json:"model"`
 	}
 	if json.Unmarshal(data, &st) == nil && st.Model != nil {
 		c.mu.Lock()
 		c.window = st.Model.ContextWindow
+		c.mod = model{provider: st.Model.Provider, baseURL: st.Model.BaseURL}
 		c.mu.Unlock()
 	}
 	return e, nil
@@ -466,6 +475,12 @@ func (c *core) Compact(ctx context.Context, extra string) (string, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			go c.send("abort")
+		}
+		var pe *ProtocolError
+		if errors.As(err, &pe) {
+			// pi's compaction_end said it failed, with this reason: the
+			// reason alone, so it is said once.
+			return "", errors.New(pe.Message)
 		}
 		return "", err
 	}

@@ -155,7 +155,9 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 			ToolMs: e.ToolMs, Preflight: e.Preflight, Delivery: e.Delivery, Change: e.MemoryChange, Files: e.Changes, FilesNote: e.ChangesNote})
 	case events.CompactionEnded:
 		if e.Error != "" {
-			m.notice("compaction failed: " + e.Error)
+			// Once: the compaction's own error, which /compact's result
+			// may repeat, is said by failure.
+			m.failure("compaction failed: " + e.Error)
 		} else {
 			m.tr.Compaction(e.Summary)
 		}

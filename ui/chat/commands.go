@@ -227,7 +227,7 @@ func (m *Model) command(text string) tea.Cmd {
 	}
 	switch name {
 	case "compact":
-		m.working = true
+		m.working, m.failed = true, ""
 		rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
 		return func() tea.Msg {
 			_, err := rts.Compact(ctx, id, model, strings.TrimSpace(arg))
