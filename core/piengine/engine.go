@@ -112,7 +112,7 @@ type core struct {
 	queued     int
 	usage      provider.Usage // of the engine's life
 	window     int
-	mod        model // the model pi runs, to name its server in errors
+	mod        model             // the model pi runs, to name its server in errors
 	partial    map[string]string // toolCallId → the tool's partial output so far
 }
 

@@ -24,8 +24,8 @@ func TestErrorTextNamesTheEndpoint(t *testing.T) {
 	for in, want := range map[string]string{
 		"Connection error.: connect ECONNREFUSED 127.0.0.1:18559": "fake: cannot reach the server at http://127.0.0.1:18559/v1 (the connection was refused: is the server running?)",
 		"Connection error.: getaddrinfo ENOTFOUND llm.invalid":    "fake: cannot reach the server at http://127.0.0.1:18559/v1 (no host is named llm.invalid)",
-		"Connection error.":                                       "fake: cannot reach the server at http://127.0.0.1:18559/v1",
-		"429 rate limited":                                        "429 rate limited",
+		"Connection error.": "fake: cannot reach the server at http://127.0.0.1:18559/v1",
+		"429 rate limited":  "429 rate limited",
 	} {
 		if got := m.errorText(in); got != want {
 			t.Errorf("errorText(%q) = %q, want %q", in, got, want)
