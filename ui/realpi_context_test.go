@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
@@ -31,4 +33,22 @@ func TestRealPiTokenLineAndContextArePis(t *testing.T) {
 	r.keys("v")
 	r.waitFor("You are a coding assistant running inside pi")
 	r.final()
+}
+
+// pi's refusal of a prompt ("No API key found…", three paragraphs) is
+// shown as its lines, never with \x0a in them.
+func TestRealPiRefusalIsShownAsLines(t *testing.T) {
+	argv, skip := realpi.Command16()
+	if argv == nil {
+		t.Skip(skip)
+	}
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	r := newRealPiKitRig(t, 120, 36, argv[0], func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "unused"} })
+	writeAt(t, filepath.Join(r.home, ".pi", "agent", "settings.json"), `{"defaultProvider":"anthropic","defaultModel":"claude-sonnet-4-5","defaultThinkingLevel":"off"}`)
+	r.chat()
+	r.say("hello")
+	r.waitScreen("No API key found for anthropic.", "Use /login to log into a provider")
+	if final := r.final(); strings.Contains(final, `\x0a`) || strings.Contains(final, "anthropic.Use") {
+		t.Errorf("the refusal is not shown as its lines:\n%s", final)
+	}
 }

@@ -336,7 +336,7 @@ func (c *core) Prompt(ctx context.Context, text string) (engine.Result, error) {
 	}
 	select {
 	case <-r.done:
-		return c.result(r), r.err
+		return c.result(r), c.runErr(r)
 	case <-ctx.Done():
 		c.abortRun(r)
 		return c.awaitAborted(r)
@@ -363,6 +363,18 @@ func (c *core) awaitAborted(r *run) (engine.Result, error) {
 	res := c.result(r)
 	res.Aborted = true
 	return res, nil
+}
+
+// runErr is why a run failed: pi's death, or the error its last answer
+// ended with (a server it could not reach, a refusal), as the built-in
+// engine's Prompt returns it; nil for a run that ended well or aborted.
+func (c *core) runErr(r *run) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r.err == nil && !r.aborted && r.stop == provider.StopError && r.errMsg != "" {
+		return errors.New(r.errMsg)
+	}
+	return r.err
 }
 
 func (c *core) result(r *run) engine.Result {

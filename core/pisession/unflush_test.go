@@ -8,10 +8,11 @@ import (
 	"testing"
 )
 
-// A session flushed for pi that pi never wrote to goes back to memory and
-// its file is removed; flushed again, the same header and model change are
-// written. A file pi appended to, a session with a message, and one this
-// Session did not create deferred are left alone.
+// A session flushed for pi that pi never wrote a conversation to goes back
+// to memory and its file is removed, with the model and thinking level pi
+// recorded as it started; flushed again, the same header and model change
+// are written. A file pi appended a message to, a session with a message,
+// and one this Session did not create deferred are left alone.
 func TestUnflushRemovesOnlyWhatCameToNothing(t *testing.T) {
 	t.Parallel()
 	ctx := ctxT(t)
@@ -21,6 +22,7 @@ func TestUnflushRemovesOnlyWhatCameToNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := readFile(t, s.File())
+	appendLine(t, s.File(), `{"type":"thinking_level_change","id":"aa11bb22","parentId":null,"timestamp":"2026-12-01T05:00:09.000Z","thinkingLevel":"off"}`)
 	if ok, err := s.Unflush(ctx); !ok || err != nil {
 		t.Fatalf("Unflush = %v, %v", ok, err)
 	}
@@ -34,15 +36,10 @@ func TestUnflushRemovesOnlyWhatCameToNothing(t *testing.T) {
 		t.Errorf("flushed again:\n%s\nwant:\n%s", got, before)
 	}
 
-	// pi appended a line: the file is pi's session now.
-	f, err := os.OpenFile(s.File(), os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString(`{"type":"thinking_level_change","id":"aa11bb22","parentId":null,"timestamp":"2026-12-01T05:00:09.000Z","thinkingLevel":"off"}` + "\n")
-	f.Close()
+	// pi appended a message: the file is pi's session now.
+	appendLine(t, s.File(), `{"type":"message","id":"deadbeef","parentId":null,"timestamp":"2026-12-01T05:00:09.000Z","message":{"role":"user","content":"from pi","timestamp":9}}`)
 	if ok, _ := s.Unflush(ctx); ok {
-		t.Error("a file pi appended to was removed")
+		t.Error("a file pi appended a message to was removed")
 	}
 
 	withMessage, _ := newSession(t, true)
@@ -55,5 +52,18 @@ func TestUnflushRemovesOnlyWhatCameToNothing(t *testing.T) {
 	made, _ := newSession(t, false)
 	if ok, _ := made.Unflush(ctx); ok {
 		t.Error("a session created on disk was removed")
+	}
+}
+
+// appendLine appends a line to a file, as pi appends to a session file.
+func appendLine(t *testing.T, path, line string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		t.Fatal(err)
 	}
 }
