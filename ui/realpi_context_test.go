@@ -52,3 +52,21 @@ func TestRealPiRefusalIsShownAsLines(t *testing.T) {
 		t.Errorf("the refusal is not shown as its lines:\n%s", final)
 	}
 }
+
+// /compact on a session pi finds too small says so once, plainly (it
+// said "compaction failed: Compaction failed: Nothing to compact", and
+// then pi's refusal of the command again).
+func TestRealPiNothingToCompactIsSaidOnce(t *testing.T) {
+	argv, skip := realpi.Command16()
+	if argv == nil {
+		t.Skip(skip)
+	}
+	r := newRealPiKitRig(t, 120, 36, argv[0], func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "unused"} })
+	r.chat()
+	r.say("/compact")
+	r.waitScreen("compaction failed: Nothing to compact (session too small)")
+	final := r.final()
+	if n := strings.Count(final, "Nothing to compact"); n != 1 || strings.Contains(final, "Compaction failed") || strings.Contains(final, "pi refused") {
+		t.Errorf("said %d times:\n%s", n, final)
+	}
+}
