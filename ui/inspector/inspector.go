@@ -1,5 +1,6 @@
 // Package inspector is the context page (/context): the system prompt's
-// sections and sizes exactly as the model is sent them, and the whole
+// sections and sizes exactly as the model is sent them (on the pi engine,
+// as pi reported it sent them, with the tools; pi.go), and the whole
 // prompt on demand. The chat stacks it over itself as a layer.
 package inspector
 
