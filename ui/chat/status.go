@@ -76,6 +76,10 @@ func (m *Model) stateLine() string {
 	}
 	if t := tokensText(m.rt.usage); t != "" {
 		parts = append(parts, part{t, 2})
+		if u := m.rt.usage; u.CacheRead+u.CacheWrite > 0 {
+			// The least needed: it goes first when the line is full.
+			parts = append(parts, part{fmt.Sprintf("cache %s read, %s written", common.Group(u.CacheRead), common.Group(u.CacheWrite)), 0})
+		}
 		if c := contextText(m.rt.usage.Context); c != "" {
 			parts = append(parts, part{c, 7})
 		}
@@ -115,17 +119,13 @@ func (m *Model) stateLine() string {
 }
 
 // tokensText is the session's token totals, "" before any: what went in
-// (pi's ↑), came out (↓) and, when there was any, the prompt cache read
-// and written (pi's R and W).
+// (pi's ↑) and came out (↓); the prompt cache read and written (pi's R
+// and W) are a part of their own.
 func tokensText(u runtimes.SessionUsage) string {
 	if u.Input+u.Output+u.CacheRead+u.CacheWrite == 0 {
 		return ""
 	}
-	t := fmt.Sprintf("tokens %s in / %s out", common.Group(u.Input), common.Group(u.Output))
-	if u.CacheRead+u.CacheWrite > 0 {
-		t += fmt.Sprintf(" / cache %s read, %s written", common.Group(u.CacheRead), common.Group(u.CacheWrite))
-	}
-	return t
+	return fmt.Sprintf("tokens %s in / %s out", common.Group(u.Input), common.Group(u.Output))
 }
 
 // contextText is the context window's use as pi's footer puts it (one
