@@ -152,7 +152,7 @@ func TestPiSessionMenusComeFromPi(t *testing.T) {
 	r.tm.Type("hello")
 	r.keys("enter")
 	// A new pi runs the model: its context window is the meter's.
-	r.waitFor("runtime launched: model changed", "context 0% of 200k")
+	r.waitFor("runtime launched: model changed", "context 0.0% of 200k")
 	starts := r.logLines("start ")
 	if len(starts) != 2 || !strings.Contains(starts[1], "--provider claude-sub --model opus-login") {
 		t.Errorf("launches: %q", starts)

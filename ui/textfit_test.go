@@ -120,7 +120,7 @@ func TestStateLineIsWhole(t *testing.T) {
 				return strings.HasPrefix(l, "runtime idle") && strings.Contains(l, "deploy: waiting for the staging checks")
 			})
 			line := strings.TrimRight(stateLine(frame), " ")
-			if !strings.Contains(line, "context 0% of 100k") || strings.Contains(line, "…") {
+			if !strings.Contains(line, "context 0.1% of 100k") || strings.Contains(line, "…") {
 				t.Errorf("the state line is cut or lost the context meter: %q", line)
 			}
 			assertFrame(t, frame, size.w, size.h)

@@ -181,6 +181,57 @@ export default async function (pi: any) {
     return undefined;
   });
 
+  // What pi sends the model, for pi-tui's /context (docs/adr/0069): at
+  // startup pi's own prompt and tools ("pending": nothing sent yet), then at
+  // each model request the prompt pi sends (ctx.getSystemPrompt(): the one
+  // every before_agent_start handler made) and the tools the request
+  // declares, read from the provider's payload (pi's active tools when the
+  // payload's shape is not one known here). Reported only when it changed,
+  // and awaited, so the host has it before the model is asked.
+  let lastSent = "";
+  const report = async (sent: any) => {
+    const line = JSON.stringify(sent);
+    if (line === lastSent || gone || !sock) return;
+    lastSent = line;
+    try { await call("sent", sent); } catch { /* /context says it was not reported */ }
+  };
+  const activeTools = (): any[] => {
+    try {
+      const active = new Set((pi.getActiveTools?.() ?? []).filter((n: string) => n !== PLAN_TOOL && !planHidden.includes(n)));
+      return (pi.getAllTools?.() ?? []).filter((t: any) => active.has(t?.name))
+        .map((t: any) => ({ name: t.name, description: t.description ?? "", parameters: t.parameters ?? {} }));
+    } catch { return []; }
+  };
+  const declaredTools = (payload: any): any[] => {
+    const out: any[] = [];
+    let found = false;
+    const add = (name: any, description: any, parameters: any) => {
+      if (typeof name === "string") out.push({ name, description: typeof description === "string" ? description : "", parameters: parameters ?? {} });
+    };
+    for (const list of [payload?.tools, payload?.config?.tools, payload?.toolConfig?.tools]) {
+      if (!Array.isArray(list)) continue;
+      found = true;
+      for (const t of list) {
+        if (Array.isArray(t?.functionDeclarations)) {
+          for (const f of t.functionDeclarations) add(f?.name, f?.description, f?.parameters ?? f?.parametersJsonSchema);
+        } else if (t?.toolSpec) {
+          add(t.toolSpec.name, t.toolSpec.description, t.toolSpec.inputSchema?.json);
+        } else {
+          const f = t?.function ?? t;
+          add(f?.name, f?.description, f?.parameters ?? f?.input_schema);
+        }
+      }
+    }
+    return found ? out : activeTools();
+  };
+  pi.on("session_start", async (_event: any, ctx: any) => {
+    try { await report({ pending: true, systemPrompt: String(ctx?.getSystemPrompt?.() ?? ""), tools: activeTools() }); } catch { /* nothing to show */ }
+  });
+  pi.on("before_provider_request", async (event: any, ctx: any) => {
+    try { await report({ systemPrompt: String(ctx?.getSystemPrompt?.() ?? ""), tools: declaredTools(event?.payload) }); } catch { /* nothing to show */ }
+    return undefined;
+  });
+
   pi.on("tool_call", async (event: any, ctx: any) => {
     try {
       const r = await call("tool_call", { toolCallId: event.toolCallId, toolName: event.toolName, input: event.input ?? {}, leafId: leafOf(ctx), readOnly: readOnly(event.toolName), params: paramsOf(event.toolName), cwd: cwdOf(ctx) });

@@ -57,6 +57,9 @@ type Deps struct {
 	// narrowed to the read-only ones, and any other call is blocked. nil:
 	// never.
 	Plan func() bool
+	// Sent is told what pi reports it sends the model (sent.go); nil:
+	// only LastSent keeps it.
+	Sent func(Sent)
 }
 
 // Decisions is pi-tui's side of the bridge for one runtime: the Host the
@@ -70,6 +73,8 @@ type Decisions struct {
 	params map[string][]string     // each tool's schema properties, in order, as the bridge said them
 	cwdOK  string                  // the cwd pi named that sameRoot found to be the root
 	claims map[claimKey]claimEntry // per prompt: emptied by System
+	added  string                  // the text System answered last
+	sent   *Sent                   // what pi reported it sent last
 	calls  map[string]*callInfo
 	// marks are the checkpoints of calls let run, until their
 	// tool_result; ends their results, until their ToolEnded.
@@ -200,6 +205,9 @@ func (d *Decisions) System(ctx context.Context, req SystemRequest) (SystemResult
 			}
 		}
 	}
+	d.mu.Lock()
+	d.added = res.Text
+	d.mu.Unlock()
 	return res, nil
 }
 

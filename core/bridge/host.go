@@ -16,3 +16,9 @@ type Host interface {
 	Remember(ctx context.Context, req RememberRequest) (RememberResult, error)
 	Trust(ctx context.Context, req TrustRequest) (TrustResult, error)
 }
+
+// SentHost is a Host that keeps what pi sends the model (the sent
+// method), for /context.
+type SentHost interface {
+	Sent(ctx context.Context, req SentRequest) error
+}

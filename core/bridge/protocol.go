@@ -31,6 +31,9 @@ const (
 	MethodToolResult = "tool_result"
 	MethodRemember   = "remember"
 	MethodTrust      = "trust"
+	// MethodSent reports what pi sends the model (docs/adr/0069); a host
+	// that is not a SentHost answers it with nothing.
+	MethodSent = "sent"
 )
 
 // hello is the peer's first line.
@@ -187,4 +190,20 @@ type TrustRequest struct {
 // TrustResult is pi-tui's decision: "yes" or "no".
 type TrustResult struct {
 	Trusted string `json:"trusted"`
+}
+
+// SentRequest is what pi sends the model, as the bridge reports it: at
+// pi's start (Pending: pi's own prompt and active tools, nothing sent
+// yet), then at each model request whose prompt or tools changed.
+type SentRequest struct {
+	Pending      bool       `json:"pending,omitempty"`
+	SystemPrompt string     `json:"systemPrompt"`
+	Tools        []SentTool `json:"tools"`
+}
+
+// SentTool is one tool declaration as the request carries it.
+type SentTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
 }

@@ -386,6 +386,17 @@ func (s *Server) dispatch(ctx context.Context, req request) (res any, err error)
 			return nil, fmt.Errorf("trust: %v", err)
 		}
 		return s.host.Trust(ctx, p)
+	case MethodSent:
+		var p SentRequest
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, fmt.Errorf("sent: %v", err)
+		}
+		if h, ok := s.host.(SentHost); ok {
+			if err := h.Sent(ctx, p); err != nil {
+				return nil, err
+			}
+		}
+		return struct{}{}, nil
 	}
 	return nil, fmt.Errorf("unknown method %q", oneLine(req.Method))
 }

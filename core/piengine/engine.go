@@ -116,6 +116,7 @@ type core struct {
 	usage      provider.Usage // of the engine's life
 	window     int
 	tuned      tuning            // the model and thinking level asked for (retune.go)
+	mod        model             // the model pi runs, to name its server in errors
 	partial    map[string]string // toolCallId → the tool's partial output so far
 }
 
@@ -164,7 +165,12 @@ func Launch(ctx context.Context, cfg Config) (*Engine, error) {
 	if pub == nil {
 		pub = discard{}
 	}
-	proc, err := start(procSpec{argv: cfg.Pi.Argv(cfg.args()...), dir: cfg.Root, env: cfg.env(), termGrace: cfg.TermGrace, killGrace: cfg.KillGrace})
+	// pi's warnings (an unknown model id it runs anyway, models it cannot
+	// find) are said as pi says them in a terminal.
+	warn := func(text string) {
+		pub.Publish(events.Notice{SessionID: cfg.SessionID, Level: "warning", Source: "pi", Text: "pi warns: " + text})
+	}
+	proc, err := start(procSpec{argv: cfg.Pi.Argv(cfg.args()...), dir: cfg.Root, env: cfg.env(), termGrace: cfg.TermGrace, killGrace: cfg.KillGrace, warn: warn})
 	if err != nil {
 		return nil, err
 	}
@@ -188,12 +194,15 @@ func Launch(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	var st struct {
 		Model *struct {
-			ContextWindow int `json:"contextWindow"`
+			ContextWindow int    `json:"contextWindow"`
+			Provider      string `json:"provider"`
+			BaseURL       string `json:"baseUrl"`
 		} `json:"model"`
 	}
 	if json.Unmarshal(data, &st) == nil && st.Model != nil {
 		c.mu.Lock()
 		c.window = st.Model.ContextWindow
+		c.mod = model{provider: st.Model.Provider, baseURL: st.Model.BaseURL}
 		c.mu.Unlock()
 	}
 	return e, nil
@@ -332,7 +341,7 @@ func (c *core) Prompt(ctx context.Context, text string) (engine.Result, error) {
 	}
 	select {
 	case <-r.done:
-		return c.result(r), r.err
+		return c.result(r), c.runErr(r)
 	case <-ctx.Done():
 		c.abortRun(r)
 		return c.awaitAborted(r)
@@ -359,6 +368,18 @@ func (c *core) awaitAborted(r *run) (engine.Result, error) {
 	res := c.result(r)
 	res.Aborted = true
 	return res, nil
+}
+
+// runErr is why a run failed: pi's death, or the error its last answer
+// ended with (a server it could not reach, a refusal), as the built-in
+// engine's Prompt returns it; nil for a run that ended well or aborted.
+func (c *core) runErr(r *run) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r.err == nil && !r.aborted && r.stop == provider.StopError && r.errMsg != "" {
+		return errors.New(r.errMsg)
+	}
+	return r.err
 }
 
 func (c *core) result(r *run) engine.Result {
@@ -471,6 +492,12 @@ func (c *core) Compact(ctx context.Context, extra string) (string, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			go c.send("abort")
+		}
+		var pe *ProtocolError
+		if errors.As(err, &pe) {
+			// pi's compaction_end said it failed, with this reason: the
+			// reason alone, so it is said once.
+			return "", errors.New(pe.Message)
 		}
 		return "", err
 	}

@@ -43,6 +43,8 @@ type procSpec struct {
 	env       []string
 	termGrace time.Duration // after stdin is closed, before SIGTERM
 	killGrace time.Duration // after SIGTERM, before SIGKILL
+	// warn is told each warning pi writes to stderr (see tail.warn).
+	warn func(string)
 }
 
 // process is one running pi: its own process group, its stdin for
@@ -83,7 +85,7 @@ func start(spec procSpec) (*process, error) {
 		return nil, err
 	}
 	cmd.Stdout = outW
-	errTail := &tail{}
+	errTail := &tail{warn: spec.warn}
 	cmd.Stderr = errTail
 	// A command pi started may keep stderr open after pi died: Wait stops
 	// waiting for it after this long.
@@ -205,11 +207,26 @@ type tail struct {
 	mu      sync.Mutex
 	lines   []string
 	partial []byte
+	// warn, when set, is told each warning pi writes, as pi prints it to
+	// a terminal: "Warning: " and the lines indented under it, without
+	// the word, once the write that carried it ended (pi writes one
+	// warning in one write). warning holds the one being read.
+	warn     func(string)
+	warning  []string // the lines of the warning being read
+	warnings []string // the warnings read in this write
 }
 
 func (t *tail) Write(b []byte) (int, error) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	defer func() {
+		t.endWarning()
+		ws := t.warnings
+		t.warnings = nil
+		t.mu.Unlock()
+		for _, w := range ws {
+			t.warn(w)
+		}
+	}()
 	n := len(b)
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')
@@ -229,16 +246,36 @@ func (t *tail) Write(b []byte) (int, error) {
 }
 
 func (t *tail) push() {
+	indented := len(t.partial) > 0 && (t.partial[0] == ' ' || t.partial[0] == '\t')
 	line := strings.TrimSpace(printable(bytes.TrimSuffix(t.partial, []byte("\r")), stderrLineMax))
 	t.partial = t.partial[:0]
 	if line == "" {
 		return
+	}
+	if t.warn != nil {
+		if rest, ok := strings.CutPrefix(line, "Warning: "); ok {
+			t.endWarning()
+			t.warning = append(t.warning, rest)
+		} else if indented && len(t.warning) > 0 {
+			t.warning = append(t.warning, line)
+		} else {
+			t.endWarning()
+		}
 	}
 	if len(t.lines) == stderrLines {
 		copy(t.lines, t.lines[1:])
 		t.lines = t.lines[:stderrLines-1]
 	}
 	t.lines = append(t.lines, line)
+}
+
+// endWarning ends the warning being read, its lines indented under the
+// first as pi indents them.
+func (t *tail) endWarning() {
+	if len(t.warning) > 0 {
+		t.warnings = append(t.warnings, strings.Join(t.warning, "\n  "))
+		t.warning = t.warning[:0]
+	}
 }
 
 // Lines returns the kept lines, an unterminated last one included.

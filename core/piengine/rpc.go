@@ -356,7 +356,7 @@ func (c *client) respond(r *Record) {
 		if msg == "" {
 			msg = "no reason given"
 		}
-		ch <- callResult{err: &ProtocolError{Command: r.Command, Message: printable([]byte(msg), 400)}}
+		ch <- callResult{err: &ProtocolError{Command: r.Command, Message: piText(msg)}}
 		return
 	}
 	ch <- callResult{data: r.Data}

@@ -73,7 +73,7 @@ func (c *core) handle(rec *Record) {
 		c.publish(events.QueueChanged{SessionID: sid, Steering: rec.Steering, FollowUp: rec.FollowUp})
 	case "auto_retry_start":
 		c.publish(events.Retrying{SessionID: sid, Attempt: rec.Attempt, MaxAttempts: rec.MaxAttempts,
-			Delay: time.Duration(rec.DelayMs) * time.Millisecond, Reason: rec.ErrorMessage})
+			Delay: time.Duration(rec.DelayMs) * time.Millisecond, Reason: c.model().errorText(rec.ErrorMessage)})
 	case "compaction_start":
 		c.publish(events.CompactionStarted{SessionID: sid})
 	case "compaction_end":
@@ -91,7 +91,7 @@ func (c *core) handle(rec *Record) {
 		}
 	case "extension_error":
 		c.publish(events.Notice{SessionID: sid, Level: "error", Source: rec.ExtensionPath,
-			Text: "extension failed in " + orDash(rec.Event) + ": " + oneLine(rec.Error)})
+			Text: "extension failed in " + orDash(rec.Event) + ": " + piText(rec.Error)})
 	case "extension_ui_request":
 		c.extensionUI(rec)
 	case recProtocol:
@@ -99,7 +99,7 @@ func (c *core) handle(rec *Record) {
 	case "response":
 		// A response without an id: pi could not parse a command of ours.
 		if !rec.Success {
-			c.publish(events.Notice{SessionID: sid, Level: "warning", Source: "pi", Text: "pi: " + oneLine(rec.Error)})
+			c.publish(events.Notice{SessionID: sid, Level: "warning", Source: "pi", Text: "pi: " + piText(rec.Error)})
 		}
 	}
 	// The rest (turn_*, agent_end, entry_appended, session_info_changed,
@@ -176,6 +176,7 @@ func (c *core) messageEnded(raw json.RawMessage) {
 	}
 	text := textOf(m.Content)
 	stop := stopReason(m.StopReason)
+	errText := c.model().errorText(m.ErrorMessage)
 	c.mu.Lock()
 	addUsage(&c.usage, u)
 	if r := c.cur; r != nil {
@@ -187,13 +188,13 @@ func (c *core) messageEnded(raw json.RawMessage) {
 		}
 		r.stop, r.errMsg = stop, ""
 		if stop == provider.StopError {
-			r.errMsg = oneLine(m.ErrorMessage)
+			r.errMsg = errText
 		}
 	}
 	c.mu.Unlock()
 	end := events.MessageEnded{SessionID: c.cfg.SessionID, Text: text, StopReason: stop, Usage: &u}
 	if stop == provider.StopError || stop == provider.StopAborted {
-		end.Error = oneLine(m.ErrorMessage)
+		end.Error = errText
 	}
 	c.publish(end)
 }
@@ -296,7 +297,9 @@ func compactionEnded(sid string, rec *Record) events.CompactionEnded {
 	end := events.CompactionEnded{SessionID: sid, Summary: res.Summary}
 	switch {
 	case rec.ErrorMessage != "":
-		end.Error = oneLine(rec.ErrorMessage)
+		// pi says "Compaction failed: Nothing to compact (…)": the
+		// compaction's notice says that it failed.
+		end.Error = piText(strings.TrimPrefix(strings.TrimSpace(rec.ErrorMessage), "Compaction failed: "))
 	case rec.Aborted:
 		end.Error = "compaction aborted"
 	case res.Summary == "":
@@ -307,6 +310,13 @@ func compactionEnded(sid string, rec *Record) events.CompactionEnded {
 
 // oneLine shows s on one line, control characters escaped.
 func oneLine(s string) string { return printable([]byte(strings.TrimSpace(s)), 1000) }
+
+// model is the model pi runs, as get_state said at the start.
+func (c *core) model() model {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mod
+}
 
 func orDash(s string) string {
 	if s == "" {

@@ -129,6 +129,7 @@ type state struct {
 	readOnly bool
 	deferred bool     // nothing written yet; see Flush
 	pending  [][]byte // deferred lines (the header first)
+	madeHere bool     // created deferred by this Session: Unflush may undo its Flush
 
 	header   Header
 	nodes    []node
@@ -211,6 +212,7 @@ func Create(ctx context.Context, dir string, ns NewSession, opts Options) (*Sess
 		deferred: true,
 		pending:  [][]byte{raw},
 		lines:    1,
+		madeHere: ns.Deferred,
 	}}
 	if !ns.Deferred {
 		if err := s.flushLocked(); err != nil {

@@ -99,3 +99,16 @@ const (
 	defaultContextWindow = 128000
 	defaultMaxTokens     = 16384
 )
+
+// BuiltIn reports whether a provider is one of pi's own (the built-in
+// catalogue's), which pi runs whatever models.json says: a provider only
+// models.json declares is gone, for pi too, while that file cannot be read.
+func BuiltIn(name string) bool {
+	ps, _ := builtIns()
+	for _, p := range ps {
+		if p.name == name {
+			return true
+		}
+	}
+	return false
+}

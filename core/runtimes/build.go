@@ -79,8 +79,12 @@ func (m *Manager) build(ctx context.Context, sess *sessions.Session, modelSpec s
 	// show before a prompt (model.go).
 	client, model, err := m.pickModel(modelSpec, res.providerOptions(m.opts.Provider))
 	if err != nil {
+		var notice string
 		client = nil
-		model, err = m.unresolved(eng, modelSpec, err)
+		model, notice, err = m.unresolved(eng, modelSpec, err)
+		if notice != "" {
+			eng.notice = notice
+		}
 	}
 	if err != nil {
 		return built{}, err

@@ -126,6 +126,8 @@ type piRun struct {
 	srv    *bridge.Server
 	served <-chan struct{}
 	dec    *bridge.Decisions
+	// ended, when set, runs once pi and its bridge are gone (leftEmpty).
+	ended func()
 }
 
 // Close ends pi, then its bridge.
@@ -134,7 +136,25 @@ func (p *piRun) Close() error {
 	p.stop()
 	p.srv.Close()
 	<-p.served
-	return errors.Join(err, p.dec.Close())
+	err = errors.Join(err, p.dec.Close())
+	if p.ended != nil {
+		p.ended()
+	}
+	return err
+}
+
+// leftEmpty removes the session file pi-tui wrote for a pi that has ended
+// without writing to it (a launch that failed, a prompt pi refused, a
+// prewarmed pi never prompted), unless another runtime of the session is
+// launching or running: pi-tui created the session, and a session is one
+// once its first prompt is in it.
+func (m *Manager) leftEmpty(sess *sessions.Session) {
+	m.mu.Lock()
+	taken := m.launching[sess.ID()] != nil || m.runtimes[sess.ID()] != nil
+	m.mu.Unlock()
+	if !taken {
+		_, _ = sess.Unpersist(context.Background())
+	}
 }
 
 // dead reports a pi runtime whose pi has exited.
@@ -213,7 +233,7 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 		Preflight: m.preflighter(b), PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base,
 		Permission: b.spec.Permission, Approve: m.approve(sid, b.spec.Root, b.spec.ProjectRoot), Memory: mw,
 		Trusted: m.piTrust(projectID, b.spec.ProjectRoot), Home: h.Places.Home,
-		Checkpoints: cp, Plan: m.planOf(sid)})
+		Checkpoints: cp, Plan: m.planOf(sid), Sent: func(s bridge.Sent) { m.sent.Store(sid, s) }})
 	srv, err := bridge.Listen(filepath.Join(h.Places.DataDir, "run"), dec)
 	if err != nil {
 		dec.Close()
@@ -235,6 +255,7 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 		srv.Close()
 		<-served
 		dec.Close()
+		_, _ = sess.Unpersist(context.WithoutCancel(ctx)) // pi is gone: no empty session is left
 		return nil, err
 	}
 	run := &piRun{Engine: eng, stop: stop, srv: srv, served: served, dec: dec}
@@ -242,8 +263,10 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 		// A kept version this pi does not confirm: it is ended before it
 		// was sent anything, and the caller asks pi and launches again.
 		run.Close()
+		_, _ = sess.Unpersist(context.WithoutCancel(ctx))
 		return nil, err
 	}
+	run.ended = func() { m.leftEmpty(sess) }
 	rt.Engine, rt.pi = run, run
 	return rt, nil
 }
@@ -332,17 +355,9 @@ func (m *Manager) Prewarm(ctx context.Context, sessionID string) error {
 func (m *Manager) Call(ctx context.Context, sessionID, command string, params json.RawMessage) (json.RawMessage, error) {
 	m.running.Add(1)
 	defer m.running.Done()
-	if err := m.awaitLaunch(ctx, sessionID); err != nil {
+	rt, err := m.liveRuntime(ctx, sessionID)
+	if err != nil {
 		return nil, err
-	}
-	m.mu.Lock()
-	rt := m.runtimes[sessionID]
-	m.mu.Unlock()
-	if rt == nil || rt.dead() {
-		var err error
-		if rt, err = m.prepare(ctx, sessionID, "", false); err != nil {
-			return nil, err
-		}
 	}
 	if rt.pi == nil {
 		return nil, fmt.Errorf("the builtin engine has no %s", command)

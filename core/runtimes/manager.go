@@ -142,6 +142,9 @@ type Manager struct {
 	allowed map[string]bool
 	// plans holds the sessions in plan mode (plan.go).
 	plans sync.Map
+	// sent holds, per session, what its pi last reported it sent the
+	// model (bridge.Sent, for /context: context.go).
+	sent sync.Map
 }
 
 // New returns a Manager. It starts a file watcher; Close stops it.

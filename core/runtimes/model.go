@@ -2,9 +2,14 @@ package runtimes
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/settings"
 )
 
 // ModelChoice is the model a prompt would run and where it comes from.
@@ -54,7 +59,7 @@ func (m *Manager) Model(ctx context.Context, spec string) (ModelChoice, error) {
 		// A key only pi has: pi runs the model pi-tui resolved.
 		return ModelChoice{Description: d, ByPi: eng.name == piengine.Name}, nil
 	}
-	mod, err := m.unresolved(eng, spec, err)
+	mod, _, err := m.unresolved(eng, spec, err)
 	if err != nil {
 		return ModelChoice{}, err
 	}
@@ -72,9 +77,29 @@ func (m *Manager) Model(ctx context.Context, spec string) (ModelChoice, error) {
 // (err): on the pi engine, pi resolves it itself (a subscription login
 // only pi holds, a provider only pi knows) and the runtime is launched
 // with what piModel names; on the built-in engine err stands.
-func (m *Manager) unresolved(eng choice, spec string, err error) (provider.Model, error) {
+//
+// A models.json (or auth.json) that cannot be read is the exception: pi
+// ignores such a file, so a model whose provider only that file declares
+// cannot run on pi either. err, which names the file, its line and its
+// column, stands for it, rather than pi being launched to say "Unknown
+// provider" with no word of the file. A model of one of pi's own
+// providers, or pi's own choice, still runs; notice then says the file's
+// error, as pi says it when it starts in a terminal.
+func (m *Manager) unresolved(eng choice, spec string, err error) (mod provider.Model, notice string, _ error) {
 	if eng.name != piengine.Name {
-		return provider.Model{}, err
+		return provider.Model{}, "", err
 	}
-	return piModel(m.opts.Host.Places.AgentDir, spec)
+	mod, perr := piModel(m.opts.Host.Places.AgentDir, spec)
+	if perr != nil {
+		return provider.Model{}, "", perr
+	}
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Kind != provider.ErrConfig {
+		return mod, "", nil
+	}
+	models := filepath.Join(m.opts.Host.Places.AgentDir, settings.ModelsFile)
+	if mod.Provider != "" && !provider.BuiltIn(mod.Provider) && strings.Contains(pe.Detail, models) {
+		return provider.Model{}, "", fmt.Errorf("%s; pi cannot run %s/%s without it (it ignores the file too)", pe.Detail, mod.Provider, mod.ID)
+	}
+	return mod, pe.Detail + "; pi runs without it, as it does in a terminal", nil
 }

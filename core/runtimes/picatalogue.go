@@ -103,6 +103,20 @@ func (c *catalogue) put(sessionID string, run *piRun, command string, data json.
 // view opening does, Prewarm) when none runs; the wait is bounded by ctx.
 // A session on the built-in engine has no pi: an error says so.
 func (m *Manager) piRunOf(ctx context.Context, sessionID string) (*piRun, error) {
+	rt, err := m.liveRuntime(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if rt.pi == nil {
+		return nil, fmt.Errorf("session %s runs on the built-in engine, which has no pi catalogue", sessionID)
+	}
+	return rt.pi, nil
+}
+
+// liveRuntime returns the session's runtime, launching it first (as a view
+// opening does, Prewarm) when none runs. A runtime busy with a prompt is
+// returned as it is: pi answers its reading commands during a run.
+func (m *Manager) liveRuntime(ctx context.Context, sessionID string) (*Runtime, error) {
 	if err := m.awaitLaunch(ctx, sessionID); err != nil {
 		return nil, err
 	}
@@ -111,14 +125,11 @@ func (m *Manager) piRunOf(ctx context.Context, sessionID string) (*piRun, error)
 		if err := m.Prewarm(ctx, sessionID); err != nil {
 			return nil, err
 		}
-		if rt = m.runtimeOf(sessionID); rt == nil {
+		if rt = m.runtimeOf(sessionID); rt == nil || rt.dead() {
 			return nil, fmt.Errorf("session %s: its runtime ended as it was launched; try again", sessionID)
 		}
 	}
-	if rt.pi == nil {
-		return nil, fmt.Errorf("session %s runs on the built-in engine, which has no pi catalogue", sessionID)
-	}
-	return rt.pi, nil
+	return rt, nil
 }
 
 func (m *Manager) runtimeOf(sessionID string) *Runtime {

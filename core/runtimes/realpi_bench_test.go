@@ -20,17 +20,17 @@ import (
 // maxPiRuntimes cap reached.
 
 // realPiRig is a rig whose manager runs the real pi against its fake
-// model. pi inherits the process's environment: its HOME and the model's
-// key are set there.
-func realPiRig(b testing.TB) *rig {
-	b.Helper()
+// model playing script. pi inherits the process's environment: its HOME
+// and the model's key are set there.
+func realPiRig(tb testing.TB, script fakemodel.Script) *rig {
+	tb.Helper()
 	argv, skip := realpi.Command16()
 	if argv == nil {
-		b.Skip(skip)
+		tb.Skip(skip)
 	}
-	b.Setenv("FAKE_API_KEY", "test-key")
-	b.Setenv("HOME", b.TempDir())
-	return newRigOpts(b, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "Finished."} }, func(o *Options) {
+	tb.Setenv("FAKE_API_KEY", "test-key")
+	tb.Setenv("HOME", tb.TempDir())
+	return newRigOpts(tb, script, func(o *Options) {
 		env := o.Env
 		o.Env = func(k string) string {
 			if k == "PI_TUI_PI" {
@@ -40,6 +40,9 @@ func realPiRig(b testing.TB) *rig {
 		}
 	})
 }
+
+// finished is the benchmarks' model: it answers every prompt at once.
+func finished(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "Finished."} }
 
 // newSession opens a fresh session in the rig's project.
 func (r *rig) newSession(tb testing.TB) string {
@@ -101,7 +104,7 @@ func BenchmarkRealPiFirstPrompt(b *testing.B) {
 			name = "prewarmed"
 		}
 		b.Run(name, func(b *testing.B) {
-			r := realPiRig(b)
+			r := realPiRig(b, finished)
 			var total time.Duration
 			n := 0
 			for b.Loop() {
@@ -148,7 +151,7 @@ func vmRSS(tb testing.TB, pid int) int {
 // one alone, and the sum with the cap (maxPiRuntimes, 4 by default)
 // reached.
 func BenchmarkRealPiRuntimeRSS(b *testing.B) {
-	r := realPiRig(b)
+	r := realPiRig(b, finished)
 	ids := []string{r.sid}
 	for len(ids) < 4 {
 		ids = append(ids, r.newSession(b))
@@ -193,7 +196,7 @@ func BenchmarkRealPiRuntimeRSS(b *testing.B) {
 // level in place (ADR 0067); before, each such prompt retired pi and
 // started node again.
 func BenchmarkRealPiPromptAfterThinkingChange(b *testing.B) {
-	r := realPiRig(b)
+	r := realPiRig(b, finished)
 	if err := os.WriteFile(filepath.Join(r.h.Places.AgentDir, "models.json"), []byte(tunedModels(r.fake.URL)), 0o644); err != nil {
 		b.Fatal(err)
 	}

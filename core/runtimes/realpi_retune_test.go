@@ -12,7 +12,7 @@ import (
 // (runtime_reused says what changed), and the model request carries the
 // new reasoning effort, then goes to the new model.
 func TestRealPiTakesThinkingAndModelInPlace(t *testing.T) {
-	r := realPiRig(t)
+	r := realPiRig(t, finished)
 	prompt := r.tuned(t)
 	last := func() map[string]any {
 		reqs := r.fake.Requests()

@@ -33,6 +33,7 @@ func (m *Manager) DeleteSession(ctx context.Context, id string) error {
 		defer rt.Session.Close()
 	}
 	m.unlock()
+	m.sent.Delete(id)
 	return m.sessions.Delete(ctx, id)
 }
 

@@ -274,6 +274,14 @@ func (m *Manager) Create(ctx context.Context, projectID, title string) (*Session
 		// here loses nothing (the file is the session).
 		_ = m.st.IndexSession(ctx, projectID, s.ID())
 	}
+	s.unpersisted = func(ctx context.Context) {
+		path := s.File()
+		m.mu.Lock()
+		m.pending[s.ID()] = s
+		m.mu.Unlock()
+		m.idx.Retain(func(p string) bool { return p != path })
+		_ = m.st.UnindexSession(ctx, projectID, s.ID())
+	}
 	if title != "" {
 		if _, err := ps.SetName(ctx, title); err != nil {
 			ps.Close()
@@ -516,7 +524,10 @@ type Session struct {
 	// store can count the session with its project (an index only: the
 	// file is the session).
 	persisted func(ctx context.Context)
-	onArrived func(sessionID string, entries int) // Config.Arrived
+	// unpersisted, when set, is told that the file was removed again
+	// (Unpersist), so the Manager finds the session in memory.
+	unpersisted func(ctx context.Context)
+	onArrived   func(sessionID string, entries int) // Config.Arrived
 }
 
 type cached struct {
@@ -609,6 +620,23 @@ func (s *Session) Persist(ctx context.Context) error {
 		s.persisted(ctx)
 	}
 	return nil
+}
+
+// Unpersist undoes Persist for a session that came to nothing: its file,
+// which holds no more than pi-tui wrote (no message; pi appended
+// nothing), is removed and the session is back in memory, written again
+// at its next Persist or first message. It reports whether it did (see
+// pisession.Session.Unflush); only a session this Manager created is
+// ever unpersisted. The caller makes sure no program holds the file.
+func (s *Session) Unpersist(ctx context.Context) (bool, error) {
+	if s.unpersisted == nil {
+		return false, nil
+	}
+	ok, err := s.pi.Unflush(ctx)
+	if ok {
+		s.unpersisted(ctx)
+	}
+	return ok, err
 }
 
 // Refresh reads what other writers appended since the session last looked
@@ -934,3 +962,7 @@ func sortRecentFirst(out []Summary) {
 		return 0
 	})
 }
+
+// Stats are the session's totals (messages, tokens, cost) counted as pi
+// 1.6's get_session_stats counts them: every entry of the file.
+func (s *Session) Stats() pisession.Stats { return s.pi.Stats() }

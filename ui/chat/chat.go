@@ -157,15 +157,16 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 	case events.RuntimeLaunched:
 		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime launched: "+reasonText(e.Reason), e.Model
 		m.rt.launched(e)
-		m.rt.window = m.d.Runtimes.ContextWindow(m.sid)
+		return m.loadUsage() // the new runtime's context window
 	case events.RuntimeReused:
 		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime reused", e.Model
 		if e.Reason == runtimes.ReasonModelChanged || e.Reason == runtimes.ReasonThinkingChanged {
 			// The engine took the change in place (ADR 0067): no restart.
 			m.rt.last = "runtime reused: " + reasonText(e.Reason) + " in place"
-			m.rt.window = m.d.Runtimes.ContextWindow(m.sid)
+			m.rt.engineOf(m.d.Runtimes.State(m.sid)) // the event names none
+			return m.loadUsage() // the new model's context window
 		}
-		m.rt.engineOf(m.d.Runtimes.State(m.sid)) // the event names none
+		m.rt.engineOf(m.d.Runtimes.State(m.sid))
 	case events.RuntimeRetired:
 		m.rt.state, m.rt.last = "retired", "runtime retired: "+reasonText(e.Reason)
 		m.ext.runtimeGone()
@@ -182,12 +183,12 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 	case events.ThinkingDelta:
 		m.tr.Stream("", e.Text)
 	case events.MessageEnded:
-		if e.Usage != nil && e.Usage.InputTokens > 0 {
-			m.rt.lastCall = *e.Usage
-		}
 		// What arrived stays, marked partial when the answer broke off;
 		// the reason is said once, by agent_end.
 		m.tr.EndAnswer(e.Text, e.Error != "")
+		if e.Usage != nil && e.Usage.InputTokens > 0 {
+			return m.loadUsage() // the totals and the meter move with each answer
+		}
 	case events.ToolStarted:
 		m.tr.SetParams(e.ToolName, e.Params)
 		return m.tr.ToolStart(e.ToolCallID, e.ToolName, string(e.Args))
@@ -198,7 +199,9 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 			ToolMs: e.ToolMs, Preflight: e.Preflight, Delivery: e.Delivery, Change: e.MemoryChange, Files: e.Changes, FilesNote: e.ChangesNote})
 	case events.CompactionEnded:
 		if e.Error != "" {
-			m.notice("compaction failed: " + e.Error)
+			// Once: the compaction's own error, which /compact's result
+			// may repeat, is said by failure.
+			m.failure("compaction failed: " + e.Error)
 		} else {
 			m.tr.Compaction(e.Summary)
 		}
@@ -213,9 +216,6 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		}
 		m.ended = true
 		m.tr.EndRetry()
-		if e.Usage != nil {
-			m.rt.usage = *e.Usage
-		}
 		switch {
 		case e.StopReason == provider.StopAborted:
 			m.tr.Notice("aborted; what arrived is kept", true)
@@ -225,11 +225,11 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		if !m.ownTurn {
 			// Another program's turn: what it stored replaces what
 			// streamed here.
-			return tea.Batch(withdrawTurnNotices(), m.reread())
+			return tea.Batch(withdrawTurnNotices(), m.reread(), m.loadUsage())
 		}
 		ask := m.planEnded(e)
 		m.ownTurn = false
-		return tea.Batch(withdrawTurnNotices(), ask)
+		return tea.Batch(withdrawTurnNotices(), ask, m.loadUsage())
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ func builtins() []skills.Command {
 		{Name: "worktree", Description: "start a new session in a git worktree of its own (branch pi/<id>)"},
 		{Name: "model", Description: "switch this session's model"},
 		{Name: "thinking", Description: "set this session's thinking level (off … xhigh), or pick one", ArgumentHint: "[level]"},
-		{Name: "context", Description: "show the system prompt's sections and sizes"},
+		{Name: "context", Description: "show the system prompt and tools the model is sent"},
 		{Name: "changes", Description: "the session's file changes, in order: diffs, undo and redo"},
 		{Name: "undo", Description: "put the files the agent changed since your last message back as they were"},
 		{Name: "undo-memory", Description: "undo the agent's last change to the project memory in this session"},
@@ -227,7 +227,7 @@ func (m *Model) command(text string) tea.Cmd {
 	}
 	switch name {
 	case "compact":
-		m.working = true
+		m.working, m.failed = true, ""
 		rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
 		return func() tea.Msg {
 			_, err := rts.Compact(ctx, id, model, strings.TrimSpace(arg))

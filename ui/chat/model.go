@@ -239,8 +239,7 @@ func (m *Model) close() {
 	m.tr.Clear()
 	m.sid, m.queue = "", nil
 	m.working, m.model, m.level, m.think, m.plan = false, "", "", thinkState{}, false
-	// The context window stays until a launch says the next one.
-	m.rt = runState{state: "none", window: m.rt.window}
+	m.rt = runState{state: "none"}
 }
 
 // Update handles the chat's messages.
@@ -303,7 +302,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			say = m.failureNotice(errors.New(msg.invalid))
 		}
 		m.tab.Show(true)
-		return tea.Batch(caught, m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid), m.loadChanges())
+		return tea.Batch(caught, m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid), m.loadChanges(), m.loadUsage())
 	case prewarmedMsg:
 		m.prewarmFailed(msg)
 		return nil
@@ -337,6 +336,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.watchArrivals(wctx, m.sid, msg.sess), m.tab.List.Reload())
 	case describedMsg:
 		m.described(msg)
+		return nil
+	case usageMsg:
+		if msg.sid == m.sid {
+			m.rt.usage = msg.u
+		}
 		return nil
 	case promptDoneMsg:
 		if msg.id != m.sid {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -26,12 +26,13 @@ func (m *Model) Effective() (model, thinking string) {
 
 // runState is the open session's runtime as its events report it.
 type runState struct {
-	state    string         // none, idle, working, retired
-	last     string         // the last launch, reuse or retirement, with its reason
-	model    string         // the model it runs
-	usage    provider.Usage // the last turn's tokens
-	lastCall provider.Usage // the last model call, for the context meter
-	window   int            // the model's context window
+	state string // none, idle, working, retired
+	last  string // the last launch, reuse or retirement, with its reason
+	model string // the model it runs
+	// usage is the session's token use as pi's footer counts it (the
+	// whole session's totals, the context window's use), read after each
+	// turn (Manager.Usage).
+	usage runtimes.SessionUsage
 	// engine and engineVersion are what the last launch ran on
 	// ("builtin", "pi" 1.6.0), for the status bar.
 	engine, engineVersion string
@@ -73,10 +74,14 @@ func (m *Model) stateLine() string {
 	if m.rt.last != "" {
 		parts = append(parts, part{m.rt.last, 1})
 	}
-	if u := m.rt.usage; u.InputTokens+u.OutputTokens > 0 {
-		parts = append(parts, part{fmt.Sprintf("tokens %d in / %d out", u.InputTokens, u.OutputTokens), 2})
-		if ctx, w := m.rt.lastCall.InputTokens+m.rt.lastCall.OutputTokens+m.rt.lastCall.CacheReadTokens, m.rt.window; w > 0 && ctx > 0 {
-			parts = append(parts, part{fmt.Sprintf("context %d%% of %dk", ctx*100/w, w/1000), 7})
+	if t := tokensText(m.rt.usage); t != "" {
+		parts = append(parts, part{t, 2})
+		if u := m.rt.usage; u.CacheRead+u.CacheWrite > 0 {
+			// The least needed: it goes first when the line is full.
+			parts = append(parts, part{fmt.Sprintf("cache %s read, %s written", common.Group(u.CacheRead), common.Group(u.CacheWrite)), 0})
+		}
+		if c := contextText(m.rt.usage.Context); c != "" {
+			parts = append(parts, part{c, 7})
 		}
 	}
 	if len(m.queue) > 0 {
@@ -111,4 +116,26 @@ func (m *Model) stateLine() string {
 	// One part wider than the whole line (only at widths below the
 	// program's minimum) wraps rather than being cut.
 	return common.Wrap(line, max(m.width, 10))
+}
+
+// tokensText is the session's token totals, "" before any: what went in
+// (pi's ↑) and came out (↓); the prompt cache read and written (pi's R
+// and W) are a part of their own.
+func tokensText(u runtimes.SessionUsage) string {
+	if u.Input+u.Output+u.CacheRead+u.CacheWrite == 0 {
+		return ""
+	}
+	return fmt.Sprintf("tokens %s in / %s out", common.Group(u.Input), common.Group(u.Output))
+}
+
+// contextText is the context window's use as pi's footer puts it (one
+// decimal), "?" when it is not known again yet (after a compaction).
+func contextText(c runtimes.ContextUse) string {
+	switch {
+	case c.Window <= 0:
+		return ""
+	case !c.Known:
+		return fmt.Sprintf("context ? of %dk", c.Window/1000)
+	}
+	return fmt.Sprintf("context %.1f%% of %dk", c.Percent, c.Window/1000)
 }

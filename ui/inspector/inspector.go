@@ -1,5 +1,6 @@
 // Package inspector is the context page (/context): the system prompt's
-// sections and sizes exactly as the model is sent them, and the whole
+// sections and sizes exactly as the model is sent them (on the pi engine,
+// as pi reported it sent them, with the tools; pi.go), and the whole
 // prompt on demand. The chat stacks it over itself as a layer.
 package inspector
 
@@ -43,11 +44,11 @@ func New(ui *common.UI, in runtimes.Inspection) *Page {
 // and memory, so its controls are made visible.
 func (p *Page) content() string {
 	if p.full {
-		return strings.ReplaceAll(common.Visible(p.in.System), "\t", "    ")
+		return strings.ReplaceAll(common.Visible(p.in.System+p.toolsText()), "\t", "    ")
 	}
 	s := p.in.Sections
 	var b strings.Builder
-	fmt.Fprintf(&b, "System prompt for %s: %s\n", p.in.Model, common.Plural(len(p.in.System), "byte"))
+	fmt.Fprintf(&b, "System prompt for %s: %s%s\n", p.in.Model, common.Plural(len(p.in.System), "byte"), p.sentText())
 	if p.in.Root != p.in.ProjectRoot {
 		fmt.Fprintf(&b, "Instructions from the session's worktree %s (memory and trust: the project's)\n", common.VisibleLine(p.in.Root))
 	} else {
@@ -57,15 +58,33 @@ func (p *Page) content() string {
 	// Every count with its digits grouped, as the first line's and every
 	// other screen's; the numbers right-aligned so they compare.
 	row := func(name string, n int) { fmt.Fprintf(&b, "  %-24s %7s %s\n", name, common.Group(n), bytesUnit(n)) }
+	sources := func() {
+		for _, src := range p.in.Sources {
+			cut := ""
+			if src.Truncated {
+				cut = " (cut from " + common.Group(src.Bytes) + ")"
+			}
+			fmt.Fprintf(&b, "    %-22s %7s %s%s\n", common.VisibleLine(src.Label), common.Group(src.Shown), bytesUnit(src.Shown), cut)
+		}
+	}
+	if pc := p.in.Pi; pc != nil {
+		// pi's prompt is pi's: pi-tui knows its own sections and what pi
+		// reported of the rest.
+		if pc.Known {
+			row("pi's own prompt", len(pc.Own))
+		}
+		row("pi-tui's sections", len(pc.Added))
+		sources()
+		b.WriteString("\n" + p.toolsLine(pc))
+		for _, pr := range p.in.Problems {
+			b.WriteString("\n" + p.ui.Warn.Render("! "+common.VisibleLine(pr)))
+		}
+		b.WriteString("\n" + p.keys.Whole.Help().Key + " shows the whole prompt and the tools · " + p.keys.Close.Help().Key + " closes")
+		return b.String()
+	}
 	row("base", len(s.Base))
 	row("project instructions", len(s.Instructions))
-	for _, src := range p.in.Sources {
-		cut := ""
-		if src.Truncated {
-			cut = " (cut from " + common.Group(src.Bytes) + ")"
-		}
-		fmt.Fprintf(&b, "    %-22s %7s %s%s\n", common.VisibleLine(src.Label), common.Group(src.Shown), bytesUnit(src.Shown), cut)
-	}
+	sources()
 	row("project memory", len(s.Memory))
 	row("skills", len(s.Skills))
 	row("environment", len(s.Environment))
