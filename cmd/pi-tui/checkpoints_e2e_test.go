@@ -29,7 +29,7 @@ import (
 func stepsScript(turns map[string][][]fakemodel.Call) fakemodel.Script {
 	keys := slices.Sorted(maps.Keys(turns))
 	return func(n int, req fakemodel.Request) fakemodel.Reply {
-		if strings.Contains(req.Raw, "Summarise the conversation above") {
+		if summarising(req) {
 			return fakemodel.Reply{Text: "Summary: files were written and edited."}
 		}
 		for _, k := range keys {
@@ -43,6 +43,13 @@ func stepsScript(turns map[string][][]fakemodel.Call) fakemodel.Script {
 		}
 		return fakemodel.Reply{Text: "Done."}
 	}
+}
+
+// summarising reports whether req asks for a compaction's summary, in
+// either engine's words (the built-in engine's, or pi's summarisation
+// system prompt).
+func summarising(req fakemodel.Request) bool {
+	return strings.Contains(req.Raw, "Summarise the conversation above") || strings.Contains(req.System, "context summarization assistant")
 }
 
 // answersSinceUser counts the assistant messages after the request's

@@ -1,0 +1,508 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
+)
+
+// The scenario table: what a user sees of the agent, written once and
+// run on both engines with the same assertions: pi-tui's built-in engine,
+// and the real pi 1.6 (PI_TUI_PI; .ci/run installs it, and without it the
+// pi rows skip with the reason). Both talk to one fake OpenAI-compatible
+// model server through the agent dir's models.json, as a user's pi talks to
+// their provider, so each row can also check what the model was sent.
+//
+// A fake pi stays only for what only a fake can do: dying, garbage and
+// silence (engines_test.go, core/piengine). Every other user-visible
+// behaviour of the pi engine is a row here, where the real pi decides.
+
+// sceneEngines are the engines every scenario runs on.
+var sceneEngines = []string{"builtin", "pi"}
+
+// scene is one scenario on one engine: a CLI with its own home and data
+// dir, the project "mono" (root AGENTS.md, packages/api with its own
+// AGENTS.md and handler.go) and the fake model playing the row's script.
+type scene struct {
+	t      *testing.T
+	c      *cli
+	engine string
+	fake   *fakemodel.Server
+	root   string
+}
+
+// eachEngine runs f once per engine, in subtests named for it, on a
+// project trusted or not.
+func eachEngine(t *testing.T, trusted bool, script fakemodel.Script, f func(t *testing.T, s *scene)) {
+	for _, eng := range sceneEngines {
+		t.Run(eng, func(t *testing.T) {
+			f(t, newScene(t, eng, trusted, script))
+		})
+	}
+}
+
+func newScene(t *testing.T, engine string, trusted bool, script fakemodel.Script) *scene {
+	t.Helper()
+	var c *cli
+	if engine == "pi" {
+		c = realPiCLI(t)
+	} else {
+		c = newCLI(t)
+	}
+	fake, root := realPiProject(t, c, trusted, script)
+	return &scene{t: t, c: c, engine: engine, fake: fake, root: root}
+}
+
+// prompt runs one headless `prompt --json` on the scene's engine and
+// returns its exit status, events and stderr.
+func (s *scene) prompt(extra ...string) (int, []map[string]any, string) {
+	s.t.Helper()
+	args := append([]string{"prompt", "--project", "mono", "--engine", s.engine, "--json"}, extra...)
+	code, out, errs := s.c.run("", args...)
+	return code, jsonLines(s.t, out), errs
+}
+
+// rpc starts `pi-tui rpc` on the scene's engine.
+func (s *scene) rpc(extra ...string) *rpcSession {
+	s.t.Helper()
+	return startRPC(s.t, s.c, append([]string{"--project", "mono", "--engine", s.engine}, extra...)...)
+}
+
+// launched checks that evs launched one runtime on the scene's engine
+// (pi's a 1.x).
+func (s *scene) launched(evs []map[string]any) {
+	s.t.Helper()
+	l := typed(evs, "runtime_launched")
+	if len(l) != 1 || l[0]["engine"] != s.engine {
+		s.t.Errorf("runtime_launched = %v, want one on %s", l, s.engine)
+		return
+	}
+	if s.engine == "pi" && !strings.HasPrefix(fmt.Sprint(l[0]["engineVersion"]), "1.") {
+		s.t.Errorf("runtime_launched = %v, want pi 1.x", l)
+	}
+}
+
+// sessionFiles lists the session files under the agent dir's sessions
+// folder (pi's, where both engines write).
+func (s *scene) sessionFiles() []string {
+	s.t.Helper()
+	var files []string
+	filepath.WalkDir(filepath.Join(s.c.env["HOME"], ".pi", "agent", "sessions"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	return files
+}
+
+// editFor is an edit call in the shape the request's edit tool declares:
+// pi 1.6's edits[] or the single oldText/newText, as a model reads the
+// schema it is given.
+func editFor(req fakemodel.Request, id, path, oldText, newText string) fakemodel.Call {
+	if toolTakes(req, "edit", "edits") {
+		return fakemodel.Call{ID: id, Name: "edit", Args: map[string]any{"path": path,
+			"edits": []map[string]string{{"oldText": oldText, "newText": newText}}}}
+	}
+	return call(id, "edit", "path", path, "oldText", oldText, "newText", newText)
+}
+
+// toolTakes reports whether the request offers tool with param among its
+// parameters (OpenAI's wire form).
+func toolTakes(req fakemodel.Request, tool, param string) bool {
+	tools, _ := req.Body["tools"].([]any)
+	for _, x := range tools {
+		m, _ := x.(map[string]any)
+		f, _ := m["function"].(map[string]any)
+		if f["name"] != tool {
+			continue
+		}
+		p, _ := f["parameters"].(map[string]any)
+		props, _ := p["properties"].(map[string]any)
+		_, ok := props[param]
+		return ok
+	}
+	return false
+}
+
+// A prompt: the answer printed, the runtime launched on the engine, the
+// root chain once in the system prompt with the memory frame, and nested
+// instructions kept out of it.
+func TestScenarioPrompt(t *testing.T) {
+	eachEngine(t, true, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "Finished."} }, func(t *testing.T, s *scene) {
+		memFile := filepath.Join(t.TempDir(), "mem.txt")
+		writeFile(t, memFile, "The staging server is called hermes.")
+		s.c.ok("memory", "set", "mono", "--file", memFile)
+
+		code, out, errs := s.c.run("", "prompt", "--project", "mono", "--engine", s.engine, "say hi")
+		if code != 0 || out != "Finished.\n" {
+			t.Fatalf("prompt = %d %q %q", code, out, errs)
+		}
+		code, evs, errs := s.prompt("say hi again")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		s.launched(evs)
+		promptOK(t, evs)
+		reqs := s.fake.Requests()
+		sys := reqs[len(reqs)-1].System
+		if n := strings.Count(sys, "Root rule: keep functions short."); n != 1 {
+			t.Errorf("the root chain is in the system prompt %d times:\n%s", n, sys)
+		}
+		if !strings.Contains(sys, "<project-memory") || !strings.Contains(sys, "hermes") {
+			t.Errorf("no memory frame in the system prompt:\n%s", sys)
+		}
+		if strings.Contains(sys, "API rule") {
+			t.Errorf("a nested AGENTS.md reached the system prompt:\n%s", sys)
+		}
+	})
+}
+
+// A write is denied headless without --yes (exit 3, one stderr line
+// naming write and --yes, no file, the model told) and done with --yes.
+func TestScenarioWriteDeniedHeadlessDoneWithYes(t *testing.T) {
+	eachEngine(t, true, callsThenAnswer, func(t *testing.T, s *scene) {
+		code, evs, errs := s.prompt("write notes.txt")
+		if code != exitDenied || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "write") || !strings.Contains(errs, "--yes") {
+			t.Fatalf("without --yes: exit %d, stderr %q; want 3 and one line naming write and --yes", code, errs)
+		}
+		s.launched(evs)
+		if _, err := os.Stat(filepath.Join(s.root, "notes.txt")); err == nil {
+			t.Error("the denied write wrote")
+		}
+		if res := lastResult(s.fake); !strings.Contains(res, "needs approval") || !strings.Contains(res, "without --yes") {
+			t.Errorf("the model was not told of the denial: %q", res)
+		}
+
+		code, evs, errs = s.prompt("--yes", "write notes.txt")
+		if code != 0 {
+			t.Fatalf("with --yes: exit %d: %s", code, errs)
+		}
+		if ends := typed(evs, "tool_execution_end"); len(ends) != 1 || ends[0]["isError"] == true {
+			t.Errorf("with --yes the write ended %v", ends)
+		}
+		if b, err := os.ReadFile(filepath.Join(s.root, "notes.txt")); err != nil || string(b) != "noted" {
+			t.Errorf("the approved write left %q, %v", b, err)
+		}
+	})
+}
+
+// A read of ../outside/secret.txt is refused before anything reads it:
+// the model's next request carries pi-tui's sentence, never the secret.
+func TestScenarioReadOutsideTheRootRefused(t *testing.T) {
+	eachEngine(t, true, callsThenAnswer, func(t *testing.T, s *scene) {
+		writeFile(t, filepath.Join(filepath.Dir(s.root), "outside", "secret.txt"), "SECRET-OUTSIDE")
+		code, evs, errs := s.prompt("read ../outside/secret.txt")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		if ends := typed(evs, "tool_execution_end"); len(ends) != 1 || ends[0]["isError"] != true {
+			t.Errorf("the outside read ended %v, want an error", ends)
+		}
+		res := lastResult(s.fake)
+		if !strings.Contains(res, "is outside the project root") || !strings.Contains(res, "paths and links may not leave it") {
+			t.Errorf("the model was not sent pi-tui's refusal: %q", res)
+		}
+		for _, req := range s.fake.Requests() {
+			if strings.Contains(req.Raw, "SECRET-OUTSIDE") {
+				t.Fatal("the file outside the root reached the model")
+			}
+		}
+	})
+}
+
+// Nested instructions over one rpc: a read under packages/api delivers its
+// AGENTS.md once on the branch, in the tool result the model is sent
+// next; the same read again delivers nothing; a branch that never saw the
+// delivery gets it again.
+func TestScenarioNestedDeliveryOncePerBranch(t *testing.T) {
+	eachEngine(t, true, callsThenAnswer, func(t *testing.T, s *scene) {
+		r := s.rpc()
+		evs := r.prompt("read packages/api/handler.go")
+		s.launched(evs)
+		if d := deliveries(evs); len(d) != 1 || deliveredLabels(d[0]) != "packages/api/AGENTS.md:block" {
+			t.Fatalf("first read delivered %v", d)
+		}
+		res := lastResult(s.fake)
+		if strings.Count(res, "API rule: wrap errors.") != 1 || !strings.Contains(res, "func Handle()") || strings.Contains(res, "Root rule") {
+			t.Errorf("the first read's result does not carry packages/api/AGENTS.md once (and not the root's):\n%s", res)
+		}
+
+		if d := deliveries(r.prompt("read packages/api/handler.go")); len(d) != 1 || d[0] != nil {
+			t.Errorf("the second read on the branch delivered %v", d)
+		}
+		if res := lastResult(s.fake); strings.Contains(res, "API rule") || strings.Contains(res, "<instructions>") {
+			t.Errorf("the second read on the branch carries a block again:\n%s", res)
+		}
+
+		r.send(`{"id":"br","type":"branch","entryId":""}`)
+		if got := r.until(func(m map[string]any) bool { return m["id"] == "br" }); got[len(got)-1]["success"] != true {
+			t.Fatalf("branch = %v", got[len(got)-1])
+		}
+		evs = r.prompt("read packages/api/handler.go")
+		if d := deliveries(evs); len(d) != 1 || deliveredLabels(d[0]) != "packages/api/AGENTS.md:block" {
+			t.Errorf("the read on the new branch delivered %v", d)
+		}
+		if res := lastResult(s.fake); strings.Count(res, "API rule: wrap errors.") != 1 {
+			t.Errorf("the new branch's read does not carry the file once:\n%s", res)
+		}
+	})
+}
+
+// In an untrusted project a read's result carries the "untrusted" block
+// naming the nested file, never its text; the root chain still loads.
+func TestScenarioUntrustedProjectGetsTheNoticeOnly(t *testing.T) {
+	eachEngine(t, false, callsThenAnswer, func(t *testing.T, s *scene) {
+		code, evs, errs := s.prompt("read packages/api/handler.go")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		s.launched(evs)
+		d := deliveries(evs)
+		if len(d) != 1 || d[0] == nil || d[0]["untrusted"] != true || deliveredLabels(d[0]) != "" {
+			t.Fatalf("untrusted delivery = %v", d)
+		}
+		res := lastResult(s.fake)
+		if !strings.Contains(res, "untrusted") || !strings.Contains(res, "packages/api/AGENTS.md") || strings.Contains(res, "API rule") {
+			t.Errorf("the untrusted block:\n%s", res)
+		}
+		if sys := s.fake.Requests()[0].System; strings.Count(sys, "Root rule: keep functions short.") != 1 {
+			t.Errorf("the root chain is not in the system prompt once:\n%s", sys)
+		}
+	})
+}
+
+// write, edit (in the shape the engine's edit declares) and a bash that
+// changes one file and deletes another: every change is listed with the
+// assistant entry that made it; rewinding to the user's message restores
+// every file, and a redo puts the turn back.
+func TestScenarioCheckpointsAndUndo(t *testing.T) {
+	script := func(n int, req fakemodel.Request) fakemodel.Reply {
+		if !strings.Contains(req.LastUser, "notes") {
+			return fakemodel.Reply{Text: "Done."}
+		}
+		switch answersSinceUser(req) {
+		case 0:
+			return fakemodel.Reply{Calls: []fakemodel.Call{call("pw1", "write", "path", "docs/notes.txt", "content", "noted\nand kept\n")}}
+		case 1:
+			return fakemodel.Reply{Calls: []fakemodel.Call{editFor(req, "pe1", "docs/notes.txt", "and kept", "and kept well")}}
+		case 2:
+			return fakemodel.Reply{Calls: []fakemodel.Call{call("pb1", "bash", "command", "printf 'func Other() {}\\n' >> packages/api/handler.go && rm AGENTS.md")}}
+		}
+		return fakemodel.Reply{Text: "Done."}
+	}
+	eachEngine(t, true, script, func(t *testing.T, s *scene) {
+		before := snapshot(t, s.root)
+		code, evs, errs := s.prompt("--yes", "write the notes")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		s.launched(evs)
+		promptOK(t, evs)
+		after := snapshot(t, s.root)
+		if !strings.Contains(after["docs/notes.txt"], "and kept well") || after["AGENTS.md"] != "" {
+			t.Fatalf("the calls did not do their work: %v", after)
+		}
+
+		id, path := onlySession(t, s.c)
+		entries := readEntries(t, path)
+		calls := callEntries(entries)
+		checkChanges(t, changesOf(t, s.c, id), []wantChange{
+			{n: 1, call: "pw1", tool: "write", path: "docs/notes.txt", status: "added", added: 2, state: "active"},
+			{n: 2, call: "pe1", tool: "edit", path: "docs/notes.txt", status: "modified", added: 1, removed: 1, state: "active"},
+			{n: 3, call: "pb1", tool: "bash", path: "AGENTS.md", status: "deleted", removed: 1, state: "active"},
+			{n: 4, call: "pb1", tool: "bash", path: "packages/api/handler.go", status: "modified", added: 1, state: "active"},
+		}, id, calls)
+
+		user := userEntry(t, entries, "write the notes")
+		out := s.c.ok("sessions", "undo", id, "--to", user)
+		if !strings.HasPrefix(out, "Undid changes 1, 2, 3, 4 (from entry "+user+" on); 3 files:\n") {
+			t.Errorf("undo --to said:\n%s", out)
+		}
+		sameFiles(t, "after the rewind", snapshot(t, s.root), before)
+		s.c.ok("sessions", "undo", id, "--to", user, "--redo")
+		sameFiles(t, "after the redo", snapshot(t, s.root), after)
+	})
+}
+
+// An edit whose old text is not in the file fails with the engine's
+// sentence, changes nothing and records no change.
+func TestScenarioFailedEditChangesNothing(t *testing.T) {
+	script := func(n int, req fakemodel.Request) fakemodel.Reply {
+		if req.LastToolResult == "" {
+			return fakemodel.Reply{Calls: []fakemodel.Call{editFor(req, "pe1", "packages/api/handler.go", "func Serve() {}", "func Serve() error { return nil }")}}
+		}
+		return fakemodel.Reply{Text: "Done."}
+	}
+	eachEngine(t, true, script, func(t *testing.T, s *scene) {
+		before := snapshot(t, s.root)
+		code, evs, errs := s.prompt("--yes", "rename the handler")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		if ends := typed(evs, "tool_execution_end"); len(ends) != 1 || ends[0]["isError"] != true {
+			t.Errorf("the edit ended %v, want an error", ends)
+		}
+		if res := lastResult(s.fake); !strings.Contains(strings.ToLower(res), "not") || !strings.Contains(res, "handler.go") {
+			t.Errorf("the model was not told the text was not found: %q", res)
+		}
+		sameFiles(t, "after the failed edit", snapshot(t, s.root), before)
+		id, _ := onlySession(t, s.c)
+		if list := changesOf(t, s.c, id); len(list) != 0 {
+			t.Errorf("a failed edit recorded changes: %+v", list)
+		}
+	})
+}
+
+// Plan mode: only read-only tools are offered, a write the model tries
+// anyway is refused with plan mode's sentence, and nothing is written.
+func TestScenarioPlanModeWritesNothing(t *testing.T) {
+	eachEngine(t, true, callsThenAnswer, func(t *testing.T, s *scene) {
+		before := snapshot(t, s.root)
+		code, evs, errs := s.prompt("--plan", "--yes", "write notes.txt")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		s.launched(evs)
+		reqs := s.fake.Requests()
+		for _, name := range offered(reqs[0]) {
+			if name == "write" || name == "edit" || name == "bash" {
+				t.Errorf("plan mode offered %s: %v", name, offered(reqs[0]))
+			}
+		}
+		if ends := typed(evs, "tool_execution_end"); len(ends) != 1 || ends[0]["isError"] != true {
+			t.Errorf("the write in plan mode ended %v, want refused", ends)
+		}
+		if res := lastResult(s.fake); !strings.Contains(strings.ToLower(res), "plan mode") {
+			t.Errorf("the model was not told plan mode refuses it: %q", res)
+		}
+		sameFiles(t, "after a plan", snapshot(t, s.root), before)
+	})
+}
+
+// Compaction over rpc: the session file gets a compaction entry, and the
+// next prompt's request carries the summary instead of the early turns.
+func TestScenarioCompaction(t *testing.T) {
+	script := stepsScript(map[string][][]fakemodel.Call{
+		"first": {{call("c1", "write", "path", "one.txt", "content", "EARLY-TURN-CONTENT\n")}},
+	})
+	eachEngine(t, true, script, func(t *testing.T, s *scene) {
+		// Keep little, so two short turns leave something to summarise
+		// (pi's default keeps the last 20,000 tokens whole).
+		writeFile(t, filepath.Join(s.c.env["HOME"], ".pi", "agent", "settings.json"),
+			`{"defaultProvider":"fake","defaultModel":"m1","defaultThinkingLevel":"off","compaction":{"keepRecentTokens":1}}`)
+		fullAuto(t, s.c)
+		r := s.rpc()
+		promptOK(t, r.prompt("first turn"))
+		promptOK(t, r.prompt("second turn"))
+		r.send(`{"id":"k","type":"compact"}`)
+		end := r.until(func(m map[string]any) bool { return m["type"] == "compaction_end" })
+		if e := end[len(end)-1]; e["error"] != nil && e["error"] != "" {
+			t.Fatalf("compaction failed: %v", e)
+		}
+		promptOK(t, r.prompt("third turn"))
+		id := rpcSessionID(r)
+		r.finish()
+
+		compacted := false
+		for _, e := range readEntries(t, sessionPath(t, s.c, id)) {
+			compacted = compacted || e.Type == "compaction"
+		}
+		if !compacted {
+			t.Fatal("the session file holds no compaction")
+		}
+		reqs := s.fake.Requests()
+		last := reqs[len(reqs)-1]
+		if !strings.Contains(last.Raw, "Summary: files were written and edited.") {
+			t.Errorf("the prompt after the compaction does not carry the summary:\n%s", last.Raw)
+		}
+	})
+}
+
+// Abort over rpc: the running prompt stops at once, its turn ends marked
+// aborted, and the next prompt runs.
+func TestScenarioAbort(t *testing.T) {
+	hold := make(chan struct{})
+	defer close(hold)
+	started := make(chan struct{}, 4)
+	script := func(n int, req fakemodel.Request) fakemodel.Reply {
+		if strings.Contains(req.LastUser, "slow") {
+			started <- struct{}{}
+			return fakemodel.Reply{Text: "slow answer", Hold: hold}
+		}
+		return fakemodel.Reply{Text: "fast answer"}
+	}
+	eachEngine(t, true, script, func(t *testing.T, s *scene) {
+		r := s.rpc()
+		r.send(`{"id":"p","type":"prompt","message":"take it slow"}`)
+		<-started
+		r.send(`{"id":"a","type":"abort"}`)
+		seen := r.until(func(m map[string]any) bool { return m["type"] == "agent_end" })
+		var answered bool
+		for _, e := range seen {
+			if e["id"] == "a" {
+				answered = e["success"] == true
+			}
+		}
+		if !answered {
+			t.Errorf("abort was not answered before the turn ended: %v", seen)
+		}
+		evs := r.prompt("now fast")
+		promptOK(t, evs)
+		r.finish()
+		if reqs := s.fake.Requests(); !strings.Contains(reqs[len(reqs)-1].LastUser, "now fast") {
+			t.Errorf("the prompt after the abort did not reach the model")
+		}
+	})
+}
+
+// A project with a .pi/ folder (settings, prompts): the agent starts and
+// answers, trusted or not.
+func TestScenarioProjectWithDotPi(t *testing.T) {
+	for _, trusted := range []bool{true, false} {
+		t.Run(fmt.Sprint("trusted=", trusted), func(t *testing.T) {
+			eachEngine(t, trusted, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "Finished."} }, func(t *testing.T, s *scene) {
+				writeFile(t, filepath.Join(s.root, ".pi", "settings.json"), `{"quietStartup":true}`)
+				writeFile(t, filepath.Join(s.root, ".pi", "prompts", "review.md"), "Review the code.")
+				code, out, errs := s.c.run("", "prompt", "--project", "mono", "--engine", s.engine, "say hi")
+				if code != 0 || out != "Finished.\n" {
+					t.Fatalf("prompt in a project with .pi/ = %d %q %q", code, out, errs)
+				}
+			})
+		})
+	}
+}
+
+// A malformed models.json is one clear error on stderr that names the
+// file and where it breaks, and leaves no session file behind.
+func TestScenarioBadModelsJSON(t *testing.T) {
+	eachEngine(t, true, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "Finished."} }, func(t *testing.T, s *scene) {
+		models := filepath.Join(s.c.env["HOME"], ".pi", "agent", "models.json")
+		writeFile(t, models, "{\n  \"providers\": {\n    \"fake\": { \"baseUrl\": ,\n  }\n}\n")
+		code, _, errs := s.c.run("", "prompt", "--project", "mono", "--engine", s.engine, "say hi")
+		if code == 0 {
+			t.Fatalf("a broken models.json prompted: %q", errs)
+		}
+		if !strings.Contains(errs, "models.json") || !strings.Contains(errs, "line 3") || strings.Contains(errs, `\x0a`) {
+			t.Errorf("stderr %q does not name models.json with the line of the error", errs)
+		}
+		if files := s.sessionFiles(); len(files) != 0 {
+			t.Errorf("the failed launch left session files %v", files)
+		}
+	})
+}
+
+// sessionsJSON is `sessions list --json`'s rows.
+func sessionsJSON(t *testing.T, c *cli) []map[string]any {
+	t.Helper()
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(c.ok("sessions", "list", "mono", "--json")), &rows); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
