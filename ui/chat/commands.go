@@ -231,6 +231,11 @@ func (m *Model) command(text string) tea.Cmd {
 		rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
 		return func() tea.Msg {
 			_, err := rts.Compact(ctx, id, model, strings.TrimSpace(arg))
+			if err != nil && ctx.Err() == nil {
+				// Worded as the compaction's own end says it, whichever of
+				// the two reaches the view first: it is then said once.
+				err = fmt.Errorf("compaction failed: %w", err)
+			}
 			return promptDoneMsg{id: id, err: err}
 		}
 	case "new":
