@@ -11,8 +11,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 	"github.com/pi-tui/pi-tui/store/storetest"
 	"github.com/pi-tui/pi-tui/ui/common"
@@ -100,7 +100,7 @@ func newKitRigWith(t *testing.T, w, h int, script fakemodel.Script, trusted bool
 		os.WriteFile(filepath.Join(root, rel), []byte(body), 0o644)
 	}
 	fake := fakemodel.New(t, script)
-	client, err := provider.New(settings.ProviderConfig{Name: "fake", API: "openai-completions", BaseURL: fake.URL, APIKey: "k"},
+	client, err := provider.New(pisettings.ProviderConfig{Name: "fake", API: "openai-completions", BaseURL: fake.URL, APIKey: "k"},
 		func(string) string { return "" }, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/host"
-	"github.com/pi-tui/pi-tui/ui/projectsview"
+	"github.com/pi-tui/pi-tui/ui/projects"
 )
 
 // A project added by another process (the CLI: its own store handle, its
@@ -19,7 +19,7 @@ func TestProjectAddedByAnotherProcessShows(t *testing.T) {
 	f := newFixture(t)
 	f.add("src/shop", "shop", true)
 	m := f.model()
-	m.projects.SetPolls(projectsview.Polls{Stamp: 20 * time.Millisecond})
+	m.projects.SetPolls(projects.Polls{Stamp: 20 * time.Millisecond})
 	s := newSession(t, m, 100, 30)
 	s.waitFor("› shop")
 	cli, err := host.Open(context.Background(), f.host.Places, host.Options{})

@@ -6,7 +6,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/ui/chat"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/sessionlist"
@@ -71,7 +71,7 @@ func (t *sessionTab) Close() {
 
 // Open shows project p's sessions, leaving the open session (refused
 // while the agent works in it).
-func (t *sessionTab) Open(p projects.Project) tea.Cmd {
+func (t *sessionTab) Open(p registry.Project) tea.Cmd {
 	if err := t.chat.SetProject(p); err != nil {
 		return common.Failure(err)
 	}
@@ -82,7 +82,7 @@ func (t *sessionTab) Open(p projects.Project) tea.Cmd {
 // Continue shows project p's sessions and reopens the latest one, as
 // `pi -c` does (`pi-tui -c`); a project without sessions shows its empty
 // list.
-func (t *sessionTab) Continue(p projects.Project) tea.Cmd {
+func (t *sessionTab) Continue(p registry.Project) tea.Cmd {
 	return tea.Batch(t.Open(p), t.chat.OpenLatest(p.ID))
 }
 

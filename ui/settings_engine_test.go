@@ -10,7 +10,7 @@ import (
 )
 
 // memEngine keeps the engine preference the way the core's services
-// will (settingsview.EngineSettings), for the Settings rows until they
+// will (settings.EngineSettings), for the Settings rows until they
 // do.
 type memEngine struct {
 	mu     sync.Mutex

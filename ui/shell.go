@@ -22,17 +22,17 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/editor"
 	"github.com/pi-tui/pi-tui/ui/instructionsview"
 	"github.com/pi-tui/pi-tui/ui/markdown"
 	"github.com/pi-tui/pi-tui/ui/memoryeditor"
-	"github.com/pi-tui/pi-tui/ui/projectsview"
-	"github.com/pi-tui/pi-tui/ui/settingsview"
+	"github.com/pi-tui/pi-tui/ui/projects"
+	"github.com/pi-tui/pi-tui/ui/settings"
 )
 
 // Minimum terminal size; below it the shell says so instead of drawing.
@@ -66,14 +66,14 @@ type Options struct {
 	// drive the quiet period of approval dialogs without waiting.
 	Now func() time.Time
 	// Preload, if set, is the Projects tab's first list, already being
-	// read (projectsview.StartPreload); nil reads it at Init.
-	Preload *projectsview.Preload
+	// read (projects.StartPreload); nil reads it at Init.
+	Preload *projects.Preload
 }
 
 // Start is where a program opens: `pi-tui [-c] [PATH]`.
 type Start struct {
 	// Project opens on this project's sessions (the Session tab).
-	Project *projects.Project
+	Project *registry.Project
 	// Continue reopens the project's latest session, as `pi -c` does.
 	Continue bool
 	// AddPath offers to add this folder, which no project holds, in the
@@ -117,8 +117,8 @@ type Model struct {
 	keys common.GlobalKeys
 
 	tab      tab
-	projects *projectsview.Model
-	settings *settingsview.Model
+	projects *projects.Model
+	settings *settings.Model
 	session  *sessionTab
 	stack    []common.Layer
 
@@ -170,7 +170,7 @@ func New(opts Options) *Model {
 	var stop context.CancelFunc
 	st.Ctx, stop = context.WithCancel(life)
 	m := &Model{opts: opts, st: st, stop: stop, md: markdown.New(opts.Renderer), keys: st.Keys, width: 80, height: 24}
-	m.projects = projectsview.New(opts.Host, st, projectsview.Actions{
+	m.projects = projects.New(opts.Host, st, projects.Actions{
 		EditAgents:       m.editAgents,
 		EditMemory:       m.editMemory,
 		ShowInstructions: m.showInstructions,
@@ -179,7 +179,7 @@ func New(opts Options) *Model {
 	if opts.Preload != nil {
 		m.projects.UsePreload(opts.Preload)
 	}
-	m.settings = settingsview.New(opts.Host, st, opts.Env, m.editGlobal)
+	m.settings = settings.New(opts.Host, st, opts.Env, m.editGlobal)
 	m.session = newSessionTab(opts, st, m.markdown)
 	return m
 }
@@ -238,13 +238,13 @@ func (m *Model) start() tea.Cmd {
 }
 
 // openAtMsg opens a project the program started on once it is known.
-type openAtMsg struct{ p projects.Project }
+type openAtMsg struct{ p registry.Project }
 
 // openAt opens project p's sessions (its latest session with cont) as
 // the program's start: selected on Projects and marked opened.
-func (m *Model) openAt(p projects.Project, cont bool) tea.Cmd {
+func (m *Model) openAt(p registry.Project, cont bool) tea.Cmd {
 	m.tab = tabSession
-	selectIt := func() tea.Msg { return projectsview.SelectMsg{ID: p.ID} }
+	selectIt := func() tea.Msg { return projects.SelectMsg{ID: p.ID} }
 	if cont {
 		return tea.Batch(selectIt, m.markOpened(p), m.session.Continue(p))
 	}
@@ -254,7 +254,7 @@ func (m *Model) openAt(p projects.Project, cont bool) tea.Cmd {
 // markOpened records, off the UI goroutine, that the program opened on
 // project p: starting in a project's folder opens it as `o` on its row
 // does, for "opened …" and the recent sort.
-func (m *Model) markOpened(p projects.Project) tea.Cmd {
+func (m *Model) markOpened(p registry.Project) tea.Cmd {
 	reg, ctx := m.opts.Host.Projects, m.st.Ctx
 	return func() tea.Msg {
 		if err := reg.MarkOpened(ctx, p.ID); err != nil {
@@ -273,9 +273,9 @@ func (m *Model) loadStatus() tea.Cmd {
 		// resolution), so the bar and the prompt cannot disagree.
 		s.model, s.modelShort, s.modelName = statusModel(h.Runtimes.Model(ctx, ""))
 		if _, err := h.DefaultModel(); err != nil {
-			warns = append(warns, settings.Brief(err, h.Places.Home)+" (see Settings)")
+			warns = append(warns, pisettings.Brief(err, h.Places.Home)+" (see Settings)")
 		}
-		if l, err := settings.ReadThinkingLevel(h.Places.AgentDir); err == nil {
+		if l, err := pisettings.ReadThinkingLevel(h.Places.AgentDir); err == nil {
 			s.thinking = l
 		}
 		if _, gw := instructions.LoadGuidance(h.Places.AgentDir); len(gw) > 0 {
@@ -291,7 +291,7 @@ func (m *Model) loadStatus() tea.Cmd {
 			warns = append(warns, tilde(w, h.Places.Home))
 		}
 		for _, e := range h.Projects.TrustProblems(ctx) {
-			warns = append(warns, settings.Brief(e, h.Places.Home)+": no project trusted by it")
+			warns = append(warns, pisettings.Brief(e, h.Places.Home)+": no project trusted by it")
 		}
 		s.warn = strings.Join(warns, " · ")
 		return statusMsg(s)
@@ -649,7 +649,7 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-func (m *Model) editAgents(p projects.Project) tea.Cmd {
+func (m *Model) editAgents(p registry.Project) tea.Cmd {
 	label := paths.Tilde(filepath.Join(p.Root, "AGENTS.md"), m.opts.Host.Places.Home)
 	return m.st.Push(editor.NewPage(m.editorConfig(p.Root, "AGENTS.md", label, true), m.st))
 }
@@ -666,15 +666,15 @@ func (m *Model) editGlobal() tea.Cmd {
 	}
 }
 
-func (m *Model) editMemory(p projects.Project) tea.Cmd {
+func (m *Model) editMemory(p registry.Project) tea.Cmd {
 	return m.st.Push(memoryeditor.New(m.opts.Host, m.st, p.Root, p.Name))
 }
 
-func (m *Model) showInstructions(p projects.Project) tea.Cmd {
+func (m *Model) showInstructions(p registry.Project) tea.Cmd {
 	return m.st.Push(instructionsview.New(m.opts.Host, m.st, p))
 }
 
-func (m *Model) openSession(p projects.Project) tea.Cmd {
+func (m *Model) openSession(p registry.Project) tea.Cmd {
 	m.tab = tabSession
 	return m.session.Open(p)
 }

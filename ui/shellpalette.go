@@ -9,12 +9,12 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/palette"
-	"github.com/pi-tui/pi-tui/ui/projectsview"
-	"github.com/pi-tui/pi-tui/ui/settingsview"
+	"github.com/pi-tui/pi-tui/ui/projects"
+	"github.com/pi-tui/pi-tui/ui/settings"
 )
 
 // The command palette's hooks in the shell (docs/adr/0057-command-palette.md):
@@ -56,7 +56,7 @@ func (m *Model) openPalette() tea.Cmd {
 	p := palette.New(palette.Deps{
 		UI:          m.st,
 		Home:        h.Places.Home,
-		Projects:    func(ctx context.Context) ([]projects.Project, error) { return h.Projects.List(ctx, true) },
+		Projects:    func(ctx context.Context) ([]registry.Project, error) { return h.Projects.List(ctx, true) },
 		Sessions:    h.Sessions.ListAll,
 		OpenProject: m.paletteProject,
 		OpenSession: m.paletteSession,
@@ -107,7 +107,7 @@ func (m *Model) paletteItems() []palette.Item {
 		return nil
 	})
 	command("Quit pi-tui", "", m.quit)
-	for i, name := range settingsview.Names() {
+	for i, name := range settings.Names() {
 		items = append(items, palette.Item{Kind: palette.KindSetting, Title: name, Detail: "Settings", Run: func() tea.Cmd {
 			m.tab = tabSettings // the tab reads its files again as it is shown (route)
 			m.settings.Focus(i)
@@ -119,7 +119,7 @@ func (m *Model) paletteItems() []palette.Item {
 
 // currentProject is the project the screen is about: the one selected on
 // Projects there, the Session tab's elsewhere (else the selected one).
-func (m *Model) currentProject() (projects.Project, bool) {
+func (m *Model) currentProject() (registry.Project, bool) {
 	if m.tab != tabProjects {
 		if p, ok := m.session.chat.Project(); ok {
 			return p, true
@@ -131,8 +131,8 @@ func (m *Model) currentProject() (projects.Project, bool) {
 // paletteProject opens a project's sessions, as o on its row does, and
 // selects it on Projects; a project whose folder is gone is selected on
 // Projects, where L relocates it.
-func (m *Model) paletteProject(p projects.Project) tea.Cmd {
-	selectIt := func() tea.Msg { return projectsview.SelectMsg{ID: p.ID} }
+func (m *Model) paletteProject(p registry.Project) tea.Cmd {
+	selectIt := func() tea.Msg { return projects.SelectMsg{ID: p.ID} }
 	if p.Missing {
 		m.tab = tabProjects
 		return selectIt
@@ -142,19 +142,19 @@ func (m *Model) paletteProject(p projects.Project) tea.Cmd {
 
 // paletteSession opens session s of project p in the Session tab (it is
 // only shown when it is the open one).
-func (m *Model) paletteSession(p projects.Project, s sessions.Summary) tea.Cmd {
+func (m *Model) paletteSession(p registry.Project, s sessions.Summary) tea.Cmd {
 	m.tab = tabSession
 	if m.session.chat.SessionID() == s.ID {
 		return nil
 	}
-	selectIt := func() tea.Msg { return projectsview.SelectMsg{ID: p.ID} }
+	selectIt := func() tea.Msg { return projects.SelectMsg{ID: p.ID} }
 	return tea.Batch(m.session.openThen(p, func() tea.Cmd { return m.session.chat.Open(s.ID) }), m.markOpened(p), selectIt)
 }
 
 // openThen shows project p's sessions, leaving the open session (refused
 // while the agent works in it), then does then (opens or starts a
 // session in p).
-func (t *sessionTab) openThen(p projects.Project, then func() tea.Cmd) tea.Cmd {
+func (t *sessionTab) openThen(p registry.Project, then func() tea.Cmd) tea.Cmd {
 	if err := t.chat.SetProject(p); err != nil {
 		return common.Failure(err)
 	}

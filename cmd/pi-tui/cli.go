@@ -11,7 +11,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 )
 
@@ -304,7 +304,7 @@ func (a *app) openHostWith(ro runtimes.Options) (*host.Host, error) {
 	return h, nil
 }
 
-func (a *app) registry() (*projects.Registry, error) {
+func (a *app) registry() (*registry.Registry, error) {
 	h, err := a.openHost()
 	if err != nil {
 		return nil, err

@@ -15,8 +15,8 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
-	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/rpc"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/services"
@@ -26,21 +26,21 @@ import (
 
 // projectFor picks --project or the registered project holding the
 // working directory.
-func (a *app) projectFor(flagValue string) (projects.Project, error) {
+func (a *app) projectFor(flagValue string) (registry.Project, error) {
 	if flagValue != "" {
 		_, p, err := a.find(flagValue)
 		return p, err
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return projects.Project{}, err
+		return registry.Project{}, err
 	}
 	p, ok, err := a.projectHolding(cwd)
 	if err != nil {
-		return projects.Project{}, err
+		return registry.Project{}, err
 	}
 	if !ok {
-		return projects.Project{}, errors.New("no project given and the working directory is not inside a registered project: pass --project P, or register this folder with: pi-tui projects add DIR")
+		return registry.Project{}, errors.New("no project given and the working directory is not inside a registered project: pass --project P, or register this folder with: pi-tui projects add DIR")
 	}
 	return p, nil
 }
@@ -204,7 +204,7 @@ func (a *app) worktreeSession(sm *sessions.Manager, projectID, base string) (str
 // sessionFor returns the session id to use: --session (which must belong
 // to the project; with --project, scoped, the lookup keeps to that
 // project's sessions), the latest with --continue, or a new one.
-func (a *app) sessionFor(sm *sessions.Manager, p projects.Project, scoped bool, id string, cont bool) (string, error) {
+func (a *app) sessionFor(sm *sessions.Manager, p registry.Project, scoped bool, id string, cont bool) (string, error) {
 	switch {
 	case id != "":
 		pid := ""

@@ -12,9 +12,9 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
@@ -46,7 +46,7 @@ func (a *app) instructionsCmd(args []string) error {
 	}
 	var named *instructions.Model
 	if *model != "" {
-		prov, id, err := settings.ParseModel(*model)
+		prov, id, err := pisettings.ParseModel(*model)
 		if err != nil {
 			return &usageError{msg: "instructions: " + err.Error()}
 		}
@@ -57,7 +57,7 @@ func (a *app) instructionsCmd(args []string) error {
 	// Which root: the named project, the given directory, or the project
 	// holding the working directory (else the working directory itself).
 	var root, cwd, from, chosen string
-	var proj *projects.Project
+	var proj *registry.Project
 	switch {
 	case *sessionID != "":
 		p, r, note, spec, err := a.sessionRoot(*sessionID)
@@ -147,33 +147,33 @@ func (a *app) instructionsCmd(args []string) error {
 // worktree when it has one (the branch's own instruction files), else its
 // project's root. note names it; spec is the model (and thinking level)
 // the session chose last, which a prompt naming no model keeps.
-func (a *app) sessionRoot(id string) (_ projects.Project, root, note, spec string, _ error) {
+func (a *app) sessionRoot(id string) (_ registry.Project, root, note, spec string, _ error) {
 	sm, err := a.sessionManager()
 	if err != nil {
-		return projects.Project{}, "", "", "", err
+		return registry.Project{}, "", "", "", err
 	}
 	s, err := sm.Open(a.ctx, id)
 	if err != nil {
-		return projects.Project{}, "", "", "", err
+		return registry.Project{}, "", "", "", err
 	}
 	defer s.Close()
 	spec = provider.WithThinking(s.Chosen())
 	reg, err := a.registry()
 	if err != nil {
-		return projects.Project{}, "", "", "", err
+		return registry.Project{}, "", "", "", err
 	}
 	p, err := reg.Get(a.ctx, s.ProjectID())
 	if err != nil {
-		return projects.Project{}, "", "", "", fmt.Errorf("session %s belongs to no registered project: %w", id, err)
+		return registry.Project{}, "", "", "", fmt.Errorf("session %s belongs to no registered project: %w", id, err)
 	}
 	home := a.env("HOME")
 	svc, err := a.worktrees()
 	if err != nil {
-		return projects.Project{}, "", "", "", err
+		return registry.Project{}, "", "", "", err
 	}
 	w, bound, err := svc.Lookup(a.ctx, s)
 	if err != nil {
-		return projects.Project{}, "", "", "", err
+		return registry.Project{}, "", "", "", err
 	}
 	if bound {
 		return p, w.Root, fmt.Sprintf("chain from the worktree of session %s (branch %s): %s", s.ID(), w.Branch, paths.Tilde(w.Root, home)), spec, nil
@@ -267,10 +267,10 @@ func modelLine(model, why string) string {
 
 // projectHolding finds the registered project whose root holds dir (the
 // deepest one when projects nest).
-func (a *app) projectHolding(dir string) (projects.Project, bool, error) {
+func (a *app) projectHolding(dir string) (registry.Project, bool, error) {
 	reg, err := a.registry()
 	if err != nil {
-		return projects.Project{}, false, err
+		return registry.Project{}, false, err
 	}
 	return holding(a.ctx, reg, dir)
 }
@@ -280,7 +280,7 @@ func (a *app) projectHolding(dir string) (projects.Project, bool, error) {
 // canonical ancestors up by root, deepest first: a handful of indexed
 // reads where listing every project (2,000 of them, each stat'ed) held
 // the terminal UI's first frame up by tens of milliseconds.
-func holding(ctx context.Context, reg *projects.Registry, dir string) (projects.Project, bool, error) {
+func holding(ctx context.Context, reg *registry.Registry, dir string) (registry.Project, bool, error) {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
@@ -292,27 +292,27 @@ func holding(ctx context.Context, reg *projects.Registry, dir string) (projects.
 	for d := dir; ; d = filepath.Dir(d) {
 		if d == dir || strings.HasPrefix(dir, d+string(filepath.Separator)) {
 			p, err := reg.Find(ctx, d)
-			var nf *projects.NotFoundError
+			var nf *registry.NotFoundError
 			switch {
 			case err == nil && p.Root == d:
 				return p, true, nil
 			case err != nil && !errors.As(err, &nf):
-				return projects.Project{}, false, err
+				return registry.Project{}, false, err
 			}
 		}
 		if filepath.Dir(d) == d {
-			return projects.Project{}, false, nil
+			return registry.Project{}, false, nil
 		}
 	}
 }
 
 // holdingInList is holding over the whole list of projects.
-func holdingInList(ctx context.Context, reg *projects.Registry, dir string) (projects.Project, bool, error) {
+func holdingInList(ctx context.Context, reg *registry.Registry, dir string) (registry.Project, bool, error) {
 	list, err := reg.List(ctx, true)
 	if err != nil {
-		return projects.Project{}, false, err
+		return registry.Project{}, false, err
 	}
-	var best projects.Project
+	var best registry.Project
 	found := false
 	for _, p := range list {
 		if (dir == p.Root || strings.HasPrefix(dir, p.Root+string(filepath.Separator))) && len(p.Root) > len(best.Root) {

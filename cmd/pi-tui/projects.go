@@ -14,7 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 )
 
 func (a *app) projects(args []string) error {
@@ -88,7 +88,7 @@ func (a *app) projectsList(args []string) error {
 	return tw.Flush()
 }
 
-func memoryCell(p projects.Project) string {
+func memoryCell(p registry.Project) string {
 	if p.MemoryEntries == 0 {
 		return "-"
 	}
@@ -102,7 +102,7 @@ func openedCell(ms *int64) string {
 	return time.UnixMilli(*ms).Local().Format("2006-01-02 15:04")
 }
 
-func stateCell(p projects.Project) string {
+func stateCell(p registry.Project) string {
 	var s []string
 	if p.Missing {
 		s = append(s, "MISSING")
@@ -216,13 +216,13 @@ func (a *app) projectsAdd(args []string) error {
 // folder becomes a project, since the agent's file tools would then reach
 // everything below it: on a terminal it asks, otherwise it refuses with
 // an error naming --allow-broad-root (exit status 1).
-func (a *app) confirmBroad(reg *projects.Registry, path string) error {
+func (a *app) confirmBroad(reg *registry.Registry, path string) error {
 	pl, err := a.places()
 	if err != nil {
 		return err
 	}
 	err = reg.CheckBroad(a.ctx, path, pl)
-	var be *projects.BroadRootError
+	var be *registry.BroadRootError
 	if !errors.As(err, &be) {
 		return err
 	}
@@ -246,7 +246,7 @@ func (a *app) confirmBroad(reg *projects.Registry, path string) error {
 // instruction files, match): adding it would make a second project and
 // leave the first one's memory, sessions and trust behind. The sentence
 // gives both ways on. typed is the path as the user wrote it.
-func (a *app) refuseMovedProject(reg *projects.Registry, typed, path string) error {
+func (a *app) refuseMovedProject(reg *registry.Registry, typed, path string) error {
 	m, ok, err := reg.MatchMissing(a.ctx, path)
 	if err != nil || !ok {
 		return err
@@ -304,7 +304,7 @@ func (a *app) readLine() (string, error) {
 
 // warnSameName notes on stderr when p's name is shared, since the name
 // then no longer picks one project.
-func (a *app) warnSameName(reg *projects.Registry, p projects.Project) {
+func (a *app) warnSameName(reg *registry.Registry, p registry.Project) {
 	others, err := reg.SameName(a.ctx, p.ID, p.Name)
 	if err != nil || len(others) == 0 {
 		return
@@ -313,10 +313,10 @@ func (a *app) warnSameName(reg *projects.Registry, p projects.Project) {
 		plural(len(others), "other project is", "other projects are"), p.Name, p.ID)
 }
 
-func (a *app) find(query string) (*projects.Registry, projects.Project, error) {
+func (a *app) find(query string) (*registry.Registry, registry.Project, error) {
 	reg, err := a.registry()
 	if err != nil {
-		return nil, projects.Project{}, err
+		return nil, registry.Project{}, err
 	}
 	p, err := reg.Find(a.ctx, query)
 	return reg, p, err
@@ -438,7 +438,7 @@ func (a *app) projectsGroup(sub string, args []string) error {
 		return err
 	}
 	// Every PROJECT is found before any is moved: a typo moves nothing.
-	var list []projects.Project
+	var list []registry.Project
 	for _, q := range pos {
 		p, err := reg.Find(a.ctx, q)
 		if err != nil {
@@ -483,11 +483,11 @@ func (a *app) projectsRelocate(args []string) error {
 	}
 	home := a.env("HOME")
 	pl := a.placesOrEmpty()
-	res, err := reg.Relocate(a.ctx, p.ID, paths.ExpandHome(pos[1], home), projects.RelocateOptions{SessionsDir: sm.Dir, Places: &pl, AllowBroad: *allowBroad})
+	res, err := reg.Relocate(a.ctx, p.ID, paths.ExpandHome(pos[1], home), registry.RelocateOptions{SessionsDir: sm.Dir, Places: &pl, AllowBroad: *allowBroad})
 	for _, pr := range res.Problems {
 		say(a.stderr, "pi-tui: warning: session %s\n", pr)
 	}
-	var broad *projects.BroadRootError
+	var broad *registry.BroadRootError
 	if errors.As(err, &broad) {
 		return fmt.Errorf("%w; relocate there anyway with --allow-broad-root", err)
 	}

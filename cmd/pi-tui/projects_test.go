@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/store"
 )
 
@@ -42,7 +42,7 @@ func TestProjectsAddBroadRootNeedsConfirmation(t *testing.T) {
 // projectID returns the id of the project listed under name.
 func (c *cli) projectID(name string) string {
 	c.t.Helper()
-	var list []projects.Project
+	var list []registry.Project
 	if err := json.Unmarshal([]byte(c.ok("projects", "list", "--all", "--json")), &list); err != nil {
 		c.t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestProjectNamesAreUnique(t *testing.T) {
 	if strings.Count(out, "duplicate-name") != 2 {
 		t.Errorf("the text list does not mark both duplicates:\n%s", out)
 	}
-	var list []projects.Project
+	var list []registry.Project
 	json.Unmarshal([]byte(c.ok("projects", "list", "--json")), &list)
 	for _, p := range list {
 		if !p.DuplicateName {
@@ -123,7 +123,7 @@ func TestProjectsGroupAndRelocate(t *testing.T) {
 	if out := c.ok("projects", "group", "work", "api", "web"); strings.Count(out, "in the group work") != 2 {
 		t.Errorf("group said %q", out)
 	}
-	var list []projects.Project
+	var list []registry.Project
 	json.Unmarshal([]byte(c.ok("projects", "list", "--json")), &list)
 	for _, p := range list {
 		if p.Group != "work" {

@@ -16,7 +16,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/ui"
-	"github.com/pi-tui/pi-tui/ui/projectsview"
+	"github.com/pi-tui/pi-tui/ui/projects"
 )
 
 // tuiStart is where the terminal UI opens: `pi-tui [-c] [PATH]`.
@@ -45,7 +45,7 @@ func (a *app) tui(start tuiStart) error {
 	}
 	// The Projects list, which the first frame shows, is read from here
 	// on, beside the background question and the program's start.
-	pre := projectsview.StartPreload(a.ctx, h)
+	pre := projects.StartPreload(a.ctx, h)
 	at, err := a.startAt(h, dir, start)
 	if err != nil {
 		return err

@@ -23,9 +23,9 @@ import (
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/filesearch"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
-	"github.com/pi-tui/pi-tui/core/settings"
 )
 
 // Permission modes (DESIGN §7).
@@ -171,9 +171,9 @@ type Config struct {
 	// compacts before the next call; 0 means 0.8. Compaction, when set
 	// (pi's compaction.* settings), decides instead (see compact_keep.go).
 	CompactAt  float64
-	Compaction *settings.Compaction
+	Compaction *pisettings.Compaction
 	// Shell is how bash runs (pi's shellPath and shellCommandPrefix).
-	Shell settings.Shell
+	Shell pisettings.Shell
 	// Memory is what the remember tool writes through; Tools names
 	// remember only when the host set it (ADR 0022).
 	Memory MemoryWriter

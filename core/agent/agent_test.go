@@ -11,10 +11,10 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/sessions"
-	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 	"github.com/pi-tui/pi-tui/store"
 )
@@ -139,7 +139,7 @@ func newHarness(t testing.TB, script fakemodel.Script, cfg func(*Config)) *harne
 	t.Cleanup(func() { st.Close() })
 	root := filepath.Join(base, "proj")
 	os.MkdirAll(root, 0o755)
-	p, _, err := projects.NewRegistry(st, t.TempDir()).Add(context.Background(), root, "", true)
+	p, _, err := registry.NewRegistry(st, t.TempDir()).Add(context.Background(), root, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func newHarness(t testing.TB, script fakemodel.Script, cfg func(*Config)) *harne
 		t.Fatal(err)
 	}
 	fake := fakemodel.New(t, script)
-	client, err := provider.New(settings.ProviderConfig{Name: "fake", API: "openai-completions", BaseURL: fake.URL, APIKey: "k"},
+	client, err := provider.New(pisettings.ProviderConfig{Name: "fake", API: "openai-completions", BaseURL: fake.URL, APIKey: "k"},
 		func(string) string { return "" }, provider.Options{MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)

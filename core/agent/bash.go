@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
@@ -156,7 +156,7 @@ func bashEnv(environ []string, agentDir string) []string {
 		return environ
 	}
 	secret := map[string]bool{}
-	for _, n := range settings.SecretEnvNames(agentDir) {
+	for _, n := range pisettings.SecretEnvNames(agentDir) {
 		secret[n] = true
 	}
 	out := make([]string, 0, len(environ))
@@ -171,7 +171,7 @@ func bashEnv(environ []string, agentDir string) []string {
 
 // shellCommand applies pi's shellPath (the shell instead of bash, which
 // must exist) and shellCommandPrefix (a line run before the command).
-func shellCommand(sh settings.Shell, command string) (shell, line string, err error) {
+func shellCommand(sh pisettings.Shell, command string) (shell, line string, err error) {
 	shell = "bash"
 	if sh.Path != "" {
 		if _, err := os.Stat(sh.Path); err != nil {

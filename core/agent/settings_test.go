@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/sessions"
-	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -35,12 +35,12 @@ func TestCompactionFollowsPiSettings(t *testing.T) {
 		return fakemodel.Reply{Text: "ok"}
 	}
 	for _, c := range []struct {
-		set  settings.Compaction
+		set  pisettings.Compaction
 		want int
 	}{
-		{settings.Compaction{Enabled: true, ReserveTokens: 900}, 1}, // 120 > 1000-900
-		{settings.Compaction{Enabled: true, ReserveTokens: 800}, 0}, // 120 <= 200
-		{settings.Compaction{Enabled: false, ReserveTokens: 900}, 0},
+		{pisettings.Compaction{Enabled: true, ReserveTokens: 900}, 1}, // 120 > 1000-900
+		{pisettings.Compaction{Enabled: true, ReserveTokens: 800}, 0}, // 120 <= 200
+		{pisettings.Compaction{Enabled: false, ReserveTokens: 900}, 0},
 	} {
 		set := c.set
 		h := newHarness(t, script, func(cfg *Config) { cfg.Model.ContextWindow = 1000; cfg.Compaction = &set })
@@ -64,7 +64,7 @@ func TestCompactionKeepsRecentTokens(t *testing.T) {
 		}
 		return fakemodel.Reply{Text: "ok"}
 	}
-	set := settings.Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 150}
+	set := pisettings.Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 150}
 	h := newHarness(t, script, func(cfg *Config) { cfg.Compaction = &set })
 	for _, p := range []string{"1", "2", "3", "4"} {
 		h.ag.Prompt(context.Background(), p+strings.Repeat("x", 399)) // 100 tokens each
@@ -92,7 +92,7 @@ func TestCompactionKeepsRecentTokens(t *testing.T) {
 // shellPath replaces bash and shellCommandPrefix runs before every
 // command; a shellPath that does not exist is a clear error.
 func TestBashUsesShellPathAndPrefix(t *testing.T) {
-	run := func(sh settings.Shell) string {
+	run := func(sh pisettings.Shell) string {
 		h := newHarness(t, func(n int, req fakemodel.Request) fakemodel.Reply {
 			if n == 0 {
 				return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "b", Name: "bash", Args: map[string]string{"command": `echo "shell=$0 prefixed=$PREFIXED"`}}}}
@@ -105,14 +105,14 @@ func TestBashUsesShellPathAndPrefix(t *testing.T) {
 		}
 		return res.Text
 	}
-	if out := run(settings.Shell{Path: "/bin/sh", Prefix: "PREFIXED=yes"}); !strings.Contains(out, "shell=/bin/sh prefixed=yes") {
+	if out := run(pisettings.Shell{Path: "/bin/sh", Prefix: "PREFIXED=yes"}); !strings.Contains(out, "shell=/bin/sh prefixed=yes") {
 		t.Errorf("output = %q", out)
 	}
-	if out := run(settings.Shell{}); !strings.Contains(out, "shell=bash prefixed=") {
+	if out := run(pisettings.Shell{}); !strings.Contains(out, "shell=bash prefixed=") {
 		t.Errorf("default output = %q", out)
 	}
 	missing := filepath.Join(t.TempDir(), "no-such-shell")
-	if out := run(settings.Shell{Path: missing}); !strings.Contains(out, missing+" set as shellPath in settings.json cannot be used") {
+	if out := run(pisettings.Shell{Path: missing}); !strings.Contains(out, missing+" set as shellPath in settings.json cannot be used") {
 		t.Errorf("missing shell output = %q", out)
 	}
 }
@@ -127,7 +127,7 @@ func TestSmallWindowDoesNotCompactEveryCall(t *testing.T) {
 		}
 		return fakemodel.Reply{Text: "ok"}
 	}
-	set := settings.Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000}
+	set := pisettings.Compaction{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000}
 	h := newHarness(t, script, func(cfg *Config) { cfg.Model.ContextWindow = 8192; cfg.Compaction = &set })
 	for _, p := range []string{"one", "two", "three"} {
 		if _, err := h.ag.Prompt(context.Background(), p); err != nil {

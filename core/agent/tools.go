@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
@@ -139,7 +139,7 @@ func targetOf(call ToolCall) (string, bool) {
 type toolEnv struct {
 	root     string
 	agentDir string
-	shell    settings.Shell // shellPath and shellCommandPrefix
+	shell    pisettings.Shell // shellPath and shellCommandPrefix
 	// runOnUseOK is set in full-auto, where a write to a file that runs on
 	// use needs no approval.
 	runOnUseOK bool

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/agent"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/sessions"
-	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 	"github.com/pi-tui/pi-tui/store"
 )
@@ -325,7 +325,7 @@ func runBuiltin(t *testing.T, root string, pre agent.Preflighter, steps []parity
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	p, _, err := projects.NewRegistry(st, t.TempDir()).Add(ctx, root, "", true)
+	p, _, err := registry.NewRegistry(st, t.TempDir()).Add(ctx, root, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +336,7 @@ func runBuiltin(t *testing.T, root string, pre agent.Preflighter, steps []parity
 	}
 	model := &scriptedModel{}
 	fake := fakemodel.New(t, model.reply)
-	client, err := provider.New(settings.ProviderConfig{Name: "fake", API: "openai-completions", BaseURL: fake.URL, APIKey: "k"},
+	client, err := provider.New(pisettings.ProviderConfig{Name: "fake", API: "openai-completions", BaseURL: fake.URL, APIKey: "k"},
 		func(string) string { return "" }, provider.Options{MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@ import (
 var builders = map[string][]string{
 	"github.com/pi-tui/pi-tui/store":          {"Open"},
 	"github.com/pi-tui/pi-tui/core/services":  {"Open"},
-	"github.com/pi-tui/pi-tui/core/projects":  {"NewRegistry", "NewTrust"},
+	"github.com/pi-tui/pi-tui/core/registry":  {"NewRegistry", "NewTrust"},
 	"github.com/pi-tui/pi-tui/core/memory":    {"NewService"},
 	"github.com/pi-tui/pi-tui/core/sessions":  {"NewManager"},
 	"github.com/pi-tui/pi-tui/core/worktree":  {"NewService"},

@@ -3,7 +3,7 @@ package paths
 import (
 	"path/filepath"
 
-	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 )
 
 // SessionEnv is pi's variable naming one folder for every session file.
@@ -23,7 +23,7 @@ func SessionFolder(agentDir, home string, env Env) string {
 	if d := env(SessionEnv); d != "" {
 		return d
 	}
-	loaded := settings.Load(agentDir, "", false)
+	loaded := pisettings.Load(agentDir, "", false)
 	d := loaded.SessionDir()
 	if d == "" {
 		return ""

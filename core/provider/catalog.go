@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 )
 
 // catalogJSON is pi-tui's built-in providers and models (catalog.json):
@@ -15,22 +15,22 @@ import (
 var catalogJSON []byte
 
 type catalogModel struct {
-	settings.ModelConfig
+	pisettings.ModelConfig
 	// Thinking is how an Anthropic model takes thinking: budget
 	// (budget_tokens) or adaptive (an effort).
 	Thinking string `json:"thinking"`
 }
 
 type catalogProvider struct {
-	ID       string           `json:"id"`
-	Name     string           `json:"name"`
-	API      string           `json:"api"`
-	BaseURL  string           `json:"baseUrl"`
-	Env      []string         `json:"env"`      // key variables, first set wins
-	OAuthEnv []string         `json:"oauthEnv"` // variables holding OAuth tokens pi-tui cannot use
-	AnyModel bool             `json:"anyModel"` // also serves ids it does not list
-	Compat   *settings.Compat `json:"compat"`
-	Models   []catalogModel   `json:"models"`
+	ID       string             `json:"id"`
+	Name     string             `json:"name"`
+	API      string             `json:"api"`
+	BaseURL  string             `json:"baseUrl"`
+	Env      []string           `json:"env"`      // key variables, first set wins
+	OAuthEnv []string           `json:"oauthEnv"` // variables holding OAuth tokens pi-tui cannot use
+	AnyModel bool               `json:"anyModel"` // also serves ids it does not list
+	Compat   *pisettings.Compat `json:"compat"`
+	Models   []catalogModel     `json:"models"`
 }
 
 // builtIns parses the embedded catalogue. It is parsed per use (it is
@@ -63,7 +63,7 @@ func builtIns() ([]*providerInfo, error) {
 
 // modelFromConfig fills a model of provider p from models.json's format,
 // with pi's defaults for what it leaves out.
-func modelFromConfig(p *providerInfo, mc settings.ModelConfig) ModelInfo {
+func modelFromConfig(p *providerInfo, mc pisettings.ModelConfig) ModelInfo {
 	m := ModelInfo{Provider: p.name, ID: mc.ID, Name: mc.Name, API: mc.API, BaseURL: mc.BaseURL,
 		ThinkingLevelMap: mc.ThinkingLevelMap, Input: mc.Input, ContextWindow: mc.ContextWindow, MaxTokens: mc.MaxTokens,
 		Headers: mc.Headers, Compat: p.compat.Merge(mc.Compat)}

@@ -3,11 +3,11 @@ package provider
 import (
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 )
 
 // Every key variable the catalogue reads is one that bash never gets: the
-// two lists live apart (core/settings keeps the bash list) and must not
+// two lists live apart (core/pisettings keeps the bash list) and must not
 // drift.
 func TestCatalogueKeysAreKeptFromBash(t *testing.T) {
 	ps, err := builtIns()
@@ -15,7 +15,7 @@ func TestCatalogueKeysAreKeptFromBash(t *testing.T) {
 		t.Fatal(err)
 	}
 	secret := map[string]bool{}
-	for _, n := range settings.SecretEnvNames(t.TempDir()) {
+	for _, n := range pisettings.SecretEnvNames(t.TempDir()) {
 		secret[n] = true
 	}
 	for _, p := range ps {

@@ -20,7 +20,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 )
 
 // API names in models.json.
@@ -154,7 +154,7 @@ type conn struct {
 // is unset makes every call fail with ErrAuth saying which variable to
 // set. Header values are read the same way (a name of an unset variable
 // is sent as written).
-func New(p settings.ProviderConfig, env func(string) string, opts Options) (Client, error) {
+func New(p pisettings.ProviderConfig, env func(string) string, opts Options) (Client, error) {
 	name := p.Name
 	if name == "" {
 		name = "provider"
@@ -168,7 +168,7 @@ func New(p settings.ProviderConfig, env func(string) string, opts Options) (Clie
 		models = append(models, modelFromConfig(pi, mc))
 	}
 	t := target{provider: name, api: p.API, baseURL: p.BaseURL, models: models, headers: p.Headers, authHeader: p.AuthHeader,
-		plan: keyPlan{raw: strings.TrimSpace(p.APIKey), what: fmt.Sprintf("the apiKey of provider %q in %s", name, settings.ModelsFile)}}
+		plan: keyPlan{raw: strings.TrimSpace(p.APIKey), what: fmt.Sprintf("the apiKey of provider %q in %s", name, pisettings.ModelsFile)}}
 	return buildClient(t, env, opts)
 }
 
@@ -280,7 +280,7 @@ func (c *conn) prepare(ctx context.Context) error {
 				if ctx.Err() != nil {
 					return &Error{Kind: ErrAborted, Provider: c.name, Err: ctx.Err()}
 				}
-				return &Error{Kind: ErrOther, Provider: c.name, Detail: err.Error(), Hint: "fix the header in " + settings.ModelsFile}
+				return &Error{Kind: ErrOther, Provider: c.name, Detail: err.Error(), Hint: "fix the header in " + pisettings.ModelsFile}
 			}
 			v = r
 		}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 )
 
 var apis = []string{APIOpenAICompletions, APIAnthropicMessages, APIGoogleGenerativeAI}
@@ -352,7 +352,7 @@ func TestJSONInsteadOfStream(t *testing.T) {
 
 func TestMissingKey(t *testing.T) {
 	srv := newServer(t, func(_ int, _ *server, w http.ResponseWriter, r *http.Request) { writeOK(APIOpenAICompletions, w) })
-	p := settings.ProviderConfig{Name: "openai", API: APIOpenAICompletions, BaseURL: srv.URL, APIKey: "OPENAI_API_KEY"}
+	p := pisettings.ProviderConfig{Name: "openai", API: APIOpenAICompletions, BaseURL: srv.URL, APIKey: "OPENAI_API_KEY"}
 	c, err := New(p, func(string) string { return "" }, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -378,7 +378,7 @@ func TestNewKeysAndHeaders(t *testing.T) {
 	}
 	for _, tc := range cases {
 		srv := newServer(t, func(_ int, _ *server, w http.ResponseWriter, r *http.Request) { writeOK(APIOpenAICompletions, w) })
-		p := settings.ProviderConfig{Name: "x", API: APIOpenAICompletions, BaseURL: srv.URL, APIKey: tc.apiKey,
+		p := pisettings.ProviderConfig{Name: "x", API: APIOpenAICompletions, BaseURL: srv.URL, APIKey: tc.apiKey,
 			Headers: map[string]string{"X-A": "HDR", "X-B": "plain"}}
 		c, err := New(p, env, Options{})
 		if err != nil {
@@ -394,7 +394,7 @@ func TestNewKeysAndHeaders(t *testing.T) {
 	}
 	// A literal key rejected by the server: the hint names models.json.
 	srv := newServer(t, func(_ int, _ *server, w http.ResponseWriter, r *http.Request) { w.WriteHeader(401) })
-	c, _ := New(settings.ProviderConfig{Name: "x", API: APIAnthropicMessages, BaseURL: srv.URL, APIKey: "literal-key"}, env, Options{})
+	c, _ := New(pisettings.ProviderConfig{Name: "x", API: APIAnthropicMessages, BaseURL: srv.URL, APIKey: "literal-key"}, env, Options{})
 	_, _, err := collect(t, context.Background(), c, simpleRequest())
 	if !strings.Contains(err.Error(), `check the apiKey of provider "x" in models.json`) {
 		t.Errorf("error = %v", err)
@@ -402,11 +402,11 @@ func TestNewKeysAndHeaders(t *testing.T) {
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {
-	_, err := New(settings.ProviderConfig{Name: "g", API: "openai-responses", BaseURL: "https://x"}, nil, Options{})
+	_, err := New(pisettings.ProviderConfig{Name: "g", API: "openai-responses", BaseURL: "https://x"}, nil, Options{})
 	if err == nil || !strings.Contains(err.Error(), `unknown api "openai-responses"`) {
 		t.Errorf("unknown api: %v", err)
 	}
-	_, err = New(settings.ProviderConfig{Name: "g", API: APIOpenAICompletions, BaseURL: "localhost:11434"}, nil, Options{})
+	_, err = New(pisettings.ProviderConfig{Name: "g", API: APIOpenAICompletions, BaseURL: "localhost:11434"}, nil, Options{})
 	if err == nil || !strings.Contains(err.Error(), "baseUrl") {
 		t.Errorf("bad baseUrl: %v", err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 )
 
 func FuzzSSE(f *testing.F) {
@@ -65,7 +65,7 @@ func (b bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func fuzzStream(t *testing.T, api string, body []byte) {
-	p := settings.ProviderConfig{Name: "fuzz", API: api, BaseURL: "http://fuzz.invalid", APIKey: "k"}
+	p := pisettings.ProviderConfig{Name: "fuzz", API: api, BaseURL: "http://fuzz.invalid", APIKey: "k"}
 	c, err := New(p, func(string) string { return "" }, Options{HTTPClient: &http.Client{Transport: bodyTransport{body}}, MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)

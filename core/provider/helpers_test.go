@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 )
 
 // stream writes SSE to a test response, flushing after each event.
@@ -120,9 +120,9 @@ func testOpts(sl *sleeps) Options {
 
 func newClient(t *testing.T, api, baseURL string, opts Options) Client {
 	t.Helper()
-	p := settings.ProviderConfig{Name: "test", API: api, BaseURL: baseURL, APIKey: "TEST_KEY",
+	p := pisettings.ProviderConfig{Name: "test", API: api, BaseURL: baseURL, APIKey: "TEST_KEY",
 		Headers: map[string]string{"X-Extra": "yes"},
-		Models:  []settings.ModelConfig{{ID: "m1", Name: "Model One", MaxTokens: 1234}}}
+		Models:  []pisettings.ModelConfig{{ID: "m1", Name: "Model One", MaxTokens: 1234}}}
 	env := func(k string) string {
 		if k == "TEST_KEY" {
 			return "sk-test"
@@ -205,8 +205,8 @@ func simpleRequest() Request {
 	return Request{Model: "m1", Messages: []Message{{Role: RoleUser, Parts: []Part{{Type: PartText, Text: "hi"}}}}}
 }
 
-func settingsProvider(api, base string) settings.ProviderConfig {
-	return settings.ProviderConfig{Name: "p", API: api, BaseURL: base}
+func settingsProvider(api, base string) pisettings.ProviderConfig {
+	return pisettings.ProviderConfig{Name: "p", API: api, BaseURL: base}
 }
 
 // manualTimer stands in for the stream watchdog's timer: it fires only

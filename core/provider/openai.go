@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 )
 
 // openAIClient speaks the Chat Completions API (OpenAI and the many
@@ -143,7 +143,7 @@ func (o *openAIClient) body(req Request) ([]byte, error) {
 // detectCompat fills what the configuration leaves open from the server,
 // as pi does: xAI, Z.ai and DeepSeek take no reasoning_effort, and Z.ai
 // switches thinking its own way.
-func detectCompat(baseURL string, c settings.Compat) settings.Compat {
+func detectCompat(baseURL string, c pisettings.Compat) pisettings.Compat {
 	zai := strings.Contains(baseURL, "api.z.ai")
 	if c.SupportsReasoningEffort == nil && (zai || strings.Contains(baseURL, "api.x.ai") || strings.Contains(baseURL, "deepseek.com")) {
 		no := false
@@ -159,7 +159,7 @@ func detectCompat(baseURL string, c settings.Compat) settings.Compat {
 // models: reasoning_effort is the level's value in the model's map (or
 // compat's reasoningEffortMap), else the level's name; at off it is sent
 // only when the map names a value for off (such as "none").
-func thinkOpenAI(r *oaRequest, m ModelInfo, compat settings.Compat, level string) {
+func thinkOpenAI(r *oaRequest, m ModelInfo, compat pisettings.Compat, level string) {
 	if !m.Reasoning {
 		return
 	}

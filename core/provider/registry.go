@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 )
 
 // ModelInfo is everything pi-tui knows about one model: where it is
@@ -22,9 +22,9 @@ type ModelInfo struct {
 	Input            []string
 	ContextWindow    int
 	MaxTokens        int
-	Cost             settings.Cost
+	Cost             pisettings.Cost
 	Headers          map[string]string // values as written (pi's syntax)
-	Compat           settings.Compat
+	Compat           pisettings.Compat
 }
 
 // String is PROVIDER/ID.
@@ -36,7 +36,7 @@ type providerInfo struct {
 	name, display string
 	api, baseURL  string
 	headers       map[string]string
-	compat        settings.Compat
+	compat        pisettings.Compat
 	authHeader    bool
 	apiKey        string   // models.json's apiKey, as written
 	env, oauthEnv []string // key variables (built-in providers)
@@ -51,7 +51,7 @@ type Registry struct {
 	agentDir  string
 	env       func(string) string
 	providers []*providerInfo
-	auth      settings.Auth
+	auth      pisettings.Auth
 	thinking  string // settings.json's defaultThinkingLevel, checked ("" = unset)
 	// errs are files that could not be used (models.json, auth.json);
 	// notes are sentences about things that still work.
@@ -74,27 +74,27 @@ func Load(agentDir string, env func(string) string) *Registry {
 		r.errs = append(r.errs, err.Error())
 	}
 	r.providers = bi
-	custom, err := settings.ReadModels(agentDir)
+	custom, err := pisettings.ReadModels(agentDir)
 	if err != nil {
 		r.errs = append(r.errs, err.Error())
 	} else if err := r.merge(custom); err != nil {
 		r.errs = append(r.errs, err.Error())
 		r.providers, _ = builtIns()
 	}
-	r.auth, err = settings.ReadAuth(agentDir)
+	r.auth, err = pisettings.ReadAuth(agentDir)
 	if err != nil {
 		r.errs = append(r.errs, err.Error())
-		r.auth = settings.Auth{Path: filepath.Join(agentDir, settings.AuthFile)}
+		r.auth = pisettings.Auth{Path: filepath.Join(agentDir, pisettings.AuthFile)}
 	}
 	if r.auth.Warning != "" {
 		r.notes = append(r.notes, r.auth.Warning)
 	}
 	r.oauthNotes()
-	if lvl, err := settings.ReadThinkingLevel(agentDir); err != nil {
+	if lvl, err := pisettings.ReadThinkingLevel(agentDir); err != nil {
 		r.notes = append(r.notes, err.Error())
 	} else if lvl != "" {
 		if l, err := ParseThinkingLevel(lvl); err != nil {
-			r.notes = append(r.notes, fmt.Sprintf("%s: defaultThinkingLevel: %v; %s applies", filepath.Join(agentDir, settings.FileName), err, DefaultThinking))
+			r.notes = append(r.notes, fmt.Sprintf("%s: defaultThinkingLevel: %v; %s applies", filepath.Join(agentDir, pisettings.FileName), err, DefaultThinking))
 		} else {
 			r.thinking = l
 		}
@@ -143,7 +143,7 @@ func (r *Registry) provider(name string) *providerInfo {
 // its models, its modelOverrides applied to the models they name, and
 // its models added (replacing a model with the same id); any other
 // provider is new, placed before the built-in ones.
-func (r *Registry) merge(custom []settings.ProviderConfig) error {
+func (r *Registry) merge(custom []pisettings.ProviderConfig) error {
 	var added []*providerInfo
 	for _, pc := range custom {
 		p := r.provider(pc.Name)
@@ -183,7 +183,7 @@ func (r *Registry) merge(custom []settings.ProviderConfig) error {
 			i := p.index(id)
 			if i < 0 {
 				r.notes = append(r.notes, fmt.Sprintf("%s: modelOverrides of %s names %q, which %s does not have; it was ignored",
-					filepath.Join(r.agentDir, settings.ModelsFile), pc.Name, id, pc.Name))
+					filepath.Join(r.agentDir, pisettings.ModelsFile), pc.Name, id, pc.Name))
 				continue
 			}
 			p.models[i] = override(p.models[i], o)
@@ -192,11 +192,11 @@ func (r *Registry) merge(custom []settings.ProviderConfig) error {
 			m := modelFromConfig(p, mc)
 			if m.API == "" {
 				return fmt.Errorf("%s: providers.%s.models[%d] (%s) has no \"api\": set it on the provider or the model",
-					filepath.Join(r.agentDir, settings.ModelsFile), pc.Name, i, mc.ID)
+					filepath.Join(r.agentDir, pisettings.ModelsFile), pc.Name, i, mc.ID)
 			}
 			if m.BaseURL == "" {
 				return fmt.Errorf("%s: providers.%s.models[%d] (%s) has no \"baseUrl\": set it on the provider or the model",
-					filepath.Join(r.agentDir, settings.ModelsFile), pc.Name, i, mc.ID)
+					filepath.Join(r.agentDir, pisettings.ModelsFile), pc.Name, i, mc.ID)
 			}
 			if j := p.index(mc.ID); j >= 0 {
 				p.models[j] = m
@@ -206,7 +206,7 @@ func (r *Registry) merge(custom []settings.ProviderConfig) error {
 		}
 		if !p.builtIn && len(pc.Models) == 0 && (p.api == "" || p.baseURL == "") {
 			return fmt.Errorf("%s: provider %s needs \"baseUrl\" and \"api\" (or models)",
-				filepath.Join(r.agentDir, settings.ModelsFile), pc.Name)
+				filepath.Join(r.agentDir, pisettings.ModelsFile), pc.Name)
 		}
 	}
 	r.providers = append(added, r.providers...)
@@ -223,7 +223,7 @@ func (p *providerInfo) index(id string) int {
 }
 
 // override applies one modelOverrides entry.
-func override(m ModelInfo, o settings.ModelOverride) ModelInfo {
+func override(m ModelInfo, o pisettings.ModelOverride) ModelInfo {
 	if o.Name != nil {
 		m.Name = *o.Name
 	}
@@ -286,11 +286,11 @@ func (r *Registry) keyPlan(p *providerInfo) keyPlan {
 	unusable := "" // what auth.json holds for the provider that cannot be used
 	if e, found := r.auth.Entry(p.name); found {
 		switch e.Type {
-		case settings.AuthAPIKey:
+		case pisettings.AuthAPIKey:
 			if strings.TrimSpace(e.Key) != "" {
-				kp.raw, kp.what, kp.from = e.Key, fmt.Sprintf("%s's key for %s", settings.AuthFile, p.name), settings.AuthFile
+				kp.raw, kp.what, kp.from = e.Key, fmt.Sprintf("%s's key for %s", pisettings.AuthFile, p.name), pisettings.AuthFile
 			}
-		case settings.AuthOAuth:
+		case pisettings.AuthOAuth:
 			unusable = fmt.Sprintf("%s holds an OAuth login for %s, which pi-tui cannot use", authPath, p.name)
 		default:
 			unusable = fmt.Sprintf("%s has an entry of type %q for %s, which pi-tui cannot use", authPath, e.Type, p.name)
@@ -300,7 +300,7 @@ func (r *Registry) keyPlan(p *providerInfo) keyPlan {
 		}
 	}
 	if kp.raw == "" && p.apiKey != "" {
-		kp.raw, kp.what, kp.from = p.apiKey, fmt.Sprintf("the apiKey of provider %q in %s", p.name, settings.ModelsFile), settings.ModelsFile
+		kp.raw, kp.what, kp.from = p.apiKey, fmt.Sprintf("the apiKey of provider %q in %s", p.name, pisettings.ModelsFile), pisettings.ModelsFile
 	}
 	if kp.raw != "" {
 		if unusable != "" {
@@ -352,16 +352,16 @@ func (r *Registry) keyPlan(p *providerInfo) keyPlan {
 // keyAdvice says how to give a provider a key.
 func (r *Registry) keyAdvice(p *providerInfo) string {
 	if len(p.env) > 0 {
-		return fmt.Sprintf("set %s, or give %s an api_key entry in %s", p.env[0], p.name, settings.AuthFile)
+		return fmt.Sprintf("set %s, or give %s an api_key entry in %s", p.env[0], p.name, pisettings.AuthFile)
 	}
-	return fmt.Sprintf("set apiKey for provider %q in %s, or give it an api_key entry in %s", p.name, settings.ModelsFile, settings.AuthFile)
+	return fmt.Sprintf("set apiKey for provider %q in %s, or give it an api_key entry in %s", p.name, pisettings.ModelsFile, pisettings.AuthFile)
 }
 
 // oauthNotes names every OAuth login in auth.json that no provider here
 // can use, so none is skipped silently.
 func (r *Registry) oauthNotes() {
 	for _, e := range r.auth.Entries {
-		if e.Type == settings.AuthAPIKey {
+		if e.Type == pisettings.AuthAPIKey {
 			continue
 		}
 		if p := r.provider(e.Provider); p != nil {
@@ -377,7 +377,7 @@ func (r *Registry) oauthNotes() {
 
 // Listed is one model for a picker.
 type Listed struct {
-	settings.ModelRef
+	pisettings.ModelRef
 	Usable bool
 	// Need is what is missing when the model is not usable
 	// ("ANTHROPIC_API_KEY"); Hint says what to do, as a sentence.
@@ -394,7 +394,7 @@ func (r *Registry) Models() []Listed {
 	for _, p := range r.providers {
 		kp := r.keyPlan(p)
 		for _, m := range p.models {
-			l := Listed{ModelRef: settings.ModelRef{Provider: p.name, ID: m.ID, Name: m.Name}, Usable: kp.ok,
+			l := Listed{ModelRef: pisettings.ModelRef{Provider: p.name, ID: m.ID, Name: m.Name}, Usable: kp.ok,
 				Need: kp.need, Hint: kp.hint, Reasoning: m.Reasoning, ContextWindow: m.ContextWindow}
 			if kp.ok {
 				usable = append(usable, l)
@@ -431,6 +431,6 @@ func (r *Registry) find(provName, id string) (*providerInfo, ModelInfo, bool) {
 	if !p.anyModel {
 		return p, ModelInfo{}, false
 	}
-	m := modelFromConfig(p, settings.ModelConfig{ID: id})
+	m := modelFromConfig(p, pisettings.ModelConfig{ID: id})
 	return p, m, true
 }

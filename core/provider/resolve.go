@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 )
 
 // Model is the model a client was resolved for.
@@ -80,14 +80,14 @@ func keyTag(plan keyPlan, headers map[string]string, env func(string) string) st
 	if plan.envVar != "" {
 		write(env(plan.envVar))
 	}
-	for _, n := range settings.ValueVars(plan.raw) {
+	for _, n := range pisettings.ValueVars(plan.raw) {
 		write(env(n))
 	}
 	keys := slices.Sorted(maps.Keys(headers))
 	for _, k := range keys {
 		write(k)
 		write(headers[k])
-		for _, n := range settings.ValueVars(headers[k]) {
+		for _, n := range pisettings.ValueVars(headers[k]) {
 			write(env(n))
 		}
 	}
@@ -145,12 +145,12 @@ func (r *Registry) pick(spec string) (*providerInfo, ModelInfo, string, Source, 
 	src := SourceNamed
 	if modelSpec != "" {
 		var err error
-		provName, id, err = settings.ParseModel(modelSpec)
+		provName, id, err = pisettings.ParseModel(modelSpec)
 		if err != nil {
 			return nil, ModelInfo{}, "", 0, &Error{Kind: ErrBadModel, Detail: err.Error(), Hint: r.available()}
 		}
 	} else {
-		d, err := settings.ReadDefaults(r.agentDir)
+		d, err := pisettings.ReadDefaults(r.agentDir)
 		if err != nil {
 			return nil, ModelInfo{}, "", 0, &Error{Kind: ErrConfig, Detail: err.Error(), Hint: "fix it, or choose a model with --model PROVIDER/ID"}
 		}
@@ -186,8 +186,8 @@ func (r *Registry) pick(spec string) (*providerInfo, ModelInfo, string, Source, 
 // that pi-tui found but cannot use.
 func (r *Registry) setupHint() string {
 	h := "set an API key such as ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (or put one in " +
-		filepath.Join(r.agentDir, settings.AuthFile) + "), or add a provider to " + filepath.Join(r.agentDir, settings.ModelsFile) +
-		", then choose it with --model PROVIDER/ID or defaultProvider/defaultModel in " + filepath.Join(r.agentDir, settings.FileName)
+		filepath.Join(r.agentDir, pisettings.AuthFile) + "), or add a provider to " + filepath.Join(r.agentDir, pisettings.ModelsFile) +
+		", then choose it with --model PROVIDER/ID or defaultProvider/defaultModel in " + filepath.Join(r.agentDir, pisettings.FileName)
 	var oauth []string
 	for _, n := range r.notes {
 		if strings.Contains(n, "OAuth") {

@@ -1,6 +1,6 @@
 package provider
 
-import "github.com/pi-tui/pi-tui/core/settings"
+import "github.com/pi-tui/pi-tui/core/pisettings"
 
 // Source is where the model a prompt runs was chosen. A user who named
 // no model sees it beside the model's name, so "why this model?" has an
@@ -28,13 +28,13 @@ const (
 func (d Description) Origin() string {
 	switch d.Source {
 	case SourceDefault:
-		return settings.FileName
+		return pisettings.FileName
 	case SourceDefaultProvider:
-		return settings.FileName + "'s provider"
+		return pisettings.FileName + "'s provider"
 	case SourceFirstUsable:
 		switch {
 		case d.Custom:
-			return "first in " + settings.ModelsFile
+			return "first in " + pisettings.ModelsFile
 		case d.KeyFrom != "":
 			return "key in " + d.KeyFrom
 		}

@@ -14,8 +14,8 @@ import (
 	"sync"
 
 	"github.com/pi-tui/pi-tui/core/host"
-	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/internal/lineread"
 )
@@ -29,7 +29,7 @@ type Config struct {
 	Out *Lines
 	// Project is the project the stream works in; Session its session
 	// prompts go to until new_session.
-	Project projects.Project
+	Project registry.Project
 	Session string
 	// Model is the model spec prompts use ("" = the default).
 	Model string
@@ -59,7 +59,7 @@ type server struct {
 	env     func(string) string
 	m       *runtimes.Manager
 	out     *Lines
-	project projects.Project
+	project registry.Project
 	model   string
 	level   string // set_thinking_level's ("" = the model spec's or the default)
 	session string

@@ -16,10 +16,10 @@ import (
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/piengine"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/core/sessions"
-	"github.com/pi-tui/pi-tui/core/settings"
 )
 
 // Engines: which engine a runtime runs on, and launching the user's pi
@@ -104,7 +104,7 @@ func (m *Manager) EngineOf(ctx context.Context, sessionID string) (string, error
 func piModel(agentDir, spec string) (provider.Model, error) {
 	name, level := provider.SplitThinking(spec)
 	if name == "" {
-		d, err := settings.ReadDefaults(agentDir)
+		d, err := pisettings.ReadDefaults(agentDir)
 		if err != nil {
 			return provider.Model{}, err
 		}

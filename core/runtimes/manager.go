@@ -1,4 +1,4 @@
-// Package runtime manages runtimes: one engine (engine.Engine: pi-tui's
+// Package runtimes manages runtimes: one engine (engine.Engine: pi-tui's
 // own agent, or pi) bound to one session, launched with metadata whose
 // fingerprint decides reuse (DESIGN §5). Before each prompt the host
 // rebuilds the spec; an idle runtime with the same fingerprint is reused,

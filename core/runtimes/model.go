@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/pi-tui/pi-tui/core/piengine"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/settings"
 )
 
 // ModelChoice is the model a prompt would run and where it comes from.
@@ -97,7 +97,7 @@ func (m *Manager) unresolved(eng choice, spec string, err error) (mod provider.M
 	if !errors.As(err, &pe) || pe.Kind != provider.ErrConfig {
 		return mod, "", nil
 	}
-	models := filepath.Join(m.opts.Host.Places.AgentDir, settings.ModelsFile)
+	models := filepath.Join(m.opts.Host.Places.AgentDir, pisettings.ModelsFile)
 	if mod.Provider != "" && !provider.BuiltIn(mod.Provider) && strings.Contains(pe.Detail, models) {
 		return provider.Model{}, "", fmt.Errorf("%s; pi cannot run %s/%s without it (it ignores the file too)", pe.Detail, mod.Provider, mod.ID)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/memory"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 )
 
 // Agent-written memory, the host side (ADR 0022). A runtime of a trusted
@@ -18,7 +18,7 @@ import (
 
 // withRemember adds the remember tool to tools when the project allows it.
 // Untrusted projects never get it, whatever the switch says.
-func (m *Manager) withRemember(ctx context.Context, p projects.Project, tools []string) ([]string, error) {
+func (m *Manager) withRemember(ctx context.Context, p registry.Project, tools []string) ([]string, error) {
 	if !p.Trusted || slices.Contains(tools, agent.ToolRemember) {
 		return tools, nil
 	}

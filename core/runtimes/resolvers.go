@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/settings"
 )
 
 // The resolver caches: instruction resolvers per model and guidance file,
@@ -56,7 +56,7 @@ func (m *Manager) pickModel(spec string, popts provider.Options) (provider.Clien
 	}
 	agentDir := m.opts.Host.Places.AgentDir
 	key := fmt.Sprintf("%s|%d|%d|%d|%d|%p", spec, popts.MaxRetries, popts.Backoff, popts.FirstByteTimeout, popts.IdleTimeout, popts.HTTPClient)
-	for _, name := range []string{settings.ModelsFile, settings.AuthFile, settings.FileName} {
+	for _, name := range []string{pisettings.ModelsFile, pisettings.AuthFile, pisettings.FileName} {
 		key += "|" + fileStamp(filepath.Join(agentDir, name))
 	}
 	m.mu.Lock()

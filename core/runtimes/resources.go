@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
-	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/core/skills"
 )
 
@@ -16,9 +16,9 @@ import (
 // project's .pi/settings.json when it is trusted) and the skills and
 // prompt templates the project may use.
 type resources struct {
-	compaction settings.Compaction
-	retry      settings.Retry
-	shell      settings.Shell
+	compaction pisettings.Compaction
+	retry      pisettings.Retry
+	shell      pisettings.Shell
 	skills     *skills.Set
 	// problems and warnings are one sentence each (broken settings files,
 	// skipped skills).
@@ -28,7 +28,7 @@ type resources struct {
 // resources reads them afresh: pi may have changed any of them.
 func (m *Manager) resources(root string, trusted bool) resources {
 	h := m.opts.Host
-	e := settings.Load(h.Places.AgentDir, root, trusted)
+	e := pisettings.Load(h.Places.AgentDir, root, trusted)
 	gs, ps := e.ResourcePaths("skills")
 	gp, pp := e.ResourcePaths("prompts")
 	r := resources{compaction: e.Compaction(), retry: e.Retry(), shell: e.Shell(h.Places.Home)}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -48,7 +48,7 @@ func TestTrustChangedInPiRetiresTheRuntime(t *testing.T) {
 		t.Fatalf("trusted chain = %v", ends[0].Preflight.Labels)
 	}
 	// pi writes its decision for the folder.
-	r.writeAgent(projects.TrustFile, fmt.Sprintf("{\n  %q: false\n}\n", r.root))
+	r.writeAgent(registry.TrustFile, fmt.Sprintf("{\n  %q: false\n}\n", r.root))
 	r.prompt("read again")
 	ev := r.take()
 	if got := reasons[events.RuntimeRetired](ev); got != ReasonTrustChanged {

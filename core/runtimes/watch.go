@@ -8,7 +8,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/instructions"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 )
 
 // The watchers: an instruction candidate, guidance, settings, models,
@@ -61,7 +61,7 @@ func (m *Manager) watch(w *fsnotify.Watcher) {
 func relevant(name string) bool {
 	switch name {
 	case "AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD", ".claude", "CODEX.md", "GEMINI.md",
-		instructions.GuidanceFile, "settings.json", "models.json", "auth.json", projects.TrustFile:
+		instructions.GuidanceFile, "settings.json", "models.json", "auth.json", registry.TrustFile:
 		return true
 	}
 	return filepath.Ext(name) == ".md"

@@ -3,7 +3,7 @@ package services
 import (
 	"context"
 
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 )
 
 // AddProject registers the folder at path as a project (projects.Registry.Add)
@@ -11,7 +11,7 @@ import (
 // worked in shows its sessions in the Projects list at once, not after it is
 // first opened. A failed count only leaves the count stale: the sessions are
 // pi's files, listed whenever the project is opened.
-func (s *Services) AddProject(ctx context.Context, path, name string, trusted bool) (p projects.Project, created bool, err error) {
+func (s *Services) AddProject(ctx context.Context, path, name string, trusted bool) (p registry.Project, created bool, err error) {
 	p, created, err = s.Projects.Add(ctx, path, name, trusted)
 	if err != nil {
 		return p, created, err

@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/instructions"
-	"github.com/pi-tui/pi-tui/core/settings"
+	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/store"
 )
 
 // DefaultModel reads the model defaults from A/settings.json. With none,
 // the zero Model is returned and provider files are left out.
 func (s *Services) DefaultModel() (instructions.Model, error) {
-	d, err := settings.ReadDefaults(s.Places.AgentDir)
+	d, err := pisettings.ReadDefaults(s.Places.AgentDir)
 	if err != nil {
 		return instructions.Model{}, err
 	}

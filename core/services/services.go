@@ -17,7 +17,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/review"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
@@ -38,8 +38,8 @@ type Services struct {
 	// Places are the folders in use, the session folder included.
 	Places paths.Places
 	// Projects is the registry; Trust is pi's trust.json it reads.
-	Projects *projects.Registry
-	Trust    *projects.Trust
+	Projects *registry.Registry
+	Trust    *registry.Trust
 	Memory   *memory.Service
 	// Sessions are pi's session files of the projects (in Places'
 	// session folder, or pi's folder per project).
@@ -75,7 +75,7 @@ func Open(ctx context.Context, places paths.Places, opts Options) (*Services, er
 	}
 	s := &Services{
 		Places:    places,
-		Projects:  projects.NewRegistry(st, places.AgentDir),
+		Projects:  registry.NewRegistry(st, places.AgentDir),
 		Memory:    memory.NewService(st),
 		Worktrees: worktree.NewService(st, places.DataDir, worktree.Options{Env: opts.Env}),
 		Approvals: approvals.New(st),

@@ -1,4 +1,4 @@
-// Package session keeps conversations as pi's own session files.
+// Package sessions keeps conversations as pi's own session files.
 //
 // Every session is a pi v3 JSONL file in pi's folder for the project's root
 // (<agentDir>/sessions/--<cwd>--/, or the configured session folder), read

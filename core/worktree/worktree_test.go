@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
@@ -47,7 +47,7 @@ func newHost(t testing.TB) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	h := &unit{Places: pl, Store: st, Projects: projects.NewRegistry(st, pl.AgentDir)}
+	h := &unit{Places: pl, Store: st, Projects: registry.NewRegistry(st, pl.AgentDir)}
 	return &rig{t: t, h: h, sm: sessions.NewManager(h.Store, sessions.Config{AgentDir: pl.AgentDir}),
 		svc: worktree.NewService(h.Store, pl.DataDir, worktree.Options{Env: worktreetest.Env(t)})}
 }
@@ -57,7 +57,7 @@ func newHost(t testing.TB) *rig {
 type unit struct {
 	Places   paths.Places
 	Store    *store.Store
-	Projects *projects.Registry
+	Projects *registry.Registry
 }
 
 // add registers root as the rig's project.
@@ -414,7 +414,7 @@ func TestWorktreeSessionFollowsARelocatedProject(t *testing.T) {
 	if err := os.Rename(r.root, moved); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.h.Projects.Relocate(ctx, r.pid, moved, projects.RelocateOptions{SessionsDir: r.sm.Dir}); err != nil {
+	if _, err := r.h.Projects.Relocate(ctx, r.pid, moved, registry.RelocateOptions{SessionsDir: r.sm.Dir}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

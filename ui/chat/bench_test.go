@@ -13,8 +13,8 @@ import (
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
-	"github.com/pi-tui/pi-tui/core/projects"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/internal/uitest"
 	"github.com/pi-tui/pi-tui/ui/sessionlist"
@@ -32,7 +32,7 @@ func newChat(tb testing.TB, d Deps) *Model {
 	list := sessionlist.New(sessionlist.Deps{Ctx: d.Ctx, Runtimes: d.Runtimes, UI: d.UI}, sessionlist.Actions{})
 	m := New(d, Tab{List: list, Show: func(bool) {}})
 	tb.Cleanup(m.Close)
-	m.SetProject(projects.Project{Name: "p"})
+	m.SetProject(registry.Project{Name: "p"})
 	return m
 }
 

@@ -164,7 +164,7 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 			// The engine took the change in place (ADR 0067): no restart.
 			m.rt.last = "runtime reused: " + reasonText(e.Reason) + " in place"
 			m.rt.engineOf(m.d.Runtimes.State(m.sid)) // the event names none
-			return m.loadUsage() // the new model's context window
+			return m.loadUsage()                     // the new model's context window
 		}
 		m.rt.engineOf(m.d.Runtimes.State(m.sid))
 	case events.RuntimeRetired:

@@ -7,7 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/filesearch/indextest"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 )
 
 // BenchmarkAtMenuKeystroke: in a 100,000-file git checkout, with the @
@@ -21,7 +21,7 @@ func BenchmarkAtMenuKeystroke(b *testing.B) {
 		b.Fatal(err)
 	}
 	m := newChat(b, d)
-	m.SetProject(projects.Project{Name: "p", Root: root})
+	m.SetProject(registry.Project{Name: "p", Root: root})
 	m.sid = "s1"
 	m.SetSize(120, 40)
 	key := func(k tea.KeyMsg) {

@@ -9,7 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 )
 
 // typeKeys types s into the chat and runs what the keys start (a file
@@ -46,7 +46,7 @@ func TestMenusMarkTheSelectedRowWithoutColour(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m.project = &projects.Project{Name: "p", Root: root}
+	m.project = &registry.Project{Name: "p", Root: root}
 	m.SetSize(100, 40)
 
 	typeKeys(m, "/")
@@ -91,7 +91,7 @@ func TestMenuKeepsTheHighlightOnScreen(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m.project = &projects.Project{Name: "p", Root: root}
+	m.project = &registry.Project{Name: "p", Root: root}
 	m.SetSize(100, 40)
 	typeKeys(m, "@")
 	check := func(after string) {

@@ -11,7 +11,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/internal/fakepi"
 )
@@ -38,7 +38,7 @@ func engineChat(t *testing.T, env map[string]string, piEnv []string) (m *Model, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.SetProject(projects.Project{ID: p.ID, Name: "p", Root: p.Root})
+	m.SetProject(registry.Project{ID: p.ID, Name: "p", Root: p.Root})
 	m.SetSize(160, 30)
 	var ids []string
 	for range 2 {

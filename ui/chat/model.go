@@ -35,7 +35,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/skills"
@@ -121,7 +121,7 @@ type Model struct {
 	// shown either.
 	reads int
 
-	project *projects.Project
+	project *registry.Project
 	sid     string // the open session ("" before one opens)
 	title   string
 	tr      *transcript.Model
@@ -189,7 +189,7 @@ func (m *Model) SetSize(w, h int) {
 
 // SetProject leaves the open session for project p, whose sessions the
 // chat opens from then on; it refuses while the agent is working.
-func (m *Model) SetProject(p projects.Project) error {
+func (m *Model) SetProject(p registry.Project) error {
 	if m.working {
 		return fmt.Errorf("the agent is working in %s; press esc in the Session tab to abort it first", m.project.Name)
 	}

@@ -3,7 +3,7 @@ package chat
 import (
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/skills"
 )
 
@@ -15,9 +15,9 @@ import (
 func (m *Model) SessionID() string { return m.sid }
 
 // Project is the project whose sessions the tab shows, if any.
-func (m *Model) Project() (projects.Project, bool) {
+func (m *Model) Project() (registry.Project, bool) {
 	if m.project == nil {
-		return projects.Project{}, false
+		return registry.Project{}, false
 	}
 	return *m.project, true
 }

@@ -7,9 +7,9 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
-	"github.com/pi-tui/pi-tui/core/settings"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/inspector"
@@ -155,7 +155,7 @@ func (m *Model) modelPicker() tea.Cmd {
 			return pi(ctx)
 		}
 		reg := provider.Load(agentDir, env)
-		var refs []settings.ModelRef
+		var refs []pisettings.ModelRef
 		for _, l := range reg.Usable() {
 			refs = append(refs, l.ModelRef)
 		}
@@ -170,12 +170,12 @@ func (m *Model) modelPicker() tea.Cmd {
 }
 
 type modelsMsg struct {
-	refs    []settings.ModelRef
+	refs    []pisettings.ModelRef
 	current string // the model in use, marked in the menu
 	err     error
 }
 
-func (m *Model) showModels(refs []settings.ModelRef, current string, err error) tea.Cmd {
+func (m *Model) showModels(refs []pisettings.ModelRef, current string, err error) tea.Cmd {
 	if len(refs) == 0 {
 		if err == nil {
 			err = errors.New("no model is available: set an API key such as ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or add a provider to models.json")

@@ -18,7 +18,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
@@ -33,7 +33,7 @@ type Page struct {
 	common.PageLayer
 	host *host.Host
 	st   *common.UI
-	p    projects.Project
+	p    registry.Project
 
 	// path is the path field; tab completes in it, inside the project.
 	path     pathfield.Field
@@ -65,7 +65,7 @@ type keys struct {
 }
 
 // New returns the page for p.
-func New(h *host.Host, st *common.UI, p projects.Project) *Page {
+func New(h *host.Host, st *common.UI, p registry.Project) *Page {
 	home := ""
 	if h != nil {
 		home = h.Places.Home

@@ -8,7 +8,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/fuzzy"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/sessionlist"
@@ -59,7 +59,7 @@ type entry struct {
 type index struct {
 	entries  []entry
 	texts    *fuzzy.Texts
-	projects []projects.Project
+	projects []registry.Project
 	sessions []sessions.Summary
 }
 
@@ -70,7 +70,7 @@ type index struct {
 // session's name and first message, a project's name, a command's name
 // and description): the matcher ranks a hit in the base first, as `@`
 // ranks a hit in a file's base name.
-func build(items []Item, ps []projects.Project, ss []sessions.Summary, home string) *index {
+func build(items []Item, ps []registry.Project, ss []sessions.Summary, home string) *index {
 	x := &index{projects: ps, sessions: ss}
 	n := len(items) + len(ps) + len(ss)
 	x.entries = make([]entry, 0, n)

@@ -20,7 +20,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/fuzzy"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/list"
@@ -47,12 +47,12 @@ type Deps struct {
 	Home string
 	// Projects lists every project (archived ones too); Sessions lists
 	// every project's sessions. They do I/O, so they run in commands.
-	Projects func(context.Context) ([]projects.Project, error)
+	Projects func(context.Context) ([]registry.Project, error)
 	Sessions func(context.Context) ([]sessions.Summary, error)
 	// OpenProject opens a project's sessions; OpenSession opens one of
 	// its sessions in the Session tab.
-	OpenProject func(projects.Project) tea.Cmd
-	OpenSession func(projects.Project, sessions.Summary) tea.Cmd
+	OpenProject func(registry.Project) tea.Cmd
+	OpenSession func(registry.Project, sessions.Summary) tea.Cmd
 }
 
 // Keys are the palette's keys; everything else is typed into the query.
@@ -136,7 +136,7 @@ func (m *Model) Init() tea.Cmd {
 }
 
 // loadSessions reads every project's sessions, for the palette to.
-func loadSessions(to *Model, d Deps, ctx context.Context, items []Item, ps []projects.Project) tea.Cmd {
+func loadSessions(to *Model, d Deps, ctx context.Context, items []Item, ps []registry.Project) tea.Cmd {
 	return func() tea.Msg {
 		ss, err := d.Sessions(ctx)
 		if err != nil {

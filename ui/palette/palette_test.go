@@ -14,7 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/fuzzy"
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/internal/keytest"
@@ -27,13 +27,13 @@ func newUI() *common.UI { return common.NewUI(common.NewStyles(lipgloss.NewRende
 
 // open returns a palette over ps and ss with items, loaded as a program
 // would load it: Init's command, then the next one it hands on.
-func open(t testing.TB, ps []projects.Project, ss []sessions.Summary, items []Item, w *went) *Model {
+func open(t testing.TB, ps []registry.Project, ss []sessions.Summary, items []Item, w *went) *Model {
 	t.Helper()
 	d := Deps{UI: newUI(), Home: "/home/u",
-		Projects:    func(context.Context) ([]projects.Project, error) { return ps, nil },
+		Projects:    func(context.Context) ([]registry.Project, error) { return ps, nil },
 		Sessions:    func(context.Context) ([]sessions.Summary, error) { return ss, nil },
-		OpenProject: func(p projects.Project) tea.Cmd { w.to = "project " + p.Name; return nil },
-		OpenSession: func(p projects.Project, s sessions.Summary) tea.Cmd {
+		OpenProject: func(p registry.Project) tea.Cmd { w.to = "project " + p.Name; return nil },
+		OpenSession: func(p registry.Project, s sessions.Summary) tea.Cmd {
 			w.to = "session " + s.ID + " of " + p.Name
 			return nil
 		},
@@ -70,7 +70,7 @@ func shown(m *Model) []string {
 // message) before the query only in what places it (a session's project,
 // a project's folder); the whole name first; ties to the shorter text.
 func TestRanksAsAtDoes(t *testing.T) {
-	ps := []projects.Project{{ID: "p1", Name: "login", Root: "/home/u/src/auth"}, {ID: "p2", Name: "shop", Root: "/home/u/src/login-shop"}}
+	ps := []registry.Project{{ID: "p1", Name: "login", Root: "/home/u/src/auth"}, {ID: "p2", Name: "shop", Root: "/home/u/src/login-shop"}}
 	ss := []sessions.Summary{
 		{ID: "s1", ProjectID: "p2", FirstMessage: "fix the login form", UpdatedAt: 3},
 		{ID: "s2", ProjectID: "p1", FirstMessage: "rename a variable", UpdatedAt: 2},
@@ -94,7 +94,7 @@ func TestRanksAsAtDoes(t *testing.T) {
 // Enter goes to the highlighted entry (after the highlight moved with
 // ↓ and ctrl+p/ctrl+n) and closes the palette; esc closes it.
 func TestEnterGoesThereEscCloses(t *testing.T) {
-	ps := []projects.Project{{ID: "p1", Name: "shop", Root: "/home/u/shop"}}
+	ps := []registry.Project{{ID: "p1", Name: "shop", Root: "/home/u/shop"}}
 	ss := []sessions.Summary{{ID: "s1", ProjectID: "p1", FirstMessage: "one", UpdatedAt: 2}, {ID: "s2", ProjectID: "p1", FirstMessage: "two", UpdatedAt: 1}}
 	ran := false
 	for _, c := range []struct {
@@ -135,8 +135,8 @@ func TestEnterGoesThereEscCloses(t *testing.T) {
 // While the sessions are read, what is already there is searched, and a
 // highlight the user moved stays on its entry when they arrive.
 func TestSessionsArriveUnderTheHighlight(t *testing.T) {
-	ps := []projects.Project{{ID: "p1", Name: "alpha", Root: "/a"}, {ID: "p2", Name: "beta", Root: "/b"}}
-	d := Deps{UI: newUI(), Projects: func(context.Context) ([]projects.Project, error) { return ps, nil },
+	ps := []registry.Project{{ID: "p1", Name: "alpha", Root: "/a"}, {ID: "p2", Name: "beta", Root: "/b"}}
+	d := Deps{UI: newUI(), Projects: func(context.Context) ([]registry.Project, error) { return ps, nil },
 		Sessions: func(context.Context) ([]sessions.Summary, error) {
 			return []sessions.Summary{{ID: "s1", ProjectID: "p1", FirstMessage: "hello"}}, nil
 		}}
@@ -158,7 +158,7 @@ func TestSessionsArriveUnderTheHighlight(t *testing.T) {
 // A read that fails says so in a whole sentence, wrapped in the box; the
 // rest stays searchable.
 func TestAFailedReadIsSaid(t *testing.T) {
-	d := Deps{UI: newUI(), Projects: func(context.Context) ([]projects.Project, error) {
+	d := Deps{UI: newUI(), Projects: func(context.Context) ([]registry.Project, error) {
 		return nil, errors.New("the database is locked by another program; close it and try again")
 	}}
 	m := New(d, []Item{{Kind: KindSetting, Title: "Permission mode"}})
@@ -176,7 +176,7 @@ func TestAFailedReadIsSaid(t *testing.T) {
 // Names from files and models are drawn as text: a control character in
 // a session's first message or a project's name is shown, never sent.
 func TestControlsAreShownNotSent(t *testing.T) {
-	ps := []projects.Project{{ID: "p1", Name: "evil\x1b[2Jname", Root: "/e"}}
+	ps := []registry.Project{{ID: "p1", Name: "evil\x1b[2Jname", Root: "/e"}}
 	ss := []sessions.Summary{{ID: "s1", ProjectID: "p1", FirstMessage: "clear\x1b]0;title\x07 it"}}
 	m := open(t, ps, ss, nil, &went{})
 	if v := m.View(100, 30); strings.Contains(v, "\x1b[2J") || strings.Contains(v, "\x1b]0;") || strings.Contains(v, "\x07") {
@@ -189,7 +189,7 @@ func TestControlsAreShownNotSent(t *testing.T) {
 // command's file), a missing folder's note, a session's project; the
 // title is cut with "…" and no row is wider than the box.
 func TestNarrowRowsKeepTheEnds(t *testing.T) {
-	ps := []projects.Project{
+	ps := []registry.Project{
 		{ID: "p1", Name: "acme-storefront", Root: "/home/u/src/very/deeply/nested/folders/that/go/on/acme-storefront"},
 		{ID: "p2", Name: "warehouse", Root: "/home/u/src/old/clients/2019/archive/warehouse-importer", Missing: true},
 	}
@@ -249,11 +249,11 @@ func TestKeysAreData(t *testing.T) {
 func benchPalette(b *testing.B) *Model {
 	words := strings.Fields("fix add the login form checkout cart test flaky retry release notes write docs refactor handler api " +
 		"database migration cache invalidate bump version deploy staging config parse error message render table column sort")
-	var ps []projects.Project
+	var ps []registry.Project
 	var ss []sessions.Summary
 	for i := range 2000 {
 		id := fmt.Sprintf("p%04d", i)
-		ps = append(ps, projects.Project{ID: id, Name: fmt.Sprintf("%s-%s-%d", words[i%len(words)], words[(i/7)%len(words)], i),
+		ps = append(ps, registry.Project{ID: id, Name: fmt.Sprintf("%s-%s-%d", words[i%len(words)], words[(i/7)%len(words)], i),
 			Root: fmt.Sprintf("/home/u/src/%s/%s-%d", words[(i/3)%len(words)], words[i%len(words)], i)})
 		for j := range 10 {
 			var msg []string

@@ -7,7 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/ui/internal/keytest"
@@ -72,7 +72,7 @@ func testModel(t *testing.T) *Model {
 	t.Helper()
 	_, rts := uitest.Host(t)
 	m := New(Deps{Ctx: t.Context(), Runtimes: rts, UI: uitest.UI()}, Actions{})
-	m.project = &projects.Project{Name: "p"}
+	m.project = &registry.Project{Name: "p"}
 	return m
 }
 

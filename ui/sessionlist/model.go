@@ -16,7 +16,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/projects"
+	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
@@ -91,7 +91,7 @@ type Model struct {
 	keys Keys
 	ctx  context.Context
 
-	project *projects.Project
+	project *registry.Project
 	// rows are the sessions, newest first, with the cursor; the filter
 	// is their filter hook.
 	rows    list.List[sessions.Summary]
@@ -133,7 +133,7 @@ func (m *Model) reconcile() tea.Cmd {
 }
 
 // Open shows project p's sessions.
-func (m *Model) Open(p projects.Project) tea.Cmd {
+func (m *Model) Open(p registry.Project) tea.Cmd {
 	m.project = &p
 	return m.loadList()
 }

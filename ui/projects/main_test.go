@@ -1,0 +1,11 @@
+package projects_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/pi-tui/pi-tui/ui/internal/screentest"
+)
+
+// TestMain sets the colour profile once, before the parallel tests start.
+func TestMain(m *testing.M) { os.Exit(screentest.Main(m)) }
