@@ -146,7 +146,7 @@ func TestPiSessionMenusComeFromPi(t *testing.T) {
 	r.tm.Type("/model")
 	r.keys("enter")
 	// The menu's box wraps a long line.
-	r.waitFor("Model for this session", "fake/fake-model · Fake Model · 128k", "← current", "claude-sub/opus-login · Opus", "200k · reasoning")
+	r.waitFor("Model for this session", "fake/fake-model · Fake Model · 128k", "› 1  fake/fake-model", "(current)", "claude-sub/opus-login · Opus", "200k · reasoning")
 	r.keys("2")
 	r.waitFor("model claude-sub/opus-login: from the next prompt on", "thinking medium")
 	r.tm.Type("hello")

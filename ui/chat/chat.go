@@ -372,6 +372,7 @@ func (m *Model) send(text string) tea.Cmd { return m.sendShown(text, text) }
 // sendShown sends text, shown in the transcript as shown (what was typed,
 // before its files were attached).
 func (m *Model) sendShown(text, shown string) tea.Cmd {
+	m.ext.noticesRead()
 	m.tr.User(shown)
 	m.working, m.ownTurn, m.ended, m.failed = true, true, false, ""
 	rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx

@@ -18,7 +18,10 @@ import (
 // notices (notify, extension_error, an engine's own warnings) in a small
 // area above the input that keeps the latest few whole; setStatus texts
 // in the state line; setWidget lines above the input; setTitle in the
-// header; set_editor_text in the input, when it is empty. All of it
+// header; set_editor_text in the input, when it is empty. A notice is
+// read once the user sends their next message, and goes then (pi writes
+// one as a line of its chat, which the next turn moves up and away);
+// status, widgets and title stay until the extension clears them. All of it
 // belongs to the open session and goes when the chat leaves it; what the
 // runtime set goes when the runtime ends (its extensions are gone with
 // it). Extensions are not pi-tui's: every text is shown with its control
@@ -103,6 +106,11 @@ func (m *Model) extEvent(e events.Event) {
 func (x *extState) runtimeGone() {
 	x.status, x.widgets, x.widgetKeys, x.title = nil, nil, nil, ""
 }
+
+// noticesRead takes the notices away: the user sent their next message
+// under them. A failed launch's notice goes too; the prompt says its
+// error itself if it fails again.
+func (x *extState) noticesRead() { x.notices, x.launchErr = nil, "" }
 
 func (x *extState) notify(level, source, text string) {
 	x.notices = append(x.notices, extNotice{level: level, source: source, text: text})

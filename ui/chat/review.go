@@ -139,13 +139,14 @@ func (m *Model) openReview() tea.Cmd {
 		Busy: m.agentBusy, Turns: m.turnsOf()}))
 }
 
-// turnsOf returns what the Review screen heads each turn with: the
-// message of the user's that started it, found by walking up the tree
-// from the entry that made the change (through the entries the tree
-// shows: records between them are skipped).
-func (m *Model) turnsOf() func(ctx context.Context, entries []string) map[string]string {
+// turnsOf returns the turn of each entry that made changes, for the
+// Review screen to list its changes under: the message of the user's that
+// started it, found by walking up the tree from the entry that made the
+// change (through the entries the tree shows: records between them are
+// skipped).
+func (m *Model) turnsOf() func(ctx context.Context, entries []string) map[string]reviewview.Turn {
 	rts, sid := m.d.Runtimes, m.sid
-	return func(ctx context.Context, entries []string) map[string]string {
+	return func(ctx context.Context, entries []string) map[string]reviewview.Turn {
 		s, err := rts.Session(ctx, sid)
 		if err != nil {
 			return nil
@@ -155,11 +156,11 @@ func (m *Model) turnsOf() func(ctx context.Context, entries []string) map[string
 		for i := range tree {
 			byID[tree[i].ID] = &tree[i]
 		}
-		out := map[string]string{}
+		out := map[string]reviewview.Turn{}
 		for _, id := range entries {
 			for te, steps := byID[id], 0; te != nil && steps < len(tree); te, steps = byID[te.Parent], steps+1 {
 				if te.Type == sessions.TypeUser {
-					out[id] = "you: " + firstLine(transcript.UserText(te.Entry))
+					out[id] = reviewview.Turn{ID: te.ID, Heading: "you: " + firstLine(transcript.UserText(te.Entry))}
 					break
 				}
 			}

@@ -151,14 +151,16 @@ func (m *Model) thinkingCommand(arg string) tea.Cmd {
 		levels = provider.ThinkingLevelNames()
 	}
 	var items []dialog.Item
+	at := 0
 	for i, l := range levels {
 		k, label := fmt.Sprint(i+1), l
 		if l == m.think.level {
-			label += "  (current)"
+			label += dialog.Current
+			at = i
 		}
 		items = append(items, dialog.Item{Key: key.NewBinding(key.WithKeys(k), key.WithHelp(k, label)), Run: func() tea.Cmd { return m.setThinking(l) }})
 	}
-	return m.d.UI.Push(dialog.NewMenu(m.d.UI, "Thinking level for this session", items))
+	return m.d.UI.Push(dialog.NewMenu(m.d.UI, "Thinking level for this session", items).Highlight(at))
 }
 
 // setThinking chooses a level for the session (clamped to what the model

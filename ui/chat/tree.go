@@ -193,17 +193,19 @@ func (m *Model) showModels(refs []pisettings.ModelRef, current string, err error
 type modelRow struct{ spec, label string }
 
 // modelMenu offers the models: the first 35 have a key each, the rest
-// are reached with ↑/↓ and enter.
+// are reached with ↑/↓ and enter. It opens on the model in use.
 func (m *Model) modelMenu(rows []modelRow, current string) *dialog.Menu {
 	keysFor := "123456789abcdefghijklmnopqrstuvwxyz"
 	var items []dialog.Item
+	at := 0
 	for i, r := range rows {
 		k, spec, label := "", r.spec, r.label
 		if i < len(keysFor) {
 			k = string(keysFor[i])
 		}
 		if spec == current {
-			label += "  ← current"
+			label += dialog.Current
+			at = i
 		}
 		b := key.NewBinding(key.WithHelp(k, label))
 		if k != "" {
@@ -211,7 +213,7 @@ func (m *Model) modelMenu(rows []modelRow, current string) *dialog.Menu {
 		}
 		items = append(items, dialog.Item{Key: b, Run: func() tea.Cmd { return m.chooseModel(spec) }})
 	}
-	return dialog.NewMenu(m.d.UI, "Model for this session", items)
+	return dialog.NewMenu(m.d.UI, "Model for this session", items).Highlight(at)
 }
 
 // chooseModel makes spec the session's model from its next prompt on.

@@ -99,11 +99,11 @@ func TestModelMenuMarksTheCurrentModel(t *testing.T) {
 		t.Fatal("/model opened no menu")
 		return ""
 	}
-	if v := menu(); !strings.Contains(v, "fake/m1  ← current") || strings.Contains(v, "m2  ← current") {
+	if v := menu(); !strings.Contains(v, "fake/m1  (current)") || strings.Contains(v, "m2  (current)") {
 		t.Errorf("with the default model:\n%s", v)
 	}
 	m.model = "fake/m2"
-	if v := menu(); !strings.Contains(v, "fake/m2  ← current") || strings.Contains(v, "m1  ← current") {
+	if v := menu(); !strings.Contains(v, "fake/m2  (current)") || strings.Contains(v, "m1  (current)") {
 		t.Errorf("with the session's pick:\n%s", v)
 	}
 }

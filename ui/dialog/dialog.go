@@ -347,6 +347,17 @@ func NewMenu(st *common.UI, title string, items []Item) *Menu {
 
 // itemLines lays an item out in the menu's text width: its key, then
 // what it does, wrapped under its own start.
+// Highlight puts the cursor on item i (the one in use, where a picker
+// opens), and returns the menu.
+func (m *Menu) Highlight(i int) *Menu {
+	m.items.SetCursor(i)
+	return m
+}
+
+// Current is how a picker marks the row in use, after its text; the
+// cursor starts there, and the mark stays as it moves.
+const Current = "  (current)"
+
 func (m *Menu) itemLines(it Item) []string {
 	h := it.Key.Help()
 	indent := 2 + ansi.StringWidth(h.Key) + 2

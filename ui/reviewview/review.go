@@ -40,11 +40,17 @@ type Deps struct {
 	// Busy says the session's agent is working: its turn changes files
 	// under the guard's feet, so undo and redo wait for it.
 	Busy func() bool
-	// Turns says, for entries that made changes, the message of the
-	// user's that started each one's turn ("you: …"), read off the update
-	// loop; nil, or an entry it leaves out, shows the turn without it.
-	Turns func(ctx context.Context, entries []string) map[string]string
+	// Turns says, for entries that made changes, the turn each belongs
+	// to, read off the update loop: a turn's tool calls may come in
+	// several assistant entries, and all are listed under one heading.
+	// nil, or an entry it leaves out, shows the entry as a turn of its
+	// own, without its message.
+	Turns func(ctx context.Context, entries []string) map[string]Turn
 }
+
+// Turn is the turn an entry belongs to: the message of the user's that
+// started it (its ID, and the heading: "you: …").
+type Turn struct{ ID, Heading string }
 
 // Keys of the screen.
 type Keys struct {
@@ -123,7 +129,7 @@ type loadedMsg struct {
 	p     *Page
 	seq   int
 	cs    []checkpoints.Change
-	turns map[string]string
+	turns map[string]Turn
 	err   error
 }
 
@@ -159,14 +165,25 @@ func (p *Page) load() tea.Cmd {
 }
 
 // rowsOf lays the changes out under their turns' headings: a heading
-// before the first change of each entry.
-func rowsOf(cs []checkpoints.Change, turns map[string]string) []row {
+// before the first change of each turn (and again where the list leaves
+// a turn and comes back to it, as it follows the changes' order).
+func rowsOf(cs []checkpoints.Change, turns map[string]Turn) []row {
 	var out []row
 	prev := "\x00"
 	for _, c := range cs {
-		if c.Entry != prev {
-			prev = c.Entry
-			h := turns[c.Entry]
+		t, ok := turns[c.Entry]
+		if !ok {
+			t.ID = "entry " + c.Entry // unknown: the entry is its own turn
+		}
+		// The parent's changes are headed apart: its entries are this
+		// session's too, up to the fork.
+		key := t.ID
+		if c.State == checkpoints.StateParent {
+			key += "\x00parent"
+		}
+		if key != prev {
+			prev = key
+			h := t.Heading
 			if h == "" {
 				h = "a turn whose message this session's file does not show"
 			}

@@ -37,10 +37,10 @@ func (f *fakeService) Undo(_ context.Context, _ string, u checkpoints.Undo) (che
 func page(t *testing.T, svc *fakeService, busy *bool) *Page {
 	t.Helper()
 	p := New(Deps{Ctx: context.Background(), UI: uitest.UI(), Service: svc, Session: "s1", Busy: func() bool { return *busy },
-		Turns: func(_ context.Context, entries []string) map[string]string {
-			out := map[string]string{}
+		Turns: func(_ context.Context, entries []string) map[string]Turn {
+			out := map[string]Turn{}
 			for _, e := range entries {
-				out[e] = "you: message " + e
+				out[e] = Turn{ID: "u" + e, Heading: "you: message " + e}
 			}
 			return out
 		}})
