@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -505,4 +508,224 @@ func sessionsJSON(t *testing.T, c *cli) []map[string]any {
 		t.Fatal(err)
 	}
 	return rows
+}
+
+// git makes the scene's project a git repository (git with an identity of
+// its own), for the rows about worktree sessions.
+func (s *scene) git() {
+	s.t.Helper()
+	worktreetest.Need(s.t)
+	env := worktreetest.Env(s.t)
+	for _, k := range []string{"PATH", "GIT_CONFIG_NOSYSTEM", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"} {
+		s.c.env[k] = env(k)
+	}
+	worktreetest.Repo(s.t, s.root, nil)
+}
+
+// A worktree session: the write lands in the worktree and the project's
+// checkout stays clean, bash starts there, the system prompt names the
+// worktree, `sessions changes` lists the write, and a merge brings it to
+// the project.
+func TestScenarioWorktreeSession(t *testing.T) {
+	script := stepsScript(map[string][][]fakemodel.Call{
+		"wt2": {{call("ww1", "write", "path", "wt2.txt", "content", "from the worktree\n")}, {call("wb1", "bash", "command", "pwd")}},
+	})
+	eachEngine(t, true, script, func(t *testing.T, s *scene) {
+		s.git()
+		code, evs, errs := s.prompt("--worktree", "--yes", "write wt2.txt")
+		if code != 0 {
+			t.Fatalf("prompt --worktree: exit %d: %s", code, errs)
+		}
+		s.launched(evs)
+		promptOK(t, evs)
+		m := noteSession.FindStringSubmatch(errs)
+		if m == nil {
+			t.Fatalf("no note of the worktree on stderr: %q", errs)
+		}
+		id, branch, wt := m[1], m[2], m[3]
+		if got, err := os.ReadFile(filepath.Join(wt, "wt2.txt")); err != nil || string(got) != "from the worktree\n" {
+			t.Errorf("the worktree's wt2.txt = %q, %v", got, err)
+		}
+		if _, err := os.Stat(filepath.Join(s.root, "wt2.txt")); !os.IsNotExist(err) {
+			t.Errorf("the write landed in the project's checkout (%v)", err)
+		}
+		if st := worktreetest.Git(t, s.root, "status", "--porcelain"); st != "" {
+			t.Errorf("the project's checkout is not clean after a worktree session's turn:\n%s", st)
+		}
+		var pwd string
+		for _, e := range typed(evs, "tool_execution_end") {
+			if e["toolCallId"] == "wb1" {
+				pwd = strings.TrimSpace(fmt.Sprint(e["result"]))
+			}
+		}
+		if real, _ := filepath.EvalSymlinks(wt); pwd != wt && pwd != real {
+			t.Errorf("bash's pwd = %q, want the worktree %q", pwd, wt)
+		}
+		if sys := s.fake.Requests()[0].System; !strings.Contains(sys, wt) || strings.Contains(sys, s.root) {
+			t.Errorf("the system prompt does not name the worktree %q (and only it):\n%s", wt, sys)
+		}
+		if list := changesOf(t, s.c, id); len(list) != 1 || list[0].Path != "wt2.txt" || list[0].ToolCallID != "ww1" {
+			t.Errorf("sessions changes = %+v, want wt2.txt by ww1", list)
+		}
+		if out := s.c.ok("sessions", "merge", id, "--message", "Write wt2"); !strings.Contains(out, "Merged "+branch+" into main") {
+			t.Errorf("merge: %s", out)
+		}
+		if got, _ := os.ReadFile(filepath.Join(s.root, "wt2.txt")); string(got) != "from the worktree\n" {
+			t.Errorf("the project after the merge: wt2.txt = %q", got)
+		}
+	})
+}
+
+// otherWriter appends one turn, text, to the project's latest session
+// from another process: the real pi (`pi -c -p`) on the pi engine, a
+// second pi-tui (`prompt --continue`) on the built-in one.
+func (s *scene) otherWriter(text string) {
+	s.t.Helper()
+	if s.engine != "pi" {
+		s.c.ok("prompt", "--project", "mono", "--engine", s.engine, "--continue", text)
+		return
+	}
+	cmd := exec.Command(foundPi16.path, "-c", "-p", text)
+	cmd.Dir = s.root
+	cmd.Env = append(os.Environ(), "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0", "PI_OFFLINE=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		s.t.Fatalf("pi -c -p %q: %v\n%s", text, err, out)
+	}
+}
+
+// Another writer: with a session open over rpc, another process adds a
+// turn to its file; the next prompt's request carries that turn, pi-tui's
+// message continues the file's one branch, and a later turn of the other
+// writer sees both programs' turns.
+func TestScenarioAnotherWriter(t *testing.T) {
+	script := func(_ int, req fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "answer to " + req.LastUser} }
+	eachEngine(t, true, script, func(t *testing.T, s *scene) {
+		r := s.rpc()
+		s.launched(r.prompt("first question"))
+		s.otherWriter("second from elsewhere")
+
+		promptOK(t, r.prompt("third question"))
+		reqs := s.fake.Requests()
+		if last := reqs[len(reqs)-1].Raw; !strings.Contains(last, "second from elsewhere") || !strings.Contains(last, "answer to second from elsewhere") {
+			t.Errorf("the prompt after the other writer's turn did not send that turn to the model:\n%s", last)
+		}
+		_, path := onlySession(t, s.c)
+		oneBranch(t, path)
+
+		s.otherWriter("fourth from elsewhere")
+		reqs = s.fake.Requests()
+		if last := reqs[len(reqs)-1].Raw; !strings.Contains(last, "second from elsewhere") || !strings.Contains(last, "answer to third question") {
+			t.Errorf("the other writer afterwards does not see both programs' turns:\n%s", last)
+		}
+		oneBranch(t, path)
+	})
+}
+
+// oneBranch fails the test when two entries of the session file share a
+// parent: the file forked.
+func oneBranch(t *testing.T, path string) {
+	t.Helper()
+	children := map[string]int{}
+	for _, e := range readEntries(t, path) {
+		var parent string
+		if e.ParentID != nil {
+			parent = *e.ParentID
+		}
+		if children[parent]++; children[parent] == 2 {
+			t.Errorf("the session file forked at %q", parent)
+		}
+	}
+}
+
+// A user's extension in the agent dir: its tool is offered to the model
+// and goes through pi-tui's gate by name (denied headless, run with
+// --yes, its text sent to the model). Only pi runs extensions.
+func TestScenarioExtensionTool(t *testing.T) {
+	eachEngine(t, true, callsThenAnswer, func(t *testing.T, s *scene) {
+		if s.engine != "pi" {
+			t.Skip("pi's extensions run only in pi; the built-in engine has no extension runtime")
+		}
+		writeFile(t, filepath.Join(s.c.env["HOME"], ".pi", "agent", "extensions", "hello.ts"), helloExtension)
+		code, evs, errs := s.prompt("hello")
+		if code != exitDenied || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "hello") {
+			t.Fatalf("without --yes: exit %d, stderr %q; want 3 and one line naming hello", code, errs)
+		}
+		s.launched(evs)
+		if reqs := s.fake.Requests(); len(reqs) == 0 || !slices.Contains(offered(reqs[0]), "hello") {
+			t.Fatalf("the extension's tool is not offered to the model")
+		}
+		if res := lastResult(s.fake); strings.Contains(res, "HELLO-FROM-THE-USER-EXTENSION") || !strings.Contains(res, "needs approval") {
+			t.Errorf("the denied hello call gave the model %q", res)
+		}
+		code, evs, errs = s.prompt("--yes", "hello")
+		if code != 0 {
+			t.Fatalf("with --yes: exit %d: %s", code, errs)
+		}
+		if ends := typed(evs, "tool_execution_end"); len(ends) != 1 || ends[0]["toolName"] != "hello" || ends[0]["isError"] == true {
+			t.Errorf("with --yes hello ended %v", ends)
+		}
+		if res := lastResult(s.fake); !strings.Contains(res, "HELLO-FROM-THE-USER-EXTENSION") {
+			t.Errorf("the model was not sent hello's text: %q", res)
+		}
+	})
+}
+
+// An unknown model. A provider nobody declares (`nope/nomodel`) is
+// refused on both engines: exit 1, one line naming it, the model never
+// called, no session file. An id the declared provider does not list
+// (`fake/nomodel`) is where they differ: pi runs it as a custom id and
+// warns in its words, said as pi's; the built-in engine refuses it with
+// the models it has.
+func TestScenarioUnknownModel(t *testing.T) {
+	eachEngine(t, true, answer, func(t *testing.T, s *scene) {
+		code, out, errs := s.c.run("", "prompt", "--project", "mono", "--engine", s.engine, "--model", "nope/nomodel", "hello")
+		if code != 1 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, `provider "nope"`) {
+			t.Errorf("nope/nomodel: exit %d, stdout %q, stderr %q; want 1 and one line naming the provider", code, out, errs)
+		}
+		if n := len(s.fake.Requests()); n != 0 {
+			t.Errorf("nope/nomodel: the model server was asked %d times", n)
+		}
+		if files := s.sessionFiles(); len(files) != 0 {
+			t.Errorf("the refused launch left session files %v", files)
+		}
+
+		code, out, errs = s.c.run("", "prompt", "--project", "mono", "--engine", s.engine, "--model", "fake/nomodel", "hello")
+		if s.engine == "pi" {
+			if code != 0 || out != "the answer\n" || errs != "pi-tui: warning: pi warns: Model \"nomodel\" not found for provider \"fake\". Using custom model id.\n" {
+				t.Errorf("fake/nomodel on pi: exit %d, stdout %q, stderr %q; want the answer and pi's warning", code, out, errs)
+			}
+			if reqs := s.fake.Requests(); len(reqs) != 1 || reqs[0].Body["model"] != "nomodel" {
+				t.Errorf("the model server was asked %d times (%v), want once for nomodel", len(reqs), reqs)
+			}
+			return
+		}
+		if code != 1 || errs != "pi-tui: that model cannot be used (provider \"fake\" has no model \"nomodel\"); available: fake/m1\n" {
+			t.Errorf("fake/nomodel on builtin: exit %d, stdout %q, stderr %q; want refused with the list", code, out, errs)
+		}
+		if n := len(s.fake.Requests()); n != 0 || len(s.sessionFiles()) != 0 {
+			t.Errorf("the refused fake/nomodel asked the model %d times, left files %v", n, s.sessionFiles())
+		}
+	})
+}
+
+// pi missing: with the pi engine chosen and PI_TUI_PI naming no file, a
+// prompt fails with one clear line and leaves no session file. The
+// built-in engine needs no pi.
+func TestScenarioPiMissing(t *testing.T) {
+	eachEngine(t, true, answer, func(t *testing.T, s *scene) {
+		if s.engine != "pi" {
+			t.Skip("the built-in engine runs no pi, so a missing pi changes nothing there")
+		}
+		s.c.env["PI_TUI_PI"] = filepath.Join(t.TempDir(), "no-such-pi")
+		code, out, errs := s.c.run("", "prompt", "--project", "mono", "--engine", s.engine, "hello")
+		if code != 1 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "no-such-pi: no such file") || !strings.Contains(errs, "--engine builtin") {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 1 and one line naming the missing file and the way out", code, out, errs)
+		}
+		if n := len(s.fake.Requests()); n != 0 {
+			t.Errorf("the model was called %d times", n)
+		}
+		if files := s.sessionFiles(); len(files) != 0 {
+			t.Errorf("the failed launch left session files %v", files)
+		}
+	})
 }
