@@ -598,7 +598,9 @@ func (s *scene) otherWriter(text string) {
 // message continues the file's one branch, and a later turn of the other
 // writer sees both programs' turns.
 func TestScenarioAnotherWriter(t *testing.T) {
-	script := func(_ int, req fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "answer to " + req.LastUser} }
+	script := func(_ int, req fakemodel.Request) fakemodel.Reply {
+		return fakemodel.Reply{Text: "answer to " + req.LastUser}
+	}
 	eachEngine(t, true, script, func(t *testing.T, s *scene) {
 		r := s.rpc()
 		s.launched(r.prompt("first question"))
