@@ -16,7 +16,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/store"
-	"github.com/pi-tui/pi-tui/ui/internal/screentest"
+	"github.com/pi-tui/pi-tui/internal/screentest"
 )
 
 // BenchmarkFirstFrame2000 times what a user waits for after typing

@@ -19,7 +19,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/store/storetest"
-	"github.com/pi-tui/pi-tui/ui/internal/screentest"
+	"github.com/pi-tui/pi-tui/internal/screentest"
 )
 
 // updating reports whether -update was given (teatest defines the flag).

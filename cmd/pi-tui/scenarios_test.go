@@ -731,3 +731,76 @@ func TestScenarioPiMissing(t *testing.T) {
 		}
 	})
 }
+
+// writeEach: a prompt "write PATH" makes the model write PATH once; after
+// the result it answers with what the tool said.
+func writeEach(n int, req fakemodel.Request) fakemodel.Reply {
+	if req.LastToolResult != "" {
+		return fakemodel.Reply{Text: "tool said: " + req.LastToolResult}
+	}
+	if path, ok := strings.CutPrefix(req.LastUser, "write "); ok {
+		return fakemodel.Reply{Calls: []fakemodel.Call{call(fmt.Sprintf("w%d", n), "write", "path", path, "content", "noted\n")}}
+	}
+	return fakemodel.Reply{Text: "done"}
+}
+
+// Approvals in the terminal UI: y writes the file; r with a reason denies
+// it, writes nothing, and the model's next request carries the reason; A
+// keeps a rule (a path glob the user widens) under which the next write
+// asks nothing, in the UI and headless without --yes.
+func TestScenarioApprovals(t *testing.T) {
+	eachEngine(t, true, writeEach, func(t *testing.T, s *scene) {
+		u := s.ui()
+		u.newSession()
+
+		u.say("write a.txt")
+		u.WaitFor("Allow write?")
+		u.settle()
+		u.Keys("y")
+		u.WaitFor("tool said: ")
+		if b, err := os.ReadFile(filepath.Join(s.root, "a.txt")); err != nil || string(b) != "noted\n" {
+			t.Errorf("the approved write left %q, %v", b, err)
+		}
+
+		u.say("write b.txt")
+		u.WaitFor("Allow write?")
+		u.settle()
+		u.Keys("r")
+		u.WaitFor("Deny write: why?")
+		u.TM.Type("keep the folder tidy")
+		u.Keys("enter")
+		u.WaitFor("✗ write b.txt · denied:")
+		if _, err := os.Stat(filepath.Join(s.root, "b.txt")); err == nil {
+			t.Error("the denied write wrote")
+		}
+		if res := lastResult(s.fake); !strings.Contains(res, "keep the folder tidy") {
+			t.Errorf("the model was not sent the reason: %q", res)
+		}
+
+		u.say("write docs/c.md")
+		u.WaitFor("Allow write?")
+		u.settle()
+		u.Keys("A")
+		u.WaitFor("Always allow write in mono", "> docs/c.md")
+		u.Keys("ctrl+u")
+		u.TM.Type("docs/*.md")
+		u.Keys("enter")
+		u.WaitFor("always allowed in this project: docs/*.md")
+		start := u.Raw.Len()
+		u.say("write docs/d.md")
+		u.WaitFrom(start, "✓ write docs/d.md")
+		if strings.Contains(u.Raw.String()[start:], "Allow write?") {
+			t.Error("a write the rule covers asked again")
+		}
+		code, evs, errs := s.prompt("write docs/e.md")
+		if code != 0 {
+			t.Errorf("headless, the rule did not cover docs/e.md: exit %d: %s", code, errs)
+		}
+		promptOK(t, evs)
+		for _, f := range []string{"docs/c.md", "docs/d.md", "docs/e.md"} {
+			if _, err := os.Stat(filepath.Join(s.root, f)); err != nil {
+				t.Errorf("%s was not written: %v", f, err)
+			}
+		}
+	})
+}

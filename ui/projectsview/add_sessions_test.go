@@ -11,7 +11,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/ui"
-	"github.com/pi-tui/pi-tui/ui/internal/screentest"
+	"github.com/pi-tui/pi-tui/internal/screentest"
 )
 
 // A folder pi has already worked in shows its sessions as soon as it is

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/ui"
-	"github.com/pi-tui/pi-tui/ui/internal/screentest"
+	"github.com/pi-tui/pi-tui/internal/screentest"
 )
 
 // The order s chooses is kept: a program started again on the same data
