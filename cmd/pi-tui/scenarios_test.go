@@ -12,6 +12,8 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
+	"github.com/pi-tui/pi-tui/internal/realpi"
+	"github.com/pi-tui/pi-tui/ui/common"
 )
 
 // The scenario table: what a user sees of the agent, written once and
@@ -801,6 +803,124 @@ func TestScenarioApprovals(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(s.root, f)); err != nil {
 				t.Errorf("%s was not written: %v", f, err)
 			}
+		}
+	})
+}
+
+// /context says what the model is sent: after a prompt, the system
+// prompt's size is the size of the one the model server received, and v
+// shows that prompt. On pi the tools line names exactly the tools the
+// request declared, in its order (the built-in engine's prompt describes
+// its tools itself, so its size covers them).
+func TestScenarioContextIsWhatWasSent(t *testing.T) {
+	eachEngine(t, true, answer, func(t *testing.T, s *scene) {
+		u := s.ui()
+		u.newSession()
+		u.say("hello")
+		u.WaitFor("the answer")
+		reqs := s.fake.Requests()
+		sent := reqs[len(reqs)-1]
+		tools := offered(sent)
+		if len(tools) == 0 {
+			t.Fatal("the request declared no tools")
+		}
+		want := []string{fmt.Sprintf("System prompt for fake/m1: %s bytes", common.Group(len(sent.System)))}
+		if s.engine == "pi" {
+			want = append(want, fmt.Sprintf("Tools (%d, ", len(tools)), "): "+strings.Join(tools, ", "))
+		}
+		u.command("/context", want...)
+		u.Keys("v")
+		first, _, _ := strings.Cut(sent.System, "\n")
+		u.WaitFor(first)
+	})
+}
+
+// /tree and /fork in the terminal UI: continuing from before the second
+// message puts a third on a new branch (the file forks there, and the
+// model is sent the first exchange and the third message, not the
+// second); /fork from the first answer makes a new session holding only
+// the first exchange, the old one unchanged.
+func TestScenarioTreeAndFork(t *testing.T) {
+	script := func(_ int, req fakemodel.Request) fakemodel.Reply {
+		return fakemodel.Reply{Text: "answer to " + req.LastUser}
+	}
+	eachEngine(t, true, script, func(t *testing.T, s *scene) {
+		u := s.ui()
+		u.newSession()
+		u.say("one")
+		u.WaitFor("answer to one")
+		u.say("two")
+		u.WaitFor("answer to two")
+		u.command("/tree", "Tree · every branch")
+		u.Keys("up") // from the leaf (answer to two) to "two"
+		u.Keys("enter")
+		u.WaitFor("branched")
+		u.Keys("backspace", "backspace", "backspace") // the restored "two"
+		u.TM.Type("three")
+		u.Keys("enter")
+		u.WaitFor("answer to three")
+		reqs := s.fake.Requests()
+		if last := reqs[len(reqs)-1].Raw; !strings.Contains(last, "answer to one") || strings.Contains(last, "answer to two") {
+			t.Errorf("the prompt on the new branch was not sent the first exchange alone:\n%s", last)
+		}
+		u.command("/tree", "Tree · every branch", "you: two", "you: three", "┬")
+		u.Keys("esc")
+
+		u.command("/fork", "Fork · a new session from which entry?")
+		// Found by its words: which rows a file shows above it is the
+		// engine's (the rows above it differ between them).
+		u.Keys("/")
+		u.WaitScreen("type words to narrow")
+		u.TM.Type("answer to one")
+		u.WaitScreen("1 of 1 matching")
+		u.Keys("enter")
+		u.WaitFor("forked: a new session")
+		rows := sessionsJSON(t, s.c)
+		if len(rows) != 2 {
+			t.Fatalf("sessions list = %v, want the session and its fork", rows)
+		}
+		for _, row := range rows {
+			var users []string
+			for _, e := range readEntries(t, fmt.Sprint(row["path"])) {
+				if e.Type == "message" && e.Message.Role == "user" {
+					users = append(users, string(e.Message.Content))
+				}
+			}
+			if n := len(users); n != 1 && n != 3 {
+				t.Errorf("%s holds %d user messages (%v), want 1 (the fork) or 3 (the session, unchanged)", row["path"], n, users)
+			}
+		}
+	})
+}
+
+// An extension's dialog in the terminal UI: a user extension's tool asks
+// with ctx.ui.confirm; after pi-tui's approval of the tool the question
+// opens in the chat, and y answers it, which the model reads next. Only
+// pi runs extensions.
+func TestScenarioExtensionDialog(t *testing.T) {
+	script := func(n int, req fakemodel.Request) fakemodel.Reply {
+		if req.LastToolResult == "" {
+			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "d1", Name: "deploy", Args: map[string]string{}}}}
+		}
+		return fakemodel.Reply{Text: "the tool said " + req.LastToolResult}
+	}
+	eachEngine(t, true, script, func(t *testing.T, s *scene) {
+		if s.engine != "pi" {
+			t.Skip("pi's extensions run only in pi; the built-in engine has no extension runtime")
+		}
+		writeFile(t, filepath.Join(s.c.env["HOME"], ".pi", "agent", "extensions", "confirm.ts"), realpi.ConfirmExtension)
+		u := s.ui()
+		u.newSession()
+		u.say("deploy it")
+		u.WaitFor("Allow deploy?")
+		u.settle()
+		u.Keys("y")
+		u.WaitFor(`Deploy?\x1b]0;pwned\x07`, "y yes", "esc cancel")
+		u.settle()
+		u.Keys("y")
+		u.WaitFor("the tool said deployed")
+		if res := lastResult(s.fake); !strings.Contains(res, "deployed") {
+			t.Errorf("the model read %q, want the extension's answer", res)
 		}
 	})
 }

@@ -85,3 +85,26 @@ func (u *sceneUI) settle() {
 	u.TM.Send(common.QuietMsg{})
 	u.WaitFor("▶ ready")
 }
+
+// command sends a slash command, which the chat takes only between
+// turns, until it draws want. The answer's text arrives a moment before
+// the turn's end, so a command right after it may be refused ("waits
+// until the agent is done"); it is sent again once that refusal is on
+// screen, with another notice between two tries (an unknown command,
+// cleared with ctrl+u) so that each refusal is new output.
+func (u *sceneUI) command(cmd string, want ...string) {
+	u.T.Helper()
+	const other = "/no-such-command"
+	for range 100 {
+		start := u.Raw.Len()
+		u.say(cmd)
+		if u.WaitAny(want[0], "waits until the agent is done") == want[0] {
+			u.WaitFrom(start, want...)
+			return
+		}
+		u.say(other)
+		u.WaitAny("unknown command " + other)
+		u.Keys("ctrl+u")
+	}
+	u.T.Fatalf("%s was refused 100 times: the turn never ended", cmd)
+}
