@@ -191,6 +191,12 @@ func TestScenarioWriteDeniedHeadlessDoneWithYes(t *testing.T) {
 		if ends := typed(evs, "tool_execution_end"); len(ends) != 1 || ends[0]["isError"] == true {
 			t.Errorf("with --yes the write ended %v", ends)
 		}
+		types := wireTypes(evs)
+		for _, k := range []string{"runtime_launched", "agent_start", "message_update", "tool_execution_start", "tool_execution_end", "agent_end", "runtime_retired"} {
+			if !types[k] {
+				t.Errorf("no %s in prompt --json", k)
+			}
+		}
 		if b, err := os.ReadFile(filepath.Join(s.root, "notes.txt")); err != nil || string(b) != "noted" {
 			t.Errorf("the approved write left %q, %v", b, err)
 		}
@@ -250,6 +256,11 @@ func TestScenarioNestedDeliveryOncePerBranch(t *testing.T) {
 			t.Fatalf("branch = %v", got[len(got)-1])
 		}
 		evs = r.prompt("read packages/api/handler.go")
+		if s.engine == "pi" {
+			// pi holds one branch in memory: it ends, and a new one starts
+			// on the moved leaf.
+			s.launched(evs)
+		}
 		if d := deliveries(evs); len(d) != 1 || deliveredLabels(d[0]) != "packages/api/AGENTS.md:block" {
 			t.Errorf("the read on the new branch delivered %v", d)
 		}
@@ -268,6 +279,9 @@ func TestScenarioUntrustedProjectGetsTheNoticeOnly(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
 		s.launched(evs)
+		if ends := typed(evs, "tool_execution_end"); len(ends) != 1 || ends[0]["isError"] == true || ends[0]["preflight"] == nil {
+			t.Errorf("the read ended %v, want done with its preflight", ends)
+		}
 		d := deliveries(evs)
 		if len(d) != 1 || d[0] == nil || d[0]["untrusted"] != true || deliveredLabels(d[0]) != "" {
 			t.Fatalf("untrusted delivery = %v", d)
@@ -360,6 +374,9 @@ func TestScenarioFailedEditChangesNothing(t *testing.T) {
 		id, _ := onlySession(t, s.c)
 		if list := changesOf(t, s.c, id); len(list) != 0 {
 			t.Errorf("a failed edit recorded changes: %+v", list)
+		}
+		if out := s.c.ok("sessions", "changes", id); !strings.HasSuffix(out, ": no file changes recorded.\n") {
+			t.Errorf("sessions changes after a failed edit:\n%s", out)
 		}
 	})
 }
@@ -608,7 +625,12 @@ func TestScenarioAnotherWriter(t *testing.T) {
 		s.launched(r.prompt("first question"))
 		s.otherWriter("second from elsewhere")
 
-		promptOK(t, r.prompt("third question"))
+		evs := r.prompt("third question")
+		promptOK(t, evs)
+		if s.engine == "pi" && (!hasReason(evs, "runtime_retired", "other-writer") || !hasReason(evs, "runtime_launched", "other-writer")) {
+			// pi holds the session in memory: only a new pi reads the turn.
+			t.Errorf("no retirement and launch with reason other-writer: %v %v", typed(evs, "runtime_retired"), typed(evs, "runtime_launched"))
+		}
 		reqs := s.fake.Requests()
 		if last := reqs[len(reqs)-1].Raw; !strings.Contains(last, "second from elsewhere") || !strings.Contains(last, "answer to second from elsewhere") {
 			t.Errorf("the prompt after the other writer's turn did not send that turn to the model:\n%s", last)
@@ -649,7 +671,7 @@ func TestScenarioExtensionTool(t *testing.T) {
 		if s.engine != "pi" {
 			t.Skip("pi's extensions run only in pi; the built-in engine has no extension runtime")
 		}
-		writeFile(t, filepath.Join(s.c.env["HOME"], ".pi", "agent", "extensions", "hello.ts"), helloExtension)
+		writeFile(t, filepath.Join(s.c.env["HOME"], ".pi", "agent", "extensions", "hello.ts"), realpi.HelloExtension)
 		code, evs, errs := s.prompt("hello")
 		if code != exitDenied || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "hello") {
 			t.Fatalf("without --yes: exit %d, stderr %q; want 3 and one line naming hello", code, errs)
