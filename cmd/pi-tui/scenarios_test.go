@@ -786,6 +786,7 @@ func TestScenarioApprovals(t *testing.T) {
 			t.Errorf("the approved write left %q, %v", b, err)
 		}
 
+		denied := u.Raw.Len()
 		u.say("write b.txt")
 		u.WaitFor("Allow write?")
 		u.settle()
@@ -794,6 +795,8 @@ func TestScenarioApprovals(t *testing.T) {
 		u.TM.Type("keep the folder tidy")
 		u.Keys("enter")
 		u.WaitFor("✗ write b.txt · denied:")
+		// The model's answer to the denial: its request has arrived.
+		u.WaitFrom(denied, "tool said: The user denied")
 		if _, err := os.Stat(filepath.Join(s.root, "b.txt")); err == nil {
 			t.Error("the denied write wrote")
 		}
