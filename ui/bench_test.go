@@ -15,8 +15,8 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/internal/screentest"
 	"github.com/pi-tui/pi-tui/store"
-	"github.com/pi-tui/pi-tui/ui/internal/screentest"
 )
 
 // BenchmarkFirstFrame2000 times what a user waits for after typing

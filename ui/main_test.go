@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/ui/internal/screentest"
+	"github.com/pi-tui/pi-tui/internal/screentest"
 )
 
 // TestMain sets the colour profile once, before the parallel tests start.

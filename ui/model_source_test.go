@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
-	"github.com/pi-tui/pi-tui/ui/internal/screentest"
+	"github.com/pi-tui/pi-tui/internal/screentest"
 )
 
 // prose is a frame as a person reads it: wrapped sentences joined.

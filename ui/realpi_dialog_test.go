@@ -12,28 +12,9 @@ import (
 	"github.com/pi-tui/pi-tui/store/storetest"
 )
 
-// confirmExtension is a user's own pi extension: a tool, deploy, that
-// asks the user before it acts (ctx.ui.confirm, which pi in RPC mode
-// sends as an extension_ui_request) and says what it was told. Its title
-// and message carry escape sequences, which must reach the screen only
-// made visible.
-const confirmExtension = `export default function (pi: any) {
-  pi.registerTool({
-    name: "deploy",
-    label: "Deploy",
-    description: "Deploys the app after asking the user.",
-    parameters: { type: "object", properties: {} },
-    async execute(_id: string, _params: any, _signal: any, _onUpdate: any, ctx: any) {
-      const ok = await ctx.ui.confirm("Deploy?\u001b]0;pwned\u0007", "to staging\u001b[8m hidden");
-      return { content: [{ type: "text", text: ok ? "deployed" : "cancelled" }], details: {} };
-    },
-  });
-}
-`
-
 // newRealPiKitRig is a kit whose sessions run on the real pi 1.x
 // (PI_TUI_PI), its default model a fake OpenAI-compatible server playing
-// script, with confirmExtension installed in pi's agent dir. pi is the
+// script, with realpi.ConfirmExtension installed in pi's agent dir. pi is the
 // executable realpi.Command16 found. before, when given, runs once the
 // files are in place and before pi-tui starts (home is the rig's HOME).
 func newRealPiKitRig(t *testing.T, w, h int, pi string, script fakemodel.Script, before ...func(home string)) *kitRig {
@@ -45,7 +26,7 @@ func newRealPiKitRig(t *testing.T, w, h int, pi string, script fakemodel.Script,
 		filepath.Join(root, "AGENTS.md"):                    "Root rules.",
 		filepath.Join(agentDir, "models.json"):              fake.ModelsJSON("openai-completions"),
 		filepath.Join(agentDir, "settings.json"):            `{"defaultProvider":"fake","defaultModel":"m1","defaultThinkingLevel":"off"}`,
-		filepath.Join(agentDir, "extensions", "confirm.ts"): confirmExtension,
+		filepath.Join(agentDir, "extensions", "confirm.ts"): realpi.ConfirmExtension,
 	} {
 		writeAt(t, path, body)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/approvals"
-	"github.com/pi-tui/pi-tui/ui/internal/screentest"
+	"github.com/pi-tui/pi-tui/internal/screentest"
 )
 
 // settingsCursorRows are what the Settings tab shows under the cursor,

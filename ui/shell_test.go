@@ -18,8 +18,8 @@ import (
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/internal/screentest"
 	"github.com/pi-tui/pi-tui/store/storetest"
-	"github.com/pi-tui/pi-tui/ui/internal/screentest"
 )
 
 // updating reports whether -update was given (teatest defines the flag).

@@ -97,65 +97,6 @@ func TestEngineFlagAndUnusablePi(t *testing.T) {
 	}
 }
 
-// A prompt through the pi engine, headless: the same event names as the
-// built-in engine, runtime_launched naming pi and its version, a write
-// denied without --yes (exit 3) and done with it, a read outside the
-// root refused.
-func TestPromptThroughThePiEngine(t *testing.T) {
-	c := newCLI(t)
-	_, root := modelRig(t, c, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "unused"} })
-	writeFile(t, filepath.Join(filepath.Dir(root), "outside", "secret.txt"), "SECRET")
-	turn := func() fakepi.Script {
-		return fakepi.Script{Replies: []fakepi.Reply{
-			{Tools: []fakepi.Tool{
-				{ID: "r1", Name: "read", Args: map[string]any{"path": "packages/api/handler.go"}},
-				{ID: "r2", Name: "read", Args: map[string]any{"path": "../outside/secret.txt"}},
-				{ID: "w1", Name: "write", Args: map[string]any{"path": "notes.txt", "content": "noted"}},
-			}},
-			{Text: "All done."},
-		}}
-	}
-	c.env["PI_TUI_PI"] = fakePi(t, turn())
-	code, out, errs := c.run("", "prompt", "--project", "mono", "--json", "look around")
-	if code != exitDenied || !strings.Contains(errs, "write") {
-		t.Fatalf("without --yes: exit %d, %s", code, errs)
-	}
-	evs := jsonLines(t, out)
-	if l := typed(evs, "runtime_launched"); len(l) != 1 || l[0]["engine"] != "pi" || l[0]["engineVersion"] != "1.6.0" {
-		t.Errorf("launch = %v", l)
-	}
-	types := wireTypes(evs)
-	for _, k := range []string{"agent_start", "message_update", "tool_execution_start", "tool_execution_end", "agent_end", "runtime_retired"} {
-		if !types[k] {
-			t.Errorf("no %s in prompt --json", k)
-		}
-	}
-	ends := typed(evs, "tool_execution_end")
-	if len(ends) != 3 || ends[0]["isError"] == true || ends[0]["preflight"] == nil || ends[1]["isError"] != true || ends[2]["isError"] != true {
-		t.Errorf("tool ends = %v", ends)
-	}
-	if strings.Contains(out, "SECRET") {
-		t.Error("the file outside the root was read")
-	}
-	if _, err := os.Stat(filepath.Join(root, "notes.txt")); err == nil {
-		t.Error("the denied write wrote")
-	}
-
-	c.env["PI_TUI_PI"] = fakePi(t, turn())
-	if out := c.ok("prompt", "--project", "mono", "--engine", "pi", "--yes", "look around"); !strings.Contains(out, "All done.") {
-		t.Errorf("with --yes: %q", out)
-	}
-	if b, err := os.ReadFile(filepath.Join(root, "notes.txt")); err != nil || string(b) != "noted" {
-		t.Errorf("the approved write: %q, %v", b, err)
-	}
-	// The session pi wrote is pi-tui's: listed once, with both turns.
-	var list []map[string]any
-	json.Unmarshal([]byte(c.ok("sessions", "list", "mono", "--json")), &list)
-	if len(list) != 2 {
-		t.Errorf("sessions = %v", list)
-	}
-}
-
 // The tests that bring their own fake model run on the built-in engine
 // even when the environment points PI_TUI_PI at a pi (CI does): the CLI
 // reads only the environment it is given.
@@ -172,13 +113,12 @@ func TestFakeModelTestsStayOnTheBuiltinEngine(t *testing.T) {
 	}
 }
 
-// rpc passes pi's own commands to pi and answers in its own shape; the
-// ones that would go around pi-tui are refused; with the built-in engine
-// they stay unknown.
+// rpc passes pi's own commands to the real pi (PI_TUI_PI) and answers in
+// its own shape; the ones that would go around pi-tui are refused; with
+// the built-in engine they stay unknown.
 func TestRPCPassesPiCommandsThrough(t *testing.T) {
-	c := newCLI(t)
-	modelRig(t, c, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "hi"} })
-	c.env["PI_TUI_PI"] = fakePi(t, fakepi.Script{})
+	c := realPiCLI(t)
+	realPiProject(t, c, true, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "hi"} })
 	r := startRPC(t, c, "--project", "mono")
 	r.send(`{"id":7,"type":"get_commands"}`)
 	// The reply and the launch event travel apart (the event through the
@@ -221,12 +161,16 @@ func TestRPCPassesPiCommandsThrough(t *testing.T) {
 	if ends := typed(evs, "agent_end"); len(ends) != 1 {
 		t.Errorf("prompt = %v", evs)
 	}
+}
 
+// Without pi, rpc says why pi's commands are not answered: the built-in
+// engine does not know them, and a chosen pi that cannot run is named.
+func TestRPCPiCommandsWithoutPi(t *testing.T) {
 	b := newCLI(t)
 	modelRig(t, b, func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "hi"} })
 	rb := startRPC(t, b, "--project", "mono")
 	rb.send(`{"id":1,"type":"get_commands"}`)
-	got = rb.until(func(m map[string]any) bool { return m["type"] == "response" })
+	got := rb.until(func(m map[string]any) bool { return m["type"] == "response" })
 	if e, _ := got[len(got)-1]["error"].(string); !strings.Contains(e, `unknown command "get_commands"`) {
 		t.Errorf("builtin = %v", got[len(got)-1])
 	}

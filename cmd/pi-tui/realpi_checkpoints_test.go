@@ -2,9 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
@@ -25,79 +22,6 @@ func onlySession(t *testing.T, c *cli) (id, path string) {
 		t.Fatalf("sessions list = %+v, want one session", rows)
 	}
 	return rows[0].ID, rows[0].Path
-}
-
-// pi's write and its bash (which changes one file and deletes another)
-// are listed with pi's assistant entries; rewinding to the user's message
-// restores every file.
-func TestRealPiCheckpointsOfWriteAndBash(t *testing.T) {
-	c := realPiCLI(t)
-	_, root := realPiProject(t, c, true, stepsScript(map[string][][]fakemodel.Call{
-		"notes": {
-			{call("pw1", "write", "path", "docs/notes.txt", "content", "noted\nand kept\n")},
-			{call("pb1", "bash", "command", "printf 'func Other() {}\\n' >> packages/api/handler.go && rm AGENTS.md")},
-		},
-	}))
-	before := snapshot(t, root)
-	code, evs, errs := promptPi(t, c, "--yes", "write the notes")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	launchedPi(t, evs)
-	promptOK(t, evs)
-	after := snapshot(t, root)
-	if after["docs/notes.txt"] == "" || after["AGENTS.md"] != "" {
-		t.Fatalf("pi's calls did not do their work: %v", after)
-	}
-
-	id, path := onlySession(t, c)
-	entries := readEntries(t, path)
-	calls := callEntries(entries)
-	if calls["pw1"] == "" || calls["pb1"] == "" {
-		t.Fatalf("pi's file does not hold both calls: %v", calls)
-	}
-	checkChanges(t, changesOf(t, c, id), []wantChange{
-		{n: 1, call: "pw1", tool: "write", path: "docs/notes.txt", status: "added", added: 2, state: "active"},
-		{n: 2, call: "pb1", tool: "bash", path: "AGENTS.md", status: "deleted", removed: 1, state: "active"},
-		{n: 3, call: "pb1", tool: "bash", path: "packages/api/handler.go", status: "modified", added: 1, state: "active"},
-	}, id, calls)
-
-	user := userEntry(t, entries, "write the notes")
-	out := c.ok("sessions", "undo", id, "--to", user)
-	if !strings.HasPrefix(out, "Undid changes 1, 2, 3 (from entry "+user+" on); 3 files:\n") {
-		t.Errorf("undo --to said:\n%s", out)
-	}
-	sameFiles(t, "after the rewind", snapshot(t, root), before)
-	c.ok("sessions", "undo", id, "--to", user, "--redo")
-	sameFiles(t, "after the redo", snapshot(t, root), after)
-}
-
-// pi's edit that fails (its old text is not in the file) changes nothing
-// and records nothing.
-func TestRealPiCheckpointOfAFailedEdit(t *testing.T) {
-	c := realPiCLI(t)
-	_, root := realPiProject(t, c, true, stepsScript(map[string][][]fakemodel.Call{
-		"rename": {{{ID: "pe1", Name: "edit", Args: map[string]any{"path": "packages/api/handler.go",
-			"edits": []map[string]string{{"oldText": "func Serve() {}", "newText": "func Serve() error { return nil }"}}}}}},
-	}))
-	before := snapshot(t, root)
-	code, evs, errs := promptPi(t, c, "--yes", "rename the handler")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	launchedPi(t, evs)
-	ends := typed(evs, "tool_execution_end")
-	if len(ends) != 1 || ends[0]["isError"] != true {
-		t.Fatalf("want one failed edit, got %v", ends)
-	}
-	sameFiles(t, "after the failed edit", snapshot(t, root), before)
-	id, _ := onlySession(t, c)
-	if out := c.ok("sessions", "changes", id); !strings.HasSuffix(out, ": no file changes recorded.\n") {
-		t.Errorf("sessions changes after a failed edit:\n%s", out)
-	}
-	if data, _ := os.ReadFile(filepath.Join(root, "packages", "api", "handler.go")); string(data) != "package api\n\nfunc Handle() {}\n" {
-		t.Errorf("handler.go = %q", data)
-	}
 }
 
 // pi runs one message's calls at once: a write and a bash command made

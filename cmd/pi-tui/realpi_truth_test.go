@@ -46,31 +46,6 @@ func TestRealPiBrokenModelsJSONIsSaidWithItsPosition(t *testing.T) {
 	}
 }
 
-// An unknown model is what pi makes of it: a model id its provider does
-// not list runs as a custom id, with pi's warning said; a provider pi
-// does not know is refused with pi's words, and the launch that failed
-// leaves no session file (it left one each time, "(untitled)").
-func TestRealPiUnknownModelIsWhatPiMakesOfIt(t *testing.T) {
-	c := realPiCLI(t)
-	fake, _ := realPiProject(t, c, true, answer)
-	code, out, errs := c.run("", "prompt", "--project", "mono", "--engine", "pi", "--model", "fake/nomodel", "hello")
-	if code != 0 || strings.TrimSpace(out) != "the answer" ||
-		!strings.Contains(errs, `pi-tui: warning: pi warns: Model "nomodel" not found for provider "fake". Using custom model id.`) {
-		t.Errorf("fake/nomodel: exit %d, stdout %q, stderr %q", code, out, errs)
-	}
-	if reqs := fake.Requests(); len(reqs) != 1 || reqs[0].Body["model"] != "nomodel" {
-		t.Errorf("the model server was asked %d times (%v)", len(reqs), reqs)
-	}
-	before := piSessionFiles(t, c)
-	code, out, errs = c.run("", "prompt", "--project", "mono", "--engine", "pi", "--model", "nope/nomodel", "hello")
-	if code != 1 || !strings.Contains(errs, `Unknown provider "nope"`) {
-		t.Errorf("nope/nomodel: exit %d, stdout %q, stderr %q", code, out, errs)
-	}
-	if after := piSessionFiles(t, c); len(after) != len(before) {
-		t.Errorf("the failed launch left a session file: %v, before %v", after, before)
-	}
-}
-
 // pi's refusal of a prompt ("No API key found…", three paragraphs) comes
 // without \x0a in it, and the session pi never wrote to is not left
 // behind as an empty file.

@@ -4,11 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
+	"github.com/pi-tui/pi-tui/internal/realpi"
+	"github.com/pi-tui/pi-tui/ui/common"
 )
 
 // The scenario table: what a user sees of the agent, written once and
@@ -186,6 +191,12 @@ func TestScenarioWriteDeniedHeadlessDoneWithYes(t *testing.T) {
 		if ends := typed(evs, "tool_execution_end"); len(ends) != 1 || ends[0]["isError"] == true {
 			t.Errorf("with --yes the write ended %v", ends)
 		}
+		types := wireTypes(evs)
+		for _, k := range []string{"runtime_launched", "agent_start", "message_update", "tool_execution_start", "tool_execution_end", "agent_end", "runtime_retired"} {
+			if !types[k] {
+				t.Errorf("no %s in prompt --json", k)
+			}
+		}
 		if b, err := os.ReadFile(filepath.Join(s.root, "notes.txt")); err != nil || string(b) != "noted" {
 			t.Errorf("the approved write left %q, %v", b, err)
 		}
@@ -245,6 +256,11 @@ func TestScenarioNestedDeliveryOncePerBranch(t *testing.T) {
 			t.Fatalf("branch = %v", got[len(got)-1])
 		}
 		evs = r.prompt("read packages/api/handler.go")
+		if s.engine == "pi" {
+			// pi holds one branch in memory: it ends, and a new one starts
+			// on the moved leaf.
+			s.launched(evs)
+		}
 		if d := deliveries(evs); len(d) != 1 || deliveredLabels(d[0]) != "packages/api/AGENTS.md:block" {
 			t.Errorf("the read on the new branch delivered %v", d)
 		}
@@ -263,6 +279,9 @@ func TestScenarioUntrustedProjectGetsTheNoticeOnly(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
 		s.launched(evs)
+		if ends := typed(evs, "tool_execution_end"); len(ends) != 1 || ends[0]["isError"] == true || ends[0]["preflight"] == nil {
+			t.Errorf("the read ended %v, want done with its preflight", ends)
+		}
 		d := deliveries(evs)
 		if len(d) != 1 || d[0] == nil || d[0]["untrusted"] != true || deliveredLabels(d[0]) != "" {
 			t.Fatalf("untrusted delivery = %v", d)
@@ -355,6 +374,9 @@ func TestScenarioFailedEditChangesNothing(t *testing.T) {
 		id, _ := onlySession(t, s.c)
 		if list := changesOf(t, s.c, id); len(list) != 0 {
 			t.Errorf("a failed edit recorded changes: %+v", list)
+		}
+		if out := s.c.ok("sessions", "changes", id); !strings.HasSuffix(out, ": no file changes recorded.\n") {
+			t.Errorf("sessions changes after a failed edit:\n%s", out)
 		}
 	})
 }
@@ -505,4 +527,425 @@ func sessionsJSON(t *testing.T, c *cli) []map[string]any {
 		t.Fatal(err)
 	}
 	return rows
+}
+
+// git makes the scene's project a git repository (git with an identity of
+// its own), for the rows about worktree sessions.
+func (s *scene) git() {
+	s.t.Helper()
+	worktreetest.Need(s.t)
+	env := worktreetest.Env(s.t)
+	for _, k := range []string{"PATH", "GIT_CONFIG_NOSYSTEM", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"} {
+		s.c.env[k] = env(k)
+	}
+	worktreetest.Repo(s.t, s.root, nil)
+}
+
+// A worktree session: the write lands in the worktree and the project's
+// checkout stays clean, bash starts there, the system prompt names the
+// worktree, `sessions changes` lists the write, and a merge brings it to
+// the project.
+func TestScenarioWorktreeSession(t *testing.T) {
+	script := stepsScript(map[string][][]fakemodel.Call{
+		"wt2": {{call("ww1", "write", "path", "wt2.txt", "content", "from the worktree\n")}, {call("wb1", "bash", "command", "pwd")}},
+	})
+	eachEngine(t, true, script, func(t *testing.T, s *scene) {
+		s.git()
+		code, evs, errs := s.prompt("--worktree", "--yes", "write wt2.txt")
+		if code != 0 {
+			t.Fatalf("prompt --worktree: exit %d: %s", code, errs)
+		}
+		s.launched(evs)
+		promptOK(t, evs)
+		m := noteSession.FindStringSubmatch(errs)
+		if m == nil {
+			t.Fatalf("no note of the worktree on stderr: %q", errs)
+		}
+		id, branch, wt := m[1], m[2], m[3]
+		if got, err := os.ReadFile(filepath.Join(wt, "wt2.txt")); err != nil || string(got) != "from the worktree\n" {
+			t.Errorf("the worktree's wt2.txt = %q, %v", got, err)
+		}
+		if _, err := os.Stat(filepath.Join(s.root, "wt2.txt")); !os.IsNotExist(err) {
+			t.Errorf("the write landed in the project's checkout (%v)", err)
+		}
+		if st := worktreetest.Git(t, s.root, "status", "--porcelain"); st != "" {
+			t.Errorf("the project's checkout is not clean after a worktree session's turn:\n%s", st)
+		}
+		var pwd string
+		for _, e := range typed(evs, "tool_execution_end") {
+			if e["toolCallId"] == "wb1" {
+				pwd = strings.TrimSpace(fmt.Sprint(e["result"]))
+			}
+		}
+		if real, _ := filepath.EvalSymlinks(wt); pwd != wt && pwd != real {
+			t.Errorf("bash's pwd = %q, want the worktree %q", pwd, wt)
+		}
+		if sys := s.fake.Requests()[0].System; !strings.Contains(sys, wt) || strings.Contains(sys, s.root) {
+			t.Errorf("the system prompt does not name the worktree %q (and only it):\n%s", wt, sys)
+		}
+		if list := changesOf(t, s.c, id); len(list) != 1 || list[0].Path != "wt2.txt" || list[0].ToolCallID != "ww1" {
+			t.Errorf("sessions changes = %+v, want wt2.txt by ww1", list)
+		}
+		if out := s.c.ok("sessions", "merge", id, "--message", "Write wt2"); !strings.Contains(out, "Merged "+branch+" into main") {
+			t.Errorf("merge: %s", out)
+		}
+		if got, _ := os.ReadFile(filepath.Join(s.root, "wt2.txt")); string(got) != "from the worktree\n" {
+			t.Errorf("the project after the merge: wt2.txt = %q", got)
+		}
+	})
+}
+
+// otherWriter appends one turn, text, to the project's latest session
+// from another process: the real pi (`pi -c -p`) on the pi engine, a
+// second pi-tui (`prompt --continue`) on the built-in one.
+func (s *scene) otherWriter(text string) {
+	s.t.Helper()
+	if s.engine != "pi" {
+		s.c.ok("prompt", "--project", "mono", "--engine", s.engine, "--continue", text)
+		return
+	}
+	cmd := exec.Command(foundPi16.path, "-c", "-p", text)
+	cmd.Dir = s.root
+	cmd.Env = append(os.Environ(), "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0", "PI_OFFLINE=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		s.t.Fatalf("pi -c -p %q: %v\n%s", text, err, out)
+	}
+}
+
+// Another writer: with a session open over rpc, another process adds a
+// turn to its file; the next prompt's request carries that turn, pi-tui's
+// message continues the file's one branch, and a later turn of the other
+// writer sees both programs' turns.
+func TestScenarioAnotherWriter(t *testing.T) {
+	script := func(_ int, req fakemodel.Request) fakemodel.Reply {
+		return fakemodel.Reply{Text: "answer to " + req.LastUser}
+	}
+	eachEngine(t, true, script, func(t *testing.T, s *scene) {
+		r := s.rpc()
+		s.launched(r.prompt("first question"))
+		s.otherWriter("second from elsewhere")
+
+		evs := r.prompt("third question")
+		promptOK(t, evs)
+		if s.engine == "pi" && (!hasReason(evs, "runtime_retired", "other-writer") || !hasReason(evs, "runtime_launched", "other-writer")) {
+			// pi holds the session in memory: only a new pi reads the turn.
+			t.Errorf("no retirement and launch with reason other-writer: %v %v", typed(evs, "runtime_retired"), typed(evs, "runtime_launched"))
+		}
+		reqs := s.fake.Requests()
+		if last := reqs[len(reqs)-1].Raw; !strings.Contains(last, "second from elsewhere") || !strings.Contains(last, "answer to second from elsewhere") {
+			t.Errorf("the prompt after the other writer's turn did not send that turn to the model:\n%s", last)
+		}
+		_, path := onlySession(t, s.c)
+		oneBranch(t, path)
+
+		s.otherWriter("fourth from elsewhere")
+		reqs = s.fake.Requests()
+		if last := reqs[len(reqs)-1].Raw; !strings.Contains(last, "second from elsewhere") || !strings.Contains(last, "answer to third question") {
+			t.Errorf("the other writer afterwards does not see both programs' turns:\n%s", last)
+		}
+		oneBranch(t, path)
+	})
+}
+
+// oneBranch fails the test when two entries of the session file share a
+// parent: the file forked.
+func oneBranch(t *testing.T, path string) {
+	t.Helper()
+	children := map[string]int{}
+	for _, e := range readEntries(t, path) {
+		var parent string
+		if e.ParentID != nil {
+			parent = *e.ParentID
+		}
+		if children[parent]++; children[parent] == 2 {
+			t.Errorf("the session file forked at %q", parent)
+		}
+	}
+}
+
+// A user's extension in the agent dir: its tool is offered to the model
+// and goes through pi-tui's gate by name (denied headless, run with
+// --yes, its text sent to the model). Only pi runs extensions.
+func TestScenarioExtensionTool(t *testing.T) {
+	eachEngine(t, true, callsThenAnswer, func(t *testing.T, s *scene) {
+		if s.engine != "pi" {
+			t.Skip("pi's extensions run only in pi; the built-in engine has no extension runtime")
+		}
+		writeFile(t, filepath.Join(s.c.env["HOME"], ".pi", "agent", "extensions", "hello.ts"), realpi.HelloExtension)
+		code, evs, errs := s.prompt("hello")
+		if code != exitDenied || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "hello") {
+			t.Fatalf("without --yes: exit %d, stderr %q; want 3 and one line naming hello", code, errs)
+		}
+		s.launched(evs)
+		if reqs := s.fake.Requests(); len(reqs) == 0 || !slices.Contains(offered(reqs[0]), "hello") {
+			t.Fatalf("the extension's tool is not offered to the model")
+		}
+		if res := lastResult(s.fake); strings.Contains(res, "HELLO-FROM-THE-USER-EXTENSION") || !strings.Contains(res, "needs approval") {
+			t.Errorf("the denied hello call gave the model %q", res)
+		}
+		code, evs, errs = s.prompt("--yes", "hello")
+		if code != 0 {
+			t.Fatalf("with --yes: exit %d: %s", code, errs)
+		}
+		if ends := typed(evs, "tool_execution_end"); len(ends) != 1 || ends[0]["toolName"] != "hello" || ends[0]["isError"] == true {
+			t.Errorf("with --yes hello ended %v", ends)
+		}
+		if res := lastResult(s.fake); !strings.Contains(res, "HELLO-FROM-THE-USER-EXTENSION") {
+			t.Errorf("the model was not sent hello's text: %q", res)
+		}
+	})
+}
+
+// An unknown model. A provider nobody declares (`nope/nomodel`) is
+// refused on both engines: exit 1, one line naming it, the model never
+// called, no session file. An id the declared provider does not list
+// (`fake/nomodel`) is where they differ: pi runs it as a custom id and
+// warns in its words, said as pi's; the built-in engine refuses it with
+// the models it has.
+func TestScenarioUnknownModel(t *testing.T) {
+	eachEngine(t, true, answer, func(t *testing.T, s *scene) {
+		code, out, errs := s.c.run("", "prompt", "--project", "mono", "--engine", s.engine, "--model", "nope/nomodel", "hello")
+		if code != 1 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, `provider "nope"`) {
+			t.Errorf("nope/nomodel: exit %d, stdout %q, stderr %q; want 1 and one line naming the provider", code, out, errs)
+		}
+		if n := len(s.fake.Requests()); n != 0 {
+			t.Errorf("nope/nomodel: the model server was asked %d times", n)
+		}
+		if files := s.sessionFiles(); len(files) != 0 {
+			t.Errorf("the refused launch left session files %v", files)
+		}
+
+		code, out, errs = s.c.run("", "prompt", "--project", "mono", "--engine", s.engine, "--model", "fake/nomodel", "hello")
+		if s.engine == "pi" {
+			if code != 0 || out != "the answer\n" || errs != "pi-tui: warning: pi warns: Model \"nomodel\" not found for provider \"fake\". Using custom model id.\n" {
+				t.Errorf("fake/nomodel on pi: exit %d, stdout %q, stderr %q; want the answer and pi's warning", code, out, errs)
+			}
+			if reqs := s.fake.Requests(); len(reqs) != 1 || reqs[0].Body["model"] != "nomodel" {
+				t.Errorf("the model server was asked %d times (%v), want once for nomodel", len(reqs), reqs)
+			}
+			return
+		}
+		if code != 1 || errs != "pi-tui: that model cannot be used (provider \"fake\" has no model \"nomodel\"); available: fake/m1\n" {
+			t.Errorf("fake/nomodel on builtin: exit %d, stdout %q, stderr %q; want refused with the list", code, out, errs)
+		}
+		if n := len(s.fake.Requests()); n != 0 || len(s.sessionFiles()) != 0 {
+			t.Errorf("the refused fake/nomodel asked the model %d times, left files %v", n, s.sessionFiles())
+		}
+	})
+}
+
+// pi missing: with the pi engine chosen and PI_TUI_PI naming no file, a
+// prompt fails with one clear line and leaves no session file. The
+// built-in engine needs no pi.
+func TestScenarioPiMissing(t *testing.T) {
+	eachEngine(t, true, answer, func(t *testing.T, s *scene) {
+		if s.engine != "pi" {
+			t.Skip("the built-in engine runs no pi, so a missing pi changes nothing there")
+		}
+		s.c.env["PI_TUI_PI"] = filepath.Join(t.TempDir(), "no-such-pi")
+		code, out, errs := s.c.run("", "prompt", "--project", "mono", "--engine", s.engine, "hello")
+		if code != 1 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "no-such-pi: no such file") || !strings.Contains(errs, "--engine builtin") {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 1 and one line naming the missing file and the way out", code, out, errs)
+		}
+		if n := len(s.fake.Requests()); n != 0 {
+			t.Errorf("the model was called %d times", n)
+		}
+		if files := s.sessionFiles(); len(files) != 0 {
+			t.Errorf("the failed launch left session files %v", files)
+		}
+	})
+}
+
+// writeEach: a prompt "write PATH" makes the model write PATH once; after
+// the result it answers with what the tool said.
+func writeEach(n int, req fakemodel.Request) fakemodel.Reply {
+	if req.LastToolResult != "" {
+		return fakemodel.Reply{Text: "tool said: " + req.LastToolResult}
+	}
+	if path, ok := strings.CutPrefix(req.LastUser, "write "); ok {
+		return fakemodel.Reply{Calls: []fakemodel.Call{call(fmt.Sprintf("w%d", n), "write", "path", path, "content", "noted\n")}}
+	}
+	return fakemodel.Reply{Text: "done"}
+}
+
+// Approvals in the terminal UI: y writes the file; r with a reason denies
+// it, writes nothing, and the model's next request carries the reason; A
+// keeps a rule (a path glob the user widens) under which the next write
+// asks nothing, in the UI and headless without --yes.
+func TestScenarioApprovals(t *testing.T) {
+	eachEngine(t, true, writeEach, func(t *testing.T, s *scene) {
+		u := s.ui()
+		u.newSession()
+
+		u.say("write a.txt")
+		u.WaitFor("Allow write?")
+		u.settle()
+		u.Keys("y")
+		u.WaitFor("tool said: ")
+		if b, err := os.ReadFile(filepath.Join(s.root, "a.txt")); err != nil || string(b) != "noted\n" {
+			t.Errorf("the approved write left %q, %v", b, err)
+		}
+
+		denied := u.Raw.Len()
+		u.say("write b.txt")
+		u.WaitFor("Allow write?")
+		u.settle()
+		u.Keys("r")
+		u.WaitFor("Deny write: why?")
+		u.TM.Type("keep the folder tidy")
+		u.Keys("enter")
+		u.WaitFor("✗ write b.txt · denied:")
+		// The model's answer to the denial: its request has arrived.
+		u.WaitFrom(denied, "tool said: The user denied")
+		if _, err := os.Stat(filepath.Join(s.root, "b.txt")); err == nil {
+			t.Error("the denied write wrote")
+		}
+		if res := lastResult(s.fake); !strings.Contains(res, "keep the folder tidy") {
+			t.Errorf("the model was not sent the reason: %q", res)
+		}
+
+		u.say("write docs/c.md")
+		u.WaitFor("Allow write?")
+		u.settle()
+		u.Keys("A")
+		u.WaitFor("Always allow write in mono", "> docs/c.md")
+		u.Keys("ctrl+u")
+		u.TM.Type("docs/*.md")
+		u.Keys("enter")
+		u.WaitFor("always allowed in this project: docs/*.md")
+		start := u.Raw.Len()
+		u.say("write docs/d.md")
+		u.WaitFrom(start, "✓ write docs/d.md")
+		if strings.Contains(u.Raw.String()[start:], "Allow write?") {
+			t.Error("a write the rule covers asked again")
+		}
+		code, evs, errs := s.prompt("write docs/e.md")
+		if code != 0 {
+			t.Errorf("headless, the rule did not cover docs/e.md: exit %d: %s", code, errs)
+		}
+		promptOK(t, evs)
+		for _, f := range []string{"docs/c.md", "docs/d.md", "docs/e.md"} {
+			if _, err := os.Stat(filepath.Join(s.root, f)); err != nil {
+				t.Errorf("%s was not written: %v", f, err)
+			}
+		}
+	})
+}
+
+// /context says what the model is sent: after a prompt, the system
+// prompt's size is the size of the one the model server received, and v
+// shows that prompt. On pi the tools line names exactly the tools the
+// request declared, in its order (the built-in engine's prompt describes
+// its tools itself, so its size covers them).
+func TestScenarioContextIsWhatWasSent(t *testing.T) {
+	eachEngine(t, true, answer, func(t *testing.T, s *scene) {
+		u := s.ui()
+		u.newSession()
+		u.say("hello")
+		u.WaitFor("the answer")
+		reqs := s.fake.Requests()
+		sent := reqs[len(reqs)-1]
+		tools := offered(sent)
+		if len(tools) == 0 {
+			t.Fatal("the request declared no tools")
+		}
+		want := []string{fmt.Sprintf("System prompt for fake/m1: %s bytes", common.Group(len(sent.System)))}
+		if s.engine == "pi" {
+			want = append(want, fmt.Sprintf("Tools (%d, ", len(tools)), "): "+strings.Join(tools, ", "))
+		}
+		u.command("/context", want...)
+		u.Keys("v")
+		first, _, _ := strings.Cut(sent.System, "\n")
+		u.WaitFor(first)
+	})
+}
+
+// /tree and /fork in the terminal UI: continuing from before the second
+// message puts a third on a new branch (the file forks there, and the
+// model is sent the first exchange and the third message, not the
+// second); /fork from the first answer makes a new session holding only
+// the first exchange, the old one unchanged.
+func TestScenarioTreeAndFork(t *testing.T) {
+	script := func(_ int, req fakemodel.Request) fakemodel.Reply {
+		return fakemodel.Reply{Text: "answer to " + req.LastUser}
+	}
+	eachEngine(t, true, script, func(t *testing.T, s *scene) {
+		u := s.ui()
+		u.newSession()
+		u.say("one")
+		u.WaitFor("answer to one")
+		u.say("two")
+		u.WaitFor("answer to two")
+		u.command("/tree", "Tree · every branch")
+		u.Keys("up") // from the leaf (answer to two) to "two"
+		u.Keys("enter")
+		u.WaitFor("branched")
+		u.Keys("backspace", "backspace", "backspace") // the restored "two"
+		u.TM.Type("three")
+		u.Keys("enter")
+		u.WaitFor("answer to three")
+		reqs := s.fake.Requests()
+		if last := reqs[len(reqs)-1].Raw; !strings.Contains(last, "answer to one") || strings.Contains(last, "answer to two") {
+			t.Errorf("the prompt on the new branch was not sent the first exchange alone:\n%s", last)
+		}
+		u.command("/tree", "Tree · every branch", "you: two", "you: three", "┬")
+		u.Keys("esc")
+
+		u.command("/fork", "Fork · a new session from which entry?")
+		// Found by its words: which rows a file shows above it is the
+		// engine's (the rows above it differ between them).
+		u.Keys("/")
+		u.WaitScreen("type words to narrow")
+		u.TM.Type("answer to one")
+		u.WaitScreen("1 of 1 matching")
+		u.Keys("enter")
+		u.WaitFor("forked: a new session")
+		rows := sessionsJSON(t, s.c)
+		if len(rows) != 2 {
+			t.Fatalf("sessions list = %v, want the session and its fork", rows)
+		}
+		for _, row := range rows {
+			var users []string
+			for _, e := range readEntries(t, fmt.Sprint(row["path"])) {
+				if e.Type == "message" && e.Message.Role == "user" {
+					users = append(users, string(e.Message.Content))
+				}
+			}
+			if n := len(users); n != 1 && n != 3 {
+				t.Errorf("%s holds %d user messages (%v), want 1 (the fork) or 3 (the session, unchanged)", row["path"], n, users)
+			}
+		}
+	})
+}
+
+// An extension's dialog in the terminal UI: a user extension's tool asks
+// with ctx.ui.confirm; after pi-tui's approval of the tool the question
+// opens in the chat, and y answers it, which the model reads next. Only
+// pi runs extensions.
+func TestScenarioExtensionDialog(t *testing.T) {
+	script := func(n int, req fakemodel.Request) fakemodel.Reply {
+		if req.LastToolResult == "" {
+			return fakemodel.Reply{Calls: []fakemodel.Call{{ID: "d1", Name: "deploy", Args: map[string]string{}}}}
+		}
+		return fakemodel.Reply{Text: "the tool said " + req.LastToolResult}
+	}
+	eachEngine(t, true, script, func(t *testing.T, s *scene) {
+		if s.engine != "pi" {
+			t.Skip("pi's extensions run only in pi; the built-in engine has no extension runtime")
+		}
+		writeFile(t, filepath.Join(s.c.env["HOME"], ".pi", "agent", "extensions", "confirm.ts"), realpi.ConfirmExtension)
+		u := s.ui()
+		u.newSession()
+		u.say("deploy it")
+		u.WaitFor("Allow deploy?")
+		u.settle()
+		u.Keys("y")
+		u.WaitFor(`Deploy?\x1b]0;pwned\x07`, "y yes", "esc cancel")
+		u.settle()
+		u.Keys("y")
+		u.WaitFor("the tool said deployed")
+		if res := lastResult(s.fake); !strings.Contains(res, "deployed") {
+			t.Errorf("the model read %q, want the extension's answer", res)
+		}
+	})
 }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/internal/screentest"
 	"github.com/pi-tui/pi-tui/ui"
-	"github.com/pi-tui/pi-tui/ui/internal/screentest"
 )
 
 // In Show instructions, tab completes the path field as the add-project

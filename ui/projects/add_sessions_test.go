@@ -10,8 +10,8 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/internal/screentest"
 	"github.com/pi-tui/pi-tui/ui"
-	"github.com/pi-tui/pi-tui/ui/internal/screentest"
 )
 
 // A folder pi has already worked in shows its sessions as soon as it is

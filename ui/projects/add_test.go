@@ -9,8 +9,8 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/internal/screentest"
 	"github.com/pi-tui/pi-tui/ui"
-	"github.com/pi-tui/pi-tui/ui/internal/screentest"
 )
 
 // Adding the home folder from the UI asks a second time, saying that the

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/internal/screentest"
 	"github.com/pi-tui/pi-tui/ui"
-	"github.com/pi-tui/pi-tui/ui/internal/screentest"
 )
 
 // The order s chooses is kept: a program started again on the same data

@@ -1,7 +1,8 @@
 // Package screentest drives a Bubble Tea program in tests the way a person
 // uses a terminal: keys go in, and each wait ends when the screen shows
-// what it looks for. It is the one harness the ui packages' tests share,
-// so that every wait has the same fail-safe bound.
+// what it looks for. It is the one harness the ui packages' tests and
+// cmd/pi-tui's scenario table share, so that every wait has the same
+// fail-safe bound.
 package screentest
 
 import (
