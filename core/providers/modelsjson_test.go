@@ -39,7 +39,7 @@ func TestAddEndpointKeepsEveryOtherByte(t *testing.T) {
 	"$schema": "https://pi.dev/schemas/models.schema.json"
 }
 `,
-		"one line, CRLF": "{ \"providers\": { \"a\": {\"baseUrl\": \"http://a/v1\", \"api\": \"openai-completions\"} } }\r\n",
+		"one line, CRLF":  "{ \"providers\": { \"a\": {\"baseUrl\": \"http://a/v1\", \"api\": \"openai-completions\"} } }\r\n",
 		"empty providers": "{\n  \"providers\": {}\n}\n",
 		"no providers":    "{\n  \"$schema\": \"https://pi.dev/schemas/models.schema.json\" // hi\n}",
 		"only a comment":  "// nothing yet\n",
