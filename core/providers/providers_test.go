@@ -109,4 +109,3 @@ func TestReadShowsHowEachProviderIsReached(t *testing.T) {
 		t.Errorf("auth.json changed:\n%s", got)
 	}
 }
-
