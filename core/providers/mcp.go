@@ -175,27 +175,46 @@ func (p Pi) RunMCP(ctx context.Context, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// SetMCPEnabled turns server name on or off in the mcp.json at source
-// (the file pi listed as defining it): its "enabled" member is set or
-// added, every other byte kept, as pi's /mcp saves it.
-func SetMCPEnabled(source, name string, on bool) error {
+// SetMCPEnabled turns server name on or off in the mcp.json at source:
+// its "enabled" member is set or added, every other byte kept, as pi's
+// /mcp saves it. With override (a project's file, for a server the
+// global file defines) a missing server gets an entry of its own holding
+// only "enabled", which pi reads as an override of the global one; the
+// file is made when there is none.
+func SetMCPEnabled(source, name string, on, override bool) error {
 	if !filepath.IsAbs(source) || filepath.Base(source) != "mcp.json" {
 		return fmt.Errorf("%q is not an mcp.json pi-tui can change", source)
+	}
+	if err := CheckMCPName(name); err != nil {
+		return err
 	}
 	value := "false"
 	if on {
 		value = "true"
 	}
+	entry := "{ \"enabled\": " + value + " }"
 	return spliceFile(source, 0o600, func(d *doc) ([]byte, error) {
 		if d == nil {
-			return nil, fmt.Errorf("%s does not define %q", source, name)
+			if !override {
+				return nil, fmt.Errorf("%s does not define %q", source, name)
+			}
+			return []byte("{\n  \"mcpServers\": {\n    " + mustQuote(name) + ": " + entry + "\n  }\n}\n"), nil
 		}
 		servers, _, ok := d.find(d.root(), "mcpServers")
-		if !ok || d.raw[servers.value.start] != '{' {
-			return nil, fmt.Errorf("%s has no \"mcpServers\" object", source)
+		if !ok {
+			if !override {
+				return nil, fmt.Errorf("%s does not define %q", source, name)
+			}
+			return d.insertMember(d.root(), "mcpServers", "{\n  "+mustQuote(name)+": "+entry+"\n}"), nil
+		}
+		if d.raw[servers.value.start] != '{' {
+			return nil, fmt.Errorf("%s: \"mcpServers\" is not an object; it was left as it is", source)
 		}
 		srv, _, ok := d.find(servers.value.start, name)
-		if !ok || d.raw[srv.value.start] != '{' {
+		switch {
+		case !ok && override:
+			return d.insertMember(servers.value.start, name, entry), nil
+		case !ok || d.raw[srv.value.start] != '{':
 			return nil, fmt.Errorf("%s does not define %q", source, name)
 		}
 		if en, _, ok := d.find(srv.value.start, "enabled"); ok {

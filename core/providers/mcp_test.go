@@ -48,7 +48,7 @@ func TestMCPServersThroughPi(t *testing.T) {
 		t.Fatalf("docs: %+v", docs)
 	}
 
-	if err := SetMCPEnabled(words.Source, "words", false); err != nil {
+	if err := SetMCPEnabled(words.Source, "words", false, false); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := os.ReadFile(path)
@@ -59,7 +59,7 @@ func TestMCPServersThroughPi(t *testing.T) {
 	if w := find(t, l, "words"); w.Enabled || w.State == "connected" {
 		t.Fatalf("words still on: %+v", w)
 	}
-	if err := SetMCPEnabled(words.Source, "words", true); err != nil {
+	if err := SetMCPEnabled(words.Source, "words", true, false); err != nil {
 		t.Fatal(err)
 	}
 	l, _ = pi.ListMCP(ctx)
