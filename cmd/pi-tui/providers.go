@@ -244,18 +244,19 @@ func (a *app) loginCmd(args []string) error {
 		}
 		// A name pi auth does not know may be one a pi extension
 		// registers: pi itself can log in to it.
-		say(a.stderr, "%s. If a pi extension registers it, pi can log in to it: open pi? [y/N] ", err)
-		line, rerr := a.readLine()
-		if rerr != nil {
-			return rerr
+		say(a.stderr, "%s.\n", err)
+		plan, _ = providers.PlanLogin(st, name, *apiKey, nb, true)
+	}
+	if plan.InPi {
+		// Asked, not just said: pi's screen replaces this one.
+		say(a.stderr, "%s. Open pi? [y/N] ", plan.Note)
+		line, err := a.readLine()
+		if err != nil {
+			return err
 		}
 		if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
 			return codeErrorf(1, "nothing was done")
 		}
-		plan, _ = providers.PlanLogin(st, name, *apiKey, nb, true)
-	}
-	if plan.Note != "" {
-		say(a.stderr, "%s.\n", plan.Note)
 	}
 	if err := a.runPi(pi, plan.Args...); err != nil {
 		return err

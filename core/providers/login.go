@@ -55,7 +55,7 @@ func PlanLogin(st State, name string, apiKey, noBrowser, extension bool) (LoginP
 		return LoginPlan{Args: args}, nil
 	case known && slices.Contains(p.Known, KnownExtension) || extension:
 		return LoginPlan{Args: []string{"--no-session"}, InPi: true,
-			Note: fmt.Sprintf("pi auth login does not load pi extensions, which register %s: pi opens; type /login %s there, then /quit to come back", name, name)}, nil
+			Note: fmt.Sprintf("A provider a pi extension registers is logged in to inside pi (pi auth login loads no extensions): pi opens; type /login %s there, then /quit to come back", name)}, nil
 	case known && !p.Login:
 		return LoginPlan{}, fmt.Errorf("%s has no login in pi: %s", name, p.Need)
 	}
