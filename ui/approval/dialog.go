@@ -396,7 +396,9 @@ func (d *Dialog) View(width, height int) string {
 	return st.Dialog.Width(w - 2).Render(strings.Join(out, "\n"))
 }
 
-func (d *Dialog) Title() string { return "Allow " + common.VisibleLine(agent.ToolLabel(d.ask.req.Tool)) + "?" }
+func (d *Dialog) Title() string {
+	return "Allow " + common.VisibleLine(agent.ToolLabel(d.ask.req.Tool)) + "?"
+}
 func (d *Dialog) Help() [][]key.Binding {
 	return [][]key.Binding{d.keys.answers, d.keys.scrolls}
 }
