@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"github.com/pi-tui/pi-tui/ui/providersview"
+
 	"context"
 	"testing"
 
@@ -125,6 +127,16 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"↑/k", "↓/j", "pgup", "pgdn", "home/g", "end/G"}, does: "move; the tab scrolls to keep the cursor in view (its lines wrap, never cut); below the settings the cursor rests on each provider's guidance, each path and `none yet` too, for reading only (`enter` and `d` do nothing there), so every line comes into view on a short screen; `home`/`end` go to the first setting and the last row"},
 			{keys: []string{"d"}, does: "delete the approval rule under the cursor (asks first)"},
 			{keys: []string{"r"}, does: "read the files again"},
+			{keys: []string{"p"}, does: "open Providers (the palette's `Providers` too)"},
+		}},
+		{where: "Providers", help: providersview.New(providersview.Deps{UI: m.st}).Help(), rows: []keyRow{
+			{keys: []string{"enter"}, does: "log in to the provider with pi's own login, in this terminal; the screen comes back read afresh (a provider a pi extension registers: pi opens for `/login`, said first); on an MCP server, sign in to it"},
+			{keys: []string{"K"}, does: "store an API key for the provider: pi asks for it without echo and keeps it in `auth.json`"},
+			{keys: []string{"o"}, does: "log out: pi removes what it stored (an MCP server: its sign-in)"},
+			{keys: []string{"a"}, does: "add an OpenAI-compatible endpoint: name, base URL, the variable holding its key; pi-tui asks `GET /v1/models` and shows what it lists before writing `models.json`"},
+			{keys: []string{"e"}, does: "turn the MCP server under the cursor on or off in the `mcp.json` that defines it"},
+			{keys: []string{"b"}, does: "logins open a browser, or use a device code or a pasted redirect URL (the default over SSH)"},
+			{keys: []string{"r", "↑/k", "↓/j", "esc"}, does: "read again; move; close"},
 		}},
 		{where: "Session (list)", help: sessionList, rows: []keyRow{
 			{keys: []string{"enter", "n"}, does: "open the highlighted session / start a new one (it is written once its first message is sent)"},

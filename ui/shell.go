@@ -180,6 +180,7 @@ func New(opts Options) *Model {
 		m.projects.UsePreload(opts.Preload)
 	}
 	m.settings = settings.New(opts.Host, st, opts.Env, m.editGlobal)
+	m.settings.OpenProviders = m.openProviders
 	m.session = newSessionTab(opts, st, m.markdown)
 	return m
 }

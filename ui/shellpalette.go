@@ -102,6 +102,7 @@ func (m *Model) paletteItems() []palette.Item {
 		}
 		command("Edit memory", p.Name, func() tea.Cmd { return m.editMemory(p) })
 	}
+	command("Providers", "log in, add an endpoint, MCP servers", m.openProviders)
 	command("Keys of this screen", "help", func() tea.Cmd {
 		m.showHelp, m.helpTop = true, 0
 		return nil

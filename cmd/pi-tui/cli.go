@@ -239,6 +239,14 @@ func (a *app) dispatch(args []string) error {
 			return a.sessionsCmd(args[1:])
 		case "serve":
 			return a.serveCmd(args[1:])
+		case "providers":
+			return a.providersCmd(args[1:])
+		case "login":
+			return a.loginCmd(args[1:])
+		case "logout":
+			return a.logoutCmd(args[1:])
+		case "mcp":
+			return a.mcpCmd(args[1:])
 		case "completion":
 			return a.completionCmd(args[1:])
 		case completeCommand:

@@ -102,8 +102,8 @@ func TestCompletion(t *testing.T) {
 		words []string
 		want  string
 	}{
-		{[]string{""}, "projects memory instructions prompt rpc sessions serve completion help"},
-		{[]string{"pro"}, "projects prompt"},
+		{[]string{""}, "projects memory instructions prompt rpc sessions providers login logout mcp serve completion help"},
+		{[]string{"pro"}, "projects prompt providers"},
 		{[]string{"projects", "a"}, "add archive"},
 		{[]string{"memory", "show", "sh"}, "shed shop"},
 		{[]string{"--data-dir", c.env["PI_TUI_DATA_DIR"], "projects", "pin", "s"}, "shed shop"},

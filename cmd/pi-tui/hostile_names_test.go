@@ -165,6 +165,19 @@ func TestEveryCommandShowsHostileNamesAsText(t *testing.T) {
 		{path: "sessions discard", args: []string{W, "--yes"}},
 		{path: "rpc", args: []string{"--project", P}, stdin: `{"id":"1","type":"get_state"}` + "\n"},
 		{path: completeCommand, args: []string{"--", "sessions", "list", ""}}, // the shell's completion of PROJECT
+		// Without pi (none on this PATH): the provider and MCP commands say
+		// what to install; a name they refuse is quoted as text.
+		{path: "providers"},
+		{path: "providers add", args: []string{"p" + hostile, "--base-url", "http://127.0.0.1:1"}, code: 2, names: true},
+		{path: "login", args: []string{"p" + hostile}, code: 1},
+		{path: "logout", args: []string{"p" + hostile}, code: 1},
+		{path: "mcp list", args: []string{"--project", P}, code: 1},
+		{path: "mcp add", args: []string{"s" + hostile, "--", "true"}, code: 1},
+		{path: "mcp remove", args: []string{"s" + hostile}, code: 2, names: true},
+		{path: "mcp login", args: []string{"s" + hostile}, code: 2, names: true},
+		{path: "mcp logout", args: []string{"s" + hostile}, code: 2, names: true},
+		{path: "mcp enable", args: []string{"s" + hostile}, code: 2, names: true},
+		{path: "mcp disable", args: []string{"s" + hostile}, code: 2, names: true},
 		{path: "projects relocate", args: []string{P, moved}, names: true},
 		{path: "projects remove", args: []string{P}, names: true},
 	}

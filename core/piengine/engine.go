@@ -620,3 +620,11 @@ func (c *core) ended() error {
 	}
 	return err
 }
+
+// CommandEnv is the environment of a pi command pi-tui runs outside a
+// session (pi auth, pi mcp, pi --list-models): base (nil: this
+// process's), the quiet settings and agentDir as PI_CODING_AGENT_DIR, so
+// the command reads and writes the same files as pi-tui's sessions.
+func CommandEnv(base []string, agentDir string) []string {
+	return Config{Env: base, AgentDir: agentDir}.env()
+}

@@ -32,6 +32,10 @@ type AuthEntry struct {
 	Provider string
 	Type     string // api_key, oauth, or whatever else pi wrote
 	Key      string // api_key entries: a value as pi reads it (!command, $VAR, a name, or the key)
+	// Expires is when an oauth entry's access token expires, in
+	// milliseconds since 1970 as pi writes it (0: not said). pi refreshes
+	// it with the refresh token, which pi-tui never reads.
+	Expires int64
 }
 
 // Auth is what auth.json holds for pi-tui.
@@ -87,6 +91,8 @@ func ReadAuth(agentDir string) (Auth, error) {
 		var entry struct {
 			Type json.RawMessage `json:"type"`
 			Key  json.RawMessage `json:"key"`
+			// Expires only: the tokens beside it are not decoded.
+			Expires json.RawMessage `json:"expires"`
 		}
 		if err := json.Unmarshal(v, &entry); err != nil {
 			return a, fmt.Errorf("%s: the entry for %q must be an object", path, name)
@@ -97,6 +103,12 @@ func ReadAuth(agentDir string) (Auth, error) {
 		}
 		if e.Type == AuthAPIKey && len(entry.Key) > 0 && json.Unmarshal(entry.Key, &e.Key) != nil {
 			return a, fmt.Errorf("%s: the entry for %q has a \"key\" that is not a string", path, name)
+		}
+		if e.Type == AuthOAuth && len(entry.Expires) > 0 {
+			var ms float64
+			if json.Unmarshal(entry.Expires, &ms) == nil && ms > 0 && ms < 1<<62 {
+				e.Expires = int64(ms)
+			}
 		}
 		a.Entries = append(a.Entries, e)
 	}

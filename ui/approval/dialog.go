@@ -225,7 +225,7 @@ func (d *Dialog) build(w int) {
 		// by its arguments, in its schema's order: on one line as pi
 		// shows the call, then each whole.
 		args := agent.ToolArgs(d.ask.req.Args, d.ask.req.Params)
-		d.summary = strings.TrimSpace(common.VisibleLine(t) + " " + agent.ArgsLine(args, 100))
+		d.summary = strings.TrimSpace(common.VisibleLine(agent.ToolLabel(t)) + " " + agent.ArgsLine(args, 100))
 		if len(args) == 0 {
 			add("", 0, "(no arguments)", st.Dim.Render)
 		}
@@ -312,7 +312,7 @@ func (d *Dialog) View(width, height int) string {
 
 	// The title wraps (a long project name is read whole); the answer
 	// keys and it always show.
-	title := st.DialogHead.Render(dialog.Wrap("Allow "+d.ask.req.Tool+"?"+" · "+common.VisibleLine(d.project), inner))
+	title := st.DialogHead.Render(dialog.Wrap("Allow "+common.VisibleLine(agent.ToolLabel(d.ask.req.Tool))+"?"+" · "+common.VisibleLine(d.project), inner))
 	holding := d.quiet.Holding()
 	var state string
 	if holding {
@@ -396,7 +396,9 @@ func (d *Dialog) View(width, height int) string {
 	return st.Dialog.Width(w - 2).Render(strings.Join(out, "\n"))
 }
 
-func (d *Dialog) Title() string { return "Allow " + d.ask.req.Tool + "?" }
+func (d *Dialog) Title() string {
+	return "Allow " + common.VisibleLine(agent.ToolLabel(d.ask.req.Tool)) + "?"
+}
 func (d *Dialog) Help() [][]key.Binding {
 	return [][]key.Binding{d.keys.answers, d.keys.scrolls}
 }

@@ -52,3 +52,19 @@ func TestExtensionToolApprovalShowsItsArguments(t *testing.T) {
 		}
 	}
 }
+
+// An MCP server's tool names its server: the same tool name from two
+// servers is two different programs.
+func TestMCPToolApprovalNamesItsServer(t *testing.T) {
+	req := agent.Approval{Tool: "mcp__github__create_issue", Args: json.RawMessage(`{"title":"Bug"}`), Params: []string{"title"}}
+	d := newDialog(uitest.UI(), &Ask{req: req}, "proj", nil)
+	v := ansi.Strip(d.View(80, 30))
+	for _, w := range []string{"Allow create_issue (MCP server github)?", `create_issue (MCP server github) title="Bug"`} {
+		if !strings.Contains(v, w) {
+			t.Errorf("no %q in\n%s", w, v)
+		}
+	}
+	if d.Title() != "Allow create_issue (MCP server github)?" {
+		t.Errorf("title %q", d.Title())
+	}
+}

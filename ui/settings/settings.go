@@ -64,6 +64,9 @@ type Model struct {
 	env        func(string) string
 	editGlobal func() tea.Cmd
 	keys       keys
+	// OpenProviders opens the Providers screen; the shell sets it (nil:
+	// the key does nothing).
+	OpenProviders func() tea.Cmd
 
 	// lines are the tab below its title: the settings and the approval
 	// rules, which the cursor rests on, and the text between them. They
@@ -93,6 +96,8 @@ type Model struct {
 type keys struct {
 	Nav                   list.KeyMap
 	Enter, Reload, Delete key.Binding
+	// Providers opens the Providers screen (OpenProviders).
+	Providers key.Binding
 }
 
 // line is one line of the tab: a setting (item < itemCount), an
@@ -159,10 +164,11 @@ type state struct {
 // editor; env looks up environment variables (API keys).
 func New(h *host.Host, st *common.UI, env func(string) string, editGlobal func() tea.Cmd) *Model {
 	m := &Model{host: h, st: st, env: env, editGlobal: editGlobal, keys: keys{
-		Nav:    list.DefaultKeyMap(),
-		Enter:  key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "change or open a setting; the rest is there to read")),
-		Reload: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
-		Delete: key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "delete the approval rule")),
+		Nav:       list.DefaultKeyMap(),
+		Enter:     key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "change or open a setting; the rest is there to read")),
+		Reload:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
+		Delete:    key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "delete the approval rule")),
+		Providers: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "providers: log in, add an endpoint, MCP servers")),
 	}}
 	if env == nil {
 		env = func(string) string { return "" }
@@ -258,7 +264,7 @@ func (m *Model) headLines() []string {
 // Help lists the tab's keys.
 func (m *Model) Help() [][]key.Binding {
 	k := m.keys
-	return [][]key.Binding{append(append([]key.Binding{k.Enter}, k.Nav.Bindings()...), k.Delete, k.Reload)}
+	return [][]key.Binding{append(append([]key.Binding{k.Enter}, k.Nav.Bindings()...), k.Delete, k.Reload, k.Providers)}
 }
 
 // loadRules lists every project's rules, grouped by project name (a
@@ -352,6 +358,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		case m.lines.Update(msg):
 		case key.Matches(msg, m.keys.Reload):
 			return m.Init()
+		case key.Matches(msg, m.keys.Providers) && m.OpenProviders != nil:
+			return m.OpenProviders()
 		case key.Matches(msg, m.keys.Delete):
 			if row, ok := m.selectedRule(); ok {
 				rules, ctx := m.host.Approvals, m.st.Ctx

@@ -1,0 +1,19 @@
+package ui
+
+import (
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pi-tui/pi-tui/ui/providersview"
+)
+
+// openProviders pushes the Providers screen (from Settings' p and the
+// command palette): pi's logins run in this program's terminal through
+// the program's Exec, so over SSH the client's terminal gets them.
+func (m *Model) openProviders() tea.Cmd {
+	return m.st.Push(providersview.New(providersview.Deps{
+		UI:       m.st,
+		AgentDir: m.opts.Host.Places.AgentDir,
+		Env:      m.opts.Env,
+		Exec:     m.opts.Exec,
+	}))
+}
