@@ -300,3 +300,59 @@ func syncDir(dir string) {
 		d.Close()
 	}
 }
+
+// AppendDrafts appends entries made elsewhere (another agent's session,
+// imported) with their own ids, parents and times, in order; the last
+// becomes the leaf. A parent must be in the file or earlier in ds, and an
+// id must be new to the file. Each line is written as Append writes one.
+func (s *Session) AppendDrafts(ctx context.Context, ds []Draft) (Appended, error) {
+	bodies := make([][]byte, len(ds))
+	for k, d := range ds {
+		if d.Type == "" || d.Type == TypeSession || d.ID == "" {
+			return Appended{}, fmt.Errorf("append to session: entry %d has type %q and id %q", k+1, d.Type, d.ID)
+		}
+		body, err := payloadMembers(d.Fields)
+		if err != nil {
+			return Appended{}, fmt.Errorf("append %s to session: %w", d.Type, err)
+		}
+		bodies[k] = body
+	}
+	return s.locked(ctx, func(arrived []Entry, size int64) (Appended, error) {
+		var last int32 = -1
+		for k, d := range ds {
+			if err := ctx.Err(); err != nil {
+				return Appended{Arrived: arrived}, err
+			}
+			if _, taken := s.byID[d.ID]; taken {
+				return Appended{Arrived: arrived}, fmt.Errorf("append to %s: entry id %s is already in the file", s.path, d.ID)
+			}
+			parent := int32(-1)
+			if d.ParentID != "" {
+				p, ok := s.byID[d.ParentID]
+				if !ok {
+					return Appended{Arrived: arrived}, fmt.Errorf("append to %s: entry %s names parent %s, which is not in the file", s.path, d.ID, d.ParentID)
+				}
+				parent = p
+			}
+			t := d.Timestamp
+			if t.IsZero() {
+				t = s.opts.Now()
+			}
+			if k > 0 {
+				// Every line after the first is measured from this one.
+				size = s.offset
+			}
+			i, more, err := s.writeLineLocked(d.Type, d.ID, FormatTimestamp(t), bodies[k], parent, size)
+			arrived = append(arrived, more...)
+			if err != nil {
+				return Appended{Arrived: arrived}, err
+			}
+			last = i
+		}
+		if last < 0 {
+			return Appended{Arrived: arrived}, nil
+		}
+		s.leaf = last
+		return Appended{Entry: s.entry(last), Arrived: arrived}, nil
+	})
+}

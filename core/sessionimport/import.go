@@ -1,0 +1,290 @@
+package sessionimport
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pi-tui/pi-tui/core/pisession"
+)
+
+// Import finds the sessions of opts.Sources where loc says their agents keep
+// them and writes each one whose folder a project holds as a pi session
+// file in that project's session folder (or, with DryRun, says what it
+// would write). A session imported before gets only what its source gained
+// since, appended; one whose source has not changed is not read again. A
+// line, file or database that cannot be read is reported in Result.Problems
+// and the rest goes on; the error is for what stops the whole import (the
+// context ending).
+func Import(ctx context.Context, loc Locations, opts Options) (Result, error) {
+	if len(opts.Sources) == 0 {
+		opts.Sources = Sources
+	}
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	im := &importer{opts: opts, res: Result{Sessions: []Session{}, Unmatched: []Unmatched{}, Problems: []Problem{}}, unmatched: map[string]int{}}
+	im.indexTargets()
+	var all []found
+	for _, src := range opts.Sources {
+		all = append(all, im.discover(ctx, src, loc)...)
+	}
+	defer im.closeDBs()
+	im.res.Found = len(all)
+	for i, fd := range all {
+		if err := ctx.Err(); err != nil {
+			return im.res, err
+		}
+		im.one(ctx, fd)
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(all))
+		}
+	}
+	for cwd, n := range im.unmatched {
+		im.res.Unmatched = append(im.res.Unmatched, Unmatched{Cwd: cwd, Sessions: n})
+	}
+	sort.Slice(im.res.Unmatched, func(i, j int) bool { return im.res.Unmatched[i].Cwd < im.res.Unmatched[j].Cwd })
+	return im.res, ctx.Err()
+}
+
+type importer struct {
+	opts      Options
+	res       Result
+	targets   map[string]target // session key → the file imported before
+	unmatched map[string]int
+	dbs       []*sql.DB
+}
+
+type target struct {
+	path    string
+	project Project
+}
+
+// indexTargets reads the names in every project's session folder: a file
+// an import wrote carries the key of its source in its name.
+func (im *importer) indexTargets() {
+	im.targets = map[string]target{}
+	for _, p := range im.opts.Projects {
+		ents, err := os.ReadDir(p.Dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if k := keyOf(e.Name()); k != "" {
+				im.targets[k] = target{path: filepath.Join(p.Dir, e.Name()), project: p}
+			}
+		}
+	}
+}
+
+func (im *importer) problem(file string, line int, msg string) {
+	im.res.Problems = append(im.res.Problems, Problem{File: file, Line: line, Msg: msg})
+}
+
+func (im *importer) closeDBs() {
+	for _, db := range im.dbs {
+		db.Close()
+	}
+}
+
+// discover lists a source's sessions; a source that is not there is no
+// problem (the agent is not installed).
+func (im *importer) discover(ctx context.Context, src Source, loc Locations) []found {
+	var out []found
+	var err error
+	where := ""
+	switch src {
+	case Claude:
+		where = filepath.Join(loc.Claude, "projects")
+		out, err = claudeFiles(loc.Claude)
+	case Codex:
+		where = filepath.Join(loc.Codex, "sessions")
+		out, err = codexFiles(loc.Codex)
+	case OpenCode:
+		return im.discoverOpenCode(ctx, loc.OpenCode)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		im.problem(where, 0, err.Error())
+	}
+	return out
+}
+
+func (im *importer) discoverOpenCode(ctx context.Context, root string) []found {
+	var out []found
+	inDB := map[string]bool{}
+	dbPath := filepath.Join(root, "opencode.db")
+	if _, err := os.Stat(dbPath); err == nil {
+		db, err := openOpenCodeDB(ctx, dbPath)
+		if err != nil {
+			im.problem(dbPath, 0, err.Error())
+		} else {
+			im.dbs = append(im.dbs, db)
+			list, err := openCodeDBSessions(ctx, db, dbPath)
+			if err != nil {
+				im.problem(dbPath, 0, err.Error())
+			}
+			for _, f := range list {
+				inDB[f.id] = true
+			}
+			out = append(out, list...)
+		}
+	}
+	list, err := openCodeStorageSessions(filepath.Join(root, "storage"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		im.problem(filepath.Join(root, "storage"), 0, err.Error())
+	}
+	for _, f := range list {
+		if !inDB[f.id] { // opencode moved it into the database
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// read converts a source session from where rec left off.
+func (im *importer) read(ctx context.Context, fd found, rec record, c *converted) (record, error) {
+	lineProblem := func(line int, msg string) { im.problem(fd.path, line, msg) }
+	switch fd.src {
+	case Claude:
+		return readClaude(ctx, fd, rec, c, im.opts.MaxLineBytes, lineProblem)
+	case Codex:
+		return readCodex(ctx, fd, rec, c, im.opts.MaxLineBytes, lineProblem)
+	default:
+		return readOpenCode(ctx, fd, rec, c, im.problem)
+	}
+}
+
+// one imports one source session.
+func (im *importer) one(ctx context.Context, fd found) {
+	key := sessionKey(fd.src, fd.id)
+	if t, ok := im.targets[key]; ok {
+		im.again(ctx, fd, key, t)
+		return
+	}
+	c := newConverted(key)
+	rec := record{Source: fd.src, SourceID: fd.id, From: fd.path, Stamp: fd.stamp}
+	rec, err := im.read(ctx, fd, rec, c)
+	if err != nil {
+		im.problem(fd.path, 0, err.Error())
+		return
+	}
+	if c.cwd == "" {
+		im.problem(fd.path, 0, "the session records no working folder; skipped")
+		return
+	}
+	if len(c.entries) == 0 {
+		return // nothing said: an empty or sub-agent-only session
+	}
+	p, ok := im.project(c.cwd)
+	if !ok {
+		im.unmatched[filepath.Clean(c.cwd)]++
+		return
+	}
+	if im.opts.Only != "" && p.ID != im.opts.Only {
+		return
+	}
+	if c.created.IsZero() {
+		c.created = im.opts.Now()
+	}
+	id := sessionID(key, c.created)
+	n := len(c.entries)
+	rec.Tip, rec.Seq = c.tip, c.seq
+	c.add(pisession.TypeCustom, "", c.lastAt, pisession.Custom{CustomType: RecordType, Data: mustJSON(rec)})
+	s := Session{Source: fd.src, SourceID: fd.id, From: fd.path, ProjectID: p.ID, Project: p.Name, ID: id, Title: rec.Title, Entries: n,
+		File: filepath.Join(p.Dir, pisession.FileName(pisession.FormatTimestamp(c.created), id))}
+	if !im.opts.DryRun {
+		file, err := pisession.WriteSession(ctx, p.Dir, pisession.SessionDraft{ID: id, Created: c.created, Cwd: p.Root, Entries: c.entries}, pisession.Options{Now: im.opts.Now})
+		if err != nil {
+			im.problem(fd.path, 0, err.Error())
+			return
+		}
+		s.File = file
+	}
+	im.res.Sessions = append(im.res.Sessions, s)
+}
+
+// again brings a session imported before up to date with its source.
+func (im *importer) again(ctx context.Context, fd found, key string, t target) {
+	if im.opts.Only != "" && t.project.ID != im.opts.Only {
+		return
+	}
+	rec, ok, err := lastRecord(t.path)
+	if err != nil || !ok {
+		// Not this import's file after all, or unreadable: leave it.
+		if err != nil {
+			im.problem(t.path, 0, err.Error())
+		}
+		return
+	}
+	if rec.Stamp == fd.stamp {
+		im.res.Unchanged++
+		return
+	}
+	c := newConverted(key)
+	c.continueFrom(rec.Tip, map[string]bool{}, rec.Seq)
+	rec.Stamp, rec.From = fd.stamp, fd.path
+	rec, err = im.read(ctx, fd, rec, c)
+	if err != nil {
+		im.problem(fd.path, 0, err.Error())
+		return
+	}
+	if len(c.entries) == 0 {
+		im.res.Unchanged++
+		return
+	}
+	n := len(c.entries)
+	rec.Tip, rec.Seq = c.tip, c.seq
+	c.add(pisession.TypeCustom, "", c.lastAt, pisession.Custom{CustomType: RecordType, Data: mustJSON(rec)})
+	s := Session{Source: fd.src, SourceID: fd.id, From: fd.path, ProjectID: t.project.ID, Project: t.project.Name, File: t.path,
+		ID: idOfFile(t.path), Title: rec.Title, Entries: n, Appended: true}
+	if !im.opts.DryRun {
+		ps, err := pisession.Open(ctx, t.path, pisession.Options{Now: im.opts.Now})
+		if err != nil {
+			im.problem(t.path, 0, err.Error())
+			return
+		}
+		_, err = ps.AppendDrafts(ctx, c.entries)
+		ps.Close()
+		if err != nil {
+			im.problem(t.path, 0, err.Error())
+			return
+		}
+	}
+	im.res.Sessions = append(im.res.Sessions, s)
+}
+
+// project is the registered project whose root holds cwd (the deepest, when
+// projects nest).
+func (im *importer) project(cwd string) (Project, bool) {
+	cwd = filepath.Clean(cwd)
+	best := -1
+	for i, p := range im.opts.Projects {
+		root := filepath.Clean(p.Root)
+		if cwd == root || strings.HasPrefix(cwd, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator)) {
+			if best < 0 || len(root) > len(im.opts.Projects[best].Root) {
+				best = i
+			}
+		}
+	}
+	if best < 0 {
+		return Project{}, false
+	}
+	return im.opts.Projects[best], true
+}
+
+func idOfFile(path string) string {
+	name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	if i := strings.LastIndexByte(name, '_'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
