@@ -65,7 +65,7 @@ type codexItem struct {
 	Type      string          `json:"type"`
 	Role      string          `json:"role"`
 	Content   json.RawMessage `json:"content"`
-	Summary   []codexText     `json:"summary"`
+	Summary   json.RawMessage `json:"summary"` // reasoning: []codexText; turn_context: a word
 	Name      string          `json:"name"`
 	Arguments string          `json:"arguments"`
 	Input     json.RawMessage `json:"input"`
@@ -217,7 +217,9 @@ func (r *codexReader) item(n int, at time.Time, raw []byte, problem func(int, st
 		// developer and system messages are Codex's own instructions.
 	case "reasoning":
 		var texts []string
-		for _, s := range it.Summary {
+		var summary []codexText
+		_ = json.Unmarshal(it.Summary, &summary)
+		for _, s := range summary {
 			texts = append(texts, s.Text)
 		}
 		var content []codexText

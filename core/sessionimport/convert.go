@@ -232,6 +232,16 @@ func (c *converted) assistant(parent string, at time.Time, who model, usage *pis
 	return id
 }
 
+// addRecord ends the entries with the import record: the tip it continues
+// from, and the id counter past the record's own id.
+func (c *converted) addRecord(rec record) {
+	rec.Tip = c.tip
+	id := c.newID()
+	rec.Seq = c.seq
+	c.entries = append(c.entries, pisession.Draft{Type: pisession.TypeCustom, ID: id, ParentID: c.tip, Timestamp: c.when(time.Time{}),
+		Fields: pisession.Custom{CustomType: RecordType, Data: mustJSON(rec)}})
+}
+
 // finish answers the calls the tip left open and names the session.
 func (c *converted) finish(title string, named bool) {
 	c.closeOpen("", c.lastAt)

@@ -197,8 +197,7 @@ func (im *importer) one(ctx context.Context, fd found) {
 	}
 	id := sessionID(key, c.created)
 	n := len(c.entries)
-	rec.Tip, rec.Seq = c.tip, c.seq
-	c.add(pisession.TypeCustom, "", c.lastAt, pisession.Custom{CustomType: RecordType, Data: mustJSON(rec)})
+	c.addRecord(rec)
 	s := Session{Source: fd.src, SourceID: fd.id, From: fd.path, ProjectID: p.ID, Project: p.Name, ID: id, Title: rec.Title, Entries: n,
 		File: filepath.Join(p.Dir, pisession.FileName(pisession.FormatTimestamp(c.created), id))}
 	if !im.opts.DryRun {
@@ -242,8 +241,7 @@ func (im *importer) again(ctx context.Context, fd found, key string, t target) {
 		return
 	}
 	n := len(c.entries)
-	rec.Tip, rec.Seq = c.tip, c.seq
-	c.add(pisession.TypeCustom, "", c.lastAt, pisession.Custom{CustomType: RecordType, Data: mustJSON(rec)})
+	c.addRecord(rec)
 	s := Session{Source: fd.src, SourceID: fd.id, From: fd.path, ProjectID: t.project.ID, Project: t.project.Name, File: t.path,
 		ID: idOfFile(t.path), Title: rec.Title, Entries: n, Appended: true}
 	if !im.opts.DryRun {
