@@ -150,6 +150,11 @@ func (s *state) upgradeLocked(ctx context.Context) error {
 // writeTemp writes data to a new temporary file in dir, synced to disk,
 // and returns its path.
 func writeTemp(dir string, data []byte, mode fs.FileMode) (string, error) {
+	return writeTempSync(dir, data, mode, true)
+}
+
+// writeTempSync is writeTemp, syncing only when sync is true.
+func writeTempSync(dir string, data []byte, mode fs.FileMode, sync bool) (string, error) {
 	f, err := os.CreateTemp(dir, ".pi-tui-session-*.tmp")
 	if err != nil {
 		return "", err
@@ -159,7 +164,7 @@ func writeTemp(dir string, data []byte, mode fs.FileMode) (string, error) {
 	if err == nil {
 		err = f.Chmod(mode)
 	}
-	if err == nil {
+	if err == nil && sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -253,17 +258,23 @@ func WriteSession(ctx context.Context, dir string, d SessionDraft, opts Options)
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	return writeNew(dir, filepath.Join(dir, FileName(ts, d.ID)), b.Bytes())
+	return writeNewSync(dir, filepath.Join(dir, FileName(ts, d.ID)), b.Bytes(), !opts.Unsynced)
 }
 
 // writeNew writes data as the new file final in dir: to a temporary file
 // that is synced and then linked to final, which must not exist yet (a
 // session file is never overwritten).
 func writeNew(dir, final string, data []byte) (string, error) {
+	return writeNewSync(dir, final, data, true)
+}
+
+// writeNewSync is writeNew, syncing the file and its folder only when sync
+// is true.
+func writeNewSync(dir, final string, data []byte, sync bool) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("write session: %w", err)
 	}
-	tmp, err := writeTemp(dir, data, 0o600)
+	tmp, err := writeTempSync(dir, data, 0o600, sync)
 	if err != nil {
 		return "", fmt.Errorf("write session %s: %w", final, err)
 	}
@@ -278,7 +289,7 @@ func writeNew(dir, final string, data []byte) (string, error) {
 			return "", fmt.Errorf("write session %s: %w", final, cerr)
 		}
 		_, werr := f.Write(data)
-		if werr == nil {
+		if werr == nil && sync {
 			werr = f.Sync()
 		}
 		if cerr := f.Close(); werr == nil {
@@ -289,7 +300,9 @@ func writeNew(dir, final string, data []byte) (string, error) {
 			return "", fmt.Errorf("write session %s: %w", final, werr)
 		}
 	}
-	syncDir(dir)
+	if sync {
+		syncDir(dir)
+	}
 	return final, nil
 }
 

@@ -32,13 +32,14 @@ func Import(ctx context.Context, loc Locations, opts Options) (Result, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	im := &importer{opts: opts, res: Result{Sessions: []Session{}, Unmatched: []Unmatched{}, Problems: []Problem{}}, unmatched: map[string]int{}}
+	im := &importer{opts: opts, res: Result{Sessions: []Session{}, Unmatched: []Unmatched{}, Problems: []Problem{}}, unmatched: map[string]int{}, written: map[string]bool{}}
 	im.indexTargets()
 	var all []found
 	for _, src := range opts.Sources {
 		all = append(all, im.discover(ctx, src, loc)...)
 	}
 	defer im.closeDBs()
+	defer syncAll(im.written)
 	im.res.Found = len(all)
 	for i, fd := range all {
 		if err := ctx.Err(); err != nil {
@@ -62,6 +63,7 @@ type importer struct {
 	targets   map[string]target // session key → the file imported before
 	unmatched map[string]int
 	dbs       []*sql.DB
+	written   map[string]bool // folders written to, synced at the end
 }
 
 type target struct {
@@ -201,7 +203,9 @@ func (im *importer) one(ctx context.Context, fd found) {
 	s := Session{Source: fd.src, SourceID: fd.id, From: fd.path, ProjectID: p.ID, Project: p.Name, ID: id, Title: rec.Title, Entries: n,
 		File: filepath.Join(p.Dir, pisession.FileName(pisession.FormatTimestamp(c.created), id))}
 	if !im.opts.DryRun {
-		file, err := pisession.WriteSession(ctx, p.Dir, pisession.SessionDraft{ID: id, Created: c.created, Cwd: p.Root, Entries: c.entries}, pisession.Options{Now: im.opts.Now})
+		file, err := pisession.WriteSession(ctx, p.Dir, pisession.SessionDraft{ID: id, Created: c.created, Cwd: p.Root, Entries: c.entries},
+			pisession.Options{Now: im.opts.Now, Unsynced: batchSync})
+		im.written[p.Dir] = true
 		if err != nil {
 			im.problem(fd.path, 0, err.Error())
 			return
