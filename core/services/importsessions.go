@@ -3,6 +3,7 @@ package services
 import (
 	"context"
 
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/sessionimport"
 )
 
@@ -22,6 +23,7 @@ func (s *Services) ImportSessions(ctx context.Context, loc sessionimport.Locatio
 	res, err := sessionimport.Import(ctx, loc, opts)
 	if len(res.Sessions) > 0 && !opts.DryRun {
 		_, _ = s.Sessions.Reconcile(ctx) // a stale count is all a failure costs
+		s.Events.Publish(events.ProjectsChanged{}) // every program lists them
 	}
 	return res, err
 }
