@@ -22,7 +22,7 @@ func (s *Services) ImportSessions(ctx context.Context, loc sessionimport.Locatio
 	}
 	res, err := sessionimport.Import(ctx, loc, opts)
 	if len(res.Sessions) > 0 && !opts.DryRun {
-		_, _ = s.Sessions.Reconcile(ctx) // a stale count is all a failure costs
+		_, _ = s.Sessions.Reconcile(ctx)           // a stale count is all a failure costs
 		s.Events.Publish(events.ProjectsChanged{}) // every program lists them
 	}
 	return res, err

@@ -4,17 +4,17 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/core/sessionexport"
 	"github.com/pi-tui/pi-tui/core/sessionimport"
-	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
