@@ -2,6 +2,7 @@ package sessionimport
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -52,18 +53,18 @@ func claudeFiles(root string) ([]found, error) {
 }
 
 type claudeLine struct {
-	Type        string          `json:"type"`
-	UUID        string          `json:"uuid"`
-	ParentUUID  *string         `json:"parentUuid"`
-	Logical     string          `json:"logicalParentUuid"`
-	IsSidechain bool            `json:"isSidechain"`
-	IsMeta      bool            `json:"isMeta"`
-	IsCompact   bool            `json:"isCompactSummary"`
-	Cwd         string          `json:"cwd"`
-	Timestamp   string          `json:"timestamp"`
-	Summary     string          `json:"summary"`
-	CustomTitle string          `json:"customTitle"`
-	Message     json.RawMessage `json:"message"`
+	Type        string         `json:"type"`
+	UUID        string         `json:"uuid"`
+	ParentUUID  *string        `json:"parentUuid"`
+	Logical     string         `json:"logicalParentUuid"`
+	IsSidechain bool           `json:"isSidechain"`
+	IsMeta      bool           `json:"isMeta"`
+	IsCompact   bool           `json:"isCompactSummary"`
+	Cwd         string         `json:"cwd"`
+	Timestamp   string         `json:"timestamp"`
+	Summary     string         `json:"summary"`
+	CustomTitle string         `json:"customTitle"`
+	Message     *claudeMessage `json:"message"` // decoded with the line: one pass
 }
 
 type claudeMessage struct {
@@ -140,7 +141,7 @@ func (r *claudeReader) flush() {
 func (r *claudeReader) line(n int, text []byte, problem func(int, string)) {
 	var l claudeLine
 	if err := json.Unmarshal(text, &l); err != nil {
-		problem(n, "not a JSON object ("+shortErr(err)+"); skipped")
+		problem(n, lineError(err))
 		return
 	}
 	if l.Cwd != "" && r.c.cwd == "" {
@@ -172,12 +173,12 @@ func (r *claudeReader) line(n int, text []byte, problem func(int, string)) {
 		return
 	}
 	at, _ := time.Parse(time.RFC3339Nano, l.Timestamp)
-	var m claudeMessage
-	if len(l.Message) == 0 || json.Unmarshal(l.Message, &m) != nil {
-		problem(n, "a "+l.Type+" line without a readable message; skipped")
+	if l.Message == nil {
+		problem(n, "a "+l.Type+" line without a message; skipped")
 		r.byUUID[l.UUID] = r.parent(l.ParentUUID)
 		return
 	}
+	m := *l.Message
 	if l.Type == "assistant" {
 		if m.Model == "<synthetic>" {
 			r.flush()
@@ -335,6 +336,16 @@ func max1(n int) int {
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// lineError says why a line could not be read: not JSON at all, or JSON
+// of a shape the agent does not write.
+func lineError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return "a member has the wrong kind of value (" + te.Field + "); skipped"
+	}
+	return "not a JSON object (" + shortErr(err) + "); skipped"
 }
 
 // shortErr is a JSON decoding error without Go's type names.

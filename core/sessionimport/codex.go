@@ -135,7 +135,7 @@ func (r *codexReader) toUser(at time.Time, b block) {
 func (r *codexReader) line(n int, text []byte, problem func(int, string)) {
 	var l codexLine
 	if err := json.Unmarshal(text, &l); err != nil {
-		problem(n, "not a JSON object ("+shortErr(err)+"); skipped")
+		problem(n, lineError(err))
 		return
 	}
 	at, _ := time.Parse(time.RFC3339Nano, l.Timestamp)

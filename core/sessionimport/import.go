@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
 	"strings"
 	"time"
 
@@ -41,15 +43,57 @@ func Import(ctx context.Context, loc Locations, opts Options) (Result, error) {
 	defer im.closeDBs()
 	defer syncAll(im.written)
 	im.res.Found = len(all)
-	for i, fd := range all {
-		if err := ctx.Err(); err != nil {
-			return im.res, err
-		}
-		im.one(ctx, fd)
-		if opts.Progress != nil {
-			opts.Progress(i+1, len(all))
-		}
+	// A few sessions at a time (one per core, at most four): each is read,
+	// converted and written on its own, so memory stays a few times the
+	// largest session.
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	jobs := make(chan found)
+	var wg sync.WaitGroup
+	done := 0
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for fd := range jobs {
+				im.one(ctx, fd)
+				im.mu.Lock()
+				done++
+				if opts.Progress != nil {
+					opts.Progress(done, len(all))
+				}
+				im.mu.Unlock()
+			}
+		}()
 	}
+	for _, fd := range all {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- fd
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return im.res, err
+	}
+	order := map[Source]int{}
+	for i, src := range Sources {
+		order[src] = i
+	}
+	sort.Slice(im.res.Sessions, func(i, j int) bool {
+		a, b := im.res.Sessions[i], im.res.Sessions[j]
+		if a.Source != b.Source {
+			return order[a.Source] < order[b.Source]
+		}
+		return a.From+a.SourceID < b.From+b.SourceID
+	})
+	sort.SliceStable(im.res.Problems, func(i, j int) bool {
+		a, b := im.res.Problems[i], im.res.Problems[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
 	for cwd, n := range im.unmatched {
 		im.res.Unmatched = append(im.res.Unmatched, Unmatched{Cwd: cwd, Sessions: n})
 	}
@@ -58,6 +102,7 @@ func Import(ctx context.Context, loc Locations, opts Options) (Result, error) {
 }
 
 type importer struct {
+	mu        sync.Mutex // guards res, unmatched and written while workers run
 	opts      Options
 	res       Result
 	targets   map[string]target // session key → the file imported before
@@ -89,6 +134,8 @@ func (im *importer) indexTargets() {
 }
 
 func (im *importer) problem(file string, line int, msg string) {
+	im.mu.Lock()
+	defer im.mu.Unlock()
 	im.res.Problems = append(im.res.Problems, Problem{File: file, Line: line, Msg: msg})
 }
 
@@ -188,7 +235,9 @@ func (im *importer) one(ctx context.Context, fd found) {
 	}
 	p, ok := im.project(c.cwd)
 	if !ok {
+		im.mu.Lock()
 		im.unmatched[filepath.Clean(c.cwd)]++
+		im.mu.Unlock()
 		return
 	}
 	if im.opts.Only != "" && p.ID != im.opts.Only {
@@ -212,7 +261,9 @@ func (im *importer) one(ctx context.Context, fd found) {
 		}
 		s.File = file
 	}
+	im.mu.Lock()
 	im.res.Sessions = append(im.res.Sessions, s)
+	im.mu.Unlock()
 }
 
 // again brings a session imported before up to date with its source.
@@ -229,7 +280,7 @@ func (im *importer) again(ctx context.Context, fd found, key string, t target) {
 		return
 	}
 	if rec.Stamp == fd.stamp {
-		im.res.Unchanged++
+		im.unchanged()
 		return
 	}
 	c := newConverted(key)
@@ -241,7 +292,7 @@ func (im *importer) again(ctx context.Context, fd found, key string, t target) {
 		return
 	}
 	if len(c.entries) == 0 {
-		im.res.Unchanged++
+		im.unchanged()
 		return
 	}
 	n := len(c.entries)
@@ -261,7 +312,15 @@ func (im *importer) again(ctx context.Context, fd found, key string, t target) {
 			return
 		}
 	}
+	im.mu.Lock()
 	im.res.Sessions = append(im.res.Sessions, s)
+	im.mu.Unlock()
+}
+
+func (im *importer) unchanged() {
+	im.mu.Lock()
+	im.res.Unchanged++
+	im.mu.Unlock()
 }
 
 // project is the registered project whose root holds cwd (the deepest, when
