@@ -254,7 +254,9 @@ func (im *importer) one(ctx context.Context, fd found) {
 	if !im.opts.DryRun {
 		file, err := pisession.WriteSession(ctx, p.Dir, pisession.SessionDraft{ID: id, Created: c.created, Cwd: p.Root, Entries: c.entries},
 			pisession.Options{Now: im.opts.Now, Unsynced: batchSync})
+		im.mu.Lock()
 		im.written[p.Dir] = true
+		im.mu.Unlock()
 		if err != nil {
 			im.problem(fd.path, 0, err.Error())
 			return
