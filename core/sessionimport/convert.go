@@ -41,12 +41,11 @@ type model struct {
 }
 
 // converted is one source session as pi entries, held in memory while it is
-// converted and written; only one exists at a time.
+// converted and written; one exists per import worker.
 type converted struct {
 	key     string // sessionKey(source, source id)
 	created time.Time
 	cwd     string
-	title   string
 	entries []pisession.Draft
 	taken   map[string]bool
 	seq     uint64

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"sync"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/pisession"
