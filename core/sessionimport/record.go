@@ -44,8 +44,7 @@ var recordMarker = []byte(`"customType":"` + RecordType + `"`)
 
 // lastRecord finds the last import record in a pi session file: first in
 // its last 64 KB (where it is unless the session was continued at length
-// since), else by reading the whole file as a stream. It also returns the
-// entry ids the file holds when all was read (nil otherwise).
+// since), else by reading the whole file as a stream.
 func lastRecord(path string) (rec record, found bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
