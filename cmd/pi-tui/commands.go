@@ -178,7 +178,8 @@ var commands = []command{
 		more: "HTML (the default) needs nothing else to open: no script, nothing fetched; tool calls are folded,\n" +
 			"with the file changes they made. Without -o the export goes to standard output; with -o and no\n" +
 			"--format the file's extension (.html, .md, .jsonl) decides. The branch shown is exported, or every\n" +
-			"branch with --all-branches.",
+			"branch with --all-branches. On standard output control and bidirectional characters are shown as\n" +
+			"escapes (JSON keeps its values); -o FILE gets the bytes.",
 		flags: []flagDoc{{"format", "F", "html, md or jsonl"}, {"o", "FILE", "the file to write; - for standard output"},
 			{"all-branches", "", "every branch of the session, not only the one shown"}, flagScope},
 		example: "pi-tui sessions export 019a2b3c -o session.html"},

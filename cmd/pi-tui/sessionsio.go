@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/sessionexport"
 	"github.com/pi-tui/pi-tui/core/sessionimport"
+	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
 // sessionsImport is `sessions import [--from S] [--project P] [--dry-run]
@@ -128,10 +130,11 @@ func (b *progressBar) set(done, total int) {
 		return
 	}
 	b.last = pct
-	fmt.Fprintf(b.w, "\r\x1b[Kimporting %d/%d [%s%s] %d%%", done, total, strings.Repeat("=", filled), strings.Repeat(" ", width-filled), pct)
+	// pi-tui's own line: numbers and the bar's own characters.
+	writeText(b.w, fmt.Sprintf("\r\x1b[Kimporting %d/%d [%s%s] %d%%", done, total, strings.Repeat("=", filled), strings.Repeat(" ", width-filled), pct))
 }
 
-func (b *progressBar) clear() { fmt.Fprint(b.w, "\r\x1b[K") }
+func (b *progressBar) clear() { writeText(b.w, "\r\x1b[K") }
 
 // sessionsExport is `sessions export ID [--format F] [-o FILE]
 // [--all-branches] [--project P]`.
@@ -172,11 +175,17 @@ func (a *app) sessionsExport(args []string) error {
 		return err
 	}
 	if *out == "" || *out == "-" {
-		bw := bufio.NewWriter(a.stdout)
-		if _, err := h.ExportSession(a.ctx, pos[0], pid, bw, sessionexport.Options{Format: f, AllBranches: *all}); err != nil {
+		// Standard output is read, or piped on to be: what a session
+		// holds is made visible there (JSON keeps its values, the other
+		// formats show controls as escapes); -o FILE gets the bytes.
+		var b bytes.Buffer
+		if _, err := h.ExportSession(a.ctx, pos[0], pid, &b, sessionexport.Options{Format: f, AllBranches: *all}); err != nil {
 			return withProjectHint(err)
 		}
-		return bw.Flush()
+		if f == sessionexport.JSONL {
+			return writeJSONText(a.stdout, b.Bytes())
+		}
+		return writeText(a.stdout, safetext.Visible(b.String()))
 	}
 	// Written beside the target and renamed over it: a failed export
 	// leaves no half file, and an existing file only once the new one is
