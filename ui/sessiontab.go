@@ -44,6 +44,8 @@ func newSessionTab(opts Options, st *common.UI, markdown func(string, int) (stri
 		Open:          func(id string) tea.Cmd { return t.chat.Open(id) },
 		New:           func() tea.Cmd { return t.chat.New() },
 		NewInWorktree: func() tea.Cmd { return t.chat.NewInWorktree() },
+		Export:        func(id string) tea.Cmd { return t.chat.ExportSession(id, "") },
+		Import:        func() tea.Cmd { return t.chat.ImportSessions() },
 	})
 	t.chat = chat.New(chat.Deps{Ctx: t.ctx, Host: opts.Host, Runtimes: opts.Host.Runtimes, UI: st, Markdown: markdown, Env: opts.Env},
 		chat.Tab{List: t.list, Show: t.show})

@@ -80,6 +80,7 @@ func (m *Model) paletteItems() []palette.Item {
 			return chat.RunCommand(name)
 		})
 	}
+	command("Import sessions", "from Claude Code, Codex and opencode, into the projects", m.session.chat.ImportSessions)
 	command("Add project…", "a folder, its name and trust", func() tea.Cmd {
 		m.tab = tabProjects
 		return m.st.Push(m.projects.AddDialog("", nil))

@@ -54,7 +54,7 @@ func TestSessionsUndoUsage(t *testing.T) {
 	c.fails(2, "sessions undo needs exactly one session ID", "sessions", "undo", id, id, "--change", "1")
 	c.fails(2, "sessions changes needs exactly one session ID", "sessions", "changes")
 	c.fails(2, "unknown flag --bogus", "sessions", "changes", id, "--bogus")
-	c.fails(2, "the subcommands are list, changes, undo, merge and discard", "sessions", "frob")
+	c.fails(2, "the subcommands are list, changes, undo, merge, discard, import and export", "sessions", "frob")
 	c.fails(1, "there is no session "+id, "sessions", "changes", id)
 	c.fails(1, "there is no session "+id, "sessions", "undo", id, "--change", "1")
 }

@@ -162,6 +162,27 @@ var commands = []command{
 		more:    "ID as for sessions merge. Asks first on a terminal, naming uncommitted changes; otherwise needs --yes. The session stays.",
 		flags:   []flagDoc{{"yes", "", "discard without asking"}, flagScope},
 		example: "pi-tui sessions discard 019a2b3c-… --yes"},
+	{path: "sessions import", synopsis: "[--from claude|codex|opencode|all] [--project P] [--dry-run] [--json]",
+		summary: "bring Claude Code, Codex and opencode sessions into pi's session files",
+		more: "Reads ~/.claude/projects, ~/.codex/sessions and opencode's database (or storage/ folder), never\n" +
+			"writing to them, and writes each session run in a registered project's folder as a pi session\n" +
+			"of that project, which pi and pi-tui open and continue. Importing again adds only what is new.\n" +
+			"Sessions of other folders are listed with the command that adds the folder. A line, file or\n" +
+			"database that cannot be read is named on stderr and skipped (exit status 1); the rest is imported.",
+		flags: []flagDoc{{"from", "SOURCE", "claude, codex, opencode, or all (the default)"},
+			{"project", "P", "import only the sessions of this project"},
+			{"dry-run", "", "say what would be imported; write nothing"}, flagJSON},
+		example: "pi-tui sessions import --from claude --dry-run"},
+	{path: "sessions export", synopsis: "ID [--format html|md|jsonl] [-o FILE] [--all-branches] [--project P]",
+		summary: "write a session to share: a self-contained HTML page, Markdown, or pi's JSONL",
+		more: "HTML (the default) needs nothing else to open: no script, nothing fetched; tool calls are folded,\n" +
+			"with the file changes they made. Without -o the export goes to standard output; with -o and no\n" +
+			"--format the file's extension (.html, .md, .jsonl) decides. The branch shown is exported, or every\n" +
+			"branch with --all-branches. On standard output control and bidirectional characters are shown as\n" +
+			"escapes (JSON keeps its values); -o FILE gets the bytes.",
+		flags: []flagDoc{{"format", "F", "html, md or jsonl"}, {"o", "FILE", "the file to write; - for standard output"},
+			{"all-branches", "", "every branch of the session, not only the one shown"}, flagScope},
+		example: "pi-tui sessions export 019a2b3c -o session.html"},
 	{path: "providers", synopsis: "[--json]", summary: "list every provider pi and pi-tui know: ready or not, by what, its models and engines",
 		more: "Ready by an environment variable, models.json's apiKey, a key or an account login in pi's\n" +
 			"auth.json (with when its token expires), or as pi reports it. Reading refreshes nothing\n" +
@@ -263,6 +284,9 @@ func writeHelp(w io.Writer) {
 func writeFlags(w io.Writer, flags []flagDoc) {
 	for _, f := range flags {
 		name := "--" + f.name
+		if len(f.name) == 1 {
+			name = "-" + f.name
+		}
 		if f.value != "" {
 			name += " " + f.value
 		}

@@ -171,6 +171,10 @@ func flagNames(cmd *command) []string {
 		return append(out, "--version", "--continue")
 	}
 	for _, f := range cmd.flags {
+		if len(f.name) == 1 {
+			out = append(out, "-"+f.name)
+			continue
+		}
 		out = append(out, "--"+f.name)
 	}
 	return out

@@ -257,10 +257,14 @@ func (a *app) sessionsCmd(args []string) error {
 			return a.sessionsMerge(args[1:])
 		case "discard":
 			return a.sessionsDiscard(args[1:])
+		case "import":
+			return a.sessionsImport(args[1:])
+		case "export":
+			return a.sessionsExport(args[1:])
 		}
 	}
 	if len(args) == 0 || args[0] != "list" {
-		return usagef("sessions: the subcommands are list, changes, undo, merge and discard (pi-tui help sessions)")
+		return usagef("sessions: the subcommands are list, changes, undo, merge, discard, import and export (pi-tui help sessions)")
 	}
 	fs := a.flags("sessions list")
 	asJSON := fs.Bool("json", false, "")

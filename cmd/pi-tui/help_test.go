@@ -26,7 +26,11 @@ func TestEveryCommandHasHelp(t *testing.T) {
 			t.Errorf("help %s lacks usage or example:\n%s", cmd.path, want)
 		}
 		for _, f := range cmd.flags {
-			if !strings.Contains(want, "\n  --"+f.name+" ") {
+			dash := "--"
+			if len(f.name) == 1 {
+				dash = "-" // a one-letter flag is written as -o
+			}
+			if !strings.Contains(want, "\n  "+dash+f.name+" ") {
 				t.Errorf("help %s does not list --%s:\n%s", cmd.path, f.name, want)
 			}
 		}

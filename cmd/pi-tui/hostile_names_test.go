@@ -118,6 +118,8 @@ func TestEveryCommandShowsHostileNamesAsText(t *testing.T) {
 	moved := filepath.Join(src, "moved "+hostile)
 	memFile := filepath.Join(t.TempDir(), "notes "+hostile)
 
+	claudeHostile(t, c.env["HOME"], root)
+
 	var projectID, sessionID, worktreeID string
 	id := func(ptr *string) string { return "\x00" + fmt.Sprintf("%p", ptr) } // placeholder, resolved when the step runs
 	ids := map[string]*string{id(&projectID): &projectID, id(&sessionID): &sessionID, id(&worktreeID): &worktreeID}
@@ -154,6 +156,9 @@ func TestEveryCommandShowsHostileNamesAsText(t *testing.T) {
 		{path: "prompt", args: []string{"--project", P, "--json", "--yes", "second " + hostile}, names: true},
 		{path: "sessions list", args: []string{P}, names: true},
 		{path: "sessions list", args: []string{P, "--json"}, names: true},
+		{path: "sessions import", args: []string{"--from", "claude", "--dry-run", "--json"}, names: true}, // a Claude Code session titled hostile, run in root
+		{path: "sessions import", args: []string{"--from", "claude"}, names: true},
+		{path: "sessions export", args: []string{S, "-o", filepath.Join(root, "export.html")}, names: true},
 		{path: "sessions changes", args: []string{S}, names: true},
 		{path: "sessions changes", args: []string{S, "--json"}, names: true},
 		{path: "sessions undo", args: []string{S, "--change", "1"}, code: 1, names: true}, // the second prompt wrote the file since
@@ -241,6 +246,23 @@ func TestEveryCommandShowsHostileNamesAsText(t *testing.T) {
 			t.Errorf("pi-tui %s is not walked: add a step for it, or say in printNoNames why it prints no name", cmd.path)
 		}
 	}
+}
+
+// claudeHostile writes a Claude Code session run in root whose title and
+// text are hostile.
+func claudeHostile(t *testing.T, home, root string) {
+	t.Helper()
+	line := func(v map[string]any) string {
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	writeFile(t, filepath.Join(home, ".claude", "projects", "-x", "7c7c7c7c-0000-4000-8000-000000000001.jsonl"), strings.Join([]string{
+		line(map[string]any{"type": "summary", "summary": "claude " + hostile}),
+		line(map[string]any{"parentUuid": nil, "cwd": root, "type": "user", "uuid": "u1", "timestamp": "2025-10-01T09:00:00Z",
+			"message": map[string]any{"role": "user", "content": "asked " + hostile}}),
+		line(map[string]any{"parentUuid": "u1", "cwd": root, "type": "assistant", "uuid": "u2", "timestamp": "2025-10-01T09:00:01Z",
+			"message": map[string]any{"id": "m", "role": "assistant", "model": "x", "content": []any{map[string]any{"type": "text", "text": "answered " + hostile}}}}),
+	}, "\n")+"\n")
 }
 
 // nameSession gives a session a title as pi's /name does: a session_info

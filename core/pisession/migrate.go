@@ -150,6 +150,11 @@ func (s *state) upgradeLocked(ctx context.Context) error {
 // writeTemp writes data to a new temporary file in dir, synced to disk,
 // and returns its path.
 func writeTemp(dir string, data []byte, mode fs.FileMode) (string, error) {
+	return writeTempSync(dir, data, mode, true)
+}
+
+// writeTempSync is writeTemp, syncing only when sync is true.
+func writeTempSync(dir string, data []byte, mode fs.FileMode, sync bool) (string, error) {
 	f, err := os.CreateTemp(dir, ".pi-tui-session-*.tmp")
 	if err != nil {
 		return "", err
@@ -159,7 +164,7 @@ func writeTemp(dir string, data []byte, mode fs.FileMode) (string, error) {
 	if err == nil {
 		err = f.Chmod(mode)
 	}
-	if err == nil {
+	if err == nil && sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -253,17 +258,23 @@ func WriteSession(ctx context.Context, dir string, d SessionDraft, opts Options)
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	return writeNew(dir, filepath.Join(dir, FileName(ts, d.ID)), b.Bytes())
+	return writeNewSync(dir, filepath.Join(dir, FileName(ts, d.ID)), b.Bytes(), !opts.Unsynced)
 }
 
 // writeNew writes data as the new file final in dir: to a temporary file
 // that is synced and then linked to final, which must not exist yet (a
 // session file is never overwritten).
 func writeNew(dir, final string, data []byte) (string, error) {
+	return writeNewSync(dir, final, data, true)
+}
+
+// writeNewSync is writeNew, syncing the file and its folder only when sync
+// is true.
+func writeNewSync(dir, final string, data []byte, sync bool) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("write session: %w", err)
 	}
-	tmp, err := writeTemp(dir, data, 0o600)
+	tmp, err := writeTempSync(dir, data, 0o600, sync)
 	if err != nil {
 		return "", fmt.Errorf("write session %s: %w", final, err)
 	}
@@ -278,7 +289,7 @@ func writeNew(dir, final string, data []byte) (string, error) {
 			return "", fmt.Errorf("write session %s: %w", final, cerr)
 		}
 		_, werr := f.Write(data)
-		if werr == nil {
+		if werr == nil && sync {
 			werr = f.Sync()
 		}
 		if cerr := f.Close(); werr == nil {
@@ -289,7 +300,9 @@ func writeNew(dir, final string, data []byte) (string, error) {
 			return "", fmt.Errorf("write session %s: %w", final, werr)
 		}
 	}
-	syncDir(dir)
+	if sync {
+		syncDir(dir)
+	}
 	return final, nil
 }
 
@@ -299,4 +312,60 @@ func syncDir(dir string) {
 		_ = d.Sync()
 		d.Close()
 	}
+}
+
+// AppendDrafts appends entries made elsewhere (another agent's session,
+// imported) with their own ids, parents and times, in order; the last
+// becomes the leaf. A parent must be in the file or earlier in ds, and an
+// id must be new to the file. Each line is written as Append writes one.
+func (s *Session) AppendDrafts(ctx context.Context, ds []Draft) (Appended, error) {
+	bodies := make([][]byte, len(ds))
+	for k, d := range ds {
+		if d.Type == "" || d.Type == TypeSession || d.ID == "" {
+			return Appended{}, fmt.Errorf("append to session: entry %d has type %q and id %q", k+1, d.Type, d.ID)
+		}
+		body, err := payloadMembers(d.Fields)
+		if err != nil {
+			return Appended{}, fmt.Errorf("append %s to session: %w", d.Type, err)
+		}
+		bodies[k] = body
+	}
+	return s.locked(ctx, func(arrived []Entry, size int64) (Appended, error) {
+		var last int32 = -1
+		for k, d := range ds {
+			if err := ctx.Err(); err != nil {
+				return Appended{Arrived: arrived}, err
+			}
+			if _, taken := s.byID[d.ID]; taken {
+				return Appended{Arrived: arrived}, fmt.Errorf("append to %s: entry id %s is already in the file", s.path, d.ID)
+			}
+			parent := int32(-1)
+			if d.ParentID != "" {
+				p, ok := s.byID[d.ParentID]
+				if !ok {
+					return Appended{Arrived: arrived}, fmt.Errorf("append to %s: entry %s names parent %s, which is not in the file", s.path, d.ID, d.ParentID)
+				}
+				parent = p
+			}
+			t := d.Timestamp
+			if t.IsZero() {
+				t = s.opts.Now()
+			}
+			if k > 0 {
+				// Every line after the first is measured from this one.
+				size = s.offset
+			}
+			i, more, err := s.writeLineLocked(d.Type, d.ID, FormatTimestamp(t), bodies[k], parent, size)
+			arrived = append(arrived, more...)
+			if err != nil {
+				return Appended{Arrived: arrived}, err
+			}
+			last = i
+		}
+		if last < 0 {
+			return Appended{Arrived: arrived}, nil
+		}
+		s.leaf = last
+		return Appended{Entry: s.entry(last), Arrived: arrived}, nil
+	})
 }

@@ -66,6 +66,9 @@ type Options struct {
 	// summary keeps (Summary.Custom), so a listing learns an application's
 	// records without opening each file again.
 	SummaryCustom []string
+	// Unsynced lets WriteSession leave syncing to the caller, which writes
+	// many files and syncs them together once (an import).
+	Unsynced bool
 }
 
 func (o Options) withDefaults() Options {

@@ -386,11 +386,16 @@ func (s *state) writeEntryLocked(typ string, body []byte, parent int32, size int
 	if err != nil {
 		return -1, nil, err
 	}
+	return s.writeLineLocked(typ, id, FormatTimestamp(s.opts.Now()), body, parent, size)
+}
+
+// writeLineLocked writes the entry id, dated ts, under parent (an index,
+// or -1); see writeEntryLocked.
+func (s *state) writeLineLocked(typ, id, ts string, body []byte, parent int32, size int64) (int32, []Entry, error) {
 	parentID := ""
 	if parent >= 0 {
 		parentID = s.nodes[parent].id
 	}
-	ts := FormatTimestamp(s.opts.Now())
 	line, tsOff := buildLine(typ, id, parentID, ts, body)
 	n := node{raw: line, id: id, parentID: parentID, typ: typ, parent: -1, own: true,
 		tsOff: int32(tsOff), tsLen: int32(len(ts) + 2)}

@@ -31,6 +31,7 @@ func builtins() []skills.Command {
 		{Name: "model", Description: "switch this session's model"},
 		{Name: "thinking", Description: "set this session's thinking level (off … xhigh), or pick one", ArgumentHint: "[level]"},
 		{Name: "context", Description: "show the system prompt and tools the model is sent"},
+		{Name: "export", Description: "write this session to share: an HTML page (or .md, .jsonl) in the project folder", ArgumentHint: "[FILE]"},
 		{Name: "changes", Description: "the session's file changes, in order: diffs, undo and redo"},
 		{Name: "undo", Description: "put the files the agent changed since your last message back as they were"},
 		{Name: "undo-memory", Description: "undo the agent's last change to the project memory in this session"},
@@ -110,7 +111,7 @@ func (m *Model) updateCommands(msg tea.Msg) (tea.Cmd, bool) {
 		case msg.text == msg.typed && !msg.verbatim:
 			m.restoreInput(msg.typed)
 			name, _, _ := strings.Cut(strings.TrimPrefix(msg.typed, "/"), " ")
-			return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, /changes, /undo, /plan, or a skill or prompt template (type / to see them)", firstLine(name))), true
+			return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, /changes, /undo, /plan, /export, or a skill or prompt template (type / to see them)", firstLine(name))), true
 		case m.working:
 			m.queue = append(m.queue, msg.text)
 			return common.Notice("%s", noticeQueued), true
@@ -222,7 +223,7 @@ func (m *Model) command(text string) tea.Cmd {
 	if !isBuiltin(name) {
 		return m.callCommand(text) // a skill or a prompt template
 	}
-	if m.working && name != "model" && name != "thinking" && name != "changes" {
+	if m.working && name != "model" && name != "thinking" && name != "changes" && name != "export" {
 		return common.Failure(fmt.Errorf("/%s waits until the agent is done (esc aborts it)", name))
 	}
 	switch name {
@@ -256,6 +257,8 @@ func (m *Model) command(text string) tea.Cmd {
 		return m.inspect()
 	case "undo-memory":
 		return m.undoMemory()
+	case "export":
+		return m.export(arg)
 	case "changes":
 		return m.openReview()
 	case "undo":
@@ -263,5 +266,5 @@ func (m *Model) command(text string) tea.Cmd {
 	case "plan":
 		return m.planCommand(arg)
 	}
-	return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, /changes, /undo, /plan", name))
+	return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, /changes, /undo, /plan, /export", name))
 }

@@ -250,6 +250,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.updateReview(msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.updateExport(msg); ok {
+		return cmd
+	}
 	if cmd, ok := m.updateRemember(msg); ok {
 		return cmd
 	}

@@ -111,12 +111,18 @@ func (m *Model) listKey(msg tea.KeyMsg) tea.Cmd {
 		return m.act.New()
 	case key.Matches(msg, k.Worktree):
 		return m.act.NewInWorktree()
+	case key.Matches(msg, k.Import) && m.act.Import != nil:
+		return m.act.Import()
 	case !ok:
 		if key.Matches(msg, k.Open) {
 			return m.act.New() // nothing to open: enter starts one
 		}
 	case key.Matches(msg, k.Diff):
 		return m.showDiff(s.ID)
+	case key.Matches(msg, k.Export) && m.act.Export != nil:
+		if !s.Broken {
+			return m.act.Export(s.ID)
+		}
 	case key.Matches(msg, k.Merge):
 		return m.prepare("merge", s.ID)
 	case key.Matches(msg, k.Discard):

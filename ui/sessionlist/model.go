@@ -37,11 +37,16 @@ type Actions struct {
 	Open          func(id string) tea.Cmd // open a listed session
 	New           func() tea.Cmd          // a new session in the project
 	NewInWorktree func() tea.Cmd          // a new session in a git worktree of its own
+	Export        func(id string) tea.Cmd // write a session to share (an HTML page)
+	Import        func() tea.Cmd          // import other agents' sessions
 }
 
 // Keys of the session list.
 type Keys struct {
 	Open, New, Rename, Delete, Filter key.Binding
+	// Export writes the selected session as an HTML page; Import brings
+	// in Claude Code's, Codex's and opencode's sessions.
+	Export, Import key.Binding
 	// The worktree keys (worktree.go): a new session in a worktree, its
 	// diff, merge and discard.
 	Worktree, Diff, Merge, Discard key.Binding
@@ -63,6 +68,8 @@ func defaultKeys() Keys {
 		Rename:   b("r", "rename", "r"),
 		Delete:   b("D", "delete", "D"),
 		Filter:   b("/", "filter by title and content", "/"),
+		Export:   b("e", "export as an HTML page", "e"),
+		Import:   b("I", "import Claude Code, Codex, opencode sessions", "I"),
 		New:      b("n", "new session", "n"),
 		Worktree: b("w", "new session in a git worktree", "w"),
 		Diff:     b("d", "worktree diff", "d"),
@@ -163,7 +170,7 @@ func (m *Model) Help() [][]key.Binding {
 	if m.project == nil {
 		return nil // no list yet: only the program's own keys work here
 	}
-	return [][]key.Binding{{k.Open, k.New, k.Rename, k.Delete, k.Filter}, {k.Worktree, k.Diff, k.Merge, k.Discard}, {k.Up, k.Down, k.First, k.Last}}
+	return [][]key.Binding{{k.Open, k.New, k.Rename, k.Delete, k.Filter}, {k.Export, k.Import}, {k.Worktree, k.Diff, k.Merge, k.Discard}, {k.Up, k.Down, k.First, k.Last}}
 }
 
 // Update handles the list's messages.
