@@ -33,7 +33,16 @@ type sessionTab struct {
 	list   *sessionlist.Model
 	chat   *chat.Model
 	focus  sessionFocus
+	// opening is set while a session the list asked for (enter, n, w) is
+	// being opened, and held keeps the keys typed meanwhile: they were
+	// typed for the chat about to show (n then /model at once), not for
+	// the list still on screen, and reach the chat once it shows.
+	opening bool
+	held    []tea.KeyMsg
 }
+
+// maxHeld bounds the keys held while a session opens.
+const maxHeld = 256
 
 func newSessionTab(opts Options, st *common.UI, markdown func(string, int) (string, error)) *sessionTab {
 	t := &sessionTab{}
@@ -41,9 +50,9 @@ func newSessionTab(opts Options, st *common.UI, markdown func(string, int) (stri
 	// a turn still running.
 	t.ctx, t.cancel = context.WithCancel(st.Ctx)
 	t.list = sessionlist.New(sessionlist.Deps{Ctx: t.ctx, Runtimes: opts.Host.Runtimes, UI: st}, sessionlist.Actions{
-		Open:          func(id string) tea.Cmd { return t.chat.Open(id) },
-		New:           func() tea.Cmd { return t.chat.New() },
-		NewInWorktree: func() tea.Cmd { return t.chat.NewInWorktree() },
+		Open:          func(id string) tea.Cmd { return t.opens(t.chat.Open(id)) },
+		New:           func() tea.Cmd { return t.opens(t.chat.New()) },
+		NewInWorktree: func() tea.Cmd { return t.opens(t.chat.NewInWorktree()) },
 		Export:        func(id string) tea.Cmd { return t.chat.ExportSession(id, "") },
 		Import:        func() tea.Cmd { return t.chat.ImportSessions() },
 	})
@@ -94,9 +103,19 @@ func (t *sessionTab) SetSize(w, h int) {
 	t.chat.SetSize(w, h)
 }
 
+// opens marks a session as being opened by cmd (nil: nothing opens).
+func (t *sessionTab) opens(cmd tea.Cmd) tea.Cmd {
+	if cmd != nil {
+		t.opening, t.held = true, nil
+	}
+	return cmd
+}
+
 // CapturesText reports whether keys go to a text field: the chat's input,
-// or the list's filter.
-func (t *sessionTab) CapturesText() bool { return t.focus == onChat || t.list.Filtering() }
+// or the list's filter, or the chat about to show.
+func (t *sessionTab) CapturesText() bool {
+	return t.focus == onChat || t.list.Filtering() || t.opening
+}
 
 // Completing reports whether the chat's completion menu is open.
 func (t *sessionTab) Completing() bool { return t.focus == onChat && t.chat.Completing() }
@@ -113,13 +132,32 @@ func (t *sessionTab) Busy() bool { return t.chat.Busy() }
 // Update gives a key to the focused model and every other message to
 // both; each ignores what is not its own.
 func (t *sessionTab) Update(msg tea.Msg) tea.Cmd {
-	if _, ok := msg.(tea.KeyMsg); ok {
+	if k, ok := msg.(tea.KeyMsg); ok {
 		if t.focus == onChat {
 			return t.chat.Update(msg)
 		}
+		if t.opening {
+			if len(t.held) < maxHeld {
+				t.held = append(t.held, k)
+			}
+			return nil
+		}
 		return t.list.Update(msg)
 	}
-	return tea.Batch(t.list.Update(msg), t.chat.Update(msg))
+	cmd := tea.Batch(t.list.Update(msg), t.chat.Update(msg))
+	if t.opening && chat.IsOpenResult(msg) {
+		// Opened (the chat shows) or failed (the list stays): the keys
+		// typed meanwhile go where the user now is, in order.
+		t.opening = false
+		held := t.held
+		t.held = nil
+		cmds := []tea.Cmd{cmd}
+		for _, k := range held {
+			cmds = append(cmds, t.Update(k))
+		}
+		return tea.Sequence(cmds...)
+	}
+	return cmd
 }
 
 // View draws the focused model.

@@ -20,6 +20,14 @@ import (
 // writes the session in a command; the chat shows it when openedMsg
 // arrives, and the tab moves its focus to the chat then.
 
+// IsOpenResult reports whether msg ends the opening of a session that
+// Open, New or NewInWorktree began, opened or not: the session tab holds
+// the keys typed meanwhile until then.
+func IsOpenResult(msg tea.Msg) bool {
+	_, ok := msg.(openedMsg)
+	return ok
+}
+
 type openedMsg struct {
 	id      string
 	title   string
