@@ -53,10 +53,7 @@ func (s *Session) Unflush(ctx context.Context) (bool, error) {
 			return false, nil
 		}
 	}
-	var pending [][]byte
-	for _, l := range bytes.Split(bytes.TrimSuffix(data[:s.offset], []byte("\n")), []byte("\n")) {
-		pending = append(pending, l)
-	}
+	pending := bytes.Split(bytes.TrimSuffix(data[:s.offset], []byte("\n")), []byte("\n"))
 	if err := os.Remove(s.path); err != nil {
 		return false, fmt.Errorf("remove the empty session file %s: %w", s.path, err)
 	}
