@@ -147,7 +147,9 @@ func (t *sessionTab) Update(msg tea.Msg) tea.Cmd {
 	cmd := tea.Batch(t.list.Update(msg), t.chat.Update(msg))
 	if t.opening && chat.IsOpenResult(msg) {
 		// Opened (the chat shows) or failed (the list stays): the keys
-		// typed meanwhile go where the user now is, in order.
+		// typed meanwhile go where the user now is, in order, now. Their
+		// commands run beside the opening's (a Sequence would wait for
+		// the opening's watches, which end only with the session).
 		t.opening = false
 		held := t.held
 		t.held = nil
@@ -155,7 +157,7 @@ func (t *sessionTab) Update(msg tea.Msg) tea.Cmd {
 		for _, k := range held {
 			cmds = append(cmds, t.Update(k))
 		}
-		return tea.Sequence(cmds...)
+		return tea.Batch(cmds...)
 	}
 	return cmd
 }
