@@ -44,9 +44,13 @@ var (
 	maxVersion = [3]int{2, 0, 0} // exclusive
 )
 
-// Bounds of `pi --version`.
+// Bounds of `pi --version`. The time is a bound on a pi that hangs, not
+// an expectation: node starting on a loaded machine (a build beside it, an
+// SSH host's other users) was seen to take over 10 s, and a slow pi that
+// would answer must not be taken for a broken one. The answer is kept
+// across processes, so it is waited for once per pi.
 const (
-	versionTimeout  = 10 * time.Second
+	versionTimeout  = 30 * time.Second
 	versionMaxBytes = 4 << 10
 )
 
