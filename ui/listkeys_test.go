@@ -19,7 +19,7 @@ import (
 )
 
 // Every list's help shows home and end, as keys of the list's own key
-// table: the help and the README's key table (made from the same help)
+// table: the help and docs/keys.md's key table (made from the same help)
 // say what they do wherever a list is.
 func TestEveryListShowsHomeAndEnd(t *testing.T) {
 	t.Parallel()

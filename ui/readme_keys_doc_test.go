@@ -24,7 +24,7 @@ func reviewHelp() [][]key.Binding {
 	return reviewview.New(reviewview.Deps{}).Help()
 }
 
-// readmeKeyDocs is the README's key table as data: each screen's help,
+// readmeKeyDocs is docs/keys.md's key table as data: each screen's help,
 // taken from the screen itself, and the prose for its keys. The chat and
 // an approval are reached as a user reaches them (a session, a scripted
 // model asking to run a command); the rest need no program.
@@ -48,7 +48,7 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 	r.final()
 	chatHelp, approval := r.m.session.Help(), r.m.stack[len(r.m.stack)-1].Help()
 
-	// An extension's dialogs: one table per method; the README names
+	// An extension's dialogs: one table per method; the key table names
 	// each key once (enter chooses in a select and sends in the others).
 	sel, yn, ed := extdialog.NewKeys(extdialog.MethodSelect), extdialog.NewKeys(extdialog.MethodConfirm), extdialog.NewKeys(extdialog.MethodEditor)
 	extHelp := [][]key.Binding{{sel.Choose, yn.Yes, yn.No, ed.Newline, sel.Cancel}, sel.Nav.Bindings()}

@@ -9,12 +9,12 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 )
 
-// The README's key table is generated from the screens' key tables: each
+// The key table in docs/keys.md is generated from the screens' key tables: each
 // screen's help (which keytest holds to the table that handles the keys)
 // gives the keys, named as the help screen names them, and readmeKeyDocs
 // says in prose what they do. A key a table gains shows up as a row of
 // its own (its help text) until the prose takes it in; a key a table
-// loses, or a row edited in README.md by hand, fails the test, naming
+// loses, or a row edited in docs/keys.md by hand, fails the test, naming
 // the key. `go test ./ui -run TestREADMEKeys -update` writes the table.
 
 // keyScreen is one screen's part of the table.
@@ -33,7 +33,7 @@ type keyRow struct {
 	command bool
 }
 
-// tableRow is one row of the README's table.
+// tableRow is one row of docs/keys.md's table.
 type tableRow struct{ where, keys, does string }
 
 func (r tableRow) String() string {
@@ -44,7 +44,7 @@ func (r tableRow) String() string {
 	return where + " " + r.keys + " | " + r.does + " |"
 }
 
-// keyTable lays the screens out as the README's rows. errs names the
+// keyTable lays the screens out as docs/keys.md's rows. errs names the
 // keys the prose documents that no screen's help shows.
 func keyTable(screens []keyScreen) (rows []tableRow, errs []string) {
 	for _, s := range screens {
@@ -71,11 +71,11 @@ func keyTable(screens []keyScreen) (rows []tableRow, errs []string) {
 		var out []tableRow
 		for _, r := range s.rows {
 			if strings.Contains(r.does, "|") {
-				errs = append(errs, fmt.Sprintf("the README's prose for %s %v holds a |, which would split its cell", s.where, r.keys))
+				errs = append(errs, fmt.Sprintf("the key table's prose for %s %v holds a |, which would split its cell", s.where, r.keys))
 			}
 			for _, k := range r.keys {
 				if !r.command && !claim(k) {
-					errs = append(errs, fmt.Sprintf("the README's prose for %s documents %q, which its help does not show (or shows fewer times): update readmeKeyDocs", s.where, k))
+					errs = append(errs, fmt.Sprintf("the key table's prose for %s documents %q, which its help does not show (or shows fewer times): update readmeKeyDocs", s.where, k))
 				}
 			}
 			out = append(out, tableRow{keys: keyCell(r.keys), does: r.does})
@@ -103,9 +103,11 @@ func keyCell(keys []string) string {
 	return strings.Join(cells, ", ")
 }
 
-// The README's table starts after keysBegin's line and ends before
+// The key table lives in keysFile (the manual's page of keys, which the
+// README links to); it starts after keysBegin's line and ends before
 // keysEnd's.
 const (
+	keysFile  = "../docs/keys.md"
 	keysBegin = "<!-- keys: generated from the key tables by `go test ./ui -run TestREADMEKeys -update`; the prose is in ui/readme_keys_doc_test.go -->"
 	keysEnd   = "<!-- /keys -->"
 )
@@ -118,13 +120,13 @@ func renderKeyTable(rows []tableRow) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// splitREADME returns README.md's text before the table, the table's
+// splitREADME returns docs/keys.md's text before the table, the table's
 // rows, and the text after it.
 func splitREADME(text string) (before string, rows []tableRow, after string, err error) {
 	i := strings.Index(text, keysBegin+"\n")
 	j := strings.Index(text, "\n"+keysEnd)
 	if i < 0 || j < i {
-		return "", nil, "", fmt.Errorf("README.md has no key table between %q and %q", keysBegin, keysEnd)
+		return "", nil, "", fmt.Errorf(keysFile+" has no key table between %q and %q", keysBegin, keysEnd)
 	}
 	before, table, after := text[:i+len(keysBegin)+1], text[i+len(keysBegin)+1:j+1], text[j+1:]
 	where := ""
@@ -134,7 +136,7 @@ func splitREADME(text string) (before string, rows []tableRow, after string, err
 		}
 		cells := strings.Split(strings.Trim(l, "|"), "|")
 		if len(cells) != 3 {
-			return "", nil, "", fmt.Errorf("README.md's key table has a row without three cells: %s", l)
+			return "", nil, "", fmt.Errorf(keysFile+"'s key table has a row without three cells: %s", l)
 		}
 		for i := range cells {
 			cells[i] = strings.TrimSpace(cells[i])
@@ -147,7 +149,7 @@ func splitREADME(text string) (before string, rows []tableRow, after string, err
 	return before, rows, after, nil
 }
 
-// keyDrift compares the README's rows with the generated ones and names
+// keyDrift compares docs/keys.md's rows with the generated ones and names
 // each key whose row differs.
 func keyDrift(readme, want []tableRow) []string {
 	id := func(r tableRow) string { return r.where + " " + r.keys }
@@ -167,23 +169,23 @@ func keyDrift(readme, want []tableRow) []string {
 		got, ok := have[id(r)]
 		switch {
 		case !ok:
-			out = append(out, fmt.Sprintf("README.md's key table lacks %s (%s): %s", r.keys, r.where, r.does))
+			out = append(out, fmt.Sprintf("docs/keys.md's key table lacks %s (%s): %s", r.keys, r.where, r.does))
 		case got.does != r.does:
-			out = append(out, fmt.Sprintf("README.md's key table says %s (%s) does %q; the key tables say %q", r.keys, r.where, got.does, r.does))
+			out = append(out, fmt.Sprintf("docs/keys.md's key table says %s (%s) does %q; the key tables say %q", r.keys, r.where, got.does, r.does))
 		}
 	}
 	for _, r := range readme {
 		if !wanted[id(r)] {
-			out = append(out, fmt.Sprintf("README.md's key table has %s (%s), which no key table shows there", r.keys, r.where))
+			out = append(out, fmt.Sprintf("docs/keys.md's key table has %s (%s), which no key table shows there", r.keys, r.where))
 		}
 	}
 	if len(out) == 0 && len(readme) != len(want) {
-		out = append(out, "README.md's key table repeats a row")
+		out = append(out, "docs/keys.md's key table repeats a row")
 	}
 	if len(out) == 0 {
 		for i := range want {
 			if want[i].keys != readme[i].keys {
-				out = append(out, fmt.Sprintf("README.md's key table has its rows in another order from %s on", readme[i].keys))
+				out = append(out, fmt.Sprintf("docs/keys.md's key table has its rows in another order from %s on", readme[i].keys))
 				break
 			}
 		}
@@ -191,14 +193,14 @@ func keyDrift(readme, want []tableRow) []string {
 	return out
 }
 
-// The README's key table is the key tables' (see readmeKeyDocs).
+// docs/keys.md's key table is the key tables' (see readmeKeyDocs).
 func TestREADMEKeys(t *testing.T) {
 	t.Parallel()
 	rows, errs := keyTable(readmeKeyDocs(t))
 	for _, e := range errs {
 		t.Error(e)
 	}
-	data, err := os.ReadFile("../README.md")
+	data, err := os.ReadFile(keysFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +209,7 @@ func TestREADMEKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Generated rows carry their screen only on its first row, as the
-	// README does.
+	// docs/keys.md does.
 	var full []tableRow
 	where := ""
 	for _, r := range rows {
@@ -218,7 +220,7 @@ func TestREADMEKeys(t *testing.T) {
 	}
 	if updating() {
 		if len(errs) == 0 {
-			if err := os.WriteFile("../README.md", []byte(before+renderKeyTable(rows)+after), 0o644); err != nil {
+			if err := os.WriteFile(keysFile, []byte(before+renderKeyTable(rows)+after), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -230,7 +232,7 @@ func TestREADMEKeys(t *testing.T) {
 }
 
 // The drift check names the key in either direction: a key a table
-// shows that the README lacks, a row the README has that no table shows,
+// shows that docs/keys.md lacks, a row it has that no table shows,
 // and a row whose words differ.
 func TestKeyDriftNamesTheKey(t *testing.T) {
 	t.Parallel()

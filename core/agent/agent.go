@@ -28,7 +28,9 @@ import (
 	"github.com/pi-tui/pi-tui/core/sessions"
 )
 
-// Permission modes (DESIGN §7).
+// Permission modes: ask asks before any call that edits files or runs a
+// command; auto-edits asks only before one that runs a command (or edits a
+// file git would run); full-auto asks before none.
 const (
 	PermissionAsk       = "ask"
 	PermissionAutoEdits = "auto-edits"

@@ -18,7 +18,9 @@ import (
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
-// Limits of the read tool (DESIGN §7).
+// Limits of the read tool: a read returns at most readMaxLines lines or
+// readMaxBytes bytes, as pi's read does, so one read cannot fill the
+// model's context.
 const (
 	readMaxLines = 2000
 	readMaxBytes = 50 * 1024

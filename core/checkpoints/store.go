@@ -20,7 +20,7 @@ type Limits struct {
 	MaxFiles int
 }
 
-// DefaultLimits are the bounds the README states.
+// DefaultLimits are the bounds docs/screens/review.md states.
 func DefaultLimits() Limits {
 	return Limits{MaxFileBytes: 1 << 20, MaxSessionBytes: 256 << 20, MaxBaseBytes: 1 << 30, MaxFiles: 250_000}
 }

@@ -1,6 +1,6 @@
 // Package engine is the contract between the runtime manager and what
 // runs a session's agent: pi-tui's own Go agent (core/agent, "builtin")
-// today, the user's own pi in RPC mode next (DESIGN §5). The manager holds
+// or the user's own pi in RPC mode (core/piengine). The manager holds
 // an Engine and knows no engine's concrete type; every engine publishes
 // the same typed events (core/events) on the publisher it was given, so
 // the programs showing a session cannot tell which one runs it.

@@ -54,7 +54,7 @@ type wire struct {
 	Changes     []wireChange `json:"changes,omitempty"`
 	ChangesNote string       `json:"changesNote,omitempty"`
 	Skipped     int64        `json:"skippedBytes,omitempty"`
-	// Added with engines (DESIGN §5): runtime_launched names its engine.
+	// Added with engines: runtime_launched names the engine that runs the session.
 	Engine        string `json:"engine,omitempty"`
 	EngineVersion string `json:"engineVersion,omitempty"`
 	// Added with the pi engine: notices and extensions' display requests.

@@ -20,7 +20,7 @@ import (
 // lines of testdata/wire.jsonl. That file was written by the encoder the
 // typed events replaced (one flat struct keyed by a type string), so a
 // line that differs is a change clients would see; the one change since
-// is additive: runtime_launched names its engine (DESIGN §5).
+// is additive: runtime_launched names its engine.
 func wireSamples() []Event {
 	usage := &provider.Usage{InputTokens: 1200, OutputTokens: 80, CacheReadTokens: 1000, CacheWriteTokens: 7}
 	return []Event{

@@ -1,6 +1,7 @@
 // Package memory holds project memory: user-written notes kept per
 // canonical project root and injected into a runtime's system prompt after
-// the project instructions (ADR 0234, DESIGN §4).
+// the project instructions, as context that informs and cannot override
+// them (ADR 0003).
 //
 // The stored form is entries-v1: the entries the editor works with plus a
 // derived plain-text projection, the exact text a runtime receives. Saves

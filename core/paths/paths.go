@@ -33,7 +33,7 @@ func (p Places) Database() string { return filepath.Join(p.DataDir, store.FileNa
 // what each file-changing tool call did, for review and undo.
 func (p Places) Checkpoints() string { return filepath.Join(p.DataDir, "checkpoints") }
 
-// Resolve applies DESIGN §2: the agent dir is --agent-dir, else
+// Resolve finds the two folders: the agent dir is --agent-dir, else
 // $PI_CODING_AGENT_DIR (a leading ~ expanded), else ~/.pi/agent; the data dir
 // is --data-dir, else $PI_TUI_DATA_DIR, else $XDG_DATA_HOME/pi-tui, else
 // ~/.local/share/pi-tui. Relative results are made absolute. The session

@@ -1,6 +1,6 @@
 // Package runtimes manages runtimes: one engine (engine.Engine: pi-tui's
 // own agent, or pi) bound to one session, launched with metadata whose
-// fingerprint decides reuse (DESIGN §5). Before each prompt the host
+// fingerprint decides reuse. Before each prompt the host
 // rebuilds the spec; an idle runtime with the same fingerprint is reused,
 // a different one is retired and a new one launched with the session's
 // history from the store. Idle runtimes are retired proactively when their

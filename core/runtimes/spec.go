@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Spec is a runtime's launch metadata (DESIGN §5). Two runtimes with equal
+// Spec is a runtime's launch metadata: what it was launched with. Two runtimes with equal
 // specs behave the same, so an idle one can be reused.
 type Spec struct {
 	SessionID string

@@ -10,7 +10,8 @@ import (
 )
 
 // The timing log: one JSON line per file tool call in the data dir, with
-// the preflight apart from the tool's own time (DESIGN §3).
+// the preflight apart from the tool's own time, so the cost of resolving
+// instructions before a tool runs can be told from the tool's.
 
 // TimingFile is the timing log in the data dir: one JSON line per tool call.
 const TimingFile = "timing.log"

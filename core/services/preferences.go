@@ -30,7 +30,9 @@ func (s *Services) Resolver(m instructions.Model) *instructions.Resolver {
 	return instructions.New(instructions.Options{AgentDir: s.Places.AgentDir, Home: s.Places.Home, Model: m})
 }
 
-// Permission modes (DESIGN §7).
+// Permission modes: ask asks before any call that edits files or runs a
+// command; auto-edits asks only before one that runs a command (or edits a
+// file git would run); full-auto asks before none.
 const (
 	PermissionAsk       = "ask"
 	PermissionAutoEdits = "auto-edits"

@@ -274,7 +274,7 @@ func errorAdvice(msg string) string {
 	}
 	switch {
 	case strings.Contains(msg, "no model is configured"), strings.Contains(msg, "API key"):
-		return msg + " (Settings › Default model, or the README's Models section)"
+		return msg + " (Settings › Default model, or docs/models.md)"
 	case strings.Contains(msg, "cannot reach") && !strings.Contains(msg, "check the baseUrl"):
 		return msg + " (check the provider's baseUrl in models.json and that the server runs)"
 	}

@@ -40,7 +40,7 @@ var planKeys = struct {
 }
 
 // PlanQuestionHelp is the plan question's keys, as its help shows them
-// (the README's key table is checked against it).
+// (the key table in docs/keys.md is checked against it).
 func PlanQuestionHelp() [][]key.Binding {
 	k := planKeys
 	return [][]key.Binding{{k.Run, k.Keep}, {k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.End}}

@@ -517,7 +517,7 @@ func (p *Page) Title() string { return p.cfg.Label }
 func (p *Page) Help() [][]key.Binding { return p.help(p.winner != "") }
 
 // FullHelp lists every key the page can show, ctrl+o included: the
-// README's key table is held to it.
+// key table in docs/keys.md is held to it.
 func (p *Page) FullHelp() [][]key.Binding { return p.help(true) }
 
 func (p *Page) help(winner bool) [][]key.Binding {

@@ -58,7 +58,7 @@ type Keys struct {
 	Diff, Undo, Redo, UndoFrom, Force, Close key.Binding
 }
 
-// DefaultKeys are the screen's keys; the README's key table lists them.
+// DefaultKeys are the screen's keys; the key table in docs/keys.md lists them.
 func DefaultKeys() Keys {
 	b := func(help, desc string, keys ...string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
