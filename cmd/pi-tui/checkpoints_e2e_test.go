@@ -321,6 +321,17 @@ func (r *rpcSession) finish() {
 	}
 }
 
+// compactOK compacts the session over rpc and fails the test if the
+// compaction said it failed.
+func compactOK(t *testing.T, r *rpcSession) {
+	t.Helper()
+	r.send(`{"id":"k","type":"compact"}`)
+	end := r.until(func(m map[string]any) bool { return m["type"] == "compaction_end" })
+	if e := end[len(end)-1]; e["error"] != nil && e["error"] != "" {
+		t.Fatalf("compaction failed: %v", e)
+	}
+}
+
 // promptOK checks that a prompt's turn ended without an error and that
 // every tool call it made succeeded.
 func promptOK(t *testing.T, evs []map[string]any) {
@@ -420,11 +431,7 @@ func TestRewindAcrossACompaction(t *testing.T) {
 	r := startRPC(t, c, "--project", "mono")
 	promptOK(t, r.prompt("first turn"))
 	promptOK(t, r.prompt("second turn"))
-	r.send(`{"id":"k","type":"compact"}`)
-	end := r.until(func(m map[string]any) bool { return m["type"] == "compaction_end" })
-	if e := end[len(end)-1]; e["error"] != nil && e["error"] != "" {
-		t.Fatalf("compaction failed: %v", e)
-	}
+	compactOK(t, r)
 	promptOK(t, r.prompt("third turn"))
 	id := rpcSessionID(r)
 	r.finish()

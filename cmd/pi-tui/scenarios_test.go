@@ -422,11 +422,7 @@ func TestScenarioCompaction(t *testing.T) {
 		r := s.rpc()
 		promptOK(t, r.prompt("first turn"))
 		promptOK(t, r.prompt("second turn"))
-		r.send(`{"id":"k","type":"compact"}`)
-		end := r.until(func(m map[string]any) bool { return m["type"] == "compaction_end" })
-		if e := end[len(end)-1]; e["error"] != nil && e["error"] != "" {
-			t.Fatalf("compaction failed: %v", e)
-		}
+		compactOK(t, r)
 		promptOK(t, r.prompt("third turn"))
 		id := rpcSessionID(r)
 		r.finish()

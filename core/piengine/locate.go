@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pi-tui/pi-tui/internal/capbuf"
 )
 
 // EnvPi names the environment variable that points pi-tui at a pi: an
@@ -224,8 +226,8 @@ func Version(ctx context.Context, path string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "--version")
-	out := &capped{max: versionMaxBytes}
-	errOut := &capped{max: versionMaxBytes}
+	out := capbuf.New(versionMaxBytes)
+	errOut := capbuf.New(versionMaxBytes)
 	cmd.Stdout, cmd.Stderr = out, errOut
 	cmd.Env = append(os.Environ(), quietEnv...)
 	cmd.WaitDelay = time.Second
@@ -340,18 +342,3 @@ func printable(b []byte, max int) string {
 	}
 	return sb.String()
 }
-
-// capped keeps the first max bytes written to it and discards the rest.
-type capped struct {
-	buf bytes.Buffer
-	max int
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.buf.Len(); room > 0 {
-		c.buf.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
-}
-
-func (c *capped) Bytes() []byte { return c.buf.Bytes() }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/piengine"
+	"github.com/pi-tui/pi-tui/internal/capbuf"
 )
 
 // Pi runs pi's own commands for providers and MCP servers: pi owns the
@@ -60,40 +61,24 @@ func (p Pi) run(ctx context.Context, args ...string) (stdout, stderr []byte, cod
 	ctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
 	cmd := p.Command(ctx, args...)
-	out, errOut := &capped{max: maxPiOutput}, &capped{max: maxErrOutput}
+	out, errOut := capbuf.New(maxPiOutput), capbuf.New(maxErrOutput)
 	cmd.Stdout, cmd.Stderr = out, errOut
 	cmd.WaitDelay = time.Second
 	err = cmd.Run()
 	if ctx.Err() != nil {
 		return nil, nil, 0, fmt.Errorf("pi %s did not finish within %v", strings.Join(args[:min(2, len(args))], " "), readTimeout)
 	}
-	if out.over {
+	if out.Over() {
 		return nil, nil, 0, fmt.Errorf("pi %s printed more than %d bytes", strings.Join(args[:min(2, len(args))], " "), maxPiOutput)
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		return out.buf.Bytes(), errOut.buf.Bytes(), ee.ExitCode(), nil
+		return out.Bytes(), errOut.Bytes(), ee.ExitCode(), nil
 	}
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("run pi: %w", err)
 	}
-	return out.buf.Bytes(), errOut.buf.Bytes(), 0, nil
-}
-
-// capped keeps the first max bytes written and notes that more came.
-type capped struct {
-	buf  bytes.Buffer
-	max  int
-	over bool
-}
-
-func (c *capped) Write(b []byte) (int, error) {
-	if room := c.max - c.buf.Len(); room < len(b) {
-		c.over = true
-		c.buf.Write(b[:max(room, 0)])
-		return len(b), nil
-	}
-	return c.buf.Write(b)
+	return out.Bytes(), errOut.Bytes(), 0, nil
 }
 
 // ListModels is `pi --list-models` offline: the models of every provider

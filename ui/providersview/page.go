@@ -234,7 +234,7 @@ func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 				if s.Enabled {
 					state = "off"
 				}
-				return doneMsg{notice: fmt.Sprintf("MCP server %s turned %s (in %s); sessions pick it up on /reload", common.VisibleLine(s.Name), state, s.Source), err: err}
+				return doneMsg{notice: fmt.Sprintf("MCP server %s turned %s (in %s); sessions pick it up on /reload", common.VisibleLine(s.Name), state, common.VisibleLine(s.Source)), err: err}
 			}
 		}
 	}
