@@ -135,6 +135,8 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"o"}, does: "log out: pi removes what it stored (an MCP server: its sign-in)"},
 			{keys: []string{"a"}, does: "add an OpenAI-compatible endpoint: name, base URL, the variable holding its key; pi-tui asks `GET /v1/models` and shows what it lists before writing `models.json`"},
 			{keys: []string{"e"}, does: "turn the MCP server under the cursor on or off in the `mcp.json` that defines it"},
+			{keys: []string{"m"}, does: "add an MCP server with pi's `pi mcp add`: a form asks its name, the command that starts it with its arguments (split as a shell splits words, nothing expanded) or its `http(s)://` URL, and the file: the global `mcp.json` or the project's `.pi/mcp.json` (a trusted project's only). `↓`/`enter` next field, `space`/`g`/`p` the file, `ctrl+s` (or `enter` on the last field) adds; a name the file already has is refused, and when pi refuses, its one line shows in the form, which keeps what you typed"},
+			{keys: []string{"D"}, does: "remove the MCP server under the cursor from the `mcp.json` that defines it (`pi mcp remove`), after a confirmation; a sign-in pi stored for it is kept (`o` signs out)"},
 			{keys: []string{"b"}, does: "logins open a browser, or use a device code or a pasted redirect URL (the default over SSH)"},
 			{keys: []string{"r", "↑/k", "↓/j", "esc"}, does: "read again; move; close"},
 		}},

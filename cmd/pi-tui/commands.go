@@ -186,7 +186,9 @@ var commands = []command{
 	{path: "providers", synopsis: "[--json]", summary: "list every provider pi and pi-tui know: ready or not, by what, its models and engines",
 		more: "Ready by an environment variable, models.json's apiKey, a key or an account login in pi's\n" +
 			"auth.json (with when its token expires), or as pi reports it. Reading refreshes nothing\n" +
-			"and prints no secret. An account login needs the pi engine: the built-in engine cannot use it.",
+			"and prints no secret. An account login needs the pi engine: the built-in engine cannot use it.\n" +
+			"A provider a pi extension registers is listed once it has a credential (pi auth loads no\n" +
+			"extensions): pi-tui login NAME reaches it through pi's /login.",
 		flags: []flagDoc{flagJSON}, example: "pi-tui providers --json"},
 	{path: "providers add", synopsis: "NAME --base-url URL [--api-key-env VAR] [--api API] [--model ID]... [--yes]",
 		summary: "add an OpenAI-compatible endpoint to models.json, with the models it lists",
