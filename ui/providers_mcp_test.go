@@ -124,6 +124,11 @@ func TestProvidersScreenAddsAndRemovesMCPServers(t *testing.T) {
 	s.keys("ctrl+k", "Providers", "enter")
 	s.waitScreen("MCP servers (pi's: global, and shop's .pi/mcp.json)", serverRow("shoptools", "connected · project · 1 tool"))
 	s.waitProse("A provider a pi extension registers shows here once it has a credential")
+	// tab jumps from the providers to the first server and back.
+	s.keys("tab")
+	s.waitScreen("› shoptools")
+	s.keys("tab")
+	s.sc.WaitFrame(func(frame string) bool { return !strings.Contains(frame, "› shoptools") && strings.Contains(frame, "› ") })
 
 	// Add a global stdio server: its name, its command with a quoted
 	// argument, the scope left global.
@@ -168,8 +173,7 @@ func TestProvidersScreenAddsAndRemovesMCPServers(t *testing.T) {
 
 	// Remove words: the last rows are the global servers, then the
 	// project's (as pi lists them).
-	down := slices.Repeat([]string{"j"}, 200)
-	s.keys(down...)
+	s.keys("G")
 	s.waitScreen("› local2")
 	s.keys("k", "k", "k")
 	s.waitScreen("› words")

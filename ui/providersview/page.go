@@ -66,6 +66,9 @@ type Page struct {
 
 type keys struct {
 	Up, Down, Login, APIKey, Logout, Add, Browser, Toggle, AddMCP, RemoveMCP, Reload, Close key.Binding
+	// Top, Bottom, PageUp, PageDown and Section move further than a
+	// line: the MCP servers sit below every provider pi knows (dozens).
+	Top, Bottom, PageUp, PageDown, Section key.Binding
 }
 
 // newKeys are the page's keys: data, shown by Help.
@@ -85,6 +88,12 @@ func newKeys() keys {
 		AddMCP: key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "add an MCP server (a command or a URL, global or the project's)")),
 		// D as removing a project or deleting a session: it asks first.
 		RemoveMCP: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "remove the MCP server (asks first)")),
+
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first row")),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last row")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "a page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "a page down")),
+		Section:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "jump between providers and MCP servers")),
 	}
 }
 
@@ -158,6 +167,26 @@ func (p *Page) rows() []row {
 	return out
 }
 
+// page is how far pgup and pgdn move: the rows the screen shows, less
+// the heading's lines (at least one).
+func (p *Page) page() int {
+	return max(p.height-8, 1)
+}
+
+// otherSection is the row tab moves to: the first MCP server from a
+// provider, the first provider from a server; the cursor stays where it
+// is when there is no other section.
+func (p *Page) otherSection() int {
+	n := len(p.st.Providers)
+	if p.cursor < n && len(p.mcp.Servers) > 0 {
+		return n
+	}
+	if p.cursor >= n && n > 0 {
+		return 0
+	}
+	return p.cursor
+}
+
 func (p *Page) selected() (row, bool) {
 	rs := p.rows()
 	if p.cursor < 0 || p.cursor >= len(rs) {
@@ -208,6 +237,16 @@ func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 		p.cursor = max(p.cursor-1, 0)
 	case key.Matches(msg, k.Down):
 		p.cursor = min(p.cursor+1, max(len(p.rows())-1, 0))
+	case key.Matches(msg, k.Top):
+		p.cursor = 0
+	case key.Matches(msg, k.Bottom):
+		p.cursor = max(len(p.rows())-1, 0)
+	case key.Matches(msg, k.PageUp):
+		p.cursor = max(p.cursor-p.page(), 0)
+	case key.Matches(msg, k.PageDown):
+		p.cursor = min(p.cursor+p.page(), max(len(p.rows())-1, 0))
+	case key.Matches(msg, k.Section):
+		p.cursor = p.otherSection()
 	case key.Matches(msg, k.Reload):
 		return p.load()
 	case key.Matches(msg, k.Browser):
@@ -380,7 +419,7 @@ func (p *Page) Title() string { return "Providers" }
 
 func (p *Page) Help() [][]key.Binding {
 	k := p.keys
-	return [][]key.Binding{{k.Login, k.APIKey, k.Logout, k.Add, k.Toggle, k.AddMCP, k.RemoveMCP, k.Browser, k.Reload, k.Up, k.Down, k.Close}}
+	return [][]key.Binding{{k.Login, k.APIKey, k.Logout, k.Add, k.Toggle, k.AddMCP, k.RemoveMCP, k.Browser, k.Reload, k.Up, k.Down, k.Section, k.Top, k.Bottom, k.PageUp, k.PageDown, k.Close}}
 }
 
 // View draws the header (pi, the login method), the providers and the
