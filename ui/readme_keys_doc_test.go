@@ -86,8 +86,9 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"/", "esc"}, does: "filter by name or path (`enter` keeps it, `esc` clears it)"},
 			{keys: []string{"s"}, does: "sort by recent use or by name (kept for the next start)"},
 			{keys: []string{"n"}, does: "add a project: folder (`tab` completes), name, trust; memory comes later from the menu"},
-			{keys: []string{"o", "a", "m", "w", "i", "r", "p", "x", "t", "g", "L", "D"}, does: "act on the selected row directly (not while filtering): open session, edit AGENTS.md, edit memory, " +
+			{keys: []string{"o", "a", "m", "w", "i", "r", "p", "x", "t", "g", "f", "F", "L", "D"}, does: "act on the selected row directly (not while filtering): open session, edit AGENTS.md (a project of several folders asks which folder's), edit memory, " +
 				"let the agent write memory on/off, show instructions, rename, pin, archive/restore, trust, move to a group (pick one, type a new name, or none), " +
+				"add a folder to the project (as `n` asks: folder, name, trust), remove one of its folders (asks, naming the sessions that worked there; never the primary root; the folder stays on disk), " +
 				"relocate a missing project's folder (`tab` completes), remove (asks; `D` again removes; the folder stays on disk). " +
 				"The menu shows whether the agent may write memory now; on a section heading these keys say to move to a project"},
 			{keys: []string{"enter"}, does: "row menu listing the same keys; on a group heading, fold or open it"},
