@@ -57,6 +57,37 @@ func BenchmarkWriteCall(b *testing.B) {
 	}
 }
 
+// BenchmarkFirstWriteOfAProcess is what the checkpoints of a headless
+// one-write prompt cost: a new process's store over a project whose stat
+// cache an earlier process saved, one write call, and the store's close.
+// A write neither reads nor saves the stat cache, so the project's size
+// costs nothing (ADR 0087).
+func BenchmarkFirstWriteOfAProcess(b *testing.B) {
+	for _, n := range sizes[:2] {
+		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
+			st, _, root := benchProject(b, n)
+			if err := st.Close(); err != nil {
+				b.Fatal(err)
+			}
+			file := filepath.Join(b.TempDir(), "s.jsonl")
+			target := filepath.Join(root, "d0000", "f000.go")
+			i := 0
+			for b.Loop() {
+				i++
+				s := Open(st.Dir(), Limits{})
+				m := s.Recorder("bench", file, root).Before(context.Background(), Call{ToolCallID: "c", Tool: "write", Entry: "e", Paths: []string{target}})
+				os.WriteFile(target, []byte(fmt.Sprintf("package x // %d\n", i)), 0o644)
+				if res := m.After(context.Background()); len(res.Changes) != 1 {
+					b.Fatalf("changes: %+v", res)
+				}
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkBashCall is the checkpoint of one bash call that changes one
 // file: two stat walks, reading only the changed file.
 func BenchmarkBashCall(b *testing.B) {

@@ -21,7 +21,6 @@ func (r *Recorder) before(ctx context.Context, c Call) *Mark {
 	rs := r.s.rootFor(r.root)
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	rs.load()
 	root, err := os.OpenRoot(r.root)
 	if err != nil {
 		m.note = "no checkpoint: the project folder cannot be opened (" + err.Error() + ")"
@@ -31,6 +30,9 @@ func (r *Recorder) before(ctx context.Context, c Call) *Mark {
 	bud := r.s.baseBudget(rs)
 	cp := &capturer{s: r.s, r: root, start: time.Now(), bud: bud}
 	if c.Paths != nil {
+		// The named files only: the stat cache on disk is not read (on a
+		// large project reading and saving it back would cost what the
+		// call saves by not walking, ADR 0087).
 		for _, rel := range r.rels(c.Paths) {
 			prev, ok := rs.files[rel]
 			st := cp.capture(rel, nil, prev, ok)
@@ -94,6 +96,7 @@ type walkResult struct {
 }
 
 func (r *Recorder) walkDiff(ctx context.Context, rs *rootState, cp *capturer) (walkResult, error) {
+	rs.load() // a walk compares with the stat cache a former process saved
 	w := &walker{ctx: ctx, c: cp, abs: r.root, prev: rs.files, cur: make(map[string]fileState, len(rs.files)), max: r.s.lim.MaxFiles}
 	if rel, err := filepath.Rel(r.root, r.s.dir); err == nil && !strings.HasPrefix(rel, "..") && rel != "." {
 		w.skip = filepath.ToSlash(rel)
@@ -154,7 +157,6 @@ func (r *Recorder) after(ctx context.Context, m *Mark) Result {
 	}
 	rs := r.s.rootFor(r.root)
 	rs.mu.Lock()
-	rs.load()
 	root, err := os.OpenRoot(r.root)
 	if err != nil {
 		rs.mu.Unlock()

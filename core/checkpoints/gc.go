@@ -49,16 +49,18 @@ func (s *Store) clean(ctx context.Context) error {
 	now := time.Now()
 	// Every process cleans at start, a CLI command too: once an hour is
 	// enough (nothing younger than graceAge is removed anyway), so a run
-	// of commands does not read every journal each time.
+	// of commands does not read every journal and stat cache each time.
+	// The hour is claimed as the clean starts: a command shorter than the
+	// clean (a headless prompt on a large project) would otherwise start
+	// it again, and pay for it, every time (ADR 0087). One cut short is
+	// done again an hour later; what it left is only disk.
 	stamp := filepath.Join(s.dir, "clean.stamp")
 	if fi, err := os.Stat(stamp); err == nil && now.Sub(fi.ModTime()) < graceAge {
 		return nil
 	}
-	defer func() {
-		if ctx.Err() == nil {
-			os.WriteFile(stamp, nil, 0o600) // a clean cut short by the process's end is done again
-		}
-	}()
+	if err := os.WriteFile(stamp, nil, 0o600); err == nil {
+		os.Chtimes(stamp, now, now) // an empty file truncated again may keep its time
+	}
 	refs := map[string]bool{}
 	liveRoots := map[string]bool{}
 

@@ -64,8 +64,9 @@ func (m *Mark) After(ctx context.Context) Result {
 }
 
 // Prewarm walks the project once, so the first call that walks it does
-// not pay for reading every file. A runtime runs it in the background at
-// launch; ctx ends it.
+// not pay for reading every file. A runtime launched ahead of its first
+// prompt runs it in the background; one a prompt launched does not
+// (ADR 0087). ctx ends it.
 func (r *Recorder) Prewarm(ctx context.Context) error {
 	return r.prewarm(ctx)
 }

@@ -57,8 +57,11 @@ func (s *Store) rootFor(root string) *rootState {
 	return rs
 }
 
-// load reads the state file once (rs.mu held). A missing or damaged one
-// means every file is read again at the next walk: slower, never wrong.
+// load reads the state file once (rs.mu held), before the first walk.
+// A missing or damaged one means every file is read again at the next
+// walk: slower, never wrong. A path this process captured already (a
+// write or edit, which does not load the file) keeps what it captured:
+// it is newer than what the file holds.
 func (rs *rootState) load() {
 	if rs.loaded {
 		return
@@ -76,7 +79,6 @@ func (rs *rootState) load() {
 		if len(line) > 0 && !long {
 			if first {
 				if !strings.HasPrefix(string(line), stateHeader+"\t") {
-					rs.files = map[string]fileState{}
 					return
 				}
 				root, err := strconv.Unquote(strings.TrimPrefix(string(line), stateHeader+"\t"))
@@ -85,9 +87,11 @@ func (rs *rootState) load() {
 				}
 				rs.walked = true
 			} else if p, st, ok := parseState(string(line)); ok {
-				rs.files[p] = st
-				if st.kept {
-					rs.kept += st.size
+				if _, had := rs.files[p]; !had {
+					rs.files[p] = st
+					if st.kept {
+						rs.kept += st.size
+					}
 				}
 			}
 			first = false

@@ -57,7 +57,10 @@ func (g *Git) guardFor(ctx context.Context, dir string) (*guard, error) {
 	if cur != nil && fresh(cur.loc.markers) {
 		loc = cur.loc
 	} else {
-		loc = g.locate(ctx, dir, key)
+		var err error
+		if loc, err = g.locate(ctx, dir, key); err != nil {
+			return nil, err
+		}
 	}
 	gd, settled, err := g.readGuard(ctx, dir, loc)
 	if err != nil {
@@ -152,8 +155,10 @@ func (g *Git) listConfig(ctx context.Context, dir, top string) ([]entry, error) 
 // config, known before reading it: the repository's config and
 // config.worktree, the .git of dir and of every folder above it up to
 // the checkout's top (a new one would make another repository), the
-// worktree's commondir pointer, and the user's global files.
-func (g *Git) locate(ctx context.Context, dir, abs string) *location {
+// worktree's commondir pointer, and the user's global files. Outside a
+// repository (git says so) there are the user's files only; an answer of
+// git's that cannot be read is an error, and no git runs there.
+func (g *Git) locate(ctx context.Context, dir, abs string) (*location, error) {
 	// The .git of every folder up to the root is stamped before git says
 	// where the repository is, so a change meanwhile is not missed.
 	var chain []string
@@ -165,14 +170,16 @@ func (g *Git) locate(ctx context.Context, dir, abs string) *location {
 	}
 	before := stampAll(chain)
 	loc := &location{}
-	if out, err := g.plain(ctx, dir, 64<<10, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"); err == nil {
-		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-		if len(lines) == 3 {
-			gitDir, common := lines[0], absFrom(abs, lines[1])
-			loc.top = lines[2]
-			loc.paths = addPaths(loc.paths, filepath.Join(common, "config"), filepath.Join(gitDir, "config.worktree"))
-			loc.markers = append(loc.markers, stampOf(filepath.Join(gitDir, "commondir")))
-		}
+	where, err := g.where(ctx, dir)
+	var ge *Error
+	switch {
+	case err == nil:
+		gitDir, common := where[0], absFrom(abs, where[1])
+		loc.top = where[2]
+		loc.paths = addPaths(loc.paths, filepath.Join(common, "config"), filepath.Join(gitDir, "config.worktree"))
+		loc.markers = append(loc.markers, stampOf(filepath.Join(gitDir, "commondir")))
+	case !errors.As(err, &ge):
+		return nil, err
 	}
 	for _, m := range before {
 		loc.markers = append(loc.markers, m)
@@ -187,7 +194,46 @@ func (g *Git) locate(ctx context.Context, dir, abs string) *location {
 		loc.paths = addPaths(loc.paths, m.path)
 	}
 	loc.paths = addPaths(loc.paths, g.userFiles()...)
-	return loc
+	return loc, nil
+}
+
+// whereFlags ask git rev-parse where a folder's repository is: its git
+// folder, its common folder (where the config is), the checkout's top.
+var whereFlags = []string{"--absolute-git-dir", "--git-common-dir", "--show-toplevel"}
+
+// where is git rev-parse's answer to whereFlags in dir. git ends each
+// path with a line break and quotes none, so a path may hold line breaks
+// of its own (a folder named so). Splitting such an answer by lines
+// would stamp config files where they are not, and a config changed
+// after a first call would go unseen: its programs would run. So the one
+// answer is taken only when it holds one break per path (git 2.25 and
+// later print a line for each flag or fail); else each path is asked on
+// its own, its last break cut and nothing else.
+func (g *Git) where(ctx context.Context, dir string) ([3]string, error) {
+	var out [3]string
+	all, err := g.plain(ctx, dir, 64<<10, append([]string{"rev-parse"}, whereFlags...)...)
+	if err != nil {
+		return out, err
+	}
+	if g.AtLeast(2, 25) && strings.Count(all, "\n") == len(whereFlags) {
+		copy(out[:], strings.Split(strings.TrimSuffix(all, "\n"), "\n"))
+		return out, nil
+	}
+	for i, f := range whereFlags {
+		one, err := g.plain(ctx, dir, 64<<10, "rev-parse", f)
+		if err != nil {
+			return out, err
+		}
+		if one == "" && f == "--show-toplevel" {
+			continue // no checkout (a bare repository, before git 2.25)
+		}
+		p, ok := strings.CutSuffix(one, "\n")
+		if !ok || p == "" {
+			return out, fmt.Errorf("git rev-parse %s in %q said %q, not a path: pi-tui does not run git there", f, dir, one)
+		}
+		out[i] = p
+	}
+	return out, nil
 }
 
 // configFiles are the files entries were read from, and the files their

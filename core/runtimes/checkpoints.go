@@ -32,10 +32,12 @@ func (m *Manager) checkpointer(b built, sess *sessions.Session) (*checkpoints.Re
 	return rec, cp
 }
 
-// prewarmLocked walks the runtime's root once in the background, so its
-// first call that walks the project (bash) reads only what changed; the
-// walk ends when the runtime is retired (retireLocked) and Close waits
-// for it.
+// prewarmLocked walks the root of a runtime launched ahead of its first
+// prompt (a session view opening) once in the background, so its first
+// call that walks the project (bash) reads only what changed; the walk
+// ends when the runtime is retired (retireLocked) and Close waits for
+// it. A runtime a prompt launched has no such time to spend: its first
+// walking call walks (ADR 0087).
 func (m *Manager) prewarmLocked(rt *Runtime) {
 	if rt.recorder == nil || rt.stopPrewarm != nil {
 		return

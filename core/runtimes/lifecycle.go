@@ -173,9 +173,14 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 }
 
 // launchedLocked marks a new runtime reserved (a prompt) or prewarmed,
-// and announces it.
+// and announces it. A prewarmed one also walks its root for the
+// checkpoints while no prompt runs; one a prompt launched walks only
+// when a call needs it (ADR 0087).
 func (m *Manager) launchedLocked(rt *Runtime, reason string, reserve bool) {
 	rt.reserved, rt.prewarmed = reserve, !reserve
+	if !reserve {
+		m.prewarmLocked(rt)
+	}
 	info := rt.Engine.Info()
 	res, said := launchResources(rt)
 	m.note(events.RuntimeLaunched{SessionID: rt.Session.ID(), Reason: reason, Model: rt.Spec.Model, Engine: info.Name, EngineVersion: info.Version, Resources: res})
@@ -204,14 +209,13 @@ func (m *Manager) launchLocked(b built, sess *sessions.Session, fp string) *Runt
 	return rt
 }
 
-// installLocked makes rt the session's runtime, watches what it was
-// built from and starts its first checkpoint walk.
+// installLocked makes rt the session's runtime and watches what it was
+// built from.
 func (m *Manager) installLocked(rt *Runtime) {
 	m.runtimes[rt.Session.ID()] = rt
 	m.watchLocked(rt.Spec.Root, 1)
 	m.watchLocked(m.opts.Host.Places.AgentDir, 1)
 	m.touchLocked(rt)
-	m.prewarmLocked(rt)
 }
 
 func (m *Manager) retireLocked(rt *Runtime, reason string) {
