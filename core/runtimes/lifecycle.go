@@ -71,11 +71,11 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 	fp := b.spec.Fingerprint(m.seed)
 	m.mu.Lock()
 	if m.closed {
-		m.unlock()
+		m.mu.Unlock()
 		return nil, false, errors.New("the runtime manager is closed")
 	}
 	if m.launching[sessionID] != nil {
-		m.unlock()
+		m.mu.Unlock()
 		return nil, true, nil
 	}
 	reason := ReasonNew
@@ -86,7 +86,7 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 	}
 	if cur := m.runtimes[sessionID]; cur != nil {
 		if cur.busy() {
-			m.unlock()
+			m.mu.Unlock()
 			return nil, false, engine.ErrBusy
 		}
 		dead := cur.dead()
@@ -104,7 +104,7 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 				}
 				m.note(events.RuntimeReused{SessionID: sessionID, Reason: why, Model: cur.Spec.Model})
 			}
-			m.unlock()
+			m.mu.Unlock()
 			return cur, false, nil
 		}
 		if r, ok := cur.Engine.(engine.Retuner); ok && !dead && !stale && m.inPlace(cur.Spec, b.spec) {
@@ -130,7 +130,7 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 		// Launch with the history from the store, not the old process memory.
 		s, err := m.sessions.Open(ctx, sessionID)
 		if err != nil {
-			m.unlock()
+			m.mu.Unlock()
 			return nil, false, err
 		}
 		sess = s
@@ -138,16 +138,16 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 	if b.spec.Engine != piengine.Name {
 		rt = m.launchLocked(b, sess, fp)
 		m.launchedLocked(rt, reason, reserve)
-		m.unlock()
+		m.mu.Unlock()
 		return rt, false, nil
 	}
 	if err := m.makeRoomLocked(b.maxPi); err != nil {
-		m.unlock()
+		m.mu.Unlock()
 		return nil, false, err
 	}
 	done := make(chan struct{})
 	m.launching[sessionID] = done
-	m.unlock()
+	m.mu.Unlock()
 	rt, err = m.launchPi(ctx, b, sess, fp)
 	m.mu.Lock()
 	delete(m.launching, sessionID)
@@ -156,19 +156,19 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 	case errors.Is(err, piengine.ErrVersionChanged) && b.pi.Cached:
 		// pi changed under its path: asked again, at most once (an asked
 		// version is never Cached).
-		m.unlock()
+		m.mu.Unlock()
 		return nil, true, nil
 	case err != nil:
-		m.unlock()
+		m.mu.Unlock()
 		return nil, false, err
 	case m.closed:
-		m.closing = append(m.closing, rt.Engine)
-		m.unlock()
+		m.mu.close(rt.Engine)
+		m.mu.Unlock()
 		return nil, false, errors.New("the runtime manager is closed")
 	}
 	m.installLocked(rt)
 	m.launchedLocked(rt, reason, reserve)
-	m.unlock()
+	m.mu.Unlock()
 	return rt, false, nil
 }
 
@@ -180,11 +180,11 @@ func (m *Manager) launchedLocked(rt *Runtime, reason string, reserve bool) {
 	res, said := launchResources(rt)
 	m.note(events.RuntimeLaunched{SessionID: rt.Session.ID(), Reason: reason, Model: rt.Spec.Model, Engine: info.Name, EngineVersion: info.Version, Resources: res})
 	if said.Text != "" {
-		m.queued = append(m.queued, said)
+		m.mu.send(said)
 	}
 	if rt.notice != "" {
 		// Queued as note queues, but not the session's last runtime event.
-		m.queued = append(m.queued, events.Notice{SessionID: rt.Session.ID(), Level: "warning", Source: "pi-tui", Text: rt.notice})
+		m.mu.send(events.Notice{SessionID: rt.Session.ID(), Level: "warning", Source: "pi-tui", Text: rt.notice})
 	}
 }
 
@@ -226,7 +226,7 @@ func (m *Manager) retireLocked(rt *Runtime, reason string) {
 	rt.stopPrewarmLocked()
 	m.watchLocked(rt.Spec.Root, -1)
 	m.watchLocked(m.opts.Host.Places.AgentDir, -1)
-	m.closing = append(m.closing, rt.Engine)
+	m.mu.close(rt.Engine)
 	m.note(events.RuntimeRetired{SessionID: id, Reason: reason, Model: rt.Spec.Model})
 }
 
@@ -234,7 +234,7 @@ func (m *Manager) retireLocked(rt *Runtime, reason string) {
 // switch, shutdown). It reports whether one was retired.
 func (m *Manager) Retire(sessionID, reason string) bool {
 	m.mu.Lock()
-	defer m.unlock()
+	defer m.mu.Unlock()
 	rt := m.runtimes[sessionID]
 	if rt == nil || rt.busy() || rt.reserved {
 		return false
@@ -268,6 +268,6 @@ func (m *Manager) refreshWhere(match func(*Runtime) bool, hint string) {
 				m.retireLocked(rt, why(rt.Spec, b.spec))
 			}
 		}
-		m.unlock()
+		m.mu.Unlock()
 	}
 }

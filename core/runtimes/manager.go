@@ -111,7 +111,7 @@ type Manager struct {
 	worktrees *worktree.Service
 	seed      maphash.Seed // for spec fingerprints
 
-	mu        sync.Mutex
+	mu        managerLock // its Unlock sends what was noted under it (lock.go)
 	runtimes  map[string]*Runtime
 	resolvers map[string]*instructions.Resolver
 	models    map[string]modelPick // resolved model specs (resolvers.go)
@@ -119,8 +119,6 @@ type Manager struct {
 	watcher   *fsnotify.Watcher
 	watched   map[string]int
 	last      map[string]events.Event // last launch/reuse/retire per session
-	queued    []events.Event          // noted under mu, sent by unlock
-	closing   []engine.Engine         // retired under mu, closed by unlock
 	closed    bool
 	running   sync.WaitGroup // prompts and compactions in flight
 	prewarms  sync.WaitGroup // the runtimes' first checkpoint walks
@@ -163,6 +161,7 @@ func New(opts Options) (*Manager, error) {
 	m := &Manager{opts: opts, sessions: opts.Host.Sessions, seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
 		resolvers: map[string]*instructions.Resolver{}, models: map[string]modelPick{}, frames: map[string]framed{}, watched: map[string]int{}, last: map[string]events.Event{},
 		allowed: map[string]bool{}, launching: map[string]chan struct{}{}}
+	m.mu.emit = m.emit
 	m.pi.Getenv = opts.Env
 	if d := opts.Host.Places.DataDir; d != "" {
 		// A one-shot prompt need not start node once more to ask pi's
@@ -191,7 +190,7 @@ func (m *Manager) Close() error {
 		m.retireLocked(rt, ReasonShutdown)
 	}
 	w := m.watcher
-	m.unlock()
+	m.mu.Unlock()
 	// Let aborted turns store what arrived before the caller closes the
 	// store under them.
 	// The retired runtimes' checkpoint walks end too, before the store
@@ -238,24 +237,9 @@ func (e emitter) Publish(ev events.Event) { e.m.emit(ev) }
 func (m *Manager) Events() *events.Broker { return m.opts.Host.Events }
 
 // note records a runtime event. Called with m.mu held, it only queues
-// the event: unlock sends it, after m.mu is released, so a slow event
-// reader (a blocked stdout) never holds the manager.
+// the event: m.mu.Unlock sends it, after the lock is released, so a slow
+// event reader (a blocked stdout) never holds the manager.
 func (m *Manager) note(e events.Event) {
 	m.last[e.Session()] = e
-	m.queued = append(m.queued, e)
-}
-
-// unlock releases m.mu and then closes the engines retired and sends
-// the events noted under it: an engine that takes its time to end (a
-// process) never holds the manager.
-func (m *Manager) unlock() {
-	evs, closing := m.queued, m.closing
-	m.queued, m.closing = nil, nil
-	m.mu.Unlock()
-	for _, e := range closing {
-		e.Close()
-	}
-	for _, e := range evs {
-		m.emit(e)
-	}
+	m.mu.send(e)
 }
