@@ -148,7 +148,7 @@ func (r *server) handle(c command) {
 
 func (r *server) state() stateReply {
 	st := r.m.State(r.session)
-	out := stateReply{SessionID: st.SessionID, Runtime: st.Runtime, Model: st.Model, Thinking: st.Thinking, Usage: st.Usage, Leaf: st.Leaf,
+	out := stateReply{SessionID: st.SessionID, Runtime: st.Runtime.String(), Model: st.Model, Thinking: st.Thinking, Usage: st.Usage, Leaf: st.Leaf,
 		Title: st.Title, Project: r.project.Name, Root: r.project.Root, ModelIn: r.spec(), Plan: r.m.Plan(r.session)}
 	if st.Last != nil {
 		out.Last, _ = events.Marshal(st.Last)

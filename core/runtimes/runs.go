@@ -83,7 +83,7 @@ func (m *Manager) Abort(sessionID string) bool {
 // State is a session's runtime as get_state reports it.
 type State struct {
 	SessionID string
-	Runtime   string // none, idle, working
+	Runtime   RunState // StateNone, StateIdle or StateWorking
 	Model     string
 	Thinking  string
 	// Last is the latest launch, reuse or retirement (RuntimeLaunched,
@@ -103,12 +103,12 @@ type State struct {
 func (m *Manager) State(sessionID string) State {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	st := State{SessionID: sessionID, Runtime: "none"}
+	st := State{SessionID: sessionID, Runtime: StateNone}
 	st.Last = m.last[sessionID]
 	if rt := m.runtimes[sessionID]; rt != nil {
-		st.Runtime, st.Model, st.Thinking = "idle", rt.Spec.Model, rt.Spec.Thinking
+		st.Runtime, st.Model, st.Thinking = StateIdle, rt.Spec.Model, rt.Spec.Thinking
 		if rt.busy() {
-			st.Runtime = "working"
+			st.Runtime = StateWorking
 		}
 		total := rt.Engine.State().Usage
 		st.Usage = &total

@@ -155,11 +155,11 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 	case events.Notice, events.ExtensionStatus:
 		m.extEvent(e)
 	case events.RuntimeLaunched:
-		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime launched: "+reasonText(e.Reason), e.Model
+		m.rt.state, m.rt.last, m.rt.model = runtimes.StateIdle, "runtime launched: "+reasonText(e.Reason), e.Model
 		m.rt.launched(e)
 		return m.loadUsage() // the new runtime's context window
 	case events.RuntimeReused:
-		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime reused", e.Model
+		m.rt.state, m.rt.last, m.rt.model = runtimes.StateIdle, "runtime reused", e.Model
 		if e.Reason == runtimes.ReasonModelChanged || e.Reason == runtimes.ReasonThinkingChanged {
 			// The engine took the change in place (ADR 0067): no restart.
 			m.rt.last = "runtime reused: " + reasonText(e.Reason) + " in place"
@@ -168,10 +168,10 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		}
 		m.rt.engineOf(m.d.Runtimes.State(m.sid))
 	case events.RuntimeRetired:
-		m.rt.state, m.rt.last = "retired", "runtime retired: "+reasonText(e.Reason)
+		m.rt.state, m.rt.last = runtimes.StateRetired, "runtime retired: "+reasonText(e.Reason)
 		m.ext.runtimeGone()
 	case events.AgentStarted:
-		m.rt.state = "working"
+		m.rt.state = runtimes.StateWorking
 		if !m.ownTurn {
 			// Another program's turn: its prompt is stored by now.
 			return m.reread()
@@ -209,10 +209,10 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		// The turn is over: nothing it asked may still be answered (the
 		// core withdrew it; its notice may still be queued).
 		m.asks.CloseAll()
-		if m.rt.state == "working" {
+		if m.rt.state == runtimes.StateWorking {
 			// A prompt refused before its runtime started (no usable
 			// pi) ends too, but leaves no runtime: none stays none.
-			m.rt.state = "idle"
+			m.rt.state = runtimes.StateIdle
 		}
 		m.ended = true
 		m.tr.EndRetry()

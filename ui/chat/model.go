@@ -155,7 +155,7 @@ type Model struct {
 
 // New returns the chat; Init starts listening to the runtime.
 func New(d Deps, tab Tab) *Model {
-	m := &Model{d: d, tab: tab, keys: defaultKeys(), ctx: d.Ctx, rt: runState{state: "none"},
+	m := &Model{d: d, tab: tab, keys: defaultKeys(), ctx: d.Ctx, rt: runState{state: runtimes.StateNone},
 		input: newInput(d.UI), tr: transcript.New(d.UI, d.Markdown)}
 	m.br = newFeed(m.ctx, d.Runtimes.Events())
 	var rules *approvals.Store
@@ -239,7 +239,7 @@ func (m *Model) close() {
 	m.tr.Clear()
 	m.sid, m.queue = "", nil
 	m.working, m.model, m.level, m.think, m.plan = false, "", "", thinkState{}, false
-	m.rt = runState{state: "none"}
+	m.rt = runState{state: runtimes.StateNone}
 }
 
 // Update handles the chat's messages.
@@ -314,7 +314,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		reread := m.rereadOf(msg.sess)
-		if m.working || m.rt.state != "idle" {
+		if m.working || m.rt.state != runtimes.StateIdle {
 			return reread
 		}
 		// An idle runtime is checked now: a pi that another program wrote
