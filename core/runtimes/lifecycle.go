@@ -64,6 +64,12 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 		// view) keeps the model and thinking level the session chose last.
 		modelSpec = provider.WithThinking(sess.Chosen())
 	}
+	// A runtime may work in the session's worktree: what records the
+	// binding besides the session file is brought in line here, the one
+	// write before a launch (build only reads).
+	if _, _, err := m.worktrees.Reconcile(ctx, sess); err != nil {
+		return nil, false, err
+	}
 	b, err := m.build(ctx, sess, modelSpec)
 	if err != nil {
 		return nil, false, err
