@@ -2,11 +2,9 @@ package worktree_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/worktree"
 )
 
@@ -28,19 +26,7 @@ func TestLookupWritesNothingReconcileCatchesUp(t *testing.T) {
 	if err := st.CompareAndDeleteKV(ctx, worktree.Namespace, s.ID(), row.Value); err != nil {
 		t.Fatal(err)
 	}
-	moved := filepath.Join(filepath.Dir(r.root), "moved")
-	if err := os.Rename(r.root, moved); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.h.Projects.Relocate(ctx, r.pid, moved, registry.RelocateOptions{SessionsDir: r.sm.Dir}); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	s, err = r.sm.Open(ctx, s.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	moved, s := r.relocate(s)
 
 	file, gitFile := read(t, s.File()), read(t, filepath.Join(w.Dir, ".git"))
 	stamp := st.Stamp()
