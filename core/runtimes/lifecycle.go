@@ -214,8 +214,7 @@ func (m *Manager) launchLocked(b built, sess *sessions.Session, fp string) *Runt
 // built from and starts its first checkpoint walk.
 func (m *Manager) installLocked(rt *Runtime) {
 	m.runtimes[rt.Session.ID()] = rt
-	m.watchLocked(rt.Spec.Root, 1)
-	m.watchLocked(m.opts.Host.Places.AgentDir, 1)
+	m.watchDirsLocked(rt, 1)
 	m.touchLocked(rt)
 	m.prewarmLocked(rt)
 }
@@ -230,8 +229,7 @@ func (m *Manager) retireLocked(rt *Runtime, reason string) {
 		rt.idle.Stop()
 	}
 	rt.stopPrewarmLocked()
-	m.watchLocked(rt.Spec.Root, -1)
-	m.watchLocked(m.opts.Host.Places.AgentDir, -1)
+	m.watchDirsLocked(rt, -1)
 	m.mu.close(rt.Engine)
 	m.note(events.RuntimeRetired{SessionID: id, Reason: reason, Model: rt.Spec.Model})
 }
@@ -247,33 +245,4 @@ func (m *Manager) Retire(sessionID, reason string) bool {
 	}
 	m.retireLocked(rt, reason)
 	return true
-}
-
-// refreshWhere rebuilds the spec of each idle runtime that match selects
-// and retires it when the fingerprint moved (proactive retirement).
-func (m *Manager) refreshWhere(match func(*Runtime) bool, hint string) {
-	m.mu.Lock()
-	var list []*Runtime
-	for _, rt := range m.runtimes {
-		if match(rt) && !rt.busy() && !rt.reserved {
-			list = append(list, rt)
-		}
-	}
-	m.mu.Unlock()
-	for _, rt := range list {
-		// Rebuilt with the level it runs with: a level not the default is
-		// no reason to retire it when a file beside it changes.
-		model := provider.WithThinking(rt.Spec.Model, rt.Spec.Thinking)
-		b, err := m.build(context.Background(), rt.Session, model)
-		m.mu.Lock()
-		if m.runtimes[rt.Session.ID()] == rt && !rt.busy() && !rt.reserved {
-			switch {
-			case err != nil:
-				m.retireLocked(rt, hint)
-			case b.spec.Fingerprint(m.seed) != rt.fp:
-				m.retireLocked(rt, why(rt.Spec, b.spec))
-			}
-		}
-		m.mu.Unlock()
-	}
 }

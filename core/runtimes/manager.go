@@ -8,8 +8,8 @@
 // of the instruction preflight lives here too (proxy.go).
 //
 // One job per file: lifecycle.go launches, reuses and retires; build.go
-// builds the spec; idle.go times idle runtimes out; watch.go and the
-// memory topic retire them when what they were built from changes;
+// builds the spec; idle.go times idle runtimes out; watch.go retires
+// them when their instructions or memory change (one road, ADR 0084);
 // approve.go routes approvals; timing.go keeps the timing log;
 // resolvers.go caches instruction resolvers; sessions.go is the session
 // façade; runs.go runs prompts on the engines; context.go answers
@@ -131,10 +131,10 @@ type Manager struct {
 
 	timingMu sync.Mutex
 	timing   *os.File
-	// stopMemory ends the watch of memory saves; memoryDone is closed
-	// when it has ended.
-	stopMemory context.CancelFunc
-	memoryDone chan struct{}
+	// stopWatching ends the watch of memory saves; watching counts it and
+	// the file watcher's goroutine (watch.go).
+	stopWatching context.CancelFunc
+	watching     sync.WaitGroup
 	// allowed holds "allow for this session" answers (session id + tool),
 	// for the manager's life, whichever program gave them.
 	allowed map[string]bool
@@ -171,9 +171,13 @@ func New(opts Options) (*Manager, error) {
 	m.worktrees = opts.Host.Worktrees
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		m.watcher = w
+		m.watching.Add(1)
 		go m.watch(w)
 	}
-	m.watchMemory()
+	ctx, stop := context.WithCancel(context.Background())
+	m.stopWatching = stop
+	m.watching.Add(1)
+	m.watchMemory(ctx)
 	return m, nil
 }
 
@@ -201,11 +205,11 @@ func (m *Manager) Close() error {
 	case <-done:
 	case <-time.After(5 * time.Second):
 	}
-	m.stopMemory()
-	<-m.memoryDone
+	m.stopWatching()
 	if w != nil {
 		w.Close()
 	}
+	m.watching.Wait()
 	m.timingMu.Lock()
 	defer m.timingMu.Unlock()
 	if m.timing != nil {
