@@ -69,9 +69,8 @@ func (r *server) handle(c command) {
 	case "compact":
 		sessionID, model := r.session, r.spec()
 		r.reply(c, r.enqueue(sessionID, len(c.Instructions), func() {
-			if _, err := r.m.Compact(ctx, sessionID, model, c.Instructions); err != nil {
-				r.m.Events().Publish(events.CompactionEnded{SessionID: sessionID, Error: err.Error()})
-			}
+			// Failures end with the compaction_end the runtime emits.
+			r.m.Compact(ctx, sessionID, model, c.Instructions)
 		}), nil)
 	case "branch":
 		if c.EntryID == nil {

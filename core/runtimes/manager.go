@@ -143,6 +143,9 @@ type Manager struct {
 	// sent holds, per session, what its pi last reported it sent the
 	// model (bridge.Sent, for /context: context.go).
 	sent sync.Map
+	// ends counts, per session and kind, the turn ends published, so that
+	// every Prompt and Compact ends with one (ends.go).
+	ends sync.Map
 }
 
 // New returns a Manager. It starts a file watcher; Close stops it.
@@ -223,6 +226,7 @@ func (m *Manager) Close() error {
 // the headless commands (rpc, prompt --json) all subscribe there. A file
 // tool's end is logged to timing.log first.
 func (m *Manager) emit(e events.Event) {
+	m.countEnd(e)
 	if end, ok := e.(events.ToolEnded); ok && end.Preflight != nil {
 		m.timingMu.Lock()
 		m.logTiming(end)
