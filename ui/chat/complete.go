@@ -422,7 +422,7 @@ func (m *Model) sendWithFiles(text string) tea.Cmd {
 	if m.project == nil || len(filesearch.References(text)) == 0 {
 		return m.send(text)
 	}
-	m.working = true
+	m.turn = turnAttaching
 	root, sid, ctx := m.project.Root, m.sid, m.ctx
 	return func() tea.Msg {
 		out, report := filesearch.Attach(ctx, root, text, filesearch.DefaultAttachLimits())
@@ -436,7 +436,6 @@ func (m *Model) attached(msg attachedMsg) tea.Cmd {
 	if msg.sid != m.sid {
 		return nil
 	}
-	m.working = false
 	cmd := m.sendShown(msg.text, msg.typed)
 	if m.title == msg.text {
 		m.title = msg.typed

@@ -55,10 +55,10 @@ func (m *Model) stateLine() string {
 		rank int
 	}
 	var parts []part
-	if m.working && m.rt.state != runtimes.StateIdle {
+	if m.inTurn() && m.rt.state != runtimes.StateIdle {
 		// "working" follows the runtime's own state, which agent_end
-		// ends in event order; m.working also covers the moment before
-		// it starts.
+		// ends in event order; inTurn also covers the moment before it
+		// starts.
 		parts = append(parts, part{"working… esc aborts", 9})
 	}
 	parts = append(parts, part{"runtime " + m.rt.state.String(), 9})
@@ -108,7 +108,7 @@ func (m *Model) stateLine() string {
 	// State first: it is what a glance is for; key hints fill what is
 	// left, whole or not at all.
 	hint := "enter send · alt+enter new line · shift+tab thinking · /compact /tree /new /model /thinking /context"
-	if !m.working || m.rt.state == runtimes.StateIdle {
+	if !m.inTurn() || m.rt.state == runtimes.StateIdle {
 		if ansi.StringWidth(line)+3+ansi.StringWidth(hint) <= m.width {
 			line += " · " + hint
 		}
