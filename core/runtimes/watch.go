@@ -73,13 +73,13 @@ func (c *changes) add(m *Manager, path string) {
 	c.files[path] = true
 }
 
-// touches reports whether the burst changed a file rt's root chain is
-// read from: in its root, a name res reads there; in the agent dir, one
-// it reads there.
-func (c *changes) touches(rt *Runtime, agentDir string, res *instructions.Resolver) bool {
+// touches reports whether the burst changed a file the root chain of
+// root is read from: in root, a name res reads there; in the agent dir,
+// one it reads there.
+func (c *changes) touches(root, agentDir string, res *instructions.Resolver) bool {
 	for path := range c.files {
 		dir, name := filepath.Dir(path), filepath.Base(path)
-		if (dir == rt.Spec.Root && res.ReadsInRoot(name)) || (dir == agentDir && res.ReadsInAgentDir(name)) {
+		if (dir == root && res.ReadsInRoot(name)) || (dir == agentDir && res.ReadsInAgentDir(name)) {
 			return true
 		}
 	}
@@ -159,21 +159,26 @@ func (m *Manager) watchMemory(ctx context.Context) {
 // contextChanged retires each idle runtime whose root chain or memory is
 // no longer what it was launched with, and says how many it retired.
 func (m *Manager) contextChanged(c changes) (retired int) {
+	type idle struct {
+		rt   *Runtime
+		spec Spec // as it was under the lock (adopt and retune move it)
+	}
 	m.mu.Lock()
-	var idle []*Runtime
+	var list []idle
 	for _, rt := range m.runtimes {
 		if !rt.busy() && !rt.reserved {
-			idle = append(idle, rt)
+			list = append(list, idle{rt, rt.Spec})
 		}
 	}
 	m.mu.Unlock()
-	for _, rt := range idle {
-		reason := m.stale(context.Background(), rt, c)
+	for _, x := range list {
+		reason := m.stale(context.Background(), x.spec, c)
 		if reason == "" {
 			continue
 		}
+		rt := x.rt
 		m.mu.Lock()
-		if m.runtimes[rt.Session.ID()] == rt && !rt.busy() && !rt.reserved {
+		if m.runtimes[rt.Session.ID()] == rt && !rt.busy() && !rt.reserved && rt.Spec.Sections == x.spec.Sections {
 			m.retireLocked(rt, reason)
 			retired++
 		}
@@ -182,26 +187,26 @@ func (m *Manager) contextChanged(c changes) (retired int) {
 	return retired
 }
 
-// stale says why rt no longer has its context: its root chain
-// (ReasonInstructionsChanged) or its memory (ReasonMemoryChanged) now
-// reads otherwise; "" when what the burst changed leaves both as they
-// were.
-func (m *Manager) stale(ctx context.Context, rt *Runtime, c changes) string {
-	provider, id, _ := strings.Cut(rt.Spec.Model, "/")
+// stale says why a runtime launched with spec no longer has its context:
+// its root chain (ReasonInstructionsChanged) or its memory
+// (ReasonMemoryChanged) now reads otherwise; "" when what the burst
+// changed leaves both as they were.
+func (m *Manager) stale(ctx context.Context, spec Spec, c changes) string {
+	provider, id, _ := strings.Cut(spec.Model, "/")
 	// The resolver for the agent-guidance.json there is now.
 	res := m.resolver(instructions.Model{Provider: provider, ID: id})
-	if c.touches(rt, m.opts.Host.Places.AgentDir, res) {
-		chain, err := res.ResolveRoot(ctx, rt.Spec.Root)
-		if err != nil || chain.Text != rt.Spec.Sections.Instructions {
+	if c.touches(spec.Root, m.opts.Host.Places.AgentDir, res) {
+		chain, err := res.ResolveRoot(ctx, spec.Root)
+		if err != nil || chain.Text != spec.Sections.Instructions {
 			return ReasonInstructionsChanged
 		}
 	}
 	if c.memory {
-		mem, err := m.opts.Host.Memory.Load(ctx, rt.Spec.ProjectRoot)
+		mem, err := m.opts.Host.Memory.Load(ctx, spec.ProjectRoot)
 		if unreadable := (*memory.UnreadableError)(nil); err != nil && !errors.As(err, &unreadable) {
 			return "" // the store cannot say now; the next prompt's build asks again
 		}
-		if m.memorySection(rt.Spec.ProjectRoot, mem.Content) != rt.Spec.Sections.Memory {
+		if m.memorySection(spec.ProjectRoot, mem.Content) != spec.Sections.Memory {
 			return ReasonMemoryChanged
 		}
 	}
