@@ -87,9 +87,10 @@ func (s *Store) ProjectsWhere(ctx context.Context, memoryNamespace, column, valu
 }
 
 // InsertProject adds p unless a project with the same root exists, in which
-// case the existing project's id is returned and created is false. The check and the
-// insert share one transaction, so two processes adding the same folder at
-// once still produce one row.
+// case the existing project's id is returned and created is false. A root
+// that is a folder of another project is a *FolderTakenError. The checks
+// and the insert share one transaction, so two processes adding the same
+// folder at once still produce one row.
 func (s *Store) InsertProject(ctx context.Context, p ProjectRow) (id string, created bool, err error) {
 	err = s.Write(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `SELECT id FROM projects WHERE root = ?`, p.Root).Scan(&id)
@@ -98,6 +99,10 @@ func (s *Store) InsertProject(ctx context.Context, p ProjectRow) (id string, cre
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return Describe(err)
+		}
+		// A folder of another project is not a project of its own.
+		if err := takenBy(ctx, tx, p.Root); err != nil {
+			return err
 		}
 		if err := nameFree(ctx, tx, "", p.Name); err != nil {
 			return err
@@ -347,7 +352,8 @@ func (e *RootTakenError) Error() string {
 // takes the new root (sessions, pin, group and flags stay with the row)
 // and every kv row keyed by the old root (its memory, in any namespace)
 // is re-keyed to the new root, so the old key is gone. A new root that is
-// another project's, or that already has kv rows of its own, is refused
+// another project's (*RootTakenError), a folder of any project
+// (*FolderTakenError), or that already has kv rows of its own, is refused
 // and nothing changes. It returns the old root.
 func (s *Store) RelocateProject(ctx context.Context, id, newRoot string) (oldRoot string, err error) {
 	err = s.Write(ctx, func(tx *sql.Tx) error {
@@ -367,6 +373,9 @@ func (s *Store) RelocateProject(ctx context.Context, id, newRoot string) (oldRoo
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("relocate project %s: %w", id, Describe(err))
+		}
+		if err := takenBy(ctx, tx, newRoot); err != nil {
+			return err // a folder of a project, this one's included
 		}
 		var ns string
 		err = tx.QueryRowContext(ctx, `SELECT namespace FROM kv WHERE key = ? AND namespace IN (SELECT namespace FROM kv WHERE key = ?) LIMIT 1`, newRoot, oldRoot).Scan(&ns)

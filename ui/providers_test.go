@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,8 +12,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
-
-	"github.com/pi-tui/pi-tui/internal/realpi"
 )
 
 // The Providers screen, reached from Settings (p) and the palette, with
@@ -23,13 +20,7 @@ import (
 // endpoint after asking it for its models.
 func TestProvidersScreen(t *testing.T) {
 	t.Parallel()
-	argv, skip := realpi.Command16()
-	if argv == nil {
-		t.Skip(skip)
-	}
-	f := newFixture(t)
-	f.env["PI_TUI_PI"] = argv[0]
-	f.env["PATH"] = os.Getenv("PATH")
+	f, _ := realPiFixture(t)
 	f.write(".pi/agent/auth.json", `{"groq":{"type":"api_key","key":"gsk-SECRET"},"github-copilot":{"type":"oauth","access":"A-SECRET","refresh":"R","expires":4102444800000}}`)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/models" {
@@ -102,5 +93,19 @@ func TestProvidersScreenWithoutPi(t *testing.T) {
 	s.waitFor("pi is not usable, so there is no login here", "install pi", "anthropic")
 	s.keys("enter")
 	s.waitFor("logging in needs pi")
+	s.final()
+}
+
+// A pi that is found but does not answer pi-tui's questions (here one
+// that prints its version whatever it is asked) leaves its providers
+// out: the screen says so, and why, instead of a shorter list alone.
+func TestProvidersScreenSaysWhenPiDoesNotAnswer(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.env["PI_TUI_PI"] = fakePi(t, f.dir("bin"), "1.6.0")
+	s := f.run(100, 30)
+	s.waitFor("Projects")
+	s.keys("ctrl+k", "Providers", "enter")
+	s.waitScreen("pi's own view is missing: pi auth login did not list its providers", "anthropic")
 	s.final()
 }

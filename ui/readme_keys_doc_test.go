@@ -86,8 +86,9 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"/", "esc"}, does: "filter by name or path (`enter` keeps it, `esc` clears it)"},
 			{keys: []string{"s"}, does: "sort by recent use or by name (kept for the next start)"},
 			{keys: []string{"n"}, does: "add a project: folder (`tab` completes), name, trust; memory comes later from the menu"},
-			{keys: []string{"o", "a", "m", "w", "i", "r", "p", "x", "t", "g", "L", "D"}, does: "act on the selected row directly (not while filtering): open session, edit AGENTS.md, edit memory, " +
+			{keys: []string{"o", "a", "m", "w", "i", "r", "p", "x", "t", "g", "f", "F", "L", "D"}, does: "act on the selected row directly (not while filtering): open session, edit AGENTS.md (a project of several folders asks which folder's), edit memory, " +
 				"let the agent write memory on/off, show instructions, rename, pin, archive/restore, trust, move to a group (pick one, type a new name, or none), " +
+				"add a folder to the project (as `n` asks: folder, name, trust), remove one of its folders (asks, naming the sessions that worked there; never the primary root; the folder stays on disk), " +
 				"relocate a missing project's folder (`tab` completes), remove (asks; `D` again removes; the folder stays on disk). " +
 				"The menu shows whether the agent may write memory now; on a section heading these keys say to move to a project"},
 			{keys: []string{"enter"}, does: "row menu listing the same keys; on a group heading, fold or open it"},
@@ -135,6 +136,8 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"o"}, does: "log out: pi removes what it stored (an MCP server: its sign-in)"},
 			{keys: []string{"a"}, does: "add an OpenAI-compatible endpoint: name, base URL, the variable holding its key; pi-tui asks `GET /v1/models` and shows what it lists before writing `models.json`"},
 			{keys: []string{"e"}, does: "turn the MCP server under the cursor on or off in the `mcp.json` that defines it"},
+			{keys: []string{"m"}, does: "add an MCP server with pi's `pi mcp add`: a form asks its name, the command that starts it with its arguments (split as a shell splits words, nothing expanded) or its `http(s)://` URL, and the file: the global `mcp.json` or the project's `.pi/mcp.json` (a trusted project's only). `↓`/`enter` next field, `space`/`g`/`p` the file, `ctrl+s` (or `enter` on the last field) adds; a name the file already has is refused, and when pi refuses, its one line shows in the form, which keeps what you typed"},
+			{keys: []string{"D"}, does: "remove the MCP server under the cursor from the `mcp.json` that defines it (`pi mcp remove`), after a confirmation; a sign-in pi stored for it is kept (`o` signs out)"},
 			{keys: []string{"b"}, does: "logins open a browser, or use a device code or a pasted redirect URL (the default over SSH)"},
 			{keys: []string{"r", "↑/k", "↓/j", "esc"}, does: "read again; move; close"},
 		}},

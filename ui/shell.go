@@ -650,9 +650,11 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-func (m *Model) editAgents(p registry.Project) tea.Cmd {
-	label := paths.Tilde(filepath.Join(p.Root, "AGENTS.md"), m.opts.Host.Places.Home)
-	return m.st.Push(editor.NewPage(m.editorConfig(p.Root, "AGENTS.md", label, true), m.st))
+// editAgents edits the AGENTS.md of dir, p's root or another of its
+// folders (each folder has its own, ADR 0085).
+func (m *Model) editAgents(_ registry.Project, dir string) tea.Cmd {
+	label := paths.Tilde(filepath.Join(dir, "AGENTS.md"), m.opts.Host.Places.Home)
+	return m.st.Push(editor.NewPage(m.editorConfig(dir, "AGENTS.md", label, true), m.st))
 }
 
 func (m *Model) editGlobal() tea.Cmd {

@@ -98,7 +98,12 @@ func (m *Model) paletteItems() []palette.Item {
 		if !p.Missing {
 			command("New session", p.Name, func() tea.Cmd { return m.session.openThen(p, m.session.chat.New) })
 			command("New session in a worktree", p.Name, func() tea.Cmd { return m.session.openThen(p, m.session.chat.NewInWorktree) })
-			command("Edit AGENTS.md", p.Name, func() tea.Cmd { return m.editAgents(p) })
+			command("Edit AGENTS.md", p.Name, func() tea.Cmd { return m.editAgents(p, p.Root) })
+			for _, f := range p.Folders {
+				if !f.Primary && !f.Missing { // each folder has its own (ADR 0085)
+					command("Edit AGENTS.md", p.Name+" · folder "+f.Name, func() tea.Cmd { return m.editAgents(p, f.Path) })
+				}
+			}
 			command("Show instructions", p.Name, func() tea.Cmd { return m.showInstructions(p) })
 		}
 		command("Edit memory", p.Name, func() tea.Cmd { return m.editMemory(p) })

@@ -108,7 +108,7 @@ func TestProjectsCommands(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	want := "archived,duplicateName,group,id,lastOpenedAt,memoryBytes,memoryEntries,missing,name,pinned,root,sessions,trusted"
+	want := "archived,duplicateName,folders,group,id,lastOpenedAt,memoryBytes,memoryEntries,missing,name,pinned,root,sessions,trusted"
 	if strings.Join(keys, ",") != want {
 		t.Errorf("JSON keys = %s\nwant %s", strings.Join(keys, ","), want)
 	}

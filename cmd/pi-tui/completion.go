@@ -105,6 +105,8 @@ func (a *app) candidates(before []string, cur string) []string {
 			if c, ok := lookup(strings.Join(words, " ")); ok {
 				cmd = &c
 			}
+		} else if c, ok := lookup(cmd.path + " " + w); ok && given == 0 {
+			cmd = &c // "projects folders add": a command below a command
 		} else {
 			given++
 		}
@@ -136,6 +138,9 @@ func (a *app) candidates(before []string, cur string) []string {
 		return nextWords(nil)
 	case cmd.path == "completion":
 		return []string{"bash", "fish", "zsh"}
+	case cmd.argAt(given) == argProject && given == 0 && len(nextWords(strings.Fields(cmd.path))) > 0:
+		// A command with commands below it: those, or its own argument.
+		return append(nextWords(strings.Fields(cmd.path)), a.projectNames()...)
 	case cmd.argAt(given) == argProject:
 		return a.projectNames()
 	case cmd.argAt(given) == argPath:

@@ -117,6 +117,8 @@ func TestEveryCommandShowsHostileNamesAsText(t *testing.T) {
 	worktreetest.Repo(t, root, map[string]string{"AGENTS.md": "Root rules.\n", hostile + "/AGENTS.md": "Nested rules.\n"})
 	moved := filepath.Join(src, "moved "+hostile)
 	memFile := filepath.Join(t.TempDir(), "notes "+hostile)
+	folder := mkdir(t, src, "folder "+hostile)
+	folderMoved := filepath.Join(src, "folder moved "+hostile)
 
 	claudeHostile(t, c.env["HOME"], root)
 
@@ -183,6 +185,13 @@ func TestEveryCommandShowsHostileNamesAsText(t *testing.T) {
 		{path: "mcp logout", args: []string{"s" + hostile}, code: 2, names: true},
 		{path: "mcp enable", args: []string{"s" + hostile}, code: 2, names: true},
 		{path: "mcp disable", args: []string{"s" + hostile}, code: 2, names: true},
+		{path: "projects folders add", args: []string{P, folder}, names: true},
+		{path: "projects folders", args: []string{P}, names: true},
+		{path: "projects folders", args: []string{P, "--json"}, names: true},
+		{path: "projects folders trust", args: []string{P, folder}, names: true},
+		{path: "projects folders untrust", args: []string{P, folder}, names: true},
+		{path: "projects folders relocate", args: []string{P, folder, folderMoved}, names: true},
+		{path: "projects folders remove", args: []string{P, folderMoved}, names: true},
 		{path: "projects relocate", args: []string{P, moved}, names: true},
 		{path: "projects remove", args: []string{P}, names: true},
 	}
@@ -199,6 +208,10 @@ func TestEveryCommandShowsHostileNamesAsText(t *testing.T) {
 		switch s.path {
 		case "projects relocate":
 			if err := os.Rename(root, moved); err != nil {
+				t.Fatal(err)
+			}
+		case "projects folders relocate":
+			if err := os.Rename(folder, folderMoved); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/registry"
+	"github.com/pi-tui/pi-tui/internal/fsutil"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
@@ -91,9 +92,15 @@ func (a *app) instructionsCmd(args []string) error {
 	}
 
 	var target string
+	var folder *registry.Folder // the folder other than the primary root that holds TARGET
 	if len(pos) == 1 {
 		target = canonicalTarget(pos[0], root)
-		if cwd != "" && !filepath.IsAbs(pos[0]) {
+		if proj != nil {
+			if f, t, ok := folderTarget(*proj, root, pos[0]); ok {
+				folder, target = &f, t
+			}
+		}
+		if cwd != "" && folder == nil && !filepath.IsAbs(pos[0]) {
 			if real, err := filepath.EvalSymlinks(cwd); err == nil && real != root {
 				notes = append(notes, fmt.Sprintf("TARGET %s is relative to the project root %s, not to the working directory",
 					pos[0], paths.Tilde(root, a.env("HOME"))))
@@ -116,6 +123,15 @@ func (a *app) instructionsCmd(args []string) error {
 	switch {
 	case len(pos) == 0:
 		chain, err = r.ResolveRoot(a.ctx, root)
+	case folder != nil && !folder.Trusted:
+		// A folder's instructions are all nested context: none without trust.
+		chain, err = r.ResolveGlobal(a.ctx, instructions.Folder{Root: folder.Path, Name: folder.Name}, target)
+		notes = append(notes, fmt.Sprintf("folder %s of project %s is untrusted: its instruction files are not delivered until it is trusted (pi-tui projects folders trust %s %s); showing the global ones",
+			folder.Name, proj.Name, proj.ID, shellWord(folder.Name)))
+	case folder != nil:
+		chain, err = r.ResolveInFolder(a.ctx, instructions.Folder{Root: folder.Path, Name: folder.Name}, target)
+		notes = append(notes, fmt.Sprintf("%s is in folder %s (%s) of project %s: this is that folder's own chain, delivered when a tool first reaches it; the primary root's stays in the system prompt",
+			pos[0], folder.Name, paths.Tilde(folder.Path, a.env("HOME")), proj.Name))
 	case proj != nil && !proj.Trusted:
 		// What a runtime gets: nested instructions need trust.
 		chain, err = r.ResolveRoot(a.ctx, root)
@@ -179,6 +195,36 @@ func (a *app) sessionRoot(id string) (_ registry.Project, root, note, spec strin
 		return p, w.Root, fmt.Sprintf("chain from the worktree of session %s (branch %s): %s", s.ID(), w.Branch, paths.Tilde(w.Root, home)), spec, nil
 	}
 	return p, p.Root, fmt.Sprintf("chain from the root of project %s: %s", p.Name, paths.Tilde(p.Root, home)), spec, nil
+}
+
+// folderTarget finds the folder other than the primary root (ADR 0085)
+// that holds the TARGET given: written NAME:path (the form @ completion
+// inserts; path relative to that folder), or a path that is in the
+// folder, absolute or relative to root (../web/x). It returns the folder
+// and the target to resolve in it; ok is false for a target in the
+// primary root or in no folder, which the root's resolution handles.
+func folderTarget(p registry.Project, root, given string) (registry.Folder, string, bool) {
+	if len(p.Folders) < 2 || strings.ContainsRune(given, 0) {
+		return registry.Folder{}, "", false
+	}
+	others := p.Folders[1:]
+	if name, rest, ok := strings.Cut(given, ":"); ok && !strings.ContainsRune(name, '/') {
+		for _, f := range others {
+			if strings.EqualFold(f.Name, name) {
+				return f, filepath.Join(f.Path, filepath.FromSlash(rest)), true
+			}
+		}
+	}
+	abs := given
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(root, abs)
+	}
+	for _, f := range others {
+		if t := canonicalTarget(abs, f.Path); fsutil.Within(f.Path, filepath.Clean(t)) {
+			return f, t, true
+		}
+	}
+	return registry.Folder{}, "", false
 }
 
 // canonicalTarget rewrites an absolute target written through a link to
@@ -275,51 +321,15 @@ func (a *app) projectHolding(dir string) (registry.Project, bool, error) {
 	return holding(a.ctx, reg, dir)
 }
 
-// holding finds the deepest registered project whose root is dir or one
-// of its parents. Roots are stored canonical, so it looks each of dir's
-// canonical ancestors up by root, deepest first: a handful of indexed
-// reads where listing every project (2,000 of them, each stat'ed) held
-// the terminal UI's first frame up by tens of milliseconds.
+// holding finds the registered project with the deepest folder that is
+// dir or one of its parents: its primary root or any other of its
+// folders (ADR 0085), archived projects included. It looks each of dir's
+// canonical ancestors up by path (core/registry's Holding): a handful of
+// indexed reads where listing every project (2,000 of them, each
+// stat'ed) held the terminal UI's first frame up by tens of milliseconds.
 func holding(ctx context.Context, reg *registry.Registry, dir string) (registry.Project, bool, error) {
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	dir = filepath.Clean(dir)
-	if strings.TrimSpace(dir) != dir || !filepath.IsAbs(dir) {
-		// Find trims its query; such a path is matched on the whole list.
-		return holdingInList(ctx, reg, dir)
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if d == dir || strings.HasPrefix(dir, d+string(filepath.Separator)) {
-			p, err := reg.Find(ctx, d)
-			var nf *registry.NotFoundError
-			switch {
-			case err == nil && p.Root == d:
-				return p, true, nil
-			case err != nil && !errors.As(err, &nf):
-				return registry.Project{}, false, err
-			}
-		}
-		if filepath.Dir(d) == d {
-			return registry.Project{}, false, nil
-		}
-	}
-}
-
-// holdingInList is holding over the whole list of projects.
-func holdingInList(ctx context.Context, reg *registry.Registry, dir string) (registry.Project, bool, error) {
-	list, err := reg.List(ctx, true)
-	if err != nil {
-		return registry.Project{}, false, err
-	}
-	var best registry.Project
-	found := false
-	for _, p := range list {
-		if (dir == p.Root || strings.HasPrefix(dir, p.Root+string(filepath.Separator))) && len(p.Root) > len(best.Root) {
-			best, found = p, true
-		}
-	}
-	return best, found, nil
+	p, _, found, err := reg.Holding(ctx, dir)
+	return p, found, err
 }
 
 // printChain writes the chain for a person: the section exactly as a

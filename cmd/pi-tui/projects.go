@@ -19,7 +19,7 @@ import (
 
 func (a *app) projects(args []string) error {
 	if len(args) == 0 {
-		return usagef("projects: name a subcommand: list, add, rename, pin, unpin, archive, restore, trust, untrust, remove, group, ungroup, relocate")
+		return usagef("projects: name a subcommand: list, add, rename, pin, unpin, archive, restore, trust, untrust, remove, group, ungroup, relocate, folders")
 	}
 	sub, args := args[0], args[1:]
 	switch sub {
@@ -35,6 +35,8 @@ func (a *app) projects(args []string) error {
 		return a.projectsGroup(sub, args)
 	case "relocate":
 		return a.projectsRelocate(args)
+	case "folders":
+		return a.projectsFolders(args)
 	case "-h", "--help", "help":
 		return a.helpFor("pi-tui projects")
 	}
@@ -226,6 +228,12 @@ func (a *app) confirmBroad(reg *registry.Registry, path string) error {
 	if !errors.As(err, &be) {
 		return err
 	}
+	return a.askBroad(be)
+}
+
+// askBroad asks whether a folder too broad for a project (be) may be
+// used all the same; it returns nil for yes.
+func (a *app) askBroad(be *registry.BroadRootError) error {
 	if !a.interactive() {
 		return fmt.Errorf("%v; to add it anyway, pass --allow-broad-root", be)
 	}

@@ -44,7 +44,7 @@ func DefaultAttachLimits() AttachLimits { return AttachLimits{PerFile: 256 << 10
 
 // Attached says what happened to one @path of a message.
 type Attached struct {
-	Path  string // relative to the project, slash-separated
+	Path  string // relative to its folder, slash-separated; NAME:path in a folder other than the primary root
 	Lines int    // lines attached (0 when only a note was)
 	Note  string // why the content was not attached, or what was changed
 }
@@ -54,15 +54,35 @@ type Attached struct {
 // arguments, and a report per file. An @word that names no file of the
 // project (a mention, a path outside the project) stays plain text.
 func Attach(ctx context.Context, root, text string, lim AttachLimits) (string, []Attached) {
+	return AttachIn(ctx, root, nil, text, lim)
+}
+
+// AttachIn is Attach for a project of several folders (ADR 0085): root is
+// its primary root, whose files are named @path, and others its other
+// folders, whose files are named @NAME:path (or by an absolute path inside
+// the folder). Each folder's files are opened through an os.Root on that
+// folder.
+func AttachIn(ctx context.Context, root string, others []Folder, text string, lim AttachLimits) (string, []Attached) {
 	refs := References(text)
 	if len(refs) == 0 {
 		return text, nil
 	}
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return text, nil
+	opened := map[string]*os.Root{}
+	defer func() {
+		for _, r := range opened {
+			if r != nil {
+				r.Close()
+			}
+		}
+	}()
+	open := func(dir string) *os.Root {
+		r, ok := opened[dir]
+		if !ok {
+			r, _ = os.OpenRoot(dir) // nil when it cannot be opened
+			opened[dir] = r
+		}
+		return r
 	}
-	defer r.Close()
 	var b strings.Builder
 	var report []Attached
 	seen := map[string]bool{}
@@ -71,22 +91,26 @@ func Attach(ctx context.Context, root, text string, lim AttachLimits) (string, [
 		if ctx.Err() != nil {
 			break
 		}
-		rel, ok := projectPath(root, ref)
-		if !ok || seen[rel] {
+		dir, name, rel, ok := folderPath(root, others, ref)
+		if !ok || seen[dir+"\x00"+rel] {
+			continue
+		}
+		r := open(dir)
+		if r == nil {
 			continue
 		}
 		content, note, ok := readAttachment(r, rel, min(lim.PerFile, budget))
 		if !ok {
 			continue
 		}
-		seen[rel] = true
+		seen[dir+"\x00"+rel] = true
 		if content == "" && note == "" {
 			continue // pi skips empty files
 		}
 		budget -= int64(len(content))
-		abs := filepath.Join(root, filepath.FromSlash(rel))
+		abs := filepath.Join(dir, filepath.FromSlash(rel))
 		b.WriteString("<file name=" + safetext.Label(abs) + ">")
-		a := Attached{Path: rel}
+		a := Attached{Path: Written(name, rel)}
 		if note != "" && content == "" {
 			b.WriteString("(" + note + ")")
 			a.Note = note

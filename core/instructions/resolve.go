@@ -110,6 +110,10 @@ type Chain struct {
 	Warnings []string `json:"warnings"`
 	// Text is the rendered section exactly as a runtime receives it.
 	Text string `json:"text"`
+	// Folder names the folder of a multi-folder project the chain was
+	// resolved in, when it is not the primary root (ResolveInFolder); its
+	// sources are labelled "NAME:path" and Root is that folder.
+	Folder string `json:"folder,omitempty"`
 
 	// Dir is the canonical directory the chain belongs to (possibly not yet
 	// existing). Two targets with the same Dir have the same chain, which
@@ -244,7 +248,7 @@ func (r *Resolver) Guidance() *Guidance { return r.guidance }
 // root's own directory. It is what goes into a runtime's system prompt.
 // The error is non-nil only when ctx is done or root is unusable.
 func (r *Resolver) ResolveRoot(ctx context.Context, root string) (*Chain, error) {
-	return r.resolve(ctx, root, "", false)
+	return r.resolve(ctx, root, "", false, scope{})
 }
 
 // ResolveTarget returns the chain for target: the global sources, then
@@ -259,7 +263,14 @@ func (r *Resolver) ResolveRoot(ctx context.Context, root string) (*Chain, error)
 // ResolveTarget ignores Guidance.SubdirectoryContext and project trust;
 // deciding whether nested chains are delivered is the host's job.
 func (r *Resolver) ResolveTarget(ctx context.Context, root, target string) (*Chain, error) {
-	return r.resolve(ctx, root, target, true)
+	return r.resolve(ctx, root, target, true, scope{})
+}
+
+// scope says what a resolution covers beyond the plain root or target
+// chain (see ResolveInFolder).
+type scope struct {
+	folder     string // a folder's name: project sources are labelled "NAME:path"
+	globalOnly bool   // the global sources alone, no directory of the root
 }
 
 // run is the state of one resolution.
@@ -268,6 +279,7 @@ type run struct {
 	ctx      context.Context
 	sys      sysCtx
 	root     string
+	folder   string // see scope
 	sources  []Source
 	skipped  []Skip
 	warnings []string
@@ -278,17 +290,17 @@ type run struct {
 	dirBuf    [12]dirStat
 }
 
-func (r *Resolver) resolve(ctx context.Context, root, target string, hasTarget bool) (*Chain, error) {
+func (r *Resolver) resolve(ctx context.Context, root, target string, hasTarget bool, sc scope) (*Chain, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	memo := !hasTarget && filepath.IsAbs(root)
+	memo := !hasTarget && filepath.IsAbs(root) && sc == scope{}
 	if memo {
 		if c, ok := r.recall(root); ok {
 			return c, nil
 		}
 	}
-	x := &run{r: r, ctx: ctx, sources: make([]Source, 0, 8), skipped: []Skip{}, warnings: []string{}}
+	x := &run{r: r, ctx: ctx, folder: sc.folder, sources: make([]Source, 0, 8), skipped: []Skip{}, warnings: []string{}}
 	x.sys.buf = make([]byte, 0, 256)
 	if memo {
 		x.sys.log = &probeLog{}
@@ -321,7 +333,7 @@ func (r *Resolver) resolve(ctx context.Context, root, target string, hasTarget b
 	x.cacheable = fi.timed
 	x.noteDir(canon, fi)
 	x.warnings = append(x.warnings, r.guidance.warnings...)
-	chain := &Chain{Root: canon, Target: canon, Dir: canon, BudgetBytes: r.budget}
+	chain := &Chain{Root: canon, Target: canon, Dir: canon, BudgetBytes: r.budget, Folder: sc.folder}
 
 	if err := x.addGlobal(); err != nil {
 		return nil, err
@@ -337,8 +349,10 @@ func (r *Resolver) resolve(ctx context.Context, root, target string, hasTarget b
 			dir, chain.Target, chain.Dir = loc.dir, loc.target, loc.tdir
 		}
 	}
-	if err := x.walk(dir); err != nil {
-		return nil, err
+	if !sc.globalOnly {
+		if err := x.walk(dir); err != nil {
+			return nil, err
+		}
 	}
 	x.applyBudget()
 	chain.Sources, chain.Skipped, chain.Warnings = x.sources, x.skipped, x.warnings
@@ -786,7 +800,10 @@ func (x *run) skip(path, reason string) {
 // "~/..." (or absolute) under the agent directory.
 func (x *run) label(path string) string {
 	if rel, ok := relWithin(x.root, path); ok {
-		if rel == "" {
+		switch {
+		case x.folder != "":
+			return x.folder + ":" + filepath.ToSlash(rel)
+		case rel == "":
 			return "."
 		}
 		return filepath.ToSlash(rel)

@@ -223,3 +223,87 @@ func SetMCPEnabled(source, name string, on, override bool) error {
 		return d.insertMember(srv.value.start, "enabled", value), nil
 	})
 }
+
+// ParseMCPServer reads what a user typed for a server (the Providers
+// screen's form): an http(s) URL, or a command and its arguments, split
+// as a POSIX shell splits words (quotes and backslashes; nothing is
+// expanded or run), since pi runs the command itself, not through a
+// shell.
+func ParseMCPServer(name, server string, local bool) (MCPAdd, error) {
+	a := MCPAdd{Name: name, Local: local}
+	server = strings.TrimSpace(server)
+	if strings.HasPrefix(server, "http://") || strings.HasPrefix(server, "https://") {
+		if strings.ContainsAny(server, " \t") {
+			return MCPAdd{}, fmt.Errorf("a URL holds no spaces: %q", server)
+		}
+		a.URL = server
+		return a, nil
+	}
+	words, err := splitWords(server)
+	if err != nil {
+		return MCPAdd{}, err
+	}
+	if len(words) == 0 {
+		return MCPAdd{}, fmt.Errorf("type the command that starts the server (with its arguments), or its http(s) URL")
+	}
+	a.Command, a.Args = words[0], words[1:]
+	return a, nil
+}
+
+// splitWords splits s into words as a POSIX shell does, quotes and
+// backslashes only: '…' keeps everything, "…" keeps all but \" \\ \$ \`
+// and a backslash outside quotes keeps the next character.
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words, inWord = append(words, cur.String()), false
+				cur.Reset()
+			}
+		case c == '\\':
+			if i+1 == len(s) {
+				return nil, fmt.Errorf("the command ends with a lone backslash")
+			}
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		case c == '\'':
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				return nil, fmt.Errorf("the command has a ' that is not closed")
+			}
+			cur.WriteString(s[i+1 : i+1+end])
+			i, inWord = i+1+end, true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i == len(s) {
+				return nil, fmt.Errorf("the command has a \" that is not closed")
+			}
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// SameMCPName says a and b name one server for pi, which counts names
+// that differ only in '-' and '_' as the same.
+func SameMCPName(a, b string) bool {
+	return strings.ReplaceAll(a, "-", "_") == strings.ReplaceAll(b, "-", "_")
+}

@@ -103,3 +103,30 @@ func TestMCPAddArgsRefuseBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestParseMCPServer(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		command string
+		args    []string
+		url     string
+	}{
+		{in: "npx -y @modelcontextprotocol/server-filesystem .", command: "npx", args: []string{"-y", "@modelcontextprotocol/server-filesystem", "."}},
+		{in: `  /bin/sh '/a dir/srv.sh' "look up" it\'s "say \"hi\"" ''`, command: "/bin/sh", args: []string{"/a dir/srv.sh", "look up", "it's", `say "hi"`, ""}},
+		{in: `uvx tools-mcp --root "$HOME"`, command: "uvx", args: []string{"tools-mcp", "--root", "$HOME"}},
+		{in: "https://example.com/mcp", url: "https://example.com/mcp"},
+	} {
+		a, err := ParseMCPServer("x", c.in, false)
+		if err != nil || a.Command != c.command || !slices.Equal(a.Args, c.args) || a.URL != c.url {
+			t.Errorf("%s: %+v %v", c.in, a, err)
+		}
+	}
+	for _, in := range []string{"", "   ", `sh -c 'echo`, `sh "x`, `sh x\`, "https://a b"} {
+		if a, err := ParseMCPServer("x", in, false); err == nil {
+			t.Errorf("%q was accepted: %+v", in, a)
+		}
+	}
+	if !SameMCPName("dev-radius", "dev_radius") || SameMCPName("a", "b") {
+		t.Error("SameMCPName")
+	}
+}

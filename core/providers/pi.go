@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -57,6 +58,13 @@ func (p Pi) Command(ctx context.Context, args ...string) *exec.Cmd {
 func (p Pi) run(ctx context.Context, args ...string) (stdout, stderr []byte, code int, err error) {
 	if len(p.Argv) == 0 {
 		return nil, nil, 0, errors.New("no pi to run")
+	}
+	if p.Dir == "" {
+		// The commands run in pi's agent dir (Command), which a new
+		// user's pi has not made yet: made here as pi makes it.
+		if err := os.MkdirAll(p.AgentDir, 0o700); err != nil {
+			return nil, nil, 0, fmt.Errorf("make pi's agent dir: %w", err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()

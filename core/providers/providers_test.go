@@ -109,3 +109,16 @@ func TestReadShowsHowEachProviderIsReached(t *testing.T) {
 		t.Errorf("auth.json changed:\n%s", got)
 	}
 }
+
+// A new user's pi has no agent dir yet: pi's view is read all the same
+// (the dir is made, as pi makes it), not lost to a folder that is missing.
+func TestReadWithoutAnAgentDirYet(t *testing.T) {
+	agent := filepath.Join(t.TempDir(), ".pi", "agent")
+	st := Read(context.Background(), Options{AgentDir: agent, Pi: piFor(t, agent)})
+	if st.PiProblem != "" {
+		t.Fatalf("pi: %s", st.PiProblem)
+	}
+	if p, ok := st.Find("github-copilot"); !ok || !p.Login {
+		t.Errorf("github-copilot: %+v", p)
+	}
+}

@@ -45,8 +45,12 @@ type Project struct {
 	// DuplicateName marks a project whose name another project also has
 	// (ignoring case): possible only in a database written before names
 	// were kept unique. Such a name picks no project; use the id or path.
-	DuplicateName bool  `json:"duplicateName"`
-	CreatedAt     int64 `json:"-"`
+	DuplicateName bool `json:"duplicateName"`
+	// Folders are the project's folders in order, the primary root (Root)
+	// first (ADR 0085); one for a project of one folder. Binding leaves
+	// them out (FoldersOf reads them).
+	Folders   []Folder `json:"folders"`
+	CreatedAt int64    `json:"-"`
 }
 
 // Registry manages projects in the store; their trust comes from
@@ -223,12 +227,13 @@ func (r *Registry) Get(ctx context.Context, id string) (Project, error) {
 	if len(rows) == 0 {
 		return Project{}, &NotFoundError{Query: id}
 	}
-	return r.withTrust(ctx, fromRow(rows[0])), nil
+	return r.complete(ctx, fromRow(rows[0]))
 }
 
 // Binding returns what a runtime needs of a project before each prompt
 // (root, trust, whether the folder is missing), with one prepared query
-// and without the memory summary a listing computes.
+// and without the memory summary a listing computes, or its folders
+// (FoldersOf).
 func (r *Registry) Binding(ctx context.Context, id string) (Project, error) {
 	// The store's trust flag is history: trust.json decides.
 	root, _, err := r.st.ProjectBinding(ctx, id)
@@ -250,6 +255,10 @@ func (r *Registry) List(ctx context.Context, all bool) ([]Project, error) {
 	if err != nil {
 		return nil, err
 	}
+	folders, err := r.st.AllFolders(ctx)
+	if err != nil {
+		return nil, err
+	}
 	names := make(map[string]int, len(rows))
 	for _, row := range rows {
 		names[foldName(row.Name)]++
@@ -260,7 +269,7 @@ func (r *Registry) List(ctx context.Context, all bool) ([]Project, error) {
 		if row.Archived && !all {
 			continue
 		}
-		p := tv.apply(fromRow(row))
+		p := tv.withFolders(tv.apply(fromRow(row)), folders[row.ID])
 		p.DuplicateName = names[foldName(row.Name)] > 1
 		out = append(out, p)
 	}
@@ -324,7 +333,7 @@ func fromRow(row store.ProjectRow) Project {
 // Find resolves what a user typed for PROJECT, in this order: an id; a
 // path, when the argument is written as one (it contains a separator or is
 // . or ..), which need not exist any more so a vanished project can still
-// be named; a name, exactly, then ignoring case; and last a bare folder
+// be named, and which is a project's root or one of its other folders; a name, exactly, then ignoring case; and last a bare folder
 // name relative to the working directory. A name shared by several
 // projects is an *AmbiguousError listing them.
 func (r *Registry) Find(ctx context.Context, query string) (Project, error) {
@@ -335,7 +344,7 @@ func (r *Registry) Find(ctx context.Context, query string) (Project, error) {
 	if rows, err := r.st.ProjectsWhere(ctx, memory.Namespace, "id", q); err != nil {
 		return Project{}, err
 	} else if len(rows) == 1 {
-		return r.withTrust(ctx, fromRow(rows[0])), nil
+		return r.complete(ctx, fromRow(rows[0]))
 	}
 	if looksLikePath(q) {
 		if p, ok, err := r.findPath(ctx, q); ok || err != nil {
@@ -369,7 +378,8 @@ func (r *Registry) Find(ctx context.Context, query string) (Project, error) {
 }
 
 // findPath looks a path up by its canonical form when it exists and by
-// its lexical absolute form when it has vanished.
+// its lexical absolute form when it has vanished, as a project's root
+// and then as one of a project's other folders.
 func (r *Registry) findPath(ctx context.Context, q string) (Project, bool, error) {
 	var candidates []string
 	if root, err := Canonical(q); err == nil {
@@ -384,7 +394,18 @@ func (r *Registry) findPath(ctx context.Context, q string) (Project, bool, error
 			return Project{}, false, err
 		}
 		if len(rows) == 1 {
-			return r.withTrust(ctx, fromRow(rows[0])), true, nil
+			p, err := r.complete(ctx, fromRow(rows[0]))
+			return p, err == nil, err
+		}
+	}
+	for _, c := range candidates {
+		id, found, err := r.st.FolderOwner(ctx, c)
+		if err != nil {
+			return Project{}, false, err
+		}
+		if found {
+			p, err := r.Get(ctx, id)
+			return p, err == nil, err
 		}
 	}
 	return Project{}, false, nil

@@ -78,10 +78,17 @@ func (r *Registry) Relocate(ctx context.Context, id, newPath string, opts Reloca
 			return Relocated{}, err
 		}
 	}
+	// The other folders of the project stay where they are: the new root
+	// may not nest with them (ADR 0085).
+	if err := notNested(newRoot, p.Folders[1:]); err != nil {
+		return Relocated{}, fmt.Errorf("relocate %s: %w", p.Name, err)
+	}
 	if other, found, err := r.findPath(ctx, newRoot); err != nil {
 		return Relocated{}, err
-	} else if found {
+	} else if found && other.Root == newRoot {
 		return Relocated{}, fmt.Errorf("relocate %s: %s is already project %s (%s); remove that one first if this one should take its place", p.Name, newRoot, other.ID, other.Name)
+	} else if found {
+		return Relocated{}, fmt.Errorf("relocate %s: %s is already a folder of project %s (%s); remove it from there first if this one should take its place", p.Name, newRoot, other.ID, other.Name)
 	}
 	res := Relocated{OldRoot: p.Root}
 	dir := opts.SessionsDir

@@ -78,6 +78,11 @@ type completer struct {
 	// what pi has under it); piErr says why pi's could not be listed.
 	shadowed map[string]string
 	piErr    string
+
+	// others are the matchers of the project's other folders by root,
+	// othersLoading the roots being listed (completefolders.go).
+	others        map[string]*filesearch.Matcher
+	othersLoading map[string]bool
 }
 
 // filesMsg carries a project's file list.
@@ -86,6 +91,7 @@ type filesMsg struct {
 	list   *filesearch.List
 	err    error
 	walked bool // the answer of addUntracked
+	other  bool // a folder other than the primary root (completefolders.go)
 }
 
 // attachedMsg carries a message with its @files attached, ready to send.
@@ -187,7 +193,7 @@ func (m *Model) menuItems() ([]menuItem, tea.Cmd) {
 	if c.matcher == nil || c.matcher.List().Root != m.project.Root {
 		return nil, cmd
 	}
-	top, n := c.matcher.Top(q, menuSize)
+	top, n := filesearch.TopAcross(m.fileSources(), q, menuSize)
 	for _, t := range top {
 		items = append(items, menuItem{insert: "@" + quotePath(t.Path) + " ", label: t.Path})
 	}
@@ -215,15 +221,18 @@ func (m *Model) loadFiles() tea.Cmd {
 	}
 	c.loading = root
 	cache, ctx := c.cache, m.ctx
-	return func() tea.Msg {
+	return tea.Batch(func() tea.Msg {
 		l, err := cache.Get(ctx, root)
 		return filesMsg{root: root, list: l, err: err}
-	}
+	}, m.loadOtherFiles())
 }
 
 // filesLoaded takes a list in and shows its matches.
 func (m *Model) filesLoaded(msg filesMsg) tea.Cmd {
 	c := &m.comp
+	if msg.other {
+		return m.otherLoaded(msg)
+	}
 	if c.loading == msg.root {
 		c.loading = ""
 	}
@@ -398,13 +407,13 @@ func (m *Model) menuFooter() []string {
 		src = "the git index (tracked files)"
 	}
 	if c.items.Len() == 0 {
-		dim("no file matches %q among %s from %s (esc closes)", common.VisibleLine(c.query), common.Group(len(l.Paths)), src)
+		dim("no file matches %q among %s from %s (esc closes)", common.VisibleLine(c.query), common.Group(m.fileCount()), src)
 	} else {
 		verb := "match"
 		if c.total == 1 {
 			verb = "matches"
 		}
-		dim("%s of %s %s · from %s · tab/enter inserts, esc closes", common.Group(c.total), common.Plural(len(l.Paths), "file"), verb, src)
+		dim("%s of %s %s · from %s · tab/enter inserts, esc closes", common.Group(c.total), common.Plural(m.fileCount(), "file"), verb, src)
 	}
 	if l.Truncated {
 		say(st.Warn.Render, "! the list stopped at "+common.Plural(len(l.Paths), "file"))
@@ -423,9 +432,9 @@ func (m *Model) sendWithFiles(text string) tea.Cmd {
 		return m.send(text)
 	}
 	m.turn = turnAttaching
-	root, sid, ctx := m.project.Root, m.sid, m.ctx
+	root, others, sid, ctx := m.project.Root, m.otherFolders(), m.sid, m.ctx
 	return func() tea.Msg {
-		out, report := filesearch.Attach(ctx, root, text, filesearch.DefaultAttachLimits())
+		out, report := filesearch.AttachIn(ctx, root, others, text, filesearch.DefaultAttachLimits())
 		return attachedMsg{sid: sid, typed: text, text: out, report: report}
 	}
 }

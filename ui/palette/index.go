@@ -1,6 +1,7 @@
 package palette
 
 import (
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -115,8 +116,21 @@ func build(items []Item, ps []registry.Project, ss []sessions.Summary, home stri
 		case p.Archived:
 			note = " · archived"
 		}
+		// A project is found by any of its folders (ADR 0085): their
+		// paths and names place it, as its root does.
+		where := flat(root) + " "
+		if n := len(p.Folders); n > 1 {
+			more := "+1 folder"
+			if n > 2 {
+				more = fmt.Sprintf("+%d folders", n-1)
+			}
+			note = " · " + more + note
+			for _, f := range p.Folders[1:] {
+				where += flat(paths.Tilde(f.Path, home)) + " " + flat(f.Name) + " "
+			}
+		}
 		add(entry{id: "p" + p.ID, kind: KindProject, title: common.VisibleLine(p.Name), detail: common.VisibleLine(root), path: true, note: note, at: i},
-			flat(root)+" ", flat(p.Name))
+			where, flat(p.Name))
 	}
 	for i, it := range items {
 		name := flat(it.Title)

@@ -45,6 +45,9 @@ type addDialog struct {
 	// then, if set, runs with the id of the project added (or relocated
 	// here); see AddDialog.
 	then func(id string) tea.Cmd
+	// folderOf, when set, makes this the dialog that adds a folder to
+	// that project (ADR 0085): no moved-project step, the folder rules.
+	folderOf *registry.Project
 }
 
 type addKeys struct {
@@ -82,6 +85,22 @@ func newAddDialog(h *host.Host, st *common.UI) *addDialog {
 	}}
 }
 
+// newFolderDialog asks for a folder to add to p, its name and its trust.
+func newFolderDialog(h *host.Host, st *common.UI, p registry.Project) *addDialog {
+	d := newAddDialog(h, st)
+	d.folderOf = &p
+	d.name.Placeholder = "(the folder's base name)"
+	return d
+}
+
+// title is the dialog's heading.
+func (d *addDialog) title() string {
+	if d.folderOf != nil {
+		return "Add a folder to " + common.VisibleLine(d.folderOf.Name)
+	}
+	return "Add a project"
+}
+
 // movedMsg says that the folder looks like a missing project.
 type movedMsg struct {
 	match registry.Match
@@ -94,6 +113,7 @@ type broadMsg struct{ sentence string }
 type addedMsg struct {
 	id      string
 	name    string
+	folder  string // the folder added, when a folder was
 	created bool
 	others  int // other projects with the same name
 	err     error
@@ -141,7 +161,10 @@ func (d *addDialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			return d, nil
 		}
 		note := "added " + msg.name
-		if !msg.created {
+		switch {
+		case msg.folder != "":
+			note = "added the folder " + msg.folder + " to " + msg.name
+		case !msg.created:
 			note = msg.name + " was already registered"
 		}
 		if msg.others > 0 {
@@ -259,6 +282,16 @@ func (d *addDialog) add(broadOK, asNew bool) tea.Cmd {
 	d.busy = true
 	h, reg, pl, name, trust, ctx := d.host, d.host.Projects, d.host.Places, d.name.Value(), d.trust, d.st.Ctx
 	path := paths.ExpandHome(d.path.Input.Value(), pl.Home)
+	if p := d.folderOf; p != nil {
+		return func() tea.Msg {
+			f, err := reg.AddFolder(ctx, p.ID, path, name, trust, registry.FolderOptions{Places: &pl, AllowBroad: broadOK})
+			var be *registry.BroadRootError
+			if errors.As(err, &be) {
+				return broadMsg{sentence: be.Error() + "."}
+			}
+			return addedMsg{id: p.ID, name: p.Name, folder: f.Name, err: err}
+		}
+	}
 	return func() tea.Msg {
 		if !broadOK {
 			var be *registry.BroadRootError
@@ -304,7 +337,7 @@ func (d *addDialog) View(width, height int) string {
 	}
 	if d.broad != "" {
 		return st.Dialog.Width(w).Render(lipgloss.JoinVertical(lipgloss.Left,
-			st.DialogHead.Render("Add a project"), "",
+			st.DialogHead.Render(d.title()), "",
 			dialog.Paragraph(st, d.broad, w-4), "",
 			st.Warn.Render("Add it anyway?"), "",
 			st.Dim.Render(d.keys.Confirm.Help().Key+" "+d.keys.Confirm.Help().Desc+" · "+d.keys.Back.Help().Key+" "+d.keys.Back.Help().Desc)))
@@ -321,17 +354,22 @@ func (d *addDialog) View(width, height int) string {
 		check = "[x] yes"
 	}
 	lines := []string{
-		st.DialogHead.Render("Add a project"), "",
+		st.DialogHead.Render(d.title()), "",
 		label(0, "Folder ") + d.path.Input.View(),
 	}
 	lines = append(lines, d.path.Lines(st, 9)...)
+	trustHint, note := "space/y/n; nested AGENTS.md files load only in trusted projects", "Memory can be added later from the project's menu (m)."
+	if d.folderOf != nil {
+		trustHint = "space/y/n; the folder's AGENTS.md files reach the agent only when it is trusted"
+		note = "The primary root " + paths.Tilde(d.folderOf.Root, d.host.Places.Home) + " stays first: sessions run there, memory lives there. The folder's files complete as @NAME:path."
+	}
 	lines = append(lines,
 		label(1, "Name   ")+d.name.View(),
 		label(2, "Trust  ")+check,
 		// The hint lines up under the answer, not back at the border.
-		st.Dim.Render(dialog.Wrap("         space/y/n; nested AGENTS.md files load only in trusted projects", w-4)),
+		st.Dim.Render(dialog.Wrap("         "+trustHint, w-4)),
 		"",
-		st.Dim.Render("Memory can be added later from the project's menu (m)."),
+		st.Dim.Render(dialog.Wrap(common.VisibleLine(note), w-4)),
 	)
 	if d.errText != "" {
 		lines = append(lines, st.Error.Render(d.errText))
@@ -343,7 +381,7 @@ func (d *addDialog) View(width, height int) string {
 	return st.Dialog.Width(w).Render(lipgloss.JoinVertical(lipgloss.Left, lines...))
 }
 
-func (d *addDialog) Title() string { return "Add a project" }
+func (d *addDialog) Title() string { return d.title() }
 func (d *addDialog) Help() [][]key.Binding {
 	k := d.keys
 	if d.moved != nil {

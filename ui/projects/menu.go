@@ -39,8 +39,13 @@ func (m *Model) rowActions(p registry.Project) []rowAction {
 			// Opening a session is what "last opened" records.
 			add(k.Open, "", func() tea.Cmd { return tea.Batch(m.actions.OpenSession(p), m.markOpened(p)) })
 		}
-		if m.actions.EditAgents != nil {
-			add(k.Agents, "", act(m.actions.EditAgents))
+		switch {
+		case m.actions.EditAgents == nil:
+		case len(p.Folders) > 1:
+			// Each folder has its own (ADR 0085).
+			add(k.Agents, "Edit an AGENTS.md…", func() tea.Cmd { return m.agentsMenu(p) })
+		default:
+			add(k.Agents, "", func() tea.Cmd { return m.actions.EditAgents(p, p.Root) })
 		}
 	}
 	if m.actions.EditMemory != nil {
@@ -79,6 +84,10 @@ func (m *Model) rowActions(p registry.Project) []rowAction {
 		return "trusted " + p.Name + ": nested instructions load", r.SetTrusted(ctx, p.ID, true)
 	}))
 	add(k.Group, "", func() tea.Cmd { return m.st.Push(newGroupDialog(m, p)) })
+	add(k.AddFolder, "", func() tea.Cmd { return m.st.Push(newFolderDialog(m.host, m.st, p)) })
+	if len(p.Folders) > 1 {
+		add(k.RemoveFolder, "", func() tea.Cmd { return m.removeFolderMenu(p) })
+	}
 	if p.Missing {
 		add(k.Relocate, "", func() tea.Cmd { return m.st.Push(newRelocateDialog(m.host, m.st, p, "")) })
 	}
@@ -121,6 +130,8 @@ func (m *Model) rowKey(p registry.Project, msg tea.KeyMsg) tea.Cmd {
 			continue
 		}
 		switch {
+		case b.Help().Key == m.keys.RemoveFolder.Help().Key:
+			return m.removeFolderMenu(p) // says why not
 		case b.Help().Key == m.keys.Relocate.Help().Key:
 			return common.Notice("%s is where it was; relocate is for a project whose folder moved", p.Name)
 		case p.Missing:

@@ -31,7 +31,8 @@ import (
 // Actions opens the other screens a row menu leads to. The shell provides
 // it, so this package does not import the editors.
 type Actions struct {
-	EditAgents       func(p registry.Project) tea.Cmd
+	// EditAgents edits the AGENTS.md of dir, one of p's folders.
+	EditAgents       func(p registry.Project, dir string) tea.Cmd
 	EditMemory       func(p registry.Project) tea.Cmd
 	ShowInstructions func(p registry.Project) tea.Cmd
 	OpenSession      func(p registry.Project) tea.Cmd
@@ -54,7 +55,7 @@ type KeyMap struct {
 	FilterMoves list.KeyMap
 
 	// Row keys, in the order the row menu lists them.
-	Open, Agents, Memory, AgentWrites, Instructions, Rename, Pin, Archive, Trust, Group, Relocate, Remove key.Binding
+	Open, Agents, Memory, AgentWrites, Instructions, Rename, Pin, Archive, Trust, Group, AddFolder, RemoveFolder, Relocate, Remove key.Binding
 }
 
 // DefaultKeyMap returns the Projects keys.
@@ -87,6 +88,8 @@ func DefaultKeyMap() KeyMap {
 		Archive:      bind("x", "Archive"),
 		Trust:        bind("t", "Trust (load nested instructions)"),
 		Group:        bind("g", "Move to group…"),
+		AddFolder:    bind("f", "Add a folder…"),
+		RemoveFolder: bind("F", "Remove a folder…"),
 		Relocate:     bind("L", "Relocate (folder moved)…"),
 		Remove:       bind("D", "Remove…"),
 	}
@@ -98,7 +101,7 @@ func bind(k, desc string) key.Binding {
 
 // rowKeys are the row keys in menu order.
 func (k KeyMap) rowKeys() []key.Binding {
-	return []key.Binding{k.Open, k.Agents, k.Memory, k.AgentWrites, k.Instructions, k.Rename, k.Pin, k.Archive, k.Trust, k.Group, k.Relocate, k.Remove}
+	return []key.Binding{k.Open, k.Agents, k.Memory, k.AgentWrites, k.Instructions, k.Rename, k.Pin, k.Archive, k.Trust, k.Group, k.AddFolder, k.RemoveFolder, k.Relocate, k.Remove}
 }
 
 type sortMode int
@@ -145,7 +148,7 @@ type Model struct {
 	fingerprinted bool
 
 	all     []registry.Project
-	lower   []string          // lower-cased name and path, for filtering
+	lower   []string          // lower-cased name and folders' paths and names, for filtering
 	winners map[string]string // project id → root instruction file in effect
 	rows    list.List[row]    // headings and projects; the cursor rests on a project or a foldable heading
 	sort    sortMode
@@ -183,7 +186,7 @@ func New(h *host.Host, st *common.UI, actions Actions) *Model {
 		winners: map[string]string{}, loading: true, spin: sp, now: time.Now, polls: DefaultPolls(),
 		folded: map[string]bool{archivedFold: true}}
 	m.rows = list.New[row](m.keys.KeyMap)
-	m.rows.Height = rowHeight
+	m.rows.Height = m.rowHeight
 	m.rows.Selectable = row.selectable
 	m.rows.SetLines(m.listHeight())
 	ctx, stop := context.WithCancel(st.Ctx)
@@ -557,7 +560,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.all, m.writes = msg.list, msg.writes
 		m.lower = make([]string, len(m.all))
 		for i, p := range m.all {
-			m.lower[i] = strings.ToLower(p.Name + "\x00" + p.Root)
+			m.lower[i] = strings.ToLower(p.Name + "\x00" + p.Root + folderText(p))
 		}
 		m.rebuild(keep)
 		if msg.rows {
@@ -609,6 +612,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case SelectMsg:
 		m.want = msg.ID
 		return m.load()
+	case folderRemovalMsg:
+		return m.removeFolderDialog(msg)
 	case stampMsg:
 		if services.Stamp(msg) != m.stamp {
 			// Written since the last load, here or by another process.
@@ -868,10 +873,14 @@ func (m *Model) sortIdx(idx []int) {
 	})
 }
 
-// Each project takes two lines; a heading one.
-func rowHeight(r row) int {
-	if r.heading != "" {
+// Each project takes two lines, and one more when it has folders besides
+// its root; a heading one.
+func (m *Model) rowHeight(r row) int {
+	switch {
+	case r.heading != "":
 		return 1
+	case r.index < len(m.all) && len(m.all[r.index].Folders) > 1:
+		return 3
 	}
 	return 2
 }
@@ -914,13 +923,17 @@ func (m *Model) View() string {
 			b.WriteString(m.st.Section.Render(truncate(head, m.width)) + "\n")
 			continue
 		}
-		l1, l2 := m.renderProject(m.all[r.index], home)
+		p := m.all[r.index]
+		l1, l2 := m.renderProject(p, home)
 		if i == cursor {
 			l1 = m.st.Selected.Render(padTo("› "+l1, m.width))
 		} else {
 			l1 = "  " + l1
 		}
 		b.WriteString(truncate(l1, m.width) + "\n" + m.st.Dim.Render(truncate("    "+l2, m.width)) + "\n")
+		if l3 := m.renderFolders(p, home); l3 != "" {
+			b.WriteString(m.st.Dim.Render(truncate("    "+l3, m.width)) + "\n")
+		}
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -36,6 +36,9 @@ type Deps struct {
 	Locator *piengine.Locator
 	// PiEnv is pi's environment (nil: this process's).
 	PiEnv []string
+	// Project is the project the program is about, whose .pi/mcp.json
+	// pi reads when it is trusted; nil lists the global servers alone.
+	Project *Project
 }
 
 // Page is the Providers screen.
@@ -62,7 +65,10 @@ type Page struct {
 }
 
 type keys struct {
-	Up, Down, Login, APIKey, Logout, Add, Browser, Toggle, Reload, Close key.Binding
+	Up, Down, Login, APIKey, Logout, Add, Browser, Toggle, AddMCP, RemoveMCP, Reload, Close key.Binding
+	// Top, Bottom, PageUp, PageDown and Section move further than a
+	// line: the MCP servers sit below every provider pi knows (dozens).
+	Top, Bottom, PageUp, PageDown, Section key.Binding
 }
 
 // newKeys are the page's keys: data, shown by Help.
@@ -78,6 +84,16 @@ func newKeys() keys {
 		Toggle:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "turn the MCP server on or off")),
 		Reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "read again")),
 		Close:   key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "close")),
+
+		AddMCP: key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "add an MCP server (a command or a URL, global or the project's)")),
+		// D as removing a project or deleting a session: it asks first.
+		RemoveMCP: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "remove the MCP server (asks first)")),
+
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first row")),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last row")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "a page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "a page down")),
+		Section:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "jump between providers and MCP servers")),
 	}
 }
 
@@ -127,7 +143,7 @@ func (p *Page) load() tea.Cmd {
 }
 
 func (p *Page) loadMCP(n int) tea.Cmd {
-	pi, ctx := p.pi, p.d.UI.Ctx
+	pi, ctx := p.mcpPi(), p.d.UI.Ctx
 	return func() tea.Msg {
 		l, err := pi.ListMCP(ctx)
 		return mcpMsg{n: n, l: l, err: err}
@@ -149,6 +165,26 @@ func (p *Page) rows() []row {
 		out = append(out, row{server: &p.mcp.Servers[i]})
 	}
 	return out
+}
+
+// page is how far pgup and pgdn move: the rows the screen shows, less
+// the heading's lines (at least one).
+func (p *Page) page() int {
+	return max(p.height-8, 1)
+}
+
+// otherSection is the row tab moves to: the first MCP server from a
+// provider, the first provider from a server; the cursor stays where it
+// is when there is no other section.
+func (p *Page) otherSection() int {
+	n := len(p.st.Providers)
+	if p.cursor < n && len(p.mcp.Servers) > 0 {
+		return n
+	}
+	if p.cursor >= n && n > 0 {
+		return 0
+	}
+	return p.cursor
 }
 
 func (p *Page) selected() (row, bool) {
@@ -201,18 +237,32 @@ func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 		p.cursor = max(p.cursor-1, 0)
 	case key.Matches(msg, k.Down):
 		p.cursor = min(p.cursor+1, max(len(p.rows())-1, 0))
+	case key.Matches(msg, k.Top):
+		p.cursor = 0
+	case key.Matches(msg, k.Bottom):
+		p.cursor = max(len(p.rows())-1, 0)
+	case key.Matches(msg, k.PageUp):
+		p.cursor = max(p.cursor-p.page(), 0)
+	case key.Matches(msg, k.PageDown):
+		p.cursor = min(p.cursor+p.page(), max(len(p.rows())-1, 0))
+	case key.Matches(msg, k.Section):
+		p.cursor = p.otherSection()
 	case key.Matches(msg, k.Reload):
 		return p.load()
 	case key.Matches(msg, k.Browser):
 		p.noBrowser = !p.noBrowser
 	case key.Matches(msg, k.Add):
 		return p.addEndpoint()
+	case key.Matches(msg, k.AddMCP):
+		return p.addMCP()
+	case key.Matches(msg, k.RemoveMCP):
+		return p.removeMCP()
 	case key.Matches(msg, k.Login), key.Matches(msg, k.APIKey):
 		r, ok := p.selected()
 		switch {
 		case !ok:
 		case r.server != nil && key.Matches(msg, k.Login):
-			return p.runPi("signed in to MCP server "+r.server.Name, p.mcpArgs("login", *r.server)...)
+			return p.runPiIn(p.mcpPi(), "signed in to MCP server "+r.server.Name, p.mcpArgs("login", *r.server)...)
 		case r.provider != nil:
 			return p.login(*r.provider, key.Matches(msg, k.APIKey))
 		}
@@ -221,7 +271,7 @@ func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 		switch {
 		case !ok:
 		case r.server != nil:
-			return p.runPi("signed out of MCP server "+r.server.Name, p.mcpArgs("logout", *r.server)...)
+			return p.runPiIn(p.mcpPi(), "signed out of MCP server "+r.server.Name, p.mcpArgs("logout", *r.server)...)
 		case r.provider != nil:
 			return p.runPi("logged out of "+r.provider.Name, providers.LogoutArgs(r.provider.Name)...)
 		}
@@ -273,10 +323,15 @@ func (p *Page) login(pr providers.Provider, apiKey bool) tea.Cmd {
 // runPi runs pi with args in this terminal; the page reads everything
 // again when pi ends.
 func (p *Page) runPi(done string, args ...string) tea.Cmd {
-	if p.pi == nil {
+	return p.runPiIn(p.pi, done, args...)
+}
+
+// runPiIn is runPi with pi as given (mcpPi: in the project's folder).
+func (p *Page) runPiIn(pi *providers.Pi, done string, args ...string) tea.Cmd {
+	if pi == nil {
 		return common.Failure(fmt.Errorf("this needs pi: %s", p.st.PiProblem))
 	}
-	cmd := p.pi.Command(context.Background(), args...)
+	cmd := pi.Command(context.Background(), args...)
 	after := func(err error) tea.Msg {
 		if err != nil {
 			return doneMsg{err: fmt.Errorf("pi %s: %v", strings.Join(args[:min(2, len(args))], " "), err)}
@@ -364,7 +419,7 @@ func (p *Page) Title() string { return "Providers" }
 
 func (p *Page) Help() [][]key.Binding {
 	k := p.keys
-	return [][]key.Binding{{k.Login, k.APIKey, k.Logout, k.Add, k.Toggle, k.Browser, k.Reload, k.Up, k.Down, k.Close}}
+	return [][]key.Binding{{k.Login, k.APIKey, k.Logout, k.Add, k.Toggle, k.AddMCP, k.RemoveMCP, k.Browser, k.Reload, k.Up, k.Down, k.Section, k.Top, k.Bottom, k.PageUp, k.PageDown, k.Close}}
 }
 
 // View draws the header (pi, the login method), the providers and the
@@ -384,6 +439,10 @@ func (p *Page) View(width, height int) string {
 			method = "logins use a device code or a pasted redirect URL (no browser)"
 		}
 		head = append(head, st.Dim.Render(fit(method+" · b switches", width)))
+		if p.st.PiProblem != "" {
+			// pi was found but did not answer: its providers are missing.
+			head = append(head, st.Warn.Render(fit("pi's own view is missing: "+common.VisibleLine(p.st.PiProblem), width)))
+		}
 	}
 	if p.loaded && p.busy != "" {
 		head = append(head, st.Dim.Render(fit(p.busy, width)))
@@ -400,20 +459,11 @@ func (p *Page) View(width, height int) string {
 		}
 		lines = append(lines, p.providerLine(pr, i == p.cursor, now, width))
 	}
-	n := len(p.st.Providers)
 	if p.loaded && p.pi != nil {
-		lines = append(lines, "", st.Section.Render("MCP servers (pi's, global)"))
-		switch {
-		case p.mcpErr != "":
-			lines = append(lines, st.Error.Render(fit(p.mcpErr, width)))
-		case p.mcpDone && len(p.mcp.Servers) == 0:
-			lines = append(lines, st.Dim.Render("none: pi-tui mcp add NAME -- COMMAND, or --url URL"))
-		}
-		for i, s := range p.mcp.Servers {
-			if n+i == p.cursor {
-				cursorLine = len(lines)
-			}
-			lines = append(lines, p.serverLine(s, n+i == p.cursor, width))
+		lines = append(lines, wrapped(st.Dim.Render, extensionNote, width)...)
+		var at int
+		if lines, at = p.mcpLines(lines, len(p.st.Providers), width); at >= 0 {
+			cursorLine = at
 		}
 	}
 	room := max(height-len(head), 1)

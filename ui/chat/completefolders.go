@@ -1,0 +1,97 @@
+package chat
+
+import (
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pi-tui/pi-tui/core/filesearch"
+)
+
+// @ completion in a project of several folders (ADR 0085): the primary
+// root's files are listed as before (complete.go); each other folder's
+// list is loaded beside it, off the UI goroutine, tracked and untracked
+// files in one step, and the menu offers the primary root's matches first,
+// then each other folder's, written @NAME:path (filesearch.TopAcross).
+// On send, AttachIn reads each file through an os.Root on its own folder.
+
+// otherFolders are the project's folders other than its primary root
+// that are on disk, in order.
+func (m *Model) otherFolders() []filesearch.Folder {
+	if m.project == nil {
+		return nil
+	}
+	var out []filesearch.Folder
+	for _, f := range m.project.Folders {
+		if !f.Primary && !f.Missing {
+			out = append(out, filesearch.Folder{Name: f.Name, Root: f.Path})
+		}
+	}
+	return out
+}
+
+// loadOtherFiles lists the other folders' files that are not listed or
+// being listed, one command each; the cache makes a fresh list cheap.
+func (m *Model) loadOtherFiles() tea.Cmd {
+	c := &m.comp
+	var cmds []tea.Cmd
+	for _, f := range m.otherFolders() {
+		if c.othersLoading[f.Root] {
+			continue
+		}
+		if c.othersLoading == nil {
+			c.othersLoading = map[string]bool{}
+		}
+		c.othersLoading[f.Root] = true
+		cache, ctx, root := c.cache, m.ctx, f.Root
+		cmds = append(cmds, func() tea.Msg {
+			l, err := cache.Get(ctx, root)
+			if err == nil && l.FromIndex && !l.Untracked {
+				if nl, err := cache.AddUntracked(ctx, l); err == nil {
+					l = nl
+				}
+			}
+			return filesMsg{root: root, list: l, err: err, other: true}
+		})
+	}
+	return tea.Batch(cmds...)
+}
+
+// otherLoaded takes in another folder's list; a folder that failed to
+// list offers nothing (the primary root's warning line says what the
+// menu lists).
+func (m *Model) otherLoaded(msg filesMsg) tea.Cmd {
+	c := &m.comp
+	delete(c.othersLoading, msg.root)
+	if c.others == nil {
+		c.others = map[string]*filesearch.Matcher{}
+	}
+	if msg.err != nil || msg.list == nil {
+		delete(c.others, msg.root)
+		return nil
+	}
+	if old := c.others[msg.root]; old == nil || old.List() != msg.list {
+		c.others[msg.root] = filesearch.NewMatcher(msg.list)
+	}
+	return m.refreshMenu()
+}
+
+// fileSources are what the menu searches: the primary root's matcher,
+// then each other folder's (nil while it loads).
+func (m *Model) fileSources() []filesearch.Source {
+	c := &m.comp
+	out := []filesearch.Source{{Matcher: c.matcher}}
+	for _, f := range m.otherFolders() {
+		out = append(out, filesearch.Source{Name: f.Name, Matcher: c.others[f.Root]})
+	}
+	return out
+}
+
+// fileCount is how many files the menu searches, in every folder listed.
+func (m *Model) fileCount() int {
+	n := 0
+	for _, src := range m.fileSources() {
+		if src.Matcher != nil {
+			n += len(src.Matcher.List().Paths)
+		}
+	}
+	return n
+}
