@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/registry"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/ui/chat"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/sessionlist"
@@ -206,5 +207,5 @@ func (t *sessionTab) RuntimeState() string {
 	if t.focus == onChat {
 		return t.chat.RuntimeState()
 	}
-	return "none"
+	return runtimes.StateNone.String()
 }

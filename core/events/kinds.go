@@ -311,7 +311,7 @@ type Resolved struct {
 type ProjectsChanged struct{ ProjectID string }
 
 // MemoryChanged says the memory of the project at Root was saved through
-// this process (idle runtimes of the project are rebuilt for it).
+// this process (idle runtimes whose memory it changes are retired).
 type MemoryChanged struct{ Root string }
 
 // SessionAppended says entries another writer appended to the session

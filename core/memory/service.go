@@ -42,8 +42,9 @@ type Service struct {
 // OnSave has fn called with the project root after every save made
 // through this Service. The host publishes it on its event broker
 // (core/events MemoryChanged), where the runtimes and the lists hear of
-// it. Saves by other processes are not seen here; runtimes notice them at
-// the next prompt. Set it once, before the Service is shared.
+// it. Saves by other processes are not seen here; the runtimes hear of
+// them as writes to the database file (core/runtimes watch.go), on the
+// same road. Set it once, before the Service is shared.
 func (s *Service) OnSave(fn func(root string)) { s.onSave = fn }
 
 func (s *Service) notify(root string) {

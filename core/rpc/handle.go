@@ -69,9 +69,8 @@ func (r *server) handle(c command) {
 	case "compact":
 		sessionID, model := r.session, r.spec()
 		r.reply(c, r.enqueue(sessionID, len(c.Instructions), func() {
-			if _, err := r.m.Compact(ctx, sessionID, model, c.Instructions); err != nil {
-				r.m.Events().Publish(events.CompactionEnded{SessionID: sessionID, Error: err.Error()})
-			}
+			// Failures end with the compaction_end the runtime emits.
+			r.m.Compact(ctx, sessionID, model, c.Instructions)
 		}), nil)
 	case "branch":
 		if c.EntryID == nil {
@@ -148,7 +147,7 @@ func (r *server) handle(c command) {
 
 func (r *server) state() stateReply {
 	st := r.m.State(r.session)
-	out := stateReply{SessionID: st.SessionID, Runtime: st.Runtime, Model: st.Model, Thinking: st.Thinking, Usage: st.Usage, Leaf: st.Leaf,
+	out := stateReply{SessionID: st.SessionID, Runtime: st.Runtime.String(), Model: st.Model, Thinking: st.Thinking, Usage: st.Usage, Leaf: st.Leaf,
 		Title: st.Title, Project: r.project.Name, Root: r.project.Root, ModelIn: r.spec(), Plan: r.m.Plan(r.session)}
 	if st.Last != nil {
 		out.Last, _ = events.Marshal(st.Last)

@@ -41,7 +41,11 @@ type built struct {
 // trust, the model, the root chain and the project's memory. A session in
 // a worktree of its own (ADR 0029) works in that folder: tools, bash and
 // the instruction chain use it as the root, while memory and trust stay
-// the project's, keyed by the project root.
+// the project's, keyed by the project root. build only reads (ADR 0084):
+// it runs before every prompt, for the context inspector, and for each
+// change the watcher hears of, and deciding what a runtime would be must
+// change nothing; the writes a launch needs are its own steps (prepare
+// reconciles the worktree binding).
 func (m *Manager) build(ctx context.Context, sess *sessions.Session, modelSpec string) (built, error) {
 	h := m.opts.Host
 	projectID, sessionID := sess.ProjectID(), sess.ID()

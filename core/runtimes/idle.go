@@ -21,7 +21,7 @@ func (m *Manager) touchLocked(rt *Runtime) {
 
 func (m *Manager) expire(rt *Runtime, ttl time.Duration) {
 	m.mu.Lock()
-	defer m.unlock()
+	defer m.mu.Unlock()
 	if rt.dead() {
 		m.retireLocked(rt, ReasonCrashed)
 		return
@@ -38,7 +38,7 @@ func (m *Manager) expire(rt *Runtime, ttl time.Duration) {
 // the next prompt launches a new one.
 func (m *Manager) touch(rt *Runtime) {
 	m.mu.Lock()
-	defer m.unlock()
+	defer m.mu.Unlock()
 	rt.reserved = false
 	if m.runtimes[rt.Session.ID()] == rt {
 		if rt.dead() {

@@ -64,6 +64,12 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 		// view) keeps the model and thinking level the session chose last.
 		modelSpec = provider.WithThinking(sess.Chosen())
 	}
+	// A runtime may work in the session's worktree: what records the
+	// binding besides the session file is brought in line here, the one
+	// write before a launch (build only reads).
+	if _, _, err := m.worktrees.Reconcile(ctx, sess); err != nil {
+		return nil, false, err
+	}
 	b, err := m.build(ctx, sess, modelSpec)
 	if err != nil {
 		return nil, false, err
@@ -71,11 +77,11 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 	fp := b.spec.Fingerprint(m.seed)
 	m.mu.Lock()
 	if m.closed {
-		m.unlock()
+		m.mu.Unlock()
 		return nil, false, errors.New("the runtime manager is closed")
 	}
 	if m.launching[sessionID] != nil {
-		m.unlock()
+		m.mu.Unlock()
 		return nil, true, nil
 	}
 	reason := ReasonNew
@@ -86,7 +92,7 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 	}
 	if cur := m.runtimes[sessionID]; cur != nil {
 		if cur.busy() {
-			m.unlock()
+			m.mu.Unlock()
 			return nil, false, engine.ErrBusy
 		}
 		dead := cur.dead()
@@ -104,7 +110,7 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 				}
 				m.note(events.RuntimeReused{SessionID: sessionID, Reason: why, Model: cur.Spec.Model})
 			}
-			m.unlock()
+			m.mu.Unlock()
 			return cur, false, nil
 		}
 		if r, ok := cur.Engine.(engine.Retuner); ok && !dead && !stale && m.inPlace(cur.Spec, b.spec) {
@@ -130,7 +136,7 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 		// Launch with the history from the store, not the old process memory.
 		s, err := m.sessions.Open(ctx, sessionID)
 		if err != nil {
-			m.unlock()
+			m.mu.Unlock()
 			return nil, false, err
 		}
 		sess = s
@@ -138,16 +144,16 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 	if b.spec.Engine != piengine.Name {
 		rt = m.launchLocked(b, sess, fp)
 		m.launchedLocked(rt, reason, reserve)
-		m.unlock()
+		m.mu.Unlock()
 		return rt, false, nil
 	}
 	if err := m.makeRoomLocked(b.maxPi); err != nil {
-		m.unlock()
+		m.mu.Unlock()
 		return nil, false, err
 	}
 	done := make(chan struct{})
 	m.launching[sessionID] = done
-	m.unlock()
+	m.mu.Unlock()
 	rt, err = m.launchPi(ctx, b, sess, fp)
 	m.mu.Lock()
 	delete(m.launching, sessionID)
@@ -156,19 +162,19 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 	case errors.Is(err, piengine.ErrVersionChanged) && b.pi.Cached:
 		// pi changed under its path: asked again, at most once (an asked
 		// version is never Cached).
-		m.unlock()
+		m.mu.Unlock()
 		return nil, true, nil
 	case err != nil:
-		m.unlock()
+		m.mu.Unlock()
 		return nil, false, err
 	case m.closed:
-		m.closing = append(m.closing, rt.Engine)
-		m.unlock()
+		m.mu.close(rt.Engine)
+		m.mu.Unlock()
 		return nil, false, errors.New("the runtime manager is closed")
 	}
 	m.installLocked(rt)
 	m.launchedLocked(rt, reason, reserve)
-	m.unlock()
+	m.mu.Unlock()
 	return rt, false, nil
 }
 
@@ -185,11 +191,11 @@ func (m *Manager) launchedLocked(rt *Runtime, reason string, reserve bool) {
 	res, said := launchResources(rt)
 	m.note(events.RuntimeLaunched{SessionID: rt.Session.ID(), Reason: reason, Model: rt.Spec.Model, Engine: info.Name, EngineVersion: info.Version, Resources: res})
 	if said.Text != "" {
-		m.queued = append(m.queued, said)
+		m.mu.send(said)
 	}
 	if rt.notice != "" {
 		// Queued as note queues, but not the session's last runtime event.
-		m.queued = append(m.queued, events.Notice{SessionID: rt.Session.ID(), Level: "warning", Source: "pi-tui", Text: rt.notice})
+		m.mu.send(events.Notice{SessionID: rt.Session.ID(), Level: "warning", Source: "pi-tui", Text: rt.notice})
 	}
 }
 
@@ -213,8 +219,7 @@ func (m *Manager) launchLocked(b built, sess *sessions.Session, fp string) *Runt
 // built from.
 func (m *Manager) installLocked(rt *Runtime) {
 	m.runtimes[rt.Session.ID()] = rt
-	m.watchLocked(rt.Spec.Root, 1)
-	m.watchLocked(m.opts.Host.Places.AgentDir, 1)
+	m.watchDirsLocked(rt, 1)
 	m.touchLocked(rt)
 }
 
@@ -228,9 +233,8 @@ func (m *Manager) retireLocked(rt *Runtime, reason string) {
 		rt.idle.Stop()
 	}
 	rt.stopPrewarmLocked()
-	m.watchLocked(rt.Spec.Root, -1)
-	m.watchLocked(m.opts.Host.Places.AgentDir, -1)
-	m.closing = append(m.closing, rt.Engine)
+	m.watchDirsLocked(rt, -1)
+	m.mu.close(rt.Engine)
 	m.note(events.RuntimeRetired{SessionID: id, Reason: reason, Model: rt.Spec.Model})
 }
 
@@ -238,40 +242,11 @@ func (m *Manager) retireLocked(rt *Runtime, reason string) {
 // switch, shutdown). It reports whether one was retired.
 func (m *Manager) Retire(sessionID, reason string) bool {
 	m.mu.Lock()
-	defer m.unlock()
+	defer m.mu.Unlock()
 	rt := m.runtimes[sessionID]
 	if rt == nil || rt.busy() || rt.reserved {
 		return false
 	}
 	m.retireLocked(rt, reason)
 	return true
-}
-
-// refreshWhere rebuilds the spec of each idle runtime that match selects
-// and retires it when the fingerprint moved (proactive retirement).
-func (m *Manager) refreshWhere(match func(*Runtime) bool, hint string) {
-	m.mu.Lock()
-	var list []*Runtime
-	for _, rt := range m.runtimes {
-		if match(rt) && !rt.busy() && !rt.reserved {
-			list = append(list, rt)
-		}
-	}
-	m.mu.Unlock()
-	for _, rt := range list {
-		// Rebuilt with the level it runs with: a level not the default is
-		// no reason to retire it when a file beside it changes.
-		model := provider.WithThinking(rt.Spec.Model, rt.Spec.Thinking)
-		b, err := m.build(context.Background(), rt.Session, model)
-		m.mu.Lock()
-		if m.runtimes[rt.Session.ID()] == rt && !rt.busy() && !rt.reserved {
-			switch {
-			case err != nil:
-				m.retireLocked(rt, hint)
-			case b.spec.Fingerprint(m.seed) != rt.fp:
-				m.retireLocked(rt, why(rt.Spec, b.spec))
-			}
-		}
-		m.unlock()
-	}
 }

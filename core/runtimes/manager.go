@@ -8,8 +8,8 @@
 // of the instruction preflight lives here too (proxy.go).
 //
 // One job per file: lifecycle.go launches, reuses and retires; build.go
-// builds the spec; idle.go times idle runtimes out; watch.go and the
-// memory topic retire them when what they were built from changes;
+// builds the spec; idle.go times idle runtimes out; watch.go retires
+// them when their instructions or memory change (one road, ADR 0084);
 // approve.go routes approvals; timing.go keeps the timing log;
 // resolvers.go caches instruction resolvers; sessions.go is the session
 // façade; runs.go runs prompts on the engines; context.go answers
@@ -111,7 +111,7 @@ type Manager struct {
 	worktrees *worktree.Service
 	seed      maphash.Seed // for spec fingerprints
 
-	mu        sync.Mutex
+	mu        managerLock // its Unlock sends what was noted under it (lock.go)
 	runtimes  map[string]*Runtime
 	resolvers map[string]*instructions.Resolver
 	models    map[string]modelPick // resolved model specs (resolvers.go)
@@ -119,8 +119,6 @@ type Manager struct {
 	watcher   *fsnotify.Watcher
 	watched   map[string]int
 	last      map[string]events.Event // last launch/reuse/retire per session
-	queued    []events.Event          // noted under mu, sent by unlock
-	closing   []engine.Engine         // retired under mu, closed by unlock
 	closed    bool
 	running   sync.WaitGroup // prompts and compactions in flight
 	prewarms  sync.WaitGroup // the runtimes' first checkpoint walks
@@ -133,10 +131,10 @@ type Manager struct {
 
 	timingMu sync.Mutex
 	timing   *os.File
-	// stopMemory ends the watch of memory saves; memoryDone is closed
-	// when it has ended.
-	stopMemory context.CancelFunc
-	memoryDone chan struct{}
+	// stopWatching ends the watch of memory saves; watching counts it and
+	// the file watcher's goroutine (watch.go).
+	stopWatching context.CancelFunc
+	watching     sync.WaitGroup
 	// allowed holds "allow for this session" answers (session id + tool),
 	// for the manager's life, whichever program gave them.
 	allowed map[string]bool
@@ -145,6 +143,9 @@ type Manager struct {
 	// sent holds, per session, what its pi last reported it sent the
 	// model (bridge.Sent, for /context: context.go).
 	sent sync.Map
+	// ends counts, per session and kind, the turn ends published, so that
+	// every Prompt and Compact ends with one (ends.go).
+	ends sync.Map
 }
 
 // New returns a Manager. It starts a file watcher; Close stops it.
@@ -163,6 +164,7 @@ func New(opts Options) (*Manager, error) {
 	m := &Manager{opts: opts, sessions: opts.Host.Sessions, seed: maphash.MakeSeed(), runtimes: map[string]*Runtime{},
 		resolvers: map[string]*instructions.Resolver{}, models: map[string]modelPick{}, frames: map[string]framed{}, watched: map[string]int{}, last: map[string]events.Event{},
 		allowed: map[string]bool{}, launching: map[string]chan struct{}{}}
+	m.mu.emit = m.emit
 	m.pi.Getenv = opts.Env
 	if d := opts.Host.Places.DataDir; d != "" {
 		// A one-shot prompt need not start node once more to ask pi's
@@ -172,9 +174,13 @@ func New(opts Options) (*Manager, error) {
 	m.worktrees = opts.Host.Worktrees
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		m.watcher = w
+		m.watching.Add(1)
 		go m.watch(w)
 	}
-	m.watchMemory()
+	ctx, stop := context.WithCancel(context.Background())
+	m.stopWatching = stop
+	m.watching.Add(1)
+	m.watchMemory(ctx)
 	return m, nil
 }
 
@@ -191,7 +197,7 @@ func (m *Manager) Close() error {
 		m.retireLocked(rt, ReasonShutdown)
 	}
 	w := m.watcher
-	m.unlock()
+	m.mu.Unlock()
 	// Let aborted turns store what arrived before the caller closes the
 	// store under them.
 	// The retired runtimes' checkpoint walks end too, before the store
@@ -202,11 +208,11 @@ func (m *Manager) Close() error {
 	case <-done:
 	case <-time.After(5 * time.Second):
 	}
-	m.stopMemory()
-	<-m.memoryDone
+	m.stopWatching()
 	if w != nil {
 		w.Close()
 	}
+	m.watching.Wait()
 	m.timingMu.Lock()
 	defer m.timingMu.Unlock()
 	if m.timing != nil {
@@ -220,6 +226,7 @@ func (m *Manager) Close() error {
 // the headless commands (rpc, prompt --json) all subscribe there. A file
 // tool's end is logged to timing.log first.
 func (m *Manager) emit(e events.Event) {
+	m.countEnd(e)
 	if end, ok := e.(events.ToolEnded); ok && end.Preflight != nil {
 		m.timingMu.Lock()
 		m.logTiming(end)
@@ -238,24 +245,9 @@ func (e emitter) Publish(ev events.Event) { e.m.emit(ev) }
 func (m *Manager) Events() *events.Broker { return m.opts.Host.Events }
 
 // note records a runtime event. Called with m.mu held, it only queues
-// the event: unlock sends it, after m.mu is released, so a slow event
-// reader (a blocked stdout) never holds the manager.
+// the event: m.mu.Unlock sends it, after the lock is released, so a slow
+// event reader (a blocked stdout) never holds the manager.
 func (m *Manager) note(e events.Event) {
 	m.last[e.Session()] = e
-	m.queued = append(m.queued, e)
-}
-
-// unlock releases m.mu and then closes the engines retired and sends
-// the events noted under it: an engine that takes its time to end (a
-// process) never holds the manager.
-func (m *Manager) unlock() {
-	evs, closing := m.queued, m.closing
-	m.queued, m.closing = nil, nil
-	m.mu.Unlock()
-	for _, e := range closing {
-		e.Close()
-	}
-	for _, e := range evs {
-		m.emit(e)
-	}
+	m.mu.send(e)
 }

@@ -113,7 +113,7 @@ func TestAutoPicksPiWhenFoundElseBuiltin(t *testing.T) {
 	if len(l) != 1 || l[0].Engine != "pi" || l[0].EngineVersion != "1.6.0" || l[0].Reason != ReasonNew {
 		t.Errorf("launch = %+v", l)
 	}
-	if got := r.m.State(r.sid); got.Runtime != "idle" {
+	if got := r.m.State(r.sid); got.Runtime != StateIdle {
 		t.Errorf("state = %+v", got)
 	}
 

@@ -82,7 +82,7 @@ func (w *memoryWriter) Remember(ctx context.Context, op memory.Op) (memory.Chang
 // next Prepare sees that difference and retires it, as for any change.
 func (m *Manager) adopt(rt *Runtime, projection string) {
 	m.mu.Lock()
-	defer m.unlock()
+	defer m.mu.Unlock()
 	if m.runtimes[rt.Session.ID()] != rt {
 		return
 	}

@@ -49,17 +49,17 @@ func (m *Manager) retune(ctx context.Context, rt *Runtime, r engine.Retuner, b b
 	m.launching[sid] = done
 	rt.reserved = true // no idle timer, cap or watcher retires it meanwhile
 	old := rt.Spec
-	m.unlock()
+	m.mu.Unlock()
 	err = r.Retune(ctx, b.model)
 	m.mu.Lock()
 	delete(m.launching, sid)
 	close(done)
 	switch {
 	case m.closed:
-		m.unlock()
+		m.mu.Unlock()
 		return false, errors.New("the runtime manager is closed")
 	case m.runtimes[sid] != rt:
-		m.unlock()
+		m.mu.Unlock()
 		return false, nil
 	case err != nil || rt.dead():
 		rt.reserved = false
@@ -68,7 +68,7 @@ func (m *Manager) retune(ctx context.Context, rt *Runtime, r engine.Retuner, b b
 			reason = ReasonCrashed
 		}
 		m.retireLocked(rt, reason)
-		m.unlock()
+		m.mu.Unlock()
 		return false, nil
 	}
 	rt.Spec, rt.fp, rt.ttl, rt.reserved = b.spec, fp, b.ttl, reserve
@@ -77,6 +77,6 @@ func (m *Manager) retune(ctx context.Context, rt *Runtime, r engine.Retuner, b b
 		rt.prewarmed = false
 		m.note(events.RuntimeReused{SessionID: sid, Reason: why(old, b.spec), Model: rt.Spec.Model})
 	}
-	m.unlock()
+	m.mu.Unlock()
 	return true, nil
 }

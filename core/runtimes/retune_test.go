@@ -101,15 +101,16 @@ func TestPiTakesThinkingAndModelInPlace(t *testing.T) {
 	}
 }
 
-// A file beside the runtime changing (the watcher's rebuild) does not
-// retire a runtime that runs with a thinking level other than the
-// default: the rebuild asks for the level it runs with.
-func TestRebuildKeepsTheRuntimesThinkingLevel(t *testing.T) {
+// The files beside a runtime being written without a change (the
+// watcher's check) do not retire one that runs with a thinking level
+// other than the default: the check compares the chain and the memory,
+// not the level.
+func TestUnchangedContextKeepsTheRuntimesThinkingLevel(t *testing.T) {
 	r := newRig(t, readThenAnswer, nil)
 	prompt := r.tuned(t)
 	prompt("fake/m1:high")
-	r.m.refreshWhere(func(*Runtime) bool { return true }, ReasonInstructionsChanged)
+	r.m.contextChanged(changes{files: map[string]bool{filepath.Join(r.root, "AGENTS.md"): true}, memory: true})
 	if x := find[events.RuntimeRetired](r.take()); len(x) != 0 {
-		t.Errorf("the rebuild retired the runtime: %+v", x)
+		t.Errorf("the check retired the runtime: %+v", x)
 	}
 }

@@ -11,15 +11,14 @@ import (
 // What front ends run on a session's runtime: prompts, compactions,
 // steering and follow-ups, aborts, and its state.
 
-// Prompt prepares the session's runtime and runs text on it.
-func (m *Manager) Prompt(ctx context.Context, sessionID, modelSpec, text string) (engine.Result, error) {
+// Prompt prepares the session's runtime and runs text on it. It ends
+// with one agent_end, failures included (ends.go).
+func (m *Manager) Prompt(ctx context.Context, sessionID, modelSpec, text string) (res engine.Result, err error) {
 	m.running.Add(1)
 	defer m.running.Done()
+	defer m.ended(sessionID, promptEnd, m.endCount(sessionID, promptEnd).Load(), &err, nil)
 	rt, err := m.Prepare(ctx, sessionID, modelSpec)
 	if err != nil {
-		// The agent never started: the prompt still ends, once, with the
-		// reason, so clients waiting for agent_end are not left hanging.
-		m.emit(events.AgentEnded{SessionID: sessionID, Error: err.Error(), StopReason: provider.StopError})
 		return engine.Result{}, err
 	}
 	defer m.touch(rt)
@@ -31,10 +30,12 @@ func (m *Manager) Prompt(ctx context.Context, sessionID, modelSpec, text string)
 	return rt.Engine.Prompt(ctx, text)
 }
 
-// Compact prepares the runtime and compacts its session.
-func (m *Manager) Compact(ctx context.Context, sessionID, modelSpec, extra string) (string, error) {
+// Compact prepares the runtime and compacts its session. It ends with
+// one compaction_end, failures included (ends.go).
+func (m *Manager) Compact(ctx context.Context, sessionID, modelSpec, extra string) (summary string, err error) {
 	m.running.Add(1)
 	defer m.running.Done()
+	defer m.ended(sessionID, compactEnd, m.endCount(sessionID, compactEnd).Load(), &err, &summary)
 	rt, err := m.Prepare(ctx, sessionID, modelSpec)
 	if err != nil {
 		return "", err
@@ -83,7 +84,7 @@ func (m *Manager) Abort(sessionID string) bool {
 // State is a session's runtime as get_state reports it.
 type State struct {
 	SessionID string
-	Runtime   string // none, idle, working
+	Runtime   RunState // StateNone, StateIdle or StateWorking
 	Model     string
 	Thinking  string
 	// Last is the latest launch, reuse or retirement (RuntimeLaunched,
@@ -103,12 +104,12 @@ type State struct {
 func (m *Manager) State(sessionID string) State {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	st := State{SessionID: sessionID, Runtime: "none"}
+	st := State{SessionID: sessionID, Runtime: StateNone}
 	st.Last = m.last[sessionID]
 	if rt := m.runtimes[sessionID]; rt != nil {
-		st.Runtime, st.Model, st.Thinking = "idle", rt.Spec.Model, rt.Spec.Thinking
+		st.Runtime, st.Model, st.Thinking = StateIdle, rt.Spec.Model, rt.Spec.Thinking
 		if rt.busy() {
-			st.Runtime = "working"
+			st.Runtime = StateWorking
 		}
 		total := rt.Engine.State().Usage
 		st.Usage = &total

@@ -266,7 +266,11 @@ func TestLaunchReuseAndRetire(t *testing.T) {
 	}
 }
 
-func TestMemoryChangedByAnotherWriterIsNoticedAtTheNextPrompt(t *testing.T) {
+// Memory saved by another process (another pi-tui, `pi-tui memory set`)
+// reaches the idle runtime the way this program's saves do: at once, as a
+// write to the database (ADR 0084), not only at the next prompt, which
+// launches with the reason.
+func TestMemoryChangedByAnotherWriterRetiresAtOnce(t *testing.T) {
 	r := newRig(t, readThenAnswer, nil)
 	r.prompt("hello")
 	r.take()
@@ -280,10 +284,14 @@ func TestMemoryChangedByAnotherWriterIsNoticedAtTheNextPrompt(t *testing.T) {
 	if _, err := other.Memory.Save(context.Background(), m, []memory.Entry{{Content: "from elsewhere"}}); err != nil {
 		t.Fatal(err)
 	}
+	r.retiredFor(ReasonMemoryChanged)
 	r.prompt("again")
 	ev := r.take()
 	if ret := find[events.RuntimeRetired](ev); len(ret) != 1 || ret[0].Reason != ReasonMemoryChanged {
 		t.Errorf("retired = %+v", ret)
+	}
+	if l := find[events.RuntimeLaunched](ev); len(l) != 1 || l[0].Reason != ReasonMemoryChanged {
+		t.Errorf("launched = %+v", l)
 	}
 }
 

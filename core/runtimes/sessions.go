@@ -32,7 +32,7 @@ func (m *Manager) DeleteSession(ctx context.Context, id string) error {
 		m.retireLocked(rt, ReasonSessionDeleted)
 		defer rt.Session.Close()
 	}
-	m.unlock()
+	m.mu.Unlock()
 	m.sent.Delete(id)
 	return m.sessions.Delete(ctx, id)
 }

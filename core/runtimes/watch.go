@@ -2,19 +2,31 @@ package runtimes
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/instructions"
-	"github.com/pi-tui/pi-tui/core/registry"
+	"github.com/pi-tui/pi-tui/core/memory"
 )
 
-// The watchers: an instruction candidate, guidance, settings, models,
-// keys or trust changing in a bound root or the agent dir (fsnotify), or a
-// project's memory saved in this process (the broker's Memory topic),
-// retires the idle runtimes it concerns.
+// The one road for "the context changed" (ADR 0084). An idle runtime is
+// retired as soon as what its system prompt holds changes: its root chain
+// (a file the chain is read from, in its root or the agent dir) or its
+// project's memory (the database it lives in). Every change is a file
+// event, whoever made it: the AGENTS.md and memory editors of this
+// program, the agent of another session, the user's editor, another
+// pi-tui. A memory save of this process is announced on the broker too,
+// the moment it is committed, and joins the same check (contextChanged).
+// Other files (a README.md) are ignored, and the check builds no spec: it
+// resolves the chain or loads the memory and compares it with what the
+// runtime has, so one edit costs one build, the next prompt's. What else a
+// spec holds (model, keys, settings, trust) is compared by that build.
 
 // watchLocked counts users of a directory watch.
 func (m *Manager) watchLocked(dir string, delta int) {
@@ -34,57 +46,169 @@ func (m *Manager) watchLocked(dir string, delta int) {
 	}
 }
 
-// watch retires idle runtimes when an instruction candidate in a root or
-// in the agent dir changes.
+// watchDirsLocked adds (delta 1) or drops (-1) the watches a runtime
+// needs: its root, the agent dir and the database's folder.
+func (m *Manager) watchDirsLocked(rt *Runtime, delta int) {
+	m.watchLocked(rt.Spec.Root, delta)
+	m.watchLocked(m.opts.Host.Places.AgentDir, delta)
+	m.watchLocked(filepath.Dir(m.opts.Host.Places.Database()), delta)
+}
+
+// changes are the file events of one burst (a save is several: a
+// create, writes, a rename), so a burst is one check per runtime.
+type changes struct {
+	files  map[string]bool // dir + separator + name of each entry changed
+	memory bool            // the database was written
+}
+
+func (c *changes) add(m *Manager, path string) {
+	db := m.opts.Host.Places.Database()
+	if path == db || path == db+"-wal" {
+		c.memory = true
+		return
+	}
+	if c.files == nil {
+		c.files = map[string]bool{}
+	}
+	c.files[path] = true
+}
+
+// touches reports whether the burst changed a file the root chain of
+// root is read from: in root, a name res reads there; in the agent dir,
+// one it reads there.
+func (c *changes) touches(root, agentDir string, res *instructions.Resolver) bool {
+	for path := range c.files {
+		dir, name := filepath.Dir(path), filepath.Base(path)
+		if (dir == root && res.ReadsInRoot(name)) || (dir == agentDir && res.ReadsInAgentDir(name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// settle is how long after a write to the database whose check found
+// nothing the memory is checked once more. A commit's last write to the
+// WAL comes a moment before readers can see it (the WAL index is updated
+// after, in shared memory, which raises no file event), so the check a
+// write raises may come too early; the one after settle does not.
+const settle = 250 * time.Millisecond
+
+// watch takes the watcher's events until it is closed, a burst at a time
+// (what has arrived when one is taken), and retires the idle runtimes
+// they concern.
 func (m *Manager) watch(w *fsnotify.Watcher) {
+	defer m.watching.Done()
+	again := time.NewTimer(settle)
+	again.Stop()
+	defer again.Stop()
 	for {
+		var c changes
+		settled := false
 		select {
 		case ev, ok := <-w.Events:
 			if !ok {
 				return
 			}
-			if !relevant(filepath.Base(ev.Name)) {
-				continue
-			}
-			dir := filepath.Dir(ev.Name)
-			agentDir := m.opts.Host.Places.AgentDir
-			m.refreshWhere(func(rt *Runtime) bool { return dir == agentDir || rt.Spec.Root == dir }, ReasonInstructionsChanged)
+			c.add(m, ev.Name)
 		case _, ok := <-w.Errors:
 			if !ok {
 				return
 			}
+			continue
+		case <-again.C:
+			c.memory, settled = true, true
+		}
+	burst:
+		for {
+			select {
+			case ev, ok := <-w.Events:
+				if !ok {
+					break burst
+				}
+				c.add(m, ev.Name)
+			default:
+				break burst
+			}
+		}
+		if m.contextChanged(c) == 0 && c.memory && !settled {
+			again.Reset(settle)
 		}
 	}
 }
 
-// relevant names the files whose change can change a root chain.
-func relevant(name string) bool {
-	switch name {
-	case "AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD", ".claude", "CODEX.md", "GEMINI.md",
-		instructions.GuidanceFile, "settings.json", "models.json", "auth.json", registry.TrustFile:
-		return true
-	}
-	return filepath.Ext(name) == ".md"
-}
-
-// watchMemory retires the idle runtimes of a project whose memory was
-// saved through this process (events.MemoryChanged), until Close.
-func (m *Manager) watchMemory() {
-	ctx, stop := context.WithCancel(context.Background())
-	m.stopMemory, m.memoryDone = stop, make(chan struct{})
+// watchMemory takes the memory saves of this process from the broker
+// (events.MemoryChanged, published once the save is committed) into the
+// same check as the file events, until Close: a save seen here needs no
+// settling.
+func (m *Manager) watchMemory(ctx context.Context) {
 	sub := m.opts.Host.Events.Subscribe(ctx, events.Memory)
 	go func() {
-		defer close(m.memoryDone)
+		defer m.watching.Done()
 		for {
 			batch, ok := sub.Next()
 			if !ok {
 				return
 			}
-			for _, e := range batch {
-				if c, ok := e.(events.MemoryChanged); ok {
-					m.refreshWhere(func(rt *Runtime) bool { return rt.Spec.ProjectRoot == c.Root }, ReasonMemoryChanged)
-				}
+			if slices.ContainsFunc(batch, func(e events.Event) bool { _, ok := e.(events.MemoryChanged); return ok }) {
+				m.contextChanged(changes{memory: true})
 			}
 		}
 	}()
+}
+
+// contextChanged retires each idle runtime whose root chain or memory is
+// no longer what it was launched with, and says how many it retired.
+func (m *Manager) contextChanged(c changes) (retired int) {
+	type idle struct {
+		rt   *Runtime
+		spec Spec // as it was under the lock (adopt and retune move it)
+	}
+	m.mu.Lock()
+	var list []idle
+	for _, rt := range m.runtimes {
+		if !rt.busy() && !rt.reserved {
+			list = append(list, idle{rt, rt.Spec})
+		}
+	}
+	m.mu.Unlock()
+	for _, x := range list {
+		reason := m.stale(context.Background(), x.spec, c)
+		if reason == "" {
+			continue
+		}
+		rt := x.rt
+		m.mu.Lock()
+		if m.runtimes[rt.Session.ID()] == rt && !rt.busy() && !rt.reserved && rt.Spec.Sections == x.spec.Sections {
+			m.retireLocked(rt, reason)
+			retired++
+		}
+		m.mu.Unlock()
+	}
+	return retired
+}
+
+// stale says why a runtime launched with spec no longer has its context:
+// its root chain (ReasonInstructionsChanged) or its memory
+// (ReasonMemoryChanged) now reads otherwise; "" when what the burst
+// changed leaves both as they were.
+func (m *Manager) stale(ctx context.Context, spec Spec, c changes) string {
+	provider, id, _ := strings.Cut(spec.Model, "/")
+	// The resolver for the agent-guidance.json there is now.
+	res := m.resolver(instructions.Model{Provider: provider, ID: id})
+	if c.touches(spec.Root, m.opts.Host.Places.AgentDir, res) {
+		chain, err := res.ResolveRoot(ctx, spec.Root)
+		if err != nil || chain.Text != spec.Sections.Instructions {
+			return ReasonInstructionsChanged
+		}
+	}
+	if c.memory {
+		mem, err := m.opts.Host.Memory.Load(ctx, spec.ProjectRoot)
+		if unreadable := (*memory.UnreadableError)(nil); err != nil && !errors.As(err, &unreadable) {
+			return "" // the store cannot say now; the next prompt's build asks again
+		}
+		if m.memorySection(spec.ProjectRoot, mem.Content) != spec.Sections.Memory {
+			return ReasonMemoryChanged
+		}
+	}
+	return ""
 }

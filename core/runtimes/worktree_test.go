@@ -14,6 +14,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
+	"github.com/pi-tui/pi-tui/store"
 )
 
 // worktreeRig turns the rig's project into a git repository and gives it
@@ -176,5 +177,40 @@ func TestPlantedBindingRunsNothing(t *testing.T) {
 	}
 	for _, e := range find[events.ToolStarted](r.take()) {
 		t.Errorf("a tool ran: %+v", e)
+	}
+}
+
+// Building a spec only reads (ADR 0084): the context inspector, the
+// watcher's rebuilds and the check before each prompt write nothing, not
+// even a worktree session's index row gone missing. The launch brings it
+// back (prepare's Reconcile), so a branch names its session again.
+func TestBuildingASpecWritesNothing(t *testing.T) {
+	r, a, _, wa, _ := worktreeRig(t)
+	ctx := context.Background()
+	st, err := store.Open(ctx, r.h.Places.Database(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	row, _, err := st.GetKV(ctx, worktree.Namespace, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CompareAndDeleteKV(ctx, worktree.Namespace, a, row.Value); err != nil {
+		t.Fatal(err)
+	}
+	stamp := r.h.Stamp()
+	if _, err := r.m.Inspect(ctx, a, ""); err != nil {
+		t.Fatal(err)
+	}
+	if r.h.Stamp() != stamp {
+		t.Error("building the spec wrote to the store")
+	}
+	if _, found, _ := r.h.Worktrees.ByBranch(ctx, wa.Branch); found {
+		t.Error("building the spec wrote the worktree index")
+	}
+	r.promptIn(a, "hello")
+	if id, found, err := r.h.Worktrees.ByBranch(ctx, wa.Branch); !found || id != a {
+		t.Errorf("after the launch the branch names %q (found %v, %v), want %s", id, found, err, a)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/pi-tui/pi-tui/store"
 )
 
-// A discard and a listing's lookup write a session's index row at the
+// A discard and a launch's Reconcile write a session's index row at the
 // same moment: neither is told the row "changed since it was read" (the
 // discard did happen), and the row ends as the last of them says.
 func TestIndexWritersAtOnceDoNotFail(t *testing.T) {

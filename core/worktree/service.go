@@ -127,7 +127,7 @@ func (s *Service) NewSession(ctx context.Context, sm *sessions.Manager, projectI
 }
 
 // index writes (or, with w inactive, removes) a session's index row.
-// Two writers of one row (a discard, and a listing's lookup at the same
+// Two writers of one row (a discard, and a launch's Reconcile at the same
 // moment) write what the same session file says, so a conflict is met by
 // reading the row again, not reported: the discard did happen.
 func (s *Service) index(ctx context.Context, projectID, sessionID string, w sessions.Worktree) error {
@@ -154,6 +154,9 @@ func (s *Service) indexOnce(ctx context.Context, projectID, sessionID string, w 
 		return s.st.CompareAndDeleteKV(ctx, Namespace, sessionID, cur.Value)
 	}
 	raw, _ := json.Marshal(Record{ProjectID: projectID, Worktree: w})
+	if found && cur.Value == string(raw) {
+		return nil // in line already: nothing to write
+	}
 	var expected *string
 	if found {
 		expected = &cur.Value
@@ -211,27 +214,46 @@ func (s *Service) ByBranch(ctx context.Context, ref string) (id string, found bo
 }
 
 // Lookup returns a session's worktree from its file (the binding's home),
-// verified, keeping the index in line with it. bound is false when the
+// verified. It writes nothing (ADR 0084): a relocated project's binding
+// comes back with Main set to the project's checkout now, but git and the
+// session file are told only by Reconcile. bound is false when the
 // session works in its project; err is an *InvalidError when the file
 // binds it to a worktree pi-tui cannot verify, which it must then not
-// work in. A verified binding of a relocated project is caught up with
-// (follow).
+// work in.
 func (s *Service) Lookup(ctx context.Context, sess *sessions.Session) (w sessions.Worktree, bound bool, err error) {
-	w, ok := sess.Worktree()
-	if ok && sess.ProjectID() != "" {
-		_ = s.index(ctx, sess.ProjectID(), sess.ID(), w)
+	w, bound, _, err = s.lookup(ctx, sess)
+	return w, bound, err
+}
+
+// Reconcile is Lookup for a caller about to work in the worktree (a
+// runtime's launch, a merge): it also brings what else records the
+// binding in line with the session file, writing where they differ. The
+// index row is written from the file's record, and a verified binding of
+// a relocated project is caught up with (follow: git worktree repair,
+// and the file names the new checkout).
+func (s *Service) Reconcile(ctx context.Context, sess *sessions.Session) (w sessions.Worktree, bound bool, err error) {
+	if rec, ok := sess.Worktree(); ok && sess.ProjectID() != "" {
+		_ = s.index(ctx, sess.ProjectID(), sess.ID(), rec)
 	}
+	w, bound, relocated, err := s.lookup(ctx, sess)
+	if err == nil && relocated {
+		w = s.follow(ctx, sess, w)
+	}
+	return w, bound, err
+}
+
+// lookup verifies a session's binding; relocated says its project's
+// checkout moved since the file named it.
+func (s *Service) lookup(ctx context.Context, sess *sessions.Session) (w sessions.Worktree, bound, relocated bool, err error) {
+	w, ok := sess.Worktree()
 	if !ok || !w.Active() {
-		return w, false, nil
+		return w, false, false, nil
 	}
 	v, relocated, err := s.verify(ctx, sess.ProjectID(), sess.ID(), w, time.Now(), nil)
 	if err != nil {
-		return w, true, err
+		return w, true, false, err
 	}
-	if relocated {
-		v = s.follow(ctx, sess, v)
-	}
-	return v, true, nil
+	return v, true, relocated, nil
 }
 
 // Statuses reads the status of several worktrees at once, in parallel;
@@ -285,9 +307,11 @@ func (s *Service) forget(id string) {
 	s.mu.Unlock()
 }
 
-// bound returns a session's verified worktree and git, or why it has none.
+// bound returns a session's verified worktree and git, or why it has
+// none, for a git command run in it: the binding is reconciled first, so
+// git finds a relocated project's checkout.
 func (s *Service) bound(ctx context.Context, sess *sessions.Session) (sessions.Worktree, *Git, error) {
-	w, ok, err := s.Lookup(ctx, sess)
+	w, ok, err := s.Reconcile(ctx, sess)
 	if err != nil {
 		return w, nil, err
 	}

@@ -410,21 +410,7 @@ func TestWorktreeSessionFollowsARelocatedProject(t *testing.T) {
 	ctx := context.Background()
 	s, w := r.newSession()
 	worktreetest.Write(t, w.Root, "b.txt", "b\n")
-	moved := filepath.Join(filepath.Dir(r.root), "moved")
-	if err := os.Rename(r.root, moved); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.h.Projects.Relocate(ctx, r.pid, moved, registry.RelocateOptions{SessionsDir: r.sm.Dir}); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	// The session file moved with the project: open it again, as the
-	// list or the CLI does.
-	s, err := r.sm.Open(ctx, s.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	moved, s := r.relocate(s)
 	if _, _, err := r.svc.Merge(ctx, s, "take b"); err != nil {
 		t.Fatal(err)
 	}
@@ -434,4 +420,26 @@ func TestWorktreeSessionFollowsARelocatedProject(t *testing.T) {
 	if got, _ := s.Worktree(); got.Main != moved {
 		t.Errorf("the session's record names %q, want %q", got.Main, moved)
 	}
+}
+
+// relocate moves the project's folder and relocates the project there,
+// and returns the new folder and session s opened again: its file moved
+// with the project, so it is read anew, as the list or the CLI does.
+func (r *rig) relocate(s *sessions.Session) (string, *sessions.Session) {
+	r.t.Helper()
+	ctx := context.Background()
+	moved := filepath.Join(filepath.Dir(r.root), "moved")
+	if err := os.Rename(r.root, moved); err != nil {
+		r.t.Fatal(err)
+	}
+	if _, err := r.h.Projects.Relocate(ctx, r.pid, moved, registry.RelocateOptions{SessionsDir: r.sm.Dir}); err != nil {
+		r.t.Fatal(err)
+	}
+	s.Close()
+	s, err := r.sm.Open(ctx, s.ID())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(func() { s.Close() })
+	return moved, s
 }

@@ -109,14 +109,6 @@ func (m *Model) catchUp(s *sessions.Session, leaf string) tea.Cmd {
 	}
 }
 
-type promptDoneMsg struct {
-	id  string
-	err error
-	// unsent is the message when it failed before it was saved: it goes
-	// back to the input.
-	unsent string
-}
-
 func (m *Model) notice(text string) { m.tr.Notice(text, false) }
 
 // event applies one runtime event of this session.
@@ -155,11 +147,11 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 	case events.Notice, events.ExtensionStatus:
 		m.extEvent(e)
 	case events.RuntimeLaunched:
-		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime launched: "+reasonText(e.Reason), e.Model
+		m.rt.state, m.rt.last, m.rt.model = runtimes.StateIdle, "runtime launched: "+reasonText(e.Reason), e.Model
 		m.rt.launched(e)
 		return m.loadUsage() // the new runtime's context window
 	case events.RuntimeReused:
-		m.rt.state, m.rt.last, m.rt.model = "idle", "runtime reused", e.Model
+		m.rt.state, m.rt.last, m.rt.model = runtimes.StateIdle, "runtime reused", e.Model
 		if e.Reason == runtimes.ReasonModelChanged || e.Reason == runtimes.ReasonThinkingChanged {
 			// The engine took the change in place (ADR 0067): no restart.
 			m.rt.last = "runtime reused: " + reasonText(e.Reason) + " in place"
@@ -168,11 +160,11 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		}
 		m.rt.engineOf(m.d.Runtimes.State(m.sid))
 	case events.RuntimeRetired:
-		m.rt.state, m.rt.last = "retired", "runtime retired: "+reasonText(e.Reason)
+		m.rt.state, m.rt.last = runtimes.StateRetired, "runtime retired: "+reasonText(e.Reason)
 		m.ext.runtimeGone()
 	case events.AgentStarted:
-		m.rt.state = "working"
-		if !m.ownTurn {
+		m.rt.state = runtimes.StateWorking
+		if m.turn != turnPrompt {
 			// Another program's turn: its prompt is stored by now.
 			return m.reread()
 		}
@@ -199,22 +191,22 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 			ToolMs: e.ToolMs, Preflight: e.Preflight, Delivery: e.Delivery, Change: e.MemoryChange, Files: e.Changes, FilesNote: e.ChangesNote})
 	case events.CompactionEnded:
 		if e.Error != "" {
-			// Once: the compaction's own error, which /compact's result
-			// may repeat, is said by failure.
 			m.failure("compaction failed: " + e.Error)
 		} else {
 			m.tr.Compaction(e.Summary)
+		}
+		if m.turn == turnCompact {
+			return m.turnEnded() // this program's /compact (not one inside a turn)
 		}
 	case events.AgentEnded:
 		// The turn is over: nothing it asked may still be answered (the
 		// core withdrew it; its notice may still be queued).
 		m.asks.CloseAll()
-		if m.rt.state == "working" {
+		if m.rt.state == runtimes.StateWorking {
 			// A prompt refused before its runtime started (no usable
 			// pi) ends too, but leaves no runtime: none stays none.
-			m.rt.state = "idle"
+			m.rt.state = runtimes.StateIdle
 		}
-		m.ended = true
 		m.tr.EndRetry()
 		switch {
 		case e.StopReason == provider.StopAborted:
@@ -222,14 +214,13 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		case e.Error != "":
 			m.failure(e.Error)
 		}
-		if !m.ownTurn {
+		if m.turn != turnPrompt {
 			// Another program's turn: what it stored replaces what
 			// streamed here.
 			return tea.Batch(withdrawTurnNotices(), m.reread(), m.loadUsage())
 		}
-		ask := m.planEnded(e)
-		m.ownTurn = false
-		return tea.Batch(withdrawTurnNotices(), ask, m.loadUsage())
+		ask := m.planEnded(e) // before the queue goes: a queued message continues the planning
+		return tea.Batch(withdrawTurnNotices(), ask, m.loadUsage(), m.turnEnded())
 	}
 	return nil
 }
@@ -248,9 +239,8 @@ func withdrawTurnNotices() tea.Cmd {
 	return common.Withdraw(noticeQueued, noticeAborting, noticeAbortingQueued)
 }
 
-// failure shows the current prompt's error in the transcript, once: the
-// prompt's own result and its agent_end may both carry it, in either
-// order.
+// failure shows the current turn's error in the transcript, once: a
+// background launch may have said it first (prewarmFailed).
 func (m *Model) failure(msg string) {
 	if m.failed != "" && sameFailure(m.failed, msg) {
 		return
@@ -322,7 +312,7 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, k.Abort):
-		if m.working {
+		if m.inTurn() {
 			m.d.Runtimes.Abort(m.sid)
 			if len(m.queue) > 0 {
 				// Queued messages are not sent after an abort; they come back
@@ -340,7 +330,7 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	case key.Matches(msg, k.Sessions):
-		if m.working {
+		if m.inTurn() {
 			return common.Failure(errors.New("the agent is working; press esc to abort it first"))
 		}
 		m.close()
@@ -374,18 +364,16 @@ func (m *Model) send(text string) tea.Cmd { return m.sendShown(text, text) }
 func (m *Model) sendShown(text, shown string) tea.Cmd {
 	m.ext.noticesRead()
 	m.tr.User(shown)
-	m.working, m.ownTurn, m.ended, m.failed = true, true, false, ""
+	m.turn, m.failed = turnPrompt, ""
 	rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
-	return func() tea.Msg {
-		_, err := rts.Prompt(ctx, id, model, text)
-		done := promptDoneMsg{id: id, err: err}
-		if err != nil && !storedLast(ctx, rts, id, text) {
+	return m.call(func() tea.Msg {
+		if _, err := rts.Prompt(ctx, id, model, text); err != nil && !storedLast(ctx, rts, id, text) {
 			// Refused before it was saved (no model, a missing worktree):
 			// the message goes back to the input rather than being lost.
-			done.unsent = text
+			return unsentMsg{id: id, text: text}
 		}
-		return done
-	}
+		return nil // its agent_end says how it ended
+	})
 }
 
 // storedLast reports whether the session's branch ends in the user message

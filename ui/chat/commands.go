@@ -112,7 +112,7 @@ func (m *Model) updateCommands(msg tea.Msg) (tea.Cmd, bool) {
 			m.restoreInput(msg.typed)
 			name, _, _ := strings.Cut(strings.TrimPrefix(msg.typed, "/"), " ")
 			return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, /changes, /undo, /plan, /export, or a skill or prompt template (type / to see them)", firstLine(name))), true
-		case m.working:
+		case m.inTurn():
 			m.queue = append(m.queue, msg.text)
 			return common.Notice("%s", noticeQueued), true
 		}
@@ -223,22 +223,17 @@ func (m *Model) command(text string) tea.Cmd {
 	if !isBuiltin(name) {
 		return m.callCommand(text) // a skill or a prompt template
 	}
-	if m.working && name != "model" && name != "thinking" && name != "changes" && name != "export" {
+	if m.inTurn() && name != "model" && name != "thinking" && name != "changes" && name != "export" {
 		return common.Failure(fmt.Errorf("/%s waits until the agent is done (esc aborts it)", name))
 	}
 	switch name {
 	case "compact":
-		m.working, m.failed = true, ""
+		m.turn, m.failed = turnCompact, ""
 		rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
-		return func() tea.Msg {
-			_, err := rts.Compact(ctx, id, model, strings.TrimSpace(arg))
-			if err != nil && ctx.Err() == nil {
-				// Worded as the compaction's own end says it, whichever of
-				// the two reaches the view first: it is then said once.
-				err = fmt.Errorf("compaction failed: %w", err)
-			}
-			return promptDoneMsg{id: id, err: err}
-		}
+		return m.call(func() tea.Msg {
+			rts.Compact(ctx, id, model, strings.TrimSpace(arg)) // its compaction_end says how it ended
+			return nil
+		})
 	case "new":
 		return m.New()
 	case "worktree":

@@ -431,7 +431,7 @@ func (m *Model) sendWithFiles(text string) tea.Cmd {
 	if m.project == nil || len(filesearch.References(text)) == 0 {
 		return m.send(text)
 	}
-	m.working = true
+	m.turn = turnAttaching
 	root, others, sid, ctx := m.project.Root, m.otherFolders(), m.sid, m.ctx
 	return func() tea.Msg {
 		out, report := filesearch.AttachIn(ctx, root, others, text, filesearch.DefaultAttachLimits())
@@ -445,7 +445,6 @@ func (m *Model) attached(msg attachedMsg) tea.Cmd {
 	if msg.sid != m.sid {
 		return nil
 	}
-	m.working = false
 	cmd := m.sendShown(msg.text, msg.typed)
 	if m.title == msg.text {
 		m.title = msg.typed

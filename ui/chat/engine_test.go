@@ -115,10 +115,10 @@ func TestUnusablePiIsSaidOnce(t *testing.T) {
 	if v := m.View(); !strings.Contains(v, "could not be started in the background: the pi engine is chosen") || strings.Contains(v, "--engine") {
 		t.Errorf("the failed background launch:\n%s", v)
 	}
-	done := m.send("hello")().(promptDoneMsg)
-	// The prompt's agent_end, then its result: both carry the error.
+	m.Update(m.send("hello")())
+	// The prompt's agent_end says the error; the command's result only
+	// puts the message back in the input.
 	deliverUntil(t, m, func(e events.Event) bool { _, ok := e.(events.AgentEnded); return ok })
-	m.Update(done)
 	v := m.View()
 	if n := strings.Count(v, "pi not found"); n != 1 {
 		t.Errorf("the error is said %d times:\n%s", n, v)

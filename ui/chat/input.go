@@ -101,7 +101,7 @@ func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
 		if strings.HasPrefix(text, "/") {
 			return m.command(text)
 		}
-		if m.working {
+		if m.inTurn() {
 			// The agent is busy: the message waits its turn.
 			m.queue = append(m.queue, text)
 			return common.Notice("%s", noticeQueued)

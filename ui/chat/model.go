@@ -128,24 +128,25 @@ type Model struct {
 	input   *input
 	sent    history // the messages sent, for ↑ and ↓ (input.go)
 	queue   []string
-	working bool
-	model   string               // model spec chosen with /model ("" = default)
-	level   string               // thinking level chosen with shift+tab or /thinking ("" = default)
-	think   thinkState           // the level in effect and the levels the model has
-	ended   bool                 // agent_end arrived for the current prompt
-	ownTurn bool                 // the turn running is this program's (else another's: reread at its ends)
-	plan    bool                 // the session is in plan mode (plan.go)
-	planAsk *planAsk             // the open question to run the plan (planask.go)
-	branch  string               // the open session's worktree branch, "" when it works in the project
-	invalid string               // why the open session's worktree binding is invalid (it works in nothing)
-	failed  string               // the current prompt's error, once shown
-	rt      runState             // the runtime, as its events say (status.go)
-	asks    *approval.Questions  // open approval dialogs
-	dialogs *extdialog.Questions // open extension dialogs (dialogs.go)
-	ext     extState             // what the session's extensions show (extensions.go)
-	cmds    []skills.Command     // the session's skills and templates (commands.go)
-	cmdWarn []string             // skill and template files skipped
-	comp    completer            // the /command and @file menu (complete.go)
+	turn    turn // what this program runs on the session (turn.go)
+	// lastCall is closed when this program's latest call on a runtime
+	// (a prompt, a compaction) has returned (turn.go).
+	lastCall chan struct{}
+	model    string               // model spec chosen with /model ("" = default)
+	level    string               // thinking level chosen with shift+tab or /thinking ("" = default)
+	think    thinkState           // the level in effect and the levels the model has
+	plan     bool                 // the session is in plan mode (plan.go)
+	planAsk  *planAsk             // the open question to run the plan (planask.go)
+	branch   string               // the open session's worktree branch, "" when it works in the project
+	invalid  string               // why the open session's worktree binding is invalid (it works in nothing)
+	failed   string               // the current prompt's error, once shown
+	rt       runState             // the runtime, as its events say (status.go)
+	asks     *approval.Questions  // open approval dialogs
+	dialogs  *extdialog.Questions // open extension dialogs (dialogs.go)
+	ext      extState             // what the session's extensions show (extensions.go)
+	cmds     []skills.Command     // the session's skills and templates (commands.go)
+	cmdWarn  []string             // skill and template files skipped
+	comp     completer            // the /command and @file menu (complete.go)
 	// changesSeq numbers the reads of the session's file changes for the
 	// cards (review.go): only the latest read is shown.
 	changesSeq int
@@ -155,7 +156,7 @@ type Model struct {
 
 // New returns the chat; Init starts listening to the runtime.
 func New(d Deps, tab Tab) *Model {
-	m := &Model{d: d, tab: tab, keys: defaultKeys(), ctx: d.Ctx, rt: runState{state: "none"},
+	m := &Model{d: d, tab: tab, keys: defaultKeys(), ctx: d.Ctx, rt: runState{state: runtimes.StateNone},
 		input: newInput(d.UI), tr: transcript.New(d.UI, d.Markdown)}
 	m.br = newFeed(m.ctx, d.Runtimes.Events())
 	var rules *approvals.Store
@@ -190,7 +191,7 @@ func (m *Model) SetSize(w, h int) {
 // SetProject leaves the open session for project p, whose sessions the
 // chat opens from then on; it refuses while the agent is working.
 func (m *Model) SetProject(p registry.Project) error {
-	if m.working {
+	if m.inTurn() {
 		return fmt.Errorf("the agent is working in %s; press esc in the Session tab to abort it first", m.project.Name)
 	}
 	m.close()
@@ -212,7 +213,7 @@ func (m *Model) setIntro(branch, root string) {
 }
 
 // Busy reports whether the agent is working, so quitting asks first.
-func (m *Model) Busy() bool { return m.working }
+func (m *Model) Busy() bool { return m.inTurn() }
 
 // Help lists the chat's keys: only those that work while typing.
 func (m *Model) Help() [][]key.Binding {
@@ -238,8 +239,8 @@ func (m *Model) close() {
 	}
 	m.tr.Clear()
 	m.sid, m.queue = "", nil
-	m.working, m.model, m.level, m.think, m.plan = false, "", "", thinkState{}, false
-	m.rt = runState{state: "none"}
+	m.turn, m.model, m.level, m.think, m.plan = turnNone, "", "", thinkState{}, false
+	m.rt = runState{state: runtimes.StateNone}
 }
 
 // Update handles the chat's messages.
@@ -314,7 +315,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		reread := m.rereadOf(msg.sess)
-		if m.working || m.rt.state != "idle" {
+		if m.inTurn() || m.rt.state != runtimes.StateIdle {
 			return reread
 		}
 		// An idle runtime is checked now: a pi that another program wrote
@@ -325,7 +326,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil // left, or a later reread was asked for (rereadOf)
 		}
 		m.open = msg.sess
-		if !m.working && !m.tr.Running() {
+		if !m.inTurn() && !m.tr.Running() {
 			// Mid-turn the live items show our own turn; the reread
 			// transcript replaces them once the turn is over. Another
 			// program's turn shows what it stored (its prompt) with the
@@ -345,25 +346,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.rt.usage = msg.u
 		}
 		return nil
-	case promptDoneMsg:
-		if msg.id != m.sid {
-			return nil
+	case unsentMsg:
+		if msg.id == m.sid {
+			m.restoreInput(msg.text)
+			m.tr.DropUnsent(msg.text)
 		}
-		m.working = false
-		var cmd tea.Cmd
-		if msg.err != nil && !m.ended && !errors.Is(msg.err, context.Canceled) {
-			m.failure(msg.err.Error()) // failed before the agent could say so
-		}
-		if msg.unsent != "" {
-			m.restoreInput(msg.unsent)
-			m.tr.DropUnsent(msg.unsent)
-		}
-		if len(m.queue) > 0 {
-			next := m.queue[0]
-			m.queue = m.queue[1:]
-			cmd = m.sendWithFiles(next)
-		}
-		return tea.Batch(cmd, m.tab.List.Reload())
+		return nil
 	case sessionlist.RenamedMsg:
 		if msg.ID == m.sid {
 			m.title = msg.Title // the list says so, and reloads

@@ -73,7 +73,7 @@ func TestPiRereadKeepsToolDetails(t *testing.T) {
 	m.Update(opened)
 
 	// This program's turn, as its events say it.
-	m.ownTurn, m.working = true, true
+	m.turn = turnPrompt
 	sid := s.ID()
 	for _, e := range []events.Event{
 		events.AgentStarted{SessionID: sid},
@@ -85,7 +85,6 @@ func TestPiRereadKeepsToolDetails(t *testing.T) {
 	} {
 		m.event(e)
 	}
-	m.Update(promptDoneMsg{id: sid})
 	const full = "✓ read sub/notes.txt · 3ms · preflight 1.1ms miss · instructions +sub/AGENTS.md (35 B)"
 	if v := m.View(); !strings.Contains(v, full) {
 		t.Fatalf("the live call:\n%s", v)

@@ -65,7 +65,7 @@ func (m *Model) planChanged(e events.PlanChanged) { m.plan = e.On }
 // messages wait to be sent (they continue the planning).
 func (m *Model) planEnded(e events.AgentEnded) tea.Cmd {
 	plan := strings.TrimSpace(e.Text)
-	if !m.ownTurn || !m.plan || plan == "" || e.Error != "" || e.StopReason == provider.StopAborted || len(m.queue) > 0 {
+	if m.turn != turnPrompt || !m.plan || plan == "" || e.Error != "" || e.StopReason == provider.StopAborted || len(m.queue) > 0 {
 		return nil
 	}
 	sid := m.sid
@@ -80,7 +80,7 @@ func (m *Model) runPlan(sid, plan string) tea.Cmd {
 	}
 	m.setPlan(false)
 	text := agent.PlanRunMessage(plan)
-	if m.working {
+	if m.inTurn() {
 		m.queue = append(m.queue, text)
 		return common.Notice("%s", noticeQueued)
 	}

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/checkpoints"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
@@ -124,7 +125,7 @@ func (m *Model) loadDiffs() tea.Cmd {
 // agentBusy says the session's agent is working, this program's turn or
 // another's: its turn changes files, so an undo waits for it.
 func (m *Model) agentBusy() bool {
-	return m.working || m.rt.state == "working" || (m.sid != "" && m.d.Runtimes.State(m.sid).Runtime == "working")
+	return m.inTurn() || m.rt.state == runtimes.StateWorking || (m.sid != "" && m.d.Runtimes.State(m.sid).Runtime == runtimes.StateWorking)
 }
 
 // busyUndo is what an undo asked for while the agent works is told.

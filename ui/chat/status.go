@@ -26,7 +26,7 @@ func (m *Model) Effective() (model, thinking string) {
 
 // runState is the open session's runtime as its events report it.
 type runState struct {
-	state string // none, idle, working, retired
+	state runtimes.RunState
 	last  string // the last launch, reuse or retirement, with its reason
 	model string // the model it runs
 	// usage is the session's token use as pi's footer counts it (the
@@ -40,7 +40,7 @@ type runState struct {
 
 // RuntimeState is the runtime's state for the status bar ("none" when no
 // session is open).
-func (m *Model) RuntimeState() string { return m.rt.state }
+func (m *Model) RuntimeState() string { return m.rt.state.String() }
 
 // stateLine is the line above the input: the runtime's state first, then
 // what else fits of the model, the extensions' statuses, the last launch,
@@ -55,13 +55,13 @@ func (m *Model) stateLine() string {
 		rank int
 	}
 	var parts []part
-	if m.working && m.rt.state != "idle" {
+	if m.inTurn() && m.rt.state != runtimes.StateIdle {
 		// "working" follows the runtime's own state, which agent_end
-		// ends in event order; m.working also covers the moment before
-		// it starts.
+		// ends in event order; inTurn also covers the moment before it
+		// starts.
 		parts = append(parts, part{"working… esc aborts", 9})
 	}
-	parts = append(parts, part{"runtime " + m.rt.state, 9})
+	parts = append(parts, part{"runtime " + m.rt.state.String(), 9})
 	for _, s := range m.statusParts() { // the extensions' setStatus
 		parts = append(parts, part{s, 3})
 	}
@@ -108,7 +108,7 @@ func (m *Model) stateLine() string {
 	// State first: it is what a glance is for; key hints fill what is
 	// left, whole or not at all.
 	hint := "enter send · alt+enter new line · shift+tab thinking · /compact /tree /new /model /thinking /context"
-	if !m.working || m.rt.state == "idle" {
+	if !m.inTurn() || m.rt.state == runtimes.StateIdle {
 		if ansi.StringWidth(line)+3+ansi.StringWidth(hint) <= m.width {
 			line += " · " + hint
 		}

@@ -113,14 +113,16 @@ func (m *Model) User(text string) {
 	m.bottom, m.retry = 0, nil
 }
 
-// DropUnsent takes out the user's message text, the last or the one
-// before the last item, when it was refused before it was saved (it goes
-// back to the input).
+// DropUnsent takes out the user's message text, the latest one showing
+// it, when it was refused before it was saved (it goes back to the
+// input). Items may follow it: the turn's error, and the next queued
+// message, sent when the turn's end arrived before the refusal did.
 func (m *Model) DropUnsent(text string) {
-	if n := len(m.items); n > 0 && m.items[n-1].kind == kindUser && m.items[n-1].text == text {
-		m.items = m.items[:n-1]
-	} else if n > 1 && m.items[n-2].kind == kindUser && m.items[n-2].text == text {
-		m.items = append(m.items[:n-2], m.items[n-1])
+	for i := len(m.items) - 1; i >= 0; i-- {
+		if m.items[i].kind == kindUser && m.items[i].text == text {
+			m.items = append(m.items[:i], m.items[i+1:]...)
+			return
+		}
 	}
 }
 
