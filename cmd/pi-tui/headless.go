@@ -102,10 +102,10 @@ func (a *app) promptCmd(args []string) error {
 	var denied []string
 	opts := runtimes.Options{Engine: *eng}
 	if *yes {
-		opts.Approve = func(context.Context, agent.Approval) (bool, error) { return true, nil }
+		opts.Approve = func(context.Context, events.Approval) (bool, error) { return true, nil }
 	} else {
 		// Nobody is asked: the model must not read that a person said no.
-		opts.Approve = func(_ context.Context, req agent.Approval) (bool, error) {
+		opts.Approve = func(_ context.Context, req events.Approval) (bool, error) {
 			deniedMu.Lock()
 			denied = append(denied, req.Tool)
 			deniedMu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -49,7 +50,7 @@ func TestPlanDecisions(t *testing.T) {
 		if err != nil || r.Block != c.blocked {
 			t.Errorf("%s: %+v %v, want blocked %v", c.tool, r, err, c.blocked)
 		}
-		if c.blocked && r.Reason != agent.PlanRefusal(c.tool) {
+		if c.blocked && r.Reason != entries.PlanRefusal(c.tool) {
 			t.Errorf("%s blocked with %q", c.tool, r.Reason)
 		}
 	}

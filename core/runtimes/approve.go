@@ -7,6 +7,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/approvals"
+	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/events"
 )
 
@@ -67,7 +68,7 @@ func covered(ctx context.Context, rules *approvals.Store, root, projectRoot stri
 	switch req.Tool {
 	case approvals.ToolBash:
 	case approvals.ToolWrite, approvals.ToolEdit:
-		canon, err := agent.Confine(root, req.Path)
+		canon, err := confine.Path(root, req.Path)
 		if err != nil {
 			return false
 		}
