@@ -294,7 +294,7 @@ func (d *Decisions) approve(ctx context.Context, req ToolCallRequest, input json
 	if d.deps.Approve == nil {
 		return false, nil
 	}
-	a := agent.Approval{ToolCallID: req.ToolCallID, Tool: req.ToolName, Args: input, Params: req.Params, Reason: reason, Path: target}
+	a := events.Approval{ToolCallID: req.ToolCallID, Tool: req.ToolName, Args: input, Params: req.Params, Reason: reason, Path: target}
 	if req.ToolName == "bash" {
 		var args struct {
 			Command string `json:"command"`

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/entries"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/registry"
@@ -93,7 +94,7 @@ func read(id, path string) parityCall { return parityCall{id: id, tool: "read", 
 func deniedWrite(id, path string) parityCall { return parityCall{id: id, tool: "write", path: path} }
 
 // deny is the user, who refuses every edit.
-func deny(context.Context, agent.Approval) (bool, error) { return false, nil }
+func deny(context.Context, events.Approval) (bool, error) { return false, nil }
 
 func prompt(turns ...[]parityCall) parityStep { return parityStep{turns: turns} }
 

@@ -24,7 +24,7 @@ import (
 // (a write under .git/, or to the rules' copy), which asks every time.
 func (m *Manager) approve(sessionID, root, projectRoot string) agent.Approver {
 	rules := m.opts.Host.Approvals
-	return func(ctx context.Context, req agent.Approval) (bool, error) {
+	return func(ctx context.Context, req events.Approval) (bool, error) {
 		key := sessionID + "\x00" + req.Tool
 		if req.Reason == "" {
 			if covered(ctx, rules, root, projectRoot, req) {
@@ -63,7 +63,7 @@ func (m *Manager) approve(sessionID, root, projectRoot string) agent.Approver {
 // in (a worktree's, in a worktree session), so a link or a ../ cannot make
 // a rule for docs/** cover another file; the rules are the project's.
 // Rules that cannot be read allow nothing.
-func covered(ctx context.Context, rules *approvals.Store, root, projectRoot string, req agent.Approval) bool {
+func covered(ctx context.Context, rules *approvals.Store, root, projectRoot string, req events.Approval) bool {
 	subject := req.Command
 	switch req.Tool {
 	case approvals.ToolBash:

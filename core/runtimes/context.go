@@ -7,7 +7,6 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/bridge"
 	"github.com/pi-tui/pi-tui/core/entries"
-	"github.com/pi-tui/pi-tui/core/piengine"
 )
 
 // /context: the system prompt a session's runtime gets, section by
@@ -79,7 +78,7 @@ func (m *Manager) Inspect(ctx context.Context, sessionID, modelSpec string) (Ins
 	if m.Plan(sessionID) {
 		in.Plan, in.System = entries.PlanPrompt, entries.WithPlan(in.System)
 	}
-	if b.spec.Engine == piengine.Name {
+	if b.engine.Caps.OwnPrompt {
 		in.Pi, in.System = m.piContext(sessionID, b.spec.Sections.PiSystem())
 	}
 	if c, err := b.res.ResolveRoot(ctx, b.spec.Root); err == nil {

@@ -8,7 +8,6 @@ import (
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
-	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 )
@@ -135,7 +134,8 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 		}
 		sess = s
 	}
-	if b.spec.Engine != piengine.Name {
+	if !b.engine.Caps.Process {
+		// In pi-tui's own process: launched at once, under the lock.
 		rt = m.launchLocked(b, sess, fp)
 		m.launchedLocked(rt, reason, reserve)
 		m.unlock()
@@ -153,9 +153,9 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 	delete(m.launching, sessionID)
 	close(done)
 	switch {
-	case errors.Is(err, piengine.ErrVersionChanged) && b.pi.Cached:
-		// pi changed under its path: asked again, at most once (an asked
-		// version is never Cached).
+	case errors.Is(err, engine.ErrVersionChanged) && b.found.Cached:
+		// The program changed under its path: asked again, at most once
+		// (an asked version is never Cached).
 		m.unlock()
 		return nil, true, nil
 	case err != nil:
