@@ -164,6 +164,9 @@ type state struct {
 // New returns the Settings tab. editGlobal opens the global AGENTS.md
 // editor; env looks up environment variables (API keys).
 func New(h *host.Host, st *common.UI, env func(string) string, editGlobal func() tea.Cmd) *Model {
+	if env == nil {
+		env = func(string) string { return "" }
+	}
 	m := &Model{host: h, st: st, env: env, editGlobal: editGlobal, keys: keys{
 		Nav:       list.DefaultKeyMap(),
 		Enter:     key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "change or open a setting; the rest is there to read")),
@@ -171,9 +174,6 @@ func New(h *host.Host, st *common.UI, env func(string) string, editGlobal func()
 		Delete:    key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "delete the approval rule")),
 		Providers: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "providers: log in, add an endpoint, MCP servers")),
 	}}
-	if env == nil {
-		env = func(string) string { return "" }
-	}
 	m.engine, m.engines = engineOf(h), enginesOf(h)
 	m.lines = list.New[line](m.keys.Nav)
 	m.lines.Selectable = line.selectable
