@@ -2,9 +2,42 @@ package ui
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
+
+// uiImports lists each ui package with what it imports, as go list reads
+// them; tests adds what its test files import.
+func uiImports(t *testing.T, tests bool) map[string][]string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to list the ui packages: %v", err)
+	}
+	format := `{{.ImportPath}} {{join .Imports " "}}`
+	if tests {
+		format = `{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`
+	}
+	cmd := exec.Command(goTool, "list", "-f", format, "./ui/...")
+	cmd.Dir = ".." // the module root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	pkgs := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if fields := strings.Fields(line); len(fields) > 0 {
+			imports := fields[1:]
+			slices.Sort(imports)
+			pkgs[fields[0]] = slices.Compact(imports)
+		}
+	}
+	if len(pkgs) < 5 {
+		t.Fatalf("go list named %d ui packages, expected the shell and its screens:\n%s", len(pkgs), out)
+	}
+	return pkgs
+}
 
 // The UI gets services from the host core, never the store (ui → core →
 // store; docs/adr/0041-composition-root.md): no ui package imports the
@@ -12,31 +45,32 @@ import (
 // files aside.
 func TestNoUIPackageImportsTheStore(t *testing.T) {
 	t.Parallel()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is needed to list the ui packages: %v", err)
-	}
-	cmd := exec.Command(goTool, "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./ui/...")
-	cmd.Dir = ".." // the module root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	const storePkg = "github.com/pi-tui/pi-tui/store"
-	listed := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
-			continue
-		}
-		listed++
-		for _, imp := range fields[1:] {
+	for pkg, imports := range uiImports(t, false) {
+		for _, imp := range imports {
 			if imp == storePkg {
-				t.Errorf("%s imports %s; take what it needs from the host core's services (core/host) instead", fields[0], storePkg)
+				t.Errorf("%s imports %s; take what it needs from the host core's services (core/host) instead", pkg, storePkg)
 			}
 		}
 	}
-	if listed < 5 {
-		t.Fatalf("go list named %d ui packages, expected the shell and its screens:\n%s", listed, out)
+}
+
+// The UI knows the engines only through the contract (core/engine: an
+// engine's capabilities) and reads what they write through the entry
+// vocabulary (core/entries), so it shows a session the same whichever
+// engine runs it (docs/adr/0083-the-engine-boundary.md): no ui package,
+// nor its tests, imports an engine's package.
+func TestNoUIPackageImportsAnEngine(t *testing.T) {
+	t.Parallel()
+	engines := map[string]string{
+		"github.com/pi-tui/pi-tui/core/agent":    "the built-in engine",
+		"github.com/pi-tui/pi-tui/core/piengine": "the pi engine",
+	}
+	for pkg, imports := range uiImports(t, true) {
+		for _, imp := range imports {
+			if what, ok := engines[imp]; ok {
+				t.Errorf("%s imports %s (%s); use core/entries for what a session holds and core/engine (the host's Engines, runtimes.Manager.EngineOf) for what an engine can do", pkg, imp, what)
+			}
+		}
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 	"github.com/pi-tui/pi-tui/internal/fakepi"
 	"github.com/pi-tui/pi-tui/internal/realpi"
@@ -15,7 +15,7 @@ import (
 // line must say: the first line of plan mode's refusal, whole.
 const refusedCommand = "echo oops >&2; exit 3"
 
-var refusedWhy, _, _ = strings.Cut(agent.PlanRefusal("bash"), "\n")
+var refusedWhy, _, _ = strings.Cut(entries.PlanRefusal("bash"), "\n")
 
 // planBash is a model that, in plan mode, runs a command (which plan mode
 // refuses) and then answers with a plan.

@@ -128,7 +128,9 @@ func TestProvidersScreenAddsAndRemovesMCPServers(t *testing.T) {
 	s.keys("tab")
 	s.waitScreen("› shoptools")
 	s.keys("tab")
-	s.sc.WaitFrame(func(frame string) bool { return !strings.Contains(frame, "› shoptools") && strings.Contains(frame, "› ") })
+	s.sc.WaitFrame(func(frame string) bool {
+		return !strings.Contains(frame, "› shoptools") && strings.Contains(frame, "› ")
+	})
 
 	// Add a global stdio server: its name, its command with a quoted
 	// argument, the scope left global.

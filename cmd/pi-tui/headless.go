@@ -15,6 +15,8 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/host"
+	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/rpc"
@@ -102,10 +104,10 @@ func (a *app) promptCmd(args []string) error {
 	var denied []string
 	opts := runtimes.Options{Engine: *eng}
 	if *yes {
-		opts.Approve = func(context.Context, agent.Approval) (bool, error) { return true, nil }
+		opts.Approve = func(context.Context, events.Approval) (bool, error) { return true, nil }
 	} else {
 		// Nobody is asked: the model must not read that a person said no.
-		opts.Approve = func(_ context.Context, req agent.Approval) (bool, error) {
+		opts.Approve = func(_ context.Context, req events.Approval) (bool, error) {
 			deniedMu.Lock()
 			denied = append(denied, req.Tool)
 			deniedMu.Unlock()
@@ -393,10 +395,12 @@ func (a *app) rpcCmd(args []string) error {
 	return rpc.Serve(a.ctx, a.stdin, rpc.Config{Host: h, Out: out, Project: p, Session: s, Model: *model, Env: a.env})
 }
 
-// checkEngine refuses an --engine value that is not an engine.
+// checkEngine refuses an --engine value that is not auto or one of the
+// engines the composition root registers.
 func checkEngine(cmd, value string) error {
-	if value != "" && !slices.Contains(services.EngineChoices, value) {
-		return usagef("%s --engine: unknown engine %q (auto, pi, builtin)", cmd, value)
+	choices := services.EngineChoices(host.DefaultEngines(paths.Places{}, nil).Names())
+	if value != "" && !slices.Contains(choices, value) {
+		return usagef("%s --engine: unknown engine %q (%s)", cmd, value, strings.Join(choices, ", "))
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ func (a *app) piForProviders() (*providers.Pi, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	pi, problem := providers.FindPi(a.ctx, &piengine.Locator{Getenv: a.env}, pl.AgentDir)
+	pi, problem := providers.FindPi(a.ctx, piengine.Describe(&piengine.Locator{Getenv: a.env}).Locate, pl.AgentDir)
 	return pi, problem, nil
 }
 

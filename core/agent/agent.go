@@ -20,7 +20,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/engine"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/pisettings"
@@ -126,26 +128,10 @@ func deniedText(tool string, d *DeniedError) string {
 	switch {
 	case d != nil && d.Unasked != "":
 		return d.Unasked
-	case d != nil && strings.TrimSpace(d.Reason) != "":
-		return fmt.Sprintf("The user denied this %s call: %s", tool, strings.TrimSpace(d.Reason))
+	case d != nil:
+		return entries.DeniedText(tool, d.Reason)
 	}
-	return fmt.Sprintf("The user denied this %s call. Do not retry it; ask the user or choose another way.", tool)
-}
-
-// DeniedReason reads a result of a call of tool back: whether it is the
-// text deniedText gave the model for a call the user denied, and the
-// reason the user gave ("" for a plain no). A session file holds only
-// that text, for either engine (pi stores a blocked call's reason as its
-// result), so the transcript tells a denial from a failure by it.
-func DeniedReason(tool, result string) (reason string, denied bool) {
-	rest, ok := strings.CutPrefix(result, "The user denied this "+tool+" call")
-	switch {
-	case !ok:
-		return "", false
-	case strings.HasPrefix(rest, ": "):
-		return strings.TrimSpace(rest[2:]), true
-	}
-	return "", strings.HasPrefix(rest, ".")
+	return entries.DeniedText(tool, "")
 }
 
 // Config is what a runtime is launched with.
@@ -188,25 +174,6 @@ type Config struct {
 	// read-only tools and told to plan, and any other call is refused. nil:
 	// never.
 	Plan func() bool
-}
-
-// Stored payloads of session entries.
-
-// StoredMessage is the payload of user, assistant and tool_result entries.
-type StoredMessage struct {
-	Message    provider.Message `json:"message"`
-	Usage      *provider.Usage  `json:"usage,omitempty"`
-	StopReason string           `json:"stopReason,omitempty"`
-	Partial    bool             `json:"partial,omitempty"`
-	Error      string           `json:"error,omitempty"`
-	Model      string           `json:"model,omitempty"`
-	// API is the model's wire API (pi's "api": anthropic-messages, …).
-	API string `json:"api,omitempty"`
-	// Tool results only.
-	Tool      string         `json:"tool,omitempty"`
-	Path      string         `json:"path,omitempty"`
-	Preflight *PreflightInfo `json:"preflight,omitempty"`
-	ToolMs    float64        `json:"toolMs,omitempty"`
 }
 
 // claimKey keys the per-prompt claim cache: by (bound root, canonical
@@ -335,7 +302,7 @@ func (a *Agent) Prompt(parent context.Context, text string) (Result, error) {
 		return Result{}, err
 	}
 	s := a.cfg.Session
-	user := StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: text}}}}
+	user := entries.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: text}}}}
 	// A session begun here is named after its first prompt; one that
 	// another program began (pi names none) keeps showing its own first
 	// message, as pi's picker does.
@@ -467,7 +434,7 @@ func (a *Agent) totalUsage() provider.Usage {
 func (a *Agent) call(ctx context.Context) (msg provider.Message, entry, stop string, err error) {
 	system, tools := a.system(), a.cfg.Tools
 	if a.planning() {
-		system, tools = WithPlan(system), PlanFilter(tools)
+		system, tools = entries.WithPlan(system), PlanFilter(tools)
 	}
 	req := provider.Request{Model: a.cfg.Model.ID, System: system, Messages: Messages(a.cfg.Session.Context()),
 		Tools: ToolDefs(tools), MaxTokens: a.cfg.Model.MaxTokens}
@@ -492,7 +459,7 @@ func (a *Agent) call(ctx context.Context) (msg provider.Message, entry, stop str
 	a.mu.Unlock()
 	msg = res.Message
 	msg.Role = provider.RoleAssistant
-	stored := StoredMessage{Message: msg, Usage: &res.Usage, StopReason: res.StopReason, Partial: res.Partial || err != nil, Model: a.cfg.Model.Provider + "/" + a.cfg.Model.ID, API: a.cfg.Model.API}
+	stored := entries.StoredMessage{Message: msg, Usage: &res.Usage, StopReason: res.StopReason, Partial: res.Partial || err != nil, Model: a.cfg.Model.Provider + "/" + a.cfg.Model.ID, API: a.cfg.Model.API}
 	if err != nil {
 		stored.Error = err.Error()
 		if ctx.Err() != nil {
@@ -590,7 +557,7 @@ func (a *Agent) execute(ctx context.Context, c ToolCall, entry string) error {
 	if a.knownTool(c.Name) && a.planning() && !PlanAllows(c.Name, false) {
 		// Refused before its preflight and approval: it would not run
 		// whatever they said.
-		res := ToolResult{Text: PlanRefusal(c.Name), IsError: true}
+		res := ToolResult{Text: entries.PlanRefusal(c.Name), IsError: true}
 		_, err := a.store(c, res, nil, 0)
 		a.emit(events.ToolEnded{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, Path: target, IsError: true, Result: res.Text})
 		return err
@@ -640,7 +607,7 @@ func (a *Agent) execute(ctx context.Context, c ToolCall, entry string) error {
 		if err == nil {
 			err = a.recordChange(c, entryID, res.Change)
 		}
-		a.emit(events.ToolEnded{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, Path: displayRel(a.cfg.Root, res.Path), IsError: res.IsError,
+		a.emit(events.ToolEnded{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, Path: confine.Rel(a.cfg.Root, res.Path), IsError: res.IsError,
 			Result: res.Text, Preflight: pre, ToolMs: ms, Delivery: d.info, MemoryChange: res.Change, Changes: changes.Changes, ChangesNote: changes.Note})
 		return err
 	}
@@ -688,9 +655,9 @@ func (a *Agent) approved(ctx context.Context, c ToolCall, target, reason string,
 func (a *Agent) store(c ToolCall, res ToolResult, pre *PreflightInfo, ms float64) (string, error) {
 	msg := provider.Message{Role: provider.RoleTool, Parts: []provider.Part{{Type: provider.PartToolResult, ToolCallID: c.ID,
 		ToolName: c.Name, Text: res.Text, IsError: res.IsError}}}
-	stored := StoredMessage{Message: msg, Tool: c.Name, Preflight: pre, ToolMs: ms}
+	stored := entries.StoredMessage{Message: msg, Tool: c.Name, Preflight: pre, ToolMs: ms}
 	if res.Path != "" {
-		stored.Path = displayRel(a.cfg.Root, res.Path)
+		stored.Path = confine.Rel(a.cfg.Root, res.Path)
 	}
 	e, err := a.cfg.Session.Append(context.Background(), sessions.TypeToolResult, stored)
 	if err != nil {
@@ -726,7 +693,7 @@ func (a *Agent) preflight(ctx context.Context, target string) (*PreflightInfo, C
 	ce, hit := a.claims[raw]
 	a.mu.Unlock()
 	if !hit {
-		canon, err := Confine(a.cfg.Root, target)
+		canon, err := confine.Path(a.cfg.Root, target)
 		if err != nil {
 			return nil, Claim{} // the tool itself refuses the path
 		}

@@ -10,6 +10,7 @@ import (
 	"context"
 
 	"github.com/pi-tui/pi-tui/core/checkpoints"
+	"github.com/pi-tui/pi-tui/core/confine"
 )
 
 // Checkpointer records the state a tool call starts from, so that what it
@@ -78,7 +79,7 @@ func (a *Agent) checkpoint(ctx context.Context, c ToolCall, entry, target string
 	}
 	var canon string
 	if target != "" {
-		canon, _ = Confine(a.cfg.Root, target)
+		canon, _ = confine.Path(a.cfg.Root, target)
 	}
 	paths, ok := CheckpointPaths(c.Name, canon)
 	if !ok {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"unicode/utf16"
 
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 )
@@ -20,7 +21,7 @@ func estimateTokens(e sessions.Entry) int {
 	chars := 0
 	switch e.Type {
 	case sessions.TypeUser, sessions.TypeAssistant, sessions.TypeToolResult:
-		var sm StoredMessage
+		var sm entries.StoredMessage
 		if json.Unmarshal(e.Payload(), &sm) != nil {
 			return 0
 		}
@@ -49,10 +50,10 @@ func units(s string) int { return len(utf16.Encode([]rune(s))) }
 // first user message at or after the point where the newest entries
 // reach that many tokens (pi's rule); otherwise the latest user message.
 // -1 means there is no user message.
-func (a *Agent) keepFrom(entries []sessions.Entry) int {
+func (a *Agent) keepFrom(es []sessions.Entry) int {
 	last := -1
-	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].Type == sessions.TypeUser {
+	for i := len(es) - 1; i >= 0; i-- {
+		if es[i].Type == sessions.TypeUser {
 			last = i
 			break
 		}
@@ -62,12 +63,12 @@ func (a *Agent) keepFrom(entries []sessions.Entry) int {
 		return last
 	}
 	total := 0
-	for i := len(entries) - 1; i >= 0; i-- {
-		if total += estimateTokens(entries[i]); total < c.KeepRecentTokens {
+	for i := len(es) - 1; i >= 0; i-- {
+		if total += estimateTokens(es[i]); total < c.KeepRecentTokens {
 			continue
 		}
 		for j := i; j < last; j++ {
-			if entries[j].Type == sessions.TypeUser {
+			if es[j].Type == sessions.TypeUser {
 				return j
 			}
 		}

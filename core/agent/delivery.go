@@ -6,46 +6,16 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
-// CustomSubdirContext is the kind of the custom session entry that records
-// a delivery (the name pi-agent-guidance uses). Custom entries are never
-// sent to the model.
-const CustomSubdirContext = "pi-agent-guidance:subdirectory-context"
-
 // DeliveryTurnBytes caps the instruction text delivered with the tool
 // results of one model turn.
 const DeliveryTurnBytes = 32 * 1024
-
-// Delivered is one file a tool result carried, or a full read or write of
-// a context file that counts as delivering it.
-type Delivered struct {
-	Label     string `json:"label"`
-	Path      string `json:"path"`
-	Digest    string `json:"digest"`
-	Bytes     int    `json:"bytes"`
-	Truncated bool   `json:"truncated,omitempty"`
-	Via       string `json:"via"` // "block", "read" or "write"
-}
-
-// DeliveryRecord is the payload of a CustomSubdirContext entry, tied to
-// the tool result entry that carried it.
-type DeliveryRecord struct {
-	Kind         string      `json:"kind"`
-	ToolCallID   string      `json:"toolCallId"`
-	ToolResultID string      `json:"toolResultId"`
-	Delivered    []Delivered `json:"delivered,omitempty"`
-	Deferred     []string    `json:"deferred,omitempty"`
-	// Labels and Withheld are the chain in effect for the tool, kept by
-	// the pi bridge, whose tool results have no preflight member; the
-	// built-in engine leaves them out (its results carry the preflight).
-	Labels   []string `json:"labels,omitzero"`
-	Withheld []string `json:"withheld,omitempty"`
-}
 
 // DeliveryInfo is what a tool event says about delivered instructions.
 type DeliveryInfo = events.Delivery
@@ -55,7 +25,7 @@ type DeliveredFile = events.DeliveredFile
 
 type delivery struct {
 	block  string
-	record DeliveryRecord
+	record entries.DeliveryRecord
 	info   *DeliveryInfo
 }
 
@@ -107,8 +77,8 @@ func deliveredIn(window []sessions.Entry) map[string]string {
 		if e.Type != sessions.TypeCustom {
 			continue
 		}
-		var r DeliveryRecord
-		if json.Unmarshal(e.Payload(), &r) != nil || r.Kind != CustomSubdirContext || (r.ToolResultID != "" && !results[r.ToolResultID]) {
+		var r entries.DeliveryRecord
+		if json.Unmarshal(e.Payload(), &r) != nil || r.Kind != entries.CustomSubdirContext || (r.ToolResultID != "" && !results[r.ToolResultID]) {
 			continue
 		}
 		for _, d := range r.Delivered {
@@ -130,14 +100,14 @@ func previousChain(window []sessions.Entry, base []string) (labels, withheld []s
 	for i := len(window) - 1; i >= 0; i-- {
 		switch window[i].Type {
 		case sessions.TypeToolResult:
-			var sm StoredMessage
+			var sm entries.StoredMessage
 			if json.Unmarshal(window[i].Payload(), &sm) == nil && sm.Preflight != nil && !failed(sm.Message) {
 				// A fallback's labels are the base chain: it was in effect.
 				return sm.Preflight.Labels, sm.Preflight.Withheld
 			}
 		case sessions.TypeCustom:
-			var r DeliveryRecord
-			if json.Unmarshal(window[i].Payload(), &r) == nil && r.Kind == CustomSubdirContext && r.Labels != nil {
+			var r entries.DeliveryRecord
+			if json.Unmarshal(window[i].Payload(), &r) == nil && r.Kind == entries.CustomSubdirContext && r.Labels != nil {
 				return r.Labels, r.Withheld
 			}
 		}
@@ -180,7 +150,7 @@ type DeliveryInput struct {
 // deferred a file), and what the tool event says.
 type Delivery struct {
 	Block  string
-	Record DeliveryRecord
+	Record entries.DeliveryRecord
 	Info   *DeliveryInfo
 }
 
@@ -193,7 +163,7 @@ type Delivery struct {
 // shared).
 func DecideDelivery(ctx context.Context, in DeliveryInput) Delivery {
 	claim := in.Claim
-	d := Delivery{Record: DeliveryRecord{Kind: CustomSubdirContext}}
+	d := Delivery{Record: entries.DeliveryRecord{Kind: entries.CustomSubdirContext}}
 	delivered := deliveredIn(in.Window)
 	prevLabels, prevWithheld := previousChain(in.Window, claim.Base)
 	if in.Pre.Fallback != "" {
@@ -220,7 +190,7 @@ func DecideDelivery(ctx context.Context, in DeliveryInput) Delivery {
 	if ((in.Tool == "read" && in.FullRead) || (in.Tool == "write" && in.Wrote)) && in.ContextFile != nil {
 		if cf, ok, err := in.ContextFile(ctx, in.Path); err == nil && ok {
 			delivered[cf.Path] = cf.Digest
-			d.Record.Delivered = append(d.Record.Delivered, Delivered{Label: cf.Label, Path: cf.Path, Digest: cf.Digest, Bytes: cf.Bytes, Via: in.Tool})
+			d.Record.Delivered = append(d.Record.Delivered, entries.Delivered{Label: cf.Label, Path: cf.Path, Digest: cf.Digest, Bytes: cf.Bytes, Via: in.Tool})
 		}
 	}
 	var pending []ContextFile
@@ -253,7 +223,7 @@ func DecideDelivery(ctx context.Context, in DeliveryInput) Delivery {
 	d.Block = renderBlock(claim.Labels, sent, d.Record.Deferred)
 	d.Info = &DeliveryInfo{Chain: claim.Labels, Deferred: d.Record.Deferred}
 	for _, f := range sent {
-		d.Record.Delivered = append(d.Record.Delivered, Delivered{Label: f.Label, Path: f.Path, Digest: f.Digest, Bytes: f.Bytes, Truncated: f.Truncated, Via: "block"})
+		d.Record.Delivered = append(d.Record.Delivered, entries.Delivered{Label: f.Label, Path: f.Path, Digest: f.Digest, Bytes: f.Bytes, Truncated: f.Truncated, Via: "block"})
 	}
 	for _, r := range d.Record.Delivered {
 		d.Info.Delivered = append(d.Info.Delivered, DeliveredFile{Label: r.Label, Bytes: r.Bytes, Truncated: r.Truncated, Via: r.Via})
@@ -266,7 +236,7 @@ func DecideDelivery(ctx context.Context, in DeliveryInput) Delivery {
 func (a *Agent) deliver(ctx context.Context, c ToolCall, res ToolResult, pre *PreflightInfo, claim Claim) delivery {
 	if a.cfg.Preflight == nil {
 		// no host to ask: nothing to say about this path
-		return delivery{record: DeliveryRecord{Kind: CustomSubdirContext, ToolCallID: c.ID}}
+		return delivery{record: entries.DeliveryRecord{Kind: entries.CustomSubdirContext, ToolCallID: c.ID}}
 	}
 	a.mu.Lock()
 	turn := a.turnBytes

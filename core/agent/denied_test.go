@@ -1,24 +1,24 @@
 package agent
 
-import "testing"
+import (
+	"testing"
 
-// DeniedReason reads back what deniedText told the model, for every kind
-// of no, and takes no other result for a denial.
-func TestDeniedReasonReadsDeniedText(t *testing.T) {
-	for _, c := range []struct {
-		name, tool, text, reason string
-		denied                   bool
-	}{
-		{"with a reason", "write", deniedText("write", &DeniedError{Reason: "  not on main \n"}), "not on main", true},
-		{"a plain no", "bash", deniedText("bash", nil), "", true},
-		{"an empty reason", "edit", deniedText("edit", &DeniedError{Reason: " "}), "", true},
-		{"another tool's denial", "read", deniedText("write", &DeniedError{Reason: "no"}), "", false},
-		{"headless, nobody asked", "bash", deniedText("bash", &DeniedError{Unasked: "This bash call needs approval"}), "", false},
-		{"a failure", "read", "Error: open missing.txt: permission denied", "", false},
-	} {
-		reason, denied := DeniedReason(c.tool, c.text)
-		if reason != c.reason || denied != c.denied {
-			t.Errorf("%s: DeniedReason(%q, %q) = %q, %v; want %q, %v", c.name, c.tool, c.text, reason, denied, c.reason, c.denied)
-		}
+	"github.com/pi-tui/pi-tui/core/entries"
+)
+
+// A call refused without anybody being asked (a headless run) reads as
+// that sentence, never as a person's no: the transcript does not take it
+// for a denial.
+func TestUnaskedIsNoDenial(t *testing.T) {
+	const unasked = "This bash call needs approval, and nobody was asked."
+	text := deniedText("bash", &DeniedError{Unasked: unasked})
+	if text != unasked {
+		t.Errorf("deniedText = %q, want the unasked sentence", text)
+	}
+	if _, denied := entries.DeniedReason("bash", text); denied {
+		t.Error("an unasked refusal reads as the user's denial")
+	}
+	if reason, denied := entries.DeniedReason("write", deniedText("write", &DeniedError{Reason: " not on main "})); !denied || reason != "not on main" {
+		t.Errorf("a person's no with a reason reads back as %q, %v", reason, denied)
 	}
 }

@@ -7,11 +7,22 @@ import (
 	"github.com/pi-tui/pi-tui/core/engine"
 )
 
+// Name is the built-in engine's name in engine.Info, runtime_launched,
+// the engine setting and --engine.
+const Name = "builtin"
+
+// Describe is the built-in engine as the registry holds it (core/engine):
+// part of pi-tui, always at hand, with pi-tui's own models, commands and
+// thinking levels.
+func Describe() engine.Descriptor {
+	return engine.Descriptor{Name: Name, Title: "built-in", About: "pi-tui's own engine"}
+}
+
 // NewEngine returns pi-tui's own agent as an engine.Engine, the "builtin"
-// one: the runtime manager holds it by the interface only, as it will
-// hold the engine that runs the user's pi.
+// one: the runtime manager holds it by the interface only, as it holds
+// the engine that runs the user's pi.
 func NewEngine(cfg Config) engine.Engine {
-	return &builtin{a: New(cfg), info: engine.Info{Name: engine.Builtin, Version: version()}}
+	return &builtin{a: New(cfg), info: engine.Info{Name: Name, Version: version()}}
 }
 
 // builtin adapts an Agent to engine.Engine.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
@@ -70,7 +71,7 @@ func TestFileToolsNeverBlockOnAFIFO(t *testing.T) {
 			t.Errorf("%s %v = %+v, want error=%v and %q", c.name, c.args, res, c.err, c.want)
 		}
 	}
-	if err := returns(t, "preview", func() error { _, err := ReadPreview(root, "pipe", 100); return err }); err == nil {
+	if err := returns(t, "preview", func() error { _, err := confine.ReadPreview(root, "pipe", 100); return err }); err == nil {
 		t.Error("ReadPreview read a FIFO")
 	}
 	if fi, err := os.Lstat(filepath.Join(root, "pipe")); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {

@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/internal/atomicfile"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
@@ -18,9 +18,9 @@ import (
 // root, which resolves each path element on an open directory descriptor
 // and refuses any link that leads out. So a folder swapped for a link
 // while a tool runs cannot send the tool outside: there is no gap between
-// the check (Confine) and the use.
+// the check (confine.Path) and the use.
 //
-// Paths are first made canonical by Confine, which is what keeps a
+// Paths are first made canonical by confine.Path, which is what keeps a
 // project's absolute links that point inside it working: os.Root refuses
 // every absolute link, and a canonical path has none.
 type project struct {
@@ -29,76 +29,32 @@ type project struct {
 }
 
 func openProject(root string) (*project, error) {
-	r, err := os.OpenRoot(root)
+	r, err := confine.OpenRoot(root)
 	if err != nil {
-		return nil, fmt.Errorf("the project root %s cannot be opened: %v", root, fsutil.PlainError(err))
+		return nil, err
 	}
 	return &project{root: root, r: r}, nil
 }
 
 func (p *project) close() { p.r.Close() }
 
-// rel turns a canonical path inside the root (from Confine) into the name
+// rel turns a canonical path inside the root (from confine.Path) into the name
 // os.Root takes.
-func (p *project) rel(canon string) string {
-	rel, err := filepath.Rel(p.root, canon)
-	if err != nil {
-		return canon // not inside: os.Root refuses it
-	}
-	return rel
-}
+func (p *project) rel(canon string) string { return confine.RootName(p.root, canon) }
 
 // fsName is rel for the io/fs view of the root (slash-separated).
 func (p *project) fsName(canon string) string { return filepath.ToSlash(p.rel(canon)) }
 
-// fileError words an error of a root-bound operation on name (as the
-// model wrote it, or relative to the root) as one sentence.
-func fileError(name string, err error) error {
-	var nr *fsutil.NotRegularError
-	if errors.As(err, &nr) {
-		return fmt.Errorf("%s is %w", name, nr)
-	}
-	return &causedError{msg: name + ": " + reason(err), cause: err}
-}
-
-// causedError is a sentence for the model that still answers errors.Is
-// and errors.As for its cause (fs.ErrNotExist, a NotRegularError), so
-// callers such as the approval preview can tell a new file from a
-// failure.
-type causedError struct {
-	msg   string
-	cause error
-}
-
-func (e *causedError) Error() string { return e.msg }
-func (e *causedError) Unwrap() error { return e.cause }
-
 // writeError words a failed write or edit of name.
 func writeError(op, name string, err error) error {
-	return fmt.Errorf("%s %s: %s", op, name, reason(err))
-}
-
-// reason is the part of a file error that says what went wrong.
-func reason(err error) string {
-	if strings.Contains(err.Error(), "path escapes from parent") {
-		return "a link on the way leads outside the project root (it may have changed while the tool ran); nothing outside was touched"
-	}
-	return fsutil.PlainError(err).Error()
+	return fmt.Errorf("%s %s: %s", op, name, confine.Reason(err))
 }
 
 // openRegular opens a file for reading without blocking and returns it
 // only when the opened descriptor is a regular file: a FIFO, socket or
 // device is refused, never waited on.
 func (p *project) openRegular(canon string) (*os.File, fs.FileInfo, error) {
-	return openRegularIn(p.r, p.rel(canon))
-}
-
-func openRegularIn(r *os.Root, name string) (*os.File, fs.FileInfo, error) {
-	f, err := r.OpenFile(name, os.O_RDONLY|fsutil.ONonblock, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	return fsutil.CheckRegular(f)
+	return confine.OpenRegular(p.r, p.rel(canon))
 }
 
 // maxEditBytes bounds the file edit loads whole.
@@ -116,7 +72,7 @@ func (fd fileDir) close() { fd.d.Close() }
 
 // openDir opens the directory that holds canon (creating it first when
 // create is set) and checks that it is still the canonical directory
-// Confine found, so a decision made on the canonical path (such as
+// confine.Path found, so a decision made on the canonical path (such as
 // whether writing it needs approval) holds for the write.
 func (p *project) openDir(canon string, create bool) (fileDir, error) {
 	rel := p.rel(canon)
@@ -142,7 +98,7 @@ func (p *project) openDir(canon string, create bool) (fileDir, error) {
 
 // readRegular reads the whole file (bounded) through the open directory.
 func (fd fileDir) readRegular() ([]byte, fs.FileInfo, error) {
-	f, fi, err := openRegularIn(fd.d, fd.name)
+	f, fi, err := confine.OpenRegular(fd.d, fd.name)
 	if err != nil {
 		return nil, fi, err
 	}

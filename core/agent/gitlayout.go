@@ -232,7 +232,7 @@ func relativeTo(dir, p string) string {
 	return filepath.Join(dir, p)
 }
 
-// canonicalPath resolves links as the tools do (Confine), so it compares
+// canonicalPath resolves links as the tools do (confine.Path), so it compares
 // with the canonical paths they write to: the whole path when it exists,
 // else its deepest existing folder, with the rest appended. A path that
 // does not exist yet (a hooks folder, an include not written) so still

@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pi-tui/pi-tui/core/confine"
 )
 
 // Limits of grep's output per match.
@@ -51,7 +53,7 @@ func toolGrep(ctx context.Context, p *project, raw json.RawMessage) (ToolResult,
 	if _, err := path.Match(a.Glob, ""); err != nil {
 		return ToolResult{}, fmt.Errorf("glob is not valid: %v", err)
 	}
-	canon, err := Confine(p.root, a.Path)
+	canon, err := confine.Path(p.root, a.Path)
 	if err != nil {
 		return ToolResult{}, err
 	}
@@ -60,13 +62,13 @@ func toolGrep(ctx context.Context, p *project, raw json.RawMessage) (ToolResult,
 	start := p.fsName(canon)
 	fi, err := p.r.Stat(p.rel(canon))
 	if err != nil {
-		return res, fileError(a.Path, err)
+		return res, confine.FileError(a.Path, err)
 	}
 	if !fi.IsDir() {
 		// One file, named: anything but a regular file is an error.
-		f, _, err := openRegularIn(p.r, start)
+		f, _, err := confine.OpenRegular(p.r, start)
 		if err != nil {
-			return res, fileError(a.Path, err)
+			return res, confine.FileError(a.Path, err)
 		}
 		g.file(start, f)
 	} else {
@@ -83,7 +85,7 @@ func toolGrep(ctx context.Context, p *project, raw json.RawMessage) (ToolResult,
 				g.skip("not a regular file", name)
 				return true
 			}
-			f, _, err := openRegularIn(p.r, name)
+			f, _, err := confine.OpenRegular(p.r, name)
 			switch {
 			case isNotRegular(err):
 				g.skip("not a regular file", name)

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
@@ -14,12 +15,12 @@ import (
 // pi-tui shows the model the same conversation); custom and model-change
 // entries are never sent.
 // Consecutive tool results become one message, as both APIs expect.
-func Messages(entries []sessions.Entry) []provider.Message {
+func Messages(es []sessions.Entry) []provider.Message {
 	var out []provider.Message
-	for _, e := range entries {
+	for _, e := range es {
 		switch e.Type {
 		case sessions.TypeUser, sessions.TypeAssistant, sessions.TypeToolResult:
-			var sm StoredMessage
+			var sm entries.StoredMessage
 			if json.Unmarshal(e.Payload(), &sm) != nil {
 				continue
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
@@ -18,7 +19,7 @@ import (
 // by pi or by pi-tui shows the model the same summary message.
 func TestCompactionSentInPisWords(t *testing.T) {
 	c, _ := json.Marshal(sessions.Compaction{Summary: "did things"})
-	u, _ := json.Marshal(StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "next"}}}})
+	u, _ := json.Marshal(entries.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "next"}}}})
 	msgs := Messages([]sessions.Entry{sessions.NewEntry("c1", "", sessions.TypeCompaction, c), sessions.NewEntry("u1", "c1", sessions.TypeUser, u)})
 	want := "The conversation history before this point was compacted into the following summary:\n\n<summary>\ndid things\n</summary>"
 	if len(msgs) != 2 || msgs[0].Role != provider.RoleUser || msgs[0].Parts[0].Text != want || want != pisession.CompactionSummaryText("did things") {

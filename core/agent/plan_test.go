@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
@@ -77,10 +78,10 @@ func TestPlanModeOffersReadOnlyToolsAndRefusesTheRest(t *testing.T) {
 	if !strings.Contains(reqs[0].System, "# Plan mode") || !strings.HasPrefix(reqs[0].System, "sys") {
 		t.Errorf("the system prompt lacks the plan section:\n%s", reqs[0].System)
 	}
-	results := map[string]StoredMessage{}
+	results := map[string]entries.StoredMessage{}
 	for _, e := range h.sess.Path() {
 		if e.Type == sessions.TypeToolResult {
-			var sm StoredMessage
+			var sm entries.StoredMessage
 			json.Unmarshal(e.Payload(), &sm)
 			results[sm.Tool] = sm
 		}
@@ -116,7 +117,7 @@ func TestPlanModeOffersReadOnlyToolsAndRefusesTheRest(t *testing.T) {
 	}
 }
 
-func textOfResult(sm StoredMessage) string {
+func textOfResult(sm entries.StoredMessage) string {
 	if len(sm.Message.Parts) == 0 {
 		return ""
 	}

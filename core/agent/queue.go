@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/pi-tui/pi-tui/core/engine"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
@@ -70,7 +71,7 @@ func (a *Agent) deliverQueued(ctx context.Context, texts []string) error {
 	a.mu.Unlock()
 	a.emit(ev)
 	for i, text := range texts {
-		user := StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: text}}}}
+		user := entries.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: text}}}}
 		if _, err := a.cfg.Session.Append(context.WithoutCancel(ctx), sessions.TypeUser, user); err != nil {
 			// What was not saved goes back, for Result.Unsent.
 			a.mu.Lock()

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pi-tui/pi-tui/core/confine"
 )
 
 // raceCalls is how many tool calls race a link swap. The run was
@@ -94,7 +96,7 @@ func TestNoGapBetweenCheckAndUse(t *testing.T) {
 			res = runTool(ctx, root, call("find", map[string]string{"pattern": "*", "path": "race"}))
 		case 7:
 			what = "preview"
-			data, _ := ReadPreview(root, "race/secret", 1024)
+			data, _ := confine.ReadPreview(root, "race/secret", 1024)
 			res.Text = string(data)
 		}
 		if strings.Contains(res.Text, "TOPSECRET") || strings.Contains(res.Text, "outside-only") {

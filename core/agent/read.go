@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
@@ -33,7 +34,7 @@ func toolRead(p *project, raw json.RawMessage) (ToolResult, error) {
 	if err := decode(raw, &a); err != nil {
 		return ToolResult{}, err
 	}
-	canon, err := Confine(p.root, a.Path)
+	canon, err := confine.Path(p.root, a.Path)
 	if err != nil {
 		return ToolResult{}, err
 	}
@@ -43,7 +44,7 @@ func toolRead(p *project, raw json.RawMessage) (ToolResult, error) {
 		if fi != nil && fi.IsDir() {
 			return res, fmt.Errorf("%s is a directory; use ls", a.Path)
 		}
-		return res, fileError(a.Path, err)
+		return res, confine.FileError(a.Path, err)
 	}
 	defer f.Close()
 	offset, column := max(a.Offset, 1), max(a.Column, 1)
@@ -56,7 +57,7 @@ func toolRead(p *project, raw json.RawMessage) (ToolResult, error) {
 	for ; line < offset; line++ {
 		ok, err := skipLine(br)
 		if err != nil {
-			return res, fileError(a.Path, err)
+			return res, confine.FileError(a.Path, err)
 		}
 		if !ok {
 			return res, fmt.Errorf("%s has %d lines; offset %d is past the end", a.Path, line-1, offset)
@@ -65,7 +66,7 @@ func toolRead(p *project, raw json.RawMessage) (ToolResult, error) {
 	if column > 1 {
 		n, err := skipInLine(br, column-1)
 		if err != nil {
-			return res, fileError(a.Path, err)
+			return res, confine.FileError(a.Path, err)
 		}
 		if n < column-1 {
 			return res, fmt.Errorf("line %d of %s has %d bytes; column %d is past its end", line, a.Path, n, column)
@@ -127,7 +128,7 @@ func toolRead(p *project, raw json.RawMessage) (ToolResult, error) {
 				lines++ // a last line without a newline
 			}
 		default:
-			return res, fileError(a.Path, err)
+			return res, confine.FileError(a.Path, err)
 		}
 		break
 	}

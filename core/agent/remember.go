@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/sessions"
 )
@@ -18,35 +19,11 @@ import (
 // ToolRemember names the tool.
 const ToolRemember = "remember"
 
-// CustomMemoryChange is the kind of the custom session entry that records
-// a remember change, tied to its tool result, so that the change can be
-// shown and undone after the session is reopened.
-const CustomMemoryChange = "memory_change"
-
-// CustomMemoryUndone is the kind of the custom session entry that records
-// the user's undo of a remember change (named by its tool call), so a
-// reopened session shows it undone.
-const CustomMemoryUndone = "memory_change_undone"
-
-// MemoryUndoneRecord is the payload of a CustomMemoryUndone entry.
-type MemoryUndoneRecord struct {
-	Kind       string `json:"kind"`
-	ToolCallID string `json:"toolCallId"`
-}
-
 // MemoryWriter is the host side of the remember tool: it writes the bound
 // project's memory (compare-and-swap, the 32 KiB limit) and says what it
 // did. Its errors are one sentence, shown to the model as they are.
 type MemoryWriter interface {
 	Remember(ctx context.Context, op memory.Op) (memory.Change, error)
-}
-
-// MemoryChangeRecord is the payload of a CustomMemoryChange entry.
-type MemoryChangeRecord struct {
-	Kind         string        `json:"kind"`
-	ToolCallID   string        `json:"toolCallId"`
-	ToolResultID string        `json:"toolResultId"`
-	Change       memory.Change `json:"change"`
 }
 
 var rememberSpec = toolSpec{name: ToolRemember,
@@ -94,7 +71,7 @@ func (a *Agent) recordChange(c ToolCall, resultID string, ch *memory.Change) err
 	if ch == nil {
 		return nil
 	}
-	rec := MemoryChangeRecord{Kind: CustomMemoryChange, ToolCallID: c.ID, ToolResultID: resultID, Change: *ch}
+	rec := entries.MemoryChangeRecord{Kind: entries.CustomMemoryChange, ToolCallID: c.ID, ToolResultID: resultID, Change: *ch}
 	if _, err := a.cfg.Session.Append(context.Background(), sessions.TypeCustom, rec); err != nil {
 		return fmt.Errorf("the memory was changed but the record of the change could not be saved, so the turn stopped: %w", err)
 	}

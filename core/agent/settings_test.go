@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
@@ -79,7 +80,7 @@ func TestCompactionKeepsRecentTokens(t *testing.T) {
 	var kept string
 	for _, e := range h.sess.Entries() {
 		if e.ID == cs[0].FirstKeptEntryID {
-			var sm StoredMessage
+			var sm entries.StoredMessage
 			json.Unmarshal(e.Payload(), &sm)
 			kept = textOf(sm.Message)
 		}

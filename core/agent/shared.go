@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/memory"
 )
 
@@ -29,7 +30,7 @@ func NeedsApproval(root, permission, tool, target string) (need bool, reason, ca
 		s = toolSpec{name: tool, runs: true}
 	}
 	if s.edits && target != "" {
-		if p, err := Confine(root, target); err == nil {
+		if p, err := confine.Path(root, target); err == nil {
 			if reason = runOnUse(root, p); reason != "" {
 				return true, reason, p
 			}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
@@ -232,7 +233,7 @@ func toolWrite(p *project, env toolEnv, raw json.RawMessage) (ToolResult, error)
 	if a.Content == nil {
 		return ToolResult{}, errors.New("content is missing")
 	}
-	canon, err := Confine(p.root, a.Path)
+	canon, err := confine.Path(p.root, a.Path)
 	if err != nil {
 		return ToolResult{}, err
 	}
@@ -249,7 +250,7 @@ func toolWrite(p *project, env toolEnv, raw json.RawMessage) (ToolResult, error)
 		return res, writeError("write", a.Path, err)
 	}
 	res.Wrote = true
-	res.Text = fmt.Sprintf("Wrote %d bytes to %s.", len(*a.Content), displayRel(p.root, canon))
+	res.Text = fmt.Sprintf("Wrote %d bytes to %s.", len(*a.Content), confine.Rel(p.root, canon))
 	return res, nil
 }
 
@@ -262,7 +263,7 @@ func toolEdit(p *project, env toolEnv, raw json.RawMessage) (ToolResult, error) 
 	if err := decode(raw, &a); err != nil {
 		return ToolResult{}, err
 	}
-	canon, err := Confine(p.root, a.Path)
+	canon, err := confine.Path(p.root, a.Path)
 	if err != nil {
 		return ToolResult{}, err
 	}
@@ -275,12 +276,12 @@ func toolEdit(p *project, env toolEnv, raw json.RawMessage) (ToolResult, error) 
 	}
 	fd, err := p.openDir(canon, false)
 	if err != nil {
-		return res, fileError(a.Path, err)
+		return res, confine.FileError(a.Path, err)
 	}
 	defer fd.close()
 	data, _, err := fd.readRegular()
 	if err != nil {
-		return res, fileError(a.Path, err)
+		return res, confine.FileError(a.Path, err)
 	}
 	switch n := strings.Count(string(data), a.OldText); n {
 	case 0:
@@ -293,7 +294,7 @@ func toolEdit(p *project, env toolEnv, raw json.RawMessage) (ToolResult, error) 
 	if err := fd.write([]byte(out)); err != nil {
 		return res, writeError("edit", a.Path, err)
 	}
-	res.Text = fmt.Sprintf("Edited %s.", displayRel(p.root, canon))
+	res.Text = fmt.Sprintf("Edited %s.", confine.Rel(p.root, canon))
 	return res, nil
 }
 
@@ -326,25 +327,25 @@ func toolLs(p *project, raw json.RawMessage) (ToolResult, error) {
 	if err := decode(raw, &a); err != nil {
 		return ToolResult{}, err
 	}
-	canon, err := Confine(p.root, a.Path)
+	canon, err := confine.Path(p.root, a.Path)
 	if err != nil {
 		return ToolResult{}, err
 	}
 	res := ToolResult{Path: canon}
-	name := displayRel(p.root, canon)
+	name := confine.Rel(p.root, canon)
 	f, err := p.r.OpenFile(p.rel(canon), os.O_RDONLY|fsutil.ONonblock, 0)
 	if err != nil {
-		return res, fileError(name, err)
+		return res, confine.FileError(name, err)
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil {
-		return res, fileError(name, err)
+		return res, confine.FileError(name, err)
 	} else if !fi.IsDir() {
 		return res, fmt.Errorf("%s is not a directory (it is %s); use read for a file", name, fsutil.Kind(fi.Mode()))
 	}
 	ents, err := f.ReadDir(-1)
 	if err != nil {
-		return res, fileError(name, err)
+		return res, confine.FileError(name, err)
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	var b limitedBuffer
@@ -405,7 +406,7 @@ func toolFind(ctx context.Context, p *project, raw json.RawMessage) (ToolResult,
 	if _, err := path.Match(a.Pattern, ""); err != nil {
 		return ToolResult{}, fmt.Errorf("pattern is not a valid glob: %v", err)
 	}
-	canon, err := Confine(p.root, a.Path)
+	canon, err := confine.Path(p.root, a.Path)
 	if err != nil {
 		return ToolResult{}, err
 	}

@@ -68,7 +68,7 @@ func TestHostCheckpointsTheCallsPiRuns(t *testing.T) {
 	t.Parallel()
 	root := project(t)
 	rec := &recorder{watch: map[string]string{"w": filepath.Join(root, "new", "a.txt"), "b": filepath.Join(root, "b.txt")}}
-	ask := func(ctx context.Context, a agent.Approval) (bool, error) { return a.Command != "rm -rf ~", nil }
+	ask := func(ctx context.Context, a events.Approval) (bool, error) { return a.Command != "rm -rf ~", nil }
 	d := NewDecisions(Deps{Root: root, Permission: agent.PermissionAsk, Approve: ask, Checkpoints: rec})
 	defer d.Close()
 	ctx := context.Background()
@@ -193,7 +193,7 @@ func TestRealPiCheckpointsAtTheBridge(t *testing.T) {
 	})
 	rec := &recorder{watch: map[string]string{"w": filepath.Join(root, "new", "a.txt"), "b": filepath.Join(root, "b.txt"), "no": filepath.Join(root, "nope")}}
 	h := NewDecisions(Deps{Root: root, SessionFile: session, Permission: agent.PermissionAsk, Checkpoints: rec,
-		Approve: func(_ context.Context, a agent.Approval) (bool, error) { return a.Command != "touch nope", nil }})
+		Approve: func(_ context.Context, a events.Approval) (bool, error) { return a.Command != "touch nope", nil }})
 	defer h.Close()
 	srv, err := Listen(t.TempDir(), h)
 	if err != nil {

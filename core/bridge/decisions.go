@@ -13,6 +13,8 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/checkpoints"
+	"github.com/pi-tui/pi-tui/core/confine"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/core/sessions"
@@ -197,7 +199,7 @@ func (d *Decisions) System(ctx context.Context, req SystemRequest) (SystemResult
 		res.Text = text
 	}
 	if d.planning() {
-		res.Text, res.Plan = agent.WithPlan(res.Text), true
+		res.Text, res.Plan = entries.WithPlan(res.Text), true
 		res.Tools = slices.Clone(agent.PlanTools)
 		for _, t := range req.Tools {
 			if agent.PlanAllows(t.Name, t.ReadOnly) && !slices.Contains(res.Tools, t.Name) {
@@ -246,11 +248,11 @@ func (d *Decisions) ToolCall(ctx context.Context, req ToolCallRequest) (ToolCall
 		// Blocked first: it would not run whatever confinement, preflight
 		// or approval said, as in the built-in engine.
 		d.keep(req.ToolCallID, info)
-		return ToolCallResult{Block: true, Reason: agent.PlanRefusal(req.ToolName)}, nil
+		return ToolCallResult{Block: true, Reason: entries.PlanRefusal(req.ToolName)}, nil
 	}
 	target, isFile := agent.FileToolTarget(req.ToolName, input)
 	if isFile {
-		canon, err := agent.Confine(d.deps.Root, target)
+		canon, err := confine.Path(d.deps.Root, target)
 		if err == nil {
 			info.path = canon
 			info.display = relTo(d.deps.Root, canon)
@@ -292,7 +294,7 @@ func (d *Decisions) approve(ctx context.Context, req ToolCallRequest, input json
 	if d.deps.Approve == nil {
 		return false, nil
 	}
-	a := agent.Approval{ToolCallID: req.ToolCallID, Tool: req.ToolName, Args: input, Params: req.Params, Reason: reason, Path: target}
+	a := events.Approval{ToolCallID: req.ToolCallID, Tool: req.ToolName, Args: input, Params: req.Params, Reason: reason, Path: target}
 	if req.ToolName == "bash" {
 		var args struct {
 			Command string `json:"command"`
@@ -412,7 +414,7 @@ func (d *Decisions) ToolResult(ctx context.Context, req ToolResultRequest) (Tool
 // RecordType is the customType of a delivery record in pi's file: the
 // one the built-in engine writes (core/sessions names pi-tui's records
 // "pi-tui.<kind>"), so either engine reads the other's.
-const RecordType = "pi-tui." + agent.CustomSubdirContext
+const RecordType = "pi-tui." + entries.CustomSubdirContext
 
 // fullRead says whether a read returned the whole file: no offset or
 // limit asked, and pi's details report no truncation.
@@ -437,7 +439,7 @@ func fullRead(req ToolResultRequest) bool {
 	return det.Truncation == nil || !det.Truncation.Truncated
 }
 
-func recordEntry(rec agent.DeliveryRecord) sessions.Entry {
+func recordEntry(rec entries.DeliveryRecord) sessions.Entry {
 	raw, _ := json.Marshal(rec)
 	return sessions.NewEntry("", "", sessions.TypeCustom, raw)
 }

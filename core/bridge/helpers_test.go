@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/instructions"
 )
 
@@ -22,7 +23,7 @@ type folderChain struct {
 }
 
 func (f folderChain) Preflight(_ context.Context, target string) (agent.Claim, error) {
-	canon, err := agent.Confine(f.root, target)
+	canon, err := confine.Path(f.root, target)
 	if err != nil {
 		return agent.Claim{}, err
 	}

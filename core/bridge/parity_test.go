@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/registry"
@@ -56,7 +58,7 @@ func (c parityCall) args() map[string]any {
 // its record says, and the chain in effect for the call.
 type outcome struct {
 	block     string
-	delivered []agent.Delivered
+	delivered []entries.Delivered
 	deferred  []string
 	labels    []string
 }
@@ -92,7 +94,7 @@ func read(id, path string) parityCall { return parityCall{id: id, tool: "read", 
 func deniedWrite(id, path string) parityCall { return parityCall{id: id, tool: "write", path: path} }
 
 // deny is the user, who refuses every edit.
-func deny(context.Context, agent.Approval) (bool, error) { return false, nil }
+func deny(context.Context, events.Approval) (bool, error) { return false, nil }
 
 func prompt(turns ...[]parityCall) parityStep { return parityStep{turns: turns} }
 
@@ -383,10 +385,10 @@ func runBuiltin(t *testing.T, root string, pre agent.Preflighter, steps []parity
 // (every branch) with its record.
 func builtinOutcomes(t *testing.T, sess *sessions.Session) (map[string]outcome, map[string]toolOutput) {
 	t.Helper()
-	records := map[string]agent.DeliveryRecord{} // by tool result entry
+	records := map[string]entries.DeliveryRecord{} // by tool result entry
 	for _, e := range sess.Entries() {
-		var r agent.DeliveryRecord
-		if e.Type == sessions.TypeCustom && json.Unmarshal(e.Payload(), &r) == nil && r.Kind == agent.CustomSubdirContext {
+		var r entries.DeliveryRecord
+		if e.Type == sessions.TypeCustom && json.Unmarshal(e.Payload(), &r) == nil && r.Kind == entries.CustomSubdirContext {
 			records[r.ToolResultID] = r
 		}
 	}
@@ -395,7 +397,7 @@ func builtinOutcomes(t *testing.T, sess *sessions.Session) (map[string]outcome, 
 		if e.Type != sessions.TypeToolResult {
 			continue
 		}
-		var sm agent.StoredMessage
+		var sm entries.StoredMessage
 		if err := json.Unmarshal(e.Payload(), &sm); err != nil || len(sm.Message.Parts) != 1 {
 			t.Fatalf("tool result %s: %v", e.ID, err)
 		}
@@ -552,7 +554,7 @@ func runHost(t *testing.T, root string, pre agent.Preflighter, steps []paritySte
 						o.labels = p.Labels
 					}
 					if r.Entry != nil {
-						rec, ok := r.Entry.Data.(agent.DeliveryRecord)
+						rec, ok := r.Entry.Data.(entries.DeliveryRecord)
 						if !ok || r.Entry.CustomType != RecordType {
 							t.Fatalf("tool_result %s: entry %+v", c.id, r.Entry)
 						}

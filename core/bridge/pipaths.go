@@ -9,12 +9,12 @@ import (
 )
 
 // pi reads a file tool's path more freely than pi-tui's confinement
-// (agent.Confine) does: it expands "~" and "~/…" to the home folder, drops
+// (confine.Path) does: it expands "~" and "~/…" to the home folder, drops
 // a leading "@", turns "file://…" into a path, and reads some Unicode
 // spaces as spaces (its normalizePath). Its read tool also, when a path
 // does not exist, tries look-alike names (a narrow space before AM/PM,
 // NFD, ’ for '), so a link the repository planted under such a name could
-// be read for a name that Confine saw as missing inside the root. Both
+// be read for a name that confine.Path saw as missing inside the root. Both
 // would let a path pi-tui passed as inside the root leave it.
 //
 // The host refuses what pi would read differently, rather than

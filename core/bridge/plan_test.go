@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -26,7 +28,7 @@ func TestPlanDecisions(t *testing.T) {
 	asked := 0
 	d := NewDecisions(Deps{Root: root, SessionFile: filepath.Join(t.TempDir(), "s.jsonl"), Permission: agent.PermissionFullAuto,
 		System:  func(context.Context) (string, error) { return "<instructions>\nROOT\n</instructions>", nil },
-		Approve: func(context.Context, agent.Approval) (bool, error) { asked++; return true, nil },
+		Approve: func(context.Context, events.Approval) (bool, error) { asked++; return true, nil },
 		Plan:    plan.Load})
 	defer d.Close()
 	ctx := context.Background()
@@ -49,7 +51,7 @@ func TestPlanDecisions(t *testing.T) {
 		if err != nil || r.Block != c.blocked {
 			t.Errorf("%s: %+v %v, want blocked %v", c.tool, r, err, c.blocked)
 		}
-		if c.blocked && r.Reason != agent.PlanRefusal(c.tool) {
+		if c.blocked && r.Reason != entries.PlanRefusal(c.tool) {
 			t.Errorf("%s blocked with %q", c.tool, r.Reason)
 		}
 	}
@@ -97,7 +99,7 @@ func TestRealPiPlanMode(t *testing.T) {
 	plan.Store(true)
 	asked := 0
 	h := NewDecisions(Deps{Root: root, SessionFile: session, Permission: agent.PermissionFullAuto,
-		Approve: func(context.Context, agent.Approval) (bool, error) { asked++; return true, nil },
+		Approve: func(context.Context, events.Approval) (bool, error) { asked++; return true, nil },
 		Plan:    plan.Load})
 	defer h.Close()
 	srv, err := Listen(t.TempDir(), h)

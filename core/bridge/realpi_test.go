@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 	"github.com/pi-tui/pi-tui/internal/realpi"
@@ -140,11 +141,11 @@ func TestRealPiThroughTheBridge(t *testing.T) {
 		return fakemodel.Reply{Text: "done"}
 	})
 	const systemText = "<instructions>\nPI-TUI-ROOT-CHAIN\n</instructions>\n\n<project-memory>\nMEMO\n</project-memory>"
-	var asked []agent.Approval
+	var asked []events.Approval
 	h := NewDecisions(Deps{Root: root, SessionFile: session, Permission: agent.PermissionAsk, BaseChain: []string{"AGENTS.md"},
 		Preflight: folderChain{root: root, trusted: true},
 		System:    func(context.Context) (string, error) { return systemText, nil },
-		Approve: func(_ context.Context, a agent.Approval) (bool, error) {
+		Approve: func(_ context.Context, a events.Approval) (bool, error) {
 			asked = append(asked, a)
 			return false, nil
 		},

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/core/sessions"
 )
@@ -50,7 +51,7 @@ func (d *Decisions) window(ctx context.Context, leafID string) ([]sessions.Entry
 			turn = e.ID
 		}
 		if e.Type == sessions.TypeCustom {
-			var r agent.DeliveryRecord
+			var r entries.DeliveryRecord
 			if json.Unmarshal(e.Payload(), &r) == nil && r.ToolCallID != "" {
 				inFile[r.ToolCallID] = true
 			}
@@ -110,7 +111,7 @@ func viewEntry(pe pisession.Entry, extras map[string]json.RawMessage) (sessions.
 	case pisession.TypeMessage:
 		switch pe.Role() {
 		case pisession.RoleToolResult:
-			// The stored shape (agent.StoredMessage) of what the decision
+			// The stored shape (entries.StoredMessage) of what the decision
 			// reads: the preflight, and whether the result failed (a
 			// failed result's chain does not count).
 			var m struct {

@@ -5,6 +5,13 @@
 // the same typed events (core/events) on the publisher it was given, so
 // the programs showing a session cannot tell which one runs it.
 //
+// What the manager and the programs need to know of an engine beyond
+// running it (its own slash commands and models, whether it is a process
+// to find and cap, …) is its Descriptor's Capabilities, never its name;
+// the Registry holds the descriptors, and only the composition root
+// (core/host) fills it (registry.go,
+// docs/adr/0083-the-engine-boundary.md).
+//
 // What stays with the host whatever the engine: the root, the
 // instruction chain and its preflight, memory, confinement, approvals and
 // the runtime's fingerprint (core/runtimes).
@@ -40,7 +47,9 @@ type Engine interface {
 	// added to the request) and returns the summary.
 	Compact(ctx context.Context, extra string) (string, error)
 	// Branch moves the session's leaf to entryID ("" for before the
-	// first entry); ErrBusy while a prompt runs.
+	// first entry); ErrBusy while a prompt runs. An engine that cannot
+	// move it in place returns ErrBranchUnsupported: the manager retires
+	// it and branches the session's file instead.
 	Branch(ctx context.Context, entryID string) error
 	// State reports what the engine knows now. It never waits (no I/O),
 	// so the manager may call it under its lock.
@@ -73,13 +82,10 @@ type Retuner interface {
 	Retune(ctx context.Context, model provider.Model) error
 }
 
-// Info names an engine: "builtin" or "pi", and its version.
+// Info names an engine (its Descriptor's Name) and its version.
 type Info struct {
 	Name, Version string
 }
-
-// Builtin is the name of pi-tui's own Go agent.
-const Builtin = "builtin"
 
 // Result is the outcome of a prompt.
 type Result struct {
@@ -102,6 +108,10 @@ type State struct {
 
 // ErrBusy is returned when a prompt or compaction is already running.
 var ErrBusy = errors.New("the agent is busy with another prompt")
+
+// ErrBranchUnsupported is Branch's error from an engine that cannot move
+// the session's leaf in place.
+var ErrBranchUnsupported = errors.New("the engine cannot move the session's leaf in place; retire the runtime and branch the file instead")
 
 // ErrIdle is returned by Steer and FollowUp when no turn runs.
 var ErrIdle = errors.New("the agent is not working; send the message as a prompt")

@@ -3,7 +3,9 @@
 // client, the prompt and rpc commands, the other commands): the store
 // and the services over it (core/services: places, projects and trust,
 // memory, preferences, sessions, worktrees, approval rules, the event
-// broker) and the runtime manager. cmd/pi-tui and `serve` open it;
+// broker), the registry of engines the runtimes run on (the one place
+// that names them: agent's and piengine's descriptors) and the runtime
+// manager. cmd/pi-tui and `serve` open it;
 // nothing else constructs these, so a terminal session, an SSH session
 // and a script see the same state and the same conflicts
 // (docs/adr/0041-composition-root.md).
@@ -12,8 +14,12 @@ package host
 import (
 	"context"
 	"errors"
+	"path/filepath"
 
+	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/services"
 )
@@ -24,9 +30,11 @@ type Options struct {
 	// nil means none is set.
 	Env func(string) string
 	// Runtime tunes the runtime manager: a headless run's event writer
-	// and approver, a script's model client, tests' timeouts. Its Host and
-	// Env are the root's.
+	// and approver, a script's model client, tests' timeouts. Its Host,
+	// Env and Engines are the root's.
 	Runtime runtimes.Options
+	// Engines are the engines sessions run on; nil: DefaultEngines.
+	Engines *engine.Registry
 }
 
 // Host is the host core. The services are promoted (h.Projects,
@@ -36,6 +44,10 @@ type Host struct {
 	*services.Services
 	// Runtimes runs the agent sessions of every program of the process.
 	Runtimes *runtimes.Manager
+	// Engines are the engines the runtimes run on, in the order auto
+	// prefers them: Settings and the Providers screen ask them for the
+	// programs they run (pi's path and version) and what each can do.
+	Engines *engine.Registry
 
 	// stopClean ends the start's checkpoint clean-up; cleaned is closed
 	// when it has ended.
@@ -49,18 +61,21 @@ func Open(ctx context.Context, places paths.Places, opts Options) (*Host, error)
 	if opts.Env == nil {
 		opts.Env = func(string) string { return "" }
 	}
-	svc, err := services.Open(ctx, places, services.Options{Env: opts.Env})
+	if opts.Engines == nil {
+		opts.Engines = DefaultEngines(places, opts.Env)
+	}
+	svc, err := services.Open(ctx, places, services.Options{Env: opts.Env, Engines: opts.Engines.Names()})
 	if err != nil {
 		return nil, err
 	}
 	ro := opts.Runtime
-	ro.Host, ro.Env = svc, opts.Env
+	ro.Host, ro.Env, ro.Engines = svc, opts.Env, opts.Engines
 	rts, err := runtimes.New(ro)
 	if err != nil {
 		svc.Close()
 		return nil, err
 	}
-	h := &Host{Services: svc, Runtimes: rts, cleaned: make(chan struct{})}
+	h := &Host{Services: svc, Runtimes: rts, Engines: opts.Engines, cleaned: make(chan struct{})}
 	// The checkpoints of sessions that are gone (deleted by pi, or while a
 	// removal failed) go in the background: no program waits for it.
 	cctx, stop := context.WithCancel(context.WithoutCancel(ctx))
@@ -72,6 +87,19 @@ func Open(ctx context.Context, places paths.Places, opts Options) (*Host, error)
 		_ = svc.Checkpoints.Clean(cctx)
 	}()
 	return h, nil
+}
+
+// DefaultEngines are the engines pi-tui ships, in the order auto prefers
+// them: the user's pi (PI_TUI_PI, else pi on PATH, read from env; one
+// Locator for the process, its versions kept in the data dir so a
+// one-shot prompt need not start node to ask pi's version again), then
+// pi-tui's own.
+func DefaultEngines(places paths.Places, env func(string) string) *engine.Registry {
+	loc := &piengine.Locator{Getenv: env}
+	if places.DataDir != "" {
+		loc.VersionsFile = filepath.Join(places.DataDir, "pi-versions.json")
+	}
+	return engine.NewRegistry(piengine.Describe(loc), agent.Describe())
 }
 
 // Close ends the checkpoint clean-up, retires the runtimes (letting

@@ -3,10 +3,6 @@ package host_test
 import (
 	"context"
 	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -44,52 +40,11 @@ var rootDirs = []string{"core/host", "core/services"}
 // TestOnlyTheRootBuildsTheServices reads every non-test Go file of the
 // module and names each call of a builder outside the root.
 func TestOnlyTheRootBuildsTheServices(t *testing.T) {
-	module, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(module, "go.mod")); err != nil {
-		t.Fatalf("the module root is not two folders up: %v", err)
-	}
-	fset := token.NewFileSet()
-	files := 0
-	err = filepath.WalkDir(module, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	fset, files := moduleSources(t, rootDirs)
+	for _, sf := range files {
+		for _, call := range builderCalls(sf.f) {
+			t.Errorf("%s:%d calls %s: only the composition root (core/host) builds it; take it from the host", sf.rel, fset.Position(call.Pos()).Line, call.name)
 		}
-		rel, _ := filepath.Rel(module, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			// Skipped: hidden folders, test data, vendored code, and the
-			// test helpers (storetest, uitest, …), which only tests import.
-			if name := d.Name(); rel != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "third_party" || strings.HasSuffix(name, "test")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		for _, dir := range rootDirs {
-			if filepath.Dir(rel) == dir {
-				return nil
-			}
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		files++
-		for _, call := range builderCalls(f) {
-			t.Errorf("%s:%d calls %s: only the composition root (core/host) builds it; take it from the host", rel, fset.Position(call.Pos()).Line, call.name)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files < 50 {
-		t.Fatalf("read %d files; the walk missed the module", files)
 	}
 }
 

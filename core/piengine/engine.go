@@ -36,11 +36,12 @@ const (
 	DefaultCallTimeout  = 10 * time.Second
 )
 
-// ErrBranchUnsupported is Branch's error when pi offers no way to move
+// errBranchUnsupported is Branch's error when pi offers no way to move
 // the leaf in place: pi 1.6's RPC has fork and clone (both make a new
 // session file) but no tree navigation; Config.BranchCommand names an
-// extension command (the bridge's) that does it.
-var ErrBranchUnsupported = errors.New("pi's RPC cannot move the session's leaf in place (no tree navigation over RPC); retire the runtime and branch the file instead")
+// extension command (the bridge's) that does it. The manager then
+// retires the runtime and branches the file (engine.ErrBranchUnsupported).
+var errBranchUnsupported = fmt.Errorf("pi's RPC cannot move the session's leaf in place (no tree navigation over RPC): %w", engine.ErrBranchUnsupported)
 
 // Config is what one pi runtime is launched with.
 type Config struct {
@@ -79,7 +80,7 @@ type Config struct {
 	ExtensionUI func(context.Context, UIRequest) UIResponse
 	// BranchCommand is the extension command (without "/") that moves
 	// the leaf to the entry id given as its argument, e.g. the bridge's;
-	// "": Branch returns ErrBranchUnsupported.
+	// "": Branch returns engine.ErrBranchUnsupported.
 	BranchCommand string
 
 	StartTimeout time.Duration // for pi to answer its first command (default 60 s)
@@ -530,10 +531,10 @@ func (c *core) unhold() {
 // Branch moves pi's leaf to entryID through Config.BranchCommand (an
 // extension command calling ctx.navigateTree), then checks with
 // get_entries that the leaf is there. Without the command: pi 1.6's RPC
-// has no in-place move, and Branch returns ErrBranchUnsupported.
+// has no in-place move, and Branch returns engine.ErrBranchUnsupported.
 func (c *core) Branch(ctx context.Context, entryID string) error {
 	if c.cfg.BranchCommand == "" {
-		return ErrBranchUnsupported
+		return errBranchUnsupported
 	}
 	if entryID == "" {
 		return errors.New("pi cannot move its leaf before the first entry")

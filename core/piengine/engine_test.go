@@ -353,7 +353,7 @@ func TestCompact(t *testing.T) {
 // checks it moved.
 func TestBranch(t *testing.T) {
 	r := launch(t, nil, nil)
-	if err := r.e.Branch(context.Background(), "abc"); !errors.Is(err, ErrBranchUnsupported) {
+	if err := r.e.Branch(context.Background(), "abc"); !errors.Is(err, engine.ErrBranchUnsupported) {
 		t.Errorf("without a command: %v", err)
 	}
 	r = launch(t, nil, nil, func(c *Config) { c.BranchCommand = "pi-tui-branch" })

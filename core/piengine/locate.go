@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/internal/capbuf"
 )
 
@@ -137,15 +138,11 @@ func (l *Locator) remember(st stamp, r versionResult) {
 	l.known[st] = r
 }
 
-// ErrVersionChanged is Settle's error when the pi launched on a cached
-// version runs another: it was forgotten, and the next Find asks pi again.
-var ErrVersionChanged = errors.New("pi's version changed since it was last asked")
-
 // Settle takes the version a launched pi reported itself (the bridge's
 // hello; "" when it could not tell). A match confirms p's version: it is
 // written to the versions file, so the next process need not ask. A
 // cached version the running pi does not confirm is forgotten, and Settle
-// returns ErrVersionChanged: the caller ends that pi before sending it
+// returns engine.ErrVersionChanged: the caller ends that pi before sending it
 // anything and finds pi again. An asked version that the running pi
 // reports otherwise is not written, so it stays asked in every process.
 func (l *Locator) Settle(p Pi, running string) error {
@@ -173,9 +170,9 @@ func (l *Locator) Settle(p Pi, running string) error {
 		storeVersion(l.VersionsFile, p.stamp, "")
 	}
 	if running == "" {
-		return fmt.Errorf("%w: the pi at %s did not say its version", ErrVersionChanged, p.Path)
+		return fmt.Errorf("%w: the pi at %s did not say its version", engine.ErrVersionChanged, p.Path)
 	}
-	return fmt.Errorf("%w: the pi at %s was %s and now runs %s", ErrVersionChanged, p.Path, p.Version, printable([]byte(running), 40))
+	return fmt.Errorf("%w: the pi at %s was %s and now runs %s", engine.ErrVersionChanged, p.Path, p.Version, printable([]byte(running), 40))
 }
 
 // lookPi resolves PI_TUI_PI or `pi` on PATH to an absolute executable.

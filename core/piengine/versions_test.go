@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/pi-tui/pi-tui/core/engine"
 )
 
 // countingPi is a pi that says version and appends a line to a file at
@@ -108,7 +110,7 @@ func TestVersionsFileForgetsAVersionPiContradicts(t *testing.T) {
 		t.Fatal("not kept")
 	}
 	err := l.Settle(p, "1.7.2")
-	if !errors.Is(err, ErrVersionChanged) || !strings.Contains(err.Error(), "was 1.6.0 and now runs 1.7.2") {
+	if !errors.Is(err, engine.ErrVersionChanged) || !strings.Contains(err.Error(), "was 1.6.0 and now runs 1.7.2") {
 		t.Fatalf("settle = %v", err)
 	}
 	before := timesAsked(t, asked)
@@ -122,7 +124,7 @@ func TestVersionsFileForgetsAVersionPiContradicts(t *testing.T) {
 	confirm(t, pi, file)
 	l = locator(pi, file)
 	p, _ = l.Find(ctx)
-	if err := l.Settle(p, ""); !errors.Is(err, ErrVersionChanged) {
+	if err := l.Settle(p, ""); !errors.Is(err, engine.ErrVersionChanged) {
 		t.Errorf("settle of a silent pi on a kept version = %v", err)
 	}
 }

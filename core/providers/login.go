@@ -5,18 +5,22 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/pi-tui/pi-tui/core/piengine"
+	"github.com/pi-tui/pi-tui/core/engine"
 )
 
-// FindPi finds the user's pi (PI_TUI_PI, else pi on PATH, version
+// FindPi finds the user's pi with locate (the Locate of the engine that
+// keeps the logins, core/engine: PI_TUI_PI, else pi on PATH, version
 // checked) as a Pi for agentDir; when there is none, problem says why
 // and what to install.
-func FindPi(ctx context.Context, loc *piengine.Locator, agentDir string) (pi *Pi, problem string) {
-	found, err := loc.Find(ctx)
+func FindPi(ctx context.Context, locate func(context.Context) (engine.Found, error), agentDir string) (pi *Pi, problem string) {
+	if locate == nil {
+		return nil, "no engine of this pi-tui runs a program that keeps provider logins"
+	}
+	found, err := locate(ctx)
 	if err != nil {
 		return nil, err.Error()
 	}
-	return &Pi{Argv: found.Argv(), AgentDir: agentDir}, ""
+	return &Pi{Argv: found.Argv, AgentDir: agentDir}, ""
 }
 
 // NoBrowserByDefault says a login should not open a browser: over SSH

@@ -20,7 +20,7 @@ import (
 // Pi runs pi's own commands for providers and MCP servers: pi owns the
 // logins, the key store and mcp.json, pi-tui only asks and shows.
 type Pi struct {
-	// Argv runs pi (piengine.Pi.Argv()).
+	// Argv runs pi (the engine.Found the pi engine located).
 	Argv []string
 	// AgentDir is pi's agent dir, given to pi as PI_CODING_AGENT_DIR.
 	AgentDir string

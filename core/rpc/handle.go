@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/pi-tui/pi-tui/core/events"
-	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 )
@@ -130,9 +129,9 @@ func (r *server) handle(c command) {
 		}
 		r.reply(c, nil, data)
 	default:
-		name, err := r.m.EngineOf(ctx, r.session)
+		eng, err := r.m.EngineOf(ctx, r.session)
 		switch {
-		case err == nil && name == piengine.Name:
+		case err == nil && eng.Caps.Calls:
 			r.passThrough(c)
 			return
 		case err != nil:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/approvals"
+	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/events"
 )
 
@@ -23,7 +24,7 @@ import (
 // (a write under .git/, or to the rules' copy), which asks every time.
 func (m *Manager) approve(sessionID, root, projectRoot string) agent.Approver {
 	rules := m.opts.Host.Approvals
-	return func(ctx context.Context, req agent.Approval) (bool, error) {
+	return func(ctx context.Context, req events.Approval) (bool, error) {
 		key := sessionID + "\x00" + req.Tool
 		if req.Reason == "" {
 			if covered(ctx, rules, root, projectRoot, req) {
@@ -62,12 +63,12 @@ func (m *Manager) approve(sessionID, root, projectRoot string) agent.Approver {
 // in (a worktree's, in a worktree session), so a link or a ../ cannot make
 // a rule for docs/** cover another file; the rules are the project's.
 // Rules that cannot be read allow nothing.
-func covered(ctx context.Context, rules *approvals.Store, root, projectRoot string, req agent.Approval) bool {
+func covered(ctx context.Context, rules *approvals.Store, root, projectRoot string, req events.Approval) bool {
 	subject := req.Command
 	switch req.Tool {
 	case approvals.ToolBash:
 	case approvals.ToolWrite, approvals.ToolEdit:
-		canon, err := agent.Confine(root, req.Path)
+		canon, err := confine.Path(root, req.Path)
 		if err != nil {
 			return false
 		}

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/memory"
-	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
@@ -30,9 +30,11 @@ type built struct {
 	// settings are pi's settings.json, skills and templates for the
 	// project.
 	settings resources
-	// pi is the user's pi for a pi runtime; maxPi is the cap on live pi
-	// processes in force when the spec was built.
-	pi     piengine.Pi
+	// engine is the engine chosen, found the program it runs (a Process
+	// engine's); maxPi is the cap on live pi processes in force when the
+	// spec was built.
+	engine engine.Descriptor
+	found  engine.Found
 	maxPi  int
 	notice string // choice.notice
 }
@@ -113,10 +115,10 @@ func (m *Manager) build(ctx context.Context, sess *sessions.Session, modelSpec s
 	spec := Spec{SessionID: sessionID, Root: root, ProjectRoot: p.Root, Model: model.Provider + "/" + model.ID, Thinking: model.Thinking, KeyTag: model.KeyTag, Tools: tools,
 		Permission: prefs.PermissionMode, Trusted: p.Trusted, Sections: Sections{Base: baseFor(tools), Instructions: chain.Text,
 			Memory: m.memorySection(p.Root, mem.Content), Skills: res.skills.PromptSection(tools), Environment: environment(root, m.opts.Now())},
-		Settings: res.String(), Engine: eng.name, EngineVersion: eng.version}
+		Settings: res.String(), Engine: eng.desc.Name, EngineVersion: eng.found.Version}
 	ttl := m.opts.IdleTTL
 	if ttl <= 0 {
 		ttl = prefs.IdleTTL
 	}
-	return built{spec: spec, client: client, model: model, res: resv, base: labels(chain), ttl: ttl, settings: res, pi: eng.pi, maxPi: prefs.MaxPiRuntimes, notice: eng.notice}, nil
+	return built{spec: spec, client: client, model: model, res: resv, base: labels(chain), ttl: ttl, settings: res, engine: eng.desc, found: eng.found, maxPi: prefs.MaxPiRuntimes, notice: eng.notice}, nil
 }

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/bridge"
-	"github.com/pi-tui/pi-tui/core/piengine"
+	"github.com/pi-tui/pi-tui/core/entries"
 )
 
 // /context: the system prompt a session's runtime gets, section by
@@ -22,7 +21,7 @@ type Inspection struct {
 	// worktree, or the project root; ProjectRoot is the project's.
 	Root, ProjectRoot string
 	Sections          Sections
-	// Plan is plan mode's section (agent.PlanPrompt) while the session
+	// Plan is plan mode's section (entries.PlanPrompt) while the session
 	// is in plan mode, "" otherwise; System ends with it, as the model
 	// gets it.
 	Plan    string
@@ -77,9 +76,9 @@ func (m *Manager) Inspect(ctx context.Context, sessionID, modelSpec string) (Ins
 	}
 	in := Inspection{Model: b.spec.Model, Root: b.spec.Root, ProjectRoot: b.spec.ProjectRoot, Sections: b.spec.Sections, System: b.spec.Sections.System(), Problems: b.settings.problems}
 	if m.Plan(sessionID) {
-		in.Plan, in.System = agent.PlanPrompt, agent.WithPlan(in.System)
+		in.Plan, in.System = entries.PlanPrompt, entries.WithPlan(in.System)
 	}
-	if b.spec.Engine == piengine.Name {
+	if b.engine.Caps.OwnPrompt {
 		in.Pi, in.System = m.piContext(sessionID, b.spec.Sections.PiSystem())
 	}
 	if c, err := b.res.ResolveRoot(ctx, b.spec.Root); err == nil {
@@ -108,7 +107,7 @@ func (m *Manager) ContextWindow(sessionID string) int {
 // returns the whole prompt too.
 func (m *Manager) piContext(sessionID, added string) (*PiContext, string) {
 	if m.Plan(sessionID) {
-		added = agent.WithPlan(added)
+		added = entries.WithPlan(added)
 	}
 	v, ok := m.sent.Load(sessionID)
 	if !ok {

@@ -31,23 +31,24 @@ const EnvEngine = "PI_TUI_ENGINE"
 
 // choice is the engine a spec is built for.
 type choice struct {
-	name    string // piengine.Name or engine.Builtin
-	version string // pi's version; "" for the built-in engine
-	pi      piengine.Pi
-	// notice is said when the runtime launches: auto fell back to the
-	// built-in engine although PI_TUI_PI names a pi (a typo, a removed
-	// install), which would otherwise go unnoticed.
+	desc  engine.Descriptor
+	found engine.Found // the program a Process engine runs; zero otherwise
+	// notice is said when the runtime launches: auto passed an engine
+	// over that something named (PI_TUI_PI naming a pi that cannot run: a
+	// typo, a removed install), which would otherwise go unnoticed.
 	notice string
 }
 
 // chooseEngine resolves the engine setting: Options.Engine, else
-// PI_TUI_ENGINE, else the stored preference. auto takes the user's pi when
-// a supported one is found, else the built-in engine, and the built-in one
-// whenever the caller brought its own model client (Options.Resolve: a
-// script's or a test's fake model, which pi cannot reach). pi chosen and
-// not usable is an error saying why and what to do.
+// PI_TUI_ENGINE, else the stored preference, against the registry
+// (Options.Engines). auto takes the first registered engine that can
+// run (one whose program is found; the composition root registers the
+// user's pi first), and only an engine of pi-tui's own models whenever
+// the caller brought its own model client (Options.Resolve: a script's
+// or a test's fake model, which an engine with its own models cannot
+// reach). An engine chosen by name and not usable is an error saying why
+// and what to do.
 func (m *Manager) chooseEngine(ctx context.Context, pref string) (choice, error) {
-	builtin := choice{name: engine.Builtin}
 	want, from := m.opts.Engine, "--engine"
 	if want == "" {
 		want, from = m.opts.Env(EnvEngine), EnvEngine
@@ -55,47 +56,84 @@ func (m *Manager) chooseEngine(ctx context.Context, pref string) (choice, error)
 	if want == "" {
 		want, from = pref, "the engine setting"
 	}
-	switch want {
-	case "", services.EngineAuto:
-		if m.opts.Resolve != nil {
-			return builtin, nil
-		}
-		pi, err := m.pi.Find(ctx)
-		if err != nil {
-			if named := m.opts.Env(piengine.EnvPi); named != "" {
-				builtin.notice = fmt.Sprintf("%s names no pi that can run (%v): the built-in engine runs this session", piengine.EnvPi, err)
+	reg := m.opts.Engines
+	if want == "" || want == services.EngineAuto {
+		var passed []string
+		for _, d := range reg.All() {
+			if m.opts.Resolve != nil && d.Caps.Models {
+				continue
 			}
-			return builtin, nil
+			if d.Locate == nil {
+				c := choice{desc: d}
+				if len(passed) > 0 {
+					c.notice = strings.Join(passed, "; ") + ": the " + d.Title + " engine runs this session"
+				}
+				return c, nil
+			}
+			f, err := d.Locate(ctx)
+			if err == nil {
+				return choice{desc: d, found: f}, nil
+			}
+			if d.Unfound != nil {
+				if n := d.Unfound(err); n != "" {
+					passed = append(passed, n)
+				}
+			}
 		}
-		return choice{name: piengine.Name, version: pi.Version, pi: pi}, nil
-	case services.EnginePi:
-		pi, err := m.pi.Find(ctx)
-		if err != nil {
-			return choice{}, fmt.Errorf("the pi engine is chosen (%s) but cannot run: %v; or choose the built-in engine (--engine builtin, %s=builtin, or Settings)", from, err, EnvEngine)
-		}
-		return choice{name: piengine.Name, version: pi.Version, pi: pi}, nil
-	case services.EngineBuiltin:
-		return builtin, nil
+		return choice{}, fmt.Errorf("no engine can run (%s)", strings.Join(reg.Names(), ", "))
 	}
-	return choice{}, fmt.Errorf("%s: unknown engine %q (auto, pi, builtin)", from, want)
+	d, ok := reg.Get(want)
+	if !ok {
+		return choice{}, fmt.Errorf("%s: unknown engine %q (%s)", from, want, strings.Join(append([]string{services.EngineAuto}, reg.Names()...), ", "))
+	}
+	if d.Locate == nil {
+		return choice{desc: d}, nil
+	}
+	f, err := d.Locate(ctx)
+	if err != nil {
+		err = fmt.Errorf("the %s engine is chosen (%s) but cannot run: %v", d.Title, from, err)
+		if alt, ok := m.atHand(); ok {
+			err = fmt.Errorf("%w; or choose the %s engine (--engine %s, %s=%s, or Settings)", err, alt.Title, alt.Name, EnvEngine, alt.Name)
+		}
+		return choice{}, err
+	}
+	return choice{desc: d, found: f}, nil
 }
 
-// EngineOf names the engine a session runs on: its runtime's, or the one
-// its next launch would use.
-func (m *Manager) EngineOf(ctx context.Context, sessionID string) (string, error) {
+// atHand is the first engine that has no program to find, the one to
+// suggest when a chosen one cannot run.
+func (m *Manager) atHand() (engine.Descriptor, bool) {
+	for _, d := range m.opts.Engines.All() {
+		if d.Locate == nil {
+			return d, true
+		}
+	}
+	return engine.Descriptor{}, false
+}
+
+// EngineOf describes the engine a session runs on: its runtime's, or the
+// one its next launch would use. The programs ask its Capabilities (its
+// own commands, models, thinking levels), never its name.
+func (m *Manager) EngineOf(ctx context.Context, sessionID string) (engine.Descriptor, error) {
 	m.mu.Lock()
 	rt := m.runtimes[sessionID]
 	m.mu.Unlock()
 	if rt != nil && !rt.dead() {
-		return rt.Spec.Engine, nil
+		if d, ok := m.opts.Engines.Get(rt.Spec.Engine); ok {
+			return d, nil
+		}
 	}
 	prefs, err := m.opts.Host.Preferences(ctx)
 	if err != nil {
-		return "", err
+		return engine.Descriptor{}, err
 	}
 	c, err := m.chooseEngine(ctx, prefs.Engine)
-	return c.name, err
+	return c.desc, err
 }
+
+// Engines is the registry of engines the manager launches from (the
+// composition root's).
+func (m *Manager) Engines() *engine.Registry { return m.opts.Engines }
 
 // piModel is the model a pi runtime is launched with when pi-tui cannot
 // build a client for it itself (a subscription login only pi holds, a
@@ -247,7 +285,7 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 			m.emit(events.Notice{SessionID: sid, Level: "error", Source: "pi-tui", Text: "the pi bridge's channel broke: " + err.Error() + "; pi's tool calls are blocked until the runtime is relaunched"})
 		}
 	}()
-	eng, err := piengine.Launch(ctx, piengine.Config{Publisher: piEmitter{m: m, dec: dec}, SessionID: sid, Pi: b.pi, SessionFile: sess.File(), Root: b.spec.Root,
+	eng, err := piengine.Launch(ctx, piengine.Config{Publisher: piEmitter{m: m, dec: dec}, SessionID: sid, Pi: piengine.FoundPi(b.found), SessionFile: sess.File(), Root: b.spec.Root,
 		AgentDir: h.Places.AgentDir, Provider: b.model.Provider, Model: b.model.ID, Thinking: b.model.Thinking, Bridge: ext,
 		ExtraEnv: append(srv.Env(), m.opts.PiEnv...), ToolInfo: dec.ToolInfo, ToolParams: dec.ToolParams, ExtensionUI: m.extensionUI(sid)})
 	if err != nil {
@@ -259,7 +297,7 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 		return nil, err
 	}
 	run := &piRun{Engine: eng, stop: stop, srv: srv, served: served, dec: dec}
-	if err := m.pi.Settle(b.pi, srv.PiVersion()); err != nil {
+	if err := settle(b.found, srv.PiVersion()); err != nil {
 		// A kept version this pi does not confirm: it is ended before it
 		// was sent anything, and the caller asks pi and launches again.
 		run.Close()
@@ -269,6 +307,14 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 	run.ended = func() { m.leftEmpty(sess) }
 	rt.Engine, rt.pi = run, run
 	return rt, nil
+}
+
+// settle confirms the version a launched program reported (Found.Settle).
+func settle(f engine.Found, reported string) error {
+	if f.Settle == nil {
+		return nil
+	}
+	return f.Settle(reported)
 }
 
 // extensionUI opens an extension's dialog where the session is shown

@@ -8,7 +8,6 @@ import (
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
-	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 )
@@ -141,7 +140,8 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 		}
 		sess = s
 	}
-	if b.spec.Engine != piengine.Name {
+	if !b.engine.Caps.Process {
+		// In pi-tui's own process: launched at once, under the lock.
 		rt = m.launchLocked(b, sess, fp)
 		m.launchedLocked(rt, reason, reserve)
 		m.mu.Unlock()
@@ -159,9 +159,9 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 	delete(m.launching, sessionID)
 	close(done)
 	switch {
-	case errors.Is(err, piengine.ErrVersionChanged) && b.pi.Cached:
-		// pi changed under its path: asked again, at most once (an asked
-		// version is never Cached).
+	case errors.Is(err, engine.ErrVersionChanged) && b.found.Cached:
+		// The program changed under its path: asked again, at most once
+		// (an asked version is never Cached).
 		m.mu.Unlock()
 		return nil, true, nil
 	case err != nil:

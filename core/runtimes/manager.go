@@ -18,9 +18,9 @@ package runtimes
 
 import (
 	"context"
+	"errors"
 	"hash/maphash"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -31,7 +31,6 @@ import (
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/instructions"
-	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/core/sessions"
@@ -68,8 +67,12 @@ type Options struct {
 	// (its engine's calls) and the root it records them in.
 	WrapCheckpoints func(root string, c agent.Checkpointer) agent.Checkpointer
 	Now             func() time.Time
-	// Engine overrides the engine setting for this manager's life (auto,
-	// pi, builtin; --engine); "" means PI_TUI_ENGINE, else the setting.
+	// Engines are the engines a runtime can run on, in the order auto
+	// prefers them; the composition root (core/host) fills it. Required.
+	Engines *engine.Registry
+	// Engine overrides the engine setting for this manager's life (auto
+	// or an engine's name; --engine); "" means PI_TUI_ENGINE, else the
+	// setting.
 	Engine string
 	// PiEnv is added to the environment pi runs with (tests give the
 	// fake pi its script here).
@@ -125,9 +128,8 @@ type Manager struct {
 	// launching holds the sessions whose pi is starting (without m.mu);
 	// the channel closes when the launch has ended either way.
 	launching map[string]chan struct{}
-	pi        piengine.Locator // finds the user's pi, its version once per file stamp
-	bridge    bridgeFile       // the bridge extension, written once
-	catalogue catalogue        // pi's models and commands per launch (picatalogue.go)
+	bridge    bridgeFile // the bridge extension, written once
+	catalogue catalogue  // pi's models and commands per launch (picatalogue.go)
 
 	timingMu sync.Mutex
 	timing   *os.File
@@ -150,6 +152,9 @@ type Manager struct {
 
 // New returns a Manager. It starts a file watcher; Close stops it.
 func New(opts Options) (*Manager, error) {
+	if opts.Engines == nil || len(opts.Engines.Names()) == 0 {
+		return nil, errors.New("the runtime manager has no engines to run: the composition root (core/host) registers them")
+	}
 	if opts.Env == nil {
 		opts.Env = func(string) string { return "" }
 	}
@@ -165,12 +170,6 @@ func New(opts Options) (*Manager, error) {
 		resolvers: map[string]*instructions.Resolver{}, models: map[string]modelPick{}, frames: map[string]framed{}, watched: map[string]int{}, last: map[string]events.Event{},
 		allowed: map[string]bool{}, launching: map[string]chan struct{}{}}
 	m.mu.emit = m.emit
-	m.pi.Getenv = opts.Env
-	if d := opts.Host.Places.DataDir; d != "" {
-		// A one-shot prompt need not start node once more to ask pi's
-		// version: the launched pi confirms the kept one (Locator.Settle).
-		m.pi.VersionsFile = filepath.Join(d, "pi-versions.json")
-	}
 	m.worktrees = opts.Host.Worktrees
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		m.watcher = w

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
 )
@@ -57,7 +56,7 @@ func (m *Manager) Model(ctx context.Context, spec string) (ModelChoice, error) {
 		return ModelChoice{Description: d}, err // no prompt runs; the model's own problem still needs fixing
 	case err == nil:
 		// A key only pi has: pi runs the model pi-tui resolved.
-		return ModelChoice{Description: d, ByPi: eng.name == piengine.Name}, nil
+		return ModelChoice{Description: d, ByPi: eng.desc.Caps.Models}, nil
 	}
 	mod, _, err := m.unresolved(eng, spec, err)
 	if err != nil {
@@ -86,7 +85,7 @@ func (m *Manager) Model(ctx context.Context, spec string) (ModelChoice, error) {
 // providers, or pi's own choice, still runs; notice then says the file's
 // error, as pi says it when it starts in a terminal.
 func (m *Manager) unresolved(eng choice, spec string, err error) (mod provider.Model, notice string, _ error) {
-	if eng.name != piengine.Name {
+	if !eng.desc.Caps.Models {
 		return provider.Model{}, "", err
 	}
 	mod, perr := piModel(m.opts.Host.Places.AgentDir, spec)

@@ -1,6 +1,8 @@
 package runtimes
 
-import "github.com/pi-tui/pi-tui/core/events"
+import (
+	"github.com/pi-tui/pi-tui/core/events"
+)
 
 // Plan mode (docs/adr/0058-plan-mode.md) is a session's mode, held here
 // for the manager's life: every program of the process showing the

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 )
 
 // /context in plan mode shows the section plan mode adds, and its whole
@@ -17,7 +17,7 @@ func TestInspectShowsThePlanSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Plan != "" || strings.Contains(in.System, agent.PlanPrompt) {
+	if in.Plan != "" || strings.Contains(in.System, entries.PlanPrompt) {
 		t.Fatalf("out of plan mode the inspection has the plan section: %q", in.Plan)
 	}
 	r.m.SetPlan(r.sid, true)
@@ -25,7 +25,7 @@ func TestInspectShowsThePlanSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Plan != agent.PlanPrompt || !strings.HasSuffix(in.System, agent.PlanPrompt+"\n") {
+	if in.Plan != entries.PlanPrompt || !strings.HasSuffix(in.System, entries.PlanPrompt+"\n") {
 		t.Fatalf("in plan mode the inspection lacks the plan section:\n%s", in.System)
 	}
 	if _, err := r.m.Prompt(ctx, r.sid, "", "Plan the change."); err != nil {

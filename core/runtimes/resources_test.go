@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
@@ -72,7 +71,9 @@ func TestSkillsAndSettingsReachTheRuntime(t *testing.T) {
 		}
 		return fakemodel.Reply{Text: req.LastToolResult}
 	}
-	r := newRig(t, script, func(o *Options) { o.Approve = func(context.Context, agent.Approval) (bool, error) { return true, nil } })
+	r := newRig(t, script, func(o *Options) {
+		o.Approve = func(context.Context, events.Approval) (bool, error) { return true, nil }
+	})
 	r.writeAgent("skills/pdf/SKILL.md", "---\ndescription: Fill PDF forms\n---\nUse pdftk.")
 	r.write(".pi/skills/deploy/SKILL.md", "---\ndescription: Deploy <prod>\n---\nRun make deploy.")
 	r.write(".pi/settings.json", `{"shellCommandPrefix": "export FROM_PROJECT=yes"}`)

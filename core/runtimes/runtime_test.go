@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
@@ -76,6 +78,9 @@ func newRigOpts(t testing.TB, script fakemodel.Script, tweak func(*Options)) *ri
 	if tweak != nil {
 		tweak(&opts)
 	}
+	if opts.Engines == nil {
+		opts.Engines = testEngines(pl, opts.Env)
+	}
 	r.m, err = New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +92,13 @@ func newRigOpts(t testing.TB, script fakemodel.Script, tweak func(*Options)) *ri
 	}
 	r.sid = s.ID()
 	return r
+}
+
+// testEngines are the engines the composition root registers
+// (host.DefaultEngines, which this package's tests cannot import), found
+// with env: the user's pi, then the built-in engine.
+func testEngines(pl paths.Places, env func(string) string) *engine.Registry {
+	return engine.NewRegistry(piengine.Describe(&piengine.Locator{Getenv: env, VersionsFile: filepath.Join(pl.DataDir, "pi-versions.json")}), agent.Describe())
 }
 
 func (r *rig) write(rel, body string) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/pi-tui/pi-tui/core/engine"
-	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/worktree"
 )
@@ -93,11 +92,12 @@ func (m *Manager) Branch(ctx context.Context, sessionID, entryID string) error {
 	m.mu.Unlock()
 	if rt != nil {
 		err := rt.Engine.Branch(ctx, entryID)
-		if !errors.Is(err, piengine.ErrBranchUnsupported) {
+		if !errors.Is(err, engine.ErrBranchUnsupported) {
 			return err
 		}
-		// pi cannot move its leaf over RPC: it ends, pi-tui moves the leaf
-		// in the file, and the next prompt launches pi on it.
+		// The engine cannot move its leaf in place (pi over RPC): it ends,
+		// pi-tui moves the leaf in the file, and the next prompt launches
+		// the engine on it.
 		if !m.Retire(sessionID, ReasonBranched) {
 			return engine.ErrBusy
 		}

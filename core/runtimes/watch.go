@@ -86,19 +86,19 @@ func (c *changes) touches(root, agentDir string, res *instructions.Resolver) boo
 	return false
 }
 
-// settle is how long after a write to the database whose check found
+// recheckAfter is how long after a write to the database whose check found
 // nothing the memory is checked once more. A commit's last write to the
 // WAL comes a moment before readers can see it (the WAL index is updated
 // after, in shared memory, which raises no file event), so the check a
-// write raises may come too early; the one after settle does not.
-const settle = 250 * time.Millisecond
+// write raises may come too early; the one after recheckAfter does not.
+const recheckAfter = 250 * time.Millisecond
 
 // watch takes the watcher's events until it is closed, a burst at a time
 // (what has arrived when one is taken), and retires the idle runtimes
 // they concern.
 func (m *Manager) watch(w *fsnotify.Watcher) {
 	defer m.watching.Done()
-	again := time.NewTimer(settle)
+	again := time.NewTimer(recheckAfter)
 	again.Stop()
 	defer again.Stop()
 	for {
@@ -131,7 +131,7 @@ func (m *Manager) watch(w *fsnotify.Watcher) {
 			}
 		}
 		if m.contextChanged(c) == 0 && c.memory && !settled {
-			again.Reset(settle)
+			again.Reset(recheckAfter)
 		}
 	}
 }

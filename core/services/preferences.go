@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/instructions"
@@ -48,23 +49,29 @@ type Preferences struct {
 	PermissionMode string
 	IdleTTL        time.Duration
 	// Engine is the runtime engine new runtimes use: EngineAuto (the
-	// user's pi when a supported one is found, else the built-in one),
-	// EnginePi or EngineBuiltin. PI_TUI_ENGINE and --engine override it.
+	// first registered engine that can run: the user's pi when a
+	// supported one is found, else the built-in one) or a registered
+	// engine's name (Options.Engines). PI_TUI_ENGINE and --engine override
+	// it.
 	Engine string
 	// MaxPiRuntimes bounds the pi processes alive at once (each costs
 	// about 120 MB); idle ones are retired first to make room.
 	MaxPiRuntimes int
 }
 
-// Engines (docs/adr/0047-engines-in-the-runtime-manager.md).
-const (
-	EngineAuto    = "auto"
-	EnginePi      = "pi"
-	EngineBuiltin = "builtin"
-)
+// EngineAuto is the engine setting that leaves the choice to the runtime
+// manager (docs/adr/0047-engines-in-the-runtime-manager.md); the other
+// settings are the registered engines' names (docs/adr/0083).
+const EngineAuto = "auto"
 
-// EngineChoices lists the engine settings in the order a picker shows them.
-var EngineChoices = []string{EngineAuto, EnginePi, EngineBuiltin}
+// EngineChoices lists the engine settings in the order a picker shows
+// them: auto, then the engines (a registry's names, in its order).
+func EngineChoices(engines []string) []string {
+	return append([]string{EngineAuto}, engines...)
+}
+
+// EngineChoices lists the engine settings these services take.
+func (s *Services) EngineChoices() []string { return EngineChoices(s.engines) }
 
 // DefaultMaxPiRuntimes is MaxPiRuntimes when none is stored; MaxPiRuntimesLimit
 // is the most SetMaxPiRuntimes takes.
@@ -94,7 +101,7 @@ func (s *Services) Preferences(ctx context.Context) (Preferences, error) {
 	if n, err := strconv.Atoi(kv["idleTTLSeconds"]); err == nil && n > 0 {
 		p.IdleTTL = time.Duration(n) * time.Second
 	}
-	if v, ok := kv["engine"]; ok && slices.Contains(EngineChoices, v) {
+	if v, ok := kv["engine"]; ok && slices.Contains(s.EngineChoices(), v) {
 		p.Engine = v
 	}
 	if n, err := strconv.Atoi(kv["maxPiRuntimes"]); err == nil && n >= 1 && n <= MaxPiRuntimesLimit {
@@ -119,10 +126,10 @@ func (s *Services) SetIdleTTL(ctx context.Context, ttl time.Duration) error {
 	return s.setPref(ctx, "idleTTLSeconds", strconv.Itoa(int(ttl/time.Second)))
 }
 
-// SetEngine stores the engine setting (auto, pi or builtin).
+// SetEngine stores the engine setting (auto or an engine's name).
 func (s *Services) SetEngine(ctx context.Context, engine string) error {
-	if !slices.Contains(EngineChoices, engine) {
-		return fmt.Errorf("unknown engine %q (auto, pi, builtin)", engine)
+	if choices := s.EngineChoices(); !slices.Contains(choices, engine) {
+		return fmt.Errorf("unknown engine %q (%s)", engine, strings.Join(choices, ", "))
 	}
 	return s.setPref(ctx, "engine", engine)
 }

@@ -47,7 +47,8 @@ func TestEnginePreferences(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	pl := paths.Places{AgentDir: filepath.Join(dir, "agent"), DataDir: filepath.Join(dir, "data"), Home: dir}
-	h, err := Open(ctx, pl, Options{})
+	engines := Options{Engines: []string{"pi", "builtin"}}
+	h, err := Open(ctx, pl, engines)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,19 +63,19 @@ func TestEnginePreferences(t *testing.T) {
 			t.Errorf("cap %d accepted", n)
 		}
 	}
-	if err := h.SetEngine(ctx, EngineBuiltin); err != nil {
+	if err := h.SetEngine(ctx, "builtin"); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.SetMaxPiRuntimes(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	h.Close()
-	h, err = Open(ctx, pl, Options{})
+	h, err = Open(ctx, pl, engines)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	if p, _ := h.Preferences(ctx); p.Engine != EngineBuiltin || p.MaxPiRuntimes != 2 {
+	if p, _ := h.Preferences(ctx); p.Engine != "builtin" || p.MaxPiRuntimes != 2 {
 		t.Errorf("after reopen = %+v", p)
 	}
 	// A value written by another program that pi-tui cannot read.

@@ -29,6 +29,10 @@ type Options struct {
 	// Env is the environment git runs with for worktree sessions (its
 	// PATH); nil means none is set.
 	Env func(string) string
+	// Engines names the engines the engine setting may choose besides
+	// auto, in the order a picker shows them (the composition root's
+	// registry, core/engine).
+	Engines []string
 }
 
 // Services are the host core's services. Every program of a process (a
@@ -59,7 +63,8 @@ type Services struct {
 	// and memory saves.
 	Events *events.Broker
 
-	st *store.Store
+	st      *store.Store
+	engines []string // Options.Engines
 }
 
 // Open opens the store in places.DataDir and builds the services over
@@ -81,6 +86,7 @@ func Open(ctx context.Context, places paths.Places, opts Options) (*Services, er
 		Approvals: approvals.New(st),
 		Events:    events.New(),
 		st:        st,
+		engines:   opts.Engines,
 	}
 	// Entries another writer appended, once read, are announced to every
 	// program showing the session.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/store"
 )
@@ -107,7 +108,7 @@ func draftOf(row store.SessionRow, rows []store.EntryRow, root string) (pisessio
 		last = r.ID
 		switch r.Type {
 		case TypeUser, TypeAssistant, TypeToolResult:
-			var sm stored
+			var sm entries.StoredMessage
 			if json.Unmarshal(r.Payload, &sm) != nil {
 				add(pisession.TypeCustom, r.ID, parent, pisession.Custom{CustomType: customPrefix + "unreadable", Data: json.RawMessage(r.Payload)})
 				continue
@@ -115,7 +116,7 @@ func draftOf(row store.SessionRow, rows []store.EntryRow, root string) (pisessio
 			add(pisession.TypeMessage, r.ID, parent, struct {
 				Message pisession.Message `json:"message"`
 			}{toPiMessage(r.Type, sm, ts)})
-			if r.Type == TypeToolResult && (sm.Path != "" || len(sm.Preflight) > 0 || sm.ToolMs != 0) {
+			if r.Type == TypeToolResult && (sm.Path != "" || sm.Preflight != nil || sm.ToolMs != 0) {
 				x := newID()
 				add(pisession.TypeCustom, x, r.ID, pisession.Custom{CustomType: customTool,
 					Data: mustJSON(toolExtras{ToolResultID: r.ID, Path: sm.Path, Preflight: sm.Preflight, ToolMs: sm.ToolMs})})

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pi-tui/pi-tui/core/entries"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/core/provider"
 )
@@ -27,29 +29,12 @@ const (
 	kindThinking = "thinking_level_change"
 )
 
-// stored mirrors agent.StoredMessage (the payload of user, assistant and
-// tool_result entries): the agent imports this package, not the other way
-// round, and the two must agree member for member.
-type stored struct {
-	Message    provider.Message `json:"message"`
-	Usage      *provider.Usage  `json:"usage,omitempty"`
-	StopReason string           `json:"stopReason,omitempty"`
-	Partial    bool             `json:"partial,omitempty"`
-	Error      string           `json:"error,omitempty"`
-	Model      string           `json:"model,omitempty"`
-	API        string           `json:"api,omitempty"`
-	Tool       string           `json:"tool,omitempty"`
-	Path       string           `json:"path,omitempty"`
-	Preflight  json.RawMessage  `json:"preflight,omitempty"`
-	ToolMs     float64          `json:"toolMs,omitempty"`
-}
-
 // toolExtras is the data of a customTool entry.
 type toolExtras struct {
-	ToolResultID string          `json:"toolResultId"`
-	Path         string          `json:"path,omitempty"`
-	Preflight    json.RawMessage `json:"preflight,omitempty"`
-	ToolMs       float64         `json:"toolMs,omitempty"`
+	ToolResultID string            `json:"toolResultId"`
+	Path         string            `json:"path,omitempty"`
+	Preflight    *events.Preflight `json:"preflight,omitempty"`
+	ToolMs       float64           `json:"toolMs,omitempty"`
 }
 
 // Stop reasons: pi's words and pi-tui's.
@@ -71,7 +56,7 @@ func apiOf(prov string) string {
 }
 
 // toPiMessage turns a stored pi-tui message into pi's message shape.
-func toPiMessage(typ string, sm stored, now time.Time) pisession.Message {
+func toPiMessage(typ string, sm entries.StoredMessage, now time.Time) pisession.Message {
 	m := pisession.Message{Timestamp: now.UnixMilli()}
 	switch typ {
 	case TypeUser:
@@ -140,7 +125,7 @@ func toPiMessage(typ string, sm stored, now time.Time) pisession.Message {
 
 // fromPiMessage turns a pi message entry into pi-tui's type and payload;
 // ok is false for roles pi-tui does not show as such.
-func fromPiMessage(m pisession.Message) (typ string, sm stored, ok bool) {
+func fromPiMessage(m pisession.Message) (typ string, sm entries.StoredMessage, ok bool) {
 	switch m.Role {
 	case pisession.RoleUser:
 		sm.Message = provider.Message{Role: provider.RoleUser, Parts: textParts(m.Content)}
@@ -204,7 +189,7 @@ func textParts(c pisession.Content) []provider.Part {
 // (custom_message, branch_summary, bashExecution…): it reaches the model
 // as the user message pi would send.
 func userEntry(id string, m pisession.Message) Entry {
-	raw, _ := json.Marshal(stored{Message: provider.Message{Role: provider.RoleUser, Parts: textParts(m.Content)}})
+	raw, _ := json.Marshal(entries.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: textParts(m.Content)}})
 	return Entry{ID: id, Type: TypeUser, src: &source{raw: raw}}
 }
 

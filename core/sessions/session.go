@@ -33,6 +33,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/store"
@@ -665,7 +666,7 @@ func (s *Session) Append(ctx context.Context, typ string, payload any) (Entry, e
 	var a pisession.Appended
 	switch typ {
 	case TypeUser, TypeAssistant, TypeToolResult:
-		var sm stored
+		var sm entries.StoredMessage
 		if err := json.Unmarshal(raw, &sm); err != nil {
 			return Entry{}, fmt.Errorf("add %s to session %s: the payload is not a message: %w", typ, s.ID(), err)
 		}
@@ -674,7 +675,7 @@ func (s *Session) Append(ctx context.Context, typ string, payload any) (Entry, e
 		if err != nil {
 			return Entry{}, err
 		}
-		if typ == TypeToolResult && (sm.Path != "" || len(sm.Preflight) > 0 || sm.ToolMs != 0) {
+		if typ == TypeToolResult && (sm.Path != "" || sm.Preflight != nil || sm.ToolMs != 0) {
 			x, xerr := s.pi.AppendCustom(ctx, customTool, toolExtras{ToolResultID: a.Entry.ID, Path: sm.Path, Preflight: sm.Preflight, ToolMs: sm.ToolMs})
 			s.arrived(x.Arrived)
 			if xerr != nil {

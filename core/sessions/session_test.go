@@ -7,10 +7,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pi-tui/pi-tui/core/entries"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/store"
@@ -42,8 +45,8 @@ func setup(t testing.TB, root string) env {
 	return env{st: st, m: NewManager(st, Config{AgentDir: agent}), agent: agent, root: root}
 }
 
-func msg(role provider.Role, parts ...provider.Part) stored {
-	return stored{Message: provider.Message{Role: role, Parts: parts}}
+func msg(role provider.Role, parts ...provider.Part) entries.StoredMessage {
+	return entries.StoredMessage{Message: provider.Message{Role: role, Parts: parts}}
 }
 
 func text(s string) provider.Part { return provider.Part{Type: provider.PartText, Text: s} }
@@ -95,7 +98,7 @@ func TestSessionIsAPiFileInPisFolder(t *testing.T) {
 	a.StopReason, a.Model, a.Usage = provider.StopToolUse, "anthropic/claude-x", &provider.Usage{InputTokens: 3, OutputTokens: 2}
 	mustAppend(t, s, TypeAssistant, a)
 	r := msg(provider.RoleTool, provider.Part{Type: provider.PartToolResult, ToolCallID: "c1", ToolName: "read", Text: "contents"})
-	r.Tool, r.Path, r.Preflight, r.ToolMs = "read", "x", json.RawMessage(`{"ms":1,"cache":"hit","fallback":"","labels":["AGENTS.md"]}`), 2.5
+	r.Tool, r.Path, r.Preflight, r.ToolMs = "read", "x", &events.Preflight{Ms: 1, Cache: "hit", Labels: []string{"AGENTS.md"}}, 2.5
 	tr := mustAppend(t, s, TypeToolResult, r)
 	mustAppend(t, s, TypeCustom, map[string]any{"kind": "subdir_context", "toolResultId": tr.ID})
 	mustAppend(t, s, TypeCustom, record{Kind: kindThinking, ThinkingLevel: "high"})
@@ -151,9 +154,9 @@ func TestSessionIsAPiFileInPisFolder(t *testing.T) {
 		t.Errorf("path = %s", got)
 	}
 	got, _ := o.Get(tr.ID)
-	var sm stored
+	var sm entries.StoredMessage
 	json.Unmarshal(got.Payload(), &sm)
-	if sm.Path != "x" || sm.ToolMs != 2.5 || !strings.Contains(string(sm.Preflight), "AGENTS.md") {
+	if sm.Path != "x" || sm.ToolMs != 2.5 || sm.Preflight == nil || !slices.Equal(sm.Preflight.Labels, []string{"AGENTS.md"}) {
 		t.Errorf("tool result extras lost: %s", got.Payload())
 	}
 	if got := types(o.Context()); got != "compaction user" || o.Title() != "My work" {
@@ -433,7 +436,7 @@ func TestUntranslatableLineIsSkippedLazily(t *testing.T) {
 	if types(path) != "user user user" {
 		t.Fatalf("path = %s", types(path))
 	}
-	var sm stored
+	var sm entries.StoredMessage
 	if err := json.Unmarshal(path[1].Payload(), &sm); err == nil {
 		t.Errorf("the unreadable line decodes as a message: %+v", sm)
 	}
@@ -523,7 +526,7 @@ func TestLeafNamesAShownEntry(t *testing.T) {
 	}
 	mustAppend(t, s, TypeAssistant, msg(provider.RoleAssistant, text("again")))
 	path := s.Path()
-	var sm stored
+	var sm entries.StoredMessage
 	json.Unmarshal(path[2].Payload(), &sm)
 	if types(path) != "user assistant tool_result assistant" || sm.Path != "a.go" {
 		t.Errorf("path %s; the result's path %q", types(path), sm.Path)
@@ -592,7 +595,7 @@ func TestExtrasSurviveAnEarlierRead(t *testing.T) {
 		_ = x.Payload()
 	}
 	<-done
-	var sm stored
+	var sm entries.StoredMessage
 	for _, x := range o.Entries() {
 		if x.ID == r.ID {
 			json.Unmarshal(x.Payload(), &sm)

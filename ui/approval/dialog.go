@@ -15,8 +15,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/approvals"
+	"github.com/pi-tui/pi-tui/core/confine"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
@@ -161,7 +162,7 @@ func (d *Dialog) subject() string {
 	if d.ask.req.Tool == approvals.ToolBash {
 		return d.ask.req.Command
 	}
-	if canon, err := agent.Confine(d.ask.root, d.ask.req.Path); err == nil {
+	if canon, err := confine.Path(d.ask.root, d.ask.req.Path); err == nil {
 		if rel, err := filepath.Rel(d.ask.root, canon); err == nil {
 			return filepath.ToSlash(rel)
 		}
@@ -224,14 +225,14 @@ func (d *Dialog) build(w int) {
 		// Another tool (an extension's, an MCP server's) is asked about
 		// by its arguments, in its schema's order: on one line as pi
 		// shows the call, then each whole.
-		args := agent.ToolArgs(d.ask.req.Args, d.ask.req.Params)
-		d.summary = strings.TrimSpace(common.VisibleLine(agent.ToolLabel(t)) + " " + agent.ArgsLine(args, 100))
+		args := entries.ToolArgs(d.ask.req.Args, d.ask.req.Params)
+		d.summary = strings.TrimSpace(common.VisibleLine(entries.ToolLabel(t)) + " " + entries.ArgsLine(args, 100))
 		if len(args) == 0 {
 			add("", 0, "(no arguments)", st.Dim.Render)
 		}
 		for _, a := range args {
 			key := common.VisibleLine(a.Key) + ": "
-			for _, l := range strings.Split(agent.ArgText(a.Value), "\n") {
+			for _, l := range strings.Split(entries.ArgText(a.Value), "\n") {
 				add(key, len([]rune(key)), strings.ReplaceAll(common.Visible(l), "\t", "    "), plain)
 				key = strings.Repeat(" ", len([]rune(key)))
 			}
@@ -312,7 +313,7 @@ func (d *Dialog) View(width, height int) string {
 
 	// The title wraps (a long project name is read whole); the answer
 	// keys and it always show.
-	title := st.DialogHead.Render(dialog.Wrap("Allow "+common.VisibleLine(agent.ToolLabel(d.ask.req.Tool))+"?"+" · "+common.VisibleLine(d.project), inner))
+	title := st.DialogHead.Render(dialog.Wrap("Allow "+common.VisibleLine(entries.ToolLabel(d.ask.req.Tool))+"?"+" · "+common.VisibleLine(d.project), inner))
 	holding := d.quiet.Holding()
 	var state string
 	if holding {
@@ -397,7 +398,7 @@ func (d *Dialog) View(width, height int) string {
 }
 
 func (d *Dialog) Title() string {
-	return "Allow " + common.VisibleLine(agent.ToolLabel(d.ask.req.Tool)) + "?"
+	return "Allow " + common.VisibleLine(entries.ToolLabel(d.ask.req.Tool)) + "?"
 }
 func (d *Dialog) Help() [][]key.Binding {
 	return [][]key.Binding{d.keys.answers, d.keys.scrolls}

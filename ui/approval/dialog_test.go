@@ -12,7 +12,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/internal/uitest"
@@ -24,7 +23,7 @@ import (
 // shown.
 func TestApprovalDialogFitsEveryHeight(t *testing.T) {
 	cmd := "ls -la" + strings.Repeat("\n", 80) + "touch X"
-	a := &Ask{req: agent.Approval{Tool: "bash", Command: cmd, Reason: "writes under .git/ can run code at the next git command"}}
+	a := &Ask{req: events.Approval{Tool: "bash", Command: cmd, Reason: "writes under .git/ can run code at the next git command"}}
 	for _, w := range []int{40, 60, 80, 120} {
 		for h := 6; h <= 40; h++ {
 			d := newDialog(uitest.UI(), a, "proj", nil)
@@ -67,7 +66,7 @@ func TestApprovalDialogHoldsThenAnswers(t *testing.T) {
 	ui := uitest.UI()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ui.Now = func() time.Time { return now }
-	a := &Ask{req: agent.Approval{Tool: "bash", Command: "touch X"}}
+	a := &Ask{req: events.Approval{Tool: "bash", Command: "touch X"}}
 	var got []bool
 	d := newDialog(ui, a, "proj", func(_ *Dialog, ans events.Answer) tea.Cmd {
 		got = append(got, ans.Allow)
@@ -109,7 +108,7 @@ func TestDiffShowsLineNumbersAndContext(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(root, "f.txt"), []byte(b.String()), 0o644)
 	args, _ := json.Marshal(map[string]string{"path": "f.txt", "oldText": "line 10\n", "newText": "ten\n"})
-	got := diffFor(root, agent.Approval{Tool: "edit", Path: "f.txt", Args: args}).String()
+	got := diffFor(root, events.Approval{Tool: "edit", Path: "f.txt", Args: args}).String()
 	want := "@@ -7,7 +7,7 @@\n" +
 		" 7  7 │   line 7\n 8  8 │   line 8\n 9  9 │   line 9\n" +
 		"10    │ - line 10\n   10 │ + ten\n" +
@@ -118,8 +117,8 @@ func TestDiffShowsLineNumbersAndContext(t *testing.T) {
 		t.Fatalf("edit diff:\n%s\nwant:\n%s", got, want)
 	}
 	// The dialog draws those rows, numbers and all.
-	d := newDialog(uitest.UI(), &Ask{root: root, req: agent.Approval{Tool: "edit", Path: "f.txt", Args: args},
-		diff: diffFor(root, agent.Approval{Tool: "edit", Path: "f.txt", Args: args})}, "proj", nil)
+	d := newDialog(uitest.UI(), &Ask{root: root, req: events.Approval{Tool: "edit", Path: "f.txt", Args: args},
+		diff: diffFor(root, events.Approval{Tool: "edit", Path: "f.txt", Args: args})}, "proj", nil)
 	view := ansi.Strip(d.View(80, 30))
 	for _, w := range []string{"1 line added, 1 removed", "10    │ - line 10", "   10 │ + ten", "13 13 │   line 13"} {
 		if !strings.Contains(view, w) {
@@ -136,7 +135,7 @@ func TestDiffShowsLineNumbersAndContext(t *testing.T) {
 func TestApprovalDialogWrapsAtWords(t *testing.T) {
 	cmd := "find . -name '*.go' -newer go.mod -exec gofmt -l {} + | sort | uniq | xargs -r grep -n TODO | head -n 40"
 	project := "a project with a name long enough to need a second line in the approval dialog title"
-	d := newDialog(uitest.UI(), &Ask{req: agent.Approval{Tool: "bash", Command: cmd}}, project, nil)
+	d := newDialog(uitest.UI(), &Ask{req: events.Approval{Tool: "bash", Command: cmd}}, project, nil)
 	view := ansi.Strip(d.View(80, 24))
 	var content []string
 	for _, l := range strings.Split(view, "\n") {

@@ -9,7 +9,9 @@ import (
 
 	udiff "github.com/aymanbagabas/go-udiff"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/confine"
+	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/piedit"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
@@ -143,9 +145,9 @@ func unified(old, new string) preview {
 // diffFor shows what a write or edit would change: every changed line,
 // as the user approves all of it, with three lines of context. It runs on
 // the bridge's goroutine (it reads the file), never in Update, and reads
-// through agent.ReadPreview: bounded, confined to the root, and never
+// through confine.ReadPreview: bounded, confined to the root, and never
 // blocking on a FIFO a hostile repository put where the file should be.
-func diffFor(root string, req agent.Approval) preview {
+func diffFor(root string, req events.Approval) preview {
 	var p preview
 	args := map[string]any{}
 	json.Unmarshal(req.Args, &args)
@@ -154,14 +156,14 @@ func diffFor(root string, req agent.Approval) preview {
 	default:
 		return p
 	}
-	path, err := agent.Confine(root, req.Path)
+	path, err := confine.Path(root, req.Path)
 	if err != nil {
 		p.note("(%v: the tool will refuse it)", err)
 		return p
 	}
 	// One open, through the root, with the type checked on it: no stat
 	// first (check-then-open), and never a wait on a FIFO.
-	old, err := agent.ReadPreview(root, path, previewLimit+1)
+	old, err := confine.ReadPreview(root, path, previewLimit+1)
 	var notRegular *fsutil.NotRegularError
 	if _, pi := args["edits"]; req.Tool == "edit" && pi {
 		return piEditDiff(req, old, err)
@@ -203,12 +205,12 @@ func diffFor(root string, req agent.Approval) preview {
 }
 
 // piEditDiff shows pi 1.6's edit (path, edits[]) as pi will apply it
-// (agent.ApplyPiEdits: every edit matched in the file as it is now): the
+// (piedit.Apply: every edit matched in the file as it is now): the
 // exact diff, or pi's own words for an edit it will refuse (not found,
 // not unique, overlapping, empty, no change), then each edit as given.
-func piEditDiff(req agent.Approval, old []byte, readErr error) preview {
+func piEditDiff(req events.Approval, old []byte, readErr error) preview {
 	var p preview
-	_, edits, err := agent.PiEditInput(req.Args)
+	_, edits, err := piedit.Input(req.Args)
 	var notRegular *fsutil.NotRegularError
 	switch {
 	case err != nil:
@@ -221,9 +223,9 @@ func piEditDiff(req agent.Approval, old []byte, readErr error) preview {
 	case len(old) > previewLimit:
 		p.note("(the file is over 1 MiB: not compared; the edits as given)")
 	default:
-		var res agent.PiEditResult
+		var res piedit.Result
 		// pi decodes the file as UTF-8, an invalid byte becoming U+FFFD.
-		if res, err = agent.ApplyPiEdits(string([]rune(string(old))), edits, req.Path); err == nil {
+		if res, err = piedit.Apply(string([]rune(string(old))), edits, req.Path); err == nil {
 			if len(edits) > 1 {
 				p.note("(%d edits, each matched in the file as it is now)", len(edits))
 			}

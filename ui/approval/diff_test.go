@@ -8,12 +8,12 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 )
 
-func writeArgs(path, content string) agent.Approval {
+func writeArgs(path, content string) events.Approval {
 	args, _ := json.Marshal(map[string]string{"path": path, "content": content})
-	return agent.Approval{Tool: "write", Path: path, Args: args}
+	return events.Approval{Tool: "write", Path: path, Args: args}
 }
 
 // TestDiffForReadsSafely: a write's diff is computed from a bounded,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/ui/internal/uitest"
 )
 
@@ -24,7 +24,7 @@ func TestPiEditApprovalShowsWhatPiDoes(t *testing.T) {
 			list = append(list, map[string]string{"oldText": edits[i], "newText": edits[i+1]})
 		}
 		args, _ := json.Marshal(map[string]any{"path": "f.go", "edits": list})
-		req := agent.Approval{Tool: "edit", Path: "f.go", Args: args}
+		req := events.Approval{Tool: "edit", Path: "f.go", Args: args}
 		return ansi.Strip(newDialog(uitest.UI(), &Ask{root: root, req: req, diff: diffFor(root, req)}, "proj", nil).View(80, 30))
 	}
 	v := view("c", "C", "a", "A")
@@ -44,7 +44,7 @@ func TestPiEditApprovalShowsWhatPiDoes(t *testing.T) {
 // An extension's tool is asked about by its arguments: the line pi shows,
 // in its schema's order, then each value whole.
 func TestExtensionToolApprovalShowsItsArguments(t *testing.T) {
-	req := agent.Approval{Tool: "stamp", Args: json.RawMessage(`{"note":"two\nlines","label":"v1"}`), Params: []string{"label", "note"}}
+	req := events.Approval{Tool: "stamp", Args: json.RawMessage(`{"note":"two\nlines","label":"v1"}`), Params: []string{"label", "note"}}
 	v := ansi.Strip(newDialog(uitest.UI(), &Ask{req: req}, "proj", nil).View(80, 30))
 	for _, w := range []string{`stamp label="v1" note="two\nlines"`, "label: v1", "note: two", "      lines"} {
 		if !strings.Contains(v, w) {
@@ -56,7 +56,7 @@ func TestExtensionToolApprovalShowsItsArguments(t *testing.T) {
 // An MCP server's tool names its server: the same tool name from two
 // servers is two different programs.
 func TestMCPToolApprovalNamesItsServer(t *testing.T) {
-	req := agent.Approval{Tool: "mcp__github__create_issue", Args: json.RawMessage(`{"title":"Bug"}`), Params: []string{"title"}}
+	req := events.Approval{Tool: "mcp__github__create_issue", Args: json.RawMessage(`{"title":"Bug"}`), Params: []string{"title"}}
 	d := newDialog(uitest.UI(), &Ask{req: req}, "proj", nil)
 	v := ansi.Strip(d.View(80, 30))
 	for _, w := range []string{"Allow create_issue (MCP server github)?", `create_issue (MCP server github) title="Bug"`} {

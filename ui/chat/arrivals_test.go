@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/provider"
@@ -36,7 +36,7 @@ func openWithArrival(t *testing.T, m *Model) openedMsg {
 	t.Helper()
 	ctx := context.Background()
 	s := realSession(t, m)
-	user := agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "hello"}}}}
+	user := entries.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "hello"}}}}
 	if _, err := s.Append(ctx, sessions.TypeUser, user); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func openWithArrival(t *testing.T, m *Model) openedMsg {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	reply := agent.StoredMessage{Message: provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{{Type: provider.PartText, Text: "written by the other one"}}}, StopReason: provider.StopEnd}
+	reply := entries.StoredMessage{Message: provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{{Type: provider.PartText, Text: "written by the other one"}}}, StopReason: provider.StopEnd}
 	if _, err := other.Append(ctx, sessions.TypeAssistant, reply); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/provider"
@@ -126,7 +126,7 @@ func BenchmarkOpen20000(b *testing.B) {
 		if i%2 == 1 {
 			typ, msg = "assistant", provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{{Type: provider.PartText, Text: fmt.Sprintf("answer %d with some words", i)}}}
 		}
-		if _, err := s.Append(ctx, typ, agent.StoredMessage{Message: msg}); err != nil {
+		if _, err := s.Append(ctx, typ, entries.StoredMessage{Message: msg}); err != nil {
 			b.Fatal(err)
 		}
 	}

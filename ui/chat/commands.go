@@ -75,7 +75,7 @@ func (m *Model) loadCommands() tea.Cmd {
 	}
 	rts, sid, ctx := m.d.Runtimes, m.sid, m.ctx
 	return func() tea.Msg {
-		if onPi(ctx, rts, sid) {
+		if engineHas(ctx, rts, sid, ownCommands) {
 			return piCommandsMsg(ctx, rts, sid)
 		}
 		set, err := rts.Commands(ctx, sid)
@@ -140,7 +140,7 @@ func (m *Model) restoreInput(text string) {
 func (m *Model) callCommand(text string) tea.Cmd {
 	rts, sid, ctx := m.d.Runtimes, m.sid, m.ctx
 	return func() tea.Msg {
-		if onPi(ctx, rts, sid) {
+		if engineHas(ctx, rts, sid, ownCommands) {
 			return piCommand(ctx, rts, sid, text)
 		}
 		out, err := rts.Expand(ctx, sid, text)

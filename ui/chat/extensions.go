@@ -305,12 +305,20 @@ func (m *Model) prewarm(sid string) tea.Cmd {
 }
 
 // engineText names the engine the open session's runtime runs on, as
-// its launch said: "pi 1.6.0", "builtin"; "" before one is known.
+// its launch said: "pi 1.6.0", "builtin"; "" before one is known. An
+// engine in pi-tui's own process (not a Process, core/engine) is named
+// alone: its version is pi-tui's.
 func (m *Model) engineText() string {
-	switch e, v := common.VisibleLine(m.rt.engine), common.VisibleLine(m.rt.engineVersion); {
+	e, v := common.VisibleLine(m.rt.engine), common.VisibleLine(m.rt.engineVersion)
+	if m.d.Runtimes != nil {
+		if d, ok := m.d.Runtimes.Engines().Get(m.rt.engine); ok && !d.Caps.Process {
+			v = ""
+		}
+	}
+	switch {
 	case e == "":
 		return ""
-	case e == "builtin" || v == "":
+	case v == "":
 		return e
 	default:
 		return e + " " + v

@@ -8,7 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
@@ -40,7 +40,7 @@ func store(t *testing.T, s *sessions.Session, typ, text string) {
 	if typ == sessions.TypeAssistant {
 		role = provider.RoleAssistant
 	}
-	msg := agent.StoredMessage{Message: provider.Message{Role: role, Parts: []provider.Part{{Type: provider.PartText, Text: text}}}, StopReason: provider.StopEnd}
+	msg := entries.StoredMessage{Message: provider.Message{Role: role, Parts: []provider.Part{{Type: provider.PartText, Text: text}}}, StopReason: provider.StopEnd}
 	if _, err := s.Append(context.Background(), typ, msg); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 )
@@ -20,7 +20,7 @@ func TestChatHeaderCallsTheSessionAsTheListDoes(t *testing.T) {
 	m.SetSize(60, 20)
 	s := realSession(t, m)
 	first := "fix the login bug " + strings.Repeat("and more ", 20) + "\nsecond line"
-	msg := agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: first}}}}
+	msg := entries.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: first}}}}
 	if _, err := s.Append(t.Context(), sessions.TypeUser, msg); err != nil {
 		t.Fatal(err)
 	}

@@ -10,26 +10,33 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/piengine"
+	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/skills"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
-// Sessions on the pi engine take their "/" menu, /model list and thinking
-// levels from their pi (runtimes.Manager.PiCommands, PiModels, PiThinking):
-// pi's extension commands, prompt templates and skills, merged with the
-// chat's own commands (which win on a name both have, saying so); every
-// model pi can run, its logins included; the levels pi offers for the
-// model it runs. A pi command is sent as typed, and pi runs or expands
-// it. Sessions on the built-in engine keep pi-tui's own lists.
+// Sessions on an engine with commands, models or thinking levels of its
+// own (engine.Capabilities: pi's) take their "/" menu, /model list and
+// thinking levels from it (runtimes.Manager.PiCommands, PiModels,
+// PiThinking): pi's extension commands, prompt templates and skills,
+// merged with the chat's own commands (which win on a name both have,
+// saying so); every model pi can run, its logins included; the levels pi
+// offers for the model it runs. A pi command is sent as typed, and pi
+// runs or expands it. Sessions on the built-in engine keep pi-tui's own
+// lists.
 
-// onPi reports whether the session runs (or would launch) on pi.
-func onPi(ctx context.Context, rts *runtimes.Manager, sid string) bool {
-	name, err := rts.EngineOf(ctx, sid)
-	return err == nil && name == piengine.Name
+// engineHas reports whether the engine the session runs on (or would
+// launch on) has the capability has picks.
+func engineHas(ctx context.Context, rts *runtimes.Manager, sid string, has func(engine.Capabilities) bool) bool {
+	d, err := rts.EngineOf(ctx, sid)
+	return err == nil && has(d.Caps)
 }
+
+func ownCommands(c engine.Capabilities) bool { return c.Commands }
+func ownModels(c engine.Capabilities) bool   { return c.Models }
+func ownThinking(c engine.Capabilities) bool { return c.Thinking }
 
 // piCommandsMsg is what loadCommands gives for a pi session.
 func piCommandsMsg(ctx context.Context, rts *runtimes.Manager, sid string) commandsMsg {

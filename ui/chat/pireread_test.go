@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/bridge"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/provider"
@@ -32,12 +32,12 @@ func piWritesToolTurn(t *testing.T, m *Model, id string) {
 		t.Fatal(err)
 	}
 	defer pi.Close()
-	call := agent.StoredMessage{Message: provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{
+	call := entries.StoredMessage{Message: provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{
 		{Type: provider.PartToolCall, ToolCallID: "c1", ToolName: "read", Arguments: json.RawMessage(`{"path":"sub/notes.txt"}`)}}}, StopReason: provider.StopToolUse}
-	result := agent.StoredMessage{Tool: "read", Message: provider.Message{Role: provider.RoleTool, Parts: []provider.Part{
+	result := entries.StoredMessage{Tool: "read", Message: provider.Message{Role: provider.RoleTool, Parts: []provider.Part{
 		{Type: provider.PartToolResult, ToolCallID: "c1", ToolName: "read", Text: "notes"}}}}
-	record := agent.DeliveryRecord{Kind: agent.CustomSubdirContext, ToolCallID: "c1", Labels: []string{"AGENTS.md", "sub/AGENTS.md"},
-		Delivered: []agent.Delivered{{Label: "sub/AGENTS.md", Path: "sub/AGENTS.md", Digest: "d", Bytes: 35, Via: "block"}}}
+	record := entries.DeliveryRecord{Kind: entries.CustomSubdirContext, ToolCallID: "c1", Labels: []string{"AGENTS.md", "sub/AGENTS.md"},
+		Delivered: []entries.Delivered{{Label: "sub/AGENTS.md", Path: "sub/AGENTS.md", Digest: "d", Bytes: 35, Via: "block"}}}
 	for _, e := range []struct {
 		typ string
 		v   any
@@ -64,7 +64,7 @@ func TestPiRereadKeepsToolDetails(t *testing.T) {
 	m := testModel(t)
 	ctx := context.Background()
 	s := realSession(t, m)
-	user := agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "please read sub/notes.txt"}}}}
+	user := entries.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "please read sub/notes.txt"}}}}
 	if _, err := s.Append(ctx, sessions.TypeUser, user); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/ui/common"
@@ -79,7 +79,7 @@ func (m *Model) runPlan(sid, plan string) tea.Cmd {
 		return nil // the session was left meanwhile
 	}
 	m.setPlan(false)
-	text := agent.PlanRunMessage(plan)
+	text := entries.PlanRunMessage(plan)
 	if m.inTurn() {
 		m.queue = append(m.queue, text)
 		return common.Notice("%s", noticeQueued)

@@ -6,7 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
@@ -38,7 +38,7 @@ func (m *Model) undoMemory() tea.Cmd {
 		// memory is already restored if this record cannot be written.
 		s, err := rts.Session(ctx, sid)
 		if err == nil {
-			_, err = s.Append(ctx, sessions.TypeCustom, agent.MemoryUndoneRecord{Kind: agent.CustomMemoryUndone, ToolCallID: callID})
+			_, err = s.Append(ctx, sessions.TypeCustom, entries.MemoryUndoneRecord{Kind: entries.CustomMemoryUndone, ToolCallID: callID})
 		}
 		if err != nil {
 			done.unrecorded = fmt.Errorf("the memory change was undone, but the session could not record it: %w", err)

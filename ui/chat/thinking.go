@@ -86,7 +86,7 @@ func (m *Model) describe() tea.Cmd {
 	agentDir, env, sid, spec := m.d.Host.Places.AgentDir, m.d.Env, m.sid, m.spec()
 	rts, ctx := m.d.Runtimes, m.ctx
 	return func() tea.Msg {
-		if onPi(ctx, rts, sid) {
+		if engineHas(ctx, rts, sid, ownThinking) {
 			d, err := piDescribe(ctx, rts, sid, spec)
 			return describedMsg{sid: sid, spec: spec, d: d, err: err}
 		}

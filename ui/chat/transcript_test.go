@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/provider"
@@ -17,7 +17,7 @@ import (
 )
 
 // storedEntry is an entry as a session file gives it back.
-func storedEntry(t *testing.T, id, parent, typ string, sm agent.StoredMessage) sessions.Entry {
+func storedEntry(t *testing.T, id, parent, typ string, sm entries.StoredMessage) sessions.Entry {
 	t.Helper()
 	b, err := json.Marshal(sm)
 	if err != nil {
@@ -33,15 +33,15 @@ func toolSession(t *testing.T) []sessions.Entry {
 		args, _ := json.Marshal(map[string]string{"command": cmd})
 		return provider.Part{Type: provider.PartToolCall, ToolCallID: id, ToolName: "bash", Arguments: args}
 	}
-	result := func(id, text string, isErr bool) agent.StoredMessage {
-		return agent.StoredMessage{Tool: "bash", ToolMs: 3000, Message: provider.Message{Role: provider.RoleTool,
+	result := func(id, text string, isErr bool) entries.StoredMessage {
+		return entries.StoredMessage{Tool: "bash", ToolMs: 3000, Message: provider.Message{Role: provider.RoleTool,
 			Parts: []provider.Part{{Type: provider.PartToolResult, ToolCallID: id, ToolName: "bash", Text: text, IsError: isErr}}}}
 	}
-	answer := func(parts ...provider.Part) agent.StoredMessage {
-		return agent.StoredMessage{Message: provider.Message{Role: provider.RoleAssistant, Parts: parts}}
+	answer := func(parts ...provider.Part) entries.StoredMessage {
+		return entries.StoredMessage{Message: provider.Message{Role: provider.RoleAssistant, Parts: parts}}
 	}
 	return []sessions.Entry{
-		storedEntry(t, "u1", "", sessions.TypeUser, agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "count"}}}}),
+		storedEntry(t, "u1", "", sessions.TypeUser, entries.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "count"}}}}),
 		storedEntry(t, "a1", "u1", sessions.TypeAssistant, answer(call("c1", "rm -rf build"), call("c2", "for i in 1 2 3; do echo $i; done"))),
 		storedEntry(t, "r1", "a1", sessions.TypeToolResult, result("c1", "The user denied this bash call.", true)),
 		storedEntry(t, "r2", "r1", sessions.TypeToolResult, result("c2", "1\n2\n3\n", false)),
@@ -104,7 +104,7 @@ func TestAttachedFilesShowAsACount(t *testing.T) {
 		t.Fatal(err)
 	}
 	sent, _ := filesearch.Attach(context.Background(), root, "see @AGENTS.md", filesearch.DefaultAttachLimits())
-	user := storedEntry(t, "u1", "", sessions.TypeUser, agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: sent}}}})
+	user := storedEntry(t, "u1", "", sessions.TypeUser, entries.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: sent}}}})
 
 	m := testModel(t)
 	m.SetSize(100, 30)

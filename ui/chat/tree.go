@@ -151,7 +151,7 @@ func (m *Model) modelPicker() tea.Cmd {
 	cur, _ := m.Effective()
 	rts, sid, ctx, pi := m.d.Runtimes, m.sid, m.ctx, m.piModelPicker()
 	return func() tea.Msg {
-		if onPi(ctx, rts, sid) {
+		if engineHas(ctx, rts, sid, ownModels) {
 			return pi(ctx)
 		}
 		reg := provider.Load(agentDir, env)

@@ -9,7 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/sessiontree"
@@ -37,12 +37,12 @@ func BenchmarkTreeSearch20000(b *testing.B) {
 		args, _ := json.Marshal(map[string]string{"command": fmt.Sprintf("go test ./pkg%d/... 2>&1 | tail -3", i)})
 		for _, e := range []struct {
 			typ string
-			sm  agent.StoredMessage
+			sm  entries.StoredMessage
 		}{
-			{sessions.TypeUser, agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: fmt.Sprintf("question %d", i)}}}}},
-			{sessions.TypeAssistant, agent.StoredMessage{Message: provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{{Type: provider.PartToolCall, ToolCallID: fmt.Sprint("c", i), ToolName: "bash", Arguments: args}}}}},
-			{sessions.TypeToolResult, agent.StoredMessage{Tool: "bash", Message: provider.Message{Role: provider.RoleTool, Parts: []provider.Part{{Type: provider.PartToolResult, ToolCallID: fmt.Sprint("c", i), ToolName: "bash", Text: "ok  \tpkg\t0.5s\n"}}}}},
-			{sessions.TypeAssistant, agent.StoredMessage{Message: provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{{Type: provider.PartText, Text: fmt.Sprintf("answer %d with some words", i)}}}}},
+			{sessions.TypeUser, entries.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: fmt.Sprintf("question %d", i)}}}}},
+			{sessions.TypeAssistant, entries.StoredMessage{Message: provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{{Type: provider.PartToolCall, ToolCallID: fmt.Sprint("c", i), ToolName: "bash", Arguments: args}}}}},
+			{sessions.TypeToolResult, entries.StoredMessage{Tool: "bash", Message: provider.Message{Role: provider.RoleTool, Parts: []provider.Part{{Type: provider.PartToolResult, ToolCallID: fmt.Sprint("c", i), ToolName: "bash", Text: "ok  \tpkg\t0.5s\n"}}}}},
+			{sessions.TypeAssistant, entries.StoredMessage{Message: provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{{Type: provider.PartText, Text: fmt.Sprintf("answer %d with some words", i)}}}}},
 		} {
 			if _, err := s.Append(ctx, e.typ, e.sm); err != nil {
 				b.Fatal(err)

@@ -9,7 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
@@ -22,21 +22,21 @@ func TestBranchNoticeSaysWhatToDo(t *testing.T) {
 	m := testModel(t)
 	ctx := context.Background()
 	s := realSession(t, m)
-	var entries []sessions.Entry
+	var path []sessions.Entry
 	for _, c := range []struct {
 		typ  string
 		role provider.Role
 		text string
 	}{{sessions.TypeUser, provider.RoleUser, "first question"}, {sessions.TypeAssistant, provider.RoleAssistant, "first answer"},
 		{sessions.TypeUser, provider.RoleUser, "second question"}, {sessions.TypeAssistant, provider.RoleAssistant, "second answer"}} {
-		if _, err := s.Append(ctx, c.typ, agent.StoredMessage{Message: provider.Message{Role: c.role, Parts: []provider.Part{{Type: provider.PartText, Text: c.text}}}}); err != nil {
+		if _, err := s.Append(ctx, c.typ, entries.StoredMessage{Message: provider.Message{Role: c.role, Parts: []provider.Part{{Type: provider.PartText, Text: c.text}}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	m.Update(m.Open(s.ID())())
-	entries = s.Path()
-	if len(entries) != 4 {
-		t.Fatalf("the session has %d entries", len(entries))
+	path = s.Path()
+	if len(path) != 4 {
+		t.Fatalf("the session has %d entries", len(path))
 	}
 	notice := func(cmd func() any) string {
 		t.Helper()
@@ -62,12 +62,12 @@ func TestBranchNoticeSaysWhatToDo(t *testing.T) {
 		return n.Text
 	}
 	// From the first answer: nothing to edit.
-	got := notice(func() any { return m.branchTo(entries[1])() })
+	got := notice(func() any { return m.branchTo(path[1])() })
 	if m.input.Value() != "" || got != "branched: the old branch is kept; your next message continues from this entry" {
 		t.Errorf("from an answer: input %q, notice %q", m.input.Value(), got)
 	}
 	// From the second question: it is back in the input to edit.
-	got = notice(func() any { return m.branchTo(entries[2])() })
+	got = notice(func() any { return m.branchTo(path[2])() })
 	if m.input.Value() != "second question" || got != "branched: the old branch is kept; edit the message and press enter" {
 		t.Errorf("from a question: input %q, notice %q", m.input.Value(), got)
 	}
@@ -167,13 +167,13 @@ func TestBranchHoldsWhenTheViewRereads(t *testing.T) {
 		text string
 	}{{sessions.TypeUser, provider.RoleUser, "first question"}, {sessions.TypeAssistant, provider.RoleAssistant, "first answer"},
 		{sessions.TypeUser, provider.RoleUser, "second question"}, {sessions.TypeAssistant, provider.RoleAssistant, "second answer"}} {
-		if _, err := s.Append(ctx, c.typ, agent.StoredMessage{Message: provider.Message{Role: c.role, Parts: []provider.Part{{Type: provider.PartText, Text: c.text}}}}); err != nil {
+		if _, err := s.Append(ctx, c.typ, entries.StoredMessage{Message: provider.Message{Role: c.role, Parts: []provider.Part{{Type: provider.PartText, Text: c.text}}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	m.Update(m.Open(s.ID())())
-	entries := s.Path()
-	m.Update(m.branchTo(entries[1])())
+	path := s.Path()
+	m.Update(m.branchTo(path[1])())
 	if v := m.View(); strings.Contains(v, "second answer") || !strings.Contains(v, "first answer") {
 		t.Fatalf("branched:\n%s", v)
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/ui/internal/uitest"
 )
@@ -16,7 +16,7 @@ func TestInspectorListsThePlanSection(t *testing.T) {
 	if strings.Contains(off, "plan mode") {
 		t.Errorf("a plan-mode row out of plan mode:\n%s", off)
 	}
-	on := New(uitest.UI(), runtimes.Inspection{Model: "fake/m1", Plan: agent.PlanPrompt}).View(100, 30)
+	on := New(uitest.UI(), runtimes.Inspection{Model: "fake/m1", Plan: entries.PlanPrompt}).View(100, 30)
 	if !strings.Contains(on, "plan mode") || !strings.Contains(on, "bytes") {
 		t.Errorf("no plan-mode row in plan mode:\n%s", on)
 	}

@@ -18,7 +18,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/pi-tui/pi-tui/core/piengine"
+	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/providers"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
@@ -32,8 +32,9 @@ type Deps struct {
 	// Exec runs pi in the terminal (nil: tea.ExecProcess); over SSH the
 	// server supplies one.
 	Exec func(cmd *exec.Cmd, done func(error) tea.Msg) tea.Cmd
-	// Locator finds pi; nil makes one from Env.
-	Locator *piengine.Locator
+	// Locate finds pi: the Locate of the host's engine that keeps the
+	// logins (core/engine); nil: there is none, and the page says so.
+	Locate func(context.Context) (engine.Found, error)
 	// PiEnv is pi's environment (nil: this process's).
 	PiEnv []string
 	// Project is the project the program is about, whose .pi/mcp.json
@@ -102,9 +103,6 @@ func New(d Deps) *Page {
 	if d.Env == nil {
 		d.Env = func(string) string { return "" }
 	}
-	if d.Locator == nil {
-		d.Locator = &piengine.Locator{Getenv: d.Env}
-	}
 	return &Page{d: d, keys: newKeys(), noBrowser: providers.NoBrowserByDefault(d.Env)}
 }
 
@@ -133,7 +131,7 @@ func (p *Page) load() tea.Cmd {
 	p.busy = "reading the providers (asking pi)…"
 	n, d, ctx := p.loads, p.d, p.d.UI.Ctx
 	return func() tea.Msg {
-		pi, problem := providers.FindPi(ctx, d.Locator, d.AgentDir)
+		pi, problem := providers.FindPi(ctx, d.Locate, d.AgentDir)
 		if pi != nil {
 			pi.Env = d.PiEnv
 		}

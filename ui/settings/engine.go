@@ -4,28 +4,26 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
-// The Engine rows: which engine runs the sessions (auto, pi, builtin),
-// with the pi that was found or why none can be used, and how many pi
-// processes may live at once.
+// The Engine rows: which engine runs the sessions (auto or one of the
+// host's engines, core/engine), with the program each engine runs that
+// was found (pi, with its version) or why none can be used, and how many
+// pi processes may live at once. The engines and how to find their
+// programs come from the host's registry; the rows never name one.
 
-// The engines the Engine row cycles through, as the core names them.
-const (
-	EngineAuto    = services.EngineAuto
-	EnginePi      = services.EnginePi
-	EngineBuiltin = services.EngineBuiltin
-)
-
-var engineChoices = services.EngineChoices
+// EngineAuto is the Engine row's setting that leaves the choice to the
+// runtimes, as the core names it.
+const EngineAuto = services.EngineAuto
 
 // piCapChoices are the caps the Live pi runtimes row cycles through.
 var piCapChoices = []int{1, 2, 4, 8, 16}
@@ -52,6 +50,15 @@ func engineOf(h *host.Host) EngineSettings {
 	return nil
 }
 
+// enginesOf is the host's registry of engines (an empty one without a
+// host).
+func enginesOf(h *host.Host) *engine.Registry {
+	if h == nil || h.Engines == nil {
+		return engine.NewRegistry()
+	}
+	return h.Engines
+}
+
 // SetEngineSettings replaces where the Engine rows read and write the
 // preference.
 func (m *Model) SetEngineSettings(e EngineSettings) { m.engine = e }
@@ -64,31 +71,46 @@ type engineState struct {
 	err    string
 }
 
-// piFound is what looking for pi found.
-type piFound struct {
+// look is what looking for one engine's program found.
+type look struct {
+	d     engine.Descriptor
+	found engine.Found
+	err   error
+}
+
+// looks is what the last look for the engines' programs found, in the
+// registry's order (the engines that have a program to find).
+type looks struct {
 	done bool
-	pi   piengine.Pi
-	err  error
+	list []look
 }
 
-// piFoundMsg is what look number n (Model.finds) found.
-type piFoundMsg struct {
+// looksMsg is what look number n (Model.finds) found.
+type looksMsg struct {
 	n     int
-	found piFound
+	found looks
 }
 
-// findPi looks for pi (PI_TUI_PI, else pi on PATH) and asks its version,
-// off the update loop: it runs `pi --version` the first time a given
+// findPrograms looks for the program of each engine that runs one (pi:
+// PI_TUI_PI, else pi on PATH) and asks its version, off the update loop:
+// the host's locator runs `pi --version` the first time a given
 // executable is seen.
-func (m *Model) findPi() tea.Cmd {
+func (m *Model) findPrograms() tea.Cmd {
 	m.finds++
-	n, loc, ctx := m.finds, m.locator, m.st.Ctx
+	n, engines, ctx := m.finds, m.engines, m.st.Ctx
 	return func() tea.Msg {
-		p, err := loc.Find(ctx)
+		out := looks{done: true}
+		for _, d := range engines.All() {
+			if d.Locate == nil {
+				continue
+			}
+			f, err := d.Locate(ctx)
+			out.list = append(out.list, look{d: d, found: f, err: err})
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
-		return piFoundMsg{n: n, found: piFound{done: true, pi: p, err: err}}
+		return looksMsg{n: n, found: out}
 	}
 }
 
@@ -106,37 +128,76 @@ func loadEngine(ctx context.Context, e EngineSettings) engineState {
 }
 
 // engineText is the Engine row's value: the engine chosen and what it
-// means now, the pi found or, whole where the width allows, why pi cannot
-// be used.
+// means now, the program found or, whole where the width allows, why
+// the engine cannot run.
 func (m *Model) engineText() string {
-	s, found := m.state.engine, m.pi
-	usable := found.done && found.err == nil
-	var pi string
-	switch {
-	case usable:
-		pi = "pi " + common.VisibleLine(found.pi.Version) + " (" + common.VisibleLine(paths.Tilde(found.pi.Path, m.host.Places.Home)) + ")"
-	case found.done:
-		pi = common.VisibleLine(tildeText(found.err.Error(), m.host.Places.Home))
-	}
-	engine := s.engine
+	s := m.state.engine
+	chosen := s.engine
 	if !s.have {
-		engine = EngineAuto
+		chosen = EngineAuto
 	}
-	switch {
-	case !found.done:
-		return engine + " — looking for pi…"
-	case engine == EnginePi && !usable:
-		return "pi — sessions cannot start: " + pi
-	case engine == EnginePi:
-		return "pi — runs " + pi
-	case engine == EngineBuiltin && usable:
-		return "builtin — pi-tui's own engine; " + pi + " is not used"
-	case engine == EngineBuiltin:
-		return "builtin — pi-tui's own engine"
-	case usable:
-		return "auto — runs " + pi
+	if !m.found.done {
+		var names []string
+		for _, d := range m.engines.All() {
+			if d.Locate != nil {
+				names = append(names, d.Name)
+			}
+		}
+		if len(names) > 0 {
+			return chosen + " — looking for " + strings.Join(names, ", ") + "…"
+		}
 	}
-	return "auto — runs the built-in engine: " + pi
+	lookOf := func(d engine.Descriptor) (look, bool) {
+		for _, l := range m.found.list {
+			if l.d.Name == d.Name {
+				return l, true
+			}
+		}
+		return look{}, false
+	}
+	if chosen == EngineAuto {
+		var passed []string
+		for _, d := range m.engines.All() {
+			l, ok := lookOf(d)
+			switch {
+			case d.Locate == nil && len(passed) > 0:
+				return "auto — runs the " + d.Title + " engine: " + strings.Join(passed, "; ")
+			case d.Locate == nil:
+				return "auto — runs the " + d.Title + " engine"
+			case ok && l.err == nil:
+				return "auto — runs " + m.programText(l)
+			case ok:
+				passed = append(passed, m.programText(l))
+			}
+		}
+		return chosen
+	}
+	d, ok := m.engines.Get(chosen)
+	if !ok {
+		return chosen
+	}
+	if l, ok := lookOf(d); ok {
+		if l.err != nil {
+			return chosen + " — sessions cannot start: " + m.programText(l)
+		}
+		return chosen + " — runs " + m.programText(l)
+	}
+	text := chosen + " — " + d.About
+	for _, l := range m.found.list {
+		if l.err == nil {
+			text += "; " + m.programText(l) + " is not used"
+		}
+	}
+	return text
+}
+
+// programText names the program a look found, "pi 1.6.0 (~/bin/pi)",
+// or says why there is none.
+func (m *Model) programText(l look) string {
+	if l.err != nil {
+		return common.VisibleLine(tildeText(l.err.Error(), m.host.Places.Home))
+	}
+	return l.d.Name + " " + common.VisibleLine(l.found.Version) + " (" + common.VisibleLine(paths.Tilde(l.found.Path, m.host.Places.Home)) + ")"
 }
 
 // piCapText is the Live pi runtimes row's value.
@@ -164,7 +225,7 @@ func (m *Model) nextEngine() tea.Cmd {
 	if m.engine == nil {
 		return common.Failure(fmt.Errorf("this build of pi-tui cannot change the engine"))
 	}
-	next, e, ctx := after(engineChoices, m.state.engine.engine), m.engine, m.st.Ctx
+	next, e, ctx := after(services.EngineChoices(m.engines.Names()), m.state.engine.engine), m.engine, m.st.Ctx
 	return func() tea.Msg {
 		return savedMsg{notice: "engine: " + next + " (sessions launched from now on)", err: e.SetEngine(ctx, next)}
 	}

@@ -28,7 +28,9 @@ func TestAnOlderLoadDoesNotReplaceANewerOne(t *testing.T) {
 	home := t.TempDir()
 	pl := paths.Places{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), DataDir: filepath.Join(home, "data")}
 	ctx := context.Background()
-	h, err := host.Open(ctx, pl, host.Options{})
+	// The host's engines find pi with the host's environment.
+	env := map[string]string{}
+	h, err := host.Open(ctx, pl, host.Options{Env: func(k string) string { return env[k] }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,19 +46,18 @@ func TestAnOlderLoadDoesNotReplaceANewerOne(t *testing.T) {
 	if err := os.WriteFile(pi, []byte("#!/bin/sh\necho 1.6.0\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{}
 	m := New(h, common.NewUI(common.NewStyles(lipgloss.NewRenderer(io.Discard))), func(k string) string { return env[k] }, nil)
 	m.SetSize(140, 80)
 	screen := func() string { return ansi.Strip(m.View()) }
 
 	// The older load and look run first: no rule yet, no pi.
-	olderLoad, olderFind := m.load(), m.findPi()
+	olderLoad, olderFind := m.load(), m.findPrograms()
 	oldRules, oldPi := olderLoad(), olderFind()
 	if err := h.Approvals.Add(ctx, root, approvals.Rule{Tool: "bash", Pattern: "go vet *"}); err != nil {
 		t.Fatal(err)
 	}
 	env["PI_TUI_PI"] = pi
-	newRules, newPi := m.load()(), m.findPi()()
+	newRules, newPi := m.load()(), m.findPrograms()()
 
 	for _, msg := range []tea.Msg{newRules, newPi} {
 		m.Update(msg)

@@ -24,10 +24,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/approvals"
+	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtimes"
@@ -79,16 +79,17 @@ type Model struct {
 	// drawn: loads run at once (each time the tab is shown, after a save,
 	// when a project changes) and end in any order, so a result older
 	// than the one drawn is dropped; it read the files and the store
-	// before the newer one did. finds and piShown do the same for the
-	// looks for pi.
-	loads, shown   int
-	finds, piShown int
+	// before the newer one did. finds and foundShown do the same for the
+	// looks for the engines' programs.
+	loads, shown      int
+	finds, foundShown int
 
-	// engine keeps the engine preference; locator finds pi and
-	// remembers its version; pi is what it found.
+	// engine keeps the engine preference; engines are the host's
+	// (core/engine), whose Locate finds the programs they run (pi) and
+	// remembers their versions; found is what the last look found.
 	engine  EngineSettings
-	locator *piengine.Locator
-	pi      piFound
+	engines *engine.Registry
+	found   looks
 
 	width, height int
 }
@@ -163,6 +164,9 @@ type state struct {
 // New returns the Settings tab. editGlobal opens the global AGENTS.md
 // editor; env looks up environment variables (API keys).
 func New(h *host.Host, st *common.UI, env func(string) string, editGlobal func() tea.Cmd) *Model {
+	if env == nil {
+		env = func(string) string { return "" }
+	}
 	m := &Model{host: h, st: st, env: env, editGlobal: editGlobal, keys: keys{
 		Nav:       list.DefaultKeyMap(),
 		Enter:     key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "change or open a setting; the rest is there to read")),
@@ -170,10 +174,7 @@ func New(h *host.Host, st *common.UI, env func(string) string, editGlobal func()
 		Delete:    key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "delete the approval rule")),
 		Providers: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "providers: log in, add an endpoint, MCP servers")),
 	}}
-	if env == nil {
-		env = func(string) string { return "" }
-	}
-	m.engine, m.locator = engineOf(h), &piengine.Locator{Getenv: env}
+	m.engine, m.engines = engineOf(h), enginesOf(h)
 	m.lines = list.New[line](m.keys.Nav)
 	m.lines.Selectable = line.selectable
 	// A line wraps rather than being cut: it takes the lines it draws in.
@@ -193,7 +194,7 @@ type savedMsg struct {
 }
 
 // Init reads the settings and looks for pi.
-func (m *Model) Init() tea.Cmd { return tea.Batch(m.load(), m.findPi()) }
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.load(), m.findPrograms()) }
 
 func (m *Model) load() tea.Cmd {
 	m.loads++
@@ -341,12 +342,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return tea.Batch(common.Failure(msg.err), m.load())
 		}
 		return tea.Batch(common.Notice("%s", msg.notice), m.load())
-	case piFoundMsg:
-		if msg.n < m.piShown {
+	case looksMsg:
+		if msg.n < m.foundShown {
 			return nil
 		}
-		m.piShown = msg.n
-		m.pi = msg.found
+		m.foundShown = msg.n
+		m.found = msg.found
 		if m.loaded {
 			m.lines.SetItems(m.layout())
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
@@ -167,7 +167,7 @@ func callFor(te sessions.TreeEntry, id string, byID func(string) (sessions.TreeE
 
 // callsText names the calls an answer made, as pi's tree names a call.
 func callsText(e sessions.Entry) string {
-	var sm agent.StoredMessage
+	var sm entries.StoredMessage
 	json.Unmarshal(e.Payload(), &sm)
 	var out []string
 	for _, p := range sm.Message.Parts {
@@ -253,7 +253,7 @@ func resultText(it *item) string {
 	if it.status != "error" {
 		return "✓ " + firstLine(strings.TrimSpace(it.result))
 	}
-	if reason, denied := agent.DeniedReason(it.tool, it.result); denied {
+	if reason, denied := entries.DeniedReason(it.tool, it.result); denied {
 		if reason == "" {
 			return "✗ denied"
 		}

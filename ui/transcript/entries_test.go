@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 )
@@ -15,15 +15,15 @@ import (
 // arguments come from the answer above its result; controls and line
 // breaks are shown as text.
 func TestTreeTextNamesCallsAsPiDoes(t *testing.T) {
-	stored := func(id, parent, typ string, sm agent.StoredMessage) sessions.TreeEntry {
+	stored := func(id, parent, typ string, sm entries.StoredMessage) sessions.TreeEntry {
 		b, _ := json.Marshal(sm)
 		return sessions.TreeEntry{Entry: sessions.NewEntry(id, parent, typ, b), Parent: parent}
 	}
 	call := func(id, tool, args string) provider.Part {
 		return provider.Part{Type: provider.PartToolCall, ToolCallID: id, ToolName: tool, Arguments: json.RawMessage(args)}
 	}
-	result := func(id, tool, text string, isErr bool) agent.StoredMessage {
-		return agent.StoredMessage{Tool: tool, Message: provider.Message{Role: provider.RoleTool,
+	result := func(id, tool, text string, isErr bool) entries.StoredMessage {
+		return entries.StoredMessage{Tool: tool, Message: provider.Message{Role: provider.RoleTool,
 			Parts: []provider.Part{{Type: provider.PartToolResult, ToolCallID: id, ToolName: tool, Text: text, IsError: isErr}}}}
 	}
 	calls := []struct{ tool, args, result, want string }{
@@ -35,15 +35,15 @@ func TestTreeTextNamesCallsAsPiDoes(t *testing.T) {
 		{"deploy", `{"target":"staging"}`, "Error: refused\nmore", `[deploy: {"target":"staging"}] ✗ Error: refused`},
 		{"bash", `{"command":"exit 3"}`, "Error: out\n\nCommand exited with code 3", "[bash: exit 3] ✗ Command exited with code 3"},
 		{"bash", `{"command":"exit 4"}`, "Error: out\n[Exit status 4.]", "[bash: exit 4] ✗ [Exit status 4.]"},
-		{"bash", `{"command":"echo oops"}`, "Error: " + agent.PlanRefusal("bash"), "[bash: echo oops] ✗ Error: Refused: plan mode is on, and only tools that read run while planning (read, grep, find, ls, and tools marked read-only), so this bash call did not run and nothing changed."},
+		{"bash", `{"command":"echo oops"}`, "Error: " + entries.PlanRefusal("bash"), "[bash: echo oops] ✗ Error: Refused: plan mode is on, and only tools that read run while planning (read, grep, find, ls, and tools marked read-only), so this bash call did not run and nothing changed."},
 	}
 	var parts []provider.Part
 	for i, c := range calls {
 		parts = append(parts, call(string(rune('a'+i)), c.tool, c.args))
 	}
 	tree := []sessions.TreeEntry{
-		stored("u", "", sessions.TypeUser, agent.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "go"}}}}),
-		stored("a", "u", sessions.TypeAssistant, agent.StoredMessage{Message: provider.Message{Role: provider.RoleAssistant, Parts: parts}}),
+		stored("u", "", sessions.TypeUser, entries.StoredMessage{Message: provider.Message{Role: provider.RoleUser, Parts: []provider.Part{{Type: provider.PartText, Text: "go"}}}}),
+		stored("a", "u", sessions.TypeAssistant, entries.StoredMessage{Message: provider.Message{Role: provider.RoleAssistant, Parts: parts}}),
 	}
 	parent := "a"
 	for i, c := range calls {

@@ -1,6 +1,9 @@
 package transcript
 
-import "github.com/pi-tui/pi-tui/core/agent"
+import (
+	"github.com/pi-tui/pi-tui/core/entries"
+	"github.com/pi-tui/pi-tui/core/events"
+)
 
 // What a stored tool result's entry does not hold. pi stores its tool
 // results as its own messages: no time, no preflight, and the delivery
@@ -23,7 +26,7 @@ type known struct {
 	ended map[string]*endedCall
 	// byCall are delivery records that name their call only (the pi
 	// bridge's).
-	byCall map[string]*agent.DeliveryRecord
+	byCall map[string]*entries.DeliveryRecord
 }
 
 // fill completes a decoded tool item: what its entry lacks comes from its
@@ -60,13 +63,13 @@ func (k *known) fill(it *item) {
 // deliveryOf is what a stored delivery record says of a result's
 // instructions, nil when it delivered and deferred nothing (a record of a
 // changed chain alone, whose call showed no instructions when it ran).
-func deliveryOf(r *agent.DeliveryRecord) *agent.DeliveryInfo {
+func deliveryOf(r *entries.DeliveryRecord) *events.Delivery {
 	if len(r.Delivered) == 0 && len(r.Deferred) == 0 {
 		return nil
 	}
-	d := &agent.DeliveryInfo{Chain: r.Labels, Deferred: r.Deferred}
+	d := &events.Delivery{Chain: r.Labels, Deferred: r.Deferred}
 	for _, f := range r.Delivered {
-		d.Delivered = append(d.Delivered, agent.DeliveredFile{Label: f.Label, Bytes: f.Bytes, Truncated: f.Truncated, Via: f.Via})
+		d.Delivered = append(d.Delivered, events.DeliveredFile{Label: f.Label, Bytes: f.Bytes, Truncated: f.Truncated, Via: f.Via})
 	}
 	return d
 }

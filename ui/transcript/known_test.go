@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
@@ -21,7 +21,7 @@ func TestRereadKeepsALiveChangeUndone(t *testing.T) {
 	m.ToolStart("c1", "remember", `{"content":"a note"}`)
 	m.ToolEnd(Result{CallID: "c1", Tool: "remember", Text: "Saved", Change: &memory.Change{Action: memory.ActionAdd, After: &e, Bytes: 6}})
 	m.MarkUndone("c1")
-	raw, _ := json.Marshal(agent.StoredMessage{Tool: "remember", Message: provider.Message{Role: provider.RoleTool,
+	raw, _ := json.Marshal(entries.StoredMessage{Tool: "remember", Message: provider.Message{Role: provider.RoleTool,
 		Parts: []provider.Part{{Type: provider.PartToolResult, ToolCallID: "c1", ToolName: "remember", Text: "Saved"}}}})
 	m.Reread([]sessions.Entry{sessions.NewEntry("r1", "", sessions.TypeToolResult, raw)})
 	if v := m.View(10); !strings.Contains(v, "memory: ") || !strings.Contains(v, "· undone") {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
@@ -19,24 +19,24 @@ import (
 // linkChanges gives stored remember results their change records, and
 // marks those the user undid, so a reopened session shows its changes and
 // can undo them.
-func linkChanges(entries []sessions.Entry, items []*item) {
-	var changes map[string]agent.MemoryChangeRecord
+func linkChanges(es []sessions.Entry, items []*item) {
+	var changes map[string]entries.MemoryChangeRecord
 	undone := map[string]bool{}
-	for i := range entries {
-		if entries[i].Type != sessions.TypeCustom || !strings.Contains(string(entries[i].Payload()), agent.CustomMemoryChange) {
+	for i := range es {
+		if es[i].Type != sessions.TypeCustom || !strings.Contains(string(es[i].Payload()), entries.CustomMemoryChange) {
 			continue
 		}
-		var r agent.MemoryChangeRecord
-		if json.Unmarshal(entries[i].Payload(), &r) != nil {
+		var r entries.MemoryChangeRecord
+		if json.Unmarshal(es[i].Payload(), &r) != nil {
 			continue
 		}
 		switch r.Kind {
-		case agent.CustomMemoryChange:
+		case entries.CustomMemoryChange:
 			if changes == nil {
-				changes = map[string]agent.MemoryChangeRecord{}
+				changes = map[string]entries.MemoryChangeRecord{}
 			}
 			changes[r.ToolResultID] = r
-		case agent.CustomMemoryUndone:
+		case entries.CustomMemoryUndone:
 			undone[r.ToolCallID] = true
 		}
 	}

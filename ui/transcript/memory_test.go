@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
@@ -17,18 +17,18 @@ import (
 func TestReopenedSessionShowsChangesAndUndos(t *testing.T) {
 	raw := func(v any) json.RawMessage { b, _ := json.Marshal(v); return b }
 	result := func(id, call string) sessions.Entry {
-		return sessions.NewEntry(id, "", sessions.TypeToolResult, raw(agent.StoredMessage{Tool: "remember",
+		return sessions.NewEntry(id, "", sessions.TypeToolResult, raw(entries.StoredMessage{Tool: "remember",
 			Message: provider.Message{Role: provider.RoleTool, Parts: []provider.Part{{Type: provider.PartToolResult, ToolCallID: call, ToolName: "remember", Text: "Saved"}}}}))
 	}
 	change := func(result, call, content string) sessions.Entry {
 		e := memory.Entry{ID: "m" + call, Content: content, By: memory.ByAgent}
-		return sessions.NewEntry("", "", sessions.TypeCustom, raw(agent.MemoryChangeRecord{Kind: agent.CustomMemoryChange, ToolCallID: call, ToolResultID: result,
+		return sessions.NewEntry("", "", sessions.TypeCustom, raw(entries.MemoryChangeRecord{Kind: entries.CustomMemoryChange, ToolCallID: call, ToolResultID: result,
 			Change: memory.Change{Action: memory.ActionAdd, After: &e, Bytes: len(content)}}))
 	}
 	entries := []sessions.Entry{
 		result("r1", "c1"), change("r1", "c1", "first note\x1b[2J"),
 		result("r2", "c2"), change("r2", "c2", "second note"),
-		sessions.NewEntry("", "", sessions.TypeCustom, raw(agent.MemoryUndoneRecord{Kind: agent.CustomMemoryUndone, ToolCallID: "c2"})),
+		sessions.NewEntry("", "", sessions.TypeCustom, raw(entries.MemoryUndoneRecord{Kind: entries.CustomMemoryUndone, ToolCallID: "c2"})),
 	}
 	items := itemsFrom(entries, nil)
 	if len(items) != 2 || items[0].change == nil || items[1].change == nil {

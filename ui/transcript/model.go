@@ -13,7 +13,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/sessions"
@@ -186,8 +185,8 @@ type Result struct {
 	CallID, Tool, Path, Text string
 	IsError                  bool
 	ToolMs                   float64
-	Preflight                *agent.PreflightInfo
-	Delivery                 *agent.DeliveryInfo
+	Preflight                *events.Preflight
+	Delivery                 *events.Delivery
 	Change                   *memory.Change // a remember call's
 	// Files and FilesNote are what the call's checkpoint recorded (its
 	// review card).

@@ -10,7 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -313,7 +313,7 @@ func (it *item) failure() (denial, why string) {
 	if it.status != "error" {
 		return "", ""
 	}
-	if reason, denied := agent.DeniedReason(it.tool, it.result); denied {
+	if reason, denied := entries.DeniedReason(it.tool, it.result); denied {
 		if reason == "" {
 			return "denied", ""
 		}
@@ -329,10 +329,10 @@ func (it *item) failure() (denial, why string) {
 // (its exit status last), shown under its line, rather than the reason it
 // did not run. Only bash shows output under its line.
 func (it *item) ran() bool {
-	if _, denied := agent.DeniedReason(it.tool, it.result); denied {
+	if _, denied := entries.DeniedReason(it.tool, it.result); denied {
 		return false
 	}
-	return it.tool == "bash" && agent.CommandRan(it.result)
+	return it.tool == "bash" && entries.CommandRan(it.result)
 }
 
 // errorLine is the first line of an error's text that says something,

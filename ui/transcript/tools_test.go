@@ -6,7 +6,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/ui/internal/uitest"
 )
 
@@ -43,7 +43,7 @@ func TestFailedCallLineSaysWhy(t *testing.T) {
 			"✗ bash false · 3ms │ │ [Exit status 1.]", "3ms · "},
 		{"a failed command on pi", &item{kind: kindTool, tool: "bash", args: `{"command":"echo oops >&2; exit 3"}`, status: "error", result: "oops\n\nCommand exited with code 3", toolMs: 3},
 			"✗ bash echo oops >&2; exit 3 · 3ms │ oops │ │ Command exited with code 3", "3ms · "},
-		{"a command plan mode refused", &item{kind: kindTool, tool: "bash", args: `{"command":"echo oops >&2; exit 3"}`, status: "error", result: agent.PlanRefusal("bash")},
+		{"a command plan mode refused", &item{kind: kindTool, tool: "bash", args: `{"command":"echo oops >&2; exit 3"}`, status: "error", result: entries.PlanRefusal("bash")},
 			"✗ bash echo oops >&2; exit 3 · Refused: plan mode is on, and only tools that read run while planning (read, grep, find, ls, and tools marked read-only), so this bash call did not run and nothing changed.", "│"},
 		{"a command an extension blocked", &item{kind: kindTool, tool: "bash", args: `{"command":"rm -rf build"}`, status: "error", result: "Blocked by the team's policy: no rm.\nAsk first."},
 			"✗ bash rm -rf build · Blocked by the team's policy: no rm.", "Ask first"},

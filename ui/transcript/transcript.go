@@ -6,7 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/entries"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/provider"
@@ -52,8 +53,8 @@ type item struct {
 	status   string // running, ok, error
 	result   string
 	toolMs   float64
-	pre      *agent.PreflightInfo
-	delivery *agent.DeliveryInfo
+	pre      *events.Preflight
+	delivery *events.Delivery
 	change   *memory.Change // a remember call's change (memory.go)
 	undone   bool
 	// live output and its view (tools.go)
@@ -75,17 +76,17 @@ type item struct {
 
 // itemsFrom builds the items of a branch; ended holds the calls this
 // program saw end (nil: none), whose live details outlast a reread.
-func itemsFrom(entries []sessions.Entry, ended map[string]*endedCall) []*item {
+func itemsFrom(path []sessions.Entry, ended map[string]*endedCall) []*item {
 	// Deliveries are recorded after their tool result; link them back so a
 	// resumed session shows what each result carried. The built-in engine
 	// names the result's entry; the pi bridge, which writes before pi has
 	// given the result an id, names the call.
-	deliveries := map[string]*agent.DeliveryRecord{}
+	deliveries := map[string]*entries.DeliveryRecord{}
 	k := &known{ended: ended}
-	for i := range entries {
-		if entries[i].Type == sessions.TypeCustom {
-			var r agent.DeliveryRecord
-			if json.Unmarshal(entries[i].Payload(), &r) != nil || r.Kind != agent.CustomSubdirContext {
+	for i := range path {
+		if path[i].Type == sessions.TypeCustom {
+			var r entries.DeliveryRecord
+			if json.Unmarshal(path[i].Payload(), &r) != nil || r.Kind != entries.CustomSubdirContext {
 				continue
 			}
 			switch {
@@ -93,7 +94,7 @@ func itemsFrom(entries []sessions.Entry, ended map[string]*endedCall) []*item {
 				deliveries[r.ToolResultID] = &r
 			case r.ToolCallID != "":
 				if k.byCall == nil {
-					k.byCall = map[string]*agent.DeliveryRecord{}
+					k.byCall = map[string]*entries.DeliveryRecord{}
 				}
 				k.byCall[r.ToolCallID] = &r
 			}
@@ -102,10 +103,10 @@ func itemsFrom(entries []sessions.Entry, ended map[string]*endedCall) []*item {
 	if k.byCall == nil && len(k.ended) == 0 {
 		k = nil
 	}
-	out := make([]*item, 0, len(entries))
+	out := make([]*item, 0, len(path))
 	var answer *item // the latest answer so far
-	for i := range entries {
-		e := &entries[i]
+	for i := range path {
+		e := &path[i]
 		switch e.Type {
 		case sessions.TypeUser:
 			out = append(out, &item{kind: kindUser, entry: e})
@@ -122,7 +123,7 @@ func itemsFrom(entries []sessions.Entry, ended map[string]*endedCall) []*item {
 			out = append(out, &item{kind: kindCompaction, entry: e})
 		}
 	}
-	linkChanges(entries, out)
+	linkChanges(path, out)
 	return out
 }
 
@@ -139,7 +140,7 @@ func (it *item) decode() {
 		it.text = c.Summary
 		return
 	}
-	var sm agent.StoredMessage
+	var sm entries.StoredMessage
 	if json.Unmarshal(it.entry.Payload(), &sm) != nil {
 		it.errText = "(this entry cannot be read)"
 		return
@@ -195,7 +196,7 @@ func (it *item) attachedNote() string {
 // not repeat them ("" when no answer has it).
 func callArgs(answer *item, id string) string {
 	for a := answer; a != nil && id != ""; a = a.before {
-		var sm agent.StoredMessage
+		var sm entries.StoredMessage
 		if a.entry == nil || json.Unmarshal(a.entry.Payload(), &sm) != nil {
 			continue
 		}
@@ -305,7 +306,7 @@ func (it *item) toolLine(st *common.UI, width int, params []string) string {
 	case !ownLine[it.tool]:
 		// A tool pi shows by its arguments (an extension's, an MCP
 		// server's): key=value in its schema's order.
-		target = agent.ArgsLine(agent.ToolArgs(json.RawMessage(jsonPart(it.args)), params), argsLineMax)
+		target = entries.ArgsLine(entries.ToolArgs(json.RawMessage(jsonPart(it.args)), params), argsLineMax)
 	case it.tool == "bash" || target == "":
 		target = argSummary(it.tool, it.args)
 	}

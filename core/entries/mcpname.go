@@ -1,6 +1,8 @@
-package agent
+package entries
 
-import "strings"
+import (
+	"strings"
+)
 
 // MCPTool splits the name pi gives an MCP server's tool,
 // mcp__<server>__<tool>, so an approval can say which server asks: the

@@ -1,4 +1,8 @@
-package agent
+// Package piedit is pi 1.6's edit tool as pi applies it: its arguments
+// and what its edits make of a file. pi runs the edit itself; the
+// approval dialog uses this to show the exact change a person allows, so
+// it belongs to neither engine's package.
+package piedit
 
 import (
 	"bytes"
@@ -23,17 +27,17 @@ import (
 // form. The file's line endings and BOM are kept; the change is compared
 // with LF line ends, as pi's own diff shows it.
 
-// PiEdit is one of pi's edits[].
-type PiEdit struct {
+// Edit is one of pi's edits[].
+type Edit struct {
 	OldText string `json:"oldText"`
 	NewText string `json:"newText"`
 }
 
-// PiEditInput reads an edit call's arguments as pi 1.6 prepares them: an
+// Input reads an edit call's arguments as pi 1.6 prepares them: an
 // edits given as a JSON string or as one object is taken as the list, and
 // a legacy top-level oldText/newText pair is added to it. An input with
 // no edits is pi's error.
-func PiEditInput(args json.RawMessage) (path string, edits []PiEdit, err error) {
+func Input(args json.RawMessage) (path string, edits []Edit, err error) {
 	var in struct {
 		Path             string
 		Edits            json.RawMessage
@@ -51,65 +55,65 @@ func PiEditInput(args json.RawMessage) (path string, edits []PiEdit, err error) 
 	case len(raw) > 0 && raw[0] == '{':
 		var one struct{ OldText, NewText *string }
 		if json.Unmarshal(raw, &one) == nil && one.OldText != nil && one.NewText != nil {
-			edits = []PiEdit{{OldText: *one.OldText, NewText: *one.NewText}}
+			edits = []Edit{{OldText: *one.OldText, NewText: *one.NewText}}
 		}
 	}
 	if in.OldText != nil && in.NewText != nil {
-		edits = append(edits, PiEdit{OldText: *in.OldText, NewText: *in.NewText})
+		edits = append(edits, Edit{OldText: *in.OldText, NewText: *in.NewText})
 	}
 	if len(edits) == 0 {
-		return in.Path, nil, piEditError("Edit tool input is invalid. edits must contain at least one replacement.")
+		return in.Path, nil, errorf("Edit tool input is invalid. edits must contain at least one replacement.")
 	}
 	return in.Path, edits, nil
 }
 
-// PiEditError is an edit pi refuses, in pi's words (what the model is
+// Error is an edit pi refuses, in pi's words (what the model is
 // told).
-type PiEditError struct{ Text string }
+type Error struct{ Text string }
 
-func (e *PiEditError) Error() string { return e.Text }
+func (e *Error) Error() string { return e.Text }
 
-func piEditError(format string, args ...any) error {
-	return &PiEditError{Text: fmt.Sprintf(format, args...)}
+func errorf(format string, args ...any) error {
+	return &Error{Text: fmt.Sprintf(format, args...)}
 }
 
-// PiEditResult is what pi's edit makes of a file: Before and After with
+// Result is what pi's edit makes of a file: Before and After with
 // LF line ends (what pi's diff compares), and the replacements made in
 // Before, in order.
-type PiEditResult struct {
+type Result struct {
 	Before, After string
-	Spans         []PiEditSpan
+	Spans         []Span
 	// Fuzzy: an edit matched only with whitespace, quotes and dashes
 	// folded, and pi rewrote the lines it touched in that form.
 	Fuzzy bool
 }
 
-// PiEditSpan is one replacement in the original text: at Index, Length
+// Span is one replacement in the original text: at Index, Length
 // bytes replaced by NewText. Edits lists the edits[] indexes it carries
 // (several when pi's fuzzy match widened them to the same lines).
-type PiEditSpan struct {
+type Span struct {
 	Index, Length int
 	NewText       string
 	Edits         []int
 }
 
-// ApplyPiEdits applies edits to a file's content as pi 1.6's edit does,
+// Apply applies edits to a file's content as pi 1.6's edit does,
 // or returns the error pi would give (its text, naming path), so the
 // approval can say it before the user answers.
-func ApplyPiEdits(content string, edits []PiEdit, path string) (PiEditResult, error) {
+func Apply(content string, edits []Edit, path string) (Result, error) {
 	content = strings.TrimPrefix(content, "\uFEFF")
 	base := toLF(content)
-	norm := make([]PiEdit, len(edits))
+	norm := make([]Edit, len(edits))
 	for i, e := range edits {
-		norm[i] = PiEdit{OldText: toLF(e.OldText), NewText: toLF(e.NewText)}
+		norm[i] = Edit{OldText: toLF(e.OldText), NewText: toLF(e.NewText)}
 	}
 	total := len(norm)
 	for i, e := range norm {
 		if e.OldText == "" {
 			if total == 1 {
-				return PiEditResult{}, piEditError("oldText must not be empty in %s.", path)
+				return Result{}, errorf("oldText must not be empty in %s.", path)
 			}
-			return PiEditResult{}, piEditError("edits[%d].oldText must not be empty in %s.", i, path)
+			return Result{}, errorf("edits[%d].oldText must not be empty in %s.", i, path)
 		}
 	}
 	fuzzy := false
@@ -122,44 +126,44 @@ func ApplyPiEdits(content string, edits []PiEdit, path string) (PiEditResult, er
 	if fuzzy {
 		against = foldForMatch(base)
 	}
-	var spans []PiEditSpan
+	var spans []Span
 	for i, e := range norm {
 		m := findText(against, e.OldText)
 		if !m.found {
 			if total == 1 {
-				return PiEditResult{}, piEditError("Could not find the exact text in %s. The old text must match exactly including all whitespace and newlines.", path)
+				return Result{}, errorf("Could not find the exact text in %s. The old text must match exactly including all whitespace and newlines.", path)
 			}
-			return PiEditResult{}, piEditError("Could not find edits[%d] in %s. The oldText must match exactly including all whitespace and newlines.", i, path)
+			return Result{}, errorf("Could not find edits[%d] in %s. The oldText must match exactly including all whitespace and newlines.", i, path)
 		}
 		if n := occurrences(against, e.OldText); n > 1 {
 			if total == 1 {
-				return PiEditResult{}, piEditError("Found %d occurrences of the text in %s. The text must be unique. Please provide more context to make it unique.", n, path)
+				return Result{}, errorf("Found %d occurrences of the text in %s. The text must be unique. Please provide more context to make it unique.", n, path)
 			}
-			return PiEditResult{}, piEditError("Found %d occurrences of edits[%d] in %s. Each oldText must be unique. Please provide more context to make it unique.", n, i, path)
+			return Result{}, errorf("Found %d occurrences of edits[%d] in %s. Each oldText must be unique. Please provide more context to make it unique.", n, i, path)
 		}
-		spans = append(spans, PiEditSpan{Index: m.index, Length: m.length, NewText: e.NewText, Edits: []int{i}})
+		spans = append(spans, Span{Index: m.index, Length: m.length, NewText: e.NewText, Edits: []int{i}})
 	}
-	slices.SortStableFunc(spans, func(a, b PiEditSpan) int { return a.Index - b.Index })
+	slices.SortStableFunc(spans, func(a, b Span) int { return a.Index - b.Index })
 	for i := 1; i < len(spans); i++ {
 		p, c := spans[i-1], spans[i]
 		if p.Index+p.Length > c.Index {
-			return PiEditResult{}, piEditError("edits[%d] and edits[%d] overlap in %s. Merge them into one edit or target disjoint regions.", p.Edits[0], c.Edits[0], path)
+			return Result{}, errorf("edits[%d] and edits[%d] overlap in %s. Merge them into one edit or target disjoint regions.", p.Edits[0], c.Edits[0], path)
 		}
 	}
 	if fuzzy {
 		var err error
 		if spans, err = widenToLines(base, against, spans); err != nil {
-			return PiEditResult{}, err
+			return Result{}, err
 		}
 	}
 	after := replaceSpans(base, spans, 0)
 	if after == base {
 		if total == 1 {
-			return PiEditResult{}, piEditError("No changes made to %s. The replacement produced identical content. This might indicate an issue with special characters or the text not existing as expected.", path)
+			return Result{}, errorf("No changes made to %s. The replacement produced identical content. This might indicate an issue with special characters or the text not existing as expected.", path)
 		}
-		return PiEditResult{}, piEditError("No changes made to %s. The replacements produced identical content.", path)
+		return Result{}, errorf("No changes made to %s. The replacements produced identical content.", path)
 	}
-	return PiEditResult{Before: base, After: after, Spans: spans, Fuzzy: fuzzy}, nil
+	return Result{Before: base, After: after, Spans: spans, Fuzzy: fuzzy}, nil
 }
 
 // toLF is pi's normalizeToLF: CRLF, then a lone CR, become LF.
@@ -236,7 +240,7 @@ func occurrences(content, old string) int {
 
 // replaceSpans applies spans (sorted, disjoint; indexes offset into s)
 // from the last to the first.
-func replaceSpans(s string, spans []PiEditSpan, offset int) string {
+func replaceSpans(s string, spans []Span, offset int) string {
 	for i := len(spans) - 1; i >= 0; i-- {
 		sp := spans[i]
 		at := sp.Index - offset
@@ -265,14 +269,14 @@ func lineSpans(s string) []lineSpan {
 // folded text become whole-line replacements of the original, the lines
 // taken in their folded form with the edits applied; spans on shared
 // lines make one.
-func widenToLines(original, folded string, spans []PiEditSpan) ([]PiEditSpan, error) {
+func widenToLines(original, folded string, spans []Span) ([]Span, error) {
 	ol, fl := lineSpans(original), lineSpans(folded)
 	if len(ol) != len(fl) {
-		return nil, piEditError("Cannot preserve unchanged lines because the base content has a different line count.")
+		return nil, errorf("Cannot preserve unchanged lines because the base content has a different line count.")
 	}
 	type group struct {
 		start, end int
-		spans      []PiEditSpan
+		spans      []Span
 	}
 	var groups []*group
 	for _, sp := range spans {
@@ -284,14 +288,14 @@ func widenToLines(original, folded string, spans []PiEditSpan) ([]PiEditSpan, er
 			}
 		}
 		if first < 0 {
-			return nil, piEditError("Replacement range is outside the base content.")
+			return nil, errorf("Replacement range is outside the base content.")
 		}
 		last := first
 		for last < len(fl) && fl[last].end < sp.Index+sp.Length {
 			last++
 		}
 		if last >= len(fl) {
-			return nil, piEditError("Replacement range is outside the base content.")
+			return nil, errorf("Replacement range is outside the base content.")
 		}
 		if n := len(groups); n > 0 && first < groups[n-1].end {
 			g := groups[n-1]
@@ -299,13 +303,13 @@ func widenToLines(original, folded string, spans []PiEditSpan) ([]PiEditSpan, er
 			g.spans = append(g.spans, sp)
 			continue
 		}
-		groups = append(groups, &group{start: first, end: last + 1, spans: []PiEditSpan{sp}})
+		groups = append(groups, &group{start: first, end: last + 1, spans: []Span{sp}})
 	}
-	out := make([]PiEditSpan, 0, len(groups))
+	out := make([]Span, 0, len(groups))
 	for _, g := range groups {
 		fs, fe := fl[g.start].start, fl[g.end-1].end
 		os := ol[g.start].start
-		w := PiEditSpan{Index: os, Length: ol[g.end-1].end - os, NewText: replaceSpans(folded[fs:fe], g.spans, fs)}
+		w := Span{Index: os, Length: ol[g.end-1].end - os, NewText: replaceSpans(folded[fs:fe], g.spans, fs)}
 		for _, sp := range g.spans {
 			w.Edits = append(w.Edits, sp.Edits...)
 		}

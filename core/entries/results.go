@@ -1,6 +1,38 @@
-package agent
+package entries
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
+
+// The texts a tool result carries that say how a call ended, which the
+// engines write and the transcript reads back: a session file holds only
+// the text, for either engine, so the two must agree here.
+
+// DeniedText is the tool result the model reads for a call of tool the
+// user denied, with the reason they gave ("" for a plain no).
+func DeniedText(tool, reason string) string {
+	if reason = strings.TrimSpace(reason); reason != "" {
+		return fmt.Sprintf("The user denied this %s call: %s", tool, reason)
+	}
+	return fmt.Sprintf("The user denied this %s call. Do not retry it; ask the user or choose another way.", tool)
+}
+
+// DeniedReason reads a result of a call of tool back: whether it is the
+// text DeniedText gave the model for a call the user denied, and the
+// reason the user gave ("" for a plain no). pi stores a blocked call's
+// reason as its result, so the transcript tells a denial from a failure
+// by it.
+func DeniedReason(tool, result string) (reason string, denied bool) {
+	rest, ok := strings.CutPrefix(result, "The user denied this "+tool+" call")
+	switch {
+	case !ok:
+		return "", false
+	case strings.HasPrefix(rest, ": "):
+		return strings.TrimSpace(rest[2:]), true
+	}
+	return "", strings.HasPrefix(rest, ".")
+}
 
 // CommandRan reports whether a failed bash call's result is the output of
 // a command that ran: it ends with the status line either engine's bash

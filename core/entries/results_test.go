@@ -1,6 +1,8 @@
-package agent
+package entries
 
-import "testing"
+import (
+	"testing"
+)
 
 // TestCommandRan: a failed bash result ending with either engine's status
 // line is a command's output; a reason a call did not run is not.

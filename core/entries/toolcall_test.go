@@ -1,4 +1,4 @@
-package agent
+package entries
 
 import (
 	"encoding/json"
