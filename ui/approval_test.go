@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,18 +164,6 @@ func TestApprovalClosesWhenItsTurnIsAborted(t *testing.T) {
 const hostileCommand = "ls -la" + "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n" +
 	"\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n" +
 	"touch X\necho \x1b[8mhidden\x1b[0m \x1b]52;c;cm0gLXJm\x07 \x1b]0;title\x07"
-
-// rawEscapes lists the escape sequences from the model that reached the
-// terminal.
-func rawEscapes(raw []byte) []string {
-	var found []string
-	for _, seq := range []string{"\x1b[8m", "\x1b]52", "\x1b]0;"} {
-		if bytes.Contains(raw, []byte(seq)) {
-			found = append(found, seq)
-		}
-	}
-	return found
-}
 
 // TestApprovalShowsTheWholeCommand: a command of 82 lines says so, can be
 // scrolled to its end, shows its escape sequences as text, and keeps the

@@ -18,10 +18,6 @@ import (
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
-func echoModel(n int, req fakemodel.Request) fakemodel.Reply {
-	return fakemodel.Reply{Text: fmt.Sprintf("got %d lines", strings.Count(req.LastUser, "\n")+1)}
-}
-
 func pasteMsg(text string) tea.KeyMsg {
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(text), Paste: true}
 }

@@ -6,11 +6,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
-	"github.com/pi-tui/pi-tui/internal/screentest"
 )
-
-// prose is a frame as a person reads it: wrapped sentences joined.
-func prose(frame string) string { return string(screentest.Prose([]byte(frame))) }
 
 // With only models.json (settings.json names no default) the status bar
 // and Settings show, before any prompt, the model a prompt runs and

@@ -26,24 +26,6 @@ func planScript(_ int, req fakemodel.Request) fakemodel.Reply {
 	return fakemodel.Reply{Text: "unexpected: " + req.LastToolResult}
 }
 
-// lastLine is a frame's bottom line: the status bar.
-func lastLine(frame string) string {
-	lines := strings.Split(strings.TrimRight(frame, "\n"), "\n")
-	return lines[len(lines)-1]
-}
-
-// offered names the tools a request offered the model.
-func offered(req fakemodel.Request) []string {
-	var out []string
-	tools, _ := req.Body["tools"].([]any)
-	for _, t := range tools {
-		fn, _ := t.(map[string]any)["function"].(map[string]any)
-		name, _ := fn["name"].(string)
-		out = append(out, name)
-	}
-	return out
-}
-
 // TestPlanModeInTheChat at 80×24: /plan puts the session in plan mode and
 // the status bar says so; the turn's write is refused and the plan ends
 // with a question, which takes no key the user was typing (text goes on

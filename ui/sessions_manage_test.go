@@ -9,10 +9,6 @@ import (
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
-func echo(n int, req fakemodel.Request) fakemodel.Reply {
-	return fakemodel.Reply{Text: "answer to " + req.LastUser}
-}
-
 // Sessions are named (/name, and r in the list), filtered by title and by
 // content, counted in messages, and deleted only after a confirmation.
 func TestSessionListRenameFilterDelete(t *testing.T) {

@@ -2,21 +2,12 @@ package ui
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
-
-func writeAt(t *testing.T, path, body string) {
-	t.Helper()
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // In the chat, typing / shows the commands (the chat's own, the skills
 // and the prompt templates) with their descriptions; tab completes; enter

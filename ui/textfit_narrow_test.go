@@ -6,26 +6,6 @@ import (
 	"testing"
 )
 
-// The sizes the places below were found cut at: the smallest screen
-// pi-tui draws on is 60 columns wide.
-var narrowSizes = []struct{ w, h int }{{80, 24}, {60, 20}}
-
-// waitKeys is waitWhole for hint lines, which break between two keys,
-// where their " · " goes: the dots are not compared.
-func (s *session) waitKeys(want ...string) string {
-	s.t.Helper()
-	undot := func(x string) string { return strings.ReplaceAll(squeezed(x), "·", "") }
-	return s.sc.WaitFrame(func(frame string) bool {
-		seen := undot(frame)
-		for _, w := range want {
-			if !strings.Contains(seen, undot(w)) {
-				return false
-			}
-		}
-		return true
-	})
-}
-
 // deepProject is a project whose folder is longer than any screen line.
 const deepProject = "src/very/deeply/nested/folder/of/someone/who/keeps/the/projects/in/the/shop-backend-service"
 

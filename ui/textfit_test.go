@@ -7,49 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
-
-// The screens a new user tried pi-tui at (issue 24).
-var trialSizes = []struct{ w, h int }{{80, 24}, {120, 40}}
-
-// squeezed is text without white space: a sentence read across the
-// lines it wraps to, wherever they break (a path may break after a
-// slash, with the line's padding after it).
-func squeezed(s string) string { return strings.Join(strings.Fields(s), "") }
-
-// waitWhole waits until one frame shows each of want whole, read across
-// line breaks.
-func (s *session) waitWhole(want ...string) string {
-	s.t.Helper()
-	return s.sc.WaitFrame(func(frame string) bool {
-		seen := squeezed(frame)
-		for _, w := range want {
-			if !strings.Contains(seen, squeezed(w)) {
-				return false
-			}
-		}
-		return true
-	})
-}
-
-// assertFrame fails when a frame has more lines than the screen or a
-// line wider than it.
-func assertFrame(t *testing.T, frame string, w, h int) {
-	t.Helper()
-	lines := strings.Split(frame, "\n")
-	if len(lines) > h {
-		t.Errorf("the frame has %d lines on a screen of %d:\n%s", len(lines), h, frame)
-	}
-	for _, l := range lines {
-		if ansi.StringWidth(l) > w {
-			t.Errorf("a line is %d cells on a screen of %d: %q", ansi.StringWidth(l), w, l)
-		}
-	}
-}
 
 // A new session's introduction says what the agent may do, to its end:
 // the safety half ("as you, and … only once you approve them") was cut
@@ -68,24 +28,6 @@ func TestIntroductionIsWhole(t *testing.T) {
 			assertWordsWhole(t, frame, intro)
 			r.final()
 		})
-	}
-}
-
-// assertWordsWhole fails when a word of sentence (a run without spaces)
-// is not whole on one line of frame: a sentence breaks only at spaces
-// ("auto-" / "edits" broke at the hyphen).
-func assertWordsWhole(t *testing.T, frame, sentence string) {
-	t.Helper()
-	words := map[string]bool{}
-	for _, l := range strings.Split(frame, "\n") {
-		for _, w := range strings.Fields(l) {
-			words[w] = true
-		}
-	}
-	for _, w := range strings.Fields(sentence) {
-		if !words[w] {
-			t.Errorf("%q is not whole on a line:\n%s", w, frame)
-		}
 	}
 }
 

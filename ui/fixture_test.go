@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,12 +13,13 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
-
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
 	"github.com/pi-tui/pi-tui/internal/screentest"
 	"github.com/pi-tui/pi-tui/store/storetest"
 )
@@ -601,4 +603,129 @@ func TestNewAgentsMDBesideClaudeMDSaysItWillWin(t *testing.T) {
 	s.keys("enter", "a")
 	s.waitFor("CLAUDE.md is in effect (no AGENTS.md yet)", "which then wins")
 	s.final()
+}
+
+// The screens a new user tried pi-tui at (issue 24).
+var trialSizes = []struct{ w, h int }{{80, 24}, {120, 40}}
+
+// squeezed is text without white space: a sentence read across the
+// lines it wraps to, wherever they break (a path may break after a
+// slash, with the line's padding after it).
+func squeezed(s string) string { return strings.Join(strings.Fields(s), "") }
+
+// waitWhole waits until one frame shows each of want whole, read across
+// line breaks.
+func (s *session) waitWhole(want ...string) string {
+	s.t.Helper()
+	return s.sc.WaitFrame(func(frame string) bool {
+		seen := squeezed(frame)
+		for _, w := range want {
+			if !strings.Contains(seen, squeezed(w)) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// assertFrame fails when a frame has more lines than the screen or a
+// line wider than it.
+func assertFrame(t *testing.T, frame string, w, h int) {
+	t.Helper()
+	lines := strings.Split(frame, "\n")
+	if len(lines) > h {
+		t.Errorf("the frame has %d lines on a screen of %d:\n%s", len(lines), h, frame)
+	}
+	for _, l := range lines {
+		if ansi.StringWidth(l) > w {
+			t.Errorf("a line is %d cells on a screen of %d: %q", ansi.StringWidth(l), w, l)
+		}
+	}
+}
+
+// assertWordsWhole fails when a word of sentence (a run without spaces)
+// is not whole on one line of frame: a sentence breaks only at spaces
+// ("auto-" / "edits" broke at the hyphen).
+func assertWordsWhole(t *testing.T, frame, sentence string) {
+	t.Helper()
+	words := map[string]bool{}
+	for _, l := range strings.Split(frame, "\n") {
+		for _, w := range strings.Fields(l) {
+			words[w] = true
+		}
+	}
+	for _, w := range strings.Fields(sentence) {
+		if !words[w] {
+			t.Errorf("%q is not whole on a line:\n%s", w, frame)
+		}
+	}
+}
+
+// The sizes the places below were found cut at: the smallest screen
+// pi-tui draws on is 60 columns wide.
+var narrowSizes = []struct{ w, h int }{{80, 24}, {60, 20}}
+
+// waitKeys is waitWhole for hint lines, which break between two keys,
+// where their " · " goes: the dots are not compared.
+func (s *session) waitKeys(want ...string) string {
+	s.t.Helper()
+	undot := func(x string) string { return strings.ReplaceAll(squeezed(x), "·", "") }
+	return s.sc.WaitFrame(func(frame string) bool {
+		seen := undot(frame)
+		for _, w := range want {
+			if !strings.Contains(seen, undot(w)) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// prose is a frame as a person reads it: wrapped sentences joined.
+func prose(frame string) string { return string(screentest.Prose([]byte(frame))) }
+
+// lastLine is a frame's bottom line: the status bar.
+func lastLine(frame string) string {
+	lines := strings.Split(strings.TrimRight(frame, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// offered names the tools a request offered the model.
+func offered(req fakemodel.Request) []string {
+	var out []string
+	tools, _ := req.Body["tools"].([]any)
+	for _, t := range tools {
+		fn, _ := t.(map[string]any)["function"].(map[string]any)
+		name, _ := fn["name"].(string)
+		out = append(out, name)
+	}
+	return out
+}
+
+func echo(n int, req fakemodel.Request) fakemodel.Reply {
+	return fakemodel.Reply{Text: "answer to " + req.LastUser}
+}
+
+func echoModel(n int, req fakemodel.Request) fakemodel.Reply {
+	return fakemodel.Reply{Text: fmt.Sprintf("got %d lines", strings.Count(req.LastUser, "\n")+1)}
+}
+
+func writeAt(t *testing.T, path, body string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rawEscapes lists the escape sequences from the model that reached the
+// terminal.
+func rawEscapes(raw []byte) []string {
+	var found []string
+	for _, seq := range []string{"\x1b[8m", "\x1b]52", "\x1b]0;"} {
+		if bytes.Contains(raw, []byte(seq)) {
+			found = append(found, seq)
+		}
+	}
+	return found
 }
