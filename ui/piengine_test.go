@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/runtimes"
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
 	"github.com/pi-tui/pi-tui/internal/fakepi"
+	"github.com/pi-tui/pi-tui/internal/realpi"
 	"github.com/pi-tui/pi-tui/store/storetest"
 )
 
@@ -178,4 +180,46 @@ func TestBuiltinSessionMenusStayPiTuis(t *testing.T) {
 	if got := r.logLines("start "); len(got) != 0 {
 		t.Errorf("pi was started for a builtin session: %q", got)
 	}
+}
+
+// newRealPiKitRig is a kit whose sessions run on the real pi 1.x
+// (PI_TUI_PI), its default model a fake OpenAI-compatible server playing
+// script, with realpi.ConfirmExtension installed in pi's agent dir. pi is the
+// executable realpi.Command16 found. before, when given, runs once the
+// files are in place and before pi-tui starts (home is the rig's HOME).
+func newRealPiKitRig(t *testing.T, w, h int, pi string, script fakemodel.Script, before ...func(home string)) *kitRig {
+	t.Helper()
+	home, _ := filepath.EvalSymlinks(t.TempDir())
+	root, agentDir := filepath.Join(home, "proj"), filepath.Join(home, ".pi", "agent")
+	fake := fakemodel.New(t, script)
+	for path, body := range map[string]string{
+		filepath.Join(root, "AGENTS.md"):                    "Root rules.",
+		filepath.Join(agentDir, "models.json"):              fake.ModelsJSON("openai-completions"),
+		filepath.Join(agentDir, "settings.json"):            `{"defaultProvider":"fake","defaultModel":"m1","defaultThinkingLevel":"off"}`,
+		filepath.Join(agentDir, "extensions", "confirm.ts"): realpi.ConfirmExtension,
+	} {
+		writeAt(t, path, body)
+	}
+	for _, f := range before {
+		f(home)
+	}
+	env := func(k string) string {
+		if k == "PI_TUI_PI" {
+			return pi
+		}
+		return ""
+	}
+	clock := newFakeClock()
+	storetest.Seed(t, filepath.Join(home, "data"))
+	// pi reads its home and the model's key from its own environment.
+	m, done, err := NewKit(context.Background(), KitOptions{DataDir: filepath.Join(home, "data"), AgentDir: agentDir, Home: home, Env: env,
+		Runtime: runtimes.Options{Engine: "pi", PiEnv: []string{"HOME=" + home, "FAKE_API_KEY=test-key"}}, Now: clock.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { done() })
+	if _, _, err := m.opts.Host.Projects.Add(context.Background(), root, "proj", true); err != nil {
+		t.Fatal(err)
+	}
+	return &kitRig{session: newSession(t, m, w, h), home: home, fake: fake, m: m, clock: clock}
 }
