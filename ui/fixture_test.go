@@ -357,47 +357,6 @@ func TestOversizeMemoryIsRefusedAndKept(t *testing.T) {
 	}
 }
 
-func TestRowMenuArchivePinRemove(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	f.add("alpha", "alpha", false)
-	f.add("beta", "beta", false)
-	s := f.run(100, 30)
-	s.waitFor("alpha", "beta")
-	s.keys("enter", "p") // pin the first row
-	s.waitFor("Pinned (1)")
-	s.keys("enter", "x") // archive it
-	s.waitFor("Archived (1)")
-	list, _ := f.host.Projects.List(context.Background(), true)
-	archived := 0
-	for _, p := range list {
-		if p.Archived {
-			archived++
-		}
-	}
-	if archived != 1 {
-		t.Fatalf("%d archived", archived)
-	}
-	// Archived projects are shown on request: enter on the folded
-	// heading opens it; x acts on the row directly.
-	s.keys("G", "enter", "G", "x") // restore it
-	s.waitFor("restored")
-	s.keys("enter", "D")
-	s.waitFor("stays on disk", "Press D again")
-	s.keys("D")
-	s.waitFor("the folder was kept")
-	list, _ = f.host.Projects.List(context.Background(), true)
-	if len(list) != 1 {
-		t.Errorf("%d projects after removing one", len(list))
-	}
-	for _, d := range []string{"alpha", "beta"} {
-		if _, err := os.Stat(filepath.Join(f.home, d)); err != nil {
-			t.Errorf("folder %s was touched: %v", d, err)
-		}
-	}
-	s.final()
-}
-
 func TestGlobalAgentsFromSettings(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -519,34 +478,6 @@ func itoa(n int) string {
 		n /= 10
 	}
 	return string(b[i:])
-}
-
-func TestFilterKeepsLettersAndMissingFolderMenu(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	f.add("quartz", "quartz", true)
-	f.add("gone", "gone", true)
-	os.RemoveAll(filepath.Join(f.home, "gone"))
-	s := f.run(100, 30)
-	s.waitFor("quartz", "folder missing")
-	s.keys("/")
-	s.tm.Type("q") // a letter for the filter, not quit
-	s.waitFor("/q")
-	s.keys("esc", "/")
-	s.tm.Type("gon")
-	s.keys("enter", "enter") // leave the filter, open the only match's menu
-	s.waitFor("gone (folder missing)")
-	final := s.final()
-	for _, absent := range []string{"Open session", "Edit AGENTS.md", "Show instructions"} {
-		if strings.Contains(final, absent) {
-			t.Errorf("the menu of a vanished folder offers %q:\n%s", absent, final)
-		}
-	}
-	for _, present := range []string{"Rename", "Remove", "Edit memory"} {
-		if !strings.Contains(final, present) {
-			t.Errorf("the menu of a vanished folder lacks %q", present)
-		}
-	}
 }
 
 func TestTypedWordsNeverActAsKeys(t *testing.T) {

@@ -23,20 +23,3 @@ func TestBrokenSessionFileIsListedWithItsReason(t *testing.T) {
 	s.waitFor("2026-12-01T00-00-00-000Z_broken.jsonl", "⚠")
 	s.final()
 }
-
-// Sessions pi began in a project's folder are counted on its Projects row
-// once the UI has looked at the folders, without the user opening it.
-func TestSessionsBegunInPiAreCounted(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	f.add("proj", "proj", true)
-	dir := pisession.SessionsDir(filepath.Join(f.home, ".pi", "agent"), filepath.Join(f.home, "proj"))
-	os.MkdirAll(dir, 0o700)
-	for _, id := range []string{"0190d7a0-0000-7000-8000-000000000001", "0190d7a0-0000-7000-8000-000000000002"} {
-		header := `{"type":"session","version":3,"id":"` + id + `","timestamp":"2026-12-01T00:00:00.000Z","cwd":"` + filepath.Join(f.home, "proj") + `"}` + "\n"
-		os.WriteFile(filepath.Join(dir, "2026-12-01T00-00-00-000Z_"+id+".jsonl"), []byte(header), 0o600)
-	}
-	s := f.run(120, 30)
-	s.waitFor("2 sessions")
-	s.final()
-}

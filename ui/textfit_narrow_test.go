@@ -72,26 +72,6 @@ func TestSettingsSentencesWrap(t *testing.T) {
 	}
 }
 
-// The Projects tab's keys name the command palette; the hint line wraps
-// between two keys rather than being cut, and the key it names opens the
-// palette.
-func TestProjectsHintNamesThePalette(t *testing.T) {
-	t.Parallel()
-	for _, size := range narrowSizes {
-		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
-			t.Parallel()
-			f := newFixture(t)
-			f.add(deepProject, "shop", true)
-			s := f.run(size.w, size.h)
-			frame := s.waitKeys("enter menu · o open · m memory · g group · n add · / filter · s sort · ctrl+k command palette · ? help", "› shop")
-			assertFrame(t, frame, size.w, size.h)
-			s.keys("ctrl+k")
-			s.waitScreen("Go to", "a session, project, setting or command")
-			s.final()
-		})
-	}
-}
-
 // The sessions list names the palette's key with its own: ctrl+k, and
 // ctrl+g while the filter has the keys (ctrl+k deletes there); each opens
 // the palette.
