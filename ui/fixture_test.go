@@ -179,109 +179,6 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-func TestAddProjectAndEditAgentsMD(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	f.dir("src/api")
-	s := f.run(100, 30)
-	s.waitFor("No projects yet")
-	s.keys("n")
-	s.waitFor("Add a project", "Memory can be added later")
-	s.tm.Type("~/src/a")
-	s.keys("tab") // completes to ~/src/api/
-	s.waitFor("~/src/api/")
-	s.keys("enter") // name field
-	s.tm.Type("API")
-	s.keys("enter", "y", "enter") // trust, add
-	// The row, not the path alone: the dialog drew the path, and the list
-	// reloads after the notice.
-	s.waitFor("added API", "› API  ~/src/api")
-
-	s.keys("enter")
-	s.waitFor("Edit AGENTS.md", "Remove")
-	s.keys("a")
-	s.waitFor("new file from the starter template")
-	s.keys("ctrl+end", "enter")
-	s.tm.Type("- Run make check before committing.")
-	s.keys("ctrl+s")
-	s.waitFor("saved ~/src/api/AGENTS.md")
-	got := f.read("src/api/AGENTS.md")
-	if !strings.HasPrefix(got, "# Project instructions") || !strings.HasSuffix(got, "- Run make check before committing.\n") {
-		t.Errorf("AGENTS.md on disk:\n%s", got)
-	}
-	list, _ := f.host.Projects.List(context.Background(), true)
-	if len(list) != 1 || list[0].Name != "API" || !list[0].Trusted {
-		t.Errorf("registry = %+v", list)
-	}
-	s.final()
-}
-
-func TestAgentsMDConflictIsOfferedNotClobbered(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	f.add("proj", "proj", true)
-	f.write("proj/AGENTS.md", "original")
-	s := f.run(100, 30)
-	s.waitFor("proj")
-	s.keys("enter", "a")
-	s.waitFor("original")
-	s.tm.Type("mine: ")
-	f.write("proj/AGENTS.md", "theirs")
-	s.keys("ctrl+s")
-	s.waitFor("Changed on disk", "overwrite with mine")
-	if got := f.read("proj/AGENTS.md"); got != "theirs" {
-		t.Fatalf("the external change was clobbered: %q", got)
-	}
-	s.keys("k") // keep editing: the text is still there
-	s.tm.Type("more ")
-	s.waitFor("more ")
-	s.keys("ctrl+s")
-	s.waitFor("Changed on disk")
-	s.keys("o")
-	s.waitFor("saved ~/proj/AGENTS.md")
-	if got := f.read("proj/AGENTS.md"); got != "mine: more original\n" {
-		t.Errorf("after overwrite: %q", got)
-	}
-	s.final()
-}
-
-func TestAgentsMDSaysWhichFileIsInEffect(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	f.add("proj", "proj", true)
-	f.write("proj/AGENTS.md", "base rules")
-	f.write("proj/AGENTS.override.md", "override rules")
-	s := f.run(120, 30)
-	s.waitFor("proj")
-	s.keys("enter", "a")
-	s.waitFor("AGENTS.override.md wins here", "ctrl+o edits AGENTS.override.md")
-	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlO})
-	s.waitFor("override rules")
-	s.final()
-}
-
-func TestUnsavedEditorAsksBeforeQuitAndClose(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	f.add("proj", "proj", true)
-	f.write("proj/AGENTS.md", "text")
-	s := f.run(100, 30)
-	s.waitFor("proj")
-	s.keys("enter", "a")
-	s.waitFor("text")
-	s.tm.Type("x")
-	s.keys("ctrl+c")
-	s.waitFor("Quit pi-tui?")
-	s.keys("n", "esc") // back to the editor, then esc asks again
-	s.waitFor("Unsaved changes", "discard and close")
-	s.keys("s") // save and close
-	s.waitFor("saved ~/proj/AGENTS.md")
-	if got := f.read("proj/AGENTS.md"); got != "xtext\n" {
-		t.Errorf("saved %q", got)
-	}
-	s.final()
-}
-
 func TestMemoryEditor(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -355,33 +252,6 @@ func TestOversizeMemoryIsRefusedAndKept(t *testing.T) {
 	if !strings.Contains(final, "over the limit") {
 		t.Errorf("the editor no longer holds the text:\n%s", final)
 	}
-}
-
-func TestGlobalAgentsFromSettings(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	s := f.run(120, 30)
-	s.waitFor("1 Projects")
-	s.keys("3")
-	s.waitFor("Global instructions", "not created yet")
-	s.keys("enter")
-	s.waitFor("ctrl+s save") // the editor, not the Settings row that names the file too
-	s.tm.Type("Be concise.")
-	s.keys("ctrl+s")
-	s.waitFor("saved ~/.pi/agent/AGENTS.md")
-	if got := f.read(".pi/agent/AGENTS.md"); got != "Be concise.\n" {
-		t.Errorf("global AGENTS.md = %q", got)
-	}
-	s.keys("esc")
-	s.waitFor("12 bytes")
-	// The subdirectory-context switch writes agent-guidance.json, keeping other keys.
-	f.write(".pi/agent/agent-guidance.json", `{"providers": {"anthropic": ["CLAUDE.md"]}}`)
-	s.keys("down", "enter")
-	s.waitFor("subdirectory context off")
-	if got := f.read(".pi/agent/agent-guidance.json"); !strings.Contains(got, `"subdirectoryContext": false`) || !strings.Contains(got, `"anthropic": ["CLAUDE.md"]`) {
-		t.Errorf("agent-guidance.json = %s", got)
-	}
-	s.final()
 }
 
 func TestTooSmallAndResize(t *testing.T) {
@@ -480,29 +350,6 @@ func itoa(n int) string {
 	return string(b[i:])
 }
 
-func TestTypedWordsNeverActAsKeys(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	f.add("proj", "proj", true)
-	f.write("proj/AGENTS.md", "start")
-	s := f.run(100, 30)
-	s.waitFor("proj")
-	s.keys("enter", "a")
-	s.waitFor("start")
-	// Without bracketed paste, a chunk of typed text arrives as one key
-	// message; the words in it must be text, not esc/tab/enter.
-	for _, word := range []string{"esc", "d", "tab", "enter"} {
-		s.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(word)})
-	}
-	s.waitFor("escdtabenterstart")
-	s.keys("ctrl+s")
-	s.waitFor("saved ~/proj/AGENTS.md")
-	if got := f.read("proj/AGENTS.md"); got != "escdtabenterstart\n" {
-		t.Errorf("saved %q", got)
-	}
-	s.final()
-}
-
 func TestKeysWaitWhileTooSmall(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -522,18 +369,6 @@ func TestKeysWaitWhileTooSmall(t *testing.T) {
 	if !strings.Contains(final, "modified") {
 		t.Errorf("the edit was lost while the window was small:\n%s", final)
 	}
-}
-
-func TestNewAgentsMDBesideClaudeMDSaysItWillWin(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	f.add("proj", "proj", true)
-	f.write("proj/CLAUDE.md", "claude rules")
-	s := f.run(120, 30)
-	s.waitFor("proj")
-	s.keys("enter", "a")
-	s.waitFor("CLAUDE.md is in effect (no AGENTS.md yet)", "which then wins")
-	s.final()
 }
 
 // The screens a new user tried pi-tui at (issue 24).

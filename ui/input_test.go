@@ -4,16 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
 
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
@@ -151,66 +146,6 @@ func TestKeysOfOneReadAreEachHandled(t *testing.T) {
 	s.waitFor("~/gamma/AGENTS.md", "new file from the starter template")
 	s.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jj")})
 	s.waitFor("jj# Project")
-	s.final()
-}
-
-// TestCtrlEEditsAFileTooOddForTheEditor: the editor refuses an AGENTS.md
-// that is not UTF-8 and advises ctrl+e; ctrl+e runs $EDITOR on it and the
-// editor then opens what $EDITOR left.
-func TestCtrlEEditsAFileTooOddForTheEditor(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	f.add("proj", "proj", true)
-	path := f.write("proj/AGENTS.md", "caf\xe9\n")
-	f.env["EDITOR"] = f.write("bin/fix", "#!/bin/sh\nprintf 'now valid\\n' > \"$1\"\n")
-	os.Chmod(f.env["EDITOR"], 0o755)
-	var ran []string
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	env := func(k string) string { return f.env[k] }
-	m := New(Options{Host: f.host, Renderer: r, Env: env,
-		Exec: func(cmd *exec.Cmd, done func(error) tea.Msg) tea.Cmd {
-			ran = cmd.Args
-			return func() tea.Msg { return done(cmd.Run()) }
-		}})
-	s := newSession(t, m, 100, 30)
-	s.waitFor("proj")
-	s.keys("enter", "a")
-	s.waitFor("not valid UTF-8", "ctrl+e open in $EDITOR")
-	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlE})
-	s.waitFor("now valid", "reloaded")
-	s.final()
-	if len(ran) != 2 || ran[1] != path {
-		t.Errorf("$EDITOR ran as %q", ran)
-	}
-}
-
-// TestFindUndoAndFinalNewlineInAgentsMD: ctrl+f finds text in the
-// AGENTS.md editor, ctrl+z undoes, and the saved file ends with a newline.
-func TestFindUndoAndFinalNewlineInAgentsMD(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	f.add("proj", "proj", true)
-	f.write("proj/AGENTS.md", "# Rules\n- run tests\n- run lint")
-	s := f.run(100, 30)
-	s.waitFor("proj")
-	s.keys("enter", "a")
-	s.waitFor("run lint")
-	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlF})
-	s.tm.Type("run")
-	s.waitFor("find: run", "2 matches")
-	s.keys("enter") // the next match: line 3
-	s.waitFor("ln 3, col 3")
-	s.keys("esc")
-	s.tm.Type("always ")
-	s.tm.Type("oops")
-	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlZ}) // the typing is one step
-	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlY})
-	s.keys("backspace", "backspace", "backspace", "backspace", "ctrl+s")
-	s.waitFor("saved ~/proj/AGENTS.md")
-	if got := f.read("proj/AGENTS.md"); got != "# Rules\n- run tests\n- always run lint\n" {
-		t.Errorf("saved %q", got)
-	}
 	s.final()
 }
 

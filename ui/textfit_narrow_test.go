@@ -2,42 +2,8 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 )
-
-// deepProject is a project whose folder is longer than any screen line.
-const deepProject = "src/very/deeply/nested/folder/of/someone/who/keeps/the/projects/in/the/shop-backend-service"
-
-// The AGENTS.md editor's header keeps the end of a long path (the
-// project's folder and the file) and says whole that the file is new, from
-// the starter template; the breadcrumb above it keeps the file's name,
-// and the keys under the text all show. The header was cut at the
-// screen's edge, losing the project's folder and the note.
-func TestEditorHeaderKeepsThePathsEndAndItsNote(t *testing.T) {
-	t.Parallel()
-	for _, size := range narrowSizes {
-		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
-			t.Parallel()
-			f := newFixture(t)
-			f.add(deepProject, "shop", true)
-			s := f.run(size.w, size.h)
-			s.waitScreen("› shop")
-			s.keys("enter", "a")
-			frame := s.waitKeys("new file from the starter template; ctrl+s creates it",
-				"ctrl+s save · esc close · ctrl+f find · ctrl+z undo · ctrl+e $EDITOR · f1 help")
-			assertFrame(t, frame, size.w, size.h)
-			lines := strings.Split(frame, "\n")
-			if crumb := strings.TrimSpace(lines[0]); !strings.Contains(crumb, "› ~/") || !strings.HasSuffix(crumb, "/AGENTS.md") && !strings.HasSuffix(crumb, "/AGENTS.md ? help") {
-				t.Errorf("the breadcrumb does not keep the file's name: %q", crumb)
-			}
-			if head := strings.TrimSpace(lines[1]); !strings.HasPrefix(head, "~/") || !strings.HasSuffix(head, "/the/shop-backend-service/AGENTS.md") {
-				t.Errorf("the header does not keep the path's start and its last folders: %q", head)
-			}
-			s.final()
-		})
-	}
-}
 
 // Settings says whole what is wrong: its keys, the command palette's
 // among them, wrap under its title; the Engine row says how to get pi;
