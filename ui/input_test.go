@@ -2,9 +2,7 @@ package ui
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -146,28 +144,5 @@ func TestKeysOfOneReadAreEachHandled(t *testing.T) {
 	s.waitFor("~/gamma/AGENTS.md", "new file from the starter template")
 	s.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jj")})
 	s.waitFor("jj# Project")
-	s.final()
-}
-
-// TestUndoInMemoryEditor: ctrl+z and ctrl+y work in a memory entry.
-func TestUndoInMemoryEditor(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	f.add("proj", "proj", true)
-	s := f.run(100, 30)
-	s.waitFor("proj")
-	s.keys("enter", "m")
-	s.waitFor("No memory yet")
-	s.keys("a", "enter")
-	s.tm.Type("Keep this.")
-	s.keys("enter")
-	s.tm.Type("Not this.")
-	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlZ})
-	s.keys("esc", "ctrl+s")
-	s.waitFor("saved memory of proj: 1 entry,")
-	m, err := f.host.Memory.Load(context.Background(), filepath.Join(f.home, "proj"))
-	if err != nil || m.Content != "Keep this.\n" && m.Content != "Keep this." {
-		t.Errorf("memory %q (%v)", m.Content, err)
-	}
 	s.final()
 }

@@ -57,21 +57,6 @@ func TestSessionsHeaderNamesThePalette(t *testing.T) {
 	s.final()
 }
 
-// The memory editor's introduction and keys wrap at 60 columns; they
-// were cut ("notes the agent shou", "ctrl+s s").
-func TestMemoryEditorWrapsAtSixtyColumns(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	f.add("proj", "proj", true)
-	s := f.run(60, 20)
-	s.waitScreen("› proj")
-	s.keys("enter", "m")
-	frame := s.waitKeys("No memory yet. Press a to add an entry: notes the agent should know about this project.",
-		"a add · enter edit · d delete · w agent may write · ctrl+s save · esc back")
-	assertFrame(t, frame, 60, 20)
-	s.final()
-}
-
 // The review screen's keys wrap at 60 columns; the last ones were cut.
 func TestReviewKeysWrapAtSixtyColumns(t *testing.T) {
 	t.Parallel()
