@@ -420,3 +420,6 @@ func rawEscapes(raw []byte) []string {
 	}
 	return found
 }
+
+// deepProject is a project whose folder is longer than any screen line.
+const deepProject = "src/very/deeply/nested/folder/of/someone/who/keeps/the/projects/in/the/shop-backend-service"

@@ -345,9 +345,6 @@ func TestFindUndoAndFinalNewlineInAgentsMD(t *testing.T) {
 	s.final()
 }
 
-// deepProject is a project whose folder is longer than any screen line.
-const deepProject = "src/very/deeply/nested/folder/of/someone/who/keeps/the/projects/in/the/shop-backend-service"
-
 // The AGENTS.md editor's header keeps the end of a long path (the
 // project's folder and the file) and says whole that the file is new, from
 // the starter template; the breadcrumb above it keeps the file's name,

@@ -38,25 +38,6 @@ func TestSettingsSentencesWrap(t *testing.T) {
 	}
 }
 
-// The sessions list names the palette's key with its own: ctrl+k, and
-// ctrl+g while the filter has the keys (ctrl+k deletes there); each opens
-// the palette.
-func TestSessionsHeaderNamesThePalette(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	f.add("proj", "proj", true)
-	s := f.run(60, 20)
-	s.waitScreen("› proj")
-	s.keys("o")
-	frame := s.waitKeys("Sessions · proj", "/ filter by title and content · ctrl+k command palette")
-	assertFrame(t, frame, 60, 20)
-	s.keys("/")
-	s.waitKeys("/ filter by title and content · ctrl+g command palette")
-	s.keys("ctrl+g")
-	s.waitScreen("Go to", "a session, project, setting or command")
-	s.final()
-}
-
 // The review screen's keys wrap at 60 columns; the last ones were cut.
 func TestReviewKeysWrapAtSixtyColumns(t *testing.T) {
 	t.Parallel()
