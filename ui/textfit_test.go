@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
 
@@ -26,46 +25,6 @@ func TestIntroductionIsWhole(t *testing.T) {
 			frame := r.waitWhole(intro)
 			assertFrame(t, frame, size.w, size.h)
 			assertWordsWhole(t, frame, intro)
-			r.final()
-		})
-	}
-}
-
-// The line above the input is never cut: with two extensions' statuses
-// beside the tokens and the last launch, it is wider than 120 columns,
-// and the context meter at its end was cut ("context 0% of 1…"). What
-// does not fit is left out whole, the meter kept.
-func TestStateLineIsWhole(t *testing.T) {
-	t.Parallel()
-	for _, size := range trialSizes {
-		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
-			t.Parallel()
-			r := newKitRig(t, size.w, size.h, echo, true)
-			r.chat()
-			r.say("hello")
-			r.waitFor("answer to hello")
-			sid := r.sessionIDs()[0]
-			pub := r.m.opts.Host.Events.Publish
-			pub(events.ExtensionStatus{SessionID: sid, Method: "setStatus", Key: "build", Text: "build: 214 of 380 targets compiled"})
-			pub(events.ExtensionStatus{SessionID: sid, Method: "setStatus", Key: "deploy", Text: "deploy: waiting for the staging checks"})
-			// The line above the input starts with the runtime's state.
-			stateLine := func(frame string) string {
-				for _, l := range strings.Split(frame, "\n") {
-					if strings.HasPrefix(l, "runtime ") {
-						return l
-					}
-				}
-				return ""
-			}
-			frame := r.sc.WaitFrame(func(f string) bool {
-				l := stateLine(f)
-				return strings.HasPrefix(l, "runtime idle") && strings.Contains(l, "deploy: waiting for the staging checks")
-			})
-			line := strings.TrimRight(stateLine(frame), " ")
-			if !strings.Contains(line, "context 0.1% of 100k") || strings.Contains(line, "…") {
-				t.Errorf("the state line is cut or lost the context meter: %q", line)
-			}
-			assertFrame(t, frame, size.w, size.h)
 			r.final()
 		})
 	}
