@@ -1,10 +1,7 @@
 package ui
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
 // /tree shows every branch, the current one marked, and continues from any
@@ -38,25 +35,4 @@ func TestTreeAndFork(t *testing.T) {
 	r.keys("ctrl+l")
 	r.waitFor("one  2 messages", "one  6 messages")
 	r.final()
-}
-
-// A key refused while the agent works says why, and the turn's end does
-// not take that away before it is read: only the turn's own notices
-// ("queued: …") are cleared when it ends.
-func TestRefusalOutlivesTheTurnsEnd(t *testing.T) {
-	t.Parallel()
-	hold := make(chan struct{})
-	r := newKitRig(t, 140, 30, func(n int, req fakemodel.Request) fakemodel.Reply {
-		return fakemodel.Reply{Text: "partial words then more", Hold: hold}
-	}, true)
-	r.chat()
-	r.say("slow")
-	r.waitFor("partial")
-	r.keys("ctrl+l")
-	r.waitFor("the agent is working; press esc")
-	close(hold)
-	r.waitFor("tokens ") // the turn's end, drawn
-	if view := r.final(); !strings.Contains(view, "the agent is working; press esc") {
-		t.Errorf("the refusal is gone once the turn ended:\n%s", view)
-	}
 }
