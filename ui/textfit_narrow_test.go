@@ -4,18 +4,6 @@ import (
 	"testing"
 )
 
-// The review screen's keys wrap at 60 columns; the last ones were cut.
-func TestReviewKeysWrapAtSixtyColumns(t *testing.T) {
-	t.Parallel()
-	r := reviewRig(t, 60, 20)
-	r.say("write")
-	r.waitFor("done: write")
-	r.command("/changes", "Review · the session's file changes")
-	frame := r.waitKeys("enter/ctrl+o diff · u undo · r redo · U undo it and every later one · esc/q close", "notes.txt")
-	assertFrame(t, frame, 60, 20)
-	r.final()
-}
-
 // The help screen's footer says whole how to scroll and close it at 60
 // columns ("press ? or esc to" lost its end), and the last key line can
 // still be scrolled to.
