@@ -3,18 +3,20 @@ package ui
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/extdialog"
+	"github.com/pi-tui/pi-tui/ui/internal/keytest"
 	"github.com/pi-tui/pi-tui/ui/memoryeditor"
 )
 
@@ -153,5 +155,90 @@ func TestHomeAndEndInEveryList(t *testing.T) {
 	cursorLine(t, s, names[2])
 	s.keys("home")
 	cursorLine(t, s, names[0])
+	s.final()
+}
+
+// The shell's own keys are all in its help (on a tab, and while typing),
+// and its help holds only them; while typing it shows no key that typing
+// takes (q, ?, 1) nor shift+tab, which is the chat's thinking level.
+func TestShellKeysAreData(t *testing.T) {
+	t.Parallel()
+	m := newFixture(t).model()
+	onTab, typing := m.globalHelpAt(focusProjects, 0), m.globalHelpAt(focusSessionText, 0)
+	keytest.Check(t, "shell", m.keys, [][]key.Binding{onTab, typing})
+	for _, b := range typing {
+		for _, k := range b.Keys() {
+			if len([]rune(k)) == 1 || k == "shift+tab" {
+				t.Errorf("while typing, the help shows %q, which typing takes", k)
+			}
+		}
+	}
+}
+
+// The help screen shows every key of the chat at 80 and 120 columns:
+// groups that do not fit side by side go on further rows, and what does
+// not fit the height scrolls (pgdn) rather than being cut.
+func TestHelpShowsEveryChatKey(t *testing.T) {
+	t.Parallel()
+	for _, size := range [][2]int{{80, 24}, {120, 35}} {
+		t.Run(strconv.Itoa(size[0]), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			f.add("proj", "proj", true)
+			m := f.model()
+			s := newSession(t, m, size[0], size[1])
+			s.waitFor("› proj")
+			s.keys("enter", "o")
+			s.waitFor("No sessions yet")
+			s.keys("n")
+			s.waitFor("Type a message")
+			s.tm.Send(tea.KeyMsg{Type: tea.KeyF1})
+			// Each page is read from the frame itself, whole: the terminal
+			// gets only the lines a frame changed, perhaps in pieces.
+			frame := s.sc.WaitFrame(func(f string) bool { return strings.Contains(f, "Keys · Session") })
+			seen := []byte(frame)
+			footer := regexp.MustCompile(`lines (\d+)–(\d+) of (\d+)`)
+			for range 20 {
+				last := footer.FindSubmatch([]byte(frame))
+				if last == nil || string(last[2]) == string(last[3]) {
+					break // everything fits (no footer), or this is the last page
+				}
+				s.keys("pgdown")
+				from, _ := strconv.Atoi(string(last[1]))
+				to, _ := strconv.Atoi(string(last[2]))
+				n, _ := strconv.Atoi(string(last[3]))
+				next := "–" + strconv.Itoa(min(to+to-from+1, n)) + " of " + strconv.Itoa(n)
+				frame = s.sc.WaitFrame(func(f string) bool { return strings.Contains(f, next) })
+				seen = append(seen, frame...)
+			}
+			s.final()
+			for _, g := range m.session.Help() {
+				for _, b := range g {
+					h := b.Help()
+					word := strings.Fields(h.Desc)[0]
+					if !regexp.MustCompile(regexp.QuoteMeta(h.Key) + ` +` + regexp.QuoteMeta(word)).Match(seen) {
+						t.Errorf("help at %dx%d lacks %q (%s)", size[0], size[1], h.Key, h.Desc)
+					}
+				}
+			}
+		})
+	}
+}
+
+// The help screen's footer says whole how to scroll and close it at 60
+// columns ("press ? or esc to" lost its end), and the last key line can
+// still be scrolled to.
+func TestHelpFooterWrapsAtSixtyColumns(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	s := f.run(60, 20)
+	s.waitScreen("› proj", "model: no model")
+	s.keys("?")
+	frame := s.waitKeys("Keys · Projects", "↑/↓ pgup/pgdn scroll · press ? or esc to close")
+	assertFrame(t, frame, 60, 20)
+	s.keys("end")
+	frame = s.waitKeys("ctrl+k command palette: go to a session, project, setting or command", "press ? or esc to close")
+	assertFrame(t, frame, 60, 20)
 	s.final()
 }
