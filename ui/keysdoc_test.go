@@ -108,7 +108,7 @@ func keyCell(keys []string) string {
 // keysEnd's.
 const (
 	keysFile  = "../docs/keys.md"
-	keysBegin = "<!-- keys: generated from the key tables by `go test ./ui -run TestREADMEKeys -update`; the prose is in ui/readme_keys_doc_test.go -->"
+	keysBegin = "<!-- keys: generated from the key tables by `go test ./ui -run TestREADMEKeys -update`; the prose is in ui/keysdoc_screens_test.go -->"
 	keysEnd   = "<!-- /keys -->"
 )
 
