@@ -26,6 +26,19 @@ func (m *Manager) checkpointer(b built, sess *sessions.Session) (*checkpoints.Re
 	}
 	rec := store.Recorder(sess.ID(), sess.File(), b.spec.Root)
 	cp := agent.Checkpoints(rec)
+	if len(b.spec.Folders) > 0 {
+		// A project of several folders: each folder's changes are
+		// recorded in that folder (folders.go).
+		fc := folderCheckpoints{folders: b.spec.confined(), each: []agent.Checkpointer{cp}}
+		for _, f := range b.spec.Folders {
+			var c agent.Checkpointer
+			if !f.Missing {
+				c = agent.Checkpoints(store.FolderRecorder(sess.ID(), sess.File(), f.Path, f.Name))
+			}
+			fc.each = append(fc.each, c)
+		}
+		cp = fc
+	}
 	if m.opts.WrapCheckpoints != nil {
 		cp = m.opts.WrapCheckpoints(b.spec.Root, cp)
 	}
