@@ -106,10 +106,11 @@ func (m *Manager) build(ctx context.Context, sess *sessions.Session, modelSpec s
 	if err != nil && !errors.As(err, &unreadable) {
 		return built{}, err
 	}
-	primaryName, others, err := m.projectFolders(ctx, p.Root)
+	all, err := h.Projects.FoldersOfBinding(ctx, p)
 	if err != nil {
 		return built{}, err
 	}
+	primaryName, others := splitFolders(p.Root, all)
 	tools := m.opts.Tools
 	if tools == nil {
 		tools = agent.DefaultTools

@@ -34,6 +34,12 @@ func (m *Manager) projectFolders(ctx context.Context, projectRoot string) (prima
 	if err != nil {
 		return "", nil, err
 	}
+	primary, others = splitFolders(projectRoot, all)
+	return primary, others, nil
+}
+
+// splitFolders is the primary root's name and the other folders of all.
+func splitFolders(projectRoot string, all []registry.Folder) (primary string, others []registry.Folder) {
 	primary = filepath.Base(projectRoot)
 	for _, f := range all {
 		if f.Primary {
@@ -42,7 +48,7 @@ func (m *Manager) projectFolders(ctx context.Context, projectRoot string) (prima
 			others = append(others, f)
 		}
 	}
-	return primary, others, nil
+	return primary, others
 }
 
 // foldersText is the spec's folders as one string, for the fingerprint and
