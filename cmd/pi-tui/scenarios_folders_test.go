@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -234,6 +235,42 @@ func TestScenarioFoldersChangedRetires(t *testing.T) {
 		}
 		if res := lastResult(s.fake); !strings.Contains(res, "WEB-APP") {
 			t.Errorf("the new runtime's read gave %q", res)
+		}
+	})
+}
+
+// A worktree session of a project of two folders isolates the primary
+// root only: a write in web lands in the real folder (it is shared), the
+// launch says so on standard error and to the model, and the change is
+// listed as web's.
+func TestScenarioFoldersWorktreeSharesTheOthers(t *testing.T) {
+	eachEngine(t, true, callsThenAnswer, func(t *testing.T, s *scene) {
+		s.git()
+		web := s.addWeb(true)
+		code, evs, errs := s.prompt("--worktree", "--yes", "write web:shared.txt")
+		if code != 0 {
+			t.Fatalf("prompt --worktree: exit %d: %s", code, errs)
+		}
+		promptOK(t, evs)
+		said := false
+		for _, n := range typed(evs, "notice") {
+			said = said || strings.Contains(fmt.Sprint(n["text"]), `isolates the primary root only: folders "web" are shared`)
+		}
+		if !said {
+			t.Errorf("the launch does not say web is shared: %v", typed(evs, "notice"))
+		}
+		if b, err := os.ReadFile(filepath.Join(web, "shared.txt")); err != nil || string(b) != "noted" {
+			t.Errorf("web's shared.txt = %q, %v; the write should land in the real folder", b, err)
+		}
+		if sys := s.fake.Requests()[0].System; !strings.Contains(sys, "shared: not part of this session's worktree") {
+			t.Errorf("the model is not told web is shared:\n%s", sys)
+		}
+		m := noteSession.FindStringSubmatch(errs)
+		if m == nil {
+			t.Fatalf("no note of the worktree on stderr: %q", errs)
+		}
+		if list := changesOf(t, s.c, m[1]); len(list) != 1 || list[0].Path != "web:shared.txt" {
+			t.Errorf("sessions changes = %+v, want web:shared.txt", list)
 		}
 	})
 }
