@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pi-tui/pi-tui/core/agent"
-	"github.com/pi-tui/pi-tui/core/checkpoints"
 	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/registry"
@@ -180,60 +178,4 @@ func (m *Manager) foldersChanged(ctx context.Context, ids map[string]bool) (reti
 		m.mu.Unlock()
 	}
 	return retired
-}
-
-// folderCheckpoints brackets a call in every folder it can change: write
-// and edit in the folder of their file, any other call (bash) in each
-// folder present, each folder's changes recorded with its own recorder.
-type folderCheckpoints struct {
-	folders confine.Folders
-	each    []agent.Checkpointer // by folder; nil for a missing one
-}
-
-func (fc folderCheckpoints) Before(ctx context.Context, c checkpoints.Call) agent.Checkpoint {
-	var marks []agent.Checkpoint
-	if c.Paths == nil {
-		for _, cp := range fc.each {
-			if cp != nil {
-				marks = append(marks, cp.Before(ctx, c))
-			}
-		}
-		return multiMark(marks)
-	}
-	by := map[int][]string{}
-	var order []int
-	for _, p := range c.Paths {
-		i, ok := fc.folders.Holding(p)
-		if !ok || i >= len(fc.each) || fc.each[i] == nil {
-			continue
-		}
-		if by[i] == nil {
-			order = append(order, i)
-		}
-		by[i] = append(by[i], p)
-	}
-	for _, i := range order {
-		one := c
-		one.Paths = by[i]
-		marks = append(marks, fc.each[i].Before(ctx, one))
-	}
-	return multiMark(marks)
-}
-
-// multiMark is a call's checkpoints in several folders: what each
-// recorded, together.
-type multiMark []agent.Checkpoint
-
-func (mm multiMark) After(ctx context.Context) checkpoints.Result {
-	var out checkpoints.Result
-	var notes []string
-	for _, m := range mm {
-		r := m.After(ctx)
-		out.Changes = append(out.Changes, r.Changes...)
-		if r.Note != "" && !slices.Contains(notes, r.Note) {
-			notes = append(notes, r.Note)
-		}
-	}
-	out.Note = strings.Join(notes, "; ")
-	return out
 }
