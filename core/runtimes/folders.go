@@ -100,7 +100,7 @@ func foldersSection(primaryName, root string, fs []registry.Folder, worktree boo
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\nName a file of another folder as NAME:path (web:src/app.ts) or by its absolute path. A link inside a folder may not lead out of it, into another folder neither. bash starts in the primary root.")
+	fmt.Fprintf(&b, "\nName a file of another folder as NAME:path (%s) or by its absolute path. A link inside a folder may not lead out of it, not even into another folder. bash starts in the primary root.", strconv.Quote(fs[0].Name+":src/app.ts"))
 	return b.String()
 }
 
