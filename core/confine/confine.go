@@ -86,9 +86,10 @@ func resolve(root, p, abs string) (string, error) {
 	}
 }
 
-// Rel writes p relative to root for messages to the model.
+// Rel writes p relative to root for messages to the model (a file named
+// "..x" in the root too); a path outside root is written as it is.
 func Rel(root, p string) string {
-	if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
+	if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return filepath.ToSlash(rel)
 	}
 	return p

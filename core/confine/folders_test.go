@@ -69,3 +69,14 @@ func TestSingleFolderIsPath(t *testing.T) {
 		}
 	}
 }
+
+// A file whose name starts with two dots is the root's, and written
+// relative to it.
+func TestRelDotDotName(t *testing.T) {
+	if got := Rel("/r", "/r/..x"); got != "..x" {
+		t.Errorf("Rel = %q", got)
+	}
+	if got := Rel("/r", "/s/x"); got != "/s/x" {
+		t.Errorf("Rel outside = %q", got)
+	}
+}
