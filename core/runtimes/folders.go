@@ -131,11 +131,12 @@ func (m *Manager) noteFolderUse(projectID, sessionID string) func(confine.Folder
 	}
 }
 
-// watchFolders retires, as soon as a project's folders change (a folder
-// added, removed, renamed, trusted or untrusted), every idle runtime of
-// that project whose spec holds other folders, until Close. A busy one
-// keeps its folders until its turn ends; its next prompt's build sees the
-// change.
+// watchFolders retires, as soon as this process changes a project's
+// folders (a folder added, removed, renamed, relocated, trusted or
+// untrusted: the registry announces each write on the broker), every idle
+// runtime of that project, until Close. A busy one keeps its folders
+// until its turn ends, and a change made by another process is seen by
+// the next prompt's build; both then relaunch with folders-changed.
 func (m *Manager) watchFolders(ctx context.Context) {
 	m.onTopic(ctx, events.Projects, func(batch []events.Event) {
 		ids := map[string]bool{}

@@ -2,10 +2,10 @@ package runtimes
 
 import (
 	"hash/maphash"
-
-	"github.com/pi-tui/pi-tui/core/registry"
 	"strconv"
 	"strings"
+
+	"github.com/pi-tui/pi-tui/core/registry"
 )
 
 // Spec is a runtime's launch metadata: what it was launched with. Two runtimes with equal
