@@ -90,10 +90,10 @@ type Decisions struct {
 	marks pending[agent.Checkpoint]
 	ends  pending[checkpoints.Result]
 
-	// dmu serialises delivery decisions: they share the window and the
-	// turn's budget.
 	reach *agent.Reach // tells Reached of each folder once
 
+	// dmu serialises delivery decisions: they share the window and the
+	// turn's budget.
 	dmu       sync.Mutex
 	sess      *pisession.Session
 	pending   []pendingRecord // records handed to pi, not yet seen in its file
