@@ -82,3 +82,20 @@ func TestRunOnUseInAnotherFolder(t *testing.T) {
 		}
 	}
 }
+
+// A folder gone from disk is no way out: a call there says the folder
+// cannot be opened, and writes nothing anywhere.
+func TestMissingFolder(t *testing.T) {
+	api, _ := filepath.EvalSymlinks(t.TempDir())
+	parent, _ := filepath.EvalSymlinks(t.TempDir())
+	web := filepath.Join(parent, "web")
+	env := toolEnv{root: api, folders: confine.Folders{{Name: "api", Root: api}, {Name: "web", Root: web}}}
+	raw, _ := json.Marshal(map[string]string{"path": "web:x.txt", "content": "x"})
+	res := env.run(context.Background(), ToolCall{ID: "c", Name: "write", Args: raw})
+	if !res.IsError || !strings.Contains(res.Text, `folder "web"`) || !strings.Contains(res.Text, "cannot be opened") {
+		t.Errorf("a write in a missing folder = %q", res.Text)
+	}
+	if _, err := os.Stat(web); err == nil {
+		t.Error("the write made the missing folder")
+	}
+}
