@@ -83,8 +83,8 @@ func TestRunOnUseInAnotherFolder(t *testing.T) {
 	}
 }
 
-// A folder gone from disk is no way out: a call there says the folder
-// cannot be opened, and writes nothing anywhere.
+// A folder gone from disk is no way out: a call there says the folder is
+// missing, and writes nothing anywhere (the folder is not made again).
 func TestMissingFolder(t *testing.T) {
 	api, _ := filepath.EvalSymlinks(t.TempDir())
 	parent, _ := filepath.EvalSymlinks(t.TempDir())
@@ -92,7 +92,7 @@ func TestMissingFolder(t *testing.T) {
 	env := toolEnv{root: api, folders: confine.Folders{{Name: "api", Root: api}, {Name: "web", Root: web}}}
 	raw, _ := json.Marshal(map[string]string{"path": "web:x.txt", "content": "x"})
 	res := env.run(context.Background(), ToolCall{ID: "c", Name: "write", Args: raw})
-	if !res.IsError || !strings.Contains(res.Text, `folder "web"`) || !strings.Contains(res.Text, "cannot be opened") {
+	if !res.IsError || !strings.Contains(res.Text, `folder "web"`) || !strings.Contains(res.Text, "missing from disk") {
 		t.Errorf("a write in a missing folder = %q", res.Text)
 	}
 	if _, err := os.Stat(web); err == nil {

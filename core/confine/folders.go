@@ -153,6 +153,13 @@ func (fs Folders) Resolve(p string) (Place, error) {
 // there.
 func (fs Folders) within(i int, p, abs string) (Place, error) {
 	f := fs[i]
+	if i > 0 {
+		// A folder gone from disk is refused before anything resolves
+		// under it: pi's write would otherwise make it again.
+		if fi, err := os.Stat(f.Root); err != nil || !fi.IsDir() {
+			return Place{}, fmt.Errorf("%s: folder %s (%s) of the project is missing from disk; nothing there can be reached", p, strconv.Quote(f.Name), f.Root)
+		}
+	}
 	full, err := resolve(f.Root, p, abs)
 	if err != nil {
 		return Place{}, err
