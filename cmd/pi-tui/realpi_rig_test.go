@@ -68,12 +68,17 @@ func realPiProject(t *testing.T, c *cli, trusted bool, script fakemodel.Script) 
 }
 
 // callsThenAnswer: a prompt "TOOL ARG…" makes the model call TOOL once
-// per ARG (read and hello take a path, write writes "noted" to it); after
-// the results it answers "done".
+// per ARG (read and hello take a path, write writes "noted" to it;
+// "bash COMMAND…" runs the rest of the line as one command); after the
+// results it answers "done".
 func callsThenAnswer(n int, req fakemodel.Request) fakemodel.Reply {
 	f := strings.Fields(req.LastUser)
 	if req.LastToolResult != "" || len(f) == 0 {
 		return fakemodel.Reply{Text: "done"}
+	}
+	if f[0] == "bash" {
+		command := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(req.LastUser), "bash"))
+		return fakemodel.Reply{Calls: []fakemodel.Call{{ID: fmt.Sprintf("c%d_0", n), Name: "bash", Args: map[string]string{"command": command}}}}
 	}
 	var calls []fakemodel.Call
 	args := f[1:]

@@ -91,6 +91,29 @@ func TestScenarioFoldersReadAndWrite(t *testing.T) {
 	})
 }
 
+// A bash command names no path, so only its checkpoint sees it change a
+// file in the second folder; that is enough to note the session as
+// having worked there, and removing the folder names it.
+func TestScenarioFoldersBashNotesTheFolder(t *testing.T) {
+	eachEngine(t, true, callsThenAnswer, func(t *testing.T, s *scene) {
+		web := s.addWeb(true)
+		made := filepath.Join(web, "made.txt")
+		code, evs, errs := s.prompt("--yes", "bash echo made > "+made)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		promptOK(t, evs)
+		if b, err := os.ReadFile(made); err != nil || string(b) != "made\n" {
+			t.Fatalf("the command left %q, %v", b, err)
+		}
+		id, _ := onlySession(t, s.c)
+		code, _, errs = s.c.run("", "projects", "folders", "remove", "mono", "web")
+		if code == 0 || !strings.Contains(errs, "worked in folder") || !strings.Contains(errs, id) {
+			t.Errorf("removing the folder a bash call changed: exit %d, %q; want it refused naming session %s", code, errs, id)
+		}
+	})
+}
+
 // Outside every folder is refused as outside the root is: a path beside
 // them, a link in the second folder leading out, and a link in it leading
 // into the primary root (each folder its own os.Root). The secret never

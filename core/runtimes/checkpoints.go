@@ -32,7 +32,8 @@ func (m *Manager) checkpointer(b built, sess *sessions.Session) (*checkpoints.Re
 	if len(b.spec.Folders) > 0 {
 		// A project of several folders: each folder's changes are
 		// recorded in that folder (folders.go).
-		fc := folderCheckpoints{folders: b.spec.confined(), each: []agent.Checkpointer{cp}}
+		fc := folderCheckpoints{folders: b.spec.confined(), each: []agent.Checkpointer{cp},
+			changed: agent.NewReach(m.noteFolderUse(sess.ProjectID(), sess.ID()))}
 		for _, f := range b.spec.Folders {
 			var c agent.Checkpointer
 			if !f.Missing {
@@ -99,17 +100,22 @@ func (e piEmitter) Publish(ev events.Event) {
 type folderCheckpoints struct {
 	folders confine.Folders
 	each    []agent.Checkpointer // by folder; nil for a missing one
+	// changed is told of a folder other than the primary root the first
+	// time a call changed a file there: a bash call names no path, so the
+	// tools' own note (Config.Reached) never sees it reach another folder,
+	// and removing that folder must still name the session.
+	changed *agent.Reach
 }
 
 func (fc folderCheckpoints) Before(ctx context.Context, c checkpoints.Call) agent.Checkpoint {
-	var marks []agent.Checkpoint
+	marks := multiMark{folders: fc.folders, changed: fc.changed}
 	if c.Paths == nil {
-		for _, cp := range fc.each {
+		for i, cp := range fc.each {
 			if cp != nil {
-				marks = append(marks, cp.Before(ctx, c))
+				marks.each = append(marks.each, folderMark{i, cp.Before(ctx, c)})
 			}
 		}
-		return multiMark(marks)
+		return marks
 	}
 	by := map[int][]string{}
 	var order []int
@@ -126,20 +132,33 @@ func (fc folderCheckpoints) Before(ctx context.Context, c checkpoints.Call) agen
 	for _, i := range order {
 		one := c
 		one.Paths = by[i]
-		marks = append(marks, fc.each[i].Before(ctx, one))
+		marks.each = append(marks.each, folderMark{i, fc.each[i].Before(ctx, one)})
 	}
-	return multiMark(marks)
+	return marks
 }
 
 // multiMark is a call's checkpoints in several folders: what each
 // recorded, together.
-type multiMark []agent.Checkpoint
+type multiMark struct {
+	folders confine.Folders
+	changed *agent.Reach
+	each    []folderMark
+}
+
+// folderMark is a call's checkpoint in the folder at index i.
+type folderMark struct {
+	i  int
+	cp agent.Checkpoint
+}
 
 func (mm multiMark) After(ctx context.Context) checkpoints.Result {
 	var out checkpoints.Result
 	var notes []string
-	for _, m := range mm {
-		r := m.After(ctx)
+	for _, m := range mm.each {
+		r := m.cp.After(ctx)
+		if len(r.Changes) > 0 && m.i > 0 && m.i < len(mm.folders) {
+			mm.changed.Note(confine.Place{Index: m.i, Folder: mm.folders[m.i]})
+		}
 		out.Changes = append(out.Changes, r.Changes...)
 		if r.Note != "" && !slices.Contains(notes, r.Note) {
 			notes = append(notes, r.Note)
