@@ -129,7 +129,7 @@ type Manager struct {
 	// the channel closes when the launch has ended either way.
 	launching map[string]chan struct{}
 	bridge    bridgeFile // the bridge extension, written once
-	catalogue catalogue  // pi's models and commands per launch (picatalogue.go)
+	catalogue *Catalogue // pi's models and commands per launch (picatalogue.go)
 
 	timingMu sync.Mutex
 	timing   *os.File
@@ -140,8 +140,10 @@ type Manager struct {
 	// allowed holds "allow for this session" answers (session id + tool),
 	// for the manager's life, whichever program gave them.
 	allowed map[string]bool
+	// facade opens, branches, forks and deletes sessions (sessions.go).
+	facade *Sessions
 	// plans holds the sessions in plan mode (plan.go).
-	plans sync.Map
+	plans *Plans
 	// sent holds, per session, what its pi last reported it sent the
 	// model (bridge.Sent, for /context: context.go).
 	sent sync.Map
@@ -171,6 +173,9 @@ func New(opts Options) (*Manager, error) {
 		allowed: map[string]bool{}, launching: map[string]chan struct{}{}}
 	m.mu.emit = m.emit
 	m.worktrees = opts.Host.Worktrees
+	m.plans = newPlans(opts.Host.Events)
+	m.catalogue = &Catalogue{rts: m}
+	m.facade = &Sessions{rts: m, store: opts.Host.Sessions}
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		m.watcher = w
 		m.watching.Add(1)

@@ -82,9 +82,9 @@ func (m *Model) rereadOf(s *sessions.Session) tea.Cmd {
 		return nil
 	}
 	m.reads++
-	id, n, rts, ctx := m.sid, m.reads, m.d.Runtimes, m.ctx
+	id, n, ss, ctx := m.sid, m.reads, m.d.Sessions, m.ctx
 	return func() tea.Msg {
-		if live := rts.Live(ctx, id); live != nil {
+		if live := ss.Live(ctx, id); live != nil {
 			s = live // the branch the runtime continues
 		}
 		return refreshedMsg{id: id, entries: s.Path(), sess: s, read: n}
@@ -155,10 +155,10 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		if e.Reason == runtimes.ReasonModelChanged || e.Reason == runtimes.ReasonThinkingChanged {
 			// The engine took the change in place (ADR 0067): no restart.
 			m.rt.last = "runtime reused: " + reasonText(e.Reason) + " in place"
-			m.rt.engineOf(m.d.Runtimes.State(m.sid)) // the event names none
-			return m.loadUsage()                     // the new model's context window
+			m.rt.engineOf(m.d.Runtime.State(m.sid)) // the event names none
+			return m.loadUsage()                    // the new model's context window
 		}
-		m.rt.engineOf(m.d.Runtimes.State(m.sid))
+		m.rt.engineOf(m.d.Runtime.State(m.sid))
 	case events.RuntimeRetired:
 		m.rt.state, m.rt.last = runtimes.StateRetired, "runtime retired: "+reasonText(e.Reason)
 		m.ext.runtimeGone()
@@ -313,7 +313,7 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Abort):
 		if m.inTurn() {
-			m.d.Runtimes.Abort(m.sid)
+			m.d.Runtime.Abort(m.sid)
 			if len(m.queue) > 0 {
 				// Queued messages are not sent after an abort; they come back
 				// to the input, nothing lost.
@@ -365,9 +365,9 @@ func (m *Model) sendShown(text, shown string) tea.Cmd {
 	m.ext.noticesRead()
 	m.tr.User(shown)
 	m.turn, m.failed = turnPrompt, ""
-	rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
+	rts, ss, id, model, ctx := m.d.Runtime, m.d.Sessions, m.sid, m.spec(), m.ctx
 	return m.call(func() tea.Msg {
-		if _, err := rts.Prompt(ctx, id, model, text); err != nil && !storedLast(ctx, rts, id, text) {
+		if _, err := rts.Prompt(ctx, id, model, text); err != nil && !storedLast(ctx, ss, id, text) {
 			// Refused before it was saved (no model, a missing worktree):
 			// the message goes back to the input rather than being lost.
 			return unsentMsg{id: id, text: text}
@@ -378,8 +378,8 @@ func (m *Model) sendShown(text, shown string) tea.Cmd {
 
 // storedLast reports whether the session's branch ends in the user message
 // text (the prompt was saved before it failed).
-func storedLast(ctx context.Context, rts *runtimes.Manager, id, text string) bool {
-	s, err := rts.Session(ctx, id)
+func storedLast(ctx context.Context, ss Sessions, id, text string) bool {
+	s, err := ss.Open(ctx, id)
 	if err != nil {
 		return false
 	}

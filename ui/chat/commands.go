@@ -73,10 +73,10 @@ func (m *Model) loadCommands() tea.Cmd {
 	if m.sid == "" {
 		return nil
 	}
-	rts, sid, ctx := m.d.Runtimes, m.sid, m.ctx
+	rts, pi, sid, ctx := m.d.Runtime, m.d.Catalogue, m.sid, m.ctx
 	return func() tea.Msg {
 		if engineHas(ctx, rts, sid, ownCommands) {
-			return piCommandsMsg(ctx, rts, sid)
+			return piCommandsMsg(ctx, rts, pi, sid)
 		}
 		set, err := rts.Commands(ctx, sid)
 		if err != nil {
@@ -138,10 +138,10 @@ func (m *Model) restoreInput(text string) {
 // callCommand expands a skill or template call off the UI goroutine (a
 // pi session's command goes to pi as typed).
 func (m *Model) callCommand(text string) tea.Cmd {
-	rts, sid, ctx := m.d.Runtimes, m.sid, m.ctx
+	rts, pi, sid, ctx := m.d.Runtime, m.d.Catalogue, m.sid, m.ctx
 	return func() tea.Msg {
 		if engineHas(ctx, rts, sid, ownCommands) {
-			return piCommand(ctx, rts, sid, text)
+			return piCommand(ctx, pi, sid, text)
 		}
 		out, err := rts.Expand(ctx, sid, text)
 		return expandedMsg{sid: sid, typed: text, text: out, err: err}
@@ -229,7 +229,7 @@ func (m *Model) command(text string) tea.Cmd {
 	switch name {
 	case "compact":
 		m.turn, m.failed = turnCompact, ""
-		rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
+		rts, id, model, ctx := m.d.Runtime, m.sid, m.spec(), m.ctx
 		return m.call(func() tea.Msg {
 			rts.Compact(ctx, id, model, strings.TrimSpace(arg)) // its compaction_end says how it ended
 			return nil

@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -237,12 +236,6 @@ func (m *Model) extLines() []string {
 	return append(m.noticeLines(max(m.width, 10)), m.widgetLines(max(m.width, 10))...)
 }
 
-// prewarmer is what a runtime manager offers that can start a session's
-// runtime before its first prompt (the pi engine's node takes a while).
-type prewarmer interface {
-	Prewarm(ctx context.Context, sessionID string) error
-}
-
 // prewarmedMsg says a background launch failed; the first prompt will
 // try again and say why, so this is only a notice.
 type prewarmedMsg struct {
@@ -284,15 +277,14 @@ func sameFailure(a, b string) bool { return strings.Contains(a, b) || strings.Co
 
 // prewarm launches the session's runtime in the background, so the
 // first prompt does not wait for it: through Deps.Prewarm, else the
-// runtime manager's own Prewarm when it has one.
+// runtime's own Prewarm.
 func (m *Model) prewarm(sid string) tea.Cmd {
 	fn := m.d.Prewarm
 	if fn == nil {
-		pw, ok := any(m.d.Runtimes).(prewarmer)
-		if !ok {
+		if m.d.Runtime == nil {
 			return nil
 		}
-		fn = pw.Prewarm
+		fn = m.d.Runtime.Prewarm
 	}
 	ctx := m.ctx
 	return func() tea.Msg {
@@ -310,8 +302,8 @@ func (m *Model) prewarm(sid string) tea.Cmd {
 // alone: its version is pi-tui's.
 func (m *Model) engineText() string {
 	e, v := common.VisibleLine(m.rt.engine), common.VisibleLine(m.rt.engineVersion)
-	if m.d.Runtimes != nil {
-		if d, ok := m.d.Runtimes.Engines().Get(m.rt.engine); ok && !d.Caps.Process {
+	if m.d.Runtime != nil {
+		if d, ok := m.d.Runtime.Engines().Get(m.rt.engine); ok && !d.Caps.Process {
 			v = ""
 		}
 	}

@@ -51,14 +51,24 @@ type Deps struct {
 	// Ctx lives as long as the program: when it ends (the terminal or SSH
 	// client went away) a running turn is aborted and the program's
 	// subscription to the core's events ends.
-	Ctx      context.Context
-	Host     *host.Host
-	Runtimes *runtimes.Manager
-	UI       *common.UI
-	Markdown func(text string, width int) (string, error)
-	Env      func(string) string
+	Ctx context.Context
+	// Host holds the services the chat uses besides the runtimes' (the
+	// approval rules, memory, review, places, export and import).
+	Host *host.Host
+	// Events is the broker the runtimes publish on (the host's).
+	Events *events.Broker
+	// What the chat asks of the runtimes and the sessions (services.go).
+	Runtime   Runtime
+	Sessions  Sessions
+	Catalogue Catalogue
+	Plans     Plans
+	Store     Store
+	Worktrees Worktrees
+	UI        *common.UI
+	Markdown  func(text string, width int) (string, error)
+	Env       func(string) string
 	// Prewarm launches a session's runtime in the background as its view
-	// opens; nil: the runtime manager's own Prewarm, when it has one.
+	// opens; nil: the runtime's own Prewarm.
 	Prewarm func(ctx context.Context, sessionID string) error
 }
 
@@ -158,7 +168,7 @@ type Model struct {
 func New(d Deps, tab Tab) *Model {
 	m := &Model{d: d, tab: tab, keys: defaultKeys(), ctx: d.Ctx, rt: runState{state: runtimes.StateNone},
 		input: newInput(d.UI), tr: transcript.New(d.UI, d.Markdown)}
-	m.br = newFeed(m.ctx, d.Runtimes.Events())
+	m.br = newFeed(m.ctx, d.Events)
 	var rules *approvals.Store
 	if d.Host != nil {
 		rules = d.Host.Approvals
@@ -287,8 +297,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		// What was stored between the read and show came with events
 		// that went to the others only.
 		caught := m.catchUp(msg.sess, msg.leaf)
-		m.plan = m.d.Runtimes.Plan(m.sid)
-		st := m.d.Runtimes.State(m.sid)
+		m.plan = m.d.Plans.On(m.sid)
+		st := m.d.Runtime.State(m.sid)
 		m.rt.state = st.Runtime
 		if l, ok := st.Last.(events.RuntimeLaunched); ok {
 			m.rt.launched(l) // launched by another program, or before

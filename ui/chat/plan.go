@@ -53,7 +53,7 @@ func (m *Model) planCommand(arg string) tea.Cmd {
 // manager publishes the change (every program showing the session hears
 // it); this program says it at once.
 func (m *Model) setPlan(on bool) {
-	m.d.Runtimes.SetPlan(m.sid, on)
+	m.d.Plans.Set(m.sid, on)
 	m.plan = on
 }
 

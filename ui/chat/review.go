@@ -125,7 +125,7 @@ func (m *Model) loadDiffs() tea.Cmd {
 // agentBusy says the session's agent is working, this program's turn or
 // another's: its turn changes files, so an undo waits for it.
 func (m *Model) agentBusy() bool {
-	return m.inTurn() || m.rt.state == runtimes.StateWorking || (m.sid != "" && m.d.Runtimes.State(m.sid).Runtime == runtimes.StateWorking)
+	return m.inTurn() || m.rt.state == runtimes.StateWorking || (m.sid != "" && m.d.Runtime.State(m.sid).Runtime == runtimes.StateWorking)
 }
 
 // busyUndo is what an undo asked for while the agent works is told.
@@ -146,9 +146,9 @@ func (m *Model) openReview() tea.Cmd {
 // change (through the entries the tree shows: records between them are
 // skipped).
 func (m *Model) turnsOf() func(ctx context.Context, entries []string) map[string]reviewview.Turn {
-	rts, sid := m.d.Runtimes, m.sid
+	ss, sid := m.d.Sessions, m.sid
 	return func(ctx context.Context, entries []string) map[string]reviewview.Turn {
-		s, err := rts.Session(ctx, sid)
+		s, err := ss.Open(ctx, sid)
 		if err != nil {
 			return nil
 		}

@@ -84,10 +84,10 @@ func (m *Model) describe() tea.Cmd {
 		return nil
 	}
 	agentDir, env, sid, spec := m.d.Host.Places.AgentDir, m.d.Env, m.sid, m.spec()
-	rts, ctx := m.d.Runtimes, m.ctx
+	rts, pi, ctx := m.d.Runtime, m.d.Catalogue, m.ctx
 	return func() tea.Msg {
 		if engineHas(ctx, rts, sid, ownThinking) {
-			d, err := piDescribe(ctx, rts, sid, spec)
+			d, err := piDescribe(ctx, pi, rts.State(sid).Model, sid, spec)
 			return describedMsg{sid: sid, spec: spec, d: d, err: err}
 		}
 		d, err := provider.Describe(agentDir, env, spec)
@@ -180,9 +180,9 @@ func (m *Model) setThinking(want string) tea.Cmd {
 	if l != want {
 		note = fmt.Sprintf("thinking %s (the model has no %s): from the next prompt on (thinking-changed)", l, want)
 	}
-	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
+	ss, id, ctx := m.d.Sessions, m.sid, m.ctx
 	record := func() tea.Msg {
-		s, err := rts.Session(ctx, id)
+		s, err := ss.Open(ctx, id)
 		if err == nil {
 			_, err = s.Append(ctx, sessions.TypeCustom, thinkingRecord{Kind: ThinkingLevelChange, ThinkingLevel: l})
 		}

@@ -21,9 +21,9 @@ import (
 // continues from the chosen entry (fork=false) or forks a new session
 // from it (fork=true, /fork); f forks either way.
 func (m *Model) treePicker(fork bool) tea.Cmd {
-	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
+	ss, id, ctx := m.d.Sessions, m.sid, m.ctx
 	return func() tea.Msg {
-		s, err := rts.Session(ctx, id)
+		s, err := ss.Open(ctx, id)
 		if err != nil {
 			return common.NoticeMsg{Text: err.Error(), Error: true}
 		}
@@ -101,7 +101,7 @@ func (m *Model) branchTo(e sessions.Entry) tea.Cmd { return m.branchSaying(e, ""
 // branchSaying is branchTo that says said in the transcript once
 // branched (what was done to the files first).
 func (m *Model) branchSaying(e sessions.Entry, said string) tea.Cmd {
-	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
+	ss, id, ctx := m.d.Sessions, m.sid, m.ctx
 	at, edit := e.ID, e.Type == sessions.TypeUser
 	if edit {
 		at = e.ParentID
@@ -109,10 +109,10 @@ func (m *Model) branchSaying(e sessions.Entry, said string) tea.Cmd {
 		m.input.fit(m.width, m.height)
 	}
 	return func() tea.Msg {
-		if err := rts.Branch(ctx, id, at); err != nil {
+		if err := ss.Branch(ctx, id, at); err != nil {
 			return openedMsg{err: err}
 		}
-		s, err := rts.Session(ctx, id)
+		s, err := ss.Open(ctx, id)
 		if err != nil {
 			return openedMsg{err: err}
 		}
@@ -123,13 +123,13 @@ func (m *Model) branchSaying(e sessions.Entry, said string) tea.Cmd {
 // forkFrom starts a new session holding the branch up to an entry (up to
 // just before a user message, which goes to the input) and opens it.
 func (m *Model) forkFrom(e sessions.Entry) tea.Cmd {
-	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
+	ss, id, ctx := m.d.Sessions, m.sid, m.ctx
 	upTo, text := e.ID, ""
 	if e.Type == sessions.TypeUser {
 		upTo, text = e.ParentID, transcript.UserText(e)
 	}
 	return func() tea.Msg {
-		s, err := rts.ForkSession(ctx, id, upTo)
+		s, err := ss.Fork(ctx, id, upTo)
 		if err != nil {
 			return openedMsg{err: err}
 		}
@@ -149,7 +149,7 @@ type branchedMsg struct {
 func (m *Model) modelPicker() tea.Cmd {
 	agentDir, env := m.d.Host.Places.AgentDir, m.d.Env
 	cur, _ := m.Effective()
-	rts, sid, ctx, pi := m.d.Runtimes, m.sid, m.ctx, m.piModelPicker()
+	rts, sid, ctx, pi := m.d.Runtime, m.sid, m.ctx, m.piModelPicker()
 	return func() tea.Msg {
 		if engineHas(ctx, rts, sid, ownModels) {
 			return pi(ctx)
@@ -219,10 +219,10 @@ func (m *Model) modelMenu(rows []modelRow, current string) *dialog.Menu {
 // chooseModel makes spec the session's model from its next prompt on.
 func (m *Model) chooseModel(spec string) tea.Cmd {
 	m.model = spec
-	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
+	ss, id, ctx := m.d.Sessions, m.sid, m.ctx
 	// Kept in the session, so resuming it later uses this model.
 	return tea.Batch(common.Notice("model %s: from the next prompt on (model-changed)", spec), m.describe(), func() tea.Msg {
-		if s, err := rts.Session(ctx, id); err == nil {
+		if s, err := ss.Open(ctx, id); err == nil {
 			s.Append(ctx, sessions.TypeModelChange, map[string]string{"model": spec})
 		}
 		return nil
@@ -230,7 +230,7 @@ func (m *Model) chooseModel(spec string) tea.Cmd {
 }
 
 func (m *Model) inspect() tea.Cmd {
-	rts, id, model, ctx, ui := m.d.Runtimes, m.sid, m.spec(), m.ctx, m.d.UI
+	rts, id, model, ctx, ui := m.d.Runtime, m.sid, m.spec(), m.ctx, m.d.UI
 	return func() tea.Msg {
 		in, err := rts.Inspect(ctx, id, model)
 		if err != nil {
