@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/sessions"
@@ -307,7 +308,7 @@ func reasonText(r string) string {
 
 func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
-	if cmd, ok := m.completionKey(msg); ok {
+	if cmd, ok := m.in.menuKey(msg); ok {
 		return cmd
 	}
 	switch {
@@ -318,11 +319,10 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 				// Queued messages are not sent after an abort; they come back
 				// to the input, nothing lost.
 				back := m.queue
-				if m.input.Len() > 0 {
-					back = append(back, m.input.Value())
+				if !m.in.empty() {
+					back = append(back, m.in.input.Value())
 				}
-				m.input.SetValue(strings.Join(back, "\n\n"))
-				m.input.fit(m.width, m.height)
+				m.in.set(strings.Join(back, "\n\n"))
 				m.queue = nil
 				return common.Notice("%s", noticeAbortingQueued)
 			}
@@ -353,7 +353,24 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 		m.tr.Scroll(-max(m.transcriptHeight()/2, 1))
 		return nil
 	}
-	return m.inputKey(msg)
+	cmd, text := m.in.key(msg)
+	if text == "" {
+		return cmd
+	}
+	return m.submit(text)
+}
+
+// submit sends what the composer handed back: a /command runs; a message
+// waits its turn while the agent is busy, else it goes.
+func (m *Model) submit(text string) tea.Cmd {
+	if strings.HasPrefix(text, "/") {
+		return m.command(text)
+	}
+	if m.inTurn() {
+		m.queue = append(m.queue, text)
+		return common.Notice("%s", noticeQueued)
+	}
+	return m.sendWithFiles(text)
 }
 
 // send starts a prompt; its events stream back through the feed.
@@ -392,4 +409,58 @@ func storedLast(ctx context.Context, ss Sessions, id, text string) bool {
 	return false
 }
 
-func (m *Model) transcriptHeight() int { return max(m.height-m.inputHeight()-3, 3) }
+// attachedMsg carries a message with its @files attached, ready to send.
+type attachedMsg struct {
+	sid, typed, text string
+	report           []filesearch.Attached
+}
+
+// sendWithFiles sends text, first attaching (off the UI goroutine) the
+// project files it names with @path. Meanwhile the chat counts as
+// working, so a further message waits its turn.
+func (m *Model) sendWithFiles(text string) tea.Cmd {
+	if m.project == nil || len(filesearch.References(text)) == 0 {
+		return m.send(text)
+	}
+	m.turn = turnAttaching
+	root, others, sid, ctx := m.project.Root, otherFolders(m.project), m.sid, m.ctx
+	return func() tea.Msg {
+		out, report := filesearch.AttachIn(ctx, root, others, text, filesearch.DefaultAttachLimits())
+		return attachedMsg{sid: sid, typed: text, text: out, report: report}
+	}
+}
+
+// attached sends a message whose files were attached. The transcript and
+// the title show what was typed, and a line says what was attached.
+func (m *Model) attached(msg attachedMsg) tea.Cmd {
+	if msg.sid != m.sid {
+		return nil
+	}
+	cmd := m.sendShown(msg.text, msg.typed)
+	if m.title == msg.text {
+		m.title = msg.typed
+	}
+	var parts []string
+	for _, a := range msg.report {
+		s := common.VisibleLine(a.Path)
+		switch {
+		case a.Lines > 0 && a.Note != "":
+			s += " (" + common.Plural(a.Lines, "line") + "; " + a.Note + ")"
+		case a.Lines > 0:
+			s += " (" + common.Plural(a.Lines, "line") + ")"
+		default:
+			s += " (" + a.Note + ")"
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) > 0 {
+		m.tr.Notice("attached "+strings.Join(parts, ", "), true)
+	}
+	return cmd
+}
+
+func (m *Model) transcriptHeight() int { return max(m.height-m.in.rows()-3, 3) }
+
+// menuLimit is how many entries the completion menu shows at most: a
+// third of the transcript's height.
+func (m *Model) menuLimit() int { return max(min(10, m.transcriptHeight()/3), 3) }

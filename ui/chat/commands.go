@@ -69,11 +69,11 @@ type expandedMsg struct {
 
 // loadCommands reads the session's skills and templates (the files may
 // have changed since the last look) in a command.
-func (m *Model) loadCommands() tea.Cmd {
-	if m.sid == "" {
+func (in *composer) loadCommands() tea.Cmd {
+	if in.sid == "" {
 		return nil
 	}
-	rts, pi, sid, ctx := m.d.Runtime, m.d.Catalogue, m.sid, m.ctx
+	rts, pi, sid, ctx := in.rts, in.pi, in.sid, in.ctx
 	return func() tea.Msg {
 		if engineHas(ctx, rts, sid, ownCommands) {
 			return piCommandsMsg(ctx, rts, pi, sid)
@@ -86,18 +86,10 @@ func (m *Model) loadCommands() tea.Cmd {
 	}
 }
 
-// updateCommands handles the messages of this file.
+// updateCommands handles the messages of a message on its way: its
+// /command expanded, its @files attached.
 func (m *Model) updateCommands(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
-	case commandsMsg:
-		if msg.sid == m.sid {
-			m.cmds, m.cmdWarn = msg.cmds, msg.warn
-			m.comp.shadowed, m.comp.piErr = msg.shadowed, msg.piErr
-			return m.refreshMenu(), true
-		}
-		return nil, true
-	case filesMsg:
-		return m.filesLoaded(msg), true
 	case attachedMsg:
 		return m.attached(msg), true
 	case expandedMsg:
@@ -106,10 +98,10 @@ func (m *Model) updateCommands(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		switch {
 		case msg.err != nil:
-			m.restoreInput(msg.typed)
+			m.in.restore(msg.typed)
 			return common.Failure(msg.err), true
 		case msg.text == msg.typed && !msg.verbatim:
-			m.restoreInput(msg.typed)
+			m.in.restore(msg.typed)
 			name, _, _ := strings.Cut(strings.TrimPrefix(msg.typed, "/"), " ")
 			return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, /changes, /undo, /plan, /export, or a skill or prompt template (type / to see them)", firstLine(name))), true
 		case m.inTurn():
@@ -126,19 +118,10 @@ func firstLine(s string) string {
 	return common.VisibleLine(line)
 }
 
-// restoreInput puts back what the user typed when it could not be sent,
-// unless they have typed something new meanwhile.
-func (m *Model) restoreInput(text string) {
-	if m.input.Len() == 0 {
-		m.input.SetValue(text)
-		m.input.fit(m.width, m.height)
-	}
-}
-
 // callCommand expands a skill or template call off the UI goroutine (a
 // pi session's command goes to pi as typed).
-func (m *Model) callCommand(text string) tea.Cmd {
-	rts, pi, sid, ctx := m.d.Runtime, m.d.Catalogue, m.sid, m.ctx
+func (in *composer) callCommand(text string) tea.Cmd {
+	rts, pi, sid, ctx := in.rts, in.pi, in.sid, in.ctx
 	return func() tea.Msg {
 		if engineHas(ctx, rts, sid, ownCommands) {
 			return piCommand(ctx, pi, sid, text)
@@ -150,8 +133,8 @@ func (m *Model) callCommand(text string) tea.Cmd {
 
 // typedName is the command name being typed: the input is "/" and then
 // no white space yet.
-func (m *Model) typedName() (string, bool) {
-	v := m.input.Value()
+func (in *composer) typedName() (string, bool) {
+	v := in.input.Value()
 	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \t\n") {
 		return "", false
 	}
@@ -192,36 +175,30 @@ func subsequence(n, t string) bool {
 	return true
 }
 
-// completionKey gives keys to the menu while it is open.
-func (m *Model) completionKey(msg tea.KeyMsg) (tea.Cmd, bool) { return m.menuKey(msg) }
-
 // afterInput refreshes the menu after a key changed the input, and
 // reloads the commands when a fresh "/" is typed: skill and template
 // files may have changed since the last look.
-func (m *Model) afterInput(before string) tea.Cmd {
-	after := m.input.Value()
+func (in *composer) afterInput(before string) tea.Cmd {
+	after := in.input.Value()
 	if after == before {
 		return nil
 	}
 	var load tea.Cmd
 	if after == "/" {
-		load = m.loadCommands()
+		load = in.loadCommands()
 	}
-	return tea.Batch(load, m.refreshMenu())
+	return tea.Batch(load, in.refreshMenu())
 }
-
-// suggestionLines draws the completion menu (complete.go).
-func (m *Model) suggestionLines() []string { return m.menuLines() }
 
 // Completing reports whether the completion menu is open (the shell then
 // leaves tab to the chat instead of switching tabs).
-func (m *Model) Completing() bool { return m.comp.kind != menuNone }
+func (m *Model) Completing() bool { return m.in.open() }
 
 // command runs a slash command typed in the input.
 func (m *Model) command(text string) tea.Cmd {
 	name, arg, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
 	if !isBuiltin(name) {
-		return m.callCommand(text) // a skill or a prompt template
+		return m.in.callCommand(text) // a skill or a prompt template
 	}
 	if m.inTurn() && name != "model" && name != "thinking" && name != "changes" && name != "export" {
 		return common.Failure(fmt.Errorf("/%s waits until the agent is done (esc aborts it)", name))

@@ -90,12 +90,11 @@ func (m *Model) extEvent(e events.Event) {
 		case "set_editor_text":
 			// The user's own text is never replaced: an extension's text
 			// goes only into an empty input.
-			if m.input.Len() > 0 {
+			if !m.in.empty() {
 				m.ext.notify("info", "pi-tui", "an extension offered text for the input; your text was kept")
 				return
 			}
-			m.input.SetValue(e.Text)
-			m.input.fit(m.width, m.height)
+			m.in.set(e.Text)
 		}
 	}
 }

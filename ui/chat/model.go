@@ -38,7 +38,6 @@ import (
 	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/sessions"
-	"github.com/pi-tui/pi-tui/core/skills"
 	"github.com/pi-tui/pi-tui/ui/approval"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/extdialog"
@@ -114,13 +113,28 @@ func defaultKeys() Keys {
 	}
 }
 
-// Model is the chat.
+// scope is what the chat shares with its parts (the composer, the
+// review, the plan): the program's context and styles, the project, the
+// open session and the chat's size. The chat sets it; its parts read it.
+type scope struct {
+	ctx     context.Context // the program's (Deps.Ctx)
+	ui      *common.UI
+	project *registry.Project
+	sid     string // the open session ("" before one opens)
+	// width and height are the area the chat draws in.
+	width, height int
+}
+
+// Model is the chat. Its parts keep their own state and take their own
+// messages and keys, and the chat routes to them: the composer (the input
+// with its menu, composer.go), the review of file changes (review.go) and
+// plan mode (plan.go).
 type Model struct {
+	*scope
 	d    Deps
 	tab  Tab
 	keys Keys
 	br   *feed
-	ctx  context.Context // the program's (Deps.Ctx)
 	// stopWatch stops waiting for other writers' arrivals in the open
 	// session; open is that session, for rereading it.
 	stopWatch func()
@@ -131,14 +145,11 @@ type Model struct {
 	// shown either.
 	reads int
 
-	project *registry.Project
-	sid     string // the open session ("" before one opens)
-	title   string
-	tr      *transcript.Model
-	input   *input
-	sent    history // the messages sent, for ↑ and ↓ (input.go)
-	queue   []string
-	turn    turn // what this program runs on the session (turn.go)
+	title string
+	tr    *transcript.Model
+	in    *composer // the input, its history and its menu (composer.go)
+	queue []string
+	turn  turn // what this program runs on the session (turn.go)
 	// lastCall is closed when this program's latest call on a runtime
 	// (a prompt, a compaction) has returned (turn.go).
 	lastCall chan struct{}
@@ -154,20 +165,16 @@ type Model struct {
 	asks     *approval.Questions  // open approval dialogs
 	dialogs  *extdialog.Questions // open extension dialogs (dialogs.go)
 	ext      extState             // what the session's extensions show (extensions.go)
-	cmds     []skills.Command     // the session's skills and templates (commands.go)
-	cmdWarn  []string             // skill and template files skipped
-	comp     completer            // the /command and @file menu (complete.go)
 	// changesSeq numbers the reads of the session's file changes for the
 	// cards (review.go): only the latest read is shown.
 	changesSeq int
-
-	width, height int
 }
 
 // New returns the chat; Init starts listening to the runtime.
 func New(d Deps, tab Tab) *Model {
-	m := &Model{d: d, tab: tab, keys: defaultKeys(), ctx: d.Ctx, rt: runState{state: runtimes.StateNone},
-		input: newInput(d.UI), tr: transcript.New(d.UI, d.Markdown)}
+	m := &Model{scope: &scope{ctx: d.Ctx, ui: d.UI}, d: d, tab: tab, keys: defaultKeys(), rt: runState{state: runtimes.StateNone},
+		tr: transcript.New(d.UI, d.Markdown)}
+	m.in = newComposer(m.scope, &m.keys, d.Runtime, d.Catalogue, d.Env)
 	m.br = newFeed(m.ctx, d.Events)
 	var rules *approvals.Store
 	if d.Host != nil {
@@ -195,7 +202,7 @@ func (m *Model) Init() tea.Cmd { return m.br.wait() }
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
 	m.tr.SetWidth(w)
-	m.input.fit(w, h)
+	m.in.fit()
 }
 
 // SetProject leaves the open session for project p, whose sessions the
@@ -228,7 +235,7 @@ func (m *Model) Busy() bool { return m.inTurn() }
 // Help lists the chat's keys: only those that work while typing.
 func (m *Model) Help() [][]key.Binding {
 	k := m.keys
-	e := m.input.KeyMap()
+	e := m.in.input.KeyMap()
 	return [][]key.Binding{{k.Send, k.Newline, k.Expand, k.Abort, menuKeys.Commands, menuKeys.At}, {menuKeys.Pick, menuKeys.Up, menuKeys.Close}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown},
 		{k.Tools, k.ToolPrev, k.ToolNext, k.Thinking, k.Level, k.Sessions}, {e.Home, e.WordLeft, e.DeleteWord, e.KillLine, e.KillStart, e.Undo, e.Redo}}
 }
@@ -255,6 +262,9 @@ func (m *Model) close() {
 
 // Update handles the chat's messages.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.in.update(msg); ok {
+		return cmd
+	}
 	if cmd, ok := m.updateCommands(msg); ok {
 		return cmd
 	}
@@ -306,8 +316,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.rt.engineOf(st) // a live runtime says its engine, reused since or not
 		var say tea.Cmd
 		if msg.input != "" {
-			m.input.SetValue(msg.input)
-			m.input.fit(m.width, m.height)
+			m.in.set(msg.input)
 		}
 		if msg.notice != "" {
 			say = common.Notice("%s", msg.notice)
@@ -316,7 +325,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			say = m.failureNotice(errors.New(msg.invalid))
 		}
 		m.tab.Show(true)
-		return tea.Batch(caught, m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid), m.loadChanges(), m.loadUsage())
+		return tea.Batch(caught, m.in.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid), m.loadChanges(), m.loadUsage())
 	case prewarmedMsg:
 		m.prewarmFailed(msg)
 		return nil
@@ -358,7 +367,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case unsentMsg:
 		if msg.id == m.sid {
-			m.restoreInput(msg.text)
+			m.in.restore(msg.text)
 			m.tr.DropUnsent(msg.text)
 		}
 		return nil
@@ -431,7 +440,7 @@ func (m *Model) View() string {
 		line = ansi.Truncate(line+"  "+t, max(m.width, 10), "…")
 	}
 	b.WriteString(line + "\n")
-	menu := m.suggestionLines()
+	menu := m.in.menuLines(m.menuLimit())
 	ext := m.extLines()
 	var ask []string
 	if m.planAsk != nil {
@@ -449,6 +458,6 @@ func (m *Model) View() string {
 		b.WriteString(l + "\n")
 	}
 	b.WriteString(st.Dim.Render(m.stateLine()) + "\n")
-	b.WriteString(m.input.View())
+	b.WriteString(m.in.input.View())
 	return b.String()
 }

@@ -109,14 +109,14 @@ func piSource(c runtimes.PiCommand) string {
 
 // menuCommands are the "/" menu's commands: the chat's own (saying which
 // of pi's they hide), then the session's.
-func (m *Model) menuCommands() []skills.Command {
+func (in *composer) menuCommands() []skills.Command {
 	own := builtins()
 	for i, b := range own {
-		if what, ok := m.comp.shadowed[b.Name]; ok {
+		if what, ok := in.comp.shadowed[b.Name]; ok {
 			own[i].Description = fmt.Sprintf("%s · pi-tui's; hides %s /%s", b.Description, what, b.Name)
 		}
 	}
-	return append(own, m.cmds...)
+	return append(own, in.cmds...)
 }
 
 // piCommand checks a typed /command against pi's commands: pi runs or

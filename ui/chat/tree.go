@@ -105,8 +105,7 @@ func (m *Model) branchSaying(e sessions.Entry, said string) tea.Cmd {
 	at, edit := e.ID, e.Type == sessions.TypeUser
 	if edit {
 		at = e.ParentID
-		m.input.SetValue(transcript.UserText(e)) // the cursor at its end, to edit it
-		m.input.fit(m.width, m.height)
+		m.in.set(transcript.UserText(e)) // the cursor at its end, to edit it
 	}
 	return func() tea.Msg {
 		if err := ss.Branch(ctx, id, at); err != nil {

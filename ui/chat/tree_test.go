@@ -63,13 +63,13 @@ func TestBranchNoticeSaysWhatToDo(t *testing.T) {
 	}
 	// From the first answer: nothing to edit.
 	got := notice(func() any { return m.branchTo(path[1])() })
-	if m.input.Value() != "" || got != "branched: the old branch is kept; your next message continues from this entry" {
-		t.Errorf("from an answer: input %q, notice %q", m.input.Value(), got)
+	if m.in.input.Value() != "" || got != "branched: the old branch is kept; your next message continues from this entry" {
+		t.Errorf("from an answer: input %q, notice %q", m.in.input.Value(), got)
 	}
 	// From the second question: it is back in the input to edit.
 	got = notice(func() any { return m.branchTo(path[2])() })
-	if m.input.Value() != "second question" || got != "branched: the old branch is kept; edit the message and press enter" {
-		t.Errorf("from a question: input %q, notice %q", m.input.Value(), got)
+	if m.in.input.Value() != "second question" || got != "branched: the old branch is kept; edit the message and press enter" {
+		t.Errorf("from a question: input %q, notice %q", m.in.input.Value(), got)
 	}
 }
 
