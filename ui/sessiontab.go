@@ -61,7 +61,7 @@ func newSessionTab(opts Options, st *common.UI, markdown func(string, int) (stri
 	// The runtime manager and its parts go to each screen as the small
 	// interfaces it defines (docs/adr/0090-interfaces-where-consumed.md).
 	t.chat = chat.New(chat.Deps{Ctx: t.ctx, Host: h, Events: h.Events, Runtime: rts, Sessions: rts.Sessions(), Catalogue: rts.Catalogue(), Plans: rts.Plans(),
-		Store: h.Sessions, Worktrees: h.Worktrees, UI: st, Markdown: markdown, Env: opts.Env},
+		Store: h.Sessions, Worktrees: h.Worktrees, Review: h.Review, UI: st, Markdown: markdown, Env: opts.Env},
 		chat.Tab{List: t.list, Show: t.show})
 	return t
 }

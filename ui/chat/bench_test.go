@@ -31,7 +31,7 @@ func benchDeps(b testing.TB) (Deps, *host.Host) {
 func hostDeps(ctx context.Context, h *host.Host, ui *common.UI) Deps {
 	rts := h.Runtimes
 	return Deps{Ctx: ctx, Host: h, Events: h.Events, Runtime: rts, Sessions: rts.Sessions(), Catalogue: rts.Catalogue(), Plans: rts.Plans(),
-		Store: h.Sessions, Worktrees: h.Worktrees, UI: ui, Markdown: func(s string, w int) (string, error) { return s, nil }}
+		Store: h.Sessions, Worktrees: h.Worktrees, Review: h.Review, UI: ui, Markdown: func(s string, w int) (string, error) { return s, nil }}
 }
 
 // listOf is the session list beside a chat of deps d, as the Session tab

@@ -135,7 +135,7 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 	case events.ChangesUpdated:
 		// An undo or redo, here or in another program: the cards and an
 		// open Review screen read the changes again.
-		return tea.Batch(m.loadChanges(), reviewview.Stale(m.sid))
+		return tea.Batch(m.review.load(), reviewview.Stale(m.sid))
 	case events.PlanChanged:
 		m.planChanged(e)
 	case events.SessionAppended:
@@ -338,7 +338,7 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 		return m.tab.List.Reload()
 	case key.Matches(msg, k.Tools):
 		// An expanded call that changed files shows their diffs too.
-		return tea.Batch(m.tr.ToggleTool(m.transcriptHeight()), m.loadDiffs())
+		return tea.Batch(m.tr.ToggleTool(m.transcriptHeight()), m.review.loadDiffs())
 	case key.Matches(msg, k.ToolPrev, k.ToolNext):
 		return m.tr.SelectTool(key.Matches(msg, k.ToolPrev), m.transcriptHeight())
 	case key.Matches(msg, k.Thinking):

@@ -232,9 +232,9 @@ func (m *Model) command(text string) tea.Cmd {
 	case "export":
 		return m.export(arg)
 	case "changes":
-		return m.openReview()
+		return m.review.open()
 	case "undo":
-		return m.undoLastTurn()
+		return m.review.undoLastTurn()
 	case "plan":
 		return m.planCommand(arg)
 	}

@@ -63,9 +63,11 @@ type Deps struct {
 	Plans     Plans
 	Store     Store
 	Worktrees Worktrees
-	UI        *common.UI
-	Markdown  func(text string, width int) (string, error)
-	Env       func(string) string
+	// Review is the review service (review.go); nil: none.
+	Review   Review
+	UI       *common.UI
+	Markdown func(text string, width int) (string, error)
+	Env      func(string) string
 	// Prewarm launches a session's runtime in the background as its view
 	// opens; nil: the runtime's own Prewarm.
 	Prewarm func(ctx context.Context, sessionID string) error
@@ -165,9 +167,7 @@ type Model struct {
 	asks     *approval.Questions  // open approval dialogs
 	dialogs  *extdialog.Questions // open extension dialogs (dialogs.go)
 	ext      extState             // what the session's extensions show (extensions.go)
-	// changesSeq numbers the reads of the session's file changes for the
-	// cards (review.go): only the latest read is shown.
-	changesSeq int
+	review   *reviewer            // the agent's file changes (review.go)
 }
 
 // New returns the chat; Init starts listening to the runtime.
@@ -175,6 +175,7 @@ func New(d Deps, tab Tab) *Model {
 	m := &Model{scope: &scope{ctx: d.Ctx, ui: d.UI}, d: d, tab: tab, keys: defaultKeys(), rt: runState{state: runtimes.StateNone},
 		tr: transcript.New(d.UI, d.Markdown)}
 	m.in = newComposer(m.scope, &m.keys, d.Runtime, d.Catalogue, d.Env)
+	m.review = &reviewer{scope: m.scope, svc: d.Review, ss: d.Sessions, tr: m.tr, busy: m.agentBusy, branch: m.branchSaying}
 	m.br = newFeed(m.ctx, d.Events)
 	var rules *approvals.Store
 	if d.Host != nil {
@@ -268,7 +269,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.updateCommands(msg); ok {
 		return cmd
 	}
-	if cmd, ok := m.updateReview(msg); ok {
+	if cmd, ok := m.review.update(msg); ok {
 		return cmd
 	}
 	if cmd, ok := m.updateExport(msg); ok {
@@ -325,7 +326,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			say = m.failureNotice(errors.New(msg.invalid))
 		}
 		m.tab.Show(true)
-		return tea.Batch(caught, m.in.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid), m.loadChanges(), m.loadUsage())
+		return tea.Batch(caught, m.in.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid), m.review.load(), m.loadUsage())
 	case prewarmedMsg:
 		m.prewarmFailed(msg)
 		return nil

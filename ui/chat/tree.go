@@ -53,7 +53,7 @@ func (m *Model) showTree(msg treeMsg) tea.Cmd {
 	}
 	jump := func(te sessions.TreeEntry, _ string) tea.Cmd {
 		files, own := filesFrom(msg.tree, te)
-		return m.continueFrom(te.Entry, files, own)
+		return m.review.continueFrom(te.Entry, files, own)
 	}
 	fork := func(te sessions.TreeEntry, _ string) tea.Cmd { return m.forkFrom(te.Entry) }
 	if msg.fork {
