@@ -137,7 +137,7 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		// open Review screen read the changes again.
 		return tea.Batch(m.review.load(), reviewview.Stale(m.sid))
 	case events.PlanChanged:
-		m.planChanged(e)
+		m.plan.changed(e)
 	case events.SessionAppended:
 		// Another writer's entries were read: show what is stored.
 		if s := m.open; s != nil {
@@ -220,7 +220,8 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 			// streamed here.
 			return tea.Batch(withdrawTurnNotices(), m.reread(), m.loadUsage())
 		}
-		ask := m.planEnded(e) // before the queue goes: a queued message continues the planning
+		// Before the queue goes: a queued message continues the planning.
+		ask := m.plan.ended(e, m.turn == turnPrompt, len(m.queue) > 0, m.runPlan)
 		return tea.Batch(withdrawTurnNotices(), ask, m.loadUsage(), m.turnEnded())
 	}
 	return nil

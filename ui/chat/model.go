@@ -158,8 +158,7 @@ type Model struct {
 	model    string               // model spec chosen with /model ("" = default)
 	level    string               // thinking level chosen with shift+tab or /thinking ("" = default)
 	think    thinkState           // the level in effect and the levels the model has
-	plan     bool                 // the session is in plan mode (plan.go)
-	planAsk  *planAsk             // the open question to run the plan (planask.go)
+	plan     *planner             // plan mode and the question that runs a plan (plan.go)
 	branch   string               // the open session's worktree branch, "" when it works in the project
 	invalid  string               // why the open session's worktree binding is invalid (it works in nothing)
 	failed   string               // the current prompt's error, once shown
@@ -175,6 +174,7 @@ func New(d Deps, tab Tab) *Model {
 	m := &Model{scope: &scope{ctx: d.Ctx, ui: d.UI}, d: d, tab: tab, keys: defaultKeys(), rt: runState{state: runtimes.StateNone},
 		tr: transcript.New(d.UI, d.Markdown)}
 	m.in = newComposer(m.scope, &m.keys, d.Runtime, d.Catalogue, d.Env)
+	m.plan = &planner{scope: m.scope, plans: d.Plans, tr: m.tr, trHeight: m.transcriptHeight}
 	m.review = &reviewer{scope: m.scope, svc: d.Review, ss: d.Sessions, tr: m.tr, busy: m.agentBusy, branch: m.branchSaying}
 	m.br = newFeed(m.ctx, d.Events)
 	var rules *approvals.Store
@@ -248,7 +248,7 @@ func (m *Model) close() {
 	// wait forever.
 	m.asks.CloseAll()
 	m.dialogs.CloseAll()
-	m.closePlanAsk()
+	m.plan.left()
 	m.ext = extState{}
 	m.br.show("")
 	if m.stopWatch != nil {
@@ -257,7 +257,7 @@ func (m *Model) close() {
 	}
 	m.tr.Clear()
 	m.sid, m.queue = "", nil
-	m.turn, m.model, m.level, m.think, m.plan = turnNone, "", "", thinkState{}, false
+	m.turn, m.model, m.level, m.think = turnNone, "", "", thinkState{}
 	m.rt = runState{state: runtimes.StateNone}
 }
 
@@ -308,7 +308,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		// What was stored between the read and show came with events
 		// that went to the others only.
 		caught := m.catchUp(msg.sess, msg.leaf)
-		m.plan = m.d.Plans.On(m.sid)
+		m.plan.load()
 		st := m.d.Runtime.State(m.sid)
 		m.rt.state = st.Runtime
 		if l, ok := st.Last.(events.RuntimeLaunched); ok {
@@ -443,11 +443,8 @@ func (m *Model) View() string {
 	b.WriteString(line + "\n")
 	menu := m.in.menuLines(m.menuLimit())
 	ext := m.extLines()
-	var ask []string
-	if m.planAsk != nil {
-		// Under the transcript, not over it: the plan stays readable.
-		ask = m.planAsk.bar(m.width)
-	}
+	// Under the transcript, not over it: the plan stays readable.
+	ask := m.plan.lines(m.width)
 	b.WriteString(m.tr.View(max(m.transcriptHeight()-len(menu)-len(ext)-len(ask), 1)) + "\n")
 	for _, l := range ask {
 		b.WriteString(l + "\n")
