@@ -346,7 +346,7 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 		m.tr.ToggleThinking()
 		return nil
 	case key.Matches(msg, k.Level):
-		return m.cycleThinking()
+		return m.tune.cycle()
 	case key.Matches(msg, k.ScrollUp):
 		m.tr.Scroll(max(m.transcriptHeight()/2, 1))
 		return nil
@@ -383,7 +383,7 @@ func (m *Model) sendShown(text, shown string) tea.Cmd {
 	m.ext.noticesRead()
 	m.tr.User(shown)
 	m.turn, m.failed = turnPrompt, ""
-	rts, ss, id, model, ctx := m.d.Runtime, m.d.Sessions, m.sid, m.spec(), m.ctx
+	rts, ss, id, model, ctx := m.d.Runtime, m.d.Sessions, m.sid, m.tune.spec(), m.ctx
 	return m.call(func() tea.Msg {
 		if _, err := rts.Prompt(ctx, id, model, text); err != nil && !storedLast(ctx, ss, id, text) {
 			// Refused before it was saved (no model, a missing worktree):

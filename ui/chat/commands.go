@@ -206,7 +206,7 @@ func (m *Model) command(text string) tea.Cmd {
 	switch name {
 	case "compact":
 		m.turn, m.failed = turnCompact, ""
-		rts, id, model, ctx := m.d.Runtime, m.sid, m.spec(), m.ctx
+		rts, id, model, ctx := m.d.Runtime, m.sid, m.tune.spec(), m.ctx
 		return m.call(func() tea.Msg {
 			rts.Compact(ctx, id, model, strings.TrimSpace(arg)) // its compaction_end says how it ended
 			return nil
@@ -222,9 +222,9 @@ func (m *Model) command(text string) tea.Cmd {
 	case "name":
 		return m.rename(strings.TrimSpace(arg))
 	case "model":
-		return m.modelPicker()
+		return m.tune.picker()
 	case "thinking":
-		return m.thinkingCommand(strings.TrimSpace(arg))
+		return m.tune.command(strings.TrimSpace(arg))
 	case "context":
 		return m.inspect()
 	case "undo-memory":

@@ -155,9 +155,7 @@ type Model struct {
 	// lastCall is closed when this program's latest call on a runtime
 	// (a prompt, a compaction) has returned (turn.go).
 	lastCall chan struct{}
-	model    string               // model spec chosen with /model ("" = default)
-	level    string               // thinking level chosen with shift+tab or /thinking ("" = default)
-	think    thinkState           // the level in effect and the levels the model has
+	tune     *tuner               // the model and thinking level the next prompt runs on (tuner.go)
 	plan     *planner             // plan mode and the question that runs a plan (plan.go)
 	branch   string               // the open session's worktree branch, "" when it works in the project
 	invalid  string               // why the open session's worktree binding is invalid (it works in nothing)
@@ -174,6 +172,12 @@ func New(d Deps, tab Tab) *Model {
 	m := &Model{scope: &scope{ctx: d.Ctx, ui: d.UI}, d: d, tab: tab, keys: defaultKeys(), rt: runState{state: runtimes.StateNone},
 		tr: transcript.New(d.UI, d.Markdown)}
 	m.in = newComposer(m.scope, &m.keys, d.Runtime, d.Catalogue, d.Env)
+	var agentDir string
+	if d.Host != nil {
+		agentDir = d.Host.Places.AgentDir
+	}
+	m.tune = &tuner{scope: m.scope, rts: d.Runtime, pi: d.Catalogue, ss: d.Sessions, agentDir: agentDir, env: d.Env,
+		running: func() string { return m.rt.model }}
 	m.plan = &planner{scope: m.scope, plans: d.Plans, tr: m.tr, trHeight: m.transcriptHeight}
 	m.review = &reviewer{scope: m.scope, svc: d.Review, ss: d.Sessions, tr: m.tr, busy: m.agentBusy, branch: m.branchSaying}
 	m.br = newFeed(m.ctx, d.Events)
@@ -257,7 +261,8 @@ func (m *Model) close() {
 	}
 	m.tr.Clear()
 	m.sid, m.queue = "", nil
-	m.turn, m.model, m.level, m.think = turnNone, "", "", thinkState{}
+	m.turn = turnNone
+	m.tune.left()
 	m.rt = runState{state: runtimes.StateNone}
 }
 
@@ -302,8 +307,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		// The watch ends with the program (m.ctx) if not before.
 		wctx, m.stopWatch = context.WithCancel(m.ctx)
 		m.tr.Load(msg.entries)
-		m.model = modelOf(msg.entries)
-		m.level = levelOf(msg.entries)
+		m.tune.load(msg.entries)
 		m.br.show(m.sid) // its events and questions, an open one included
 		// What was stored between the read and show came with events
 		// that went to the others only.
@@ -326,7 +330,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			say = m.failureNotice(errors.New(msg.invalid))
 		}
 		m.tab.Show(true)
-		return tea.Batch(caught, m.in.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid), m.review.load(), m.loadUsage())
+		return tea.Batch(caught, m.in.loadCommands(), m.tune.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid), m.review.load(), m.loadUsage())
 	case prewarmedMsg:
 		m.prewarmFailed(msg)
 		return nil
@@ -352,14 +356,14 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			// program's turn shows what it stored (its prompt) with the
 			// text streaming after it; its end rereads the whole.
 			m.tr.Reread(msg.entries)
-			m.model, m.level = modelOf(msg.entries), levelOf(msg.entries)
+			m.tune.load(msg.entries)
 		}
 		wctx, cancel := context.WithCancel(m.ctx)
 		m.stopWatch()
 		m.stopWatch = cancel
 		return tea.Batch(m.watchArrivals(wctx, m.sid, msg.sess), m.tab.List.Reload())
 	case describedMsg:
-		m.described(msg)
+		m.tune.described(msg)
 		return nil
 	case usageMsg:
 		if msg.sid == m.sid {
@@ -384,7 +388,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case modelsMsg:
 		if m.sid != "" {
-			return m.showModels(msg.refs, msg.current, msg.err)
+			return m.tune.showModels(msg.refs, msg.current, msg.err)
 		}
 		return nil
 	case branchedMsg:

@@ -136,9 +136,9 @@ func piCommand(ctx context.Context, pi piCommands, sid, typed string) expandedMs
 
 // piModelPicker returns what lists pi's catalogue, off the UI goroutine:
 // the menu to push, or the error to show.
-func (m *Model) piModelPicker() func(ctx context.Context) tea.Msg {
-	pi, sid := m.d.Catalogue, m.sid
-	cur, _ := m.Effective()
+func (t *tuner) piModelPicker() func(ctx context.Context) tea.Msg {
+	pi, sid := t.pi, t.sid
+	cur, _ := t.effective()
 	current, _ := provider.SplitThinking(cur)
 	return func(ctx context.Context) tea.Msg {
 		if current == "" || strings.HasPrefix(current, "/") {
@@ -158,7 +158,7 @@ func (m *Model) piModelPicker() func(ctx context.Context) tea.Msg {
 		for i, p := range models {
 			rows[i] = modelRow{spec: p.Spec(), label: piModelLabel(p)}
 		}
-		return common.PushMsg{Layer: m.modelMenu(rows, current)}
+		return common.PushMsg{Layer: t.modelMenu(rows, current)}
 	}
 }
 

@@ -11,19 +11,6 @@ import (
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
-// Effective returns the open session's model and thinking level as the
-// next prompt will use them: the ones chosen in the session (/model,
-// /thinking, shift+tab, or pi), else what its runtime runs; "" for what
-// the session does not decide (the default applies), and both "" when no
-// session is open.
-func (m *Model) Effective() (model, thinking string) {
-	model = m.model
-	if model == "" {
-		model = m.rt.model
-	}
-	return model, strings.TrimPrefix(m.thinkingText(), "thinking ")
-}
-
 // runState is the open session's runtime as its events report it.
 type runState struct {
 	state runtimes.RunState
@@ -65,10 +52,10 @@ func (m *Model) stateLine() string {
 	for _, s := range m.statusParts() { // the extensions' setStatus
 		parts = append(parts, part{s, 3})
 	}
-	if m.model != "" {
-		parts = append(parts, part{"model " + common.VisibleLine(m.model), 4}) // from the session file
+	if m.tune.model != "" {
+		parts = append(parts, part{"model " + common.VisibleLine(m.tune.model), 4}) // from the session file
 	}
-	if t := m.thinkingText(); t != "" {
+	if t := m.tune.text(); t != "" {
 		parts = append(parts, part{t, 5})
 	}
 	if m.rt.last != "" {

@@ -90,7 +90,7 @@ func TestModelMenuMarksTheCurrentModel(t *testing.T) {
 	write("settings.json", `{"defaultProvider":"fake","defaultModel":"m1"}`)
 	menu := func() string {
 		t.Helper()
-		m.Update(m.modelPicker()())
+		m.Update(m.tune.picker()())
 		for _, op := range m.d.UI.Nav.Drain() {
 			if op.Push != nil {
 				return op.Push.View(80, 20)
@@ -102,7 +102,7 @@ func TestModelMenuMarksTheCurrentModel(t *testing.T) {
 	if v := menu(); !strings.Contains(v, "fake/m1  (current)") || strings.Contains(v, "m2  (current)") {
 		t.Errorf("with the default model:\n%s", v)
 	}
-	m.model = "fake/m2"
+	m.tune.model = "fake/m2"
 	if v := menu(); !strings.Contains(v, "fake/m2  (current)") || strings.Contains(v, "m1  (current)") {
 		t.Errorf("with the session's pick:\n%s", v)
 	}
