@@ -147,22 +147,14 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		return m.askDialog(e) // an extension's question (approvals come as approvalMsg)
 	case events.Notice, events.ExtensionStatus:
 		m.extEvent(e)
-	case events.RuntimeLaunched:
-		m.rt.state, m.rt.last, m.rt.model = runtimes.StateIdle, "runtime launched: "+reasonText(e.Reason), e.Model
-		m.rt.launched(e)
-		return m.loadUsage() // the new runtime's context window
-	case events.RuntimeReused:
-		m.rt.state, m.rt.last, m.rt.model = runtimes.StateIdle, "runtime reused", e.Model
-		if e.Reason == runtimes.ReasonModelChanged || e.Reason == runtimes.ReasonThinkingChanged {
-			// The engine took the change in place (ADR 0067): no restart.
-			m.rt.last = "runtime reused: " + reasonText(e.Reason) + " in place"
-			m.rt.engineOf(m.d.Runtime.State(m.sid)) // the event names none
-			return m.loadUsage()                    // the new model's context window
+	case events.RuntimeLaunched, events.RuntimeReused, events.RuntimeRetired:
+		if _, gone := e.(events.RuntimeRetired); gone {
+			m.ext.runtimeGone()
 		}
-		m.rt.engineOf(m.d.Runtime.State(m.sid))
-	case events.RuntimeRetired:
-		m.rt.state, m.rt.last = runtimes.StateRetired, "runtime retired: "+reasonText(e.Reason)
-		m.ext.runtimeGone()
+		rts, sid := m.d.Runtime, m.sid
+		if m.rt.runtimeEvent(e, func() runtimes.State { return rts.State(sid) }) {
+			return m.loadUsage() // the context window of the new runtime, or of the model it took
+		}
 	case events.AgentStarted:
 		m.rt.state = runtimes.StateWorking
 		if m.turn != turnPrompt {
@@ -283,28 +275,6 @@ func waitText(ms int64) string {
 		return fmt.Sprintf("%d ms", ms)
 	}
 	return fmt.Sprintf("%d s", (ms+500)/1000)
-}
-
-func reasonText(r string) string {
-	switch r {
-	case runtimes.ReasonInstructionsChanged:
-		return "AGENTS.md changed"
-	case runtimes.ReasonMemoryChanged:
-		return "memory changed"
-	case runtimes.ReasonModelChanged:
-		return "model changed"
-	case runtimes.ReasonThinkingChanged:
-		return "thinking level changed"
-	case runtimes.ReasonKeyChanged:
-		return "API key changed"
-	case runtimes.ReasonIdleTimeout:
-		return "idle timeout"
-	case runtimes.ReasonOtherWriter:
-		return "another program wrote to the session"
-	case runtimes.ReasonNew:
-		return "new"
-	}
-	return r
 }
 
 func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {

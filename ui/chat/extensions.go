@@ -9,7 +9,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/events"
-	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -152,11 +151,10 @@ func sourceName(src string) string {
 // older one that does not fit is left out, never cut. Only a newest
 // notice longer than the whole area is shortened, at the end of a
 // sentence where one ends in it.
-func (m *Model) noticeLines(w int) []string {
-	st := m.d.UI
+func (x *extState) noticeLines(st *common.UI, w int) []string {
 	var out []string
-	for i := len(m.ext.notices) - 1; i >= 0; i-- {
-		n := m.ext.notices[i]
+	for i := len(x.notices) - 1; i >= 0; i-- {
+		n := x.notices[i]
 		lines := strings.Split(ansi.Wrap(n.line(), w, ""), "\n")
 		if len(out)+len(lines) > maxNoticeLines {
 			if len(out) == 0 {
@@ -199,40 +197,41 @@ func shorten(text string, w, rows int) []string {
 
 // widgetLines draws the widgets above the input: one line each, at
 // most maxWidgetLines in all, the last saying how many more there are.
-func (m *Model) widgetLines(w int) []string {
+func (x *extState) widgetLines(st *common.UI, w int) []string {
 	var out []string
 	total := 0
-	for _, k := range m.ext.widgetKeys {
-		for _, l := range m.ext.widgets[k].lines {
+	for _, k := range x.widgetKeys {
+		for _, l := range x.widgets[k].lines {
 			out = append(out, ansi.Truncate(common.VisibleLine(l), w, "…"))
 		}
-		total += m.ext.widgets[k].total
+		total += x.widgets[k].total
 	}
 	if total > maxWidgetLines {
 		out = out[:min(len(out), maxWidgetLines-1)]
 		more := total - len(out)
-		out = append(out, m.d.UI.Dim.Render("… "+common.Plural(more, "more widget line")))
+		out = append(out, st.Dim.Render("… "+common.Plural(more, "more widget line")))
 	}
 	return out
 }
 
 // statusParts are the setStatus texts for the state line, by key.
-func (m *Model) statusParts() []string {
-	keys := make([]string, 0, len(m.ext.status))
-	for k := range m.ext.status {
+func (x *extState) statusParts() []string {
+	keys := make([]string, 0, len(x.status))
+	for k := range x.status {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	out := make([]string, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, ansi.Truncate(common.VisibleLine(m.ext.status[k]), maxStatusCells, "…"))
+		out = append(out, ansi.Truncate(common.VisibleLine(x.status[k]), maxStatusCells, "…"))
 	}
 	return out
 }
 
-// extLines are the lines the extensions take above the input.
-func (m *Model) extLines() []string {
-	return append(m.noticeLines(max(m.width, 10)), m.widgetLines(max(m.width, 10))...)
+// lines are the lines the extensions take above the input, w cells
+// wide.
+func (x *extState) lines(st *common.UI, w int) []string {
+	return append(x.noticeLines(st, w), x.widgetLines(st, w)...)
 }
 
 // prewarmedMsg says a background launch failed; the first prompt will
@@ -292,44 +291,5 @@ func (m *Model) prewarm(sid string) tea.Cmd {
 			return nil
 		}
 		return prewarmedMsg{sid: sid, err: err}
-	}
-}
-
-// engineText names the engine the open session's runtime runs on, as
-// its launch said: "pi 1.6.0", "builtin"; "" before one is known. An
-// engine in pi-tui's own process (not a Process, core/engine) is named
-// alone: its version is pi-tui's.
-func (m *Model) engineText() string {
-	e, v := common.VisibleLine(m.rt.engine), common.VisibleLine(m.rt.engineVersion)
-	if m.d.Runtime != nil {
-		if d, ok := m.d.Runtime.Engines().Get(m.rt.engine); ok && !d.Caps.Process {
-			v = ""
-		}
-	}
-	switch {
-	case e == "":
-		return ""
-	case v == "":
-		return e
-	default:
-		return e + " " + v
-	}
-}
-
-// Engine is the open session's engine for the status bar ("" when no
-// runtime has said which).
-func (m *Model) Engine() string { return m.engineText() }
-
-// launched records the engine of a launch.
-func (r *runState) launched(e events.RuntimeLaunched) {
-	r.engine, r.engineVersion = e.Engine, e.EngineVersion
-}
-
-// engineOf records the engine of the session's live runtime, when it has
-// one: a view opened on a runtime launched before (and reused since,
-// whose event names no engine) says it as its launch did.
-func (r *runState) engineOf(st runtimes.State) {
-	if st.Engine != "" {
-		r.engine, r.engineVersion = st.Engine, st.EngineVersion
 	}
 }

@@ -6,19 +6,31 @@
 // goroutines; its events arrive through a queue as messages, and every
 // action starts as a command.
 //
+// The chat routes to parts that keep their own state and take their own
+// keys and messages (docs/adr/0090-interfaces-where-consumed.md): the
+// composer (the input, its history, the /command and @file menu), the
+// tuner (the model and thinking level the next prompt runs on), the
+// reviewer (the agent's file changes) and the planner (plan mode and the
+// question that runs a plan). What it asks of the core it defines where it
+// asks it (services.go), and the Session tab passes the runtimes' parts.
+//
 // The files hold one part each: model.go the model, routing and layout;
-// open.go opening and starting sessions; chat.go keys, sending and the
-// runtime's events; commands.go slash commands; complete.go their
-// completion and @files; input.go the input; tree.go /tree, /model and
-// the inspector's loading; thinking.go thinking levels; remember.go
-// /undo-memory; status.go the state line; feed.go the event queue;
-// dialogs.go extensions' questions (ui/extdialog); extensions.go what
-// extensions show besides (notices, status, widgets, title), the
-// engine's name and the background launch; review.go the file changes'
-// cards, /changes, /undo and /tree's "files too"; guard.go the questions
-// put after a read, which wait for the keyboard to rest; plan.go /plan and
-// the question that runs a plan; planask.go that question, a bar under the
-// transcript.
+// services.go the interfaces the chat asks of the core; open.go opening
+// and starting sessions; chat.go keys, sending and the runtime's events;
+// turn.go this program's turn; commands.go slash commands; composer.go the
+// composer; input.go its input and keys; complete.go and
+// completefolders.go its menu; tuner.go the tuner; models.go /model;
+// thinking.go thinking levels; picatalogue.go pi's catalogue; tree.go
+// /tree, /fork and the inspector's loading; remember.go /undo-memory;
+// status.go the runtime's state and the state line; usage.go its token
+// use; feed.go the event queue; dialogs.go extensions' questions
+// (ui/extdialog); extensions.go what extensions show besides (notices,
+// status, widgets, title) and the background launch; review.go the
+// reviewer: the file changes' cards, /changes, /undo and /tree's "files
+// too"; guard.go the questions put after a read, which wait for the
+// keyboard to rest; plan.go the planner; planask.go its question, a bar
+// under the transcript; export.go /export and importing; palette.go what
+// the command palette asks of the chat.
 package chat
 
 import (
@@ -446,7 +458,7 @@ func (m *Model) View() string {
 	}
 	b.WriteString(line + "\n")
 	menu := m.in.menuLines(m.menuLimit())
-	ext := m.extLines()
+	ext := m.ext.lines(m.d.UI, max(m.width, 10))
 	// Under the transcript, not over it: the plan stays readable.
 	ask := m.plan.lines(m.width)
 	b.WriteString(m.tr.View(max(m.transcriptHeight()-len(menu)-len(ext)-len(ask), 1)) + "\n")
