@@ -63,8 +63,8 @@ type Deps struct {
 	// client went away) a running turn is aborted and the program's
 	// subscription to the core's events ends.
 	Ctx context.Context
-	// Host holds the services the chat uses besides the runtimes' (the
-	// approval rules, memory, review, places, export and import).
+	// Host holds the services the chat uses besides those below (the
+	// approval rules, memory, places, export and import).
 	Host *host.Host
 	// Events is the broker the runtimes publish on (the host's).
 	Events *events.Broker
@@ -141,8 +141,9 @@ type scope struct {
 
 // Model is the chat. Its parts keep their own state and take their own
 // messages and keys, and the chat routes to them: the composer (the input
-// with its menu, composer.go), the review of file changes (review.go) and
-// plan mode (plan.go).
+// with its menu, composer.go), the tuner (the model and thinking level,
+// tuner.go), the reviewer (the file changes, review.go) and the planner
+// (plan mode, plan.go).
 type Model struct {
 	*scope
 	d    Deps
