@@ -1,6 +1,7 @@
 // Package e2e drives the real pi-tui binary in a real terminal (tmux), as
-// a person would: keys in, screen out. It is skipped, saying why, when
-// tmux is not installed.
+// a person would: keys in, screen out. It is part of the end-to-end suite
+// (PI_TUI_E2E=1, see internal/e2egate) and is skipped, saying why,
+// without it or when tmux is not installed.
 package e2e
 
 import (
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-tui/pi-tui/internal/e2egate"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -24,6 +26,7 @@ type term struct {
 }
 
 func needTmux(t *testing.T) {
+	e2egate.Require(t, "builds pi-tui and drives it in a real terminal")
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: the end-to-end terminal suite needs it (apt-get install tmux)")
 	}

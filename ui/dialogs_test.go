@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -282,5 +281,93 @@ func TestDialogPathsUseTilde(t *testing.T) {
 		t.Errorf("the dialog does not write the home folder as ~:\n%s", frame)
 	}
 	r.keys("n")
+	r.final()
+}
+
+// boxEdges checks that the dialog box holding title is drawn with
+// nothing beside it: the cells around its border are blank, so no edge
+// of the dialog beneath shows as a second border ("╭╭──…╮╮").
+func boxEdges(t *testing.T, frame, title string) {
+	t.Helper()
+	lines := strings.Split(frame, "\n")
+	grid := make([][]rune, len(lines))
+	for i, l := range lines {
+		grid[i] = []rune(l)
+	}
+	at := func(y, x int) rune {
+		if y < 0 || y >= len(grid) || x < 0 || x >= len(grid[y]) {
+			return ' '
+		}
+		return grid[y][x]
+	}
+	ty, tx := -1, -1
+	for y, l := range lines {
+		if i := strings.Index(l, title); i >= 0 {
+			ty, tx = y, len([]rune(l[:i]))
+			break
+		}
+	}
+	if ty < 0 {
+		t.Fatalf("no %q on screen:\n%s", title, frame)
+	}
+	left := tx
+	for left >= 0 && at(ty, left) != '│' {
+		left--
+	}
+	top, bottom, right := ty, ty, left+1
+	for top >= 0 && at(top, left) != '╭' {
+		top--
+	}
+	for bottom < len(grid) && at(bottom, left) != '╰' {
+		bottom++
+	}
+	for right < len(grid[top]) && at(top, right) != '╮' {
+		right++
+	}
+	if left < 0 || top < 0 || bottom >= len(grid) || right >= len(grid[top]) {
+		t.Fatalf("no box around %q:\n%s", title, frame)
+	}
+	for y := top - 1; y <= bottom+1; y++ {
+		for x := left - 1; x <= right+1; x++ {
+			if y >= top && y <= bottom && x >= left && x <= right {
+				continue
+			}
+			if r := at(y, x); r != ' ' {
+				t.Errorf("%q beside the box of %q (line %d, column %d):\n%s", r, title, y, x, frame)
+				return
+			}
+		}
+	}
+}
+
+// A dialog opened over another (in an approval: r asks for a reason, A
+// opens the rule editor, ctrl+c asks whether to quit) is drawn with a
+// clear cell around it, so nothing of the approval beneath shows at its
+// edges as a doubled border.
+func TestDialogOverADialogShowsNothingAtItsEdges(t *testing.T) {
+	t.Parallel()
+	r := newKitRig(t, 80, 24, bashOnce("touch X", nil), true)
+	r.chat()
+	r.say("run it")
+	r.waitFor("Allow bash?")
+	r.settle()
+	for _, c := range []struct{ key, title, back string }{
+		{"r", "Deny bash: why?", "esc"},
+		{"A", "Always allow bash in proj", "esc"},
+		{"ctrl+c", "Quit pi-tui?", "n"},
+	} {
+		r.keys(c.key)
+		frame := r.sc.WaitFrame(func(f string) bool { return strings.Contains(f, c.title) })
+		boxEdges(t, frame, c.title)
+		for _, doubled := range []string{"╭╭", "╮╮", "││", "╰╰", "╯╯"} {
+			if strings.Contains(frame, doubled) {
+				t.Errorf("%s: a doubled border %q:\n%s", c.key, doubled, frame)
+			}
+		}
+		r.keys(c.back)
+		r.sc.WaitFrame(func(f string) bool { return !strings.Contains(f, c.title) && strings.Contains(f, "Allow bash?") })
+	}
+	r.keys("n")
+	r.waitFor("tool said: The user denied")
 	r.final()
 }

@@ -3,24 +3,15 @@ package ui
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
-
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
-
-func echoModel(n int, req fakemodel.Request) fakemodel.Reply {
-	return fakemodel.Reply{Text: fmt.Sprintf("got %d lines", strings.Count(req.LastUser, "\n")+1)}
-}
 
 func pasteMsg(text string) tea.KeyMsg {
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(text), Paste: true}
@@ -158,85 +149,134 @@ func TestKeysOfOneReadAreEachHandled(t *testing.T) {
 	s.final()
 }
 
-// TestCtrlEEditsAFileTooOddForTheEditor: the editor refuses an AGENTS.md
-// that is not UTF-8 and advises ctrl+e; ctrl+e runs $EDITOR on it and the
-// editor then opens what $EDITOR left.
-func TestCtrlEEditsAFileTooOddForTheEditor(t *testing.T) {
+// inputRows returns the frame's rows from the input's prompt on.
+func inputRows(frame string) []string {
+	rows := strings.Split(frame, "\n")
+	for i, r := range rows {
+		if strings.HasPrefix(r, "› ") {
+			return rows[i:]
+		}
+	}
+	return nil
+}
+
+// A paste of 200 lines shows in the input as one marker, as pi shows it;
+// the model and the session file get all 200 lines, the transcript shows
+// them as pi does, and ↑ brings the message back with its marker.
+func TestLongPasteIsOneMarkerAndIsSentWhole(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	f.add("proj", "proj", true)
-	path := f.write("proj/AGENTS.md", "caf\xe9\n")
-	f.env["EDITOR"] = f.write("bin/fix", "#!/bin/sh\nprintf 'now valid\\n' > \"$1\"\n")
-	os.Chmod(f.env["EDITOR"], 0o755)
-	var ran []string
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	env := func(k string) string { return f.env[k] }
-	m := New(Options{Host: f.host, Renderer: r, Env: env,
-		Exec: func(cmd *exec.Cmd, done func(error) tea.Msg) tea.Cmd {
-			ran = cmd.Args
-			return func() tea.Msg { return done(cmd.Run()) }
-		}})
-	s := newSession(t, m, 100, 30)
-	s.waitFor("proj")
-	s.keys("enter", "a")
-	s.waitFor("not valid UTF-8", "ctrl+e open in $EDITOR")
-	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlE})
-	s.waitFor("now valid", "reloaded")
-	s.final()
-	if len(ran) != 2 || ran[1] != path {
-		t.Errorf("$EDITOR ran as %q", ran)
+	for _, size := range []struct{ w, h int }{{80, 24}, {120, 40}} {
+		t.Run(itoa(size.w)+"x"+itoa(size.h), func(t *testing.T) {
+			t.Parallel()
+			r := newKitRig(t, size.w, size.h, func(n int, req fakemodel.Request) fakemodel.Reply {
+				return fakemodel.Reply{Text: fmt.Sprintf("answer %d: got %d lines", n+1, strings.Count(req.LastUser, "\n")+1)}
+			}, true)
+			r.chat()
+			text := numbered(200)
+			r.tm.Send(pasteMsg(text + "\n"))
+			frame := r.sc.WaitFrame(func(f string) bool { return strings.Contains(f, "› [paste #1 +200 lines]") })
+			in := inputRows(frame)
+			if strings.Contains(frame, "pasted line") || len(in) == 0 || strings.TrimSpace(in[1]) != "" {
+				t.Errorf("the paste is not one marker line in the input:\n%s", frame)
+			}
+			r.keys("enter")
+			r.waitFor("answer 1: got 200 lines")
+			reqs := r.fake.Requests()
+			if got := reqs[len(reqs)-1].LastUser; got != text {
+				t.Errorf("the model received %d lines (%q…), want the 200 pasted", strings.Count(got, "\n")+1, got[:min(len(got), 40)])
+			}
+			ids := r.sessionIDs()
+			s, err := r.m.opts.Host.Runtimes.Sessions().Open(context.Background(), ids[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			file, err := os.ReadFile(s.File())
+			quoted, _ := json.Marshal(text)
+			if err != nil || !strings.Contains(string(file), string(quoted)) || strings.Contains(string(file), "[paste #") {
+				t.Errorf("the session file does not hold the whole paste (%v)", err)
+			}
+			// The transcript shows the message whole, as pi's does.
+			r.waitScreen("pasted line 200", "answer 1: got 200 lines")
+			// ↑ recalls the message as the input showed it; sent again, whole.
+			r.keys("up")
+			r.waitScreen("› [paste #1 +200 lines]")
+			r.keys("enter")
+			r.waitFor("answer 2: got 200 lines")
+			reqs = r.fake.Requests()
+			if got := reqs[len(reqs)-1].LastUser; got != text {
+				t.Errorf("the recalled message reached the model as %d lines", strings.Count(got, "\n")+1)
+			}
+			r.final()
+		})
 	}
 }
 
-// TestFindUndoAndFinalNewlineInAgentsMD: ctrl+f finds text in the
-// AGENTS.md editor, ctrl+z undoes, and the saved file ends with a newline.
-func TestFindUndoAndFinalNewlineInAgentsMD(t *testing.T) {
+// ctrl+x on a marker (or just after it, where a paste leaves the cursor)
+// opens it into its text, to edit; what is sent is the text as edited.
+// ctrl+z collapses it again.
+func TestPasteMarkerExpandsToEdit(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	f.add("proj", "proj", true)
-	f.write("proj/AGENTS.md", "# Rules\n- run tests\n- run lint")
-	s := f.run(100, 30)
-	s.waitFor("proj")
-	s.keys("enter", "a")
-	s.waitFor("run lint")
-	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlF})
-	s.tm.Type("run")
-	s.waitFor("find: run", "2 matches")
-	s.keys("enter") // the next match: line 3
-	s.waitFor("ln 3, col 3")
-	s.keys("esc")
-	s.tm.Type("always ")
-	s.tm.Type("oops")
-	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlZ}) // the typing is one step
-	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlY})
-	s.keys("backspace", "backspace", "backspace", "backspace", "ctrl+s")
-	s.waitFor("saved ~/proj/AGENTS.md")
-	if got := f.read("proj/AGENTS.md"); got != "# Rules\n- run tests\n- always run lint\n" {
-		t.Errorf("saved %q", got)
+	r := newKitRig(t, 80, 24, echoModel, true)
+	r.chat()
+	r.tm.Type("fix this: ")
+	r.tm.Send(pasteMsg(numbered(200)))
+	r.waitScreen("› fix this: [paste #1 +200 lines]", "ctrl+x expands the paste")
+	r.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlX})
+	frame := r.sc.WaitFrame(func(f string) bool { return strings.Contains(f, "› fix this: pasted line 1") })
+	if strings.Contains(frame, "[paste #") || !strings.Contains(frame, "pasted line 7") {
+		t.Errorf("the expanded paste does not show its text to edit:\n%s", frame)
 	}
-	s.final()
+	r.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlZ})
+	r.waitScreen("› fix this: [paste #1 +200 lines]")
+	r.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlY})
+	r.waitScreen("› fix this: pasted line 1")
+	r.tm.Type("EDITED ")
+	r.waitScreen("› fix this: EDITED pasted line 1")
+	r.keys("enter")
+	r.waitFor("got 200 lines")
+	reqs := r.fake.Requests()
+	if got := reqs[len(reqs)-1].LastUser; got != "fix this: EDITED "+numbered(200) {
+		t.Errorf("the model received %q…", got[:min(len(got), 60)])
+	}
+	r.final()
 }
 
-// TestUndoInMemoryEditor: ctrl+z and ctrl+y work in a memory entry.
-func TestUndoInMemoryEditor(t *testing.T) {
+// Two esc presses in one read arrive as alt+esc: both count, the first
+// closing the help and the second the row menu beneath it.
+func TestTwoEscInOneReadAreTwoPresses(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	f.add("proj", "proj", true)
+	f.add("src/shop", "shop", true)
 	s := f.run(100, 30)
-	s.waitFor("proj")
-	s.keys("enter", "m")
-	s.waitFor("No memory yet")
-	s.keys("a", "enter")
-	s.tm.Type("Keep this.")
+	s.waitFor("› shop")
 	s.keys("enter")
-	s.tm.Type("Not this.")
-	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlZ})
-	s.keys("esc", "ctrl+s")
-	s.waitFor("saved memory of proj: 1 entry,")
-	m, err := f.host.Memory.Load(context.Background(), filepath.Join(f.home, "proj"))
-	if err != nil || m.Content != "Keep this.\n" && m.Content != "Keep this." {
-		t.Errorf("memory %q (%v)", m.Content, err)
+	s.waitFor("Edit AGENTS.md")
+	s.keys("?")
+	s.waitFor("Keys · ")
+	s.tm.Send(tea.KeyMsg{Type: tea.KeyEsc, Alt: true})
+	view := s.final()
+	if strings.Contains(view, "Keys · ") || strings.Contains(view, "Edit AGENTS.md") {
+		t.Errorf("help or menu still open after esc esc:\n%s", view)
 	}
+}
+
+// esc and ctrl+s in one read (a slow link) arrive as alt+ctrl+s: they are
+// esc (back from the entry to the list), then ctrl+s (save).
+func TestEscThenCtrlSInOneRead(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.add("proj", "proj", true)
+	s := f.run(100, 30)
+	s.waitFor("› proj")
+	s.keys("enter")
+	s.waitFor("Edit memory")
+	s.keys("m")
+	s.waitFor("No memory yet")
+	s.keys("a")
+	s.waitFor("tab title/content")
+	s.tm.Type("a note")
+	s.waitFor("a note")
+	s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlS, Alt: true})
+	s.waitFor("saved memory of proj")
 	s.final()
 }

@@ -217,3 +217,94 @@ func TestPaletteFromASessionKeepsTheTypedText(t *testing.T) {
 		})
 	}
 }
+
+// ctrl+k over a page or a dialog opens nothing, as before, but says why
+// and what to do; ctrl+g too, also in a page's text field, where ctrl+k
+// still deletes to the line end.
+func TestPaletteKeyOverAPageSaysWhy(t *testing.T) {
+	t.Parallel()
+	const page = "close this page first (esc) to open the palette"
+	f := newFixture(t)
+	f.add("src/shop", "shop", true)
+	f.write("src/shop/AGENTS.md", "keep this line\n")
+	s := f.run(80, 24)
+	s.waitScreen("› shop")
+	s.keys("enter", "i")
+	s.waitScreen("Chain for the project root")
+	s.keys("ctrl+k")
+	s.waitScreen("Chain for the project root", page)
+	s.keys("down") // the next key clears the notice
+	s.sc.WaitFrame(func(f string) bool { return !strings.Contains(f, page) })
+	s.keys("ctrl+g")
+	s.waitScreen("Chain for the project root", page)
+	s.keys("esc")
+	s.waitScreen("› shop")
+	// Over a dialog (the row menu): esc may not be how to leave one (an
+	// approval's esc denies), so the notice does not name it.
+	s.keys("enter")
+	s.waitScreen("Show instructions")
+	s.keys("ctrl+k")
+	s.waitScreen("Show instructions", "answer or close this dialog first to open the palette")
+	// In the AGENTS.md editor ctrl+k deletes to the line end; ctrl+g says
+	// why the palette does not open.
+	s.keys("a")
+	s.waitScreen("keep this line")
+	s.keys("ctrl+k")
+	s.sc.WaitFrame(func(f string) bool { return !strings.Contains(f, "keep this line") && !strings.Contains(f, page) })
+	s.keys("ctrl+g")
+	s.waitScreen(page)
+	if f := s.final(); strings.Contains(f, "Go to") {
+		t.Errorf("the palette opened over a page:\n%s", f)
+	}
+}
+
+// A project's folder in a palette row loses its middle, not its end
+// ("~/src/very/deeply/nested/folders/that/go/on…"): the last folders, which
+// tell two projects apart, stay, and a missing folder still says so. A
+// session's row keeps its project's name beside a long first message, which
+// is cut with "…".
+func TestPaletteRowKeepsTheLastFolders(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	deep := "src/very/deeply/nested/folders/that/go/on/and/on/acme-storefront"
+	f.add(deep, "acme-storefront", true)
+	f.add("src/old/clients/2019/archive/warehouse-importer", "warehouse", true)
+	if err := os.RemoveAll(filepath.Join(f.home, "src/old")); err != nil {
+		t.Fatal(err)
+	}
+	plantSession(t, f.home, deep, "0190d7a0-0000-7000-8000-000000000001",
+		"rework the checkout flow so that a guest can pay without an account and keep the basket", "", 1)
+	s := f.run(80, 24)
+	s.waitScreen("acme-storefront")
+	s.keys("ctrl+k")
+	s.sc.Keys("acme")
+	frame := s.sc.WaitFrame(func(f string) bool {
+		return strings.Contains(f, "project  acme-storefront") && strings.Contains(f, "session  rework")
+	})
+	assertFrame(t, frame, 80, 24)
+	row := func(prefix string) string {
+		for _, l := range strings.Split(frame, "\n") {
+			if i := strings.Index(l, prefix); i >= 0 {
+				return strings.TrimRight(strings.Trim(strings.TrimSpace(l[i:]), "│"), " ")
+			}
+		}
+		t.Fatalf("no row %q:\n%s", prefix, frame)
+		return ""
+	}
+	if got := row("project  acme-storefront"); !strings.HasPrefix(got, "project  acme-storefront  ~/src/") ||
+		!strings.Contains(got, "/…/") || !strings.HasSuffix(got, "/on/and/on/acme-storefront") {
+		t.Errorf("the project's row: %q", got)
+	}
+	if got := row("session  rework"); !strings.HasSuffix(got, "…  acme-storefront") {
+		t.Errorf("the session's row does not name its project: %q", got)
+	}
+	for range 4 {
+		s.keys("backspace")
+	}
+	s.sc.Keys("warehouse")
+	frame = s.sc.WaitFrame(func(f string) bool { return strings.Contains(f, "project  warehouse") })
+	if got := row("project  warehouse"); !strings.HasSuffix(got, "/warehouse-importer · folder missing") || strings.Contains(got, "…") && !strings.Contains(got, "/…/") {
+		t.Errorf("the missing project's row: %q", got)
+	}
+	s.final()
+}

@@ -236,6 +236,10 @@ export default async function (pi: any) {
     try {
       const r = await call("tool_call", { toolCallId: event.toolCallId, toolName: event.toolName, input: event.input ?? {}, leafId: leafOf(ctx), readOnly: readOnly(event.toolName), params: paramsOf(event.toolName), cwd: cwdOf(ctx) });
       if (r.block) return { block: true, reason: String(r.reason ?? "blocked by pi-tui") };
+      // A file of another folder of the project, written NAME:path: pi's
+      // tool gets the path pi-tui confined it to (pi reads the input as
+      // mutated, unchecked).
+      if (typeof r.path === "string" && r.path !== "" && event.input && typeof event.input === "object") event.input.path = r.path;
       return undefined;
     } catch (e: any) {
       return { block: true, reason: e?.message === GONE ? GONE : `pi-tui could not decide this call: ${e?.message ?? e}` };

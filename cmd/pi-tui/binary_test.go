@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // programName is the name under which this test binary is pi-tui itself:
-// TestMain runs main when started through a link of that name.
+// TestMain runs main when started under that name.
 const programName = "pi-tui"
 
 // sharedBinary is a pi-tui program the tests share: made once per test
@@ -45,11 +47,18 @@ func (b *sharedBinary) get(tb testing.TB, create func(bin string) error) string 
 // one go build makes, for benchmarks.
 var testBinary, builtBinary sharedBinary
 
+// TestMain runs main when this test binary is started as pi-tui (by the
+// scripts, see TestScripts, and through testBinary's link); otherwise it
+// runs the tests and then removes the programs they shared.
 func TestMain(m *testing.M) {
-	if filepath.Base(os.Args[0]) == programName {
-		main() // exits
-	}
-	code := m.Run()
+	testscript.Main(cleanAfter{m}, map[string]func(){programName: main})
+}
+
+// cleanAfter runs the tests, then removes the shared programs' temp dirs.
+type cleanAfter struct{ m *testing.M }
+
+func (c cleanAfter) Run() int {
+	code := c.m.Run()
 	for _, b := range []*sharedBinary{&testBinary, &builtBinary} {
 		if b.dir != "" {
 			os.RemoveAll(b.dir)
@@ -58,7 +67,7 @@ func TestMain(m *testing.M) {
 	if builtFakePi.dir != "" {
 		os.RemoveAll(builtFakePi.dir)
 	}
-	os.Exit(code)
+	return code
 }
 
 // buildBinary returns the path of the shared pi-tui program.

@@ -20,45 +20,6 @@ func writeThenAnswer(n int, req fakemodel.Request) fakemodel.Reply {
 	return fakemodel.Reply{Text: "Written."}
 }
 
-// Both commands are in the sessions help, each with its own.
-func TestSessionsHelpListsChangesAndUndo(t *testing.T) {
-	t.Parallel()
-	c := newCLI(t)
-	out := c.ok("sessions", "--help")
-	for _, want := range []string{"Usage: pi-tui sessions changes ID [--project P] [--json]", "Usage: pi-tui sessions undo ID (--change N | --to ENTRY) [--redo] [--force] [--project P]"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("sessions --help lacks %q:\n%s", want, out)
-		}
-	}
-	if out := c.ok("help"); !strings.Contains(out, "pi-tui sessions changes ID") || !strings.Contains(out, "pi-tui sessions undo ID") {
-		t.Errorf("help lacks the commands:\n%s", out)
-	}
-	if out := c.ok("sessions", "undo", "--help"); !strings.Contains(out, "--force overwrites them") {
-		t.Errorf("sessions undo --help does not explain the guard:\n%s", out)
-	}
-}
-
-// Bad usage is exit 2 with one line, before anything is opened: both
-// --change and --to, neither, a change number that is none, no ID.
-func TestSessionsUndoUsage(t *testing.T) {
-	t.Parallel()
-	c := newCLI(t)
-	id := "0190a0b0-0000-7000-8000-000000000001"
-	c.fails(2, "takes --change N or --to ENTRY, not both", "sessions", "undo", id, "--change", "1", "--to", "ab12cd34")
-	c.fails(2, "needs --change N (a change's number) or --to ENTRY", "sessions", "undo", id)
-	for _, n := range []string{"x", "0", "-2", "1.5"} {
-		c.fails(2, "--change takes a change's number", "sessions", "undo", id, "--change", n)
-	}
-	c.fails(2, "--change is empty", "sessions", "undo", id, "--change", "")
-	c.fails(2, "sessions undo needs exactly one session ID", "sessions", "undo", "--change", "1")
-	c.fails(2, "sessions undo needs exactly one session ID", "sessions", "undo", id, id, "--change", "1")
-	c.fails(2, "sessions changes needs exactly one session ID", "sessions", "changes")
-	c.fails(2, "unknown flag --bogus", "sessions", "changes", id, "--bogus")
-	c.fails(2, "the subcommands are list, changes, undo, merge, discard, import and export", "sessions", "frob")
-	c.fails(1, "there is no session "+id, "sessions", "changes", id)
-	c.fails(1, "there is no session "+id, "sessions", "undo", id, "--change", "1")
-}
-
 // Against a real session (a write made through the built-in engine): the
 // list names the session, --json is an array, and an entry the session
 // does not hold is refused in one line.

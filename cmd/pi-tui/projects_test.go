@@ -12,33 +12,6 @@ import (
 	"github.com/pi-tui/pi-tui/store"
 )
 
-// Adding the home folder or / lets the agent's file tools reach
-// everything below it: without a terminal to ask, it takes a flag.
-func TestProjectsAddBroadRootNeedsConfirmation(t *testing.T) {
-	t.Parallel()
-	c := newCLI(t)
-	home := c.env["HOME"]
-	for _, path := range []string{home, "/", "~", filepath.Dir(home)} {
-		c.fails(1, "the agent's file tools will reach everything below it; to add it anyway, pass --allow-broad-root", "projects", "add", path)
-	}
-	// The data dir lives under the agent's reach too when a project holds it.
-	c.env["PI_TUI_DATA_DIR"] = filepath.Join(home, "work", "pi-data")
-	c.fails(1, "pi-tui's data dir", "projects", "add", filepath.Join(home, "work"))
-	if out := c.ok("projects", "list", "--all"); !strings.Contains(out, "No projects yet") {
-		t.Fatalf("a refused add registered something:\n%s", out)
-	}
-
-	if out := c.ok("projects", "add", "~", "--allow-broad-root", "--name", "home"); !strings.Contains(out, "added home") {
-		t.Errorf("with the flag: %s", out)
-	}
-	// Known already: nothing new is reached, nothing is asked.
-	if out := c.ok("projects", "add", home); !strings.Contains(out, "already registered") {
-		t.Errorf("re-add: %s", out)
-	}
-	// An ordinary folder asks nothing.
-	c.ok("projects", "add", mkdir(t, home, "src", "api"))
-}
-
 // projectID returns the id of the project listed under name.
 func (c *cli) projectID(name string) string {
 	c.t.Helper()
@@ -167,51 +140,4 @@ func TestProjectsGroupAndRelocate(t *testing.T) {
 	if out := c.ok("sessions", "list", "api"); !strings.Contains(out, "0190a0b0") {
 		t.Errorf("sessions after relocate: %q", out)
 	}
-}
-
-// Adding a moved folder whose name and instructions match a missing
-// project is refused, in one line that names the project and both ways
-// on; either way then works.
-func TestProjectsAddRefusesAMovedProject(t *testing.T) {
-	t.Parallel()
-	c := newCLI(t)
-	home := c.env["HOME"]
-	old := mkdir(t, home, "src", "shop")
-	if err := os.WriteFile(filepath.Join(old, "AGENTS.md"), []byte("Run the tests first."), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c.ok("projects", "add", old)
-	id := c.projectID("shop")
-	mkdir(t, home, "my work")
-	moved := filepath.Join(home, "my work", "shop")
-	if err := os.Rename(old, moved); err != nil {
-		t.Fatal(err)
-	}
-	c.fails(1, "~/my work/shop looks like project shop ("+id+"), whose folder ~/src/shop is missing: the same folder name and instruction files; "+
-		"to move the project here run `pi-tui projects relocate shop '~/my work/shop'`, or to add it as another project run `pi-tui projects add '~/my work/shop' --new`",
-		"projects", "add", "~/my work/shop")
-	if out := c.ok("projects", "list"); strings.Count(out, "\n") != 2 {
-		t.Fatalf("a refused add registered something:\n%s", out)
-	}
-	out := c.ok("projects", "add", moved, "--new", "--name", "shop2")
-	if !strings.Contains(out, "added shop2") {
-		t.Errorf("--new: %s", out)
-	}
-	c.ok("projects", "remove", "shop2")
-	out = c.ok("projects", "relocate", "shop", moved)
-	if !strings.Contains(out, "relocated from ~/src/shop to ~/my work/shop") {
-		t.Errorf("relocate: %s", out)
-	}
-}
-
-// Relocating onto a folder too broad to be a project (the home folder)
-// needs the same second yes as adding it.
-func TestRelocateOntoHomeNeedsAllowBroad(t *testing.T) {
-	t.Parallel()
-	c := newCLI(t)
-	dir := mkdir(t, c.env["HOME"], "src", "shop")
-	c.ok("projects", "add", dir, "--name", "shop")
-	os.RemoveAll(dir)
-	c.fails(1, "--allow-broad-root", "projects", "relocate", "shop", c.env["HOME"])
-	c.ok("projects", "relocate", "shop", c.env["HOME"], "--allow-broad-root")
 }

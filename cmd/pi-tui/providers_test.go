@@ -97,10 +97,3 @@ func TestProvidersAddWritesOnlyTheNewProvider(t *testing.T) {
 		t.Fatalf("output:\n%s", out)
 	}
 }
-
-func TestLoginWithoutPiSaysWhatToInstall(t *testing.T) {
-	c := newCLI(t)
-	c.fails(1, "install pi (npm install -g @earendil-works/pi-coding-agent)", "login", "anthropic")
-	c.fails(1, "install pi", "logout", "anthropic")
-	c.fails(1, "install pi", "mcp", "list")
-}

@@ -277,16 +277,6 @@ func TestPromptCommand(t *testing.T) {
 	}
 }
 
-func TestPromptWithoutModelSaysHowToSetOneUp(t *testing.T) {
-	t.Parallel()
-	c := newCLI(t)
-	root := mkdir(t, c.env["HOME"], "p")
-	c.ok("projects", "add", root)
-	c.fails(1, "ANTHROPIC_API_KEY", "prompt", "--project", "p", "hello")
-	// Everything else still works.
-	c.ok("instructions", "--project", "p")
-}
-
 func TestRPCContractDetails(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)

@@ -34,17 +34,6 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-func TestServeRefusesWithoutKeys(t *testing.T) {
-	t.Parallel()
-	c := newCLI(t)
-	c.fails(1, "no authorized keys file "+filepath.Join(c.env["HOME"], ".ssh", "authorized_keys"), "serve", "--listen", "127.0.0.1:0")
-	keys := filepath.Join(c.env["HOME"], "keys")
-	os.WriteFile(keys, []byte("# only a comment\n"), 0o600)
-	c.fails(1, "no usable public key in "+keys, "serve", "--listen", "127.0.0.1:0", "--authorized-keys", keys)
-	c.fails(2, "serve takes no arguments", "serve", "extra")
-	c.fails(2, "unknown flag --port", "serve", "--port", "22")
-}
-
 // TestServeEndToEnd starts pi-tui serve as the command line does, opens
 // the shell over SSH, then stops it as SIGINT would (the context).
 func TestServeEndToEnd(t *testing.T) {

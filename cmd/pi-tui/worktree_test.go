@@ -109,15 +109,6 @@ func TestWorktreeSessionsFromTheCommandLine(t *testing.T) {
 	c.fails(1, "has no worktree", "sessions", "merge", b)
 }
 
-func TestPromptWorktreeNeedsAGitCheckout(t *testing.T) {
-	t.Parallel()
-	c := newCLI(t)
-	modelRig(t, c, writeWhatIsAsked)
-	c.fails(1, "is not a git checkout", "prompt", "--project", "mono", "--worktree", "hi")
-	c.fails(2, "--base", "prompt", "--project", "mono", "--base", "main", "hi")
-	c.fails(2, "--worktree starts a new session", "prompt", "--project", "mono", "--worktree", "--continue", "hi")
-}
-
 func TestRPCNewSessionInAWorktree(t *testing.T) {
 	t.Parallel()
 	c, root := worktreeCLI(t, writeWhatIsAsked)

@@ -138,6 +138,14 @@ func deniedText(tool string, d *DeniedError) string {
 type Config struct {
 	Session *sessions.Session
 	Root    string // bound by the host; the file tools are confined to it
+	// Folders are the project's folders, Root first, when it has others
+	// (ADR 0085): the file tools reach each, confined to it as to Root.
+	// nil: Root alone.
+	Folders confine.Folders
+	// Reached is told, once per folder, when a tool call allowed to run
+	// first names a path in a folder other than Root (the host notes it,
+	// so removing the folder can name the session); nil: nobody.
+	Reached func(f confine.Folder)
 	// AgentDir is pi's agent dir: its models.json names the environment
 	// variables holding provider keys, which bash commands do not get.
 	AgentDir         string
@@ -208,6 +216,8 @@ type Agent struct {
 	// is queued that the turn would not deliver.
 	steering, followUp []string
 	prompting, closing bool
+	// reach tells Reached of each folder once.
+	reach *Reach
 }
 
 // New returns an agent; it does nothing until Prompt.
@@ -224,7 +234,11 @@ func New(cfg Config) *Agent {
 	if cfg.Events == nil {
 		cfg.Events = discard{}
 	}
-	return &Agent{cfg: cfg, claims: map[claimKey]claimEntry{}, run: func(ctx context.Context, env toolEnv, c ToolCall) ToolResult { return env.run(ctx, c) }}
+	if len(cfg.Folders) == 0 {
+		cfg.Folders = confine.Single(cfg.Root)
+	}
+	reach := NewReach(cfg.Reached)
+	return &Agent{cfg: cfg, reach: reach, claims: map[claimKey]claimEntry{}, run: func(ctx context.Context, env toolEnv, c ToolCall) ToolResult { return env.run(ctx, c) }}
 }
 
 // Busy reports whether a prompt or compaction is running.
@@ -518,7 +532,7 @@ func (a *Agent) approval(c ToolCall, target string) (need bool, reason, canon st
 	if _, ok := specOf(c.Name); !ok {
 		return false, "", ""
 	}
-	return NeedsApproval(a.cfg.Root, a.cfg.Permission, c.Name, target)
+	return NeedsApprovalIn(a.cfg.Folders, a.cfg.Permission, c.Name, target)
 }
 
 // runInTurn runs a tool call so that an abort ends the turn at once, even
@@ -566,7 +580,7 @@ func (a *Agent) execute(ctx context.Context, c ToolCall, entry string) error {
 		pre, claim = a.preflight(ctx, target)
 	}
 	need, reason, canon := a.approval(c, target)
-	env := toolEnv{root: a.cfg.Root, agentDir: a.cfg.AgentDir, shell: a.cfg.Shell, runOnUseOK: a.cfg.Permission == PermissionFullAuto, memory: a.cfg.Memory}
+	env := toolEnv{root: a.cfg.Root, folders: a.cfg.Folders, agentDir: a.cfg.AgentDir, shell: a.cfg.Shell, runOnUseOK: a.cfg.Permission == PermissionFullAuto, memory: a.cfg.Memory}
 	if reason != "" {
 		env.approved = canon // asked about below; the approval covers this file only
 	}
@@ -587,6 +601,11 @@ func (a *Agent) execute(ctx context.Context, c ToolCall, entry string) error {
 		// The checkpoint brackets the tool only, allowed and about to run;
 		// its cost is not the tool's time. An aborted call may still have
 		// changed files (bash stops midway): what it did is recorded.
+		if target != "" && len(a.cfg.Folders) > 1 {
+			if pl, err := a.cfg.Folders.Resolve(target); err == nil {
+				a.reach.Note(pl)
+			}
+		}
 		cp := a.checkpoint(ctx, c, entry, target)
 		start := time.Now()
 		res = a.runInTurn(ctx, env, c)
@@ -607,13 +626,22 @@ func (a *Agent) execute(ctx context.Context, c ToolCall, entry string) error {
 		if err == nil {
 			err = a.recordChange(c, entryID, res.Change)
 		}
-		a.emit(events.ToolEnded{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, Path: confine.Rel(a.cfg.Root, res.Path), IsError: res.IsError,
+		a.emit(events.ToolEnded{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, Path: a.label(res.Path), IsError: res.IsError,
 			Result: res.Text, Preflight: pre, ToolMs: ms, Delivery: d.info, MemoryChange: res.Change, Changes: changes.Changes, ChangesNote: changes.Note})
 		return err
 	}
 	_, err := a.store(c, res, pre, 0)
 	a.emit(events.ToolEnded{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, IsError: true, Result: res.Text, Preflight: pre})
 	return err
+}
+
+// label writes a canonical path for the session and events: relative to
+// the root, or NAME:path in another folder.
+func (a *Agent) label(canon string) string {
+	if canon == "" {
+		return ""
+	}
+	return a.cfg.Folders.Label(canon)
 }
 
 // planning reports whether the session is in plan mode now.
@@ -636,6 +664,7 @@ func (a *Agent) approved(ctx context.Context, c ToolCall, target, reason string,
 	req := Approval{ToolCallID: c.ID, Tool: c.Name, Args: c.Args, Reason: reason}
 	if target != "" {
 		req.Path = target
+		InFolder(a.cfg.Folders, target, &req)
 	}
 	if c.Name == "bash" {
 		var args struct {
@@ -657,7 +686,7 @@ func (a *Agent) store(c ToolCall, res ToolResult, pre *PreflightInfo, ms float64
 		ToolName: c.Name, Text: res.Text, IsError: res.IsError}}}
 	stored := entries.StoredMessage{Message: msg, Tool: c.Name, Preflight: pre, ToolMs: ms}
 	if res.Path != "" {
-		stored.Path = confine.Rel(a.cfg.Root, res.Path)
+		stored.Path = a.label(res.Path)
 	}
 	e, err := a.cfg.Session.Append(context.Background(), sessions.TypeToolResult, stored)
 	if err != nil {
@@ -693,10 +722,11 @@ func (a *Agent) preflight(ctx context.Context, target string) (*PreflightInfo, C
 	ce, hit := a.claims[raw]
 	a.mu.Unlock()
 	if !hit {
-		canon, err := confine.Path(a.cfg.Root, target)
+		pl, err := a.cfg.Folders.Resolve(target)
 		if err != nil {
 			return nil, Claim{} // the tool itself refuses the path
 		}
+		canon := pl.Canon
 		dir := canon
 		if fi, err := os.Stat(canon); err != nil || !fi.IsDir() {
 			dir = filepath.Dir(canon)

@@ -10,7 +10,6 @@ import (
 	"context"
 
 	"github.com/pi-tui/pi-tui/core/checkpoints"
-	"github.com/pi-tui/pi-tui/core/confine"
 )
 
 // Checkpointer records the state a tool call starts from, so that what it
@@ -79,7 +78,9 @@ func (a *Agent) checkpoint(ctx context.Context, c ToolCall, entry, target string
 	}
 	var canon string
 	if target != "" {
-		canon, _ = confine.Path(a.cfg.Root, target)
+		if pl, err := a.cfg.Folders.Resolve(target); err == nil {
+			canon = pl.Canon
+		}
 	}
 	paths, ok := CheckpointPaths(c.Name, canon)
 	if !ok {

@@ -23,20 +23,60 @@ import (
 // Paths are first made canonical by confine.Path, which is what keeps a
 // project's absolute links that point inside it working: os.Root refuses
 // every absolute link, and a canonical path has none.
+//
+// A project of several folders (ADR 0085) is one project per folder, each
+// with its own os.Root: a link in one folder cannot lead into another.
 type project struct {
 	root string
 	r    *os.Root
-}
-
-func openProject(root string) (*project, error) {
-	r, err := confine.OpenRoot(root)
-	if err != nil {
-		return nil, err
-	}
-	return &project{root: root, r: r}, nil
+	// prefix is "NAME:" for a folder other than the primary root: the
+	// names grep and find print are written so, as the tools take them.
+	prefix string
 }
 
 func (p *project) close() { p.r.Close() }
+
+// shown writes a name of the root's io/fs view as the model reads it.
+func (p *project) shown(name string) string { return p.prefix + name }
+
+// files is one tool call's access to the session's folders: a path is
+// resolved to its folder (confine.Folders), whose root is opened once.
+type files struct {
+	folders confine.Folders
+	open    map[int]*project
+}
+
+func newFiles(folders confine.Folders) *files {
+	return &files{folders: folders, open: map[int]*project{}}
+}
+
+// resolve makes path canonical in the folder it names and returns that
+// folder opened.
+func (f *files) resolve(path string) (*project, confine.Place, error) {
+	pl, err := f.folders.Resolve(path)
+	if err != nil {
+		return nil, pl, err
+	}
+	if p := f.open[pl.Index]; p != nil {
+		return p, pl, nil
+	}
+	r, err := confine.OpenRootOf(pl)
+	if err != nil {
+		return nil, pl, err
+	}
+	p := &project{root: pl.Folder.Root, r: r}
+	if pl.Index > 0 {
+		p.prefix = pl.Folder.Name + ":"
+	}
+	f.open[pl.Index] = p
+	return p, pl, nil
+}
+
+func (f *files) close() {
+	for _, p := range f.open {
+		p.close()
+	}
+}
 
 // rel turns a canonical path inside the root (from confine.Path) into the name
 // os.Root takes.

@@ -37,7 +37,7 @@ type grepRun struct {
 	skipped map[string][]string // reason → files
 }
 
-func toolGrep(ctx context.Context, p *project, raw json.RawMessage) (ToolResult, error) {
+func toolGrep(ctx context.Context, fl *files, raw json.RawMessage) (ToolResult, error) {
 	var a struct {
 		Pattern string `json:"pattern"`
 		Path    string `json:"path"`
@@ -53,10 +53,11 @@ func toolGrep(ctx context.Context, p *project, raw json.RawMessage) (ToolResult,
 	if _, err := path.Match(a.Glob, ""); err != nil {
 		return ToolResult{}, fmt.Errorf("glob is not valid: %v", err)
 	}
-	canon, err := confine.Path(p.root, a.Path)
+	p, pl, err := fl.resolve(a.Path)
 	if err != nil {
-		return ToolResult{}, err
+		return ToolResult{Path: pl.Canon}, err
 	}
+	canon := pl.Canon
 	res := ToolResult{Path: canon}
 	g := &grepRun{ctx: ctx, p: p, re: re, br: bufio.NewReaderSize(nil, readBufBytes), skipped: map[string][]string{}}
 	start := p.fsName(canon)
@@ -70,7 +71,7 @@ func toolGrep(ctx context.Context, p *project, raw json.RawMessage) (ToolResult,
 		if err != nil {
 			return res, confine.FileError(a.Path, err)
 		}
-		g.file(start, f)
+		g.file(p.shown(start), f)
 	} else {
 		err := walk(ctx, p, start, func(name string, d fs.DirEntry) bool {
 			if a.Glob != "" {
@@ -82,20 +83,20 @@ func toolGrep(ctx context.Context, p *project, raw json.RawMessage) (ToolResult,
 			case t&fs.ModeSymlink != 0:
 				return true // links are not followed; their targets inside are searched where they are
 			case !t.IsRegular():
-				g.skip("not a regular file", name)
+				g.skip("not a regular file", p.shown(name))
 				return true
 			}
 			f, _, err := confine.OpenRegular(p.r, name)
 			switch {
 			case isNotRegular(err):
-				g.skip("not a regular file", name)
+				g.skip("not a regular file", p.shown(name))
 			case err != nil:
-				g.skip("unreadable", name)
+				g.skip("unreadable", p.shown(name))
 			default:
-				g.file(name, f)
+				g.file(p.shown(name), f)
 			}
 			return !g.out.cut
-		}, func(name string) { g.skip("unreadable", name) })
+		}, func(name string) { g.skip("unreadable", p.shown(name)) })
 		if err != nil {
 			return res, err
 		}

@@ -24,7 +24,7 @@ const readBufBytes = 64 * 1024
 // is shown in parts: the note names the byte column to continue from, and
 // a read with that column starts inside the line. The file is streamed,
 // never held whole, so a 300 MB line costs what 50 KiB does.
-func toolRead(p *project, raw json.RawMessage) (ToolResult, error) {
+func toolRead(fl *files, raw json.RawMessage) (ToolResult, error) {
 	var a struct {
 		Path   string `json:"path"`
 		Offset int    `json:"offset"`
@@ -34,10 +34,11 @@ func toolRead(p *project, raw json.RawMessage) (ToolResult, error) {
 	if err := decode(raw, &a); err != nil {
 		return ToolResult{}, err
 	}
-	canon, err := confine.Path(p.root, a.Path)
+	p, pl, err := fl.resolve(a.Path)
 	if err != nil {
-		return ToolResult{}, err
+		return ToolResult{Path: pl.Canon}, err
 	}
+	canon := pl.Canon
 	res := ToolResult{Path: canon}
 	f, fi, err := p.openRegular(canon)
 	if err != nil {

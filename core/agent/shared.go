@@ -8,8 +8,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 
 	"github.com/pi-tui/pi-tui/core/confine"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/memory"
 )
 
@@ -22,6 +24,13 @@ import (
 // MCP server's) is treated as one that runs programs: asked in "ask" and
 // "auto-edits". The built-in engine and the pi bridge both decide here.
 func NeedsApproval(root, permission, tool, target string) (need bool, reason, canon string) {
+	return NeedsApprovalIn(confine.Single(root), permission, tool, target)
+}
+
+// NeedsApprovalIn is NeedsApproval in a project of several folders: a
+// file that runs on use is judged in the folder that holds it, as in the
+// root.
+func NeedsApprovalIn(folders confine.Folders, permission, tool, target string) (need bool, reason, canon string) {
 	if permission == PermissionFullAuto {
 		return false, "", ""
 	}
@@ -30,9 +39,9 @@ func NeedsApproval(root, permission, tool, target string) (need bool, reason, ca
 		s = toolSpec{name: tool, runs: true}
 	}
 	if s.edits && target != "" {
-		if p, err := confine.Path(root, target); err == nil {
-			if reason = runOnUse(root, p); reason != "" {
-				return true, reason, p
+		if pl, err := folders.Resolve(target); err == nil {
+			if reason = runOnUse(pl.Folder.Root, pl.Canon); reason != "" {
+				return true, reason, pl.Canon
 			}
 		}
 	}
@@ -40,6 +49,19 @@ func NeedsApproval(root, permission, tool, target string) (need bool, reason, ca
 		return s.runs, "", ""
 	}
 	return s.runs || s.edits, "", ""
+}
+
+// InFolder fills req's path for a call whose target lies in a folder of
+// the project other than the session's root: NAME:path, with the
+// folder's name and root (events.Approval.In). A target in the root, or
+// refused, is left as the model wrote it.
+func InFolder(folders confine.Folders, target string, req *events.Approval) {
+	if target == "" {
+		return
+	}
+	if pl, err := folders.Resolve(target); err == nil && pl.Index > 0 {
+		req.Path, req.Folder, req.FolderRoot = pl.Label(), pl.Folder.Name, pl.Folder.Root
+	}
 }
 
 // FileToolTarget returns the path argument of a call of one of the file
@@ -74,4 +96,31 @@ func DeniedText(tool string, err error) string {
 	var d *DeniedError
 	errors.As(err, &d)
 	return deniedText(tool, d)
+}
+
+// Reach tells a host, once per folder, that a call about to run names a
+// path in a folder of the project other than the session's root (Config.
+// Reached): both engines note it so.
+type Reach struct {
+	fn   func(confine.Folder)
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// NewReach returns a Reach calling fn (nil: nobody is told).
+func NewReach(fn func(confine.Folder)) *Reach { return &Reach{fn: fn, seen: map[string]bool{}} }
+
+// Note tells of pl's folder, the first time only; a place in the root
+// tells nothing.
+func (r *Reach) Note(pl confine.Place) {
+	if r == nil || r.fn == nil || pl.Index == 0 {
+		return
+	}
+	r.mu.Lock()
+	first := !r.seen[pl.Folder.Root]
+	r.seen[pl.Folder.Root] = true
+	r.mu.Unlock()
+	if first {
+		r.fn(pl.Folder)
+	}
 }

@@ -140,7 +140,9 @@ func targetOf(call ToolCall) (string, bool) {
 // (for the provider key names kept out of bash's environment), and
 // whether a write to a file that runs on use was approved.
 type toolEnv struct {
-	root     string
+	root string
+	// folders are the session's folders, root first (nil: root alone).
+	folders  confine.Folders
 	agentDir string
 	shell    pisettings.Shell // shellPath and shellCommandPrefix
 	// runOnUseOK is set in full-auto, where a write to a file that runs on
@@ -157,6 +159,14 @@ type toolEnv struct {
 	progress func(chunk string, skipped int64)
 }
 
+// folderList is the folders the file tools reach.
+func (env toolEnv) folderList() confine.Folders {
+	if len(env.folders) > 0 {
+		return env.folders
+	}
+	return confine.Single(env.root)
+}
+
 // run executes a tool. File tools go through an os.Root on the project
 // root; bash runs in the root, unconfined.
 func (env toolEnv) run(ctx context.Context, call ToolCall) ToolResult {
@@ -167,25 +177,23 @@ func (env toolEnv) run(ctx context.Context, call ToolCall) ToolResult {
 	} else if call.Name == ToolRemember {
 		res, err = toolRemember(ctx, env.memory, call.Args)
 	} else {
-		var p *project
-		if p, err = openProject(env.root); err == nil {
-			defer p.close()
-			switch call.Name {
-			case "read":
-				res, err = toolRead(p, call.Args)
-			case "write":
-				res, err = toolWrite(p, env, call.Args)
-			case "edit":
-				res, err = toolEdit(p, env, call.Args)
-			case "ls":
-				res, err = toolLs(p, call.Args)
-			case "grep":
-				res, err = toolGrep(ctx, p, call.Args)
-			case "find":
-				res, err = toolFind(ctx, p, call.Args)
-			default:
-				err = fmt.Errorf("there is no tool named %q", call.Name)
-			}
+		p := newFiles(env.folderList())
+		defer p.close()
+		switch call.Name {
+		case "read":
+			res, err = toolRead(p, call.Args)
+		case "write":
+			res, err = toolWrite(p, env, call.Args)
+		case "edit":
+			res, err = toolEdit(p, env, call.Args)
+		case "ls":
+			res, err = toolLs(p, call.Args)
+		case "grep":
+			res, err = toolGrep(ctx, p, call.Args)
+		case "find":
+			res, err = toolFind(ctx, p, call.Args)
+		default:
+			err = fmt.Errorf("there is no tool named %q", call.Name)
 		}
 	}
 	if err != nil {
@@ -222,7 +230,7 @@ func guardRunOnUse(p *project, env toolEnv, canon, name string) error {
 	return nil
 }
 
-func toolWrite(p *project, env toolEnv, raw json.RawMessage) (ToolResult, error) {
+func toolWrite(fl *files, env toolEnv, raw json.RawMessage) (ToolResult, error) {
 	var a struct {
 		Path    string  `json:"path"`
 		Content *string `json:"content"`
@@ -233,10 +241,11 @@ func toolWrite(p *project, env toolEnv, raw json.RawMessage) (ToolResult, error)
 	if a.Content == nil {
 		return ToolResult{}, errors.New("content is missing")
 	}
-	canon, err := confine.Path(p.root, a.Path)
+	p, pl, err := fl.resolve(a.Path)
 	if err != nil {
-		return ToolResult{}, err
+		return ToolResult{Path: pl.Canon}, err
 	}
+	canon := pl.Canon
 	res := ToolResult{Path: canon}
 	if err := guardRunOnUse(p, env, canon, a.Path); err != nil {
 		return res, err
@@ -250,11 +259,11 @@ func toolWrite(p *project, env toolEnv, raw json.RawMessage) (ToolResult, error)
 		return res, writeError("write", a.Path, err)
 	}
 	res.Wrote = true
-	res.Text = fmt.Sprintf("Wrote %d bytes to %s.", len(*a.Content), confine.Rel(p.root, canon))
+	res.Text = fmt.Sprintf("Wrote %d bytes to %s.", len(*a.Content), pl.Label())
 	return res, nil
 }
 
-func toolEdit(p *project, env toolEnv, raw json.RawMessage) (ToolResult, error) {
+func toolEdit(fl *files, env toolEnv, raw json.RawMessage) (ToolResult, error) {
 	var a struct {
 		Path    string `json:"path"`
 		OldText string `json:"oldText"`
@@ -263,10 +272,11 @@ func toolEdit(p *project, env toolEnv, raw json.RawMessage) (ToolResult, error) 
 	if err := decode(raw, &a); err != nil {
 		return ToolResult{}, err
 	}
-	canon, err := confine.Path(p.root, a.Path)
+	p, pl, err := fl.resolve(a.Path)
 	if err != nil {
-		return ToolResult{}, err
+		return ToolResult{Path: pl.Canon}, err
 	}
+	canon := pl.Canon
 	res := ToolResult{Path: canon}
 	if a.OldText == "" {
 		return res, errors.New("oldText is empty; to create a file use write")
@@ -294,7 +304,7 @@ func toolEdit(p *project, env toolEnv, raw json.RawMessage) (ToolResult, error) 
 	if err := fd.write([]byte(out)); err != nil {
 		return res, writeError("edit", a.Path, err)
 	}
-	res.Text = fmt.Sprintf("Edited %s.", confine.Rel(p.root, canon))
+	res.Text = fmt.Sprintf("Edited %s.", pl.Label())
 	return res, nil
 }
 
@@ -320,19 +330,20 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 
 func (l *limitedBuffer) String() string { return strings.ToValidUTF8(l.buf.String(), "\uFFFD") }
 
-func toolLs(p *project, raw json.RawMessage) (ToolResult, error) {
+func toolLs(fl *files, raw json.RawMessage) (ToolResult, error) {
 	var a struct {
 		Path string `json:"path"`
 	}
 	if err := decode(raw, &a); err != nil {
 		return ToolResult{}, err
 	}
-	canon, err := confine.Path(p.root, a.Path)
+	p, pl, err := fl.resolve(a.Path)
 	if err != nil {
-		return ToolResult{}, err
+		return ToolResult{Path: pl.Canon}, err
 	}
+	canon := pl.Canon
 	res := ToolResult{Path: canon}
-	name := confine.Rel(p.root, canon)
+	name := pl.Label()
 	f, err := p.r.OpenFile(p.rel(canon), os.O_RDONLY|fsutil.ONonblock, 0)
 	if err != nil {
 		return res, confine.FileError(name, err)
@@ -395,7 +406,7 @@ func walk(ctx context.Context, p *project, start string, visit func(name string,
 	})
 }
 
-func toolFind(ctx context.Context, p *project, raw json.RawMessage) (ToolResult, error) {
+func toolFind(ctx context.Context, fl *files, raw json.RawMessage) (ToolResult, error) {
 	var a struct {
 		Pattern string `json:"pattern"`
 		Path    string `json:"path"`
@@ -406,10 +417,11 @@ func toolFind(ctx context.Context, p *project, raw json.RawMessage) (ToolResult,
 	if _, err := path.Match(a.Pattern, ""); err != nil {
 		return ToolResult{}, fmt.Errorf("pattern is not a valid glob: %v", err)
 	}
-	canon, err := confine.Path(p.root, a.Path)
+	p, pl, err := fl.resolve(a.Path)
 	if err != nil {
-		return ToolResult{}, err
+		return ToolResult{Path: pl.Canon}, err
 	}
+	canon := pl.Canon
 	res := ToolResult{Path: canon}
 	var found []string
 	err = walk(ctx, p, p.fsName(canon), func(name string, d fs.DirEntry) bool {
@@ -417,7 +429,7 @@ func toolFind(ctx context.Context, p *project, raw json.RawMessage) (ToolResult,
 			return true
 		}
 		if ok, _ := path.Match(a.Pattern, d.Name()); ok {
-			found = append(found, name)
+			found = append(found, p.shown(name))
 		}
 		return len(found) < 5000
 	}, nil)

@@ -28,6 +28,13 @@ type Deps struct {
 	// Root is the session's root, bound by the host: file tools stay in
 	// it, whatever root a request names.
 	Root string
+	// Folders are the project's folders, Root first, when it has others
+	// (ADR 0085): file tools reach each, confined to it as to Root. nil:
+	// Root alone.
+	Folders confine.Folders
+	// Reached is told, once per folder, when a call let run first names a
+	// path in a folder other than Root (agent.Config.Reached); nil: nobody.
+	Reached func(confine.Folder)
 	// SessionFile is pi's session file (it may not exist yet: pi writes
 	// it from the first answer on). The branch window is read from it.
 	SessionFile string
@@ -83,6 +90,8 @@ type Decisions struct {
 	marks pending[agent.Checkpoint]
 	ends  pending[checkpoints.Result]
 
+	reach *agent.Reach // tells Reached of each folder once
+
 	// dmu serialises delivery decisions: they share the window and the
 	// turn's budget.
 	dmu       sync.Mutex
@@ -120,7 +129,10 @@ func NewDecisions(d Deps) *Decisions {
 	if d.PreflightTimeout <= 0 {
 		d.PreflightTimeout = agent.DefaultPreflightTimeout
 	}
-	return &Decisions{deps: d, claims: map[claimKey]claimEntry{}, calls: map[string]*callInfo{}}
+	if len(d.Folders) == 0 {
+		d.Folders = confine.Single(d.Root)
+	}
+	return &Decisions{deps: d, reach: agent.NewReach(d.Reached), claims: map[claimKey]claimEntry{}, calls: map[string]*callInfo{}}
 }
 
 // Close releases pi's session file and drops the checkpoints of calls
@@ -251,15 +263,17 @@ func (d *Decisions) ToolCall(ctx context.Context, req ToolCallRequest) (ToolCall
 		return ToolCallResult{Block: true, Reason: entries.PlanRefusal(req.ToolName)}, nil
 	}
 	target, isFile := agent.FileToolTarget(req.ToolName, input)
+	var place confine.Place
 	if isFile {
-		canon, err := confine.Path(d.deps.Root, target)
+		pl, err := d.deps.Folders.Resolve(target)
 		if err == nil {
-			info.path = canon
-			info.display = relTo(d.deps.Root, canon)
-			info.pre, info.claim = d.preflight(ctx, target, canon)
+			place = pl
+			info.path = pl.Canon
+			info.display = pl.Label()
+			info.pre, info.claim = d.preflight(ctx, target, pl.Canon)
 			// Refused after the preflight, as the built-in engine's read of
 			// such a path fails after it: the call's chain is recorded alike.
-			err = checkPiPath(req.ToolName, target, canon)
+			err = checkPiPath(req.ToolName, target, pl.Canon)
 		}
 		if err != nil {
 			d.keep(req.ToolCallID, info)
@@ -267,20 +281,33 @@ func (d *Decisions) ToolCall(ctx context.Context, req ToolCallRequest) (ToolCall
 		}
 	}
 	d.keep(req.ToolCallID, info)
-	need, reason, _ := agent.NeedsApproval(d.deps.Root, d.deps.Permission, req.ToolName, target)
+	// pi opens a file of another folder where pi-tui confined it,
+	// whichever form the model named it in.
+	run := ToolCallResult{}
+	if place.Index > 0 {
+		run.Path = place.Canon
+	}
+	need, reason, _ := agent.NeedsApprovalIn(d.deps.Folders, d.deps.Permission, req.ToolName, target)
 	if !need {
-		d.checkpointBefore(ctx, req, info.path)
-		return ToolCallResult{}, nil
+		d.letRun(ctx, req, info.path, place)
+		return run, nil
 	}
 	ok, err := d.approve(ctx, req, input, target, reason)
 	if ok {
-		d.checkpointBefore(ctx, req, info.path)
-		return ToolCallResult{}, nil
+		d.letRun(ctx, req, info.path, place)
+		return run, nil
 	}
 	// A denied call's result carries no block, so its chain was never
 	// said and leaves the chain in effect as it was (agent.ChainInEffect):
 	// nothing to record.
 	return ToolCallResult{Block: true, Reason: agent.DeniedText(req.ToolName, err)}, nil
+}
+
+// letRun is a call about to run: the host hears of the first call to
+// reach each other folder, and the call's checkpoint is taken.
+func (d *Decisions) letRun(ctx context.Context, req ToolCallRequest, canon string, pl confine.Place) {
+	d.reach.Note(pl)
+	d.checkpointBefore(ctx, req, canon)
 }
 
 func (d *Decisions) keep(id string, info *callInfo) {
@@ -295,6 +322,7 @@ func (d *Decisions) approve(ctx context.Context, req ToolCallRequest, input json
 		return false, nil
 	}
 	a := events.Approval{ToolCallID: req.ToolCallID, Tool: req.ToolName, Args: input, Params: req.Params, Reason: reason, Path: target}
+	agent.InFolder(d.deps.Folders, target, &a)
 	if req.ToolName == "bash" {
 		var args struct {
 			Command string `json:"command"`
@@ -449,13 +477,6 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-func relTo(root, p string) string {
-	if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != "../") {
-		return filepath.ToSlash(rel)
-	}
-	return p
 }
 
 // errNoFile is the window of a session pi has not written yet.

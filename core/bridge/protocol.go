@@ -134,6 +134,11 @@ type ToolCallRequest struct {
 type ToolCallResult struct {
 	Block  bool   `json:"block"`
 	Reason string `json:"reason,omitempty"`
+	// Path, when set, is the path pi's file tool is to use instead of the
+	// one the model wrote (the bridge sets its input's path): the
+	// canonical path of a file in another folder of the project, which
+	// the model may write NAME:path (ADR 0089), a form pi does not know.
+	Path string `json:"path,omitempty"`
 }
 
 // Content is one part of a tool result as pi has it.

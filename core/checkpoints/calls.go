@@ -230,7 +230,7 @@ func (r *Recorder) after(ctx context.Context, m *Mark) Result {
 	var over, unkept int
 	for _, p := range pairs {
 		rec := record{Type: "change", Entry: m.call.Entry, ToolCallID: m.call.ToolCallID, Tool: m.call.Tool, Root: r.root,
-			Path: p.path, Before: versionOf(p.before), After: versionOf(p.after), At: now}
+			Folder: r.folder, Path: p.path, Before: versionOf(p.before), After: versionOf(p.after), At: now}
 		if !utf8.ValidString(p.path) {
 			rec.PathRaw = []byte(p.path)
 		}
@@ -272,7 +272,7 @@ func (r *Recorder) after(ctx context.Context, m *Mark) Result {
 		return Result{Note: err.Error()}
 	}
 	for _, rec := range recs {
-		out.Changes = append(out.Changes, events.FileChange{N: rec.N, Path: rec.Path, Status: rec.Status, Added: rec.Added, Removed: rec.Removed,
+		out.Changes = append(out.Changes, events.FileChange{N: rec.N, Path: rec.shown(), Status: rec.Status, Added: rec.Added, Removed: rec.Removed,
 			Binary: rec.Binary, Kept: rec.Before.Kept && rec.After.Kept})
 	}
 	switch {

@@ -39,12 +39,15 @@ type Change struct {
 	Entry      string `json:"entry"` // the assistant entry that made the call
 	ToolCallID string `json:"toolCallId"`
 	Tool       string `json:"tool"`
-	Path       string `json:"path"` // slash-separated, relative to the root
-	Status     string `json:"status"`
-	Added      int    `json:"added"`
-	Removed    int    `json:"removed"`
-	State      string `json:"state"`
-	Binary     bool   `json:"binary,omitempty"`
+	Path       string `json:"path"` // slash-separated, relative to the root; NAME:path in another folder of the project
+	// Folder names the folder of a project of several folders the change
+	// was made in, when it is not the session's root.
+	Folder  string `json:"folder,omitempty"`
+	Status  string `json:"status"`
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+	State   string `json:"state"`
+	Binary  bool   `json:"binary,omitempty"`
 	// Kept says both sides' content is kept (the change can be undone).
 	Kept bool `json:"kept"`
 	// Session is the session the change was made in (a parent's for
@@ -63,6 +66,12 @@ type SessionInfo struct {
 	// Ancestors are the ids of the sessions it was forked from, nearest
 	// first.
 	Ancestors []string
+	// Folders, when not nil, are the canonical roots of the session's
+	// project's folders other than its primary root as they are now: a
+	// change made in a folder of the project that is no longer one (it
+	// was removed, --force) is not undone or redone (ADR 0085). nil: not
+	// checked.
+	Folders map[string]bool
 }
 
 // Changes lists the session's changes in order: its ancestors' first

@@ -135,14 +135,15 @@ func kindByte(v *version) byte {
 }
 
 func (s *Store) diffOf(r record) string {
-	oldName, newName := "a/"+r.Path, "b/"+r.Path
+	name := r.shown()
+	oldName, newName := "a/"+name, "b/"+name
 	if r.Before.Kind == "none" {
 		oldName = "/dev/null"
 	}
 	if r.After.Kind == "none" {
 		newName = "/dev/null"
 	}
-	head := fmt.Sprintf("diff --pi-tui a/%s b/%s\n", r.Path, r.Path)
+	head := fmt.Sprintf("diff --pi-tui a/%s b/%s\n", name, name)
 	if r.Before.Kind == "link" || r.After.Kind == "link" {
 		side := func(v *version) string {
 			if v.Kind == "none" {
@@ -157,18 +158,18 @@ func (s *Store) diffOf(r record) string {
 			}
 			return "a link to " + string(b)
 		}
-		return head + fmt.Sprintf("%s: was %s, is %s\n", r.Path, side(r.Before), side(r.After))
+		return head + fmt.Sprintf("%s: was %s, is %s\n", name, side(r.Before), side(r.After))
 	}
 	old, ok1 := s.content(kindByte(r.Before), r.Before.Hash, r.Before.Kept)
 	cur, ok2 := s.content(kindByte(r.After), r.After.Hash, r.After.Kept)
 	switch {
 	case !ok1 || !ok2:
 		return head + fmt.Sprintf("%s: its content was not kept (over %s, or the session's checkpoints were full); sizes %d → %d bytes\n",
-			r.Path, sizeText(s.lim.MaxFileBytes), r.Before.Size, r.After.Size)
+			name, sizeText(s.lim.MaxFileBytes), r.Before.Size, r.After.Size)
 	case binary(old) || binary(cur):
-		return head + fmt.Sprintf("Binary file %s: %d → %d bytes\n", r.Path, r.Before.Size, r.After.Size)
+		return head + fmt.Sprintf("Binary file %s: %d → %d bytes\n", name, r.Before.Size, r.After.Size)
 	case len(old)+len(cur) > maxDiffBytes:
-		return head + fmt.Sprintf("%s: too large to show as a diff (%d → %d bytes)\n", r.Path, r.Before.Size, r.After.Size)
+		return head + fmt.Sprintf("%s: too large to show as a diff (%d → %d bytes)\n", name, r.Before.Size, r.After.Size)
 	}
 	var mode string
 	if r.Before.Kind == "file" && r.After.Kind == "file" && r.Before.Mode&0o111 != r.After.Mode&0o111 {

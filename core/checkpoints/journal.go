@@ -48,7 +48,12 @@ type record struct {
 	ToolCallID string `json:"toolCallId,omitempty"`
 	Tool       string `json:"tool,omitempty"`
 	Root       string `json:"root,omitempty"`
-	Path       string `json:"path,omitempty"`
+	// Folder names the folder of a project of several folders the change
+	// was made in, when it is not the session's root (ADR 0085): its
+	// path is shown NAME:path, and undoing it needs the folder to be the
+	// project's still.
+	Folder string `json:"folder,omitempty"`
+	Path   string `json:"path,omitempty"`
 	// PathRaw holds the path's bytes when they are not UTF-8 (JSON
 	// would turn them into U+FFFD, and an undo write another name).
 	PathRaw []byte   `json:"pathRaw,omitempty"`
@@ -80,6 +85,15 @@ var safeID = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$`)
 // sessionDir is the folder of a session's journal: its id when that is a
 // plain name, else a hash of it (an id is read from files pi-tui does not
 // control).
+// shown is the change's path as the programs show it: relative to the
+// root, or NAME:path in another folder of the project.
+func (r record) shown() string {
+	if r.Folder != "" {
+		return r.Folder + ":" + r.Path
+	}
+	return r.Path
+}
+
 func (s *Store) sessionDir(id string) string {
 	name := id
 	if !safeID.MatchString(id) {

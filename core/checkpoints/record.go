@@ -14,12 +14,21 @@ type Recorder struct {
 	sessionID string
 	file      string // the session file (its absence, later, means the session is gone)
 	root      string
+	folder    string // the folder's name, for a folder other than the session's root
 }
 
 // Recorder returns the recorder of session sessionID (whose file is
 // sessionFile) working in root (canonical, absolute).
 func (s *Store) Recorder(sessionID, sessionFile, root string) *Recorder {
 	return &Recorder{s: s, sessionID: sessionID, file: sessionFile, root: root}
+}
+
+// FolderRecorder is Recorder for a folder of a project of several
+// folders other than the session's root (ADR 0085): its changes are shown
+// as name:path, and undoing them is refused once the folder is no longer
+// the project's (SessionInfo.Folders).
+func (s *Store) FolderRecorder(sessionID, sessionFile, root, name string) *Recorder {
+	return &Recorder{s: s, sessionID: sessionID, file: sessionFile, root: root, folder: name}
 }
 
 // Call is a tool call about to run.

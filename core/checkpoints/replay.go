@@ -20,7 +20,7 @@ func replay(session string, recs []record) []Change {
 				continue
 			}
 			at[r.N] = len(out)
-			out = append(out, Change{N: r.N, Entry: r.Entry, ToolCallID: r.ToolCallID, Tool: r.Tool, Path: r.Path, Status: r.Status,
+			out = append(out, Change{N: r.N, Entry: r.Entry, ToolCallID: r.ToolCallID, Tool: r.Tool, Path: r.shown(), Folder: r.Folder, Status: r.Status,
 				Added: r.Added, Removed: r.Removed, State: StateActive, Binary: r.Binary, Kept: r.Before.Kept && r.After.Kept,
 				Session: session, At: time.UnixMilli(r.At).UTC()})
 		case "undo", "redo":

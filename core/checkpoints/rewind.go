@@ -18,6 +18,7 @@ import (
 // what it gets.
 type target struct {
 	root, path string
+	shown      string // the path as the programs show it (record.shown)
 	changes    []int
 	expect     *version
 	want       *version
@@ -57,7 +58,7 @@ func (s *Store) undo(ctx context.Context, info SessionInfo, u Undo) (UndoResult,
 	if err != nil {
 		return UndoResult{}, err
 	}
-	targets, conflicts := s.plan(byN, state, sel, u.Redo)
+	targets, conflicts := s.plan(byN, state, sel, u.Redo, info.Folders)
 	if len(conflicts) == 0 || u.Force {
 		conflicts = append(conflicts, s.guard(targets, u.Redo)...)
 	}
@@ -159,7 +160,7 @@ func stateWord(state string) string {
 // plan groups the selected changes by file: each file goes back to its
 // state before the earliest of them (undo) or forward to its state after
 // the latest (redo), and must now hold the other end.
-func (s *Store) plan(byN map[int]record, state map[int]string, sel []int, redo bool) ([]target, []Conflict) {
+func (s *Store) plan(byN map[int]record, state map[int]string, sel []int, redo bool, folders map[string]bool) ([]target, []Conflict) {
 	type key struct{ root, path string }
 	groups := map[key][]int{}
 	var order []key
@@ -183,12 +184,17 @@ func (s *Store) plan(byN map[int]record, state map[int]string, sel []int, redo b
 		ns := groups[k]
 		slices.Sort(ns)
 		first, last := byN[ns[0]], byN[ns[len(ns)-1]]
+		shown := first.shown()
+		if first.Folder != "" && folders != nil && !folders[first.Root] {
+			conflicts = append(conflicts, Conflict{Path: shown, Reason: fmt.Sprintf("was changed in folder %q (%s), which is no longer a folder of the project: add it again (pi-tui projects folders add) to undo there", first.Folder, first.Root)})
+			continue
+		}
 		// A later change of the same file, left as it is, would be lost.
 		others := byPath[k]
 		slices.Sort(others)
 		for _, n := range others {
 			if n > ns[0] && state[n] == StateActive && !slices.Contains(ns, n) {
-				conflicts = append(conflicts, Conflict{Path: k.path, Reason: fmt.Sprintf("was changed again by change %d, which this leaves as it is (undo that one too)", n)})
+				conflicts = append(conflicts, Conflict{Path: shown, Reason: fmt.Sprintf("was changed again by change %d, which this leaves as it is (undo that one too)", n)})
 				break
 			}
 		}
@@ -197,19 +203,19 @@ func (s *Store) plan(byN map[int]record, state map[int]string, sel []int, redo b
 		for i := 0; i+1 < len(ns); i++ {
 			a, b := byN[ns[i]].After, byN[ns[i+1]].Before
 			if a.Kind != b.Kind || a.Hash != b.Hash {
-				conflicts = append(conflicts, Conflict{Path: k.path, Forceable: true,
+				conflicts = append(conflicts, Conflict{Path: shown, Forceable: true,
 					Reason: fmt.Sprintf("was edited outside the agent between changes %d and %d (going back past both loses that edit)", ns[i], ns[i+1])})
 				break
 			}
 		}
-		t := target{root: k.root, path: k.path, changes: ns, expect: last.After, want: first.Before}
+		t := target{root: k.root, path: k.path, shown: shown, changes: ns, expect: last.After, want: first.Before}
 		if redo {
 			t.expect, t.want = first.Before, last.After
 		}
 		if t.want.Kind != "none" {
 			b, ok := s.content(kindByte(t.want), t.want.Hash, t.want.Kept)
 			if !ok || (t.want.Kind != "file" && t.want.Kind != "link") {
-				conflicts = append(conflicts, Conflict{Path: k.path, Reason: fmt.Sprintf("cannot be restored: its content was not kept (over %s, or the session's checkpoints were full)", sizeText(s.lim.MaxFileBytes))})
+				conflicts = append(conflicts, Conflict{Path: shown, Reason: fmt.Sprintf("cannot be restored: its content was not kept (over %s, or the session's checkpoints were full)", sizeText(s.lim.MaxFileBytes))})
 				continue
 			}
 			t.content = b
@@ -227,7 +233,7 @@ func (s *Store) guard(targets []target, redo bool) []Conflict {
 	for _, t := range targets {
 		r, err := s.openRoot(roots, t.root)
 		if err != nil {
-			out = append(out, Conflict{Path: t.path, Reason: "cannot be reached: " + err.Error()})
+			out = append(out, Conflict{Path: t.shown, Reason: "cannot be reached: " + err.Error()})
 			continue
 		}
 		cp := &capturer{s: s, r: r, start: time.Now(), bud: &budget{}}
@@ -237,7 +243,7 @@ func (s *Store) guard(targets []target, redo bool) []Conflict {
 			if redo {
 				why = "changed since it was undone"
 			}
-			out = append(out, Conflict{Path: t.path, Reason: why, Forceable: true})
+			out = append(out, Conflict{Path: t.shown, Reason: why, Forceable: true})
 		}
 	}
 	return out
@@ -316,7 +322,7 @@ func (s *Store) write(targets []target, force bool) (done []int, files []string,
 			cp := &capturer{s: s, r: r, start: time.Now(), bud: &budget{}}
 			if !holds(cp.capture(t.path, nil, fileState{}, false), t.expect) {
 				rs.mu.Unlock()
-				return done, files, fmt.Errorf("%s changed while the undo ran, so it was left as it is", t.path)
+				return done, files, fmt.Errorf("%s changed while the undo ran, so it was left as it is", t.shown)
 			}
 		}
 		err = writeOne(r, t)
@@ -327,10 +333,10 @@ func (s *Store) write(targets []target, force bool) (done []int, files []string,
 		}
 		rs.mu.Unlock()
 		if err != nil {
-			return done, files, fmt.Errorf("%s: %w", t.path, err)
+			return done, files, fmt.Errorf("%s: %w", t.shown, err)
 		}
 		done = append(done, t.changes...)
-		files = append(files, t.path)
+		files = append(files, t.shown)
 	}
 	return done, files, nil
 }

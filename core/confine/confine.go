@@ -23,6 +23,23 @@ import (
 // rest appended. A path that leaves root, lexically or through a link, is
 // refused with a sentence the model can act on.
 func Path(root, p string) (string, error) {
+	abs, err := absolute(root, p)
+	if err != nil {
+		return "", err
+	}
+	full, err := resolve(root, p, abs)
+	if err != nil {
+		return "", err
+	}
+	if !fsutil.Within(root, full) {
+		return "", fmt.Errorf("%s is outside the project root %s (paths and links may not leave it)", p, root)
+	}
+	return full, nil
+}
+
+// absolute is p made absolute (relative to root) and clean, or why it
+// cannot be a path; "" and blanks are the root.
+func absolute(root, p string) (string, error) {
 	if strings.ContainsRune(p, 0) {
 		return "", errors.New("the path contains a NUL byte")
 	}
@@ -33,17 +50,22 @@ func Path(root, p string) (string, error) {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(root, p)
 	}
-	abs = filepath.Clean(abs)
+	return filepath.Clean(abs), nil
+}
+
+// resolve makes abs (absolute and clean) canonical: its deepest existing
+// ancestor with every link resolved, the rest appended. It keeps it
+// nowhere: the caller checks where it leads. A link to nothing on the way
+// is refused, so a write cannot create a file where it points. p is the
+// path as the model wrote it and root the folder messages are relative
+// to.
+func resolve(root, p, abs string) (string, error) {
 	rest := ""
 	cur := abs
 	for {
 		real, err := filepath.EvalSymlinks(cur)
 		if err == nil {
-			full := filepath.Join(real, rest)
-			if !fsutil.Within(root, full) {
-				return "", fmt.Errorf("%s is outside the project root %s (paths and links may not leave it)", p, root)
-			}
-			return full, nil
+			return filepath.Join(real, rest), nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			if strings.Contains(err.Error(), "too many links") {
@@ -64,9 +86,10 @@ func Path(root, p string) (string, error) {
 	}
 }
 
-// Rel writes p relative to root for messages to the model.
+// Rel writes p relative to root for messages to the model (a file named
+// "..x" in the root too); a path outside root is written as it is.
 func Rel(root, p string) string {
-	if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
+	if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return filepath.ToSlash(rel)
 	}
 	return p

@@ -2,6 +2,7 @@ package events
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/memory"
@@ -283,6 +284,25 @@ type Approval struct {
 	// (a write under .git/ or to a file that tools run), so the dialog can
 	// tell the user; "" for the ordinary approval of the permission mode.
 	Reason string `json:"reason,omitempty"`
+	// Folder and FolderRoot are set when Path lies in a folder of the
+	// project other than the session's root (ADR 0085): that folder's
+	// name and canonical root, where the preview reads the file. Path is
+	// then written NAME:path, relative to that folder: the form the
+	// project's approval rules match.
+	Folder     string `json:"folder,omitempty"`
+	FolderRoot string `json:"folderRoot,omitempty"`
+}
+
+// In is where the file a call names is read for its preview: the folder
+// holding it and the path inside it; root is the session's.
+func (a Approval) In(root string) (dir, path string) {
+	if a.FolderRoot == "" {
+		return root, a.Path
+	}
+	if _, rest, ok := strings.Cut(a.Path, ":"); ok {
+		return a.FolderRoot, rest
+	}
+	return a.FolderRoot, a.Path
 }
 
 // Resolved says how a question ended. Every subscriber that was shown the

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pi-tui/pi-tui/internal/e2egate"
 )
 
 // editCases are edits of one file, each with what pi 1.6's edit makes
@@ -84,6 +86,7 @@ func TestPiEditInput(t *testing.T) {
 // The same cases through pi's own code (its dist/core/tools/edit-diff.js,
 // beside the pi PI_TUI_PI runs): pi-tui's port gives what pi gives.
 func TestApplyPiEditsMatchesPisOwnCode(t *testing.T) {
+	e2egate.Require(t, "runs pi's own code with node")
 	pi := os.Getenv("PI_TUI_PI")
 	if pi == "" {
 		t.Skip("set PI_TUI_PI to an installed pi 1.6 (a wrapper beside its node_modules) to compare with pi's own edit code")

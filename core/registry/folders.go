@@ -194,6 +194,21 @@ func (r *Registry) FoldersOf(ctx context.Context, root string) ([]Folder, error)
 	return p.Folders, nil
 }
 
+// FoldersOfBinding is FoldersOf for a project as Binding returned it, for
+// the runtimes' build before every prompt: one indexed read for a project
+// of one folder (its trust is the binding's), pi's trust.json read again
+// only for a project with others.
+func (r *Registry) FoldersOfBinding(ctx context.Context, p Project) ([]Folder, error) {
+	rows, err := r.st.ProjectFolders(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return []Folder{primaryFolder(p)}, nil
+	}
+	return r.view(ctx).withFolders(p, rows).Folders, nil
+}
+
 // FindFolder returns the folder of p that query names: its path (the
 // canonical one when it exists, else as written, so a vanished folder can
 // still be named) or, when query is not written as a path, its name

@@ -25,8 +25,9 @@ const maxHeaderBytes = 1 << 20
 
 // view is what one reading of a session file gives the service.
 type view struct {
-	info checkpoints.SessionInfo
-	at   map[string]int // entry id → its position in info.Order
+	info      checkpoints.SessionInfo
+	projectID string
+	at        map[string]int // entry id → its position in info.Order
 	// users are the user messages on the current branch, root first.
 	users []string
 }
@@ -59,7 +60,7 @@ func (s *Service) read(ctx context.Context, id string) (view, error) {
 	}
 	defer sess.Close()
 	entries := sess.Entries()
-	v := view{info: checkpoints.SessionInfo{ID: sess.ID(), Order: make([]string, len(entries))}, at: make(map[string]int, len(entries))}
+	v := view{info: checkpoints.SessionInfo{ID: sess.ID(), Order: make([]string, len(entries))}, projectID: sess.ProjectID(), at: make(map[string]int, len(entries))}
 	for i, e := range entries {
 		v.info.Order[i] = e.ID
 		v.at[e.ID] = i

@@ -24,6 +24,17 @@ type Service struct {
 	// stands in for them to see the SessionInfo it is given.
 	changes func(context.Context, checkpoints.SessionInfo) ([]checkpoints.Change, error)
 	undo    func(context.Context, checkpoints.SessionInfo, checkpoints.Undo) (checkpoints.UndoResult, error)
+	// folders, when set, gives the canonical roots of a project's folders
+	// other than its primary root, as they are now (UseFolders).
+	folders func(ctx context.Context, projectID string) ([]string, error)
+}
+
+// UseFolders has undo and redo refuse a change made in a folder that is
+// no longer one of its project's (removed with --force, ADR 0085): folders
+// gives the canonical roots of a project's folders other than its primary
+// root. Set it once, before the service is shared.
+func (s *Service) UseFolders(folders func(ctx context.Context, projectID string) ([]string, error)) {
+	s.folders = folders
 }
 
 // New returns the service; pub hears ChangesUpdated after each undo and
@@ -96,6 +107,16 @@ func (s *Service) Undo(ctx context.Context, id string, u checkpoints.Undo) (chec
 	}
 	if u.To != "" && !v.has(u.To) {
 		return checkpoints.UndoResult{}, fmt.Errorf("session %s has no entry %s; pi-tui sessions changes %s lists the entries that made changes", v.info.ID, u.To, v.info.ID)
+	}
+	if s.folders != nil && v.projectID != "" {
+		roots, err := s.folders(ctx, v.projectID)
+		if err != nil {
+			return checkpoints.UndoResult{}, fmt.Errorf("the folders of session %s's project cannot be read, so nothing was undone: %w", v.info.ID, err)
+		}
+		v.info.Folders = make(map[string]bool, len(roots))
+		for _, r := range roots {
+			v.info.Folders[r] = true
+		}
 	}
 	res, err := s.undo(ctx, v.info, u)
 	if err != nil {

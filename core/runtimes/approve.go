@@ -3,7 +3,7 @@ package runtimes
 import (
 	"context"
 	"errors"
-	"path/filepath"
+	"strings"
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/approvals"
@@ -22,12 +22,13 @@ import (
 // too (ADR 0028); "allow for this session" is remembered here, per tool,
 // for every program. Neither covers a call that asks a reason of its own
 // (a write under .git/, or to the rules' copy), which asks every time.
-func (m *Manager) approve(sessionID, root, projectRoot string) agent.Approver {
+func (m *Manager) approve(sessionID string, spec Spec) agent.Approver {
 	rules := m.opts.Host.Approvals
+	root, projectRoot, folders := spec.Root, spec.ProjectRoot, spec.confined()
 	return func(ctx context.Context, req events.Approval) (bool, error) {
 		key := sessionID + "\x00" + req.Tool
 		if req.Reason == "" {
-			if covered(ctx, rules, root, projectRoot, req) {
+			if covered(ctx, rules, folders, projectRoot, req) {
 				return true, nil
 			}
 			m.mu.Lock()
@@ -61,22 +62,27 @@ func (m *Manager) approve(sessionID, root, projectRoot string) agent.Approver {
 // covered reports whether one of the project's rules allows the call. A
 // file is matched by its canonical path inside the root the session works
 // in (a worktree's, in a worktree session), so a link or a ../ cannot make
-// a rule for docs/** cover another file; the rules are the project's.
-// Rules that cannot be read allow nothing.
-func covered(ctx context.Context, rules *approvals.Store, root, projectRoot string, req events.Approval) bool {
+// a rule for docs/** cover another file; the rules are the project's. A
+// file of another folder of the project is matched as NAME:path (a rule
+// web:src/** covers it, src/** does not). Rules that cannot be read allow
+// nothing.
+func covered(ctx context.Context, rules *approvals.Store, folders confine.Folders, projectRoot string, req events.Approval) bool {
 	subject := req.Command
 	switch req.Tool {
 	case approvals.ToolBash:
 	case approvals.ToolWrite, approvals.ToolEdit:
-		canon, err := confine.Path(root, req.Path)
+		pl, err := folders.Resolve(req.Path)
 		if err != nil {
 			return false
 		}
-		rel, err := filepath.Rel(root, canon)
-		if err != nil || rel == "." {
+		rel := pl.Rel()
+		if rel == "." || strings.HasPrefix(rel, "../") {
 			return false
 		}
-		subject = filepath.ToSlash(rel)
+		subject = rel
+		if pl.Index > 0 {
+			subject = pl.Folder.Name + ":" + rel
+		}
 	default:
 		return false
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/approvals"
+	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/store"
 )
@@ -32,13 +33,13 @@ func TestRulesApplyInAWorktreeSession(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !covered(ctx, rules, wt, project, events.Approval{Tool: approvals.ToolBash, Command: "go test ./..."}) {
+	if !covered(ctx, rules, confine.Single(wt), project, events.Approval{Tool: approvals.ToolBash, Command: "go test ./..."}) {
 		t.Error("the project's bash rule does not apply in its worktree")
 	}
-	if !covered(ctx, rules, wt, project, events.Approval{Tool: approvals.ToolWrite, Path: filepath.Join(wt, "docs", "a.md")}) {
+	if !covered(ctx, rules, confine.Single(wt), project, events.Approval{Tool: approvals.ToolWrite, Path: filepath.Join(wt, "docs", "a.md")}) {
 		t.Error("the project's path rule does not match a file in the worktree")
 	}
-	if covered(ctx, rules, wt, wt, events.Approval{Tool: approvals.ToolBash, Command: "go test ./..."}) {
+	if covered(ctx, rules, confine.Single(wt), wt, events.Approval{Tool: approvals.ToolBash, Command: "go test ./..."}) {
 		t.Error("rules keyed by the worktree's folder exist")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/agent"
@@ -105,6 +106,11 @@ func (m *Manager) build(ctx context.Context, sess *sessions.Session, modelSpec s
 	if err != nil && !errors.As(err, &unreadable) {
 		return built{}, err
 	}
+	all, err := h.Projects.FoldersOfBinding(ctx, p)
+	if err != nil {
+		return built{}, err
+	}
+	primaryName, others := splitFolders(p.Root, all)
 	tools := m.opts.Tools
 	if tools == nil {
 		tools = agent.DefaultTools
@@ -112,13 +118,18 @@ func (m *Manager) build(ctx context.Context, sess *sessions.Session, modelSpec s
 	if tools, err = m.withRemember(ctx, p, tools); err != nil {
 		return built{}, err
 	}
-	spec := Spec{SessionID: sessionID, Root: root, ProjectRoot: p.Root, Model: model.Provider + "/" + model.ID, Thinking: model.Thinking, KeyTag: model.KeyTag, Tools: tools,
+	spec := Spec{SessionID: sessionID, Root: root, ProjectRoot: p.Root, PrimaryName: primaryName, Folders: others, Model: model.Provider + "/" + model.ID, Thinking: model.Thinking, KeyTag: model.KeyTag, Tools: tools,
 		Permission: prefs.PermissionMode, Trusted: p.Trusted, Sections: Sections{Base: baseFor(tools), Instructions: chain.Text,
-			Memory: m.memorySection(p.Root, mem.Content), Skills: res.skills.PromptSection(tools), Environment: environment(root, m.opts.Now())},
+			Memory: m.memorySection(p.Root, mem.Content), Skills: res.skills.PromptSection(tools),
+			Folders: foldersSection(primaryName, root, others, bound), Environment: environment(root, m.opts.Now())},
 		Settings: res.String(), Engine: eng.desc.Name, EngineVersion: eng.found.Version}
 	ttl := m.opts.IdleTTL
 	if ttl <= 0 {
 		ttl = prefs.IdleTTL
 	}
-	return built{spec: spec, client: client, model: model, res: resv, base: labels(chain), ttl: ttl, settings: res, engine: eng.desc, found: eng.found, maxPi: prefs.MaxPiRuntimes, notice: eng.notice}, nil
+	notice := eng.notice
+	if shared := sharedNotice(spec); shared != "" {
+		notice = strings.TrimPrefix(notice+"; "+shared, "; ")
+	}
+	return built{spec: spec, client: client, model: model, res: resv, base: labels(chain), ttl: ttl, settings: res, engine: eng.desc, found: eng.found, maxPi: prefs.MaxPiRuntimes, notice: notice}, nil
 }

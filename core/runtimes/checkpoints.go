@@ -2,10 +2,13 @@ package runtimes
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/bridge"
 	"github.com/pi-tui/pi-tui/core/checkpoints"
+	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/sessions"
 )
@@ -26,6 +29,19 @@ func (m *Manager) checkpointer(b built, sess *sessions.Session) (*checkpoints.Re
 	}
 	rec := store.Recorder(sess.ID(), sess.File(), b.spec.Root)
 	cp := agent.Checkpoints(rec)
+	if len(b.spec.Folders) > 0 {
+		// A project of several folders: each folder's changes are
+		// recorded in that folder (folders.go).
+		fc := folderCheckpoints{folders: b.spec.confined(), each: []agent.Checkpointer{cp}}
+		for _, f := range b.spec.Folders {
+			var c agent.Checkpointer
+			if !f.Missing {
+				c = agent.Checkpoints(store.FolderRecorder(sess.ID(), sess.File(), f.Path, f.Name))
+			}
+			fc.each = append(fc.each, c)
+		}
+		cp = fc
+	}
 	if m.opts.WrapCheckpoints != nil {
 		cp = m.opts.WrapCheckpoints(b.spec.Root, cp)
 	}
@@ -75,4 +91,60 @@ func (e piEmitter) Publish(ev events.Event) {
 		ev = end
 	}
 	e.m.emit(ev)
+}
+
+// folderCheckpoints brackets a call in every folder it can change: write
+// and edit in the folder of their file, any other call (bash) in each
+// folder present, each folder's changes recorded with its own recorder.
+type folderCheckpoints struct {
+	folders confine.Folders
+	each    []agent.Checkpointer // by folder; nil for a missing one
+}
+
+func (fc folderCheckpoints) Before(ctx context.Context, c checkpoints.Call) agent.Checkpoint {
+	var marks []agent.Checkpoint
+	if c.Paths == nil {
+		for _, cp := range fc.each {
+			if cp != nil {
+				marks = append(marks, cp.Before(ctx, c))
+			}
+		}
+		return multiMark(marks)
+	}
+	by := map[int][]string{}
+	var order []int
+	for _, p := range c.Paths {
+		i, ok := fc.folders.Holding(p)
+		if !ok || i >= len(fc.each) || fc.each[i] == nil {
+			continue
+		}
+		if by[i] == nil {
+			order = append(order, i)
+		}
+		by[i] = append(by[i], p)
+	}
+	for _, i := range order {
+		one := c
+		one.Paths = by[i]
+		marks = append(marks, fc.each[i].Before(ctx, one))
+	}
+	return multiMark(marks)
+}
+
+// multiMark is a call's checkpoints in several folders: what each
+// recorded, together.
+type multiMark []agent.Checkpoint
+
+func (mm multiMark) After(ctx context.Context) checkpoints.Result {
+	var out checkpoints.Result
+	var notes []string
+	for _, m := range mm {
+		r := m.After(ctx)
+		out.Changes = append(out.Changes, r.Changes...)
+		if r.Note != "" && !slices.Contains(notes, r.Note) {
+			notes = append(notes, r.Note)
+		}
+	}
+	out.Note = strings.Join(notes, "; ")
+	return out
 }

@@ -222,7 +222,7 @@ func (b *bridgeFile) get(dataDir string) (string, error) {
 // preflighter is the host side of a runtime's preflight, bound to its
 // root (both engines).
 func (m *Manager) preflighter(b built) agent.Preflighter {
-	var pf agent.Preflighter = newProxy(b.spec.Root, b.spec.Trusted, b.res, m.opts.Host.Places.Home, m.opts.Host.Places.AgentDir,
+	var pf agent.Preflighter = newProxy(b.spec.Root, b.spec.Trusted, b.spec.Folders, b.spec.confined(), b.res, m.opts.Host.Places.Home, m.opts.Host.Places.AgentDir,
 		instructions.Model{Provider: b.model.Provider, ID: b.model.ID})
 	if m.opts.WrapPreflight != nil {
 		pf = m.opts.WrapPreflight(pf)
@@ -261,7 +261,7 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 		mw = &memoryWriter{m: m, rt: rt, projectID: sess.ProjectID()}
 	}
 	sid, projectID := sess.ID(), sess.ProjectID()
-	dec := bridge.NewDecisions(bridge.Deps{Root: b.spec.Root, SessionFile: sess.File(),
+	dec := bridge.NewDecisions(bridge.Deps{Root: b.spec.Root, Folders: b.spec.confined(), Reached: m.noteFolderUse(projectID, sid), SessionFile: sess.File(),
 		System: func(context.Context) (string, error) {
 			m.mu.Lock()
 			sec := rt.Spec.Sections // adopt moves it when the agent remembers
@@ -269,7 +269,7 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 			return sec.PiSystem(), nil
 		},
 		Preflight: m.preflighter(b), PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base,
-		Permission: b.spec.Permission, Approve: m.approve(sid, b.spec.Root, b.spec.ProjectRoot), Memory: mw,
+		Permission: b.spec.Permission, Approve: m.approve(sid, b.spec), Memory: mw,
 		Trusted: m.piTrust(projectID, b.spec.ProjectRoot), Home: h.Places.Home,
 		Checkpoints: cp, Plan: m.planOf(sid), Sent: func(s bridge.Sent) { m.sent.Store(sid, s) }})
 	srv, err := bridge.Listen(filepath.Join(h.Places.DataDir, "run"), dec)

@@ -207,9 +207,9 @@ func (m *Manager) launchLocked(b built, sess *sessions.Session, fp string) *Runt
 	if slices.Contains(b.spec.Tools, agent.ToolRemember) {
 		mw = &memoryWriter{m: m, rt: rt, projectID: sess.ProjectID()}
 	}
-	rt.Engine = agent.NewEngine(agent.Config{Session: sess, Root: b.spec.Root, AgentDir: m.opts.Host.Places.AgentDir, Client: b.client, Model: b.model,
+	rt.Engine = agent.NewEngine(agent.Config{Session: sess, Root: b.spec.Root, Folders: b.spec.confined(), Reached: m.noteFolderUse(sess.ProjectID(), sess.ID()), AgentDir: m.opts.Host.Places.AgentDir, Client: b.client, Model: b.model,
 		System: b.spec.Sections.System(), Tools: b.spec.Tools, Permission: b.spec.Permission, Preflight: m.preflighter(b),
-		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID(), b.spec.Root, b.spec.ProjectRoot), Events: emitter{m},
+		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID(), b.spec), Events: emitter{m},
 		Compaction: &b.settings.compaction, Shell: b.settings.shell, Memory: mw, Checkpoints: cp, Plan: m.planOf(sess.ID())})
 	m.installLocked(rt)
 	return rt

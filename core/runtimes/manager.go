@@ -190,8 +190,9 @@ func New(opts Options) (*Manager, error) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	m.stopWatching = stop
-	m.watching.Add(1)
+	m.watching.Add(2)
 	m.watchMemory(ctx)
+	m.watchFolders(ctx)
 	return m, nil
 }
 

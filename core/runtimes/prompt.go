@@ -36,16 +36,19 @@ type Sections struct {
 	Memory       string
 	// Skills lists the skills the model may load, exactly as pi lists
 	// them (skills.Set.PromptSection); "" when there are none.
-	Skills      string
+	Skills string
+	// Folders names the project's folders and how to write their files'
+	// paths; "" for a project of one folder (folders.go).
+	Folders     string
 	Environment string
 }
 
 // System joins the sections in their order: base, project instructions,
 // project memory, skills (after the context files, where pi puts them),
-// environment.
+// the project's folders, environment.
 func (s Sections) System() string {
 	parts := []string{s.Base}
-	for _, p := range []string{s.Instructions, s.Memory, s.Skills, s.Environment} {
+	for _, p := range []string{s.Instructions, s.Memory, s.Skills, s.Folders, s.Environment} {
 		if strings.TrimSpace(p) != "" {
 			parts = append(parts, strings.TrimRight(p, "\n"))
 		}
@@ -54,12 +57,12 @@ func (s Sections) System() string {
 }
 
 // PiSystem is what pi-tui puts in the user's pi's system prompt (through
-// the bridge): the root instruction section and the project-memory frame,
-// exactly as System renders them. pi's own prompt keeps its base, its
-// skills and its environment.
+// the bridge): the root instruction section, the project-memory frame and
+// the project's folders, exactly as System renders them. pi's own prompt
+// keeps its base, its skills and its environment.
 func (s Sections) PiSystem() string {
 	var parts []string
-	for _, p := range []string{s.Instructions, s.Memory} {
+	for _, p := range []string{s.Instructions, s.Memory, s.Folders} {
 		if strings.TrimSpace(p) != "" {
 			parts = append(parts, strings.TrimRight(p, "\n"))
 		}

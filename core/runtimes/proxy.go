@@ -6,7 +6,9 @@ import (
 	"sync"
 
 	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/core/registry"
 )
 
 // deliveryBudget is the chain budget of the resolver that reads files for
@@ -20,6 +22,11 @@ const deliveryBudget = 256 * 1024
 type proxy struct {
 	root    string
 	trusted bool
+	// folders are the session's folders, root first, and others the
+	// project's folders after it, with their trust (ADR 0085): a target
+	// in one of those gets that folder's own chain, when it is trusted.
+	folders confine.Folders
+	others  []registry.Folder
 	res     *instructions.Resolver // the chain as budgeted for the prompt
 	full    *instructions.Resolver // the same rules, for delivery content
 
@@ -30,10 +37,27 @@ type proxy struct {
 	baseErr    error
 }
 
-func newProxy(root string, trusted bool, res *instructions.Resolver, home, agentDir string, model instructions.Model) *proxy {
+func newProxy(root string, trusted bool, others []registry.Folder, folders confine.Folders, res *instructions.Resolver, home, agentDir string, model instructions.Model) *proxy {
 	full := instructions.New(instructions.Options{AgentDir: agentDir, Home: home, Model: model, BudgetBytes: deliveryBudget,
 		Guidance: res.Guidance()})
-	return &proxy{root: root, trusted: trusted, res: res, full: full}
+	if len(folders) == 0 {
+		folders = confine.Single(root)
+	}
+	return &proxy{root: root, trusted: trusted, others: others, folders: folders, res: res, full: full}
+}
+
+// inFolder says which other folder of the project target lies in: its
+// place, and the folder with its trust; ok is false for a target in the
+// root or in none.
+func (p *proxy) inFolder(target string) (confine.Place, registry.Folder, bool) {
+	if len(p.folders) < 2 {
+		return confine.Place{}, registry.Folder{}, false
+	}
+	pl, err := p.folders.Resolve(target)
+	if err != nil || pl.Index == 0 || pl.Index > len(p.others) {
+		return confine.Place{}, registry.Folder{}, false
+	}
+	return pl, p.others[pl.Index-1], true
 }
 
 // system loads, once, what the system prompt holds.
@@ -56,23 +80,37 @@ func (p *proxy) system(ctx context.Context) error {
 
 // Preflight resolves target's chain and hands over the nested files with
 // their content. Untrusted projects get the root chain and the names of
-// what is withheld: nested instructions need trust.
+// what is withheld: nested instructions need trust. A target in another
+// folder of the project gets that folder's own chain, from the folder
+// down (labelled NAME:path), all of it nested context, under that
+// folder's trust (ADR 0085).
 func (p *proxy) Preflight(ctx context.Context, target string) (agent.Claim, error) {
 	if err := p.system(ctx); err != nil {
 		return agent.Claim{}, err
 	}
-	c, err := p.res.ResolveTarget(ctx, p.root, target)
+	resolve := func(r *instructions.Resolver) (*instructions.Chain, error) {
+		return r.ResolveTarget(ctx, p.root, target)
+	}
+	trusted, outside := p.trusted, "the target is outside the project"
+	if pl, f, ok := p.inFolder(target); ok {
+		in := instructions.Folder{Root: pl.Folder.Root, Name: pl.Folder.Name}
+		resolve = func(r *instructions.Resolver) (*instructions.Chain, error) {
+			return r.ResolveInFolder(ctx, in, pl.Canon)
+		}
+		trusted, outside = f.Trusted, "the target is outside its folder"
+	}
+	c, err := resolve(p.res)
 	if err != nil {
 		return agent.Claim{}, err
 	}
 	if c.Fallback {
-		reason := "the target is outside the project"
+		reason := outside
 		if len(c.Warnings) > 0 {
 			reason = c.Warnings[len(c.Warnings)-1]
 		}
 		return agent.Claim{Labels: p.base, Base: p.base, Fallback: true, Reason: reason}, nil
 	}
-	if !p.trusted {
+	if !trusted {
 		var withheld []string
 		for _, s := range c.Sources {
 			if !p.basePaths[s.Canonical] && s.Scope == instructions.ScopeProject {
@@ -85,7 +123,7 @@ func (p *proxy) Preflight(ctx context.Context, target string) (agent.Claim, erro
 	if !claim.Deliver {
 		return claim, nil
 	}
-	fc, err := p.full.ResolveTarget(ctx, p.root, target)
+	fc, err := resolve(p.full)
 	if err != nil {
 		return agent.Claim{}, err
 	}
@@ -121,13 +159,21 @@ func (p *proxy) deliverable(s instructions.Source) (agent.ContextFile, bool) {
 // ContextFile reports whether path is an instruction file of its own
 // directory's chain (one that delivery would send), with its digest.
 func (p *proxy) ContextFile(ctx context.Context, path string) (agent.ContextFile, bool, error) {
-	if !p.trusted {
+	pl, f, other := p.inFolder(path)
+	if other && !f.Trusted || !other && !p.trusted {
 		return agent.ContextFile{}, false, nil
 	}
 	if err := p.system(ctx); err != nil {
 		return agent.ContextFile{}, false, err
 	}
-	fc, err := p.full.ResolveTarget(ctx, p.root, filepath.Dir(path)+string(filepath.Separator))
+	dir := filepath.Dir(path) + string(filepath.Separator)
+	var fc *instructions.Chain
+	var err error
+	if other {
+		fc, err = p.full.ResolveInFolder(ctx, instructions.Folder{Root: pl.Folder.Root, Name: pl.Folder.Name}, dir)
+	} else {
+		fc, err = p.full.ResolveTarget(ctx, p.root, dir)
+	}
 	if err != nil {
 		return agent.ContextFile{}, false, err
 	}

@@ -4,6 +4,8 @@ import (
 	"hash/maphash"
 	"strconv"
 	"strings"
+
+	"github.com/pi-tui/pi-tui/core/registry"
 )
 
 // Spec is a runtime's launch metadata: what it was launched with. Two runtimes with equal
@@ -15,6 +17,11 @@ type Spec struct {
 	// keys its memory and trust either way.
 	Root        string
 	ProjectRoot string
+	// PrimaryName is the primary root's name and Folders the project's
+	// other folders, in order, with their trust (ADR 0085): the file
+	// tools reach them too (folders.go).
+	PrimaryName string
+	Folders     []registry.Folder
 	Model       string // PROVIDER/ID
 	Thinking    string // the thinking level the model's calls use
 	KeyTag      string // a digest of where the model's key comes from (never the key)
@@ -38,8 +45,8 @@ type Spec struct {
 func (s Spec) Fingerprint(seed maphash.Seed) string {
 	var h maphash.Hash
 	h.SetSeed(seed)
-	for _, part := range []string{s.SessionID, s.Root, s.ProjectRoot, s.Model, s.Thinking, s.KeyTag, strings.Join(s.Tools, ","), s.Permission,
-		boolText(s.Trusted), s.Sections.Base, s.Sections.Instructions, s.Sections.Memory, s.Sections.Skills, s.Sections.Environment,
+	for _, part := range []string{s.SessionID, s.Root, s.ProjectRoot, s.PrimaryName, foldersText(s.Folders), s.Model, s.Thinking, s.KeyTag, strings.Join(s.Tools, ","), s.Permission,
+		boolText(s.Trusted), s.Sections.Base, s.Sections.Instructions, s.Sections.Memory, s.Sections.Skills, s.Sections.Folders, s.Sections.Environment,
 		s.Settings, s.Engine, s.EngineVersion} {
 		h.WriteString(part)
 		h.WriteByte(0)
@@ -104,6 +111,8 @@ func why(old, cur Spec) string {
 		return ReasonPermissionChanged
 	case old.Trusted != cur.Trusted:
 		return ReasonTrustChanged
+	case old.PrimaryName != cur.PrimaryName || foldersText(old.Folders) != foldersText(cur.Folders):
+		return ReasonFoldersChanged
 	case strings.Join(old.Tools, ",") != strings.Join(cur.Tools, ","):
 		return ReasonToolsChanged
 	case old.Sections.Skills != cur.Sections.Skills:

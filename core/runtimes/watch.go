@@ -141,7 +141,18 @@ func (m *Manager) watch(w *fsnotify.Watcher) {
 // same check as the file events, until Close: a save seen here needs no
 // settling.
 func (m *Manager) watchMemory(ctx context.Context) {
-	sub := m.opts.Host.Events.Subscribe(ctx, events.Memory)
+	m.onTopic(ctx, events.Memory, func(batch []events.Event) {
+		if slices.ContainsFunc(batch, func(e events.Event) bool { _, ok := e.(events.MemoryChanged); return ok }) {
+			m.contextChanged(changes{memory: true})
+		}
+	})
+}
+
+// onTopic hands each batch of the broker's topic to fn, on a goroutine of
+// its own, until ctx ends (Close); m.watching counts it, added by the
+// caller.
+func (m *Manager) onTopic(ctx context.Context, topic events.Topic, fn func([]events.Event)) {
+	sub := m.opts.Host.Events.Subscribe(ctx, topic)
 	go func() {
 		defer m.watching.Done()
 		for {
@@ -149,9 +160,7 @@ func (m *Manager) watchMemory(ctx context.Context) {
 			if !ok {
 				return
 			}
-			if slices.ContainsFunc(batch, func(e events.Event) bool { _, ok := e.(events.MemoryChanged); return ok }) {
-				m.contextChanged(changes{memory: true})
-			}
+			fn(batch)
 		}
 	}()
 }

@@ -10,6 +10,7 @@ package services
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/pi-tui/pi-tui/core/approvals"
@@ -94,6 +95,7 @@ func Open(ctx context.Context, places paths.Places, opts Options) (*Services, er
 	s.Sessions = sessions.NewManager(st, sessions.Config{AgentDir: places.AgentDir, SessionDir: places.SessionDir, Arrived: arrived, Deleted: s.removeCheckpoints})
 	s.Checkpoints = checkpoints.Open(places.Checkpoints(), checkpoints.Limits{})
 	s.Review = review.New(s.Checkpoints, s.Sessions, s.Events)
+	s.Review.UseFolders(s.projectFolderRoots)
 	s.Trust = s.Projects.Trust()
 	s.Projects.OnChange(func(id string) { s.Events.Publish(events.ProjectsChanged{ProjectID: id}) })
 	// The memory service knows the root, not the project: the runtimes
@@ -131,3 +133,23 @@ type Stamp struct{ s store.Stamp }
 
 // Stamp looks at the database files now (two stat calls).
 func (s *Services) Stamp() Stamp { return Stamp{s.st.Stamp()} }
+
+// projectFolderRoots are the canonical roots of a project's folders other
+// than its primary root, as they are now: what undo checks a change made
+// in another folder against (review.Service.UseFolders).
+func (s *Services) projectFolderRoots(ctx context.Context, projectID string) ([]string, error) {
+	folders, err := s.Projects.Folders(ctx, projectID)
+	if nf := (*registry.NotFoundError)(nil); errors.As(err, &nf) {
+		return []string{}, nil // the project is gone, and every folder of it with it
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for _, f := range folders {
+		if !f.Primary {
+			out = append(out, f.Path)
+		}
+	}
+	return out, nil
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/pisession"
+	"github.com/pi-tui/pi-tui/internal/e2egate"
 )
 
 // genClaude writes n Claude Code sessions of entries lines each (a prompt,
@@ -147,9 +148,7 @@ func peakHeap(fn func()) uint64 {
 // the same size: the heap while importing 400 is not ten times the heap
 // while importing 40, as it would be if sessions were held together.
 func TestMemoryFollowsTheLargestSession(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes 440 sessions")
-	}
+	e2egate.Require(t, "writes 440 sessions")
 	peakOf := func(n int) uint64 {
 		home := t.TempDir()
 		genClaude(t, home, n, 200, 2000) // about 400 KB a session

@@ -8,15 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pi-tui/pi-tui/internal/e2egate"
 )
 
 // TestHugeLineIsNamedAndSkipped puts a 100 MB line in the middle of a
 // Claude Code file: it is named by file and line, and the turns on either
 // side of it are imported.
 func TestHugeLineIsNamedAndSkipped(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes a 100 MB file")
-	}
+	e2egate.Require(t, "writes a 100 MB file")
 	r := newRig(t)
 	dir := filepath.Join(r.loc.Claude, "projects", "-home-user-src-proj")
 	path := filepath.Join(dir, "11111111-2222-4333-8444-555555555555.jsonl")

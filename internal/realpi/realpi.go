@@ -14,12 +14,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pi-tui/pi-tui/internal/e2egate"
 )
 
 // Command returns the command that runs the real pi: $PISESSION_PI (a pi
 // executable, or pi's dist/cli.js run with node), else pi on PATH. When
-// there is none, argv is nil and skip says why and how to provide one.
+// there is none, or the end-to-end suite was not asked for (a test that
+// runs node is one, see e2egate), argv is nil and skip says why and how
+// to run the test.
 func Command() (argv []string, skip string) {
+	if !e2egate.Enabled() {
+		return nil, e2egate.Reason("runs the real pi")
+	}
 	p := os.Getenv("PISESSION_PI")
 	if p == "" {
 		lp, err := exec.LookPath("pi")
@@ -97,8 +104,12 @@ func RPC(t testing.TB, argv []string, dir, agentDir string, args []string, cmds 
 // Command16 returns the command that runs a real pi 1.x: $PI_TUI_PI (an
 // executable; a wrapper that runs node 22 on pi's dist/bundle/cli.js will
 // do), else pi on PATH, when its --version says 1.x. When there is none,
-// argv is nil and skip says why and how to provide one.
+// or the end-to-end suite was not asked for, argv is nil and skip says
+// why and how to run the test.
 func Command16() (argv []string, skip string) {
+	if !e2egate.Enabled() {
+		return nil, e2egate.Reason("runs the real pi 1.6 (with PI_TUI_PI)")
+	}
 	p := os.Getenv("PI_TUI_PI")
 	if p == "" {
 		lp, err := exec.LookPath("pi")

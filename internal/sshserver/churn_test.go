@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-tui/pi-tui/internal/e2egate"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -17,9 +18,7 @@ import (
 // the race detector this is the serve path's data-race check. Afterwards
 // every slot is free and a new client gets a working shell.
 func TestFiftyClientsChurn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("load test")
-	}
+	e2egate.Require(t, "a load test of 50 clients")
 	w := newWorld(t)
 	w.addProject("alpha")
 	w.start(nil)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/pi-tui/pi-tui/internal/e2egate"
 )
 
 // TestTwentySessions runs 20 sessions at once over one host, each
@@ -20,9 +21,7 @@ import (
 // figures are logged, not asserted: wall-clock numbers depend on the
 // machine (targets: ≤ 20 ms per key, ≤ 10 MB per session).
 func TestTwentySessions(t *testing.T) {
-	if testing.Short() {
-		t.Skip("load test")
-	}
+	e2egate.Require(t, "a load test of 20 sessions")
 	const sessions, rounds = 20, 3
 	w := newWorld(t)
 	for i := range sessions {

@@ -157,10 +157,14 @@ func (d *Dialog) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 }
 
 // subject is what a rule for the call would match: the command, or the
-// file's path relative to the project folder.
+// file's path relative to the project folder (NAME:path in another
+// folder of the project, as the engine wrote it).
 func (d *Dialog) subject() string {
 	if d.ask.req.Tool == approvals.ToolBash {
 		return d.ask.req.Command
+	}
+	if d.ask.req.Folder != "" {
+		return d.ask.req.Path
 	}
 	if canon, err := confine.Path(d.ask.root, d.ask.req.Path); err == nil {
 		if rel, err := filepath.Rel(d.ask.root, canon); err == nil {

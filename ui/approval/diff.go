@@ -156,7 +156,8 @@ func diffFor(root string, req events.Approval) preview {
 	default:
 		return p
 	}
-	path, err := confine.Path(root, req.Path)
+	root, in := req.In(root) // another folder's file is read in its folder
+	path, err := confine.Path(root, in)
 	if err != nil {
 		p.note("(%v: the tool will refuse it)", err)
 		return p

@@ -87,6 +87,9 @@ func (p *Page) content() string {
 	sources()
 	row("project memory", len(s.Memory))
 	row("skills", len(s.Skills))
+	if s.Folders != "" {
+		row("project folders", len(s.Folders)) // a project of several folders (ADR 0085)
+	}
 	row("environment", len(s.Environment))
 	if p.in.Plan != "" {
 		row("plan mode", len(p.in.Plan)) // the section plan mode adds last
