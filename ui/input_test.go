@@ -186,7 +186,7 @@ func TestLongPasteIsOneMarkerAndIsSentWhole(t *testing.T) {
 				t.Errorf("the model received %d lines (%q…), want the 200 pasted", strings.Count(got, "\n")+1, got[:min(len(got), 40)])
 			}
 			ids := r.sessionIDs()
-			s, err := r.m.opts.Host.Runtimes.Session(context.Background(), ids[0])
+			s, err := r.m.opts.Host.Runtimes.Sessions().Open(context.Background(), ids[0])
 			if err != nil {
 				t.Fatal(err)
 			}

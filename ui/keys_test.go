@@ -106,7 +106,7 @@ func TestHomeAndEndInEveryList(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, text := range []string{"oldest task", "middle task", "newest task"} {
-		sess, err := f.host.Runtimes.Sessions().Create(ctx, first.ID, text)
+		sess, err := f.host.Sessions.Create(ctx, first.ID, text)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -117,7 +117,7 @@ func readmeKeyDocs(t *testing.T) []keyScreen {
 			{keys: []string{"ctrl+s"}, does: "save; refused above 32,768 bytes (the text stays); a conflicting save by someone else offers reload, overwrite or keep editing"},
 			{keys: []string{"esc"}, does: "back from an entry to the list; from the list close, with unsaved changes asking as the AGENTS.md editor does: `s` save and close, `d` discard and close, `k`/`esc` keep editing"},
 		}},
-		{where: "Instructions (`i`)", help: instructionsview.New(f.host, m.st, p).Help(), rows: []keyRow{
+		{where: "Instructions (`i`)", help: instructionsview.New(f.host, f.host.Runtimes, m.st, p).Help(), rows: []keyRow{
 			{keys: []string{"/", "tab"}, does: "type a path to see its chain (`enter` shows it); `tab` completes file and folder names from the project root, as adding a project completes folders, and never lists outside the project (it says so instead)"},
 			{keys: []string{"v"}, does: "show the text the agent gets"},
 			{keys: []string{"↑/↓"}, does: "scroll (`pgup`/`pgdn` too)"},

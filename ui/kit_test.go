@@ -69,7 +69,7 @@ func (r *kitRig) sessionIDs() []string {
 	if err != nil || len(ps) == 0 {
 		r.t.Fatalf("projects: %v", err)
 	}
-	list, err := r.m.opts.Host.Runtimes.Sessions().List(context.Background(), ps[0].ID)
+	list, err := r.m.opts.Host.Sessions.List(context.Background(), ps[0].ID)
 	if err != nil {
 		r.t.Fatal(err)
 	}

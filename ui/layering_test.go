@@ -1,8 +1,14 @@
 package ui
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -72,5 +78,79 @@ func TestNoUIPackageImportsAnEngine(t *testing.T) {
 				t.Errorf("%s imports %s (%s); use core/entries for what a session holds and core/engine (the host's Engines, runtimes.Manager.EngineOf) for what an engine can do", pkg, imp, what)
 			}
 		}
+	}
+}
+
+// Each screen gets the small interfaces it asks of the runtimes, defined
+// where they are asked (docs/adr/0090-interfaces-where-consumed.md); only
+// the composition, the ui root, holds the runtime manager and hands its
+// parts out. So no ui package declares a field, parameter, result or
+// variable of type runtimes.Manager, and none but the root reaches the
+// manager through the host (h.Runtimes). ui/internal is test support,
+// which hands tests the host's parts.
+func TestNoUIPackageHoldsTheRuntimeManager(t *testing.T) {
+	t.Parallel()
+	const runtimesPkg = "github.com/pi-tui/pi-tui/core/runtimes"
+	fset := token.NewFileSet()
+	files := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (path == "internal" || d.Name() == "testdata"):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		files++
+		name := ""
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == runtimesPkg {
+				name = "runtimes"
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+			}
+		}
+		isManager := func(e ast.Expr) bool {
+			if s, ok := e.(*ast.StarExpr); ok {
+				e = s.X
+			}
+			sel, ok := e.(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != "Manager" {
+				return false
+			}
+			x, ok := sel.X.(*ast.Ident)
+			return ok && name != "" && x.Name == name
+		}
+		root := filepath.Dir(path) == "."
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Field: // struct fields, parameters and results
+				if isManager(n.Type) {
+					t.Errorf("%s: declares a runtimes.Manager; define the interface the screen asks of it where it is asked, and have the Session tab pass the manager or its part", fset.Position(n.Pos()))
+				}
+			case *ast.ValueSpec:
+				if n.Type != nil && isManager(n.Type) {
+					t.Errorf("%s: declares a runtimes.Manager variable", fset.Position(n.Pos()))
+				}
+			case *ast.SelectorExpr:
+				if n.Sel.Name == "Runtimes" && !root {
+					t.Errorf("%s: reaches the runtime manager (.Runtimes); take the interface the screen asks of it from the composition instead", fset.Position(n.Pos()))
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 50 {
+		t.Fatalf("read %d ui source files, expected the shell and its screens", files)
 	}
 }

@@ -48,11 +48,10 @@ func TestProgramsLeaveNoGoroutines(t *testing.T) {
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	env := func(string) string { return "" }
-	rts := f.host.Runtimes
 	chat := f.project("proj")
 	chat.Continue = true
 	ctx := context.Background()
-	sess, err := rts.Sessions().Create(ctx, chat.Project.ID, "fix the checkout")
+	sess, err := f.host.Sessions.Create(ctx, chat.Project.ID, "fix the checkout")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func (r *kitRig) sessionFile() string {
 	if len(ids) != 1 {
 		r.t.Fatalf("sessions %v, want one", ids)
 	}
-	s, err := r.m.opts.Host.Runtimes.Session(context.Background(), ids[0])
+	s, err := r.m.opts.Host.Runtimes.Sessions().Open(context.Background(), ids[0])
 	if err != nil {
 		r.t.Fatal(err)
 	}

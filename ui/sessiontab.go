@@ -50,14 +50,18 @@ func newSessionTab(opts Options, st *common.UI, markdown func(string, int) (stri
 	// The program's context (st.Ctx), ended early by Close, which aborts
 	// a turn still running.
 	t.ctx, t.cancel = context.WithCancel(st.Ctx)
-	t.list = sessionlist.New(sessionlist.Deps{Ctx: t.ctx, Runtimes: opts.Host.Runtimes, UI: st}, sessionlist.Actions{
+	h, rts := opts.Host, opts.Host.Runtimes
+	t.list = sessionlist.New(sessionlist.Deps{Ctx: t.ctx, Store: h.Sessions, Sessions: rts.Sessions(), Worktrees: h.Worktrees, UI: st}, sessionlist.Actions{
 		Open:          func(id string) tea.Cmd { return t.opens(t.chat.Open(id)) },
 		New:           func() tea.Cmd { return t.opens(t.chat.New()) },
 		NewInWorktree: func() tea.Cmd { return t.opens(t.chat.NewInWorktree()) },
 		Export:        func(id string) tea.Cmd { return t.chat.ExportSession(id, "") },
 		Import:        func() tea.Cmd { return t.chat.ImportSessions() },
 	})
-	t.chat = chat.New(chat.Deps{Ctx: t.ctx, Host: opts.Host, Runtimes: opts.Host.Runtimes, UI: st, Markdown: markdown, Env: opts.Env},
+	// The runtime manager and its parts go to each screen as the small
+	// interfaces it defines (docs/adr/0090-interfaces-where-consumed.md).
+	t.chat = chat.New(chat.Deps{Ctx: t.ctx, Host: h, Events: h.Events, Runtime: rts, Sessions: rts.Sessions(), Catalogue: rts.Catalogue(), Plans: rts.Plans(),
+		Store: h.Sessions, Worktrees: h.Worktrees, Review: h.Review, UI: st, Markdown: markdown, Env: opts.Env},
 		chat.Tab{List: t.list, Show: t.show})
 	return t
 }

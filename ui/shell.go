@@ -179,7 +179,7 @@ func New(opts Options) *Model {
 	if opts.Preload != nil {
 		m.projects.UsePreload(opts.Preload)
 	}
-	m.settings = settings.New(opts.Host, st, opts.Env, m.editGlobal)
+	m.settings = settings.New(opts.Host, opts.Host.Runtimes, st, opts.Env, m.editGlobal)
 	m.settings.OpenProviders = m.openProviders
 	m.session = newSessionTab(opts, st, m.markdown)
 	return m
@@ -674,7 +674,7 @@ func (m *Model) editMemory(p registry.Project) tea.Cmd {
 }
 
 func (m *Model) showInstructions(p registry.Project) tea.Cmd {
-	return m.st.Push(instructionsview.New(m.opts.Host, m.st, p))
+	return m.st.Push(instructionsview.New(m.opts.Host, m.opts.Host.Runtimes, m.st, p))
 }
 
 func (m *Model) openSession(p registry.Project) tea.Cmd {

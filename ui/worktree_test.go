@@ -140,7 +140,7 @@ func plantedChat(t *testing.T) (*kitRig, string) {
 	if err != nil || len(ps) != 1 {
 		t.Fatalf("projects %v, %v", ps, err)
 	}
-	s, err := r.m.opts.Host.Runtimes.Sessions().Create(ctx, ps[0].ID, "planted")
+	s, err := r.m.opts.Host.Sessions.Create(ctx, ps[0].ID, "planted")
 	if err != nil {
 		t.Fatal(err)
 	}

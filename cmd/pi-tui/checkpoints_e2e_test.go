@@ -642,7 +642,7 @@ func TestCheckpointsOfAForkedSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := h.Runtimes.ForkSession(context.Background(), parent, upTo)
+	f, err := h.Runtimes.Sessions().Fork(context.Background(), parent, upTo)
 	if err != nil {
 		t.Fatal(err)
 	}

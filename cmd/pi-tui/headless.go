@@ -135,9 +135,9 @@ func (a *app) promptCmd(args []string) error {
 	m := h.Runtimes
 	var s string
 	if *inWorktree {
-		s, err = a.worktreeSession(m.Sessions(), p.ID, *base)
+		s, err = a.worktreeSession(h.Sessions, p.ID, *base)
 	} else {
-		s, err = a.sessionFor(m.Sessions(), p, *project != "", *sessionID, *cont)
+		s, err = a.sessionFor(h.Sessions, p, *project != "", *sessionID, *cont)
 	}
 	if err != nil {
 		return err
@@ -149,7 +149,7 @@ func (a *app) promptCmd(args []string) error {
 	if *plan {
 		// Read-only tools and the plan section, whatever --yes allows:
 		// plan mode refuses every other call before any approval.
-		m.SetPlan(s, true)
+		m.Plans().Set(s, true)
 	}
 	res, err := m.Prompt(a.ctx, s, spec, text)
 	deniedErr := func() error {

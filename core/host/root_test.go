@@ -103,7 +103,7 @@ func TestTheRuntimesUseTheHostsServices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Runtimes.Sessions() != h.Sessions || h.Runtimes.Worktrees() != h.Worktrees || h.Runtimes.Events() != h.Events {
+	if h.Runtimes.Events() != h.Events {
 		t.Fatal("the runtimes built services of their own")
 	}
 	p, _, err := h.Projects.Add(ctx, dir, "proj", false)
@@ -115,7 +115,7 @@ func TestTheRuntimesUseTheHostsServices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Runtimes.Session(ctx, s.ID()); err != nil {
+	if _, err := h.Runtimes.Sessions().Open(ctx, s.ID()); err != nil {
 		t.Errorf("the runtimes do not know the host's new session: %v", err)
 	}
 	if err := h.Close(); err != nil {

@@ -57,7 +57,7 @@ func (r *server) handle(c command) {
 			r.newWorktreeSession(c)
 			return
 		}
-		s, err := r.m.Sessions().Create(ctx, r.project.ID, "")
+		s, err := r.h.Sessions.Create(ctx, r.project.ID, "")
 		if err != nil {
 			r.reply(c, err, nil)
 			return
@@ -81,7 +81,7 @@ func (r *server) handle(c command) {
 		// still finishing that prompt (busy).
 		sessionID, entry := r.session, *c.EntryID
 		if err := r.enqueue(sessionID, len(entry), func() {
-			r.reply(c, r.m.Branch(ctx, sessionID, entry), nil)
+			r.reply(c, r.m.Sessions().Branch(ctx, sessionID, entry), nil)
 		}); err != nil {
 			r.reply(c, err, nil)
 		}
@@ -94,7 +94,7 @@ func (r *server) handle(c command) {
 		// run as they were sent, the ones after it in the new mode.
 		sessionID, on := r.session, *c.Plan
 		if err := r.enqueue(sessionID, 1, func() {
-			r.m.SetPlan(sessionID, on)
+			r.m.Plans().Set(sessionID, on)
 			r.reply(c, nil, map[string]bool{"plan": on})
 		}); err != nil {
 			r.reply(c, err, nil)
@@ -147,7 +147,7 @@ func (r *server) handle(c command) {
 func (r *server) state() stateReply {
 	st := r.m.State(r.session)
 	out := stateReply{SessionID: st.SessionID, Runtime: st.Runtime.String(), Model: st.Model, Thinking: st.Thinking, Usage: st.Usage, Leaf: st.Leaf,
-		Title: st.Title, Project: r.project.Name, Root: r.project.Root, ModelIn: r.spec(), Plan: r.m.Plan(r.session)}
+		Title: st.Title, Project: r.project.Name, Root: r.project.Root, ModelIn: r.spec(), Plan: r.m.Plans().On(r.session)}
 	if st.Last != nil {
 		out.Last, _ = events.Marshal(st.Last)
 	}
@@ -156,7 +156,7 @@ func (r *server) state() stateReply {
 
 // newWorktreeSession answers new_session with "worktree": true.
 func (r *server) newWorktreeSession(c command) {
-	s, w, err := r.h.Worktrees.NewSession(r.ctx, r.m.Sessions(), r.project.ID, c.Base, "")
+	s, w, err := r.h.Worktrees.NewSession(r.ctx, r.h.Sessions, r.project.ID, c.Base, "")
 	if err != nil {
 		r.reply(c, err, nil)
 		return

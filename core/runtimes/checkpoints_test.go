@@ -93,11 +93,11 @@ func TestCheckpointsRecordInTheRuntimesRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { gitted.Close() })
-	first, err := r.m.Session(context.Background(), r.sid)
+	first, err := r.m.Sessions().Open(context.Background(), r.sid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sa, wa, err := gitted.Worktrees.NewSession(context.Background(), r.m.Sessions(), first.ProjectID(), "", "")
+	sa, wa, err := gitted.Worktrees.NewSession(context.Background(), r.m.sessions, first.ProjectID(), "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

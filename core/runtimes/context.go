@@ -66,7 +66,7 @@ type SourceSize struct {
 // Inspect builds (without launching anything) the system prompt the
 // session's runtime gets.
 func (m *Manager) Inspect(ctx context.Context, sessionID, modelSpec string) (Inspection, error) {
-	s, err := m.Session(ctx, sessionID)
+	s, err := m.facade.Open(ctx, sessionID)
 	if err != nil {
 		return Inspection{}, err
 	}
@@ -75,7 +75,7 @@ func (m *Manager) Inspect(ctx context.Context, sessionID, modelSpec string) (Ins
 		return Inspection{}, err
 	}
 	in := Inspection{Model: b.spec.Model, Root: b.spec.Root, ProjectRoot: b.spec.ProjectRoot, Sections: b.spec.Sections, System: b.spec.Sections.System(), Problems: b.settings.problems}
-	if m.Plan(sessionID) {
+	if m.plans.On(sessionID) {
 		in.Plan, in.System = entries.PlanPrompt, entries.WithPlan(in.System)
 	}
 	if b.engine.Caps.OwnPrompt {
@@ -106,7 +106,7 @@ func (m *Manager) ContextWindow(sessionID string) int {
 // is that text now (Sections.PiSystem, then plan mode's section). It
 // returns the whole prompt too.
 func (m *Manager) piContext(sessionID, added string) (*PiContext, string) {
-	if m.Plan(sessionID) {
+	if m.plans.On(sessionID) {
 		added = entries.WithPlan(added)
 	}
 	v, ok := m.sent.Load(sessionID)

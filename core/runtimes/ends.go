@@ -1,6 +1,7 @@
 package runtimes
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/pi-tui/pi-tui/core/events"
@@ -23,24 +24,26 @@ const (
 	compactEnd                // events.CompactionEnded
 )
 
-// endCount is the number of ends of kind published for the session so
-// far.
-func (m *Manager) endCount(sessionID string, kind endKind) *atomic.Uint64 {
+// turnEnds counts, per session and kind, the ends published.
+type turnEnds struct{ counts sync.Map }
+
+// count is the number of ends of kind published for the session so far.
+func (t *turnEnds) count(sessionID string, kind endKind) *atomic.Uint64 {
 	type key struct {
 		sid  string
 		kind endKind
 	}
-	c, _ := m.ends.LoadOrStore(key{sessionID, kind}, new(atomic.Uint64))
+	c, _ := t.counts.LoadOrStore(key{sessionID, kind}, new(atomic.Uint64))
 	return c.(*atomic.Uint64)
 }
 
-// countEnd counts e if it ends a call; emit calls it for every event.
-func (m *Manager) countEnd(e events.Event) {
+// note counts e if it ends a call; emit calls it for every event.
+func (t *turnEnds) note(e events.Event) {
 	switch e.(type) {
 	case events.AgentEnded:
-		m.endCount(e.Session(), promptEnd).Add(1)
+		t.count(e.Session(), promptEnd).Add(1)
 	case events.CompactionEnded:
-		m.endCount(e.Session(), compactEnd).Add(1)
+		t.count(e.Session(), compactEnd).Add(1)
 	}
 }
 
@@ -48,7 +51,7 @@ func (m *Manager) countEnd(e events.Event) {
 // began: when no end of their kind was published since, it publishes
 // one, with *err (summary for a compaction that succeeded unsaid).
 func (m *Manager) ended(sessionID string, kind endKind, before uint64, err *error, summary *string) {
-	if m.endCount(sessionID, kind).Load() != before {
+	if m.ends.count(sessionID, kind).Load() != before {
 		return
 	}
 	msg := ""

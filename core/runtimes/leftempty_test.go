@@ -30,7 +30,7 @@ func TestFailedPiLaunchLeavesNoSessionFile(t *testing.T) {
 		o.PiEnv = append(o.PiEnv, "FAKEPI_DIE_AT_START=pi: cannot load the agent dir")
 	})
 	ctx := context.Background()
-	s, err := r.m.Session(ctx, r.sid)
+	s, err := r.m.Sessions().Open(ctx, r.sid)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,20 +7,27 @@
 // root instructions or memory change, and after an idle TTL. The host side
 // of the instruction preflight lives here too (proxy.go).
 //
+// The manager makes parts with jobs and surfaces of their own, which it
+// hands the programs, and which ask it only what a small unexported
+// interface names (docs/adr/0090-interfaces-where-consumed.md): the
+// session façade (Sessions, sessions.go: open, branch, fork, delete),
+// pi's catalogue (Catalogue, picatalogue.go: its models, commands and
+// thinking levels) and plan mode (Plans, plan.go).
+//
 // One job per file: lifecycle.go launches, reuses and retires; build.go
 // builds the spec; idle.go times idle runtimes out; watch.go retires
 // them when their instructions or memory change (one road, ADR 0084);
-// approve.go routes approvals; timing.go keeps the timing log;
-// resolvers.go caches instruction resolvers; sessions.go is the session
-// façade; runs.go runs prompts on the engines; context.go answers
-// /context. This file holds the manager and its event path.
+// approve.go routes approvals; timing.go keeps the timing log; ends.go
+// counts the turns' ends; resolvers.go caches instruction resolvers;
+// live.go finds a session's live runtime; runs.go runs prompts on the
+// engines; context.go answers /context. This file holds the manager and
+// its event path.
 package runtimes
 
 import (
 	"context"
 	"errors"
 	"hash/maphash"
-	"os"
 	"sync"
 	"time"
 
@@ -129,10 +136,9 @@ type Manager struct {
 	// the channel closes when the launch has ended either way.
 	launching map[string]chan struct{}
 	bridge    bridgeFile // the bridge extension, written once
-	catalogue catalogue  // pi's models and commands per launch (picatalogue.go)
+	catalogue *Catalogue // pi's models and commands per launch (picatalogue.go)
 
-	timingMu sync.Mutex
-	timing   *os.File
+	timing *timingLog // timing.go
 	// stopWatching ends the watch of memory saves; watching counts it and
 	// the file watcher's goroutine (watch.go).
 	stopWatching context.CancelFunc
@@ -140,14 +146,16 @@ type Manager struct {
 	// allowed holds "allow for this session" answers (session id + tool),
 	// for the manager's life, whichever program gave them.
 	allowed map[string]bool
+	// facade opens, branches, forks and deletes sessions (sessions.go).
+	facade *Sessions
 	// plans holds the sessions in plan mode (plan.go).
-	plans sync.Map
+	plans *Plans
 	// sent holds, per session, what its pi last reported it sent the
 	// model (bridge.Sent, for /context: context.go).
 	sent sync.Map
 	// ends counts, per session and kind, the turn ends published, so that
 	// every Prompt and Compact ends with one (ends.go).
-	ends sync.Map
+	ends turnEnds
 }
 
 // New returns a Manager. It starts a file watcher; Close stops it.
@@ -171,6 +179,10 @@ func New(opts Options) (*Manager, error) {
 		allowed: map[string]bool{}, launching: map[string]chan struct{}{}}
 	m.mu.emit = m.emit
 	m.worktrees = opts.Host.Worktrees
+	m.plans = newPlans(opts.Host.Events)
+	m.catalogue = &Catalogue{rts: m}
+	m.timing = &timingLog{dataDir: opts.Host.Places.DataDir, now: opts.Now}
+	m.facade = &Sessions{rts: m, store: opts.Host.Sessions}
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		m.watcher = w
 		m.watching.Add(1)
@@ -213,12 +225,7 @@ func (m *Manager) Close() error {
 		w.Close()
 	}
 	m.watching.Wait()
-	m.timingMu.Lock()
-	defer m.timingMu.Unlock()
-	if m.timing != nil {
-		return m.timing.Close()
-	}
-	return nil
+	return m.timing.close()
 }
 
 // emit publishes the events of engines, the watcher and timers to the
@@ -226,11 +233,9 @@ func (m *Manager) Close() error {
 // the headless commands (rpc, prompt --json) all subscribe there. A file
 // tool's end is logged to timing.log first.
 func (m *Manager) emit(e events.Event) {
-	m.countEnd(e)
+	m.ends.note(e)
 	if end, ok := e.(events.ToolEnded); ok && end.Preflight != nil {
-		m.timingMu.Lock()
-		m.logTiming(end)
-		m.timingMu.Unlock()
+		m.timing.log(end)
 	}
 	m.opts.Host.Events.Publish(e)
 }

@@ -77,7 +77,7 @@ func newPiRig(t *testing.T, script fakepi.Script, tweak func(*Options)) *piRig {
 // prompt, one per run, as the fake wrote them into the session file.
 func (r *piRig) systemTexts(sessionID string) []string {
 	r.t.Helper()
-	s, err := r.m.Session(context.Background(), sessionID)
+	s, err := r.m.Sessions().Open(context.Background(), sessionID)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func TestPiCapRetiresTheOldestIdle(t *testing.T) {
 	pid := r.sid
 	var ids []string
 	for range 2 {
-		s, err := r.m.Sessions().Create(context.Background(), mustSession(t, r.rig).ProjectID(), "")
+		s, err := r.m.sessions.Create(context.Background(), mustSession(t, r.rig).ProjectID(), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -328,7 +328,7 @@ func TestPiCapRetiresTheOldestIdle(t *testing.T) {
 
 func mustSession(t *testing.T, r *rig) interface{ ProjectID() string } {
 	t.Helper()
-	s, err := r.m.Session(context.Background(), r.sid)
+	s, err := r.m.Sessions().Open(context.Background(), r.sid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestPrewarmThenPromptReuses(t *testing.T) {
 		t.Errorf("reuse = %+v", u)
 	}
 	// A deleted session's prewarm fails cleanly.
-	if err := r.m.DeleteSession(context.Background(), r.sid); err != nil {
+	if err := r.m.Sessions().Delete(context.Background(), r.sid); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.m.Prewarm(context.Background(), r.sid); err == nil {

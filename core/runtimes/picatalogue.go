@@ -55,19 +55,37 @@ type PiThinking struct {
 	Level  string
 }
 
-// catalogue keeps pi's answers per session, each tied to the pi process
-// that gave it: a relaunched runtime is asked again.
-type catalogue struct {
+// Catalogue is pi's catalogue of a process's sessions: the models, the
+// commands and the thinking levels each session's pi offers, kept per
+// launch. The manager makes one (Manager.Catalogue); it asks the runtimes
+// only for a session's pi and whether it still runs (piRuns), so its
+// surface is the three questions the programs ask
+// (docs/adr/0090-interfaces-where-consumed.md).
+type Catalogue struct {
+	rts     piRuns
 	mu      sync.Mutex
-	answers map[string]launchAnswers // by session id
+	answers map[string]launchAnswers // by session id, each tied to the pi process that gave it
 }
 
+// piRuns is what the catalogue needs of the runtimes (the manager): a
+// session's pi, launched first when none runs; whether a pi is still the
+// session's; and one of pi's own commands asked of it.
+type piRuns interface {
+	piRunOf(ctx context.Context, sessionID string) (*piRun, error)
+	isLive(sessionID string, run *piRun) bool
+	Call(ctx context.Context, sessionID, command string, params json.RawMessage) (json.RawMessage, error)
+}
+
+// Catalogue is pi's catalogue of the sessions' runtimes.
+func (m *Manager) Catalogue() *Catalogue { return m.catalogue }
+
+// launchAnswers are one pi process's answers, by command.
 type launchAnswers struct {
 	run  *piRun
-	data map[string]json.RawMessage // by command
+	data map[string]json.RawMessage
 }
 
-func (c *catalogue) get(sessionID string, run *piRun, command string) (json.RawMessage, bool) {
+func (c *Catalogue) get(sessionID string, run *piRun, command string) (json.RawMessage, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	a, ok := c.answers[sessionID]
@@ -80,7 +98,7 @@ func (c *catalogue) get(sessionID string, run *piRun, command string) (json.RawM
 
 // put keeps an answer, and forgets those of pi processes that have ended
 // (live tells which are still the sessions' runtimes).
-func (c *catalogue) put(sessionID string, run *piRun, command string, data json.RawMessage, live func(string, *piRun) bool) {
+func (c *Catalogue) put(sessionID string, run *piRun, command string, data json.RawMessage, live func(string, *piRun) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.answers == nil {
@@ -99,76 +117,29 @@ func (c *catalogue) put(sessionID string, run *piRun, command string, data json.
 	c.answers[sessionID] = a
 }
 
-// piRunOf returns the session's pi, launching its runtime first (as a
-// view opening does, Prewarm) when none runs; the wait is bounded by ctx.
-// A session on the built-in engine has no pi: an error says so.
-func (m *Manager) piRunOf(ctx context.Context, sessionID string) (*piRun, error) {
-	rt, err := m.liveRuntime(ctx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	if rt.pi == nil {
-		return nil, fmt.Errorf("session %s runs on the built-in engine, which has no pi catalogue", sessionID)
-	}
-	return rt.pi, nil
-}
-
-// liveRuntime returns the session's runtime, launching it first (as a view
-// opening does, Prewarm) when none runs. A runtime busy with a prompt is
-// returned as it is: pi answers its reading commands during a run.
-func (m *Manager) liveRuntime(ctx context.Context, sessionID string) (*Runtime, error) {
-	if err := m.awaitLaunch(ctx, sessionID); err != nil {
-		return nil, err
-	}
-	rt := m.runtimeOf(sessionID)
-	if rt == nil || rt.dead() {
-		if err := m.Prewarm(ctx, sessionID); err != nil {
-			return nil, err
-		}
-		if rt = m.runtimeOf(sessionID); rt == nil || rt.dead() {
-			return nil, fmt.Errorf("session %s: its runtime ended as it was launched; try again", sessionID)
-		}
-	}
-	return rt, nil
-}
-
-func (m *Manager) runtimeOf(sessionID string) *Runtime {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.runtimes[sessionID]
-}
-
-// isLive reports whether run is still the session's runtime.
-func (m *Manager) isLive(sessionID string, run *piRun) bool {
-	m.mu.Lock()
-	rt := m.runtimes[sessionID]
-	m.mu.Unlock()
-	return rt != nil && rt.pi == run && !run.Dead()
-}
-
 // piAnswer is command's answer from the session's pi: kept from this
 // launch, else asked (Call) and kept.
-func (m *Manager) piAnswer(ctx context.Context, sessionID, command string) (json.RawMessage, error) {
-	run, err := m.piRunOf(ctx, sessionID)
+func (c *Catalogue) piAnswer(ctx context.Context, sessionID, command string) (json.RawMessage, error) {
+	run, err := c.rts.piRunOf(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	if data, ok := m.catalogue.get(sessionID, run, command); ok {
+	if data, ok := c.get(sessionID, run, command); ok {
 		return data, nil
 	}
-	data, err := m.Call(ctx, sessionID, command, nil)
+	data, err := c.rts.Call(ctx, sessionID, command, nil)
 	if err != nil {
 		return nil, fmt.Errorf("pi's %s: %w", command, err)
 	}
-	m.catalogue.put(sessionID, run, command, data, m.isLive)
+	c.put(sessionID, run, command, data, c.rts.isLive)
 	return data, nil
 }
 
-// PiModels lists the models the session's pi can run, as pi lists them
+// Models lists the models the session's pi can run, as pi lists them
 // (its built-in catalogue, models.json, and the providers its logins
 // reach), in pi's order; entries without a provider or an id are left out.
-func (m *Manager) PiModels(ctx context.Context, sessionID string) ([]PiModel, error) {
-	data, err := m.piAnswer(ctx, sessionID, "get_available_models")
+func (c *Catalogue) Models(ctx context.Context, sessionID string) ([]PiModel, error) {
+	data, err := c.piAnswer(ctx, sessionID, "get_available_models")
 	if err != nil {
 		return nil, err
 	}
@@ -195,11 +166,11 @@ func (m *Manager) PiModels(ctx context.Context, sessionID string) ([]PiModel, er
 	return out, nil
 }
 
-// PiCommands lists the commands the session's pi offers: its extensions'
+// Commands lists the commands the session's pi offers: its extensions'
 // commands, prompt templates and skills (pi's own interactive commands are
 // not among them). A name that could not be typed as one word is left out.
-func (m *Manager) PiCommands(ctx context.Context, sessionID string) ([]PiCommand, error) {
-	data, err := m.piAnswer(ctx, sessionID, "get_commands")
+func (c *Catalogue) Commands(ctx context.Context, sessionID string) ([]PiCommand, error) {
+	data, err := c.piAnswer(ctx, sessionID, "get_commands")
 	if err != nil {
 		return nil, err
 	}
@@ -218,20 +189,20 @@ func (m *Manager) PiCommands(ctx context.Context, sessionID string) ([]PiCommand
 		return nil, fmt.Errorf("pi's get_commands answer could not be read: %v", err)
 	}
 	out := make([]PiCommand, 0, len(ans.Commands))
-	for _, c := range ans.Commands {
-		if !specPart(c.Name) {
+	for _, pc := range ans.Commands {
+		if !specPart(pc.Name) {
 			continue
 		}
-		out = append(out, PiCommand{Name: c.Name, Description: c.Description, Source: c.Source, Path: c.SourceInfo.Path, Scope: c.SourceInfo.Scope})
+		out = append(out, PiCommand{Name: pc.Name, Description: pc.Description, Source: pc.Source, Path: pc.SourceInfo.Path, Scope: pc.SourceInfo.Scope})
 	}
 	return out, nil
 }
 
-// PiThinking asks the session's pi for the thinking levels of the model
+// Thinking asks the session's pi for the thinking levels of the model
 // it runs and the level in effect. Levels pi-tui does not know are left
 // out; a model without reasoning has ["off"].
-func (m *Manager) PiThinking(ctx context.Context, sessionID string) (PiThinking, error) {
-	data, err := m.piAnswer(ctx, sessionID, "get_available_thinking_levels")
+func (c *Catalogue) Thinking(ctx context.Context, sessionID string) (PiThinking, error) {
+	data, err := c.piAnswer(ctx, sessionID, "get_available_thinking_levels")
 	if err != nil {
 		return PiThinking{}, err
 	}
@@ -253,7 +224,7 @@ func (m *Manager) PiThinking(ctx context.Context, sessionID string) (PiThinking,
 		out.Levels = []string{"off"}
 	}
 	// The level is the launch's (--thinking), so it is kept with it too.
-	state, err := m.piAnswer(ctx, sessionID, "get_state")
+	state, err := c.piAnswer(ctx, sessionID, "get_state")
 	if err != nil {
 		return PiThinking{}, err
 	}

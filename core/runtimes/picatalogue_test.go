@@ -56,13 +56,13 @@ func count(t *testing.T, log, line string) int {
 	return n
 }
 
-// PiModels launches the session's pi when none runs, lists pi's catalogue
+// Catalogue.Models launches the session's pi when none runs, lists pi's catalogue
 // (a model only pi can run included, a nameless entry left out), and asks
 // pi once per launch: a relaunched runtime is asked again.
 func TestPiModelsLaunchesAndKeepsTheAnswerPerLaunch(t *testing.T) {
 	r, log := logRig(t)
 	ctx := context.Background()
-	models, err := r.m.PiModels(ctx, r.sid)
+	models, err := r.m.Catalogue().Models(ctx, r.sid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestPiModelsLaunchesAndKeepsTheAnswerPerLaunch(t *testing.T) {
 	if l := find[events.RuntimeLaunched](r.take()); len(l) != 1 || l[0].Engine != "pi" {
 		t.Errorf("launches = %+v", l)
 	}
-	if _, err := r.m.PiModels(ctx, r.sid); err != nil {
+	if _, err := r.m.Catalogue().Models(ctx, r.sid); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(t, log, "asked get_available_models"); n != 1 {
@@ -83,7 +83,7 @@ func TestPiModelsLaunchesAndKeepsTheAnswerPerLaunch(t *testing.T) {
 	if !r.m.Retire(r.sid, "test") {
 		t.Fatal("not retired")
 	}
-	if _, err := r.m.PiModels(ctx, r.sid); err != nil {
+	if _, err := r.m.Catalogue().Models(ctx, r.sid); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(t, log, "asked get_available_models"); n != 2 {
@@ -91,11 +91,11 @@ func TestPiModelsLaunchesAndKeepsTheAnswerPerLaunch(t *testing.T) {
 	}
 }
 
-// PiCommands lists pi's extension commands and templates with their
+// Catalogue.Commands lists pi's extension commands and templates with their
 // sources; a name that cannot be typed is left out.
 func TestPiCommandsListsExtensionsAndTemplates(t *testing.T) {
 	r, _ := logRig(t)
-	cmds, err := r.m.PiCommands(context.Background(), r.sid)
+	cmds, err := r.m.Catalogue().Commands(context.Background(), r.sid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,13 +107,13 @@ func TestPiCommandsListsExtensionsAndTemplates(t *testing.T) {
 	}
 }
 
-// PiThinking gives the launched model's levels and the level in effect:
+// Catalogue.Thinking gives the launched model's levels and the level in effect:
 // a reasoning model launched at high has pi's levels and high; the
 // default model does not reason.
 func TestPiThinkingAsksTheLaunchedModel(t *testing.T) {
 	r, _ := logRig(t)
 	ctx := context.Background()
-	th, err := r.m.PiThinking(ctx, r.sid)
+	th, err := r.m.Catalogue().Thinking(ctx, r.sid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestPiThinkingAsksTheLaunchedModel(t *testing.T) {
 	if _, err := r.m.Prompt(ctx, r.sid, "claude-sub/opus-login:high", "hi"); err != nil {
 		t.Fatal(err)
 	}
-	th, err = r.m.PiThinking(ctx, r.sid)
+	th, err = r.m.Catalogue().Thinking(ctx, r.sid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,20 +137,20 @@ func TestPiThinkingAsksTheLaunchedModel(t *testing.T) {
 // so; a cancelled wait for the launch returns the context's error.
 func TestPiCatalogueErrors(t *testing.T) {
 	b := newRig(t, readThenAnswer, nil) // no pi anywhere: auto is builtin
-	_, err := b.m.PiModels(context.Background(), b.sid)
+	_, err := b.m.Catalogue().Models(context.Background(), b.sid)
 	if err == nil || !strings.Contains(err.Error(), "built-in engine") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("builtin: %v", err)
 	}
 	r, _ := logRig(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := r.m.PiCommands(ctx, r.sid); !errors.Is(err, context.Canceled) {
+	if _, err := r.m.Catalogue().Commands(ctx, r.sid); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
 
-// The real pi: PiModels lists the model models.json gives its provider,
-// and PiCommands the prompt template in the agent dir's prompts/.
+// The real pi: Catalogue.Models lists the model models.json gives its provider,
+// and Catalogue.Commands the prompt template in the agent dir's prompts/.
 func TestRealPiCatalogue(t *testing.T) {
 	argv, skip := realpi.Command16()
 	if argv == nil {
@@ -171,14 +171,14 @@ func TestRealPiCatalogue(t *testing.T) {
 	os.MkdirAll(prompts, 0o755)
 	os.WriteFile(filepath.Join(prompts, "review-diff.md"), []byte("---\ndescription: Review the diff\n---\nReview $1\n"), 0o644)
 	ctx := context.Background()
-	models, err := r.m.PiModels(ctx, r.sid)
+	models, err := r.m.Catalogue().Models(ctx, r.sid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.ContainsFunc(models, func(m PiModel) bool { return m.Spec() == "fake/m1" }) {
 		t.Errorf("models = %+v", models)
 	}
-	cmds, err := r.m.PiCommands(ctx, r.sid)
+	cmds, err := r.m.Catalogue().Commands(ctx, r.sid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestRealPiCatalogue(t *testing.T) {
 	}) {
 		t.Errorf("commands = %+v", cmds)
 	}
-	th, err := r.m.PiThinking(ctx, r.sid)
+	th, err := r.m.Catalogue().Thinking(ctx, r.sid)
 	if err != nil || len(th.Levels) == 0 {
 		t.Errorf("thinking = %+v, %v", th, err)
 	}
@@ -211,12 +211,12 @@ func BenchmarkPiModels(b *testing.B) {
 		o.PiEnv = []string{"FAKEPI_SCRIPT=" + script}
 	})
 	ctx := context.Background()
-	if _, err := r.m.PiModels(ctx, r.sid); err != nil {
+	if _, err := r.m.Catalogue().Models(ctx, r.sid); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("kept", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := r.m.PiModels(ctx, r.sid); err != nil {
+			if _, err := r.m.Catalogue().Models(ctx, r.sid); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,6 +1,8 @@
 package runtimes
 
 import (
+	"sync"
+
 	"github.com/pi-tui/pi-tui/core/events"
 )
 
@@ -11,31 +13,45 @@ import (
 // turning it on or off needs no new runtime. It is not written anywhere: a
 // session reopened after pi-tui restarts is out of plan mode.
 
-// SetPlan turns plan mode on or off for a session and reports whether that
+// Plans holds which sessions are in plan mode. The manager makes one
+// (Manager.Plans) and its runtimes read it; the programs turn the mode on
+// and off through it. It needs nothing of the manager but the broker it
+// publishes a change on (docs/adr/0090-interfaces-where-consumed.md).
+type Plans struct {
+	on     sync.Map // session id → true
+	events *events.Broker
+}
+
+func newPlans(b *events.Broker) *Plans { return &Plans{events: b} }
+
+// Set turns plan mode on or off for a session and reports whether that
 // changed it; a change is published (events.PlanChanged). It may be called
 // while a turn runs: the turn's next model call and tool call follow it.
-func (m *Manager) SetPlan(sessionID string, on bool) bool {
+func (p *Plans) Set(sessionID string, on bool) bool {
 	var was bool
 	if on {
-		_, was = m.plans.Swap(sessionID, true)
+		_, was = p.on.Swap(sessionID, true)
 	} else {
-		_, was = m.plans.LoadAndDelete(sessionID)
+		_, was = p.on.LoadAndDelete(sessionID)
 	}
 	if was == on {
 		return false
 	}
-	m.opts.Host.Events.Publish(events.PlanChanged{SessionID: sessionID, On: on})
+	p.events.Publish(events.PlanChanged{SessionID: sessionID, On: on})
 	return true
 }
 
-// Plan reports whether a session is in plan mode. It takes no lock of the
+// On reports whether a session is in plan mode. It takes no lock of the
 // manager's, so an engine may ask it at any time.
-func (m *Manager) Plan(sessionID string) bool {
-	_, on := m.plans.Load(sessionID)
+func (p *Plans) On(sessionID string) bool {
+	_, on := p.on.Load(sessionID)
 	return on
 }
 
+// Plans is the sessions' plan mode, for the programs to turn on and off.
+func (m *Manager) Plans() *Plans { return m.plans }
+
 // planOf is what a session's runtime asks.
 func (m *Manager) planOf(sessionID string) func() bool {
-	return func() bool { return m.Plan(sessionID) }
+	return func() bool { return m.plans.On(sessionID) }
 }

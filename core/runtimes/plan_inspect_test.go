@@ -20,7 +20,7 @@ func TestInspectShowsThePlanSection(t *testing.T) {
 	if in.Plan != "" || strings.Contains(in.System, entries.PlanPrompt) {
 		t.Fatalf("out of plan mode the inspection has the plan section: %q", in.Plan)
 	}
-	r.m.SetPlan(r.sid, true)
+	r.m.Plans().Set(r.sid, true)
 	in, err = r.m.Inspect(ctx, r.sid, "")
 	if err != nil {
 		t.Fatal(err)

@@ -47,11 +47,11 @@ func finished(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{T
 // newSession opens a fresh session in the rig's project.
 func (r *rig) newSession(tb testing.TB) string {
 	tb.Helper()
-	first, err := r.m.Session(context.Background(), r.sid)
+	first, err := r.m.Sessions().Open(context.Background(), r.sid)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := r.m.Sessions().Create(context.Background(), first.ProjectID(), "")
+	s, err := r.m.sessions.Create(context.Background(), first.ProjectID(), "")
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func toolNames(req fakemodel.Request) []string {
 
 func (r *rig) allowAgentWrites() {
 	r.t.Helper()
-	s, err := r.m.Sessions().Open(context.Background(), r.sid)
+	s, err := r.m.sessions.Open(context.Background(), r.sid)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -62,8 +62,8 @@ func TestRememberSavesAndKeepsItsOwnRuntime(t *testing.T) {
 	r.allowAgentWrites()
 	writer := r.sid
 	// A second session of the project with an idle runtime.
-	s, _ := r.m.Sessions().Open(ctx, writer)
-	other, err := r.m.Sessions().Create(ctx, s.ProjectID(), "")
+	s, _ := r.m.sessions.Open(ctx, writer)
+	other, err := r.m.sessions.Create(ctx, s.ProjectID(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestRememberSavesAndKeepsItsOwnRuntime(t *testing.T) {
 		t.Errorf("the writer's next prompt did not reuse its runtime: %+v", evs)
 	}
 	// The record of the change is in the session, for the undo.
-	sess, _ := r.m.Session(ctx, writer)
+	sess, _ := r.m.Sessions().Open(ctx, writer)
 	found := false
 	for _, e := range sess.Entries() {
 		found = found || (e.Type == "custom" && strings.Contains(string(e.Payload()), `"kind":"memory_change"`))
@@ -174,7 +174,7 @@ func TestRememberOnlyWhenSwitchedOnAndTrusted(t *testing.T) {
 		t.Errorf("a call with the switch off: %q", res.Text)
 	}
 	r.allowAgentWrites()
-	s, _ := r.m.Sessions().Open(ctx, r.sid)
+	s, _ := r.m.sessions.Open(ctx, r.sid)
 	if err := r.h.Projects.SetTrusted(ctx, s.ProjectID(), false); err != nil {
 		t.Fatal(err)
 	}

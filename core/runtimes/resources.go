@@ -76,7 +76,7 @@ func (r resources) String() string {
 // sessionResources reads the resources of a session's project, with its
 // trust as trust.json has it now.
 func (m *Manager) sessionResources(ctx context.Context, sessionID string) (resources, error) {
-	s, err := m.Session(ctx, sessionID)
+	s, err := m.facade.Open(ctx, sessionID)
 	if err != nil {
 		return resources{}, err
 	}

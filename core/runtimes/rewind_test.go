@@ -47,7 +47,7 @@ func (r *rig) fileText(rel string) string {
 // file.
 func (r *rig) userEntry(text string) string {
 	r.t.Helper()
-	s, err := r.m.Session(context.Background(), r.sid)
+	s, err := r.m.Sessions().Open(context.Background(), r.sid)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestRewindAcrossACompaction(t *testing.T) {
 	if r.fileText("a.txt") != "A\nmore\n" || r.fileText("b.txt") != "<none>" || r.fileText("c.txt") != "C\n" {
 		t.Fatalf("the turns did not run: a=%q b=%q c=%q", r.fileText("a.txt"), r.fileText("b.txt"), r.fileText("c.txt"))
 	}
-	s, _ := r.m.Session(context.Background(), r.sid)
+	s, _ := r.m.Sessions().Open(context.Background(), r.sid)
 	var compacted bool
 	for _, e := range s.Entries() {
 		compacted = compacted || e.Type == sessions.TypeCompaction
@@ -118,7 +118,7 @@ func TestRewindAcrossATreeBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.prompt("make A")
-	if err := r.m.Branch(context.Background(), r.sid, ""); err != nil {
+	if err := r.m.Sessions().Branch(context.Background(), r.sid, ""); err != nil {
 		t.Fatal(err)
 	}
 	r.prompt("make D")

@@ -16,7 +16,7 @@ import (
 func (m *Manager) Prompt(ctx context.Context, sessionID, modelSpec, text string) (res engine.Result, err error) {
 	m.running.Add(1)
 	defer m.running.Done()
-	defer m.ended(sessionID, promptEnd, m.endCount(sessionID, promptEnd).Load(), &err, nil)
+	defer m.ended(sessionID, promptEnd, m.ends.count(sessionID, promptEnd).Load(), &err, nil)
 	rt, err := m.Prepare(ctx, sessionID, modelSpec)
 	if err != nil {
 		return engine.Result{}, err
@@ -35,7 +35,7 @@ func (m *Manager) Prompt(ctx context.Context, sessionID, modelSpec, text string)
 func (m *Manager) Compact(ctx context.Context, sessionID, modelSpec, extra string) (summary string, err error) {
 	m.running.Add(1)
 	defer m.running.Done()
-	defer m.ended(sessionID, compactEnd, m.endCount(sessionID, compactEnd).Load(), &err, &summary)
+	defer m.ended(sessionID, compactEnd, m.ends.count(sessionID, compactEnd).Load(), &err, &summary)
 	rt, err := m.Prepare(ctx, sessionID, modelSpec)
 	if err != nil {
 		return "", err

@@ -86,7 +86,7 @@ func newRigOpts(t testing.TB, script fakemodel.Script, tweak func(*Options)) *ri
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.m.Close() })
-	s, err := r.m.Sessions().Create(context.Background(), p.ID, "")
+	s, err := r.m.sessions.Create(context.Background(), p.ID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,7 +520,7 @@ func TestRecordedThinkingLevelApplies(t *testing.T) {
 	agentDir := r.h.Places.AgentDir
 	os.WriteFile(filepath.Join(agentDir, "models.json"), []byte(fmt.Sprintf(`{"providers":{"fake":{"baseUrl":%q,"api":"openai-completions","apiKey":"FAKE_API_KEY",
 		"models":[{"id":"m1","reasoning":true,"contextWindow":200000,"maxTokens":4096}]}}}`, r.fake.URL)), 0o644)
-	s, err := r.m.Sessions().Open(context.Background(), r.sid)
+	s, err := r.m.sessions.Open(context.Background(), r.sid)
 	if err != nil {
 		t.Fatal(err)
 	}

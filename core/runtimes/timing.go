@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/events"
@@ -16,15 +17,26 @@ import (
 // TimingFile is the timing log in the data dir: one JSON line per tool call.
 const TimingFile = "timing.log"
 
-// logTiming appends one line per file tool call to timing.log; failures
-// to log never fail the tool.
-func (m *Manager) logTiming(e events.ToolEnded) {
-	if m.timing == nil {
-		f, err := os.OpenFile(filepath.Join(m.opts.Host.Places.DataDir, TimingFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+// timingLog is the timing log of one manager: opened at its first line,
+// closed with the manager.
+type timingLog struct {
+	dataDir string
+	now     func() time.Time
+	mu      sync.Mutex
+	f       *os.File
+}
+
+// log appends one line for a file tool call that ended (e.Preflight set);
+// failures to log never fail the tool.
+func (t *timingLog) log(e events.ToolEnded) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.f == nil {
+		f, err := os.OpenFile(filepath.Join(t.dataDir, TimingFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return
 		}
-		m.timing = f
+		t.f = f
 	}
 	line, _ := json.Marshal(struct {
 		Time        string  `json:"time"`
@@ -36,7 +48,17 @@ func (m *Manager) logTiming(e events.ToolEnded) {
 		Fallback    string  `json:"fallback"`
 		ToolMs      float64 `json:"toolMs"`
 		Denied      bool    `json:"denied,omitempty"`
-	}{m.opts.Now().UTC().Format(time.RFC3339Nano), e.SessionID, e.ToolCallID, e.ToolName, e.Preflight.Ms, e.Preflight.Cache,
+	}{t.now().UTC().Format(time.RFC3339Nano), e.SessionID, e.ToolCallID, e.ToolName, e.Preflight.Ms, e.Preflight.Cache,
 		e.Preflight.Fallback, e.ToolMs, e.Denied})
-	m.timing.Write(append(line, '\n'))
+	t.f.Write(append(line, '\n'))
+}
+
+// close closes the log's file, if it was opened.
+func (t *timingLog) close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.f == nil {
+		return nil
+	}
+	return t.f.Close()
 }

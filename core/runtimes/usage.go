@@ -42,7 +42,7 @@ func (m *Manager) Usage(ctx context.Context, sessionID string) (SessionUsage, er
 		// An old pi without the command, or one that just went: the file
 		// says the same totals.
 	}
-	s, err := m.Session(ctx, sessionID)
+	s, err := m.facade.Open(ctx, sessionID)
 	if err != nil {
 		return SessionUsage{}, err
 	}

@@ -77,7 +77,7 @@ func TestPiRelaunchedWhenAnotherWriterAppended(t *testing.T) {
 	if l := find[events.RuntimeLaunched](r.take()); len(l) != 1 {
 		t.Fatalf("launches = %+v, want one (then reused)", l)
 	}
-	s, err := r.m.Session(context.Background(), r.sid)
+	s, err := r.m.Sessions().Open(context.Background(), r.sid)
 	if err != nil {
 		t.Fatal(err)
 	}

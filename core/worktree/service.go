@@ -74,12 +74,19 @@ func ShortID(sessionID string) string {
 	return id
 }
 
+// SessionCreator creates a project's session (core/sessions.Manager):
+// all NewSession asks of the session store, so a program passes the store
+// it was given without holding its concrete type.
+type SessionCreator interface {
+	Create(ctx context.Context, projectID, title string) (*sessions.Session, error)
+}
+
 // NewSession creates a session of the project in a worktree of its own,
 // on a new branch pi/<short-id> from base ("" = the branch checked out in
 // the project). The session file is written at once with the binding.
 // The record of whom the folder is made for (MadeForNamespace) is written
 // before the folder is made, so no worktree pi-tui makes is without one.
-func (s *Service) NewSession(ctx context.Context, sm *sessions.Manager, projectID, base, title string) (*sessions.Session, sessions.Worktree, error) {
+func (s *Service) NewSession(ctx context.Context, sm SessionCreator, projectID, base, title string) (*sessions.Session, sessions.Worktree, error) {
 	g, err := s.Git(ctx)
 	if err != nil {
 		return nil, sessions.Worktree{}, err

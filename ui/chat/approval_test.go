@@ -42,7 +42,7 @@ func deliver(m *Model) {
 func asking(ctx context.Context, m *Model, sid string) chan error {
 	done := make(chan error, 1)
 	go func() {
-		a, err := m.d.Runtimes.Events().Ask(ctx, sid, "", "", events.Approval{Tool: "bash", Command: "touch X"})
+		a, err := m.d.Events.Ask(ctx, sid, "", "", events.Approval{Tool: "bash", Command: "touch X"})
 		if err == nil && a.Allow {
 			err = errors.New("allowed")
 		}

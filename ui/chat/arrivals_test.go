@@ -23,7 +23,7 @@ func realSession(t *testing.T, m *Model) *sessions.Session {
 		t.Fatal(err)
 	}
 	m.project.ID, m.project.Root = p.ID, p.Root
-	s, err := m.d.Runtimes.Sessions().Create(ctx, p.ID, "")
+	s, err := m.d.Host.Sessions.Create(ctx, p.ID, "")
 	if err != nil {
 		t.Fatal(err)
 	}

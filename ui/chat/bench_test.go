@@ -21,16 +21,29 @@ import (
 )
 
 func benchDeps(b testing.TB) (Deps, *host.Host) {
-	h, rts := uitest.Host(b)
+	h, _ := uitest.Host(b)
 	ui := common.NewUI(common.NewStyles(lipgloss.NewRenderer(io.Discard)))
-	return Deps{Ctx: b.Context(), Host: h, Runtimes: rts, UI: ui, Markdown: func(s string, w int) (string, error) { return s, nil }}, h
+	return hostDeps(b.Context(), h, ui), h
+}
+
+// hostDeps is the chat's deps over host h, wired as the Session tab
+// wires them.
+func hostDeps(ctx context.Context, h *host.Host, ui *common.UI) Deps {
+	rts := h.Runtimes
+	return Deps{Ctx: ctx, Host: h, Events: h.Events, Runtime: rts, Sessions: rts.Sessions(), Catalogue: rts.Catalogue(), Plans: rts.Plans(),
+		Store: h.Sessions, Worktrees: h.Worktrees, Review: h.Review, UI: ui, Markdown: func(s string, w int) (string, error) { return s, nil }}
+}
+
+// listOf is the session list beside a chat of deps d, as the Session tab
+// builds it.
+func listOf(d Deps) *sessionlist.Model {
+	return sessionlist.New(sessionlist.Deps{Ctx: d.Ctx, Store: d.Host.Sessions, Sessions: d.Host.Runtimes.Sessions(), Worktrees: d.Host.Worktrees, UI: d.UI}, sessionlist.Actions{})
 }
 
 // newChat is a chat of project "p" beside its session list, as the
 // Session tab builds them.
 func newChat(tb testing.TB, d Deps) *Model {
-	list := sessionlist.New(sessionlist.Deps{Ctx: d.Ctx, Runtimes: d.Runtimes, UI: d.UI}, sessionlist.Actions{})
-	m := New(d, Tab{List: list, Show: func(bool) {}})
+	m := New(d, Tab{List: listOf(d), Show: func(bool) {}})
 	tb.Cleanup(m.Close)
 	m.SetProject(registry.Project{Name: "p"})
 	return m
@@ -93,7 +106,7 @@ func BenchmarkTokenToSecondClient(b *testing.B) {
 	var after time.Duration
 	b.ReportAllocs()
 	for b.Loop() {
-		d.Runtimes.Events().Publish(ev)
+		d.Events.Publish(ev)
 		var first time.Time
 		for i, m := range ms {
 			m.Update(m.br.wait()())
@@ -117,7 +130,7 @@ func BenchmarkOpen20000(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := d.Runtimes.Sessions().Create(ctx, p.ID, "big")
+	s, err := d.Host.Sessions.Create(ctx, p.ID, "big")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -136,8 +149,7 @@ func BenchmarkOpen20000(b *testing.B) {
 		// program's does.
 		pctx, end := context.WithCancel(ctx)
 		d.Ctx = pctx
-		list := sessionlist.New(sessionlist.Deps{Ctx: pctx, Runtimes: d.Runtimes, UI: d.UI}, sessionlist.Actions{})
-		m := New(d, Tab{List: list, Show: func(bool) {}})
+		m := New(d, Tab{List: listOf(d), Show: func(bool) {}})
 		m.SetProject(p)
 		m.SetSize(120, 40)
 		msg := m.Open(s.ID())()

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/sessions"
@@ -82,9 +83,9 @@ func (m *Model) rereadOf(s *sessions.Session) tea.Cmd {
 		return nil
 	}
 	m.reads++
-	id, n, rts, ctx := m.sid, m.reads, m.d.Runtimes, m.ctx
+	id, n, ss, ctx := m.sid, m.reads, m.d.Sessions, m.ctx
 	return func() tea.Msg {
-		if live := rts.Live(ctx, id); live != nil {
+		if live := ss.Live(ctx, id); live != nil {
 			s = live // the branch the runtime continues
 		}
 		return refreshedMsg{id: id, entries: s.Path(), sess: s, read: n}
@@ -134,9 +135,9 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 	case events.ChangesUpdated:
 		// An undo or redo, here or in another program: the cards and an
 		// open Review screen read the changes again.
-		return tea.Batch(m.loadChanges(), reviewview.Stale(m.sid))
+		return tea.Batch(m.review.load(), reviewview.Stale(m.sid))
 	case events.PlanChanged:
-		m.planChanged(e)
+		m.plan.changed(e)
 	case events.SessionAppended:
 		// Another writer's entries were read: show what is stored.
 		if s := m.open; s != nil {
@@ -146,22 +147,14 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		return m.askDialog(e) // an extension's question (approvals come as approvalMsg)
 	case events.Notice, events.ExtensionStatus:
 		m.extEvent(e)
-	case events.RuntimeLaunched:
-		m.rt.state, m.rt.last, m.rt.model = runtimes.StateIdle, "runtime launched: "+reasonText(e.Reason), e.Model
-		m.rt.launched(e)
-		return m.loadUsage() // the new runtime's context window
-	case events.RuntimeReused:
-		m.rt.state, m.rt.last, m.rt.model = runtimes.StateIdle, "runtime reused", e.Model
-		if e.Reason == runtimes.ReasonModelChanged || e.Reason == runtimes.ReasonThinkingChanged {
-			// The engine took the change in place (ADR 0067): no restart.
-			m.rt.last = "runtime reused: " + reasonText(e.Reason) + " in place"
-			m.rt.engineOf(m.d.Runtimes.State(m.sid)) // the event names none
-			return m.loadUsage()                     // the new model's context window
+	case events.RuntimeLaunched, events.RuntimeReused, events.RuntimeRetired:
+		if _, gone := e.(events.RuntimeRetired); gone {
+			m.ext.runtimeGone()
 		}
-		m.rt.engineOf(m.d.Runtimes.State(m.sid))
-	case events.RuntimeRetired:
-		m.rt.state, m.rt.last = runtimes.StateRetired, "runtime retired: "+reasonText(e.Reason)
-		m.ext.runtimeGone()
+		rts, sid := m.d.Runtime, m.sid
+		if m.rt.runtimeEvent(e, func() runtimes.State { return rts.State(sid) }) {
+			return m.loadUsage() // the context window of the new runtime, or of the model it took
+		}
 	case events.AgentStarted:
 		m.rt.state = runtimes.StateWorking
 		if m.turn != turnPrompt {
@@ -219,7 +212,8 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 			// streamed here.
 			return tea.Batch(withdrawTurnNotices(), m.reread(), m.loadUsage())
 		}
-		ask := m.planEnded(e) // before the queue goes: a queued message continues the planning
+		// Before the queue goes: a queued message continues the planning.
+		ask := m.plan.ended(e, m.turn == turnPrompt, len(m.queue) > 0, m.runPlan)
 		return tea.Batch(withdrawTurnNotices(), ask, m.loadUsage(), m.turnEnded())
 	}
 	return nil
@@ -283,46 +277,23 @@ func waitText(ms int64) string {
 	return fmt.Sprintf("%d s", (ms+500)/1000)
 }
 
-func reasonText(r string) string {
-	switch r {
-	case runtimes.ReasonInstructionsChanged:
-		return "AGENTS.md changed"
-	case runtimes.ReasonMemoryChanged:
-		return "memory changed"
-	case runtimes.ReasonModelChanged:
-		return "model changed"
-	case runtimes.ReasonThinkingChanged:
-		return "thinking level changed"
-	case runtimes.ReasonKeyChanged:
-		return "API key changed"
-	case runtimes.ReasonIdleTimeout:
-		return "idle timeout"
-	case runtimes.ReasonOtherWriter:
-		return "another program wrote to the session"
-	case runtimes.ReasonNew:
-		return "new"
-	}
-	return r
-}
-
 func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
-	if cmd, ok := m.completionKey(msg); ok {
+	if cmd, ok := m.in.menuKey(msg); ok {
 		return cmd
 	}
 	switch {
 	case key.Matches(msg, k.Abort):
 		if m.inTurn() {
-			m.d.Runtimes.Abort(m.sid)
+			m.d.Runtime.Abort(m.sid)
 			if len(m.queue) > 0 {
 				// Queued messages are not sent after an abort; they come back
 				// to the input, nothing lost.
 				back := m.queue
-				if m.input.Len() > 0 {
-					back = append(back, m.input.Value())
+				if !m.in.empty() {
+					back = append(back, m.in.input.Value())
 				}
-				m.input.SetValue(strings.Join(back, "\n\n"))
-				m.input.fit(m.width, m.height)
+				m.in.set(strings.Join(back, "\n\n"))
 				m.queue = nil
 				return common.Notice("%s", noticeAbortingQueued)
 			}
@@ -338,14 +309,14 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 		return m.tab.List.Reload()
 	case key.Matches(msg, k.Tools):
 		// An expanded call that changed files shows their diffs too.
-		return tea.Batch(m.tr.ToggleTool(m.transcriptHeight()), m.loadDiffs())
+		return tea.Batch(m.tr.ToggleTool(m.transcriptHeight()), m.review.loadDiffs())
 	case key.Matches(msg, k.ToolPrev, k.ToolNext):
 		return m.tr.SelectTool(key.Matches(msg, k.ToolPrev), m.transcriptHeight())
 	case key.Matches(msg, k.Thinking):
 		m.tr.ToggleThinking()
 		return nil
 	case key.Matches(msg, k.Level):
-		return m.cycleThinking()
+		return m.tune.cycle()
 	case key.Matches(msg, k.ScrollUp):
 		m.tr.Scroll(max(m.transcriptHeight()/2, 1))
 		return nil
@@ -353,7 +324,24 @@ func (m *Model) chatKey(msg tea.KeyMsg) tea.Cmd {
 		m.tr.Scroll(-max(m.transcriptHeight()/2, 1))
 		return nil
 	}
-	return m.inputKey(msg)
+	cmd, text := m.in.key(msg)
+	if text == "" {
+		return cmd
+	}
+	return m.submit(text)
+}
+
+// submit sends what the composer handed back: a /command runs; a message
+// waits its turn while the agent is busy, else it goes.
+func (m *Model) submit(text string) tea.Cmd {
+	if strings.HasPrefix(text, "/") {
+		return m.command(text)
+	}
+	if m.inTurn() {
+		m.queue = append(m.queue, text)
+		return common.Notice("%s", noticeQueued)
+	}
+	return m.sendWithFiles(text)
 }
 
 // send starts a prompt; its events stream back through the feed.
@@ -365,9 +353,9 @@ func (m *Model) sendShown(text, shown string) tea.Cmd {
 	m.ext.noticesRead()
 	m.tr.User(shown)
 	m.turn, m.failed = turnPrompt, ""
-	rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
+	rts, ss, id, model, ctx := m.d.Runtime, m.d.Sessions, m.sid, m.tune.spec(), m.ctx
 	return m.call(func() tea.Msg {
-		if _, err := rts.Prompt(ctx, id, model, text); err != nil && !storedLast(ctx, rts, id, text) {
+		if _, err := rts.Prompt(ctx, id, model, text); err != nil && !storedLast(ctx, ss, id, text) {
 			// Refused before it was saved (no model, a missing worktree):
 			// the message goes back to the input rather than being lost.
 			return unsentMsg{id: id, text: text}
@@ -378,8 +366,8 @@ func (m *Model) sendShown(text, shown string) tea.Cmd {
 
 // storedLast reports whether the session's branch ends in the user message
 // text (the prompt was saved before it failed).
-func storedLast(ctx context.Context, rts *runtimes.Manager, id, text string) bool {
-	s, err := rts.Session(ctx, id)
+func storedLast(ctx context.Context, ss Sessions, id, text string) bool {
+	s, err := ss.Open(ctx, id)
 	if err != nil {
 		return false
 	}
@@ -392,4 +380,58 @@ func storedLast(ctx context.Context, rts *runtimes.Manager, id, text string) boo
 	return false
 }
 
-func (m *Model) transcriptHeight() int { return max(m.height-m.inputHeight()-3, 3) }
+// attachedMsg carries a message with its @files attached, ready to send.
+type attachedMsg struct {
+	sid, typed, text string
+	report           []filesearch.Attached
+}
+
+// sendWithFiles sends text, first attaching (off the UI goroutine) the
+// project files it names with @path. Meanwhile the chat counts as
+// working, so a further message waits its turn.
+func (m *Model) sendWithFiles(text string) tea.Cmd {
+	if m.project == nil || len(filesearch.References(text)) == 0 {
+		return m.send(text)
+	}
+	m.turn = turnAttaching
+	root, others, sid, ctx := m.project.Root, otherFolders(m.project), m.sid, m.ctx
+	return func() tea.Msg {
+		out, report := filesearch.AttachIn(ctx, root, others, text, filesearch.DefaultAttachLimits())
+		return attachedMsg{sid: sid, typed: text, text: out, report: report}
+	}
+}
+
+// attached sends a message whose files were attached. The transcript and
+// the title show what was typed, and a line says what was attached.
+func (m *Model) attached(msg attachedMsg) tea.Cmd {
+	if msg.sid != m.sid {
+		return nil
+	}
+	cmd := m.sendShown(msg.text, msg.typed)
+	if m.title == msg.text {
+		m.title = msg.typed
+	}
+	var parts []string
+	for _, a := range msg.report {
+		s := common.VisibleLine(a.Path)
+		switch {
+		case a.Lines > 0 && a.Note != "":
+			s += " (" + common.Plural(a.Lines, "line") + "; " + a.Note + ")"
+		case a.Lines > 0:
+			s += " (" + common.Plural(a.Lines, "line") + ")"
+		default:
+			s += " (" + a.Note + ")"
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) > 0 {
+		m.tr.Notice("attached "+strings.Join(parts, ", "), true)
+	}
+	return cmd
+}
+
+func (m *Model) transcriptHeight() int { return max(m.height-m.in.rows()-3, 3) }
+
+// menuLimit is how many entries the completion menu shows at most: a
+// third of the transcript's height.
+func (m *Model) menuLimit() int { return max(min(10, m.transcriptHeight()/3), 3) }

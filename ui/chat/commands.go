@@ -69,14 +69,14 @@ type expandedMsg struct {
 
 // loadCommands reads the session's skills and templates (the files may
 // have changed since the last look) in a command.
-func (m *Model) loadCommands() tea.Cmd {
-	if m.sid == "" {
+func (in *composer) loadCommands() tea.Cmd {
+	if in.sid == "" {
 		return nil
 	}
-	rts, sid, ctx := m.d.Runtimes, m.sid, m.ctx
+	rts, pi, sid, ctx := in.rts, in.pi, in.sid, in.ctx
 	return func() tea.Msg {
 		if engineHas(ctx, rts, sid, ownCommands) {
-			return piCommandsMsg(ctx, rts, sid)
+			return piCommandsMsg(ctx, rts, pi, sid)
 		}
 		set, err := rts.Commands(ctx, sid)
 		if err != nil {
@@ -86,18 +86,10 @@ func (m *Model) loadCommands() tea.Cmd {
 	}
 }
 
-// updateCommands handles the messages of this file.
+// updateCommands handles the messages of a message on its way: its
+// /command expanded, its @files attached.
 func (m *Model) updateCommands(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
-	case commandsMsg:
-		if msg.sid == m.sid {
-			m.cmds, m.cmdWarn = msg.cmds, msg.warn
-			m.comp.shadowed, m.comp.piErr = msg.shadowed, msg.piErr
-			return m.refreshMenu(), true
-		}
-		return nil, true
-	case filesMsg:
-		return m.filesLoaded(msg), true
 	case attachedMsg:
 		return m.attached(msg), true
 	case expandedMsg:
@@ -106,10 +98,10 @@ func (m *Model) updateCommands(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		switch {
 		case msg.err != nil:
-			m.restoreInput(msg.typed)
+			m.in.restore(msg.typed)
 			return common.Failure(msg.err), true
 		case msg.text == msg.typed && !msg.verbatim:
-			m.restoreInput(msg.typed)
+			m.in.restore(msg.typed)
 			name, _, _ := strings.Cut(strings.TrimPrefix(msg.typed, "/"), " ")
 			return common.Failure(fmt.Errorf("unknown command /%s: /compact, /tree, /new, /model, /thinking, /context, /changes, /undo, /plan, /export, or a skill or prompt template (type / to see them)", firstLine(name))), true
 		case m.inTurn():
@@ -126,22 +118,13 @@ func firstLine(s string) string {
 	return common.VisibleLine(line)
 }
 
-// restoreInput puts back what the user typed when it could not be sent,
-// unless they have typed something new meanwhile.
-func (m *Model) restoreInput(text string) {
-	if m.input.Len() == 0 {
-		m.input.SetValue(text)
-		m.input.fit(m.width, m.height)
-	}
-}
-
 // callCommand expands a skill or template call off the UI goroutine (a
 // pi session's command goes to pi as typed).
-func (m *Model) callCommand(text string) tea.Cmd {
-	rts, sid, ctx := m.d.Runtimes, m.sid, m.ctx
+func (in *composer) callCommand(text string) tea.Cmd {
+	rts, pi, sid, ctx := in.rts, in.pi, in.sid, in.ctx
 	return func() tea.Msg {
 		if engineHas(ctx, rts, sid, ownCommands) {
-			return piCommand(ctx, rts, sid, text)
+			return piCommand(ctx, pi, sid, text)
 		}
 		out, err := rts.Expand(ctx, sid, text)
 		return expandedMsg{sid: sid, typed: text, text: out, err: err}
@@ -150,8 +133,8 @@ func (m *Model) callCommand(text string) tea.Cmd {
 
 // typedName is the command name being typed: the input is "/" and then
 // no white space yet.
-func (m *Model) typedName() (string, bool) {
-	v := m.input.Value()
+func (in *composer) typedName() (string, bool) {
+	v := in.input.Value()
 	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \t\n") {
 		return "", false
 	}
@@ -192,36 +175,30 @@ func subsequence(n, t string) bool {
 	return true
 }
 
-// completionKey gives keys to the menu while it is open.
-func (m *Model) completionKey(msg tea.KeyMsg) (tea.Cmd, bool) { return m.menuKey(msg) }
-
 // afterInput refreshes the menu after a key changed the input, and
 // reloads the commands when a fresh "/" is typed: skill and template
 // files may have changed since the last look.
-func (m *Model) afterInput(before string) tea.Cmd {
-	after := m.input.Value()
+func (in *composer) afterInput(before string) tea.Cmd {
+	after := in.input.Value()
 	if after == before {
 		return nil
 	}
 	var load tea.Cmd
 	if after == "/" {
-		load = m.loadCommands()
+		load = in.loadCommands()
 	}
-	return tea.Batch(load, m.refreshMenu())
+	return tea.Batch(load, in.refreshMenu())
 }
-
-// suggestionLines draws the completion menu (complete.go).
-func (m *Model) suggestionLines() []string { return m.menuLines() }
 
 // Completing reports whether the completion menu is open (the shell then
 // leaves tab to the chat instead of switching tabs).
-func (m *Model) Completing() bool { return m.comp.kind != menuNone }
+func (m *Model) Completing() bool { return m.in.open() }
 
 // command runs a slash command typed in the input.
 func (m *Model) command(text string) tea.Cmd {
 	name, arg, _ := strings.Cut(strings.TrimPrefix(text, "/"), " ")
 	if !isBuiltin(name) {
-		return m.callCommand(text) // a skill or a prompt template
+		return m.in.callCommand(text) // a skill or a prompt template
 	}
 	if m.inTurn() && name != "model" && name != "thinking" && name != "changes" && name != "export" {
 		return common.Failure(fmt.Errorf("/%s waits until the agent is done (esc aborts it)", name))
@@ -229,7 +206,7 @@ func (m *Model) command(text string) tea.Cmd {
 	switch name {
 	case "compact":
 		m.turn, m.failed = turnCompact, ""
-		rts, id, model, ctx := m.d.Runtimes, m.sid, m.spec(), m.ctx
+		rts, id, model, ctx := m.d.Runtime, m.sid, m.tune.spec(), m.ctx
 		return m.call(func() tea.Msg {
 			rts.Compact(ctx, id, model, strings.TrimSpace(arg)) // its compaction_end says how it ended
 			return nil
@@ -245,9 +222,9 @@ func (m *Model) command(text string) tea.Cmd {
 	case "name":
 		return m.rename(strings.TrimSpace(arg))
 	case "model":
-		return m.modelPicker()
+		return m.tune.picker()
 	case "thinking":
-		return m.thinkingCommand(strings.TrimSpace(arg))
+		return m.tune.command(strings.TrimSpace(arg))
 	case "context":
 		return m.inspect()
 	case "undo-memory":
@@ -255,9 +232,9 @@ func (m *Model) command(text string) tea.Cmd {
 	case "export":
 		return m.export(arg)
 	case "changes":
-		return m.openReview()
+		return m.review.open()
 	case "undo":
-		return m.undoLastTurn()
+		return m.review.undoLastTurn()
 	case "plan":
 		return m.planCommand(arg)
 	}

@@ -94,12 +94,6 @@ type filesMsg struct {
 	other  bool // a folder other than the primary root (completefolders.go)
 }
 
-// attachedMsg carries a message with its @files attached, ready to send.
-type attachedMsg struct {
-	sid, typed, text string
-	report           []filesearch.Attached
-}
-
 // cursorWord returns the input's text and the byte offsets of the word
 // that ends at the cursor (after the last space, tab, newline, quote, "="
 // or "(" before it; an @"… word starts at its "@").
@@ -130,8 +124,8 @@ func cursorWord(in interface {
 
 // fileQuery returns what is typed after an "@" that starts the word at
 // the cursor.
-func (m *Model) fileQuery() (string, bool) {
-	v, start, end := cursorWord(m.input)
+func (in *composer) fileQuery() (string, bool) {
+	v, start, end := cursorWord(in.input)
 	w := v[start:end]
 	if !strings.HasPrefix(w, "@") {
 		return "", false
@@ -142,10 +136,10 @@ func (m *Model) fileQuery() (string, bool) {
 // refreshMenu recomputes the menu after the input or a list changed.
 // The highlight stays on its place while the menu keeps its kind, and
 // starts on the first entry when it opens.
-func (m *Model) refreshMenu() tea.Cmd {
-	c := &m.comp
+func (in *composer) refreshMenu() tea.Cmd {
+	c := &in.comp
 	prev := c.kind
-	items, cmd := m.menuItems()
+	items, cmd := in.menuItems()
 	if !c.items.Wrap { // the zero menu: give it its keys once
 		c.items = list.New[menuItem](list.KeyMap{Up: menuKeys.Up, Down: menuKeys.Down})
 		c.items.Wrap = true
@@ -159,41 +153,41 @@ func (m *Model) refreshMenu() tea.Cmd {
 
 // menuItems sets the menu's kind, query and total for the input as it
 // is and returns its entries.
-func (m *Model) menuItems() ([]menuItem, tea.Cmd) {
-	c := &m.comp
+func (in *composer) menuItems() ([]menuItem, tea.Cmd) {
+	c := &in.comp
 	prev := c.kind
 	c.kind, c.total = menuNone, 0
-	if m.sid == "" || m.project == nil {
+	if in.sid == "" || in.project == nil {
 		return nil, nil
 	}
-	v := m.input.Value()
+	v := in.input.Value()
 	if v != c.hidden {
 		c.hidden = ""
 	} else {
 		return nil, nil
 	}
 	var items []menuItem
-	if typed, ok := m.typedName(); ok {
+	if typed, ok := in.typedName(); ok {
 		c.kind, c.query = menuCommands, typed
-		for _, cmd := range rankCommands(m.menuCommands(), typed) {
+		for _, cmd := range rankCommands(in.menuCommands(), typed) {
 			items = append(items, menuItem{insert: "/" + cmd.Name + " ", label: "/" + cmd.Name, hint: cmd.ArgumentHint, desc: cmd.Description})
 		}
 		c.total = len(items)
 		return items, nil
 	}
-	q, ok := m.fileQuery()
+	q, ok := in.fileQuery()
 	if !ok {
 		return nil, nil
 	}
 	c.kind, c.query = menuFiles, q
 	var cmd tea.Cmd
 	if prev != menuFiles {
-		cmd = m.loadFiles() // cheap when the cached list is fresh
+		cmd = in.loadFiles() // cheap when the cached list is fresh
 	}
-	if c.matcher == nil || c.matcher.List().Root != m.project.Root {
+	if c.matcher == nil || c.matcher.List().Root != in.project.Root {
 		return nil, cmd
 	}
-	top, n := filesearch.TopAcross(m.fileSources(), q, menuSize)
+	top, n := filesearch.TopAcross(in.fileSources(), q, menuSize)
 	for _, t := range top {
 		items = append(items, menuItem{insert: "@" + quotePath(t.Path) + " ", label: t.Path})
 	}
@@ -210,39 +204,39 @@ func quotePath(p string) string {
 }
 
 // loadFiles lists the project's files off the UI goroutine.
-func (m *Model) loadFiles() tea.Cmd {
-	c := &m.comp
-	root := m.project.Root
+func (in *composer) loadFiles() tea.Cmd {
+	c := &in.comp
+	root := in.project.Root
 	if c.loading == root {
 		return nil
 	}
 	if c.cache == nil {
-		c.cache = filesearch.NewCache(filesearch.DefaultLimits(), filesearch.SystemGit(m.d.Env))
+		c.cache = filesearch.NewCache(filesearch.DefaultLimits(), filesearch.SystemGit(in.env))
 	}
 	c.loading = root
-	cache, ctx := c.cache, m.ctx
+	cache, ctx := c.cache, in.ctx
 	return tea.Batch(func() tea.Msg {
 		l, err := cache.Get(ctx, root)
 		return filesMsg{root: root, list: l, err: err}
-	}, m.loadOtherFiles())
+	}, in.loadOtherFiles())
 }
 
 // filesLoaded takes a list in and shows its matches.
-func (m *Model) filesLoaded(msg filesMsg) tea.Cmd {
-	c := &m.comp
+func (in *composer) filesLoaded(msg filesMsg) tea.Cmd {
+	c := &in.comp
 	if msg.other {
-		return m.otherLoaded(msg)
+		return in.otherLoaded(msg)
 	}
 	if c.loading == msg.root {
 		c.loading = ""
 	}
-	if m.project == nil || msg.root != m.project.Root {
+	if in.project == nil || msg.root != in.project.Root {
 		return nil
 	}
 	c.listErr = ""
 	if msg.err != nil {
 		c.listErr = msg.err.Error()
-		return m.refreshMenu()
+		return in.refreshMenu()
 	}
 	if c.matcher == nil || c.matcher.List() != msg.list {
 		c.matcher = filesearch.NewMatcher(msg.list)
@@ -250,18 +244,18 @@ func (m *Model) filesLoaded(msg filesMsg) tea.Cmd {
 	if msg.walked && c.walking == msg.root {
 		c.walking = ""
 	}
-	return tea.Batch(m.refreshMenu(), m.addUntracked(msg.list))
+	return tea.Batch(in.refreshMenu(), in.addUntracked(msg.list))
 }
 
 // addUntracked looks, off the UI goroutine, for the files git does not
 // track (yet) and does not ignore; the tracked ones are offered meanwhile.
-func (m *Model) addUntracked(l *filesearch.List) tea.Cmd {
-	c := &m.comp
+func (in *composer) addUntracked(l *filesearch.List) tea.Cmd {
+	c := &in.comp
 	if !l.FromIndex || l.Untracked || c.walking == l.Root || c.tried == l {
 		return nil
 	}
 	c.walking, c.tried = l.Root, l
-	cache, ctx := c.cache, m.ctx
+	cache, ctx := c.cache, in.ctx
 	return func() tea.Msg {
 		nl, err := cache.AddUntracked(ctx, l)
 		if err != nil {
@@ -273,14 +267,14 @@ func (m *Model) addUntracked(l *filesearch.List) tea.Cmd {
 
 // menuKey handles a key while the menu is open; ok is false for keys it
 // leaves to the input.
-func (m *Model) menuKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	c := &m.comp
+func (in *composer) menuKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	c := &in.comp
 	if c.kind == menuNone {
 		return nil, false
 	}
 	switch {
 	case key.Matches(msg, menuKeys.Close):
-		c.hidden = m.input.Value()
+		c.hidden = in.input.Value()
 		c.kind = menuNone
 		c.items.SetItems(nil)
 		return nil, true
@@ -289,7 +283,7 @@ func (m *Model) menuKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 			if c.kind == menuCommands {
 				return common.Notice("no command matches %q", "/"+common.VisibleLine(c.query)), true
 			}
-			if c.matcher == nil || c.matcher.List().Root != m.project.Root {
+			if c.matcher == nil || c.matcher.List().Root != in.project.Root {
 				return common.Notice("still listing the project's files"), true
 			}
 			return common.Notice("no file matches %q", common.VisibleLine(c.query)), true
@@ -299,43 +293,43 @@ func (m *Model) menuKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return nil, true
 	case key.Matches(msg, menuKeys.Pick):
 		it, _ := c.items.Selected()
-		if c.kind == menuCommands && key.Matches(msg, menuKeys.Enter) && m.input.Value() == it.label {
+		if c.kind == menuCommands && key.Matches(msg, menuKeys.Enter) && in.input.Value() == it.label {
 			c.kind = menuNone
 			return nil, false // the command is typed in full: enter runs it
 		}
-		m.completeWord(it.insert)
-		return m.refreshMenu(), true
+		in.completeWord(it.insert)
+		return in.refreshMenu(), true
 	}
 	return nil, false
 }
 
 // completeWord replaces the word being completed (for a command, the
 // whole input) with text, the cursor after it.
-func (m *Model) completeWord(text string) {
-	if m.comp.kind == menuCommands {
-		m.input.SetValue(text)
+func (in *composer) completeWord(text string) {
+	if in.comp.kind == menuCommands {
+		in.input.SetValue(text)
 	} else {
 		// One edit (ctrl+z undoes it), the cursor right after the path.
-		v, start, end := cursorWord(m.input)
+		v, start, end := cursorWord(in.input)
 		before := v[:start] + text
-		m.input.Replace(before + v[end:]) // the input's own text, markers and all
-		m.input.SetCursor(strings.Count(before, "\n"), utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:]))
+		in.input.Replace(before + v[end:]) // the input's own text, markers and all
+		in.input.SetCursor(strings.Count(before, "\n"), utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:]))
 	}
-	m.input.fit(m.width, m.height)
+	in.input.fit(in.width, in.height)
 }
 
-// menuLines draws the menu: at most a third of the transcript's height,
-// scrolled to keep the highlighted entry in view.
-func (m *Model) menuLines() []string {
-	c := &m.comp
+// menuLines draws the menu in at most limit entries (the chat gives a
+// third of the transcript's height, menuLimit), scrolled to keep the
+// highlighted entry in view.
+func (in *composer) menuLines(limit int) []string {
+	c := &in.comp
 	if c.kind == menuNone {
 		return nil
 	}
-	st := m.d.UI
-	w := max(m.width, 10)
+	st := in.ui
+	w := max(in.width, 10)
 	line := func(s string) string { return ansi.Truncate(s, w, "…") }
 	var out []string
-	limit := max(min(10, m.transcriptHeight()/3), 3)
 	c.items.SetLines(limit)
 	sel := c.items.Cursor()
 	for i, it := range c.items.Window() {
@@ -358,17 +352,17 @@ func (m *Model) menuLines() []string {
 	if hidden := c.items.Len() - limit; hidden > 0 {
 		out = append(out, st.Dim.Render(line(fmt.Sprintf("  %d more: ↑/↓, or type to narrow", hidden))))
 	}
-	out = append(out, m.menuFooter()...)
+	out = append(out, in.menuFooter()...)
 	return out
 }
 
 // menuFooter says how many entries match and where files came from. Its
 // lines are sentences (a warning's cause, the keys): they wrap, indented
 // under the menu, and are never cut.
-func (m *Model) menuFooter() []string {
-	c := &m.comp
-	st := m.d.UI
-	w := max(m.width, 10)
+func (in *composer) menuFooter() []string {
+	c := &in.comp
+	st := in.ui
+	w := max(in.width, 10)
 	var out []string
 	say := func(render func(...string) string, text string) {
 		for _, l := range strings.Split(ansi.Wrap(text, w-2, ""), "\n") {
@@ -380,8 +374,8 @@ func (m *Model) menuFooter() []string {
 		if c.items.Len() == 0 {
 			dim("no command matches %q (esc closes)", "/"+common.VisibleLine(c.query))
 		}
-		if len(m.cmdWarn) > 0 {
-			say(st.Warn.Render, fmt.Sprintf("! %d skill or template file(s) skipped: %s", len(m.cmdWarn), common.VisibleLine(m.cmdWarn[0])))
+		if len(in.cmdWarn) > 0 {
+			say(st.Warn.Render, fmt.Sprintf("! %d skill or template file(s) skipped: %s", len(in.cmdWarn), common.VisibleLine(in.cmdWarn[0])))
 		}
 		if c.piErr != "" {
 			say(st.Warn.Render, "! "+common.VisibleLine(c.piErr)+"; pi-tui's own list instead")
@@ -392,7 +386,7 @@ func (m *Model) menuFooter() []string {
 	case c.listErr != "":
 		say(st.Warn.Render, "! cannot list the project's files: "+common.VisibleLine(c.listErr))
 		return out
-	case c.matcher == nil || c.matcher.List().Root != m.project.Root:
+	case c.matcher == nil || c.matcher.List().Root != in.project.Root:
 		dim("listing the project's files…")
 		return out
 	}
@@ -407,13 +401,13 @@ func (m *Model) menuFooter() []string {
 		src = "the git index (tracked files)"
 	}
 	if c.items.Len() == 0 {
-		dim("no file matches %q among %s from %s (esc closes)", common.VisibleLine(c.query), common.Group(m.fileCount()), src)
+		dim("no file matches %q among %s from %s (esc closes)", common.VisibleLine(c.query), common.Group(in.fileCount()), src)
 	} else {
 		verb := "match"
 		if c.total == 1 {
 			verb = "matches"
 		}
-		dim("%s of %s %s · from %s · tab/enter inserts, esc closes", common.Group(c.total), common.Plural(m.fileCount(), "file"), verb, src)
+		dim("%s of %s %s · from %s · tab/enter inserts, esc closes", common.Group(c.total), common.Plural(in.fileCount(), "file"), verb, src)
 	}
 	if l.Truncated {
 		say(st.Warn.Render, "! the list stopped at "+common.Plural(len(l.Paths), "file"))
@@ -422,48 +416,4 @@ func (m *Model) menuFooter() []string {
 		say(st.Warn.Render, "! "+common.VisibleLine(l.Warning))
 	}
 	return out
-}
-
-// sendWithFiles sends text, first attaching (off the UI goroutine) the
-// project files it names with @path. Meanwhile the chat counts as
-// working, so a further message waits its turn.
-func (m *Model) sendWithFiles(text string) tea.Cmd {
-	if m.project == nil || len(filesearch.References(text)) == 0 {
-		return m.send(text)
-	}
-	m.turn = turnAttaching
-	root, others, sid, ctx := m.project.Root, m.otherFolders(), m.sid, m.ctx
-	return func() tea.Msg {
-		out, report := filesearch.AttachIn(ctx, root, others, text, filesearch.DefaultAttachLimits())
-		return attachedMsg{sid: sid, typed: text, text: out, report: report}
-	}
-}
-
-// attached sends a message whose files were attached. The transcript and
-// the title show what was typed, and a line says what was attached.
-func (m *Model) attached(msg attachedMsg) tea.Cmd {
-	if msg.sid != m.sid {
-		return nil
-	}
-	cmd := m.sendShown(msg.text, msg.typed)
-	if m.title == msg.text {
-		m.title = msg.typed
-	}
-	var parts []string
-	for _, a := range msg.report {
-		s := common.VisibleLine(a.Path)
-		switch {
-		case a.Lines > 0 && a.Note != "":
-			s += " (" + common.Plural(a.Lines, "line") + "; " + a.Note + ")"
-		case a.Lines > 0:
-			s += " (" + common.Plural(a.Lines, "line") + ")"
-		default:
-			s += " (" + a.Note + ")"
-		}
-		parts = append(parts, s)
-	}
-	if len(parts) > 0 {
-		m.tr.Notice("attached "+strings.Join(parts, ", "), true)
-	}
-	return cmd
 }

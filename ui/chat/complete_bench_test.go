@@ -35,8 +35,8 @@ func BenchmarkAtMenuKeystroke(b *testing.B) {
 	for _, r := range "@h" {
 		key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
 	}
-	for m.comp.matcher.List().Partial() { // a large checkout's list comes in parts: take the whole
-		l, err := m.comp.cache.AddUntracked(b.Context(), m.comp.matcher.List())
+	for m.in.comp.matcher.List().Partial() { // a large checkout's list comes in parts: take the whole
+		l, err := m.in.comp.cache.AddUntracked(b.Context(), m.in.comp.matcher.List())
 		if err != nil {
 			b.Fatal(err)
 		}

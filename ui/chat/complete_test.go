@@ -60,8 +60,8 @@ func TestMenusMarkTheSelectedRowWithoutColour(t *testing.T) {
 		t.Fatalf("↓ does not move the mark:\n%s", strings.Join(rows, "\n"))
 	}
 
-	m.input.SetValue("")
-	m.refreshMenu()
+	m.in.input.SetValue("")
+	m.in.refreshMenu()
 	typeKeys(m, "@")
 	rows = menuRows(m.View(), "alpha.go")
 	rows = append(rows, menuRows(m.View(), "beta.go")...)
@@ -96,7 +96,7 @@ func TestMenuKeepsTheHighlightOnScreen(t *testing.T) {
 	typeKeys(m, "@")
 	check := func(after string) {
 		t.Helper()
-		it, ok := m.comp.items.Selected()
+		it, ok := m.in.comp.items.Selected()
 		if !ok {
 			t.Fatalf("after %s nothing is highlighted", after)
 		}
@@ -110,7 +110,7 @@ func TestMenuKeepsTheHighlightOnScreen(t *testing.T) {
 		if len(marked) != 1 || !strings.Contains(marked[0], it.label) {
 			t.Fatalf("after %s the menu marks %q, want only %s:\n%s", after, marked, it.label, m.View())
 		}
-		if limit := m.comp.items.Lines(); len(rows) > limit || len(rows) < 3 {
+		if limit := m.in.comp.items.Lines(); len(rows) > limit || len(rows) < 3 {
 			t.Fatalf("after %s the menu draws %d entries in a room of %d", after, len(rows), limit)
 		}
 	}
@@ -118,15 +118,15 @@ func TestMenuKeepsTheHighlightOnScreen(t *testing.T) {
 	if !strings.Contains(m.View(), "more: ↑/↓, or type to narrow") {
 		t.Fatalf("the menu does not say more entries are below:\n%s", m.View())
 	}
-	first, _ := m.comp.items.Selected()
+	first, _ := m.in.comp.items.Selected()
 	m.Update(tea.KeyMsg{Type: tea.KeyUp})
 	check("↑ on the first entry")
-	if c := m.comp.items.Cursor(); c != m.comp.items.Len()-1 {
-		t.Errorf("↑ on the first entry highlights entry %d of %d, want the last", c, m.comp.items.Len())
+	if c := m.in.comp.items.Cursor(); c != m.in.comp.items.Len()-1 {
+		t.Errorf("↑ on the first entry highlights entry %d of %d, want the last", c, m.in.comp.items.Len())
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyDown})
 	check("↓ on the last entry")
-	if it, _ := m.comp.items.Selected(); it.label != first.label {
+	if it, _ := m.in.comp.items.Selected(); it.label != first.label {
 		t.Errorf("↓ on the last entry highlights %s, want the first, %s", it.label, first.label)
 	}
 	for i := range 15 {

@@ -4,6 +4,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/filesearch"
+	"github.com/pi-tui/pi-tui/core/registry"
 )
 
 // @ completion in a project of several folders (ADR 0085): the primary
@@ -13,14 +14,14 @@ import (
 // then each other folder's, written @NAME:path (filesearch.TopAcross).
 // On send, AttachIn reads each file through an os.Root on its own folder.
 
-// otherFolders are the project's folders other than its primary root
-// that are on disk, in order.
-func (m *Model) otherFolders() []filesearch.Folder {
-	if m.project == nil {
+// otherFolders are project p's folders other than its primary root that
+// are on disk, in order.
+func otherFolders(p *registry.Project) []filesearch.Folder {
+	if p == nil {
 		return nil
 	}
 	var out []filesearch.Folder
-	for _, f := range m.project.Folders {
+	for _, f := range p.Folders {
 		if !f.Primary && !f.Missing {
 			out = append(out, filesearch.Folder{Name: f.Name, Root: f.Path})
 		}
@@ -30,10 +31,10 @@ func (m *Model) otherFolders() []filesearch.Folder {
 
 // loadOtherFiles lists the other folders' files that are not listed or
 // being listed, one command each; the cache makes a fresh list cheap.
-func (m *Model) loadOtherFiles() tea.Cmd {
-	c := &m.comp
+func (in *composer) loadOtherFiles() tea.Cmd {
+	c := &in.comp
 	var cmds []tea.Cmd
-	for _, f := range m.otherFolders() {
+	for _, f := range otherFolders(in.project) {
 		if c.othersLoading[f.Root] {
 			continue
 		}
@@ -41,7 +42,7 @@ func (m *Model) loadOtherFiles() tea.Cmd {
 			c.othersLoading = map[string]bool{}
 		}
 		c.othersLoading[f.Root] = true
-		cache, ctx, root := c.cache, m.ctx, f.Root
+		cache, ctx, root := c.cache, in.ctx, f.Root
 		cmds = append(cmds, func() tea.Msg {
 			l, err := cache.Get(ctx, root)
 			if err == nil && l.FromIndex && !l.Untracked {
@@ -58,8 +59,8 @@ func (m *Model) loadOtherFiles() tea.Cmd {
 // otherLoaded takes in another folder's list; a folder that failed to
 // list offers nothing (the primary root's warning line says what the
 // menu lists).
-func (m *Model) otherLoaded(msg filesMsg) tea.Cmd {
-	c := &m.comp
+func (in *composer) otherLoaded(msg filesMsg) tea.Cmd {
+	c := &in.comp
 	delete(c.othersLoading, msg.root)
 	if c.others == nil {
 		c.others = map[string]*filesearch.Matcher{}
@@ -71,24 +72,24 @@ func (m *Model) otherLoaded(msg filesMsg) tea.Cmd {
 	if old := c.others[msg.root]; old == nil || old.List() != msg.list {
 		c.others[msg.root] = filesearch.NewMatcher(msg.list)
 	}
-	return m.refreshMenu()
+	return in.refreshMenu()
 }
 
 // fileSources are what the menu searches: the primary root's matcher,
 // then each other folder's (nil while it loads).
-func (m *Model) fileSources() []filesearch.Source {
-	c := &m.comp
+func (in *composer) fileSources() []filesearch.Source {
+	c := &in.comp
 	out := []filesearch.Source{{Matcher: c.matcher}}
-	for _, f := range m.otherFolders() {
+	for _, f := range otherFolders(in.project) {
 		out = append(out, filesearch.Source{Name: f.Name, Matcher: c.others[f.Root]})
 	}
 	return out
 }
 
 // fileCount is how many files the menu searches, in every folder listed.
-func (m *Model) fileCount() int {
+func (in *composer) fileCount() int {
 	n := 0
-	for _, src := range m.fileSources() {
+	for _, src := range in.fileSources() {
 		if src.Matcher != nil {
 			n += len(src.Matcher.List().Paths)
 		}

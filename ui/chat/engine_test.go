@@ -30,7 +30,8 @@ func engineChat(t *testing.T, env map[string]string, piEnv []string) (m *Model, 
 	}
 	t.Cleanup(func() { h.Close() })
 	d, _ := benchDeps(t)
-	d.Host, d.Runtimes, d.Env = h, h.Runtimes, getenv
+	d = hostDeps(d.Ctx, h, d.UI)
+	d.Env = getenv
 	m = newChat(t, d)
 	root := filepath.Join(dir, "proj")
 	os.MkdirAll(root, 0o755)
@@ -42,7 +43,7 @@ func engineChat(t *testing.T, env map[string]string, piEnv []string) (m *Model, 
 	m.SetSize(160, 30)
 	var ids []string
 	for range 2 {
-		s, err := h.Runtimes.Sessions().Create(t.Context(), p.ID, "")
+		s, err := h.Sessions.Create(t.Context(), p.ID, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +76,7 @@ func TestReopenedSessionNamesItsLiveEngine(t *testing.T) {
 	raw, _ := json.Marshal(fakepi.Script{Replies: []fakepi.Reply{{Text: "hi back"}}})
 	os.WriteFile(script, raw, 0o644)
 	m, a, b := engineChat(t, map[string]string{"PI_TUI_PI": bin, runtimes.EnvEngine: "pi"}, []string{"FAKEPI_SCRIPT=" + script})
-	rts := m.d.Runtimes
+	rts := m.d.Host.Runtimes
 
 	opened(t, m, a)
 	deliverUntil(t, m, func(e events.Event) bool { _, ok := e.(events.RuntimeLaunched); return ok })

@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/pi-tui/pi-tui/core/events"
-	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
 
@@ -91,12 +89,11 @@ func (m *Model) extEvent(e events.Event) {
 		case "set_editor_text":
 			// The user's own text is never replaced: an extension's text
 			// goes only into an empty input.
-			if m.input.Len() > 0 {
+			if !m.in.empty() {
 				m.ext.notify("info", "pi-tui", "an extension offered text for the input; your text was kept")
 				return
 			}
-			m.input.SetValue(e.Text)
-			m.input.fit(m.width, m.height)
+			m.in.set(e.Text)
 		}
 	}
 }
@@ -154,11 +151,10 @@ func sourceName(src string) string {
 // older one that does not fit is left out, never cut. Only a newest
 // notice longer than the whole area is shortened, at the end of a
 // sentence where one ends in it.
-func (m *Model) noticeLines(w int) []string {
-	st := m.d.UI
+func (x *extState) noticeLines(st *common.UI, w int) []string {
 	var out []string
-	for i := len(m.ext.notices) - 1; i >= 0; i-- {
-		n := m.ext.notices[i]
+	for i := len(x.notices) - 1; i >= 0; i-- {
+		n := x.notices[i]
 		lines := strings.Split(ansi.Wrap(n.line(), w, ""), "\n")
 		if len(out)+len(lines) > maxNoticeLines {
 			if len(out) == 0 {
@@ -201,46 +197,41 @@ func shorten(text string, w, rows int) []string {
 
 // widgetLines draws the widgets above the input: one line each, at
 // most maxWidgetLines in all, the last saying how many more there are.
-func (m *Model) widgetLines(w int) []string {
+func (x *extState) widgetLines(st *common.UI, w int) []string {
 	var out []string
 	total := 0
-	for _, k := range m.ext.widgetKeys {
-		for _, l := range m.ext.widgets[k].lines {
+	for _, k := range x.widgetKeys {
+		for _, l := range x.widgets[k].lines {
 			out = append(out, ansi.Truncate(common.VisibleLine(l), w, "…"))
 		}
-		total += m.ext.widgets[k].total
+		total += x.widgets[k].total
 	}
 	if total > maxWidgetLines {
 		out = out[:min(len(out), maxWidgetLines-1)]
 		more := total - len(out)
-		out = append(out, m.d.UI.Dim.Render("… "+common.Plural(more, "more widget line")))
+		out = append(out, st.Dim.Render("… "+common.Plural(more, "more widget line")))
 	}
 	return out
 }
 
 // statusParts are the setStatus texts for the state line, by key.
-func (m *Model) statusParts() []string {
-	keys := make([]string, 0, len(m.ext.status))
-	for k := range m.ext.status {
+func (x *extState) statusParts() []string {
+	keys := make([]string, 0, len(x.status))
+	for k := range x.status {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	out := make([]string, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, ansi.Truncate(common.VisibleLine(m.ext.status[k]), maxStatusCells, "…"))
+		out = append(out, ansi.Truncate(common.VisibleLine(x.status[k]), maxStatusCells, "…"))
 	}
 	return out
 }
 
-// extLines are the lines the extensions take above the input.
-func (m *Model) extLines() []string {
-	return append(m.noticeLines(max(m.width, 10)), m.widgetLines(max(m.width, 10))...)
-}
-
-// prewarmer is what a runtime manager offers that can start a session's
-// runtime before its first prompt (the pi engine's node takes a while).
-type prewarmer interface {
-	Prewarm(ctx context.Context, sessionID string) error
+// lines are the lines the extensions take above the input, w cells
+// wide.
+func (x *extState) lines(st *common.UI, w int) []string {
+	return append(x.noticeLines(st, w), x.widgetLines(st, w)...)
 }
 
 // prewarmedMsg says a background launch failed; the first prompt will
@@ -284,15 +275,14 @@ func sameFailure(a, b string) bool { return strings.Contains(a, b) || strings.Co
 
 // prewarm launches the session's runtime in the background, so the
 // first prompt does not wait for it: through Deps.Prewarm, else the
-// runtime manager's own Prewarm when it has one.
+// runtime's own Prewarm.
 func (m *Model) prewarm(sid string) tea.Cmd {
 	fn := m.d.Prewarm
 	if fn == nil {
-		pw, ok := any(m.d.Runtimes).(prewarmer)
-		if !ok {
+		if m.d.Runtime == nil {
 			return nil
 		}
-		fn = pw.Prewarm
+		fn = m.d.Runtime.Prewarm
 	}
 	ctx := m.ctx
 	return func() tea.Msg {
@@ -301,44 +291,5 @@ func (m *Model) prewarm(sid string) tea.Cmd {
 			return nil
 		}
 		return prewarmedMsg{sid: sid, err: err}
-	}
-}
-
-// engineText names the engine the open session's runtime runs on, as
-// its launch said: "pi 1.6.0", "builtin"; "" before one is known. An
-// engine in pi-tui's own process (not a Process, core/engine) is named
-// alone: its version is pi-tui's.
-func (m *Model) engineText() string {
-	e, v := common.VisibleLine(m.rt.engine), common.VisibleLine(m.rt.engineVersion)
-	if m.d.Runtimes != nil {
-		if d, ok := m.d.Runtimes.Engines().Get(m.rt.engine); ok && !d.Caps.Process {
-			v = ""
-		}
-	}
-	switch {
-	case e == "":
-		return ""
-	case v == "":
-		return e
-	default:
-		return e + " " + v
-	}
-}
-
-// Engine is the open session's engine for the status bar ("" when no
-// runtime has said which).
-func (m *Model) Engine() string { return m.engineText() }
-
-// launched records the engine of a launch.
-func (r *runState) launched(e events.RuntimeLaunched) {
-	r.engine, r.engineVersion = e.Engine, e.EngineVersion
-}
-
-// engineOf records the engine of the session's live runtime, when it has
-// one: a view opened on a runtime launched before (and reused since,
-// whose event names no engine) says it as its launch did.
-func (r *runState) engineOf(st runtimes.State) {
-	if st.Engine != "" {
-		r.engine, r.engineVersion = st.Engine, st.EngineVersion
 	}
 }

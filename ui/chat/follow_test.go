@@ -132,7 +132,7 @@ func TestOpeningCatchesUpWithATurnThatEndedMeanwhile(t *testing.T) {
 		events.MessageEnded{SessionID: sid, Text: "the answer", StopReason: provider.StopEnd},
 		events.AgentEnded{SessionID: sid, StopReason: provider.StopEnd},
 	} {
-		m.d.Runtimes.Events().Publish(e)
+		m.d.Events.Publish(e)
 	}
 	cmd := m.Update(opened)
 	m.stopWatch() // the poll for other processes' appends plays no part here

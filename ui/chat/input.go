@@ -70,69 +70,61 @@ func (in *input) rows(tabHeight int) int {
 	return max(in.Rows(max(tabHeight/3, minInputRows)), minInputRows)
 }
 
-func (m *Model) inputHeight() int { return m.input.rows(m.height) }
-
-// inputKey handles a key of the chat that is not the chat's own: sending,
-// the history of sent messages, and editing.
-func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
-	k := m.keys
+// key handles a key the chat and the menu leave to the composer: a new
+// line, expanding a paste, the history of sent messages, and editing.
+// On Send it empties the input and returns what to send (send is "" for
+// every other key, and for an empty input); the chat decides what sending
+// it does.
+func (in *composer) key(msg tea.KeyMsg) (cmd tea.Cmd, send string) {
+	k := in.keys
 	switch {
 	case key.Matches(msg, k.Newline):
-		m.input.Insert("\n")
-		m.input.fit(m.width, m.height)
-		return nil
+		in.input.Insert("\n")
+		in.fit()
+		return nil, ""
 	case key.Matches(msg, k.Expand):
-		if !m.input.ExpandPaste() {
-			return common.Notice("%s expands a paste marker: move the cursor onto one, or just after it", k.Expand.Help().Key)
+		if !in.input.ExpandPaste() {
+			return common.Notice("%s expands a paste marker: move the cursor onto one, or just after it", k.Expand.Help().Key), ""
 		}
-		m.input.fit(m.width, m.height)
-		return nil
+		in.fit()
+		return nil, ""
 	case key.Matches(msg, k.Send) && !msg.Paste:
 		// Sent and stored whole; the history keeps the markers, as the
 		// input showed them.
-		text := strings.TrimSpace(m.input.Text())
+		text := strings.TrimSpace(in.input.Text())
 		if text == "" {
-			return nil
+			return nil, ""
 		}
-		shown := strings.TrimSpace(m.input.Value())
-		m.input.SetValue("")
-		m.input.fit(m.width, m.height)
-		m.sent.add(shown)
-		if strings.HasPrefix(text, "/") {
-			return m.command(text)
-		}
-		if m.inTurn() {
-			// The agent is busy: the message waits its turn.
-			m.queue = append(m.queue, text)
-			return common.Notice("%s", noticeQueued)
-		}
-		return m.sendWithFiles(text)
-	case key.Matches(msg, k.HistPrev) && (m.input.Len() == 0 || m.sent.shownIn(m.input)):
+		shown := strings.TrimSpace(in.input.Value())
+		in.set("")
+		in.sent.add(shown)
+		return nil, text
+	case key.Matches(msg, k.HistPrev) && (in.input.Len() == 0 || in.sent.shownIn(in.input)):
 		// Like a shell: ↑ steps back through what was sent, as long as
 		// the input still shows an earlier message unchanged.
-		if text, ok := m.sent.back(); ok {
-			m.input.Replace(text)
-			m.input.fit(m.width, m.height)
+		if text, ok := in.sent.back(); ok {
+			in.input.Replace(text)
+			in.fit()
 		}
-		return nil
-	case m.sent.browsing() && key.Matches(msg, k.HistNext) && m.sent.shownIn(m.input):
-		m.input.Replace(m.sent.forward())
-		m.input.fit(m.width, m.height)
-		return nil
+		return nil, ""
+	case in.sent.browsing() && key.Matches(msg, k.HistNext) && in.sent.shownIn(in.input):
+		in.input.Replace(in.sent.forward())
+		in.fit()
+		return nil, ""
 	}
 	// Only a one-character text can have become "/": the text is built
 	// only then.
 	before := ""
-	if m.input.Len() <= 1 {
-		before = m.input.Value()
+	if in.input.Len() <= 1 {
+		before = in.input.Value()
 	}
-	collapsed := msg.Paste && m.input.Collapses(string(msg.Runes))
-	m.input.Update(msg)
-	m.input.fit(m.width, m.height)
+	collapsed := msg.Paste && in.input.Collapses(string(msg.Runes))
+	in.input.Update(msg)
+	in.fit()
 	if collapsed {
-		return tea.Batch(m.afterInput(before), common.Notice("%s expands the paste", m.keys.Expand.Help().Key))
+		return tea.Batch(in.afterInput(before), common.Notice("%s expands the paste", k.Expand.Help().Key)), ""
 	}
-	return m.afterInput(before)
+	return in.afterInput(before), ""
 }
 
 // history is what was sent from the input, oldest first, as the input

@@ -20,9 +20,9 @@ func BenchmarkInputKeystroke300(b *testing.B) {
 	for i := range 300 {
 		fmt.Fprintf(&text, "line %d of a long message pasted into the chat input, with some words\n", i)
 	}
-	m.input.SetValue(text.String())
-	m.input.SetCursor(150, 10)
-	m.input.fit(m.width, m.height)
+	m.in.input.SetValue(text.String())
+	m.in.input.SetCursor(150, 10)
+	m.in.input.fit(m.width, m.height)
 	_ = m.View()
 	// A character, then backspace: the line keeps its length however
 	// many keystrokes the benchmark makes.

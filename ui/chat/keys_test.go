@@ -30,7 +30,7 @@ func typedAway(help [][]key.Binding) []string {
 func TestChatKeysAreData(t *testing.T) {
 	m := testModel(t)
 	k := m.keys
-	e := m.input.KeyMap()
+	e := m.in.input.KeyMap()
 	chat := struct {
 		Send, Newline, Expand, Abort, HistPrev, HistNext, ScrollUp, ScrollDown, Tools, ToolPrev, ToolNext, Thinking, Level, Sessions key.Binding
 		Commands                                                                                                                     key.Binding

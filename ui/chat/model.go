@@ -6,19 +6,31 @@
 // goroutines; its events arrive through a queue as messages, and every
 // action starts as a command.
 //
+// The chat routes to parts that keep their own state and take their own
+// keys and messages (docs/adr/0090-interfaces-where-consumed.md): the
+// composer (the input, its history, the /command and @file menu), the
+// tuner (the model and thinking level the next prompt runs on), the
+// reviewer (the agent's file changes) and the planner (plan mode and the
+// question that runs a plan). What it asks of the core it defines where it
+// asks it (services.go), and the Session tab passes the runtimes' parts.
+//
 // The files hold one part each: model.go the model, routing and layout;
-// open.go opening and starting sessions; chat.go keys, sending and the
-// runtime's events; commands.go slash commands; complete.go their
-// completion and @files; input.go the input; tree.go /tree, /model and
-// the inspector's loading; thinking.go thinking levels; remember.go
-// /undo-memory; status.go the state line; feed.go the event queue;
-// dialogs.go extensions' questions (ui/extdialog); extensions.go what
-// extensions show besides (notices, status, widgets, title), the
-// engine's name and the background launch; review.go the file changes'
-// cards, /changes, /undo and /tree's "files too"; guard.go the questions
-// put after a read, which wait for the keyboard to rest; plan.go /plan and
-// the question that runs a plan; planask.go that question, a bar under the
-// transcript.
+// services.go the interfaces the chat asks of the core; open.go opening
+// and starting sessions; chat.go keys, sending and the runtime's events;
+// turn.go this program's turn; commands.go slash commands; composer.go the
+// composer; input.go its input and keys; complete.go and
+// completefolders.go its menu; tuner.go the tuner; models.go /model;
+// thinking.go thinking levels; picatalogue.go pi's catalogue; tree.go
+// /tree, /fork and the inspector's loading; remember.go /undo-memory;
+// status.go the runtime's state and the state line; usage.go its token
+// use; feed.go the event queue; dialogs.go extensions' questions
+// (ui/extdialog); extensions.go what extensions show besides (notices,
+// status, widgets, title) and the background launch; review.go the
+// reviewer: the file changes' cards, /changes, /undo and /tree's "files
+// too"; guard.go the questions put after a read, which wait for the
+// keyboard to rest; plan.go the planner; planask.go its question, a bar
+// under the transcript; export.go /export and importing; palette.go what
+// the command palette asks of the chat.
 package chat
 
 import (
@@ -38,7 +50,6 @@ import (
 	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/sessions"
-	"github.com/pi-tui/pi-tui/core/skills"
 	"github.com/pi-tui/pi-tui/ui/approval"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/extdialog"
@@ -51,14 +62,26 @@ type Deps struct {
 	// Ctx lives as long as the program: when it ends (the terminal or SSH
 	// client went away) a running turn is aborted and the program's
 	// subscription to the core's events ends.
-	Ctx      context.Context
-	Host     *host.Host
-	Runtimes *runtimes.Manager
+	Ctx context.Context
+	// Host holds the services the chat uses besides those below (the
+	// approval rules, memory, places, export and import).
+	Host *host.Host
+	// Events is the broker the runtimes publish on (the host's).
+	Events *events.Broker
+	// What the chat asks of the runtimes and the sessions (services.go).
+	Runtime   Runtime
+	Sessions  Sessions
+	Catalogue Catalogue
+	Plans     Plans
+	Store     Store
+	Worktrees Worktrees
+	// Review is the review service (review.go); nil: none.
+	Review   Review
 	UI       *common.UI
 	Markdown func(text string, width int) (string, error)
 	Env      func(string) string
 	// Prewarm launches a session's runtime in the background as its view
-	// opens; nil: the runtime manager's own Prewarm, when it has one.
+	// opens; nil: the runtime's own Prewarm.
 	Prewarm func(ctx context.Context, sessionID string) error
 }
 
@@ -104,13 +127,29 @@ func defaultKeys() Keys {
 	}
 }
 
-// Model is the chat.
+// scope is what the chat shares with its parts (the composer, the
+// review, the plan): the program's context and styles, the project, the
+// open session and the chat's size. The chat sets it; its parts read it.
+type scope struct {
+	ctx     context.Context // the program's (Deps.Ctx)
+	ui      *common.UI
+	project *registry.Project
+	sid     string // the open session ("" before one opens)
+	// width and height are the area the chat draws in.
+	width, height int
+}
+
+// Model is the chat. Its parts keep their own state and take their own
+// messages and keys, and the chat routes to them: the composer (the input
+// with its menu, composer.go), the tuner (the model and thinking level,
+// tuner.go), the reviewer (the file changes, review.go) and the planner
+// (plan mode, plan.go).
 type Model struct {
+	*scope
 	d    Deps
 	tab  Tab
 	keys Keys
 	br   *feed
-	ctx  context.Context // the program's (Deps.Ctx)
 	// stopWatch stops waiting for other writers' arrivals in the open
 	// session; open is that session, for rereading it.
 	stopWatch func()
@@ -121,22 +160,16 @@ type Model struct {
 	// shown either.
 	reads int
 
-	project *registry.Project
-	sid     string // the open session ("" before one opens)
-	title   string
-	tr      *transcript.Model
-	input   *input
-	sent    history // the messages sent, for ↑ and ↓ (input.go)
-	queue   []string
-	turn    turn // what this program runs on the session (turn.go)
+	title string
+	tr    *transcript.Model
+	in    *composer // the input, its history and its menu (composer.go)
+	queue []string
+	turn  turn // what this program runs on the session (turn.go)
 	// lastCall is closed when this program's latest call on a runtime
 	// (a prompt, a compaction) has returned (turn.go).
 	lastCall chan struct{}
-	model    string               // model spec chosen with /model ("" = default)
-	level    string               // thinking level chosen with shift+tab or /thinking ("" = default)
-	think    thinkState           // the level in effect and the levels the model has
-	plan     bool                 // the session is in plan mode (plan.go)
-	planAsk  *planAsk             // the open question to run the plan (planask.go)
+	tune     *tuner               // the model and thinking level the next prompt runs on (tuner.go)
+	plan     *planner             // plan mode and the question that runs a plan (plan.go)
 	branch   string               // the open session's worktree branch, "" when it works in the project
 	invalid  string               // why the open session's worktree binding is invalid (it works in nothing)
 	failed   string               // the current prompt's error, once shown
@@ -144,21 +177,23 @@ type Model struct {
 	asks     *approval.Questions  // open approval dialogs
 	dialogs  *extdialog.Questions // open extension dialogs (dialogs.go)
 	ext      extState             // what the session's extensions show (extensions.go)
-	cmds     []skills.Command     // the session's skills and templates (commands.go)
-	cmdWarn  []string             // skill and template files skipped
-	comp     completer            // the /command and @file menu (complete.go)
-	// changesSeq numbers the reads of the session's file changes for the
-	// cards (review.go): only the latest read is shown.
-	changesSeq int
-
-	width, height int
+	review   *reviewer            // the agent's file changes (review.go)
 }
 
 // New returns the chat; Init starts listening to the runtime.
 func New(d Deps, tab Tab) *Model {
-	m := &Model{d: d, tab: tab, keys: defaultKeys(), ctx: d.Ctx, rt: runState{state: runtimes.StateNone},
-		input: newInput(d.UI), tr: transcript.New(d.UI, d.Markdown)}
-	m.br = newFeed(m.ctx, d.Runtimes.Events())
+	m := &Model{scope: &scope{ctx: d.Ctx, ui: d.UI}, d: d, tab: tab, keys: defaultKeys(), rt: runState{state: runtimes.StateNone},
+		tr: transcript.New(d.UI, d.Markdown)}
+	m.in = newComposer(m.scope, &m.keys, d.Runtime, d.Catalogue, d.Env)
+	var agentDir string
+	if d.Host != nil {
+		agentDir = d.Host.Places.AgentDir
+	}
+	m.tune = &tuner{scope: m.scope, rts: d.Runtime, pi: d.Catalogue, ss: d.Sessions, agentDir: agentDir, env: d.Env,
+		running: func() string { return m.rt.model }}
+	m.plan = &planner{scope: m.scope, plans: d.Plans, tr: m.tr, trHeight: m.transcriptHeight}
+	m.review = &reviewer{scope: m.scope, svc: d.Review, ss: d.Sessions, tr: m.tr, busy: m.agentBusy, branch: m.branchSaying}
+	m.br = newFeed(m.ctx, d.Events)
 	var rules *approvals.Store
 	if d.Host != nil {
 		rules = d.Host.Approvals
@@ -185,7 +220,7 @@ func (m *Model) Init() tea.Cmd { return m.br.wait() }
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
 	m.tr.SetWidth(w)
-	m.input.fit(w, h)
+	m.in.fit()
 }
 
 // SetProject leaves the open session for project p, whose sessions the
@@ -218,7 +253,7 @@ func (m *Model) Busy() bool { return m.inTurn() }
 // Help lists the chat's keys: only those that work while typing.
 func (m *Model) Help() [][]key.Binding {
 	k := m.keys
-	e := m.input.KeyMap()
+	e := m.in.input.KeyMap()
 	return [][]key.Binding{{k.Send, k.Newline, k.Expand, k.Abort, menuKeys.Commands, menuKeys.At}, {menuKeys.Pick, menuKeys.Up, menuKeys.Close}, {k.HistPrev, k.HistNext, k.ScrollUp, k.ScrollDown},
 		{k.Tools, k.ToolPrev, k.ToolNext, k.Thinking, k.Level, k.Sessions}, {e.Home, e.WordLeft, e.DeleteWord, e.KillLine, e.KillStart, e.Undo, e.Redo}}
 }
@@ -230,7 +265,7 @@ func (m *Model) close() {
 	// wait forever.
 	m.asks.CloseAll()
 	m.dialogs.CloseAll()
-	m.closePlanAsk()
+	m.plan.left()
 	m.ext = extState{}
 	m.br.show("")
 	if m.stopWatch != nil {
@@ -239,16 +274,20 @@ func (m *Model) close() {
 	}
 	m.tr.Clear()
 	m.sid, m.queue = "", nil
-	m.turn, m.model, m.level, m.think, m.plan = turnNone, "", "", thinkState{}, false
+	m.turn = turnNone
+	m.tune.left()
 	m.rt = runState{state: runtimes.StateNone}
 }
 
 // Update handles the chat's messages.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.in.update(msg); ok {
+		return cmd
+	}
 	if cmd, ok := m.updateCommands(msg); ok {
 		return cmd
 	}
-	if cmd, ok := m.updateReview(msg); ok {
+	if cmd, ok := m.review.update(msg); ok {
 		return cmd
 	}
 	if cmd, ok := m.updateExport(msg); ok {
@@ -281,14 +320,13 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		// The watch ends with the program (m.ctx) if not before.
 		wctx, m.stopWatch = context.WithCancel(m.ctx)
 		m.tr.Load(msg.entries)
-		m.model = modelOf(msg.entries)
-		m.level = levelOf(msg.entries)
+		m.tune.load(msg.entries)
 		m.br.show(m.sid) // its events and questions, an open one included
 		// What was stored between the read and show came with events
 		// that went to the others only.
 		caught := m.catchUp(msg.sess, msg.leaf)
-		m.plan = m.d.Runtimes.Plan(m.sid)
-		st := m.d.Runtimes.State(m.sid)
+		m.plan.load()
+		st := m.d.Runtime.State(m.sid)
 		m.rt.state = st.Runtime
 		if l, ok := st.Last.(events.RuntimeLaunched); ok {
 			m.rt.launched(l) // launched by another program, or before
@@ -296,8 +334,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.rt.engineOf(st) // a live runtime says its engine, reused since or not
 		var say tea.Cmd
 		if msg.input != "" {
-			m.input.SetValue(msg.input)
-			m.input.fit(m.width, m.height)
+			m.in.set(msg.input)
 		}
 		if msg.notice != "" {
 			say = common.Notice("%s", msg.notice)
@@ -306,7 +343,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			say = m.failureNotice(errors.New(msg.invalid))
 		}
 		m.tab.Show(true)
-		return tea.Batch(caught, m.loadCommands(), m.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid), m.loadChanges(), m.loadUsage())
+		return tea.Batch(caught, m.in.loadCommands(), m.tune.describe(), m.watchArrivals(wctx, m.sid, msg.sess), say, m.tab.List.Reload(), m.prewarm(m.sid), m.review.load(), m.loadUsage())
 	case prewarmedMsg:
 		m.prewarmFailed(msg)
 		return nil
@@ -332,14 +369,14 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			// program's turn shows what it stored (its prompt) with the
 			// text streaming after it; its end rereads the whole.
 			m.tr.Reread(msg.entries)
-			m.model, m.level = modelOf(msg.entries), levelOf(msg.entries)
+			m.tune.load(msg.entries)
 		}
 		wctx, cancel := context.WithCancel(m.ctx)
 		m.stopWatch()
 		m.stopWatch = cancel
 		return tea.Batch(m.watchArrivals(wctx, m.sid, msg.sess), m.tab.List.Reload())
 	case describedMsg:
-		m.described(msg)
+		m.tune.described(msg)
 		return nil
 	case usageMsg:
 		if msg.sid == m.sid {
@@ -348,7 +385,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case unsentMsg:
 		if msg.id == m.sid {
-			m.restoreInput(msg.text)
+			m.in.restore(msg.text)
 			m.tr.DropUnsent(msg.text)
 		}
 		return nil
@@ -364,7 +401,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case modelsMsg:
 		if m.sid != "" {
-			return m.showModels(msg.refs, msg.current, msg.err)
+			return m.tune.showModels(msg.refs, msg.current, msg.err)
 		}
 		return nil
 	case branchedMsg:
@@ -421,13 +458,10 @@ func (m *Model) View() string {
 		line = ansi.Truncate(line+"  "+t, max(m.width, 10), "…")
 	}
 	b.WriteString(line + "\n")
-	menu := m.suggestionLines()
-	ext := m.extLines()
-	var ask []string
-	if m.planAsk != nil {
-		// Under the transcript, not over it: the plan stays readable.
-		ask = m.planAsk.bar(m.width)
-	}
+	menu := m.in.menuLines(m.menuLimit())
+	ext := m.ext.lines(m.d.UI, max(m.width, 10))
+	// Under the transcript, not over it: the plan stays readable.
+	ask := m.plan.lines(m.width)
 	b.WriteString(m.tr.View(max(m.transcriptHeight()-len(menu)-len(ext)-len(ask), 1)) + "\n")
 	for _, l := range ask {
 		b.WriteString(l + "\n")
@@ -439,6 +473,6 @@ func (m *Model) View() string {
 		b.WriteString(l + "\n")
 	}
 	b.WriteString(st.Dim.Render(m.stateLine()) + "\n")
-	b.WriteString(m.input.View())
+	b.WriteString(m.in.input.View())
 	return b.String()
 }

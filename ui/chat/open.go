@@ -8,9 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/sessions"
-	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
 )
@@ -46,27 +44,30 @@ type openedMsg struct {
 
 // Open opens session id of the project.
 func (m *Model) Open(id string) tea.Cmd {
-	rts, ctx := m.d.Runtimes, m.ctx
-	return func() tea.Msg { return openSession(ctx, rts, id) }
+	ss, wts, ctx := m.d.Sessions, m.d.Worktrees, m.ctx
+	return func() tea.Msg { return openSession(ctx, ss, wts, id) }
 }
 
 // openSession reads session id and its worktree binding; it runs in a
 // command.
-func openSession(ctx context.Context, rts *runtimes.Manager, id string) openedMsg {
-	s, err := rts.Session(ctx, id)
+func openSession(ctx context.Context, ss Sessions, wts Worktrees, id string) openedMsg {
+	s, err := ss.Open(ctx, id)
 	if err != nil {
 		return openedMsg{err: err}
 	}
 	msg := openedMsg{id: id, title: s.Title(), leaf: s.Leaf(), sess: s}
 	msg.entries = s.Path() // after the leaf, which then vouches for it
-	msg.branch, msg.root, msg.invalid = bindingOf(ctx, rts.Worktrees(), s)
+	msg.branch, msg.root, msg.invalid = bindingOf(ctx, wts, s)
 	return msg
 }
 
 // bindingOf names the worktree branch a session works on and its root
 // ("" for none), or says why its binding is invalid; it scans the session
 // and may run git, so it is called in commands, not in Update.
-func bindingOf(ctx context.Context, svc *worktree.Service, s *sessions.Session) (branch, root, invalid string) {
+func bindingOf(ctx context.Context, svc Worktrees, s *sessions.Session) (branch, root, invalid string) {
+	if svc == nil {
+		return "", "", "" // a program without worktrees works in the project
+	}
 	w, bound, err := svc.Lookup(ctx, s)
 	switch {
 	case err != nil:
@@ -80,16 +81,16 @@ func bindingOf(ctx context.Context, svc *worktree.Service, s *sessions.Session) 
 // OpenLatest reopens the project's latest session, as `pi -c` does
 // (`pi-tui -c`); a project without sessions stays on its list.
 func (m *Model) OpenLatest(projectID string) tea.Cmd {
-	rts, ctx := m.d.Runtimes, m.ctx
+	store, ss, wts, ctx := m.d.Store, m.d.Sessions, m.d.Worktrees, m.ctx
 	return func() tea.Msg {
-		sum, ok, err := rts.Sessions().Latest(ctx, projectID)
+		sum, ok, err := store.Latest(ctx, projectID)
 		if err != nil {
 			return openedMsg{err: err}
 		}
 		if !ok {
 			return nil
 		}
-		return openSession(ctx, rts, sum.ID)
+		return openSession(ctx, ss, wts, sum.ID)
 	}
 }
 
@@ -98,7 +99,7 @@ func (m *Model) New() tea.Cmd {
 	if m.project == nil {
 		return nil
 	}
-	sm, pid, ctx := m.d.Runtimes.Sessions(), m.project.ID, m.ctx
+	sm, pid, ctx := m.d.Store, m.project.ID, m.ctx
 	return func() tea.Msg {
 		s, err := sm.Create(ctx, pid, "")
 		if err != nil {
@@ -113,11 +114,11 @@ func (m *Model) New() tea.Cmd {
 // NewInWorktree starts a session in a worktree of its own (w in the
 // list, /worktree).
 func (m *Model) NewInWorktree() tea.Cmd {
-	svc := m.d.Runtimes.Worktrees() // the runtimes' own: one verification, one cache
+	svc := m.d.Worktrees // the runtimes' own: one verification, one cache
 	if m.project == nil || m.d.Host == nil || svc == nil {
 		return nil
 	}
-	sm, pid, ctx, home := m.d.Runtimes.Sessions(), m.project.ID, m.ctx, m.d.UI.Home
+	sm, pid, ctx, home := m.d.Store, m.project.ID, m.ctx, m.d.UI.Home
 	return func() tea.Msg {
 		s, w, err := svc.NewSession(ctx, sm, pid, "", "")
 		if err != nil {

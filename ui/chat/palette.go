@@ -29,7 +29,7 @@ func (m *Model) Commands() []skills.Command {
 	if m.sid == "" {
 		return nil
 	}
-	return m.menuCommands()
+	return m.in.menuCommands()
 }
 
 // RunCommand runs /name as if it were typed and sent, and leaves the
@@ -45,7 +45,6 @@ func (m *Model) RunCommand(name string) tea.Cmd {
 	if isBuiltin(name) {
 		return m.command("/" + name)
 	}
-	m.input.SetValue("/" + name + " " + m.input.Value())
-	m.input.fit(m.width, m.height)
+	m.in.set("/" + name + " " + m.in.input.Value())
 	return nil
 }

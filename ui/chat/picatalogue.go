@@ -19,8 +19,7 @@ import (
 
 // Sessions on an engine with commands, models or thinking levels of its
 // own (engine.Capabilities: pi's) take their "/" menu, /model list and
-// thinking levels from it (runtimes.Manager.PiCommands, PiModels,
-// PiThinking): pi's extension commands, prompt templates and skills,
+// thinking levels from it (pi's catalogue, core/runtimes.Catalogue): pi's extension commands, prompt templates and skills,
 // merged with the chat's own commands (which win on a name both have,
 // saying so); every model pi can run, its logins included; the levels pi
 // offers for the model it runs. A pi command is sent as typed, and pi
@@ -29,9 +28,14 @@ import (
 
 // engineHas reports whether the engine the session runs on (or would
 // launch on) has the capability has picks.
-func engineHas(ctx context.Context, rts *runtimes.Manager, sid string, has func(engine.Capabilities) bool) bool {
+func engineHas(ctx context.Context, rts engineOf, sid string, has func(engine.Capabilities) bool) bool {
 	d, err := rts.EngineOf(ctx, sid)
 	return err == nil && has(d.Caps)
+}
+
+// engineOf is what engineHas asks of the runtimes.
+type engineOf interface {
+	EngineOf(ctx context.Context, sessionID string) (engine.Descriptor, error)
 }
 
 func ownCommands(c engine.Capabilities) bool { return c.Commands }
@@ -39,8 +43,8 @@ func ownModels(c engine.Capabilities) bool   { return c.Models }
 func ownThinking(c engine.Capabilities) bool { return c.Thinking }
 
 // piCommandsMsg is what loadCommands gives for a pi session.
-func piCommandsMsg(ctx context.Context, rts *runtimes.Manager, sid string) commandsMsg {
-	pcs, err := rts.PiCommands(ctx, sid)
+func piCommandsMsg(ctx context.Context, rts commandRuntime, pi piCommands, sid string) commandsMsg {
+	pcs, err := pi.Commands(ctx, sid)
 	if err != nil {
 		// pi-tui's own skills and templates stand in, as pi would find
 		// them; the menu says why.
@@ -105,22 +109,22 @@ func piSource(c runtimes.PiCommand) string {
 
 // menuCommands are the "/" menu's commands: the chat's own (saying which
 // of pi's they hide), then the session's.
-func (m *Model) menuCommands() []skills.Command {
+func (in *composer) menuCommands() []skills.Command {
 	own := builtins()
 	for i, b := range own {
-		if what, ok := m.comp.shadowed[b.Name]; ok {
+		if what, ok := in.comp.shadowed[b.Name]; ok {
 			own[i].Description = fmt.Sprintf("%s · pi-tui's; hides %s /%s", b.Description, what, b.Name)
 		}
 	}
-	return append(own, m.cmds...)
+	return append(own, in.cmds...)
 }
 
 // piCommand checks a typed /command against pi's commands: pi runs or
 // expands a known one from the prompt text as typed.
-func piCommand(ctx context.Context, rts *runtimes.Manager, sid, typed string) expandedMsg {
+func piCommand(ctx context.Context, pi piCommands, sid, typed string) expandedMsg {
 	name, _, _ := strings.Cut(strings.TrimPrefix(typed, "/"), " ")
 	name, _, _ = strings.Cut(name, "\n")
-	pcs, err := rts.PiCommands(ctx, sid)
+	pcs, err := pi.Commands(ctx, sid)
 	if err != nil {
 		return expandedMsg{sid: sid, typed: typed, err: err}
 	}
@@ -132,18 +136,18 @@ func piCommand(ctx context.Context, rts *runtimes.Manager, sid, typed string) ex
 
 // piModelPicker returns what lists pi's catalogue, off the UI goroutine:
 // the menu to push, or the error to show.
-func (m *Model) piModelPicker() func(ctx context.Context) tea.Msg {
-	rts, sid := m.d.Runtimes, m.sid
-	cur, _ := m.Effective()
+func (t *tuner) piModelPicker() func(ctx context.Context) tea.Msg {
+	pi, sid := t.pi, t.sid
+	cur, _ := t.effective()
 	current, _ := provider.SplitThinking(cur)
 	return func(ctx context.Context) tea.Msg {
 		if current == "" || strings.HasPrefix(current, "/") {
 			// pi's own default: pi says which it is.
-			if th, err := rts.PiThinking(ctx, sid); err == nil {
+			if th, err := pi.Thinking(ctx, sid); err == nil {
 				current = th.Model
 			}
 		}
-		models, err := rts.PiModels(ctx, sid)
+		models, err := pi.Models(ctx, sid)
 		if err == nil && len(models) == 0 {
 			err = errors.New("pi lists no model: log in with pi (/login), set an API key, or add a provider to models.json")
 		}
@@ -154,7 +158,7 @@ func (m *Model) piModelPicker() func(ctx context.Context) tea.Msg {
 		for i, p := range models {
 			rows[i] = modelRow{spec: p.Spec(), label: piModelLabel(p)}
 		}
-		return common.PushMsg{Layer: m.modelMenu(rows, current)}
+		return common.PushMsg{Layer: t.modelMenu(rows, current)}
 	}
 }
 
@@ -189,10 +193,11 @@ func tokens(n int) string {
 // model it runs, when that is the model chosen; a model chosen and not
 // launched yet has pi's usual levels when pi's catalogue says it reasons
 // (pi says its own once the next prompt launches it), else only off.
-func piDescribe(ctx context.Context, rts *runtimes.Manager, sid, spec string) (provider.Description, error) {
+// running is the model the session's runtime runs ("" for none).
+func piDescribe(ctx context.Context, pi Catalogue, running, sid, spec string) (provider.Description, error) {
 	model, level := provider.SplitThinking(spec)
-	if running := rts.State(sid).Model; model == "" || model == running || strings.HasPrefix(model, "/") {
-		th, err := rts.PiThinking(ctx, sid)
+	if model == "" || model == running || strings.HasPrefix(model, "/") {
+		th, err := pi.Thinking(ctx, sid)
 		if err != nil {
 			return provider.Description{}, err
 		}
@@ -202,7 +207,7 @@ func piDescribe(ctx context.Context, rts *runtimes.Manager, sid, spec string) (p
 		}
 		return provider.Description{Model: provider.Model{Thinking: in, Reasoning: len(th.Levels) > 1}, Levels: th.Levels, Usable: true}, nil
 	}
-	models, err := rts.PiModels(ctx, sid)
+	models, err := pi.Models(ctx, sid)
 	if err != nil {
 		return provider.Description{}, err
 	}

@@ -52,37 +52,46 @@ const (
 		"Keep planning: plan mode stays on; type what to change."
 )
 
-// planAsk is the plan question. m is the chat, whose transcript it
-// scrolls and which draws it (bar); run runs the plan.
+// planAsk is the plan question. p is the chat's planner, whose
+// transcript it scrolls and whose chat draws it (bar); run runs the plan.
 type planAsk struct {
 	common.DialogLayer
-	m       *Model
+	p       *planner
 	quiet   *common.Quiet
 	run     func() tea.Cmd
 	ignored int // keys ignored while holding, said on the bar
 }
 
 // askPlan puts the question; run runs the plan when the user says so.
-func (m *Model) askPlan(run func() tea.Cmd) tea.Cmd {
-	m.closePlanAsk()
-	m.planAsk = &planAsk{m: m, quiet: common.NewQuiet(m.d.UI), run: run}
-	return m.d.UI.Push(m.planAsk)
+func (p *planner) askPlan(run func() tea.Cmd) tea.Cmd {
+	p.closeAsk()
+	p.ask = &planAsk{p: p, quiet: common.NewQuiet(p.ui), run: run}
+	return p.ui.Push(p.ask)
 }
 
-// closePlanAsk takes the open question away unanswered (the chat left
-// its session).
-func (m *Model) closePlanAsk() {
-	if m.planAsk != nil {
-		m.planAsk.close()
+// closeAsk takes the open question away unanswered (the chat left its
+// session).
+func (p *planner) closeAsk() {
+	if p.ask != nil {
+		p.ask.close()
 	}
+}
+
+// lines is the open question as the chat draws it under the transcript,
+// width cells wide; none while no question is open.
+func (p *planner) lines(width int) []string {
+	if p.ask == nil {
+		return nil
+	}
+	return p.ask.bar(width)
 }
 
 // close takes the question off the stack and out of the chat.
 func (q *planAsk) close() {
-	if q.m.planAsk == q {
-		q.m.planAsk = nil
+	if q.p.ask == q {
+		q.p.ask = nil
 	}
-	q.m.d.UI.Close(q)
+	q.p.ui.Close(q)
 }
 
 // Init starts the quiet period's timer.
@@ -118,8 +127,8 @@ func (q *planAsk) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 // scroll moves the transcript behind the question for a scroll key and
 // reports whether msg was one.
 func (q *planAsk) scroll(msg tea.KeyMsg) bool {
-	tr, k := q.m.tr, planKeys
-	page := max(q.m.transcriptHeight()/2, 1)
+	tr, k := q.p.tr, planKeys
+	page := max(q.p.trHeight()/2, 1)
 	switch {
 	case key.Matches(msg, k.Up):
 		tr.Scroll(1)
@@ -153,7 +162,7 @@ func (q *planAsk) Help() [][]key.Binding { return PlanQuestionHelp() }
 // cells wide: a rule with the question, what the answers do (wrapped,
 // never cut), whether it takes keys yet, and its keys.
 func (q *planAsk) bar(width int) []string {
-	st := q.m.d.UI
+	st := q.p.ui
 	w := max(width, 20)
 	head := "── " + planTitle + " "
 	head += strings.Repeat("─", max(w-ansi.StringWidth(head), 0))

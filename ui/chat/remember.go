@@ -28,7 +28,7 @@ func (m *Model) undoMemory() tea.Cmd {
 	if !ok {
 		return common.Failure(errors.New("the agent has made no memory change in this session that is not undone"))
 	}
-	svc, rts, sid, ctx := m.d.Host.Memory, m.d.Runtimes, m.sid, m.ctx
+	svc, ss, sid, ctx := m.d.Host.Memory, m.d.Sessions, m.sid, m.ctx
 	return func() tea.Msg {
 		done := undoneMsg{sid: sid, callID: callID, summary: ch.Summary()}
 		if _, done.err = svc.Undo(ctx, ch); done.err != nil {
@@ -36,7 +36,7 @@ func (m *Model) undoMemory() tea.Cmd {
 		}
 		// The session remembers the undo, for when it is reopened; the
 		// memory is already restored if this record cannot be written.
-		s, err := rts.Session(ctx, sid)
+		s, err := ss.Open(ctx, sid)
 		if err == nil {
 			_, err = s.Append(ctx, sessions.TypeCustom, entries.MemoryUndoneRecord{Kind: entries.CustomMemoryUndone, ToolCallID: callID})
 		}

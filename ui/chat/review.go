@@ -10,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/checkpoints"
-	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
@@ -63,18 +62,49 @@ type treeFilesMsg struct {
 	err     error
 }
 
+// Review is what the chat asks of the review service
+// (core/review.Service): the Review screen's part (reviewview.Service),
+// the cards' diffs in one read, and the changes of the last turn and of
+// those after an entry.
+type Review interface {
+	reviewview.Service
+	Diffs(ctx context.Context, cs []checkpoints.Change) ([]string, error)
+	LastTurn(ctx context.Context, id string) (string, error)
+	From(ctx context.Context, id, entry string) ([]checkpoints.Change, error)
+}
+
+// reviewer is the chat's part for the agent's file changes: the cards'
+// changes and diffs, /changes, /undo and /tree's "files too". It keeps
+// its own reads in order and takes their messages; what it asks of the
+// rest of the chat is given to it: whether the agent is busy, and
+// continuing the session from an entry.
+type reviewer struct {
+	*scope
+	svc Review   // nil: the host has none (a chat under test)
+	ss  Sessions // the session's tree, for the turns the Review screen lists
+	tr  *transcript.Model
+	// busy reports whether the agent works in the session: an undo waits
+	// for its turn. branch continues the session from e (on a new
+	// branch), saying said once branched.
+	busy   func() bool
+	branch func(e sessions.Entry, said string) tea.Cmd
+	// seq numbers the reads of the session's file changes for the cards:
+	// only the latest read is shown.
+	seq int
+}
+
 // reviewing says the host has a review service (a chat under test may
 // have none).
-func (m *Model) reviewing() bool { return m.d.Host != nil && m.d.Host.Review != nil }
+func (r *reviewer) reviewing() bool { return r.svc != nil }
 
-// loadChanges reads the session's changes for the cards; a later read
+// load reads the session's changes for the cards; a later read
 // wins over an earlier one still under way.
-func (m *Model) loadChanges() tea.Cmd {
-	if m.sid == "" || !m.reviewing() {
+func (r *reviewer) load() tea.Cmd {
+	if r.sid == "" || !r.reviewing() {
 		return nil
 	}
-	m.changesSeq++
-	svc, sid, ctx, seq := m.d.Host.Review, m.sid, m.ctx, m.changesSeq
+	r.seq++
+	svc, sid, ctx, seq := r.svc, r.sid, r.ctx, r.seq
 	return func() tea.Msg {
 		cs, err := svc.Changes(ctx, sid)
 		return changesMsg{sid: sid, seq: seq, cs: cs, err: err}
@@ -83,16 +113,16 @@ func (m *Model) loadChanges() tea.Cmd {
 
 // loadDiffs reads the diffs of the expanded calls that changed files and
 // do not show them yet, a command per call.
-func (m *Model) loadDiffs() tea.Cmd {
-	if !m.reviewing() {
+func (r *reviewer) loadDiffs() tea.Cmd {
+	if !r.reviewing() {
 		return nil
 	}
 	var cmds []tea.Cmd
-	for _, r := range m.tr.DiffsWanted() {
-		svc, sid, ctx := m.d.Host.Review, m.sid, m.ctx
+	for _, want := range r.tr.DiffsWanted() {
+		svc, sid, ctx := r.svc, r.sid, r.ctx
 		cmds = append(cmds, func() tea.Msg {
 			var b strings.Builder
-			cs := slices.Clone(r.Changes)
+			cs := slices.Clone(want.Changes)
 			for i := range cs {
 				if cs[i].Session == "" {
 					cs[i].Session = sid // a live call's: this session's own
@@ -116,28 +146,22 @@ func (m *Model) loadDiffs() tea.Cmd {
 					b.WriteString("\n")
 				}
 			}
-			return callDiffMsg{sid: sid, callID: r.CallID, text: b.String()}
+			return callDiffMsg{sid: sid, callID: want.CallID, text: b.String()}
 		})
 	}
 	return tea.Batch(cmds...)
 }
 
-// agentBusy says the session's agent is working, this program's turn or
-// another's: its turn changes files, so an undo waits for it.
-func (m *Model) agentBusy() bool {
-	return m.inTurn() || m.rt.state == runtimes.StateWorking || (m.sid != "" && m.d.Runtimes.State(m.sid).Runtime == runtimes.StateWorking)
-}
-
 // busyUndo is what an undo asked for while the agent works is told.
 const busyUndo = "the agent is working in this session: undo waits until its turn is over (or press esc to abort it)"
 
-// openReview opens the Review screen.
-func (m *Model) openReview() tea.Cmd {
-	if !m.reviewing() {
+// open opens the Review screen.
+func (r *reviewer) open() tea.Cmd {
+	if !r.reviewing() {
 		return common.Failure(errors.New("this program has no review service"))
 	}
-	return m.d.UI.Push(reviewview.New(reviewview.Deps{Ctx: m.ctx, UI: m.d.UI, Service: m.d.Host.Review, Session: m.sid,
-		Busy: m.agentBusy, Turns: m.turnsOf()}))
+	return r.ui.Push(reviewview.New(reviewview.Deps{Ctx: r.ctx, UI: r.ui, Service: r.svc, Session: r.sid,
+		Busy: r.busy, Turns: r.turnsOf()}))
 }
 
 // turnsOf returns the turn of each entry that made changes, for the
@@ -145,10 +169,10 @@ func (m *Model) openReview() tea.Cmd {
 // started it, found by walking up the tree from the entry that made the
 // change (through the entries the tree shows: records between them are
 // skipped).
-func (m *Model) turnsOf() func(ctx context.Context, entries []string) map[string]reviewview.Turn {
-	rts, sid := m.d.Runtimes, m.sid
+func (r *reviewer) turnsOf() func(ctx context.Context, entries []string) map[string]reviewview.Turn {
+	ss, sid := r.ss, r.sid
 	return func(ctx context.Context, entries []string) map[string]reviewview.Turn {
-		s, err := rts.Session(ctx, sid)
+		s, err := ss.Open(ctx, sid)
 		if err != nil {
 			return nil
 		}
@@ -171,11 +195,11 @@ func (m *Model) turnsOf() func(ctx context.Context, entries []string) map[string
 }
 
 // undoLastTurn finds what /undo would rewind, to ask first.
-func (m *Model) undoLastTurn() tea.Cmd {
-	if !m.reviewing() {
+func (r *reviewer) undoLastTurn() tea.Cmd {
+	if !r.reviewing() {
 		return common.Failure(errors.New("this program has no review service"))
 	}
-	svc, sid, ctx := m.d.Host.Review, m.sid, m.ctx
+	svc, sid, ctx := r.svc, r.sid, r.ctx
 	return func() tea.Msg {
 		entry, err := svc.LastTurn(ctx, sid)
 		if err != nil || entry == "" {
@@ -201,11 +225,11 @@ func filesOf(cs []checkpoints.Change) []string {
 
 // undoFiles undoes u in a command; branch, when set, is where /tree
 // continues once the files are back.
-func (m *Model) undoFiles(u checkpoints.Undo, branch *sessions.Entry) tea.Cmd {
-	if m.agentBusy() {
+func (r *reviewer) undoFiles(u checkpoints.Undo, branch *sessions.Entry) tea.Cmd {
+	if r.busy() {
 		return common.Failure(errors.New(busyUndo))
 	}
-	svc, sid, ctx := m.d.Host.Review, m.sid, m.ctx
+	svc, sid, ctx := r.svc, r.sid, r.ctx
 	return func() tea.Msg {
 		res, err := svc.Undo(ctx, sid, u)
 		return filesUndoneMsg{sid: sid, u: u, res: res, err: err, branch: branch}
@@ -217,11 +241,11 @@ func (m *Model) undoFiles(u checkpoints.Undo, branch *sessions.Entry) tea.Cmd {
 // only. The changes are counted from entry files (e, or the entry
 // standing in for one pi-tui keeps no record of; "" for none), with its
 // own changes when own is set (a message of the user's, sent again).
-func (m *Model) continueFrom(e sessions.Entry, files string, own bool) tea.Cmd {
-	if !m.reviewing() || files == "" {
-		return m.branchTo(e)
+func (r *reviewer) continueFrom(e sessions.Entry, files string, own bool) tea.Cmd {
+	if !r.reviewing() || files == "" {
+		return r.branch(e, "")
 	}
-	svc, sid, ctx := m.d.Host.Review, m.sid, m.ctx
+	svc, sid, ctx := r.svc, r.sid, r.ctx
 	return func() tea.Msg {
 		cs, err := svc.From(ctx, sid, files)
 		if !own {
@@ -238,15 +262,15 @@ func (m *Model) continueFrom(e sessions.Entry, files string, own bool) tea.Cmd {
 	}
 }
 
-func (m *Model) askTreeFiles(msg treeFilesMsg) tea.Cmd {
+func (r *reviewer) askTreeFiles(msg treeFilesMsg) tea.Cmd {
 	e := msg.e
 	if msg.err != nil {
 		body := "What the agent changed after this point cannot be read (" + common.VisibleLine(msg.err.Error()) + "), so the files cannot go back with it. c continues from there and leaves the files as they are."
-		return m.d.UI.Push(newGuarded(m.d.UI, "Continue from here: the conversation only?", body,
-			choice("c", "conversation only", func() tea.Cmd { return m.branchTo(e) })))
+		return r.ui.Push(newGuarded(r.ui, "Continue from here: the conversation only?", body,
+			choice("c", "conversation only", func() tea.Cmd { return r.branch(e, "") })))
 	}
 	if len(msg.changes) == 0 {
-		return m.branchTo(msg.e) // the files are as they were there
+		return r.branch(msg.e, "") // the files are as they were there
 	}
 	var ns []int
 	for _, c := range msg.changes {
@@ -255,14 +279,14 @@ func (m *Model) askTreeFiles(msg treeFilesMsg) tea.Cmd {
 	files := filesOf(msg.changes)
 	body := fmt.Sprintf("The agent changed %s after this point:%s\n\nFiles too puts them back as they were there (refused, naming them, if any changed since); conversation only leaves them as they are.",
 		common.Plural(len(files), "file"), reviewview.FileList(files))
-	return m.d.UI.Push(newGuarded(m.d.UI, "Continue from here: the files too?", body,
-		choice("f", "files too", func() tea.Cmd { return m.undoFiles(checkpoints.Undo{Changes: ns}, &e) }),
-		choice("c", "conversation only", func() tea.Cmd { return m.branchTo(e) }),
+	return r.ui.Push(newGuarded(r.ui, "Continue from here: the files too?", body,
+		choice("f", "files too", func() tea.Cmd { return r.undoFiles(checkpoints.Undo{Changes: ns}, &e) }),
+		choice("c", "conversation only", func() tea.Cmd { return r.branch(e, "") }),
 	))
 }
 
 // askUndoLastTurn confirms /undo, naming the files.
-func (m *Model) askUndoLastTurn(msg lastTurnMsg) tea.Cmd {
+func (r *reviewer) askUndoLastTurn(msg lastTurnMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
 		return common.Failure(msg.err)
@@ -273,8 +297,8 @@ func (m *Model) askUndoLastTurn(msg lastTurnMsg) tea.Cmd {
 	files := filesOf(msg.cs)
 	body := fmt.Sprintf("%s to put back as they were before your last message:%s\n\nThe conversation stays as it is; /changes redoes a change.",
 		common.Plural(len(files), "file"), reviewview.FileList(files))
-	return m.d.UI.Push(newGuarded(m.d.UI, "Undo the last turn's file changes?", body,
-		choice("y", "undo them", func() tea.Cmd { return m.undoFiles(u, nil) }),
+	return r.ui.Push(newGuarded(r.ui, "Undo the last turn's file changes?", body,
+		choice("y", "undo them", func() tea.Cmd { return r.undoFiles(u, nil) }),
 		choice("n", "keep them", nil),
 	))
 }
@@ -282,7 +306,7 @@ func (m *Model) askUndoLastTurn(msg lastTurnMsg) tea.Cmd {
 // filesUndone says what an undo did; a refusal names the files and
 // offers what can be done: overwrite them (when that gets past every
 // file), or, for /tree, continue with the conversation only.
-func (m *Model) filesUndone(msg filesUndoneMsg) tea.Cmd {
+func (r *reviewer) filesUndone(msg filesUndoneMsg) tea.Cmd {
 	var ce *checkpoints.ConflictError
 	if errors.As(msg.err, &ce) {
 		files := ce.Lines()
@@ -291,18 +315,18 @@ func (m *Model) filesUndone(msg filesUndoneMsg) tea.Cmd {
 		if ce.Forceable() && !msg.u.Force {
 			forced := msg.u
 			forced.Force = true
-			choices = append(choices, choice("o", "overwrite them", func() tea.Cmd { return m.undoFiles(forced, msg.branch) }))
+			choices = append(choices, choice("o", "overwrite them", func() tea.Cmd { return r.undoFiles(forced, msg.branch) }))
 			body += "\n\no puts them back anyway: what is in them now is lost."
 		}
 		if msg.branch != nil {
 			e := *msg.branch
-			choices = append(choices, choice("c", "conversation only", func() tea.Cmd { return m.branchTo(e) }))
+			choices = append(choices, choice("c", "conversation only", func() tea.Cmd { return r.branch(e, "") }))
 			body += "\n\nThe session has not branched; c continues from there and leaves the files as they are."
 		}
 		if len(choices) == 0 {
 			return common.Failure(msg.err)
 		}
-		return m.d.UI.Push(newGuarded(m.d.UI, "Nothing was undone", body, choices...))
+		return r.ui.Push(newGuarded(r.ui, "Nothing was undone", body, choices...))
 	}
 	if msg.err != nil {
 		if msg.branch != nil {
@@ -312,43 +336,43 @@ func (m *Model) filesUndone(msg filesUndoneMsg) tea.Cmd {
 	}
 	said := fmt.Sprintf("undid %s: %s", common.Plural(len(msg.res.Changes), "change"), strings.Join(msg.res.Files, ", "))
 	if msg.branch != nil {
-		return tea.Batch(m.loadChanges(), m.branchSaying(*msg.branch, said))
+		return tea.Batch(r.load(), r.branch(*msg.branch, said))
 	}
-	return tea.Batch(common.Notice("%s", said), m.loadChanges())
+	return tea.Batch(common.Notice("%s", said), r.load())
 }
 
-// updateReview handles the messages of this file.
-func (m *Model) updateReview(msg tea.Msg) (tea.Cmd, bool) {
+// update takes the reviewer's messages.
+func (r *reviewer) update(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case treeFilesMsg:
-		if msg.sid != m.sid {
+		if msg.sid != r.sid {
 			return nil, true
 		}
-		return m.askTreeFiles(msg), true
+		return r.askTreeFiles(msg), true
 	case changesMsg:
-		if msg.sid != m.sid || msg.seq != m.changesSeq {
+		if msg.sid != r.sid || msg.seq != r.seq {
 			return nil, true
 		}
 		if msg.err != nil {
 			return common.Failure(fmt.Errorf("the session's file changes: %w", msg.err)), true
 		}
-		m.tr.SetChanges(msg.cs)
-		return m.loadDiffs(), true
+		r.tr.SetChanges(msg.cs)
+		return r.loadDiffs(), true
 	case callDiffMsg:
-		if msg.sid == m.sid {
-			m.tr.SetDiff(msg.callID, msg.text)
+		if msg.sid == r.sid {
+			r.tr.SetDiff(msg.callID, msg.text)
 		}
 		return nil, true
 	case lastTurnMsg:
-		if msg.sid != m.sid {
+		if msg.sid != r.sid {
 			return nil, true
 		}
-		return m.askUndoLastTurn(msg), true
+		return r.askUndoLastTurn(msg), true
 	case filesUndoneMsg:
-		if msg.sid != m.sid {
+		if msg.sid != r.sid {
 			return nil, true
 		}
-		return m.filesUndone(msg), true
+		return r.filesUndone(msg), true
 	}
 	return nil, false
 }

@@ -7,22 +7,11 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/pi-tui/pi-tui/core/engine"
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/ui/common"
 )
-
-// Effective returns the open session's model and thinking level as the
-// next prompt will use them: the ones chosen in the session (/model,
-// /thinking, shift+tab, or pi), else what its runtime runs; "" for what
-// the session does not decide (the default applies), and both "" when no
-// session is open.
-func (m *Model) Effective() (model, thinking string) {
-	model = m.model
-	if model == "" {
-		model = m.rt.model
-	}
-	return model, strings.TrimPrefix(m.thinkingText(), "thinking ")
-}
 
 // runState is the open session's runtime as its events report it.
 type runState struct {
@@ -62,13 +51,13 @@ func (m *Model) stateLine() string {
 		parts = append(parts, part{"working… esc aborts", 9})
 	}
 	parts = append(parts, part{"runtime " + m.rt.state.String(), 9})
-	for _, s := range m.statusParts() { // the extensions' setStatus
+	for _, s := range m.ext.statusParts() { // the extensions' setStatus
 		parts = append(parts, part{s, 3})
 	}
-	if m.model != "" {
-		parts = append(parts, part{"model " + common.VisibleLine(m.model), 4}) // from the session file
+	if m.tune.model != "" {
+		parts = append(parts, part{"model " + common.VisibleLine(m.tune.model), 4}) // from the session file
 	}
-	if t := m.thinkingText(); t != "" {
+	if t := m.tune.text(); t != "" {
 		parts = append(parts, part{t, 5})
 	}
 	if m.rt.last != "" {
@@ -138,4 +127,95 @@ func contextText(c runtimes.ContextUse) string {
 		return fmt.Sprintf("context ? of %dk", c.Window/1000)
 	}
 	return fmt.Sprintf("context %.1f%% of %dk", c.Percent, c.Window/1000)
+}
+
+// runtimeEvent applies a launch, reuse or retirement of the session's
+// runtime and reports whether its context window may have changed: a new
+// runtime, or a model its engine took in place. state reads the live
+// runtime, for the engine a reuse does not name.
+func (r *runState) runtimeEvent(e events.Event, state func() runtimes.State) (usage bool) {
+	switch e := e.(type) {
+	case events.RuntimeLaunched:
+		r.state, r.last, r.model = runtimes.StateIdle, "runtime launched: "+reasonText(e.Reason), e.Model
+		r.launched(e)
+		return true
+	case events.RuntimeReused:
+		r.state, r.last, r.model = runtimes.StateIdle, "runtime reused", e.Model
+		r.engineOf(state()) // the event names none
+		if e.Reason == runtimes.ReasonModelChanged || e.Reason == runtimes.ReasonThinkingChanged {
+			// The engine took the change in place (ADR 0067): no restart.
+			r.last = "runtime reused: " + reasonText(e.Reason) + " in place"
+			return true
+		}
+	case events.RuntimeRetired:
+		r.state, r.last = runtimes.StateRetired, "runtime retired: "+reasonText(e.Reason)
+	}
+	return false
+}
+
+// Engine is the open session's engine for the status bar ("" when no
+// runtime has said which).
+func (m *Model) Engine() string {
+	var reg *engine.Registry
+	if m.d.Runtime != nil {
+		reg = m.d.Runtime.Engines()
+	}
+	return m.rt.engineText(reg)
+}
+
+// engineText names the engine the runtime runs on, as its launch said:
+// "pi 1.6.0", "builtin"; "" before one is known. An engine in pi-tui's
+// own process (not a Process in reg, core/engine) is named alone: its
+// version is pi-tui's.
+func (r *runState) engineText(reg *engine.Registry) string {
+	e, v := common.VisibleLine(r.engine), common.VisibleLine(r.engineVersion)
+	if reg != nil {
+		if d, ok := reg.Get(r.engine); ok && !d.Caps.Process {
+			v = ""
+		}
+	}
+	switch {
+	case e == "":
+		return ""
+	case v == "":
+		return e
+	default:
+		return e + " " + v
+	}
+}
+
+// launched records the engine of a launch.
+func (r *runState) launched(e events.RuntimeLaunched) {
+	r.engine, r.engineVersion = e.Engine, e.EngineVersion
+}
+
+// engineOf records the engine of the session's live runtime, when it has
+// one: a view opened on a runtime launched before (and reused since,
+// whose event names no engine) says it as its launch did.
+func (r *runState) engineOf(st runtimes.State) {
+	if st.Engine != "" {
+		r.engine, r.engineVersion = st.Engine, st.EngineVersion
+	}
+}
+
+func reasonText(r string) string {
+	switch r {
+	case runtimes.ReasonInstructionsChanged:
+		return "AGENTS.md changed"
+	case runtimes.ReasonMemoryChanged:
+		return "memory changed"
+	case runtimes.ReasonModelChanged:
+		return "model changed"
+	case runtimes.ReasonThinkingChanged:
+		return "thinking level changed"
+	case runtimes.ReasonKeyChanged:
+		return "API key changed"
+	case runtimes.ReasonIdleTimeout:
+		return "idle timeout"
+	case runtimes.ReasonOtherWriter:
+		return "another program wrote to the session"
+	case runtimes.ReasonNew:
+		return "new"
+	}
+	return r
 }

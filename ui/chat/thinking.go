@@ -74,20 +74,17 @@ type describedMsg struct {
 	err       error
 }
 
-// spec is the model spec prompts use: the session's model and level.
-func (m *Model) spec() string { return provider.WithThinking(m.model, m.level) }
-
 // describe finds out, in a command (it reads models.json and
 // settings.json), the model's levels and the level in effect.
-func (m *Model) describe() tea.Cmd {
-	if m.sid == "" {
+func (t *tuner) describe() tea.Cmd {
+	if t.sid == "" {
 		return nil
 	}
-	agentDir, env, sid, spec := m.d.Host.Places.AgentDir, m.d.Env, m.sid, m.spec()
-	rts, ctx := m.d.Runtimes, m.ctx
+	agentDir, env, sid, spec := t.agentDir, t.env, t.sid, t.spec()
+	rts, pi, ctx := t.rts, t.pi, t.ctx
 	return func() tea.Msg {
 		if engineHas(ctx, rts, sid, ownThinking) {
-			d, err := piDescribe(ctx, rts, sid, spec)
+			d, err := piDescribe(ctx, pi, rts.State(sid).Model, sid, spec)
 			return describedMsg{sid: sid, spec: spec, d: d, err: err}
 		}
 		d, err := provider.Describe(agentDir, env, spec)
@@ -95,58 +92,54 @@ func (m *Model) describe() tea.Cmd {
 	}
 }
 
-func (m *Model) described(msg describedMsg) {
-	if msg.sid != m.sid || msg.spec != m.spec() {
+func (t *tuner) described(msg describedMsg) {
+	if msg.sid != t.sid || msg.spec != t.spec() {
 		return // the session or its choice moved on since
 	}
 	if msg.err != nil {
-		m.think = thinkState{known: true, spec: msg.spec, err: msg.err.Error()}
+		t.think = thinkState{known: true, spec: msg.spec, err: msg.err.Error()}
 		return
 	}
-	m.think = thinkState{known: true, spec: msg.spec, level: msg.d.Model.Thinking, levels: msg.d.Levels, reasoning: msg.d.Model.Reasoning}
+	t.think = thinkState{known: true, spec: msg.spec, level: msg.d.Model.Thinking, levels: msg.d.Levels, reasoning: msg.d.Model.Reasoning}
 }
 
-// thinkingText is the state line's part about thinking.
-func (m *Model) thinkingText() string {
+// text is the state line's part about thinking.
+func (t *tuner) text() string {
 	switch {
-	case !m.think.known || m.think.err != "":
-		if m.level != "" {
-			return "thinking " + m.level
+	case !t.think.known || t.think.err != "":
+		if t.level != "" {
+			return "thinking " + t.level
 		}
 		return ""
-	case !m.think.reasoning:
+	case !t.think.reasoning:
 		return "thinking off (model)"
 	}
-	return "thinking " + m.think.level
+	return "thinking " + t.think.level
 }
 
-// ClaimsKey reports whether the open chat takes a key the shell would
-// otherwise use: shift+tab cycles the thinking level, as it does in pi.
-func (m *Model) ClaimsKey(msg tea.KeyMsg) bool { return key.Matches(msg, m.keys.Level) }
-
-// cycleThinking moves to the model's next thinking level.
-func (m *Model) cycleThinking() tea.Cmd {
+// cycle moves to the model's next thinking level.
+func (t *tuner) cycle() tea.Cmd {
 	switch {
-	case m.think.err != "":
-		return common.Failure(fmt.Errorf("%s", m.think.err))
-	case len(m.think.levels) == 0:
+	case t.think.err != "":
+		return common.Failure(fmt.Errorf("%s", t.think.err))
+	case len(t.think.levels) == 0:
 		return common.Notice("the model's thinking levels are not known yet; press shift+tab again in a moment")
-	case len(m.think.levels) == 1:
-		return common.Notice("this model does not think: thinking stays %s", m.think.levels[0])
+	case len(t.think.levels) == 1:
+		return common.Notice("this model does not think: thinking stays %s", t.think.levels[0])
 	}
-	return m.setThinking(provider.NextThinking(m.think.levels, m.think.level))
+	return t.setThinking(provider.NextThinking(t.think.levels, t.think.level))
 }
 
-// thinkingCommand is /thinking: with a level, set it; without, pick one.
-func (m *Model) thinkingCommand(arg string) tea.Cmd {
+// command is /thinking: with a level, set it; without, pick one.
+func (t *tuner) command(arg string) tea.Cmd {
 	if arg != "" {
 		l, err := provider.ParseThinkingLevel(arg)
 		if err != nil {
 			return common.Failure(err)
 		}
-		return m.setThinking(l)
+		return t.setThinking(l)
 	}
-	levels := m.think.levels
+	levels := t.think.levels
 	if len(levels) == 0 {
 		levels = provider.ThinkingLevelNames()
 	}
@@ -154,35 +147,35 @@ func (m *Model) thinkingCommand(arg string) tea.Cmd {
 	at := 0
 	for i, l := range levels {
 		k, label := fmt.Sprint(i+1), l
-		if l == m.think.level {
+		if l == t.think.level {
 			label += dialog.Current
 			at = i
 		}
-		items = append(items, dialog.Item{Key: key.NewBinding(key.WithKeys(k), key.WithHelp(k, label)), Run: func() tea.Cmd { return m.setThinking(l) }})
+		items = append(items, dialog.Item{Key: key.NewBinding(key.WithKeys(k), key.WithHelp(k, label)), Run: func() tea.Cmd { return t.setThinking(l) }})
 	}
-	return m.d.UI.Push(dialog.NewMenu(m.d.UI, "Thinking level for this session", items).Highlight(at))
+	return t.ui.Push(dialog.NewMenu(t.ui, "Thinking level for this session", items).Highlight(at))
 }
 
 // setThinking chooses a level for the session (clamped to what the model
 // supports) and records it in the session, so resuming it keeps it. It
 // applies from the next prompt (thinking-changed): in place on an engine
 // that can (pi), else by a new runtime.
-func (m *Model) setThinking(want string) tea.Cmd {
+func (t *tuner) setThinking(want string) tea.Cmd {
 	l := want
-	if len(m.think.levels) > 0 && m.think.err == "" {
-		l = provider.ClampThinking(m.think.levels, want)
+	if len(t.think.levels) > 0 && t.think.err == "" {
+		l = provider.ClampThinking(t.think.levels, want)
 	}
-	m.level = l
-	if m.think.err == "" && len(m.think.levels) > 0 {
-		m.think.spec, m.think.level = m.spec(), l
+	t.level = l
+	if t.think.err == "" && len(t.think.levels) > 0 {
+		t.think.spec, t.think.level = t.spec(), l
 	}
 	note := "thinking " + l + ": from the next prompt on (thinking-changed)"
 	if l != want {
 		note = fmt.Sprintf("thinking %s (the model has no %s): from the next prompt on (thinking-changed)", l, want)
 	}
-	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
+	ss, id, ctx := t.ss, t.sid, t.ctx
 	record := func() tea.Msg {
-		s, err := rts.Session(ctx, id)
+		s, err := ss.Open(ctx, id)
 		if err == nil {
 			_, err = s.Append(ctx, sessions.TypeCustom, thinkingRecord{Kind: ThinkingLevelChange, ThinkingLevel: l})
 		}
@@ -191,5 +184,5 @@ func (m *Model) setThinking(want string) tea.Cmd {
 		}
 		return nil
 	}
-	return tea.Batch(common.Notice("%s", note), record, m.describe())
+	return tea.Batch(common.Notice("%s", note), record, t.describe())
 }

@@ -117,7 +117,7 @@ func TestAttachedFilesShowAsACount(t *testing.T) {
 		t.Errorf("/tree shows %q", got)
 	}
 	m.branchTo(user)
-	if got := m.input.Value(); got != "see @AGENTS.md" {
+	if got := m.in.input.Value(); got != "see @AGENTS.md" {
 		t.Errorf("continuing from the message puts %q in the input", got)
 	}
 }

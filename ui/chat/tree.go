@@ -2,16 +2,11 @@ package chat
 
 import (
 	"context"
-	"errors"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/pi-tui/pi-tui/core/pisettings"
-	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
-	"github.com/pi-tui/pi-tui/ui/dialog"
 	"github.com/pi-tui/pi-tui/ui/inspector"
 	"github.com/pi-tui/pi-tui/ui/sessiontree"
 	"github.com/pi-tui/pi-tui/ui/transcript"
@@ -21,9 +16,9 @@ import (
 // continues from the chosen entry (fork=false) or forks a new session
 // from it (fork=true, /fork); f forks either way.
 func (m *Model) treePicker(fork bool) tea.Cmd {
-	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
+	ss, id, ctx := m.d.Sessions, m.sid, m.ctx
 	return func() tea.Msg {
-		s, err := rts.Session(ctx, id)
+		s, err := ss.Open(ctx, id)
 		if err != nil {
 			return common.NoticeMsg{Text: err.Error(), Error: true}
 		}
@@ -53,7 +48,7 @@ func (m *Model) showTree(msg treeMsg) tea.Cmd {
 	}
 	jump := func(te sessions.TreeEntry, _ string) tea.Cmd {
 		files, own := filesFrom(msg.tree, te)
-		return m.continueFrom(te.Entry, files, own)
+		return m.review.continueFrom(te.Entry, files, own)
 	}
 	fork := func(te sessions.TreeEntry, _ string) tea.Cmd { return m.forkFrom(te.Entry) }
 	if msg.fork {
@@ -101,18 +96,17 @@ func (m *Model) branchTo(e sessions.Entry) tea.Cmd { return m.branchSaying(e, ""
 // branchSaying is branchTo that says said in the transcript once
 // branched (what was done to the files first).
 func (m *Model) branchSaying(e sessions.Entry, said string) tea.Cmd {
-	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
+	ss, id, ctx := m.d.Sessions, m.sid, m.ctx
 	at, edit := e.ID, e.Type == sessions.TypeUser
 	if edit {
 		at = e.ParentID
-		m.input.SetValue(transcript.UserText(e)) // the cursor at its end, to edit it
-		m.input.fit(m.width, m.height)
+		m.in.set(transcript.UserText(e)) // the cursor at its end, to edit it
 	}
 	return func() tea.Msg {
-		if err := rts.Branch(ctx, id, at); err != nil {
+		if err := ss.Branch(ctx, id, at); err != nil {
 			return openedMsg{err: err}
 		}
-		s, err := rts.Session(ctx, id)
+		s, err := ss.Open(ctx, id)
 		if err != nil {
 			return openedMsg{err: err}
 		}
@@ -123,13 +117,13 @@ func (m *Model) branchSaying(e sessions.Entry, said string) tea.Cmd {
 // forkFrom starts a new session holding the branch up to an entry (up to
 // just before a user message, which goes to the input) and opens it.
 func (m *Model) forkFrom(e sessions.Entry) tea.Cmd {
-	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
+	ss, id, ctx := m.d.Sessions, m.sid, m.ctx
 	upTo, text := e.ID, ""
 	if e.Type == sessions.TypeUser {
 		upTo, text = e.ParentID, transcript.UserText(e)
 	}
 	return func() tea.Msg {
-		s, err := rts.ForkSession(ctx, id, upTo)
+		s, err := ss.Fork(ctx, id, upTo)
 		if err != nil {
 			return openedMsg{err: err}
 		}
@@ -144,93 +138,8 @@ type branchedMsg struct {
 	said    string            // what was done before branching (the files put back), "" for nothing
 }
 
-// modelPicker reads models.json in a command, then offers the models; a
-// pi session's are pi's catalogue (picatalogue.go).
-func (m *Model) modelPicker() tea.Cmd {
-	agentDir, env := m.d.Host.Places.AgentDir, m.d.Env
-	cur, _ := m.Effective()
-	rts, sid, ctx, pi := m.d.Runtimes, m.sid, m.ctx, m.piModelPicker()
-	return func() tea.Msg {
-		if engineHas(ctx, rts, sid, ownModels) {
-			return pi(ctx)
-		}
-		reg := provider.Load(agentDir, env)
-		var refs []pisettings.ModelRef
-		for _, l := range reg.Usable() {
-			refs = append(refs, l.ModelRef)
-		}
-		// The model the next prompt uses, as PROVIDER/ID: the session's
-		// choice, else what its runtime runs, else the default.
-		current, _ := provider.SplitThinking(cur)
-		if d, err := provider.Describe(agentDir, env, cur); err == nil {
-			current = d.Model.Provider + "/" + d.Model.ID
-		}
-		return modelsMsg{refs: refs, current: current, err: reg.Err()}
-	}
-}
-
-type modelsMsg struct {
-	refs    []pisettings.ModelRef
-	current string // the model in use, marked in the menu
-	err     error
-}
-
-func (m *Model) showModels(refs []pisettings.ModelRef, current string, err error) tea.Cmd {
-	if len(refs) == 0 {
-		if err == nil {
-			err = errors.New("no model is available: set an API key such as ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or add a provider to models.json")
-		}
-		return common.Failure(err)
-	}
-	rows := make([]modelRow, len(refs))
-	for i, r := range refs {
-		rows[i] = modelRow{spec: r.String(), label: r.String()}
-	}
-	return m.d.UI.Push(m.modelMenu(rows, current))
-}
-
-// modelRow is one model the /model menu offers: its spec and its line.
-type modelRow struct{ spec, label string }
-
-// modelMenu offers the models: the first 35 have a key each, the rest
-// are reached with ↑/↓ and enter. It opens on the model in use.
-func (m *Model) modelMenu(rows []modelRow, current string) *dialog.Menu {
-	keysFor := "123456789abcdefghijklmnopqrstuvwxyz"
-	var items []dialog.Item
-	at := 0
-	for i, r := range rows {
-		k, spec, label := "", r.spec, r.label
-		if i < len(keysFor) {
-			k = string(keysFor[i])
-		}
-		if spec == current {
-			label += dialog.Current
-			at = i
-		}
-		b := key.NewBinding(key.WithHelp(k, label))
-		if k != "" {
-			b.SetKeys(k)
-		}
-		items = append(items, dialog.Item{Key: b, Run: func() tea.Cmd { return m.chooseModel(spec) }})
-	}
-	return dialog.NewMenu(m.d.UI, "Model for this session", items).Highlight(at)
-}
-
-// chooseModel makes spec the session's model from its next prompt on.
-func (m *Model) chooseModel(spec string) tea.Cmd {
-	m.model = spec
-	rts, id, ctx := m.d.Runtimes, m.sid, m.ctx
-	// Kept in the session, so resuming it later uses this model.
-	return tea.Batch(common.Notice("model %s: from the next prompt on (model-changed)", spec), m.describe(), func() tea.Msg {
-		if s, err := rts.Session(ctx, id); err == nil {
-			s.Append(ctx, sessions.TypeModelChange, map[string]string{"model": spec})
-		}
-		return nil
-	})
-}
-
 func (m *Model) inspect() tea.Cmd {
-	rts, id, model, ctx, ui := m.d.Runtimes, m.sid, m.spec(), m.ctx, m.d.UI
+	rts, id, model, ctx, ui := m.d.Runtime, m.sid, m.tune.spec(), m.ctx, m.d.UI
 	return func() tea.Msg {
 		in, err := rts.Inspect(ctx, id, model)
 		if err != nil {

@@ -29,7 +29,7 @@ func BenchmarkTreeSearch20000(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := d.Runtimes.Sessions().Create(ctx, p.ID, "big")
+	s, err := d.Host.Sessions.Create(ctx, p.ID, "big")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func BenchmarkTreeSearch20000(b *testing.B) {
 	for b.Loop() {
 		// Read anew, as a session opened for the first time is: no entry
 		// decoded yet.
-		s, err := d.Runtimes.Sessions().Open(ctx, id)
+		s, err := d.Host.Sessions.Open(ctx, id)
 		if err != nil {
 			b.Fatal(err)
 		}

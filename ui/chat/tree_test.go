@@ -63,13 +63,13 @@ func TestBranchNoticeSaysWhatToDo(t *testing.T) {
 	}
 	// From the first answer: nothing to edit.
 	got := notice(func() any { return m.branchTo(path[1])() })
-	if m.input.Value() != "" || got != "branched: the old branch is kept; your next message continues from this entry" {
-		t.Errorf("from an answer: input %q, notice %q", m.input.Value(), got)
+	if m.in.input.Value() != "" || got != "branched: the old branch is kept; your next message continues from this entry" {
+		t.Errorf("from an answer: input %q, notice %q", m.in.input.Value(), got)
 	}
 	// From the second question: it is back in the input to edit.
 	got = notice(func() any { return m.branchTo(path[2])() })
-	if m.input.Value() != "second question" || got != "branched: the old branch is kept; edit the message and press enter" {
-		t.Errorf("from a question: input %q, notice %q", m.input.Value(), got)
+	if m.in.input.Value() != "second question" || got != "branched: the old branch is kept; edit the message and press enter" {
+		t.Errorf("from a question: input %q, notice %q", m.in.input.Value(), got)
 	}
 }
 
@@ -90,7 +90,7 @@ func TestModelMenuMarksTheCurrentModel(t *testing.T) {
 	write("settings.json", `{"defaultProvider":"fake","defaultModel":"m1"}`)
 	menu := func() string {
 		t.Helper()
-		m.Update(m.modelPicker()())
+		m.Update(m.tune.picker()())
 		for _, op := range m.d.UI.Nav.Drain() {
 			if op.Push != nil {
 				return op.Push.View(80, 20)
@@ -102,7 +102,7 @@ func TestModelMenuMarksTheCurrentModel(t *testing.T) {
 	if v := menu(); !strings.Contains(v, "fake/m1  (current)") || strings.Contains(v, "m2  (current)") {
 		t.Errorf("with the default model:\n%s", v)
 	}
-	m.model = "fake/m2"
+	m.tune.model = "fake/m2"
 	if v := menu(); !strings.Contains(v, "fake/m2  (current)") || strings.Contains(v, "m1  (current)") {
 		t.Errorf("with the session's pick:\n%s", v)
 	}

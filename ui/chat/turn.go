@@ -1,6 +1,10 @@
 package chat
 
-import tea "github.com/charmbracelet/bubbletea"
+import (
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pi-tui/pi-tui/core/runtimes"
+)
 
 // A turn of this program's, from the moment it asks to the event that
 // says it ended (ADR 0084): a prompt ends with its agent_end and a
@@ -61,4 +65,10 @@ func (m *Model) turnEnded() tea.Cmd {
 		next = m.sendWithFiles(text)
 	}
 	return tea.Batch(next, m.tab.List.Reload())
+}
+
+// agentBusy says the session's agent is working, this program's turn or
+// another's: its turn changes files, so an undo waits for it.
+func (m *Model) agentBusy() bool {
+	return m.inTurn() || m.rt.state == runtimes.StateWorking || (m.sid != "" && m.d.Runtime.State(m.sid).Runtime == runtimes.StateWorking)
 }

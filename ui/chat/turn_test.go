@@ -33,7 +33,7 @@ func turnChat(t *testing.T) (*Model, string) {
 // mark is published behind them and delivered last.
 func deliverAll(t *testing.T, m *Model, sid string) {
 	t.Helper()
-	m.d.Runtimes.Events().Publish(events.Notice{SessionID: sid, Level: "info", Source: "test-mark", Text: "mark"})
+	m.d.Events.Publish(events.Notice{SessionID: sid, Level: "info", Source: "test-mark", Text: "mark"})
 	deliverUntil(t, m, func(e events.Event) bool { n, ok := e.(events.Notice); return ok && n.Source == "test-mark" })
 }
 

@@ -19,7 +19,7 @@ func (m *Model) loadUsage() tea.Cmd {
 	if m.sid == "" {
 		return nil
 	}
-	rts, sid, ctx := m.d.Runtimes, m.sid, m.ctx
+	rts, sid, ctx := m.d.Runtime, m.sid, m.ctx
 	return func() tea.Msg {
 		u, err := rts.Usage(ctx, sid)
 		if err != nil {

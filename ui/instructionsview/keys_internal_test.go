@@ -9,6 +9,6 @@ import (
 
 // The instructions page's help is its key table.
 func TestKeysAreData(t *testing.T) {
-	pg := New(nil, nil, registry.Project{})
+	pg := New(nil, nil, nil, registry.Project{})
 	keytest.Check(t, "instructions", pg.keys, pg.Help())
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/registry"
+	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/dialog"
@@ -28,12 +29,21 @@ import (
 // resolveTimeout bounds one resolution, as the runtime's preflight is.
 const resolveTimeout = 2 * time.Second
 
+// ModelInUse is what the page asks of the runtimes
+// (core/runtimes.Manager): the model a prompt naming none runs, as they
+// resolve it. It is defined here, where it is asked
+// (docs/adr/0090-interfaces-where-consumed.md).
+type ModelInUse interface {
+	Model(ctx context.Context, spec string) (runtimes.ModelChoice, error)
+}
+
 // Page shows a project's instruction chains.
 type Page struct {
 	common.PageLayer
-	host *host.Host
-	st   *common.UI
-	p    registry.Project
+	host  *host.Host
+	inUse ModelInUse // nil: a host without runtimes, which runs no prompt
+	st    *common.UI
+	p     registry.Project
 
 	// path is the path field; tab completes in it, inside the project.
 	path     pathfield.Field
@@ -64,8 +74,8 @@ type keys struct {
 	Resolve, Cancel key.Binding
 }
 
-// New returns the page for p.
-func New(h *host.Host, st *common.UI, p registry.Project) *Page {
+// New returns the page for p; inUse says which model a prompt runs.
+func New(h *host.Host, inUse ModelInUse, st *common.UI, p registry.Project) *Page {
 	home := ""
 	if h != nil {
 		home = h.Places.Home
@@ -76,7 +86,7 @@ func New(h *host.Host, st *common.UI, p registry.Project) *Page {
 	f.Input.Prompt = "path: "
 	f.Input.Placeholder = "a path in the project, e.g. packages/api/main.go · tab completes"
 	f.Input.Blur()
-	return &Page{host: h, st: st, p: p, path: f, keys: keys{
+	return &Page{host: h, inUse: inUse, st: st, p: p, path: f, keys: keys{
 		Path:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "chain for a path")),
 		Text:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "show the text the agent gets")),
 		Close:  key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "back/close")),
@@ -102,7 +112,7 @@ func (pg *Page) Init() tea.Cmd { return pg.resolve("") }
 
 func (pg *Page) resolve(target string) tea.Cmd {
 	pg.busy = true
-	h, root, life := pg.host, pg.p.Root, pg.st.Ctx
+	h, inUse, root, life := pg.host, pg.inUse, pg.p.Root, pg.st.Ctx
 	if !pg.p.Trusted {
 		// What a runtime gets: nested instructions need trust.
 		pg.untrustedTarget = target
@@ -111,7 +121,7 @@ func (pg *Page) resolve(target string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(life, resolveTimeout)
 		defer cancel()
-		m, byPi, merr := promptModel(ctx, h)
+		m, byPi, merr := promptModel(ctx, h, inUse)
 		r := h.Resolver(m)
 		var c *instructions.Chain
 		var err error
@@ -129,12 +139,12 @@ func (pg *Page) resolve(target string) tea.Cmd {
 // files in the chain are that model's, so the page shows what a prompt
 // is given. byPi says the pi engine picks the model itself; m is then
 // empty, and a prompt gets no provider files either.
-func promptModel(ctx context.Context, h *host.Host) (m instructions.Model, byPi bool, err error) {
-	if h.Runtimes == nil { // a host without runtimes runs no prompt
+func promptModel(ctx context.Context, h *host.Host, inUse ModelInUse) (m instructions.Model, byPi bool, err error) {
+	if inUse == nil { // a host without runtimes runs no prompt
 		m, err := h.DefaultModel()
 		return m, false, err
 	}
-	c, err := h.Runtimes.Model(ctx, "")
+	c, err := inUse.Model(ctx, "")
 	if err != nil {
 		return instructions.Model{}, false, err
 	}

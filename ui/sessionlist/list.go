@@ -26,7 +26,7 @@ func (m *Model) loadList() tea.Cmd {
 	if m.project == nil {
 		return nil
 	}
-	sm, svc, pid, ctx := m.d.Runtimes.Sessions(), m.wt.svc, m.project.ID, m.ctx
+	sm, svc, pid, ctx := m.d.Store, m.wt.svc, m.project.ID, m.ctx
 	return func() tea.Msg {
 		list, err := sm.List(ctx, pid)
 		msg := listMsg{list: list, err: err}
@@ -165,9 +165,9 @@ type RenamedMsg struct{ ID, Title string }
 
 // SetTitle writes a session's name (pi's session_info) in a command.
 func (m *Model) SetTitle(id, title string) tea.Cmd {
-	rts, ctx := m.d.Runtimes, m.ctx
+	ss, ctx := m.d.Sessions, m.ctx
 	return func() tea.Msg {
-		s, err := rts.Session(ctx, id)
+		s, err := ss.Open(ctx, id)
 		if err == nil {
 			err = s.SetTitle(ctx, title)
 		}
@@ -185,10 +185,10 @@ func (m *Model) deleteDialog(s sessions.Summary) tea.Cmd {
 		name = filepath.Base(s.Path)
 	}
 	body := fmt.Sprintf("Delete %q (%s)? Its file is removed, for pi as well:\n%s", name, common.Plural(s.Messages, "message"), common.VisibleLine(s.Path))
-	rts, id, ctx := m.d.Runtimes, s.ID, m.ctx
+	ss, id, ctx := m.d.Sessions, s.ID, m.ctx
 	return m.d.UI.Push(dialog.NewConfirm(m.d.UI, "Delete session", body, func() tea.Cmd {
 		return func() tea.Msg {
-			if err := rts.DeleteSession(ctx, id); err != nil {
+			if err := ss.Delete(ctx, id); err != nil {
 				return common.NoticeMsg{Text: "delete: " + err.Error(), Error: true}
 			}
 			return deletedMsg{id: id}

@@ -70,8 +70,8 @@ func TestNoProjectSaysHowToOpenOne(t *testing.T) {
 
 func testModel(t *testing.T) *Model {
 	t.Helper()
-	_, rts := uitest.Host(t)
-	m := New(Deps{Ctx: t.Context(), Runtimes: rts, UI: uitest.UI()}, Actions{})
+	h, rts := uitest.Host(t)
+	m := New(Deps{Ctx: t.Context(), Store: h.Sessions, Sessions: rts.Sessions(), Worktrees: h.Worktrees, UI: uitest.UI()}, Actions{})
 	m.project = &registry.Project{Name: "p"}
 	return m
 }

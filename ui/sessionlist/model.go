@@ -17,7 +17,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pi-tui/pi-tui/core/registry"
-	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/ui/common"
 	"github.com/pi-tui/pi-tui/ui/list"
@@ -26,9 +25,13 @@ import (
 // Deps are what the list needs from the program.
 type Deps struct {
 	// Ctx lives as long as the program: the list's reads stop with it.
-	Ctx      context.Context
-	Runtimes *runtimes.Manager
-	UI       *common.UI
+	Ctx context.Context
+	// Store lists the sessions; Sessions names and deletes one; Worktrees
+	// acts on their worktrees (services.go). A nil Store lists nothing.
+	Store     Store
+	Sessions  Sessions
+	Worktrees Worktrees
+	UI        *common.UI
 }
 
 // Actions are what the list asks of the chat beside it; the Session tab
@@ -114,9 +117,7 @@ func New(d Deps, act Actions) *Model {
 	m := &Model{d: d, act: act, keys: defaultKeys(), ctx: d.Ctx}
 	m.rows = list.New[sessions.Summary](m.keys.nav())
 	m.rows.Height = m.rowHeight
-	if d.Runtimes != nil {
-		m.wt.svc = d.Runtimes.Worktrees() // the runtimes' own: one verification, one cache
-	}
+	m.wt.svc = d.Worktrees // the runtimes' own: one verification, one cache
 	return m
 }
 
@@ -127,10 +128,10 @@ func (m *Model) Init() tea.Cmd { return m.reconcile() }
 // session folder (sessions begun in pi, files removed by hand), off the UI
 // goroutine, and has the lists reloaded when a count moved.
 func (m *Model) reconcile() tea.Cmd {
-	if m.d.Runtimes == nil {
+	if m.d.Store == nil {
 		return nil
 	}
-	sm, ctx := m.d.Runtimes.Sessions(), m.ctx
+	sm, ctx := m.d.Store, m.ctx
 	return func() tea.Msg {
 		if changed, err := sm.Reconcile(ctx); err == nil && changed {
 			return common.ProjectsChangedMsg{}

@@ -18,7 +18,7 @@ import (
 // 0029): which sessions have one, and their statuses, read off the UI
 // goroutine.
 type worktrees struct {
-	svc *worktree.Service
+	svc Worktrees
 	of  worktree.Sessions // verified bindings, and the ones that are invalid
 	// stat holds the last statuses read: the list shows them while newer
 	// ones are read. One read runs at a time; a reload asked for meanwhile
@@ -140,9 +140,9 @@ type wtDiffMsg struct {
 
 // withSession opens session id in a command and runs fn on it.
 func (m *Model) withSession(id string, fn func(ctx context.Context, s *sessions.Session) tea.Msg) tea.Cmd {
-	rts, ctx := m.d.Runtimes, m.ctx
+	ss, ctx := m.d.Sessions, m.ctx
 	return func() tea.Msg {
-		s, err := rts.Session(ctx, id)
+		s, err := ss.Open(ctx, id)
 		if err != nil {
 			return common.NoticeMsg{Text: err.Error(), Error: true}
 		}

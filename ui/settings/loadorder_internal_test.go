@@ -46,7 +46,7 @@ func TestAnOlderLoadDoesNotReplaceANewerOne(t *testing.T) {
 	if err := os.WriteFile(pi, []byte("#!/bin/sh\necho 1.6.0\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	m := New(h, common.NewUI(common.NewStyles(lipgloss.NewRenderer(io.Discard))), func(k string) string { return env[k] }, nil)
+	m := New(h, h.Runtimes, common.NewUI(common.NewStyles(lipgloss.NewRenderer(io.Discard))), func(k string) string { return env[k] }, nil)
 	m.SetSize(140, 80)
 	screen := func() string { return ansi.Strip(m.View()) }
 

@@ -17,7 +17,7 @@ import (
 func paletteModel(t *testing.T) (*Model, state) {
 	home := t.TempDir()
 	h := &host.Host{Services: &services.Services{Places: paths.Places{Home: home, AgentDir: home + "/.pi/agent", DataDir: home + "/data"}}}
-	m := New(h, common.NewUI(common.NewStyles(lipgloss.NewRenderer(io.Discard))), nil, nil)
+	m := New(h, h.Runtimes, common.NewUI(common.NewStyles(lipgloss.NewRenderer(io.Discard))), nil, nil)
 	var s state
 	s.guidance, _ = instructions.LoadGuidance(h.Places.AgentDir)
 	return m, s

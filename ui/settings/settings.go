@@ -60,6 +60,7 @@ const (
 // Model is the Settings tab.
 type Model struct {
 	host       *host.Host
+	inUse      ModelInUse // nil: a host without runtimes
 	st         *common.UI
 	env        func(string) string
 	editGlobal func() tea.Cmd
@@ -161,13 +162,22 @@ type state struct {
 	rulesErr string
 }
 
-// New returns the Settings tab. editGlobal opens the global AGENTS.md
-// editor; env looks up environment variables (API keys).
-func New(h *host.Host, st *common.UI, env func(string) string, editGlobal func() tea.Cmd) *Model {
+// ModelInUse is what Settings asks of the runtimes
+// (core/runtimes.Manager): the model a prompt naming none runs, and where
+// it comes from. It is defined here, where it is asked
+// (docs/adr/0090-interfaces-where-consumed.md).
+type ModelInUse interface {
+	Model(ctx context.Context, spec string) (runtimes.ModelChoice, error)
+}
+
+// New returns the Settings tab. inUse says which model a prompt runs;
+// editGlobal opens the global AGENTS.md editor; env looks up environment
+// variables (API keys).
+func New(h *host.Host, inUse ModelInUse, st *common.UI, env func(string) string, editGlobal func() tea.Cmd) *Model {
 	if env == nil {
 		env = func(string) string { return "" }
 	}
-	m := &Model{host: h, st: st, env: env, editGlobal: editGlobal, keys: keys{
+	m := &Model{host: h, inUse: inUse, st: st, env: env, editGlobal: editGlobal, keys: keys{
 		Nav:       list.DefaultKeyMap(),
 		Enter:     key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "change or open a setting; the rest is there to read")),
 		Reload:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload")),
@@ -198,7 +208,7 @@ func (m *Model) Init() tea.Cmd { return tea.Batch(m.load(), m.findPrograms()) }
 
 func (m *Model) load() tea.Cmd {
 	m.loads++
-	n, h, env, ctx, eng := m.loads, m.host, m.env, m.st.Ctx, m.engine
+	n, h, inUse, env, ctx, eng := m.loads, m.host, m.inUse, m.env, m.st.Ctx, m.engine
 	return func() tea.Msg {
 		var s state
 		agent := h.Places.AgentDir
@@ -215,8 +225,8 @@ func (m *Model) load() tea.Cmd {
 		if s.model, err = h.DefaultModel(); err != nil {
 			s.modelErr = err.Error()
 		}
-		if h.Runtimes != nil {
-			s.inUse, s.inUseErr = h.Runtimes.Model(ctx, "")
+		if inUse != nil {
+			s.inUse, s.inUseErr = inUse.Model(ctx, "")
 		}
 		reg := provider.Load(agent, env)
 		s.models, s.problems, s.thinking = reg.Models(), reg.Problems(), reg.DefaultThinking()
