@@ -22,7 +22,19 @@ func lockFile(path string) (unlock func(), err error) {
 		}
 		return nil, err
 	}
-	return func() { f.Close() }, nil
+	return release(f), nil
+}
+
+// release unlocks f before closing it. Closing alone is not enough: a
+// child another goroutine is forking at that moment shares the open file
+// (until its exec closes it) and with it the lock, so the next clean or
+// append of this process would find it still held. LOCK_UN frees the
+// lock for every holder of the file.
+func release(f *os.File) func() {
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}
 }
 
 // lockWait takes an exclusive lock on path, waiting for it (a journal's
@@ -36,5 +48,5 @@ func lockWait(path string) (unlock func(), err error) {
 		f.Close()
 		return nil, err
 	}
-	return func() { f.Close() }, nil
+	return release(f), nil
 }

@@ -112,7 +112,9 @@ func TestFoldersInTheProjectsRowAndMenus(t *testing.T) {
 			s.waitFor("Add a folder to shop")
 			s.tm.Type("~/src/assets")
 			s.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlS})
-			s.waitFor("added the folder assets to shop", "assets")
+			// The notice names the folder before the row is read again:
+			// wait for the row, which F's list is made from.
+			s.waitFor("added the folder assets to shop", "· assets ~/")
 
 			// F: which folder, then the question naming the session.
 			s.keys("F")
