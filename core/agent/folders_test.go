@@ -83,6 +83,41 @@ func TestRunOnUseInAnotherFolder(t *testing.T) {
 	}
 }
 
+// One checkout's config can name files in another folder of the project:
+// the primary root's core.hooksPath and include.path point into web, so
+// a write there asks in auto-edits (as NAME:path and by its path), and
+// the write tool itself refuses it unapproved.
+func TestRunOnUseNamedByAnotherFoldersRepository(t *testing.T) {
+	parent, _ := filepath.EvalSymlinks(t.TempDir())
+	api, web := filepath.Join(parent, "api"), filepath.Join(parent, "web")
+	for _, d := range []string{api, web} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"config", "core.hooksPath", "../web/hooks"}, {"config", "include.path", "../../web/git.cfg"}} {
+		if out, err := exec.Command("git", append([]string{"-C", api}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	folders := confine.Folders{{Name: "api", Root: api}, {Name: "web", Root: web}}
+	for target, asks := range map[string]bool{"web:hooks/pre-commit": true, filepath.Join(web, "hooks", "pre-commit"): true, "web:git.cfg": true, "web:src/app.ts": false} {
+		need, why, _ := NeedsApprovalIn(folders, PermissionAutoEdits, "write", target)
+		if need != asks || (why != "") != asks {
+			t.Errorf("write %s in auto-edits: need %v, %q; want asking %v", target, need, why, asks)
+		}
+	}
+	env := toolEnv{root: api, folders: folders}
+	raw, _ := json.Marshal(map[string]string{"path": "web:hooks/pre-commit", "content": "#!/bin/sh\necho ran\n"})
+	res := env.run(context.Background(), ToolCall{ID: "c", Name: "write", Args: raw})
+	if !res.IsError || !strings.Contains(res.Text, "needs the user's approval") {
+		t.Errorf("an unapproved write of api's hook in web = %q", res.Text)
+	}
+	if _, err := os.Stat(filepath.Join(web, "hooks", "pre-commit")); err == nil {
+		t.Error("the hook was written")
+	}
+}
+
 // A folder gone from disk is no way out: a call there says the folder is
 // missing, and writes nothing anywhere (the folder is not made again).
 func TestMissingFolder(t *testing.T) {

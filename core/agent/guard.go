@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
@@ -28,6 +29,26 @@ func runOnUse(root, canon string) string {
 		return why
 	}
 	return makesGitDir(root, canon)
+}
+
+// runOnUseIn is runOnUse in a project of several folders: the file is
+// judged in the folder that holds it (root), and against the repository
+// of every other folder too, since one checkout's core.hooksPath or
+// include.path can name a file in another folder of the project
+// (../shared/hooks), which the model reaches there as NAME:path.
+func runOnUseIn(folders confine.Folders, root, canon string) string {
+	if why := runOnUse(root, canon); why != "" {
+		return why
+	}
+	for _, f := range folders {
+		if f.Root == root {
+			continue
+		}
+		if why := inRepository(f.Root, canon); why != "" {
+			return why
+		}
+	}
+	return ""
 }
 
 // inRepository says why canon is one of the files git runs or reads as

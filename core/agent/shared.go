@@ -40,7 +40,7 @@ func NeedsApprovalIn(folders confine.Folders, permission, tool, target string) (
 	}
 	if s.edits && target != "" {
 		if pl, err := folders.Resolve(target); err == nil {
-			if reason = runOnUse(pl.Folder.Root, pl.Canon); reason != "" {
+			if reason = runOnUseIn(folders, pl.Folder.Root, pl.Canon); reason != "" {
 				return true, reason, pl.Canon
 			}
 		}

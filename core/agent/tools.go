@@ -220,11 +220,11 @@ func decode(args json.RawMessage, v any) error {
 // was approved for it. The agent asks before the call; this check, made
 // again on the path the tool resolved itself, covers a path that changed
 // in between.
-func guardRunOnUse(p *project, env toolEnv, canon, name string) error {
+func guardRunOnUse(fl *files, p *project, env toolEnv, canon, name string) error {
 	if env.runOnUseOK {
 		return nil
 	}
-	if why := runOnUse(p.root, canon); why != "" && canon != env.approved {
+	if why := runOnUseIn(fl.folders, p.root, canon); why != "" && canon != env.approved {
 		return fmt.Errorf("%s needs the user's approval: %s", name, why)
 	}
 	return nil
@@ -247,7 +247,7 @@ func toolWrite(fl *files, env toolEnv, raw json.RawMessage) (ToolResult, error) 
 	}
 	canon := pl.Canon
 	res := ToolResult{Path: canon}
-	if err := guardRunOnUse(p, env, canon, a.Path); err != nil {
+	if err := guardRunOnUse(fl, p, env, canon, a.Path); err != nil {
 		return res, err
 	}
 	fd, err := p.openDir(canon, true)
@@ -281,7 +281,7 @@ func toolEdit(fl *files, env toolEnv, raw json.RawMessage) (ToolResult, error) {
 	if a.OldText == "" {
 		return res, errors.New("oldText is empty; to create a file use write")
 	}
-	if err := guardRunOnUse(p, env, canon, a.Path); err != nil {
+	if err := guardRunOnUse(fl, p, env, canon, a.Path); err != nil {
 		return res, err
 	}
 	fd, err := p.openDir(canon, false)
