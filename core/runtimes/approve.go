@@ -82,6 +82,11 @@ func covered(ctx context.Context, rules *approvals.Store, folders confine.Folder
 		subject = rel
 		if pl.Index > 0 {
 			subject = pl.Folder.Name + ":" + rel
+		} else if first, _, _ := strings.Cut(rel, "/"); len(folders) > 1 && strings.Contains(first, ":") {
+			// In a project of several folders, a file of the root under a
+			// folder named like web:src must not pass for web's src:
+			// written ./web:src/x, no NAME: rule covers it.
+			subject = "./" + rel
 		}
 	default:
 		return false
@@ -90,6 +95,27 @@ func covered(ctx context.Context, rules *approvals.Store, folders confine.Folder
 	if err != nil {
 		return false
 	}
-	_, ok := approvals.Covers(list, req.Tool, subject)
+	_, ok := approvals.Covers(forSubject(list, req.Tool, subject, folders), req.Tool, subject)
 	return ok
+}
+
+// forSubject keeps the rules that may cover a file subject: a file of
+// another folder (NAME:path) only by a rule that names that folder, so
+// the root's ** or *.md, written before the folder was added, do not
+// approve writes there too. bash rules are kept as they are.
+func forSubject(list []approvals.Rule, tool, subject string, folders confine.Folders) []approvals.Rule {
+	if tool == approvals.ToolBash {
+		return list
+	}
+	name, _, named := strings.Cut(subject, ":")
+	if !named || strings.HasPrefix(subject, "./") || len(folders) < 2 {
+		return list
+	}
+	var out []approvals.Rule
+	for _, r := range list {
+		if strings.HasPrefix(r.Pattern, name+":") {
+			out = append(out, r)
+		}
+	}
+	return out
 }

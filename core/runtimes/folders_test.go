@@ -107,6 +107,24 @@ func TestRulesForAnotherFolder(t *testing.T) {
 	if !covered(ctx, rules, folders, api, write("web:src/a.ts")) || !covered(ctx, rules, folders, api, write(filepath.Join(web, "src", "b.ts"))) {
 		t.Error("web:src/** does not cover web's files")
 	}
+	// A folder of the root named web:src is not web's src (a hostile
+	// checkout planting it), and the root's ** and *.md, written before
+	// web was added, do not reach into web.
+	os.MkdirAll(filepath.Join(api, "web:src"), 0o755)
+	if covered(ctx, rules, folders, api, write(filepath.Join(api, "web:src", "evil.sh"))) {
+		t.Error("web:src/** covers the root's own folder named web:src")
+	}
+	for _, p := range []string{"**", "*.md", "**/*.md"} {
+		if err := rules.Add(ctx, api, approvals.Rule{Tool: approvals.ToolWrite, Pattern: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if covered(ctx, rules, folders, api, write("web:README.md")) || covered(ctx, rules, folders, api, write("web:docs/a.md")) {
+		t.Error("the root's ** and *.md rules cover another folder's files")
+	}
+	if !covered(ctx, rules, folders, api, write("README.md")) {
+		t.Error("the root's ** no longer covers the root")
+	}
 }
 
 // The folders section quotes every name and path: a folder whose path
