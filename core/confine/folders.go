@@ -138,14 +138,10 @@ func (fs Folders) Resolve(p string) (Place, error) {
 			return fs.within(i, p, abs)
 		}
 	}
-	// Named through no folder: accepted where it resolves to.
-	full, err := resolve(fs[0].Root, p, abs)
-	if err != nil {
-		return Place{}, err
-	}
-	if pl, ok := fs.Place(full); ok {
-		return pl, nil
-	}
+	// Named through no folder: refused, wherever it resolves to. Taking
+	// it where its links lead would skip what within checks on the way
+	// in: a folder gone from disk (pi's write would make it again) and a
+	// link that leaves the folder it is in.
 	return Place{}, fs.outside(p)
 }
 

@@ -80,3 +80,30 @@ func TestRelDotDotName(t *testing.T) {
 		t.Errorf("Rel outside = %q", got)
 	}
 }
+
+// A path that lies in no folder as written is refused even when its links
+// lead into one: through a link beside the folders, neither a folder gone
+// from disk (which pi's write would make again) nor a link leaving its
+// folder may be reached.
+func TestPathThroughNoFolderIsRefused(t *testing.T) {
+	parent := tempRoot(t)
+	api, web := filepath.Join(parent, "api"), filepath.Join(parent, "web")
+	os.MkdirAll(filepath.Join(web, "s"), 0o755)
+	os.MkdirAll(api, 0o755)
+	os.Symlink(parent, filepath.Join(parent, "out"))
+	os.Symlink(filepath.Join(web, "s"), filepath.Join(api, "lnk"))
+	fs := Folders{{Name: "api", Root: api}, {Name: "web", Root: web}}
+	if pl, err := fs.Resolve("lnk"); err == nil {
+		t.Errorf("Resolve(lnk) allowed %s", pl.Canon)
+	}
+	if pl, err := fs.Resolve("../out/api/lnk"); err == nil || !strings.Contains(err.Error(), "outside every folder") {
+		t.Errorf("Resolve(../out/api/lnk) = %s, %v; want it outside every folder", pl.Canon, err)
+	}
+	os.RemoveAll(web)
+	if pl, err := fs.Resolve("../out/web/x"); err == nil {
+		t.Errorf("Resolve(../out/web/x) with web gone allowed %s", pl.Canon)
+	}
+	if _, err := os.Stat(web); err == nil {
+		t.Error("resolving made the missing folder")
+	}
+}
