@@ -77,7 +77,7 @@ func folderItems(p registry.Project, home string, skip func(registry.Folder) boo
 		if skip(f) {
 			continue
 		}
-		desc := common.VisibleLine(f.Name) + "  " + paths.Tilde(filepath.Join(f.Path, file), home)
+		desc := common.VisibleLine(f.Name) + "  " + common.VisibleLine(paths.Tilde(filepath.Join(f.Path, file), home))
 		switch {
 		case f.Primary:
 			desc += "  (primary root)"
@@ -142,7 +142,7 @@ func (m *Model) removeFolderDialog(msg folderRemovalMsg) tea.Cmd {
 	}
 	p, f, home := msg.p, msg.f, m.host.Places.Home
 	body := fmt.Sprintf("pi-tui takes the folder %s (%s) out of %s.\nThe folder stays on disk, untouched.",
-		common.VisibleLine(f.Name), paths.Tilde(f.Path, home), common.VisibleLine(p.Name))
+		common.VisibleLine(f.Name), common.VisibleLine(paths.Tilde(f.Path, home)), common.VisibleLine(p.Name))
 	if n := len(msg.sessions); n > 0 {
 		ids := msg.sessions
 		if len(ids) > 3 {
