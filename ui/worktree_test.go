@@ -196,13 +196,19 @@ func TestPlantedWorktreeBindingIsUnbound(t *testing.T) {
 // restores it, and the message comes back to the input.
 func TestMessageInAMissingWorktreeIsKept(t *testing.T) {
 	t.Parallel()
-	r, dir := worktreeChat(t, 200)
+	// The background launch settles first: a launch still under way when
+	// the folder goes fails with the same sentence, which would be read
+	// as the message's refusal while the message is still being typed.
+	r, dir := worktreeChat(t, 200, "runtime launched")
 	os.RemoveAll(dir)
 	r.say("hello there")
 	// The refusal (the runtime's event) and the message's return to the
 	// input (the prompt's result) come by two ways, in either order: the
-	// wait is for one frame showing both.
-	r.waitScreen("the worktree folder is gone", "› hello there")
+	// wait is for one frame showing both, with the turn over.
+	r.sc.WaitFrame(func(f string) bool {
+		return strings.Contains(f, "the worktree folder is gone") && strings.Contains(f, "› hello there") &&
+			!strings.Contains(f, "working…")
+	})
 	if view := r.final(); !strings.Contains(view, "git") {
 		t.Errorf("no fix shown:\n%s", view)
 	}
