@@ -76,8 +76,24 @@ func TestTranscriptShowsWhatAnotherWriterAppended(t *testing.T) {
 	defer cancel()
 	go m.watchArrivals(wctx, opened.id, opened.sess)()
 
+	// The registry's word that the project changed (its session count)
+	// comes too; the chat reads it for the project's folders.
 	got := make(chan []events.Event, 1)
-	go func() { b, _ := m.br.sub.Next(); got <- b }()
+	go func() {
+		var out []events.Event
+		for len(out) == 0 {
+			b, ok := m.br.sub.Next()
+			if !ok {
+				break
+			}
+			for _, e := range b {
+				if _, project := e.(events.ProjectsChanged); !project {
+					out = append(out, e)
+				}
+			}
+		}
+		got <- out
+	}()
 	var batch []events.Event
 	select {
 	case batch = <-got:

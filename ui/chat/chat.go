@@ -127,6 +127,9 @@ func (m *Model) event(ev tea.Msg) tea.Cmd {
 		m.dialogGone(a.res)
 		return nil
 	}
+	if c, ok := ev.(events.ProjectsChanged); ok {
+		return m.projectChanged(c)
+	}
 	e, ok := ev.(events.Event)
 	if !ok || e.Session() != m.sid || m.sid == "" {
 		return nil

@@ -1,8 +1,11 @@
 package chat
 
 import (
+	"slices"
+
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/filesearch"
 	"github.com/pi-tui/pi-tui/core/registry"
 )
@@ -95,4 +98,44 @@ func (in *composer) fileCount() int {
 		}
 	}
 	return n
+}
+
+// projectMsg is the open project as the registry holds it after a write
+// (projectChanged).
+type projectMsg struct {
+	p   registry.Project
+	err error
+}
+
+// projectChanged reads the open project again when the registry says it
+// changed (a folder added, removed or renamed, from any program of the
+// process), so @ completion and attachment see its folders as they are
+// now, not as they were when the chat opened it.
+func (m *Model) projectChanged(c events.ProjectsChanged) tea.Cmd {
+	if m.project == nil || m.d.Host == nil || (c.ProjectID != "" && c.ProjectID != m.project.ID) {
+		return nil
+	}
+	reg, ctx, id := m.d.Host.Projects, m.ctx, m.project.ID
+	return func() tea.Msg {
+		p, err := reg.Get(ctx, id)
+		return projectMsg{p: p, err: err}
+	}
+}
+
+// projectRead takes the project read again. Only its folders are taken:
+// a project left or whose primary root moved meanwhile is another
+// chat's business (SetProject), and an error keeps what is shown.
+func (m *Model) projectRead(msg projectMsg) tea.Cmd {
+	if msg.err != nil || m.project == nil || msg.p.ID != m.project.ID || msg.p.Root != m.project.Root {
+		return nil
+	}
+	if slices.Equal(msg.p.Folders, m.project.Folders) {
+		return nil
+	}
+	p := msg.p
+	m.project = &p
+	if m.in.comp.kind == menuFiles {
+		return tea.Batch(m.in.loadOtherFiles(), m.in.refreshMenu()) // the menu shows: new folders list now
+	}
+	return nil
 }

@@ -9,8 +9,9 @@ import (
 	"github.com/pi-tui/pi-tui/ui/approval"
 )
 
-// feed carries the broker's runtime events, approval questions and
-// session arrivals into the Bubble Tea program. The subscription is the program's own and ends
+// feed carries the broker's runtime events, approval questions, session
+// arrivals and registry writes (a folder added to the open project) into
+// the Bubble Tea program. The subscription is the program's own and ends
 // with its context; the broker queues for it without bound, so the
 // runtime never blocks on the UI, and a command takes what has queued in
 // one batch.
@@ -21,7 +22,7 @@ type feed struct {
 // newFeed subscribes until ctx ends. It shows no session until show is
 // called: the session list needs no agent events.
 func newFeed(ctx context.Context, b *events.Broker) *feed {
-	br := &feed{sub: b.Subscribe(ctx, events.Agent|events.Approvals|events.Sessions)}
+	br := &feed{sub: b.Subscribe(ctx, events.Agent|events.Approvals|events.Sessions|events.Projects)}
 	br.sub.Show("")
 	return br
 }

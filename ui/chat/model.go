@@ -383,6 +383,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.rt.usage = msg.u
 		}
 		return nil
+	case projectMsg:
+		return m.projectRead(msg)
 	case unsentMsg:
 		if msg.id == m.sid {
 			m.in.restore(msg.text)
