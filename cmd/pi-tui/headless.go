@@ -13,7 +13,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/host"
 	"github.com/pi-tui/pi-tui/core/paths"
@@ -23,6 +22,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/core/sessions"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
@@ -111,7 +111,7 @@ func (a *app) promptCmd(args []string) error {
 			deniedMu.Lock()
 			denied = append(denied, req.Tool)
 			deniedMu.Unlock()
-			return false, &agent.DeniedError{Unasked: fmt.Sprintf("This %s call needs approval, and this run (pi-tui prompt without --yes) gives none; nobody was asked. "+
+			return false, &toolpolicy.DeniedError{Unasked: fmt.Sprintf("This %s call needs approval, and this run (pi-tui prompt without --yes) gives none; nobody was asked. "+
 				"Do not retry it; finish what you can without it and say what was left undone.", req.Tool)}
 		}
 	}

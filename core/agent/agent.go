@@ -28,111 +28,16 @@ import (
 	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
-
-// Permission modes: ask asks before any call that edits files or runs a
-// command; auto-edits asks only before one that runs a command (or edits a
-// file git would run); full-auto asks before none.
-const (
-	PermissionAsk       = "ask"
-	PermissionAutoEdits = "auto-edits"
-	PermissionFullAuto  = "full-auto"
-)
-
-// DefaultPreflightTimeout bounds one instruction preflight.
-const DefaultPreflightTimeout = 2 * time.Second
 
 // maxTurns stops a model that keeps calling tools forever.
 const maxTurns = 100
-
-// Claim is the host's answer to a preflight: the instruction chain that
-// applies to a target. The agent only carries it; it cannot read the files.
-type Claim struct {
-	Labels []string `json:"labels"`
-	// Fallback is set when the path-specific chain could not be resolved
-	// (timeout, error) and the base chain applies.
-	Fallback bool   `json:"fallback,omitempty"`
-	Reason   string `json:"reason,omitempty"`
-	// Deliver is set when nested instructions reach the model with tool
-	// results (a trusted project, subdirectoryContext on).
-	Deliver bool `json:"deliver,omitempty"`
-	// Sources are the chain's files that are not in the system prompt,
-	// outer first, with their content (cut to 16 KiB, with a note).
-	Sources []ContextFile `json:"-"`
-	// Base is the root chain, the one in the system prompt: the chain in
-	// effect before any file tool.
-	Base []string `json:"base,omitempty"`
-	// Untrusted is set for an untrusted project; Withheld names the nested
-	// files that are not loaded because of it.
-	Untrusted bool     `json:"untrusted,omitempty"`
-	Withheld  []string `json:"withheld,omitempty"`
-}
-
-// ContextFile is an instruction file as the host hands it over.
-type ContextFile struct {
-	Label     string
-	Path      string // canonical
-	Digest    string // identifies the content; equal digests, same text
-	Content   string // what the model receives (cut, with a note, when Truncated)
-	Shown     int    // bytes of the file's text in Content, the note not counted
-	Bytes     int    // size of the whole normalised content
-	Truncated bool
-}
-
-// Preflighter is the host side of the preflight proxy. The agent names
-// only a target; the host resolves it against the root it bound to the
-// session and ignores anything else.
-type Preflighter interface {
-	// Preflight returns the chain of target's directory.
-	Preflight(ctx context.Context, target string) (Claim, error)
-	// ContextFile reports whether path (canonical) is an instruction file
-	// of the chain of its own directory, with its digest, so a full read or
-	// a write of it can count as delivering it.
-	ContextFile(ctx context.Context, path string) (ContextFile, bool, error)
-}
 
 // PreflightInfo records one preflight apart from the tool's own time: the
 // record a tool result keeps in the session, and what its ToolEnded event
 // carries (one type, so the two never differ).
 type PreflightInfo = events.Preflight
-
-// Approval is a request to run a tool that needs the user's consent, as
-// the broker puts it to the programs showing the session.
-type Approval = events.Approval
-
-// Approver decides an Approval. A nil Approver denies everything that
-// needs approval (headless runs without --yes). A *DeniedError denies
-// with the user's reason, which the model reads in the tool result.
-type Approver func(ctx context.Context, req Approval) (bool, error)
-
-// DeniedError is an Approver's "no, because…".
-type DeniedError struct {
-	Reason string
-	// Unasked, when set, is the whole sentence the model reads instead of
-	// "The user denied…": the call was refused without anybody being
-	// asked (a headless run that grants no approvals), and the model must
-	// not be told that a person said no.
-	Unasked string
-}
-
-func (e *DeniedError) Error() string {
-	if e.Unasked != "" {
-		return e.Unasked
-	}
-	return "the user denied this call: " + e.Reason
-}
-
-// deniedText is the tool result the model reads for a denied call of
-// tool; d is the Approver's DeniedError, if it gave one.
-func deniedText(tool string, d *DeniedError) string {
-	switch {
-	case d != nil && d.Unasked != "":
-		return d.Unasked
-	case d != nil:
-		return entries.DeniedText(tool, d.Reason)
-	}
-	return entries.DeniedText(tool, "")
-}
 
 // Config is what a runtime is launched with.
 type Config struct {
@@ -154,13 +59,13 @@ type Config struct {
 	System           string
 	Tools            []string
 	Permission       string
-	Preflight        Preflighter
+	Preflight        toolpolicy.Preflighter
 	PreflightTimeout time.Duration
 	// BaseChain labels the root chain, the one in the system prompt. It is
 	// the chain in effect when a preflight falls back (timeout, error), so
 	// the tool result can still say which instructions apply.
 	BaseChain []string
-	Approve   Approver
+	Approve   toolpolicy.Approver
 	// Events takes what the agent does (events.Event kinds); nil drops it.
 	Events events.Publisher
 	// CompactAt is the fraction of the context window at which the loop
@@ -172,11 +77,11 @@ type Config struct {
 	Shell pisettings.Shell
 	// Memory is what the remember tool writes through; Tools names
 	// remember only when the host set it (ADR 0022).
-	Memory MemoryWriter
+	Memory toolpolicy.MemoryWriter
 	// Checkpoints brackets each call that can change files (write, edit,
 	// bash), once it is allowed to run, so its changes can be reviewed
 	// and undone; nil takes none.
-	Checkpoints Checkpointer
+	Checkpoints toolpolicy.Checkpointer
 	// Plan says whether the session is in plan mode (plan.go), asked
 	// before each model call and each tool call: the model is offered the
 	// read-only tools and told to plan, and any other call is refused. nil:
@@ -190,7 +95,7 @@ type Config struct {
 type claimKey struct{ root, dir, raw string }
 
 type claimEntry struct {
-	claim    Claim
+	claim    toolpolicy.Claim
 	fallback bool
 }
 
@@ -217,16 +122,16 @@ type Agent struct {
 	steering, followUp []string
 	prompting, closing bool
 	// reach tells Reached of each folder once.
-	reach *Reach
+	reach *toolpolicy.Reach
 }
 
 // New returns an agent; it does nothing until Prompt.
 func New(cfg Config) *Agent {
 	if cfg.PreflightTimeout <= 0 {
-		cfg.PreflightTimeout = DefaultPreflightTimeout
+		cfg.PreflightTimeout = toolpolicy.DefaultPreflightTimeout
 	}
 	if cfg.Tools == nil {
-		cfg.Tools = DefaultTools
+		cfg.Tools = toolpolicy.DefaultTools
 	}
 	if cfg.CompactAt <= 0 {
 		cfg.CompactAt = 0.8
@@ -237,7 +142,7 @@ func New(cfg Config) *Agent {
 	if len(cfg.Folders) == 0 {
 		cfg.Folders = confine.Single(cfg.Root)
 	}
-	reach := NewReach(cfg.Reached)
+	reach := toolpolicy.NewReach(cfg.Reached)
 	return &Agent{cfg: cfg, reach: reach, claims: map[claimKey]claimEntry{}, run: func(ctx context.Context, env toolEnv, c ToolCall) ToolResult { return env.run(ctx, c) }}
 }
 
@@ -448,7 +353,7 @@ func (a *Agent) totalUsage() provider.Usage {
 func (a *Agent) call(ctx context.Context) (msg provider.Message, entry, stop string, err error) {
 	system, tools := a.system(), a.cfg.Tools
 	if a.planning() {
-		system, tools = entries.WithPlan(system), PlanFilter(tools)
+		system, tools = entries.WithPlan(system), toolpolicy.PlanFilter(tools)
 	}
 	req := provider.Request{Model: a.cfg.Model.ID, System: system, Messages: Messages(a.cfg.Session.Context()),
 		Tools: ToolDefs(tools), MaxTokens: a.cfg.Model.MaxTokens}
@@ -526,13 +431,13 @@ func toolCalls(m provider.Message) []ToolCall {
 	return out
 }
 
-// approval says whether a call needs the user's approval (NeedsApproval);
+// approval says whether a call needs the user's approval (toolpolicy.NeedsApproval);
 // a tool the agent does not know never runs, so it needs none.
 func (a *Agent) approval(c ToolCall, target string) (need bool, reason, canon string) {
-	if _, ok := specOf(c.Name); !ok {
+	if !toolpolicy.Known(c.Name) {
 		return false, "", ""
 	}
-	return NeedsApprovalIn(a.cfg.Folders, a.cfg.Permission, c.Name, target)
+	return toolpolicy.NeedsApprovalIn(a.cfg.Folders, a.cfg.Permission, c.Name, target)
 }
 
 // runInTurn runs a tool call so that an abort ends the turn at once, even
@@ -566,9 +471,9 @@ func (a *Agent) runInTurn(ctx context.Context, env toolEnv, c ToolCall) ToolResu
 func (a *Agent) execute(ctx context.Context, c ToolCall, entry string) error {
 	a.emit(events.ToolStarted{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, Args: c.Args})
 	var pre *PreflightInfo
-	var claim Claim
-	target, isFileTool := targetOf(c)
-	if a.knownTool(c.Name) && a.planning() && !PlanAllows(c.Name, false) {
+	var claim toolpolicy.Claim
+	target, isFileTool := toolpolicy.FileToolTarget(c.Name, c.Args)
+	if a.knownTool(c.Name) && a.planning() && !toolpolicy.PlanAllows(c.Name, false) {
 		// Refused before its preflight and approval: it would not run
 		// whatever they said.
 		res := ToolResult{Text: entries.PlanRefusal(c.Name), IsError: true}
@@ -580,7 +485,7 @@ func (a *Agent) execute(ctx context.Context, c ToolCall, entry string) error {
 		pre, claim = a.preflight(ctx, target)
 	}
 	need, reason, canon := a.approval(c, target)
-	env := toolEnv{root: a.cfg.Root, folders: a.cfg.Folders, agentDir: a.cfg.AgentDir, shell: a.cfg.Shell, runOnUseOK: a.cfg.Permission == PermissionFullAuto, memory: a.cfg.Memory}
+	env := toolEnv{root: a.cfg.Root, folders: a.cfg.Folders, agentDir: a.cfg.AgentDir, shell: a.cfg.Shell, runOnUseOK: a.cfg.Permission == toolpolicy.PermissionFullAuto, memory: a.cfg.Memory}
 	if reason != "" {
 		env.approved = canon // asked about below; the approval covers this file only
 	}
@@ -588,12 +493,16 @@ func (a *Agent) execute(ctx context.Context, c ToolCall, entry string) error {
 		a.emit(events.ToolOutput{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, Text: chunk, Skipped: skipped})
 	}
 	var res ToolResult
-	var denial *DeniedError // the Approver's words for a denial, if any
+	var denial *toolpolicy.DeniedError // the Approver's words for a denial, if any
 	switch {
 	case !a.knownTool(c.Name):
 		res = ToolResult{Text: fmt.Sprintf("Error: there is no tool named %q in this session.", c.Name), IsError: true}
 	case need && !a.approved(ctx, c, target, reason, &denial):
-		res = ToolResult{Text: deniedText(c.Name, denial), IsError: true}
+		var why error // a plain no when the Approver gave no words
+		if denial != nil {
+			why = denial
+		}
+		res = ToolResult{Text: toolpolicy.DeniedText(c.Name, why), IsError: true}
 		_, err := a.store(c, res, pre, 0)
 		a.emit(events.ToolEnded{SessionID: a.sid(), ToolCallID: c.ID, ToolName: c.Name, Path: target, IsError: true, Result: res.Text, Preflight: pre, Denied: true})
 		return err
@@ -657,14 +566,14 @@ func (a *Agent) knownTool(name string) bool {
 }
 
 // approved asks the Approver; a denial with a DeniedError sets *denial.
-func (a *Agent) approved(ctx context.Context, c ToolCall, target, reason string, denial **DeniedError) bool {
+func (a *Agent) approved(ctx context.Context, c ToolCall, target, reason string, denial **toolpolicy.DeniedError) bool {
 	if a.cfg.Approve == nil {
 		return false
 	}
-	req := Approval{ToolCallID: c.ID, Tool: c.Name, Args: c.Args, Reason: reason}
+	req := toolpolicy.Approval{ToolCallID: c.ID, Tool: c.Name, Args: c.Args, Reason: reason}
 	if target != "" {
 		req.Path = target
-		InFolder(a.cfg.Folders, target, &req)
+		toolpolicy.InFolder(a.cfg.Folders, target, &req)
 	}
 	if c.Name == "bash" {
 		var args struct {
@@ -674,7 +583,7 @@ func (a *Agent) approved(ctx context.Context, c ToolCall, target, reason string,
 		req.Command = args.Command
 	}
 	ok, err := a.cfg.Approve(ctx, req)
-	var denied *DeniedError
+	var denied *toolpolicy.DeniedError
 	if errors.As(err, &denied) {
 		*denial = denied
 	}
@@ -713,7 +622,7 @@ func (a *Agent) recordAborted(calls []ToolCall) error {
 // cache keyed by (bound root, canonical target directory). Both successes
 // and fallbacks are cached. The call is bounded; a stalled or failing host
 // gives the base chain, marked.
-func (a *Agent) preflight(ctx context.Context, target string) (*PreflightInfo, Claim) {
+func (a *Agent) preflight(ctx context.Context, target string) (*PreflightInfo, toolpolicy.Claim) {
 	start := time.Now()
 	// Fast path: a target already seen in this prompt, spelled the same,
 	// costs a map lookup and no syscall.
@@ -724,7 +633,7 @@ func (a *Agent) preflight(ctx context.Context, target string) (*PreflightInfo, C
 	if !hit {
 		pl, err := a.cfg.Folders.Resolve(target)
 		if err != nil {
-			return nil, Claim{} // the tool itself refuses the path
+			return nil, toolpolicy.Claim{} // the tool itself refuses the path
 		}
 		canon := pl.Canon
 		dir := canon
@@ -756,12 +665,12 @@ func (a *Agent) preflight(ctx context.Context, target string) (*PreflightInfo, C
 
 func (a *Agent) ask(ctx context.Context, target string) claimEntry {
 	if a.cfg.Preflight == nil {
-		return claimEntry{fallback: true, claim: Claim{Fallback: true, Reason: "no preflight proxy"}}
+		return claimEntry{fallback: true, claim: toolpolicy.Claim{Fallback: true, Reason: "no preflight proxy"}}
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.PreflightTimeout)
 	defer cancel()
 	type answer struct {
-		c   Claim
+		c   toolpolicy.Claim
 		err error
 	}
 	ch := make(chan answer, 1)
@@ -784,7 +693,7 @@ func (a *Agent) ask(ctx context.Context, target string) claimEntry {
 // fallback is the claim when the host could not say: the base chain.
 func (a *Agent) fallback(reason string) claimEntry {
 	base := a.cfg.BaseChain
-	return claimEntry{fallback: true, claim: Claim{Fallback: true, Reason: reason, Labels: base, Base: base}}
+	return claimEntry{fallback: true, claim: toolpolicy.Claim{Fallback: true, Reason: reason, Labels: base, Base: base}}
 }
 
 // SetSystem replaces the system prompt for the agent's next model call.

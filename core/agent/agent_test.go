@@ -17,6 +17,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/sessions"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 	"github.com/pi-tui/pi-tui/store"
 )
@@ -147,7 +148,7 @@ func newHarness(t testing.TB, script fakemodel.Script, cfg func(*Config)) *harne
 	}
 	h := &harness{t: t, st: st, sess: sess, sm: sm, root: root, fake: fake, evs: make(chanEvents, 1000)}
 	c := Config{Session: sess, Root: root, Client: client, Model: provider.Model{Provider: "fake", ID: "m1", ContextWindow: 100000},
-		System: "sys", Permission: PermissionFullAuto, Events: h.evs}
+		System: "sys", Permission: toolpolicy.PermissionFullAuto, Events: h.evs}
 	if cfg != nil {
 		cfg(&c)
 	}
@@ -203,7 +204,7 @@ func TestAbortMidStreamLeavesAConsistentSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h2 := New(Config{Session: reopened, Root: h.root, Client: h.ag.cfg.Client, Model: h.ag.cfg.Model, Permission: PermissionFullAuto})
+	h2 := New(Config{Session: reopened, Root: h.root, Client: h.ag.cfg.Client, Model: h.ag.cfg.Model, Permission: toolpolicy.PermissionFullAuto})
 	res2, err := h2.Prompt(context.Background(), "continue")
 	if err != nil || res2.Text != "fresh answer" {
 		t.Fatalf("resume = %+v, %v", res2, err)
@@ -308,8 +309,11 @@ func TestUnknownToolAndDenials(t *testing.T) {
 	}
 	asked := 0
 	h := newHarness(t, script, func(c *Config) {
-		c.Permission = PermissionAutoEdits
-		c.Approve = func(ctx context.Context, a Approval) (bool, error) { asked++; return a.Command != "touch x", nil }
+		c.Permission = toolpolicy.PermissionAutoEdits
+		c.Approve = func(ctx context.Context, a toolpolicy.Approval) (bool, error) {
+			asked++
+			return a.Command != "touch x", nil
+		}
 	})
 	res, _ := h.ag.Prompt(context.Background(), "do it")
 	if asked != 1 || !strings.Contains(res.Text, "denied") {

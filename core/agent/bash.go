@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pi-tui/pi-tui/core/pisettings"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
@@ -38,7 +39,7 @@ func toolBash(ctx context.Context, env toolEnv, raw json.RawMessage) (ToolResult
 		Command string `json:"command"`
 		Timeout int    `json:"timeout"`
 	}
-	if err := decode(raw, &a); err != nil {
+	if err := toolpolicy.DecodeArgs(raw, &a); err != nil {
 		return ToolResult{}, err
 	}
 	if strings.TrimSpace(a.Command) == "" {

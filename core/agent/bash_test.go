@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/toolpolicy/guardtest"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -72,11 +73,11 @@ func TestBashBackgroundJob(t *testing.T) {
 	// The job holds the output pipe (and the FIFO); the shell waits until
 	// the job is running, then exits.
 	command := "echo before; (exec 3>" + held + "; echo up >" + ready + "; exec sleep 30) & read _ <" + ready + "; echo after"
-	res := returns(t, "bash with a background job", func() ToolResult {
+	res := guardtest.Returns(t, "bash with a background job", func() ToolResult {
 		return runTool(context.Background(), root, call("bash", map[string]string{"command": command}))
 	})
 	if res.IsError || !strings.Contains(res.Text, "before") || !strings.Contains(res.Text, "after") || !strings.Contains(res.Text, "background") {
 		t.Errorf("bash = %+v", res)
 	}
-	returns(t, "the background job's end", func() struct{} { <-gone; return struct{}{} })
+	guardtest.Returns(t, "the background job's end", func() struct{} { <-gone; return struct{}{} })
 }

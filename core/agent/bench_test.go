@@ -5,17 +5,19 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
 
 type countingHost struct{ n int }
 
-func (c *countingHost) ContextFile(context.Context, string) (ContextFile, bool, error) {
-	return ContextFile{}, false, nil
+func (c *countingHost) ContextFile(context.Context, string) (toolpolicy.ContextFile, bool, error) {
+	return toolpolicy.ContextFile{}, false, nil
 }
 
-func (c *countingHost) Preflight(ctx context.Context, target string) (Claim, error) {
+func (c *countingHost) Preflight(ctx context.Context, target string) (toolpolicy.Claim, error) {
 	c.n++
-	return Claim{Labels: []string{"AGENTS.md", "packages/api/AGENTS.md"}}, nil
+	return toolpolicy.Claim{Labels: []string{"AGENTS.md", "packages/api/AGENTS.md"}}, nil
 }
 
 // BenchmarkPreflightCacheHit is a file tool's preflight for a target

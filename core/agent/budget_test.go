@@ -8,30 +8,31 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
 // chains is a preflighter that answers from a fixed map of target folder
 // to chain, as the host would after resolving.
-type chains map[string][]ContextFile
+type chains map[string][]toolpolicy.ContextFile
 
-func (c chains) Preflight(_ context.Context, target string) (Claim, error) {
+func (c chains) Preflight(_ context.Context, target string) (toolpolicy.Claim, error) {
 	files := c[filepath.Dir(target)]
-	cl := Claim{Deliver: true, Base: []string{"AGENTS.md"}, Labels: []string{"AGENTS.md"}, Sources: files}
+	cl := toolpolicy.Claim{Deliver: true, Base: []string{"AGENTS.md"}, Labels: []string{"AGENTS.md"}, Sources: files}
 	for _, f := range files {
 		cl.Labels = append(cl.Labels, f.Label)
 	}
 	return cl, nil
 }
 
-func (c chains) ContextFile(context.Context, string) (ContextFile, bool, error) {
-	return ContextFile{}, false, nil
+func (c chains) ContextFile(context.Context, string) (toolpolicy.ContextFile, bool, error) {
+	return toolpolicy.ContextFile{}, false, nil
 }
 
 // file is a nested instruction file of n content bytes, cut with a note
 // when it is larger than the 16 KiB a delivery carries.
-func file(label string, n int) ContextFile {
-	cf := ContextFile{Label: label, Path: "/p/" + label, Digest: label, Content: strings.Repeat("r", min(n, 16384)), Bytes: n}
+func file(label string, n int) toolpolicy.ContextFile {
+	cf := toolpolicy.ContextFile{Label: label, Path: "/p/" + label, Digest: label, Content: strings.Repeat("r", min(n, 16384)), Bytes: n}
 	cf.Shown = len(cf.Content)
 	if n > 16384 {
 		cf.Truncated = true
@@ -54,7 +55,7 @@ func twoReads(a, b string) fakemodel.Script {
 
 // promptTwoReads runs one prompt whose model reads a then b in one turn,
 // with fs as the host's chains, and returns each tool end's delivery.
-func promptTwoReads(t *testing.T, fs chains, a, b string) []*DeliveryInfo {
+func promptTwoReads(t *testing.T, fs chains, a, b string) []*events.Delivery {
 	t.Helper()
 	h := newHarness(t, twoReads(a, b), func(c *Config) { c.Preflight = fs })
 	for _, p := range []string{a, b} {
@@ -67,8 +68,8 @@ func promptTwoReads(t *testing.T, fs chains, a, b string) []*DeliveryInfo {
 	return deliveryEnds(h)
 }
 
-func deliveryEnds(h *harness) []*DeliveryInfo {
-	var out []*DeliveryInfo
+func deliveryEnds(h *harness) []*events.Delivery {
+	var out []*events.Delivery
 	for {
 		select {
 		case e := <-h.evs:
@@ -111,13 +112,13 @@ func TestTurnBudgetKeepsOuterFirst(t *testing.T) {
 // agent, as a disk that fills or turns read-only between two appends would.
 type closing struct{ st interface{ Close() error } }
 
-func (c closing) Preflight(context.Context, string) (Claim, error) {
+func (c closing) Preflight(context.Context, string) (toolpolicy.Claim, error) {
 	c.st.Close()
-	return Claim{}, nil
+	return toolpolicy.Claim{}, nil
 }
 
-func (c closing) ContextFile(context.Context, string) (ContextFile, bool, error) {
-	return ContextFile{}, false, nil
+func (c closing) ContextFile(context.Context, string) (toolpolicy.ContextFile, bool, error) {
+	return toolpolicy.ContextFile{}, false, nil
 }
 
 // A tool result that cannot be saved ends the turn with that error: the

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/checkpoints"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -43,7 +44,7 @@ func BenchmarkOneWriteTurn(b *testing.B) {
 				if tc.on {
 					st := checkpoints.Open(filepath.Join(b.TempDir(), "checkpoints"), checkpoints.Limits{})
 					rec = st.Recorder(c.Session.ID(), c.Session.File(), c.Root)
-					c.Checkpoints = Checkpoints(rec)
+					c.Checkpoints = toolpolicy.Checkpoints(rec)
 				}
 			})
 			go func() {

@@ -11,6 +11,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/checkpoints"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/sessions"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -34,7 +35,7 @@ type recordingCheckpoints struct {
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-func (r *recordingCheckpoints) Before(_ context.Context, c checkpoints.Call) Checkpoint {
+func (r *recordingCheckpoints) Before(_ context.Context, c checkpoints.Call) toolpolicy.Checkpoint {
 	w := &watchedCall{call: c, before: exists(r.watch[c.ToolCallID])}
 	r.mu.Lock()
 	r.calls = append(r.calls, w)
@@ -140,8 +141,10 @@ func TestDeniedCallsTakeNoCheckpoint(t *testing.T) {
 	rec := &recordingCheckpoints{}
 	h := newHarness(t, script, func(c *Config) {
 		c.Checkpoints = rec
-		c.Permission = PermissionAsk
-		c.Approve = func(ctx context.Context, a Approval) (bool, error) { return a.Command == "touch allowed", nil }
+		c.Permission = toolpolicy.PermissionAsk
+		c.Approve = func(ctx context.Context, a toolpolicy.Approval) (bool, error) {
+			return a.Command == "touch allowed", nil
+		}
 	})
 	rec.watch = map[string]string{"yes": filepath.Join(h.root, "allowed")}
 	if _, err := h.ag.Prompt(context.Background(), "go"); err != nil {
@@ -153,30 +156,5 @@ func TestDeniedCallsTakeNoCheckpoint(t *testing.T) {
 	}
 	if exists(filepath.Join(h.root, "denied")) {
 		t.Error("the denied command ran")
-	}
-}
-
-func TestCheckpointPaths(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		tool, canon string
-		paths       []string
-		ok          bool
-	}{
-		{"write", "/p/a", []string{"/p/a"}, true},
-		{"edit", "/p/a", []string{"/p/a"}, true},
-		{"write", "", nil, false}, // refused by confinement, and the tool with it
-		{"bash", "", nil, true},
-		{"codemode", "", nil, true},
-		{"mcp_github_push", "", nil, true},
-		{"read", "/p/a", nil, false},
-		{"ls", "/p", nil, false},
-		{"grep", "/p", nil, false},
-		{"find", "/p", nil, false},
-		{ToolRemember, "", nil, false},
-	} {
-		if paths, ok := CheckpointPaths(c.tool, c.canon); ok != c.ok || !slices.Equal(paths, c.paths) {
-			t.Errorf("CheckpointPaths(%q, %q) = %v, %v; want %v, %v", c.tool, c.canon, paths, ok, c.paths, c.ok)
-		}
 	}
 }

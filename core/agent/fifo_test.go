@@ -7,33 +7,12 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/toolpolicy/guardtest"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
-
-// returns runs f and waits for it. A call that blocks fails the test
-// shortly before the test binary's own deadline instead of hanging the
-// whole package; there is no other time limit.
-func returns[T any](t *testing.T, what string, f func() T) T {
-	t.Helper()
-	done := make(chan T, 1)
-	go func() { done <- f() }()
-	var limit <-chan time.Time
-	if d, ok := t.Deadline(); ok {
-		limit = time.After(time.Until(d) * 9 / 10)
-	}
-	select {
-	case v := <-done:
-		return v
-	case <-limit:
-		t.Fatalf("%s blocked", what)
-	}
-	var zero T
-	return zero
-}
 
 func mkfifo(t *testing.T, p string) {
 	t.Helper()
@@ -66,12 +45,12 @@ func TestFileToolsNeverBlockOnAFIFO(t *testing.T) {
 		{"ls", map[string]string{"path": "pipe"}, "not a directory", true},
 		{"find", map[string]string{"pattern": "*.go"}, "sub/a.go", false},
 	} {
-		res := returns(t, c.name+" "+c.args["path"], func() ToolResult { return runTool(ctx, root, call(c.name, c.args)) })
+		res := guardtest.Returns(t, c.name+" "+c.args["path"], func() ToolResult { return runTool(ctx, root, call(c.name, c.args)) })
 		if res.IsError != c.err || !strings.Contains(res.Text, c.want) {
 			t.Errorf("%s %v = %+v, want error=%v and %q", c.name, c.args, res, c.err, c.want)
 		}
 	}
-	if err := returns(t, "preview", func() error { _, err := confine.ReadPreview(root, "pipe", 100); return err }); err == nil {
+	if err := guardtest.Returns(t, "preview", func() error { _, err := confine.ReadPreview(root, "pipe", 100); return err }); err == nil {
 		t.Error("ReadPreview read a FIFO")
 	}
 	if fi, err := os.Lstat(filepath.Join(root, "pipe")); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
@@ -100,7 +79,7 @@ func TestAbortDuringGrepOfAFIFO(t *testing.T) {
 		}
 	}
 	h.ag.Abort()
-	returns(t, "the aborted prompt", func() Result { return <-done })
+	guardtest.Returns(t, "the aborted prompt", func() Result { return <-done })
 }
 
 // TestAbortEndsTheTurnWhileAToolIsStuck: a tool stuck in a system call
@@ -137,7 +116,7 @@ func TestAbortEndsTheTurnWhileAToolIsStuck(t *testing.T) {
 		}
 	}
 	h.ag.Abort()
-	res := returns(t, "the aborted prompt", func() Result { return <-done })
+	res := guardtest.Returns(t, "the aborted prompt", func() Result { return <-done })
 	if !res.Aborted {
 		t.Errorf("result = %+v", res)
 	}

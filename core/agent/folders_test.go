@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/confine"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
 
 // In a project of two folders, ls, grep and find in the second print its
@@ -50,7 +51,7 @@ func TestToolsInAnotherFolder(t *testing.T) {
 // Reach tells its host of each other folder once, and of the root never.
 func TestReachOncePerFolder(t *testing.T) {
 	var told []string
-	r := NewReach(func(f confine.Folder) { told = append(told, f.Name) })
+	r := toolpolicy.NewReach(func(f confine.Folder) { told = append(told, f.Name) })
 	web := confine.Place{Folder: confine.Folder{Name: "web", Root: "/w"}, Index: 1}
 	r.Note(web)
 	r.Note(web)
@@ -76,7 +77,7 @@ func TestRunOnUseInAnotherFolder(t *testing.T) {
 	git("config", "core.hooksPath", "tools/hooks")
 	folders := confine.Folders{{Name: "api", Root: api}, {Name: "web", Root: web}}
 	for target, asks := range map[string]bool{"web:.git/config": true, "web:tools/hooks/pre-commit": true, filepath.Join(web, ".git", "HEAD"): true, "web:src/app.ts": false} {
-		need, why, _ := NeedsApprovalIn(folders, PermissionAutoEdits, "write", target)
+		need, why, _ := toolpolicy.NeedsApprovalIn(folders, toolpolicy.PermissionAutoEdits, "write", target)
 		if need != asks || (why != "") != asks {
 			t.Errorf("write %s in auto-edits: need %v, %q; want asking %v", target, need, why, asks)
 		}
@@ -102,7 +103,7 @@ func TestRunOnUseNamedByAnotherFoldersRepository(t *testing.T) {
 	}
 	folders := confine.Folders{{Name: "api", Root: api}, {Name: "web", Root: web}}
 	for target, asks := range map[string]bool{"web:hooks/pre-commit": true, filepath.Join(web, "hooks", "pre-commit"): true, "web:git.cfg": true, "web:src/app.ts": false} {
-		need, why, _ := NeedsApprovalIn(folders, PermissionAutoEdits, "write", target)
+		need, why, _ := toolpolicy.NeedsApprovalIn(folders, toolpolicy.PermissionAutoEdits, "write", target)
 		if need != asks || (why != "") != asks {
 			t.Errorf("write %s in auto-edits: need %v, %q; want asking %v", target, need, why, asks)
 		}

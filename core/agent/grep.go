@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pi-tui/pi-tui/core/confine"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
 
 // Limits of grep's output per match.
@@ -43,7 +44,7 @@ func toolGrep(ctx context.Context, fl *files, raw json.RawMessage) (ToolResult, 
 		Path    string `json:"path"`
 		Glob    string `json:"glob"`
 	}
-	if err := decode(raw, &a); err != nil {
+	if err := toolpolicy.DecodeArgs(raw, &a); err != nil {
 		return ToolResult{}, err
 	}
 	re, err := regexp.Compile(a.Pattern)

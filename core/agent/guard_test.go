@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -68,11 +69,11 @@ func allCallsThenDone(calls []fakemodel.Call) fakemodel.Script {
 
 func TestWritesThatRunCodeAlwaysAsk(t *testing.T) {
 	var mu sync.Mutex
-	asked := map[string]Approval{}
+	asked := map[string]toolpolicy.Approval{}
 	calls := append(append([]fakemodel.Call(nil), runOnUseCalls...), ordinaryCall)
 	h := newHarness(t, allCallsThenDone(calls), func(c *Config) {
-		c.Permission = PermissionAutoEdits
-		c.Approve = func(ctx context.Context, a Approval) (bool, error) {
+		c.Permission = toolpolicy.PermissionAutoEdits
+		c.Approve = func(ctx context.Context, a toolpolicy.Approval) (bool, error) {
 			mu.Lock()
 			asked[a.ToolCallID] = a
 			mu.Unlock()
@@ -118,7 +119,7 @@ func TestWritesThatRunCodeAlwaysAsk(t *testing.T) {
 // Headless runs without --yes have no approver: the same writes are
 // denied, not made.
 func TestWritesThatRunCodeAreDeniedHeadless(t *testing.T) {
-	h := newHarness(t, allCallsThenDone(runOnUseCalls[:2]), func(c *Config) { c.Permission = PermissionAutoEdits })
+	h := newHarness(t, allCallsThenDone(runOnUseCalls[:2]), func(c *Config) { c.Permission = toolpolicy.PermissionAutoEdits })
 	runOnUseProject(t, h.root)
 	h.ag.Prompt(context.Background(), "go")
 	denied := 0
@@ -136,47 +137,12 @@ func TestWritesThatRunCodeAreDeniedHeadless(t *testing.T) {
 func TestFullAutoWritesRunOnUseFiles(t *testing.T) {
 	asked := 0
 	h := newHarness(t, allCallsThenDone(runOnUseCalls[:1]), func(c *Config) {
-		c.Approve = func(context.Context, Approval) (bool, error) { asked++; return false, nil }
+		c.Approve = func(context.Context, toolpolicy.Approval) (bool, error) { asked++; return false, nil }
 	})
 	runOnUseProject(t, h.root)
 	h.ag.Prompt(context.Background(), "go")
 	if data, _ := os.ReadFile(filepath.Join(h.root, ".git", "config")); asked != 0 || !strings.Contains(string(data), "fsmonitor") {
 		t.Errorf("full-auto asked %d times; .git/config = %q", asked, data)
-	}
-}
-
-// The write that would complete a git directory's shape asks, whichever
-// of its parts comes last; a folder that holds only some of them does not.
-func TestWritesThatPlantARepositoryAsk(t *testing.T) {
-	cases := []struct {
-		have  []string // existing entries; a trailing / is a folder
-		write string
-		asks  bool
-	}{
-		{[]string{"v/HEAD", "v/objects/", "v/refs/"}, "v/config", true},
-		{[]string{"v/config", "v/objects/", "v/refs/"}, "v/HEAD", true},
-		{[]string{"v/HEAD", "v/objects/"}, "v/refs/heads/main", true},
-		{[]string{"v/HEAD", "v/refs/"}, "v/objects/ab/cdef", true},
-		{[]string{"HEAD", "objects/", "refs/"}, "config", true}, // the project folder itself
-		{[]string{"v/HEAD"}, "v/config", false},
-		{[]string{"v/objects/", "v/refs/"}, "v/config", false},
-		{[]string{"src/HEAD", "src/objects/", "src/refs/"}, "docs/readme.md", false},
-	}
-	for _, c := range cases {
-		root := tempRoot(t)
-		for _, h := range c.have {
-			p := filepath.Join(root, filepath.FromSlash(strings.TrimSuffix(h, "/")))
-			if strings.HasSuffix(h, "/") {
-				os.MkdirAll(p, 0o755)
-			} else {
-				os.MkdirAll(filepath.Dir(p), 0o755)
-				os.WriteFile(p, []byte("x"), 0o644)
-			}
-		}
-		why := runOnUse(root, filepath.Join(root, filepath.FromSlash(c.write)))
-		if (why != "") != c.asks {
-			t.Errorf("have %v, write %s: reason %q, want asks=%v", c.have, c.write, why, c.asks)
-		}
 	}
 }
 
@@ -198,29 +164,5 @@ func TestApprovalCoversTheApprovedFileOnly(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, ".git", "hooks", "pre-commit")); err == nil {
 		t.Error("the hook was written")
-	}
-}
-
-// A repository whose config moves its hooks (core.hooksPath) has them
-// asked about like .git/hooks.
-func TestHooksPathAsks(t *testing.T) {
-	root := tempRoot(t)
-	os.MkdirAll(filepath.Join(root, ".git"), 0o755)
-	os.WriteFile(filepath.Join(root, ".git", "config"), []byte("[core]\n\tbare = false\n\thooksPath = .githooks # team hooks\n[user]\n\tname = x\n"), 0o644)
-	if why := runOnUse(root, filepath.Join(root, ".githooks", "pre-commit")); why == "" {
-		t.Error("a write to core.hooksPath's folder does not ask")
-	}
-	if why := runOnUse(root, filepath.Join(root, "src", "main.go")); why != "" {
-		t.Errorf("an ordinary file asks: %s", why)
-	}
-	for config, want := range map[string]string{
-		"[Core]\n  HooksPath = \"tools/hooks\"\n[core \"x\"]\n\thooksPath = other\n": "tools/hooks",
-		"[core] hooksPath = same-line ; comment\n":                                   "same-line",
-		"[core]\n\thooksPath = \"with # hash\" # comment\n":                          "with # hash",
-		"[core]\n\thooksPath = a\\\\b  c\n[core.sub]\n\thooksPath = x\n":             "a\\b  c",
-	} {
-		if got, _ := gitConfigValue(config, "core", "hooksPath"); got != want {
-			t.Errorf("hooksPath of %q = %q, want %q", config, got, want)
-		}
 	}
 }

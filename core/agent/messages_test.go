@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/pi-tui/pi-tui/internal/fakemodel"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/pi-tui/pi-tui/internal/fakemodel"
 
 	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/pisession"

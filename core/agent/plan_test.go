@@ -13,6 +13,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/sessions"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -53,10 +54,10 @@ func TestPlanModeOffersReadOnlyToolsAndRefusesTheRest(t *testing.T) {
 	}
 	asked := 0
 	h := newHarness(t, script, func(c *Config) {
-		c.Permission = PermissionFullAuto
-		c.Approve = func(context.Context, Approval) (bool, error) { asked++; return true, nil }
+		c.Permission = toolpolicy.PermissionFullAuto
+		c.Approve = func(context.Context, toolpolicy.Approval) (bool, error) { asked++; return true, nil }
 		c.Plan = plan.Load
-		c.Tools = append(slices.Clone(DefaultTools), ToolRemember)
+		c.Tools = append(slices.Clone(toolpolicy.DefaultTools), toolpolicy.ToolRemember)
 	})
 	os.WriteFile(filepath.Join(h.root, "a.txt"), []byte("hello\n"), 0o644)
 	res, err := h.ag.Prompt(context.Background(), "plan the notes")
@@ -122,20 +123,4 @@ func textOfResult(sm entries.StoredMessage) string {
 		return ""
 	}
 	return sm.Message.Parts[0].Text
-}
-
-func TestPlanAllows(t *testing.T) {
-	for _, c := range []struct {
-		tool     string
-		readOnly bool
-		want     bool
-	}{
-		{"read", false, true}, {"ls", false, true}, {"grep", false, true}, {"find", false, true},
-		{"write", false, false}, {"edit", true, false}, {"bash", true, false}, {"remember", true, false},
-		{"mcp__docs__search", true, true}, {"deploy", false, false}, {"codemode", false, false},
-	} {
-		if got := PlanAllows(c.tool, c.readOnly); got != c.want {
-			t.Errorf("PlanAllows(%q, %v) = %v", c.tool, c.readOnly, got)
-		}
-	}
 }

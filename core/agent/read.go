@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pi-tui/pi-tui/core/confine"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
@@ -31,7 +32,7 @@ func toolRead(fl *files, raw json.RawMessage) (ToolResult, error) {
 		Limit  int    `json:"limit"`
 		Column int    `json:"column"`
 	}
-	if err := decode(raw, &a); err != nil {
+	if err := toolpolicy.DecodeArgs(raw, &a); err != nil {
 		return ToolResult{}, err
 	}
 	p, pl, err := fl.resolve(a.Path)

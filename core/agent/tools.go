@@ -16,6 +16,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
@@ -59,81 +60,15 @@ type ToolResult struct {
 	Change *memory.Change
 }
 
-// toolSpec describes one tool: its schema for the model, whether it needs
-// approval in a permission mode, and whether it targets a path (and so
-// gets an instruction preflight).
-type toolSpec struct {
-	name     string
-	desc     string
-	schema   string
-	edits    bool // write or edit: approval in "ask"
-	runs     bool // bash: approval in "ask" and "auto-edits"
-	pathArg  string
-	optional bool // the path argument may be absent (ls, grep, find)
-}
-
-var toolSpecs = []toolSpec{
-	{name: "read", pathArg: "path", desc: "Read a text file. Output is cut at 2000 lines or 50 KiB; use offset (1-based line) and limit to read further, and column to read on inside a very long line.",
-		schema: `{"type":"object","properties":{"path":{"type":"string","description":"file path, relative to the project root"},"offset":{"type":"integer","description":"first line to read (1-based)"},"limit":{"type":"integer","description":"number of lines"},"column":{"type":"integer","description":"byte column in the offset line to start at (1-based), to read on inside a long line"}},"required":["path"]}`},
-	{name: "write", pathArg: "path", edits: true, desc: "Write a file (created or replaced, atomically). Parent folders are created.",
-		schema: `{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`},
-	{name: "edit", pathArg: "path", edits: true, desc: "Replace one exact, unique occurrence of oldText with newText in a file.",
-		schema: `{"type":"object","properties":{"path":{"type":"string"},"oldText":{"type":"string"},"newText":{"type":"string"}},"required":["path","oldText","newText"]}`},
-	{name: "bash", runs: true, desc: "Run a shell command with bash, starting in the project root. It is not confined to the project: it runs as the user. Output is cut at 50 KiB; background processes are stopped when the command ends.",
-		schema: `{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","description":"seconds, default 120"}},"required":["command"]}`},
-	{name: "ls", pathArg: "path", optional: true, desc: "List a directory (default: the project root).",
-		schema: `{"type":"object","properties":{"path":{"type":"string"}}}`},
-	{name: "grep", pathArg: "path", optional: true, desc: "Search file contents for a regular expression, recursively from path (default: the project root).",
-		schema: `{"type":"object","properties":{"pattern":{"type":"string"},"path":{"type":"string"},"glob":{"type":"string","description":"only files whose name matches, e.g. *.go"}},"required":["pattern"]}`},
-	{name: "find", pathArg: "path", optional: true, desc: "Find files whose name matches a glob, recursively from path (default: the project root).",
-		schema: `{"type":"object","properties":{"pattern":{"type":"string","description":"glob such as *.md"},"path":{"type":"string"}},"required":["pattern"]}`},
-}
-
-// DefaultTools is the full tool set.
-var DefaultTools = []string{"read", "write", "edit", "bash", "ls", "grep", "find"}
-
-func specOf(name string) (toolSpec, bool) {
-	if name == ToolRemember {
-		return rememberSpec, true
-	}
-	for _, s := range toolSpecs {
-		if s.name == name {
-			return s, true
-		}
-	}
-	return toolSpec{}, false
-}
-
 // ToolDefs returns the provider tool definitions for names.
 func ToolDefs(names []string) []provider.Tool {
 	var out []provider.Tool
 	for _, n := range names {
-		if s, ok := specOf(n); ok {
-			out = append(out, provider.Tool{Name: s.name, Description: s.desc, Schema: json.RawMessage(s.schema)})
+		if desc, schema, ok := toolpolicy.Definition(n); ok {
+			out = append(out, provider.Tool{Name: n, Description: desc, Schema: schema})
 		}
 	}
 	return out
-}
-
-// targetOf returns the path argument of a file tool ("" when it has none
-// or the tool is not a file tool).
-func targetOf(call ToolCall) (string, bool) {
-	s, ok := specOf(call.Name)
-	if !ok || s.pathArg == "" {
-		return "", false
-	}
-	var args map[string]any
-	if json.Unmarshal(call.Args, &args) != nil {
-		return "", false
-	}
-	p, _ := args[s.pathArg].(string)
-	if p == "" && !s.optional {
-		return "", false
-	}
-	if p == "" {
-		p = "."
-	}
-	return p, true
 }
 
 // toolEnv is what a tool call runs with: the bound root, the agent dir
@@ -153,7 +88,7 @@ type toolEnv struct {
 	// path that resolves elsewhere by the time of the write is refused.
 	approved string
 	// memory is what remember writes through (nil: no remember tool).
-	memory MemoryWriter
+	memory toolpolicy.MemoryWriter
 	// progress receives bash's output while the command runs, coalesced
 	// and bounded (liveOutput); nil: nobody is watching.
 	progress func(chunk string, skipped int64)
@@ -174,7 +109,7 @@ func (env toolEnv) run(ctx context.Context, call ToolCall) ToolResult {
 	var err error
 	if call.Name == "bash" {
 		res, err = toolBash(ctx, env, call.Args)
-	} else if call.Name == ToolRemember {
+	} else if call.Name == toolpolicy.ToolRemember {
 		res, err = toolRemember(ctx, env.memory, call.Args)
 	} else {
 		p := newFiles(env.folderList())
@@ -202,20 +137,6 @@ func (env toolEnv) run(ctx context.Context, call ToolCall) ToolResult {
 	return res
 }
 
-func decode(args json.RawMessage, v any) error {
-	err := json.Unmarshal(args, v)
-	var te *json.UnmarshalTypeError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &te) && te.Field != "":
-		return fmt.Errorf("the argument %q must be a %s, not a JSON %s", te.Field, te.Type.Kind(), te.Value)
-	case errors.As(err, &te):
-		return fmt.Errorf("the arguments must be a JSON object, not a JSON %s", te.Value)
-	}
-	return fmt.Errorf("the arguments are not valid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
-}
-
 // guardRunOnUse refuses a write to a file that runs on use unless the call
 // was approved for it. The agent asks before the call; this check, made
 // again on the path the tool resolved itself, covers a path that changed
@@ -224,7 +145,7 @@ func guardRunOnUse(fl *files, p *project, env toolEnv, canon, name string) error
 	if env.runOnUseOK {
 		return nil
 	}
-	if why := runOnUseIn(fl.folders, p.root, canon); why != "" && canon != env.approved {
+	if why := toolpolicy.RunOnUseIn(fl.folders, p.root, canon); why != "" && canon != env.approved {
 		return fmt.Errorf("%s needs the user's approval: %s", name, why)
 	}
 	return nil
@@ -235,7 +156,7 @@ func toolWrite(fl *files, env toolEnv, raw json.RawMessage) (ToolResult, error) 
 		Path    string  `json:"path"`
 		Content *string `json:"content"`
 	}
-	if err := decode(raw, &a); err != nil {
+	if err := toolpolicy.DecodeArgs(raw, &a); err != nil {
 		return ToolResult{}, err
 	}
 	if a.Content == nil {
@@ -269,7 +190,7 @@ func toolEdit(fl *files, env toolEnv, raw json.RawMessage) (ToolResult, error) {
 		OldText string `json:"oldText"`
 		NewText string `json:"newText"`
 	}
-	if err := decode(raw, &a); err != nil {
+	if err := toolpolicy.DecodeArgs(raw, &a); err != nil {
 		return ToolResult{}, err
 	}
 	p, pl, err := fl.resolve(a.Path)
@@ -334,7 +255,7 @@ func toolLs(fl *files, raw json.RawMessage) (ToolResult, error) {
 	var a struct {
 		Path string `json:"path"`
 	}
-	if err := decode(raw, &a); err != nil {
+	if err := toolpolicy.DecodeArgs(raw, &a); err != nil {
 		return ToolResult{}, err
 	}
 	p, pl, err := fl.resolve(a.Path)
@@ -411,7 +332,7 @@ func toolFind(ctx context.Context, fl *files, raw json.RawMessage) (ToolResult, 
 		Pattern string `json:"pattern"`
 		Path    string `json:"path"`
 	}
-	if err := decode(raw, &a); err != nil {
+	if err := toolpolicy.DecodeArgs(raw, &a); err != nil {
 		return ToolResult{}, err
 	}
 	if _, err := path.Match(a.Pattern, ""); err != nil {

@@ -3,9 +3,9 @@ package bridge
 import (
 	"context"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/checkpoints"
 	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
 
 // Checkpoints of pi's tool calls, taken at the bridge's boundaries: Before
@@ -69,7 +69,7 @@ func (d *Decisions) checkpointBefore(ctx context.Context, req ToolCallRequest, c
 	if d.deps.Checkpoints == nil {
 		return
 	}
-	paths, ok := agent.CheckpointPaths(req.ToolName, canon)
+	paths, ok := toolpolicy.CheckpointPaths(req.ToolName, canon)
 	if !ok {
 		return
 	}

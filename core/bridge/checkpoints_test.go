@@ -11,9 +11,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/checkpoints"
 	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -36,7 +36,7 @@ type recorder struct {
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-func (r *recorder) Before(_ context.Context, c checkpoints.Call) agent.Checkpoint {
+func (r *recorder) Before(_ context.Context, c checkpoints.Call) toolpolicy.Checkpoint {
 	b := &bracket{call: c, before: fileExists(r.watch[c.ToolCallID])}
 	r.mu.Lock()
 	r.seen = append(r.seen, b)
@@ -69,7 +69,7 @@ func TestHostCheckpointsTheCallsPiRuns(t *testing.T) {
 	root := project(t)
 	rec := &recorder{watch: map[string]string{"w": filepath.Join(root, "new", "a.txt"), "b": filepath.Join(root, "b.txt")}}
 	ask := func(ctx context.Context, a events.Approval) (bool, error) { return a.Command != "rm -rf ~", nil }
-	d := NewDecisions(Deps{Root: root, Permission: agent.PermissionAsk, Approve: ask, Checkpoints: rec})
+	d := NewDecisions(Deps{Root: root, Permission: toolpolicy.PermissionAsk, Approve: ask, Checkpoints: rec})
 	defer d.Close()
 	ctx := context.Background()
 	calls := []struct {
@@ -148,7 +148,7 @@ func TestHostDropsTheCheckpointsOfCallsThatNeverEnd(t *testing.T) {
 	t.Parallel()
 	root := project(t)
 	rec := &recorder{}
-	d := NewDecisions(Deps{Root: root, Permission: agent.PermissionFullAuto, Checkpoints: rec})
+	d := NewDecisions(Deps{Root: root, Permission: toolpolicy.PermissionFullAuto, Checkpoints: rec})
 	ctx := context.Background()
 	for i := range maxPendingCheckpoints + 10 {
 		if _, err := d.ToolCall(ctx, ToolCallRequest{ToolCallID: fmt.Sprint(i), ToolName: "bash", Input: json.RawMessage(`{"command":"true"}`)}); err != nil {
@@ -192,7 +192,7 @@ func TestRealPiCheckpointsAtTheBridge(t *testing.T) {
 		return fakemodel.Reply{Text: "done"}
 	})
 	rec := &recorder{watch: map[string]string{"w": filepath.Join(root, "new", "a.txt"), "b": filepath.Join(root, "b.txt"), "no": filepath.Join(root, "nope")}}
-	h := NewDecisions(Deps{Root: root, SessionFile: session, Permission: agent.PermissionAsk, Checkpoints: rec,
+	h := NewDecisions(Deps{Root: root, SessionFile: session, Permission: toolpolicy.PermissionAsk, Checkpoints: rec,
 		Approve: func(_ context.Context, a events.Approval) (bool, error) { return a.Command != "touch nope", nil }})
 	defer h.Close()
 	srv, err := Listen(t.TempDir(), h)

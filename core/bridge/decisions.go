@@ -11,13 +11,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/checkpoints"
 	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/core/sessions"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
@@ -33,7 +33,8 @@ type Deps struct {
 	// Root alone.
 	Folders confine.Folders
 	// Reached is told, once per folder, when a call let run first names a
-	// path in a folder other than Root (agent.Config.Reached); nil: nobody.
+	// path in a folder other than Root (toolpolicy.Reach, as the built-in
+	// engine's Config.Reached); nil: nobody.
 	Reached func(confine.Folder)
 	// SessionFile is pi's session file (it may not exist yet: pi writes
 	// it from the first answer on). The branch window is read from it.
@@ -42,26 +43,26 @@ type Deps struct {
 	// frame as the built-in engine puts them in its system prompt.
 	System func(ctx context.Context) (string, error)
 	// Preflight answers the target's chain (nil: no preflight, no
-	// delivery). PreflightTimeout bounds one (agent.DefaultPreflightTimeout
+	// delivery). PreflightTimeout bounds one (toolpolicy.DefaultPreflightTimeout
 	// when 0); BaseChain is the chain a fallback gives.
-	Preflight        agent.Preflighter
+	Preflight        toolpolicy.Preflighter
 	PreflightTimeout time.Duration
 	BaseChain        []string
 	// Permission is the permission mode; Approve decides what it asks
 	// (nil denies, as in a headless run without --yes).
 	Permission string
-	Approve    agent.Approver
+	Approve    toolpolicy.Approver
 	// Memory is the remember tool's writer; nil: no remember tool.
-	Memory agent.MemoryWriter
+	Memory toolpolicy.MemoryWriter
 	// Trusted says whether pi may trust the project and, when not, why,
 	// in words that say how to trust it (nil: no). Home is the user's home
 	// (pi does not count ~/.agents/skills as the project's).
 	Trusted func(ctx context.Context) (ok bool, why string, err error)
 	Home    string
 	// Checkpoints brackets each call that can change files, as in the
-	// built-in engine (checkpoints.go); nil takes none.
-	Checkpoints agent.Checkpointer
-	// Plan says whether the session is in plan mode (agent.PlanAllows):
+	// built-in engine (toolpolicy.CheckpointPaths); nil takes none.
+	Checkpoints toolpolicy.Checkpointer
+	// Plan says whether the session is in plan mode (toolpolicy.PlanAllows):
 	// the system text gets the plan section, pi's active tools are
 	// narrowed to the read-only ones, and any other call is blocked. nil:
 	// never.
@@ -87,10 +88,10 @@ type Decisions struct {
 	calls  map[string]*callInfo
 	// marks are the checkpoints of calls let run, until their
 	// tool_result; ends their results, until their ToolEnded.
-	marks pending[agent.Checkpoint]
+	marks pending[toolpolicy.Checkpoint]
 	ends  pending[checkpoints.Result]
 
-	reach *agent.Reach // tells Reached of each folder once
+	reach *toolpolicy.Reach // tells Reached of each folder once
 
 	// dmu serialises delivery decisions: they share the window and the
 	// turn's budget.
@@ -106,7 +107,7 @@ type callInfo struct {
 	path     string // canonical target of a file tool
 	display  string // the target as the tool event shows it
 	pre      *events.Preflight
-	claim    agent.Claim
+	claim    toolpolicy.Claim
 	delivery *events.Delivery
 }
 
@@ -120,26 +121,26 @@ type pendingRecord struct {
 type claimKey struct{ dir, raw string }
 
 type claimEntry struct {
-	claim    agent.Claim
+	claim    toolpolicy.Claim
 	fallback bool
 }
 
 // NewDecisions returns the host for one runtime.
 func NewDecisions(d Deps) *Decisions {
 	if d.PreflightTimeout <= 0 {
-		d.PreflightTimeout = agent.DefaultPreflightTimeout
+		d.PreflightTimeout = toolpolicy.DefaultPreflightTimeout
 	}
 	if len(d.Folders) == 0 {
 		d.Folders = confine.Single(d.Root)
 	}
-	return &Decisions{deps: d, reach: agent.NewReach(d.Reached), claims: map[claimKey]claimEntry{}, calls: map[string]*callInfo{}}
+	return &Decisions{deps: d, reach: toolpolicy.NewReach(d.Reached), claims: map[claimKey]claimEntry{}, calls: map[string]*callInfo{}}
 }
 
 // Close releases pi's session file and drops the checkpoints of calls
 // that never ended.
 func (d *Decisions) Close() error {
 	d.mu.Lock()
-	d.marks, d.ends = pending[agent.Checkpoint]{}, pending[checkpoints.Result]{}
+	d.marks, d.ends = pending[toolpolicy.Checkpoint]{}, pending[checkpoints.Result]{}
 	d.mu.Unlock()
 	d.dmu.Lock()
 	defer d.dmu.Unlock()
@@ -212,9 +213,9 @@ func (d *Decisions) System(ctx context.Context, req SystemRequest) (SystemResult
 	}
 	if d.planning() {
 		res.Text, res.Plan = entries.WithPlan(res.Text), true
-		res.Tools = slices.Clone(agent.PlanTools)
+		res.Tools = slices.Clone(toolpolicy.PlanTools)
 		for _, t := range req.Tools {
-			if agent.PlanAllows(t.Name, t.ReadOnly) && !slices.Contains(res.Tools, t.Name) {
+			if toolpolicy.PlanAllows(t.Name, t.ReadOnly) && !slices.Contains(res.Tools, t.Name) {
 				res.Tools = append(res.Tools, t.Name)
 			}
 		}
@@ -230,7 +231,7 @@ func (d *Decisions) planning() bool { return d.deps.Plan != nil && d.deps.Plan()
 
 // Remember implements Host with the built-in engine's remember tool.
 func (d *Decisions) Remember(ctx context.Context, req RememberRequest) (RememberResult, error) {
-	text, _, err := agent.Remember(ctx, d.deps.Memory, req.Input)
+	text, _, err := toolpolicy.Remember(ctx, d.deps.Memory, req.Input)
 	if err != nil {
 		return RememberResult{Text: "Error: " + err.Error(), IsError: true}, nil
 	}
@@ -256,13 +257,13 @@ func (d *Decisions) ToolCall(ctx context.Context, req ToolCallRequest) (ToolCall
 		d.keep(req.ToolCallID, info)
 		return ToolCallResult{Block: true, Reason: "Error: " + err.Error()}, nil
 	}
-	if d.planning() && !agent.PlanAllows(req.ToolName, req.ReadOnly) {
+	if d.planning() && !toolpolicy.PlanAllows(req.ToolName, req.ReadOnly) {
 		// Blocked first: it would not run whatever confinement, preflight
 		// or approval said, as in the built-in engine.
 		d.keep(req.ToolCallID, info)
 		return ToolCallResult{Block: true, Reason: entries.PlanRefusal(req.ToolName)}, nil
 	}
-	target, isFile := agent.FileToolTarget(req.ToolName, input)
+	target, isFile := toolpolicy.FileToolTarget(req.ToolName, input)
 	var place confine.Place
 	if isFile {
 		pl, err := d.deps.Folders.Resolve(target)
@@ -287,7 +288,7 @@ func (d *Decisions) ToolCall(ctx context.Context, req ToolCallRequest) (ToolCall
 	if place.Index > 0 {
 		run.Path = place.Canon
 	}
-	need, reason, _ := agent.NeedsApprovalIn(d.deps.Folders, d.deps.Permission, req.ToolName, target)
+	need, reason, _ := toolpolicy.NeedsApprovalIn(d.deps.Folders, d.deps.Permission, req.ToolName, target)
 	if !need {
 		d.letRun(ctx, req, info.path, place)
 		return run, nil
@@ -298,9 +299,9 @@ func (d *Decisions) ToolCall(ctx context.Context, req ToolCallRequest) (ToolCall
 		return run, nil
 	}
 	// A denied call's result carries no block, so its chain was never
-	// said and leaves the chain in effect as it was (agent.ChainInEffect):
+	// said and leaves the chain in effect as it was (toolpolicy.ChainInEffect):
 	// nothing to record.
-	return ToolCallResult{Block: true, Reason: agent.DeniedText(req.ToolName, err)}, nil
+	return ToolCallResult{Block: true, Reason: toolpolicy.DeniedText(req.ToolName, err)}, nil
 }
 
 // letRun is a call about to run: the host hears of the first call to
@@ -322,7 +323,7 @@ func (d *Decisions) approve(ctx context.Context, req ToolCallRequest, input json
 		return false, nil
 	}
 	a := events.Approval{ToolCallID: req.ToolCallID, Tool: req.ToolName, Args: input, Params: req.Params, Reason: reason, Path: target}
-	agent.InFolder(d.deps.Folders, target, &a)
+	toolpolicy.InFolder(d.deps.Folders, target, &a)
 	if req.ToolName == "bash" {
 		var args struct {
 			Command string `json:"command"`
@@ -337,7 +338,7 @@ func (d *Decisions) approve(ctx context.Context, req ToolCallRequest, input json
 // preflight asks for target's chain through the per-prompt claim cache,
 // keyed by the canonical target directory (and the target as written),
 // bounded; a stalled or failing host gives the base chain, marked.
-func (d *Decisions) preflight(ctx context.Context, target, canon string) (*events.Preflight, agent.Claim) {
+func (d *Decisions) preflight(ctx context.Context, target, canon string) (*events.Preflight, toolpolicy.Claim) {
 	start := time.Now()
 	raw := claimKey{raw: target}
 	d.mu.Lock()
@@ -377,7 +378,7 @@ func (d *Decisions) ask(ctx context.Context, target string) claimEntry {
 	ctx, cancel := context.WithTimeout(ctx, d.deps.PreflightTimeout)
 	defer cancel()
 	type answer struct {
-		c   agent.Claim
+		c   toolpolicy.Claim
 		err error
 	}
 	ch := make(chan answer, 1)
@@ -398,7 +399,7 @@ func (d *Decisions) ask(ctx context.Context, target string) claimEntry {
 
 func (d *Decisions) fallback(reason string) claimEntry {
 	base := d.deps.BaseChain
-	return claimEntry{fallback: true, claim: agent.Claim{Fallback: true, Reason: reason, Labels: base, Base: base}}
+	return claimEntry{fallback: true, claim: toolpolicy.Claim{Fallback: true, Reason: reason, Labels: base, Base: base}}
 }
 
 // ToolResult implements Host: the call's checkpoint is closed (whatever
@@ -422,10 +423,10 @@ func (d *Decisions) ToolResult(ctx context.Context, req ToolResultRequest) (Tool
 	if turn != d.turn {
 		d.turn, d.turnBytes = turn, 0 // the budget is per model turn
 	}
-	dl := agent.DecideDelivery(ctx, agent.DeliveryInput{Tool: req.ToolName, Path: info.path, FullRead: fullRead(req), Wrote: req.ToolName == "write",
+	dl := toolpolicy.DecideDelivery(ctx, toolpolicy.DeliveryInput{Tool: req.ToolName, Path: info.path, FullRead: fullRead(req), Wrote: req.ToolName == "write",
 		Pre: info.pre, Claim: info.claim, Window: window, TurnBytes: &d.turnBytes, ContextFile: d.deps.Preflight.ContextFile})
 	rec := dl.Record
-	prevLabels, prevWithheld := agent.ChainInEffect(window, info.claim.Base)
+	prevLabels, prevWithheld := toolpolicy.ChainInEffect(window, info.claim.Base)
 	changed := !slices.Equal(prevLabels, info.pre.Labels) || !slices.Equal(prevWithheld, info.pre.Withheld)
 	if dl.Block == "" && len(rec.Delivered) == 0 && len(rec.Deferred) == 0 && !changed {
 		return ToolResultResult{}, nil

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/confine"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
 
 // In a project of two folders the host lets pi's read of web:app.ts run
@@ -25,7 +25,7 @@ func TestToolCallInAnotherFolder(t *testing.T) {
 	os.WriteFile(filepath.Join(api, "main.go"), []byte("x"), 0o644)
 	os.Symlink(filepath.Join(api, "main.go"), filepath.Join(web, "cross.go"))
 	var noted []string
-	d := NewDecisions(Deps{Root: api, Permission: agent.PermissionFullAuto,
+	d := NewDecisions(Deps{Root: api, Permission: toolpolicy.PermissionFullAuto,
 		Folders: confine.Folders{{Name: "api", Root: api}, {Name: "web", Root: web}, {Name: "gone", Root: gone}},
 		Reached: func(f confine.Folder) { noted = append(noted, f.Name) }})
 	defer d.Close()

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/instructions"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
 
 // folderChain is a Preflighter over real files: the chain of a target is
@@ -22,16 +22,16 @@ type folderChain struct {
 	trusted bool
 }
 
-func (f folderChain) Preflight(_ context.Context, target string) (agent.Claim, error) {
+func (f folderChain) Preflight(_ context.Context, target string) (toolpolicy.Claim, error) {
 	canon, err := confine.Path(f.root, target)
 	if err != nil {
-		return agent.Claim{}, err
+		return toolpolicy.Claim{}, err
 	}
 	dir := canon
 	if fi, err := os.Stat(canon); err != nil || !fi.IsDir() {
 		dir = filepath.Dir(canon)
 	}
-	c := agent.Claim{Base: []string{"AGENTS.md"}, Labels: []string{"AGENTS.md"}, Deliver: f.trusted, Untrusted: !f.trusted}
+	c := toolpolicy.Claim{Base: []string{"AGENTS.md"}, Labels: []string{"AGENTS.md"}, Deliver: f.trusted, Untrusted: !f.trusted}
 	rel, _ := filepath.Rel(f.root, dir)
 	cur := f.root
 	if rel != "." {
@@ -52,22 +52,22 @@ func (f folderChain) Preflight(_ context.Context, target string) (agent.Claim, e
 	return c, nil
 }
 
-func (f folderChain) ContextFile(_ context.Context, path string) (agent.ContextFile, bool, error) {
+func (f folderChain) ContextFile(_ context.Context, path string) (toolpolicy.ContextFile, bool, error) {
 	if filepath.Base(path) != "AGENTS.md" || filepath.Dir(path) == f.root {
-		return agent.ContextFile{}, false, nil
+		return toolpolicy.ContextFile{}, false, nil
 	}
 	cf, ok := readContext(f.root, path)
 	return cf, ok, nil
 }
 
-func readContext(root, path string) (agent.ContextFile, bool) {
+func readContext(root, path string) (toolpolicy.ContextFile, bool) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return agent.ContextFile{}, false
+		return toolpolicy.ContextFile{}, false
 	}
 	sum := sha256.Sum256(b)
 	rel, _ := filepath.Rel(root, path)
-	cf := agent.ContextFile{Label: filepath.ToSlash(rel), Path: path, Digest: hex.EncodeToString(sum[:8]), Content: string(b), Shown: len(b), Bytes: len(b)}
+	cf := toolpolicy.ContextFile{Label: filepath.ToSlash(rel), Path: path, Digest: hex.EncodeToString(sum[:8]), Content: string(b), Shown: len(b), Bytes: len(b)}
 	if len(b) > instructions.DeliveryFileBytes {
 		// The host's rule (core/runtimes' proxy): 16 KiB per file, cut
 		// with the note the system prompt uses.

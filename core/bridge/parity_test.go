@@ -19,6 +19,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/registry"
 	"github.com/pi-tui/pi-tui/core/sessions"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 	"github.com/pi-tui/pi-tui/store"
 )
@@ -318,7 +319,7 @@ func (m *scriptedModel) reply(_ int, req fakemodel.Request) fakemodel.Reply {
 
 // runBuiltin runs the steps through core/agent and returns each call's
 // outcome, its tool's own output, and the session's file.
-func runBuiltin(t *testing.T, root string, pre agent.Preflighter, steps []parityStep) (map[string]outcome, map[string]toolOutput, string) {
+func runBuiltin(t *testing.T, root string, pre toolpolicy.Preflighter, steps []parityStep) (map[string]outcome, map[string]toolOutput, string) {
 	t.Helper()
 	ctx := context.Background()
 	base := t.TempDir()
@@ -345,7 +346,7 @@ func runBuiltin(t *testing.T, root string, pre agent.Preflighter, steps []parity
 	}
 	newAgent := func() *agent.Agent {
 		return agent.New(agent.Config{Session: sess, Root: root, Client: client, Model: provider.Model{Provider: "fake", ID: "m1", ContextWindow: 1 << 20},
-			System: "sys", Permission: agent.PermissionAsk, Approve: deny, Preflight: pre, BaseChain: []string{"AGENTS.md"}})
+			System: "sys", Permission: toolpolicy.PermissionAsk, Approve: deny, Preflight: pre, BaseChain: []string{"AGENTS.md"}})
 	}
 	ag := newAgent()
 	var leaves []string // the leaf after each prompt
@@ -478,11 +479,11 @@ func (f *piFile) assistant(content []map[string]any, stop string) string {
 // tool calls, then each call's tool_call and tool_result hooks (pi runs a
 // turn's tools in parallel: the records the host returns are written as
 // each hook returns, before the turn's tool results), then the results.
-func runHost(t *testing.T, root string, pre agent.Preflighter, steps []parityStep, outputs map[string]toolOutput) map[string]outcome {
+func runHost(t *testing.T, root string, pre toolpolicy.Preflighter, steps []parityStep, outputs map[string]toolOutput) map[string]outcome {
 	t.Helper()
 	ctx := context.Background()
 	f := &piFile{t: t, path: filepath.Join(t.TempDir(), "s.jsonl")}
-	deps := Deps{Root: root, SessionFile: f.path, Preflight: pre, BaseChain: []string{"AGENTS.md"}, Permission: agent.PermissionAsk, Approve: deny}
+	deps := Deps{Root: root, SessionFile: f.path, Preflight: pre, BaseChain: []string{"AGENTS.md"}, Permission: toolpolicy.PermissionAsk, Approve: deny}
 	d := NewDecisions(deps)
 	t.Cleanup(func() { d.Close() })
 	got := map[string]outcome{}

@@ -10,9 +10,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -26,7 +26,7 @@ func TestPlanDecisions(t *testing.T) {
 	var plan atomic.Bool
 	plan.Store(true)
 	asked := 0
-	d := NewDecisions(Deps{Root: root, SessionFile: filepath.Join(t.TempDir(), "s.jsonl"), Permission: agent.PermissionFullAuto,
+	d := NewDecisions(Deps{Root: root, SessionFile: filepath.Join(t.TempDir(), "s.jsonl"), Permission: toolpolicy.PermissionFullAuto,
 		System:  func(context.Context) (string, error) { return "<instructions>\nROOT\n</instructions>", nil },
 		Approve: func(context.Context, events.Approval) (bool, error) { asked++; return true, nil },
 		Plan:    plan.Load})
@@ -98,7 +98,7 @@ func TestRealPiPlanMode(t *testing.T) {
 	var plan atomic.Bool
 	plan.Store(true)
 	asked := 0
-	h := NewDecisions(Deps{Root: root, SessionFile: session, Permission: agent.PermissionFullAuto,
+	h := NewDecisions(Deps{Root: root, SessionFile: session, Permission: toolpolicy.PermissionFullAuto,
 		Approve: func(context.Context, events.Approval) (bool, error) { asked++; return true, nil },
 		Plan:    plan.Load})
 	defer h.Close()

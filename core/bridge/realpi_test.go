@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/memory"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 	"github.com/pi-tui/pi-tui/internal/realpi"
 )
@@ -142,7 +142,7 @@ func TestRealPiThroughTheBridge(t *testing.T) {
 	})
 	const systemText = "<instructions>\nPI-TUI-ROOT-CHAIN\n</instructions>\n\n<project-memory>\nMEMO\n</project-memory>"
 	var asked []events.Approval
-	h := NewDecisions(Deps{Root: root, SessionFile: session, Permission: agent.PermissionAsk, BaseChain: []string{"AGENTS.md"},
+	h := NewDecisions(Deps{Root: root, SessionFile: session, Permission: toolpolicy.PermissionAsk, BaseChain: []string{"AGENTS.md"},
 		Preflight: folderChain{root: root, trusted: true},
 		System:    func(context.Context) (string, error) { return systemText, nil },
 		Approve: func(_ context.Context, a events.Approval) (bool, error) {
@@ -279,7 +279,7 @@ func TestRealPiWorkingElsewhereIsRefused(t *testing.T) {
 		}
 		return fakemodel.Reply{Text: "done"}
 	})
-	h := NewDecisions(Deps{Root: root, SessionFile: session, Permission: agent.PermissionFullAuto})
+	h := NewDecisions(Deps{Root: root, SessionFile: session, Permission: toolpolicy.PermissionFullAuto})
 	defer h.Close()
 	srv, err := Listen(t.TempDir(), h)
 	if err != nil {

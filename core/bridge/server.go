@@ -31,7 +31,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pi-tui/pi-tui/core/agent"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
 
 // Timeouts of the channel.
@@ -278,8 +278,8 @@ func (s *Server) handshake(c net.Conn, claim func() bool) (*bufio.Reader, bool) 
 	c.SetReadDeadline(time.Time{})
 	w := welcome{Type: "welcome", Protocol: Protocol, Remember: s.host.RememberAllowed()}
 	if w.Remember {
-		desc, params := agent.RememberTool()
-		w.RememberTool = &ToolDef{Name: agent.ToolRemember, Description: desc, Parameters: params}
+		desc, params := toolpolicy.RememberTool()
+		w.RememberTool = &ToolDef{Name: toolpolicy.ToolRemember, Description: desc, Parameters: params}
 	}
 	s.mu.Lock()
 	if s.piVersion == "" {

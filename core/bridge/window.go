@@ -6,10 +6,10 @@ import (
 	"errors"
 	"io/fs"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/pisession"
 	"github.com/pi-tui/pi-tui/core/sessions"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
 
 // window returns the model-visible window of pi's current branch (read
@@ -58,7 +58,7 @@ func (d *Decisions) window(ctx context.Context, leafID string) ([]sessions.Entry
 		}
 		out = append(out, e)
 	}
-	out = agent.Window(out)
+	out = toolpolicy.Window(out)
 	// Records pi has written need no copy; the others count from here.
 	kept := d.pending[:0]
 	for _, p := range d.pending {

@@ -28,7 +28,7 @@ const minMajor, minMinor = 2, 17
 // no colour, and none of the GIT_DIR-like variables a parent process (a
 // hook, another tool) may have left, which would point git elsewhere; and
 // with the programs the repository's own config names withheld (see
-// guard.go).
+// core/toolpolicy/guard.go).
 type Git struct {
 	bin     string
 	version string

@@ -40,7 +40,7 @@
 // cannot end its element and pass text off as another source. Skip
 // reasons, warnings and truncation notes quote the labels and paths they
 // name. Chain's fields (Label, Path, Content) keep the raw values. The
-// rules live in internal/safetext, shared with core/agent's tool-result
+// rules live in internal/safetext, shared with core/toolpolicy's tool-result
 // blocks.
 //
 // Content is normalised before it is measured: a UTF-8 byte order mark is

@@ -19,7 +19,7 @@ const renderIntro = "# Instructions\n\nThe instruction files below are listed ou
 // and after a cut source a one-line note naming the file, how much was
 // shown and that the rest can be read. An empty chain renders as "", so
 // callers can omit the section. The host uses Render for the root chain
-// in the system prompt; core/agent renders the blocks appended to tool
+// in the system prompt; core/toolpolicy renders the blocks appended to tool
 // results by the same rules.
 //
 // Nothing a repository controls can change the section's structure:

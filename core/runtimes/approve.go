@@ -5,10 +5,10 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/approvals"
 	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/events"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
 
 // Approval routing: a tool call that needs consent goes to the programs
@@ -22,7 +22,7 @@ import (
 // too (ADR 0028); "allow for this session" is remembered here, per tool,
 // for every program. Neither covers a call that asks a reason of its own
 // (a write under .git/, or to the rules' copy), which asks every time.
-func (m *Manager) approve(sessionID string, spec Spec) agent.Approver {
+func (m *Manager) approve(sessionID string, spec Spec) toolpolicy.Approver {
 	rules := m.opts.Host.Approvals
 	root, projectRoot, folders := spec.Root, spec.ProjectRoot, spec.confined()
 	return func(ctx context.Context, req events.Approval) (bool, error) {
@@ -48,7 +48,7 @@ func (m *Manager) approve(sessionID string, spec Spec) agent.Approver {
 		case err != nil:
 			return false, err
 		case !ans.Allow && ans.Reason != "":
-			return false, &agent.DeniedError{Reason: ans.Reason}
+			return false, &toolpolicy.DeniedError{Reason: ans.Reason}
 		}
 		if ans.Allow && ans.ForSession && req.Reason == "" {
 			m.mu.Lock()

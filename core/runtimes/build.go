@@ -8,12 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/core/worktree"
 )
 
@@ -113,7 +113,7 @@ func (m *Manager) build(ctx context.Context, sess *sessions.Session, modelSpec s
 	primaryName, others := splitFolders(p.Root, all)
 	tools := m.opts.Tools
 	if tools == nil {
-		tools = agent.DefaultTools
+		tools = toolpolicy.DefaultTools
 	}
 	if tools, err = m.withRemember(ctx, p, tools); err != nil {
 		return built{}, err

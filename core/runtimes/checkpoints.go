@@ -5,12 +5,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/bridge"
 	"github.com/pi-tui/pi-tui/core/checkpoints"
 	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/sessions"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
 
 // Checkpoints: each runtime records its session's file-changing tool
@@ -22,22 +22,22 @@ import (
 // checkpointer returns the recorder of a runtime about to launch for
 // sess, and the Checkpointer its engine is given (nil, nil when the host
 // keeps no checkpoints).
-func (m *Manager) checkpointer(b built, sess *sessions.Session) (*checkpoints.Recorder, agent.Checkpointer) {
+func (m *Manager) checkpointer(b built, sess *sessions.Session) (*checkpoints.Recorder, toolpolicy.Checkpointer) {
 	store := m.opts.Host.Checkpoints
 	if store == nil {
 		return nil, nil
 	}
 	rec := store.Recorder(sess.ID(), sess.File(), b.spec.Root)
-	cp := agent.Checkpoints(rec)
+	cp := toolpolicy.Checkpoints(rec)
 	if len(b.spec.Folders) > 0 {
 		// A project of several folders: each folder's changes are
 		// recorded in that folder (folders.go).
-		fc := folderCheckpoints{folders: b.spec.confined(), each: []agent.Checkpointer{cp},
-			changed: agent.NewReach(m.noteFolderUse(sess.ProjectID(), sess.ID()))}
+		fc := folderCheckpoints{folders: b.spec.confined(), each: []toolpolicy.Checkpointer{cp},
+			changed: toolpolicy.NewReach(m.noteFolderUse(sess.ProjectID(), sess.ID()))}
 		for _, f := range b.spec.Folders {
-			var c agent.Checkpointer
+			var c toolpolicy.Checkpointer
 			if !f.Missing {
-				c = agent.Checkpoints(store.FolderRecorder(sess.ID(), sess.File(), f.Path, f.Name))
+				c = toolpolicy.Checkpoints(store.FolderRecorder(sess.ID(), sess.File(), f.Path, f.Name))
 			}
 			fc.each = append(fc.each, c)
 		}
@@ -99,15 +99,15 @@ func (e piEmitter) Publish(ev events.Event) {
 // folder present, each folder's changes recorded with its own recorder.
 type folderCheckpoints struct {
 	folders confine.Folders
-	each    []agent.Checkpointer // by folder; nil for a missing one
+	each    []toolpolicy.Checkpointer // by folder; nil for a missing one
 	// changed is told of a folder other than the primary root the first
 	// time a call changed a file there: a bash call names no path, so the
 	// tools' own note (Config.Reached) never sees it reach another folder,
 	// and removing that folder must still name the session.
-	changed *agent.Reach
+	changed *toolpolicy.Reach
 }
 
-func (fc folderCheckpoints) Before(ctx context.Context, c checkpoints.Call) agent.Checkpoint {
+func (fc folderCheckpoints) Before(ctx context.Context, c checkpoints.Call) toolpolicy.Checkpoint {
 	marks := multiMark{folders: fc.folders, changed: fc.changed}
 	if c.Paths == nil {
 		for i, cp := range fc.each {
@@ -141,14 +141,14 @@ func (fc folderCheckpoints) Before(ctx context.Context, c checkpoints.Call) agen
 // recorded, together.
 type multiMark struct {
 	folders confine.Folders
-	changed *agent.Reach
+	changed *toolpolicy.Reach
 	each    []folderMark
 }
 
 // folderMark is a call's checkpoint in the folder at index i.
 type folderMark struct {
 	i  int
-	cp agent.Checkpoint
+	cp toolpolicy.Checkpoint
 }
 
 func (mm multiMark) After(ctx context.Context) checkpoints.Result {

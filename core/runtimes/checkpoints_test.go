@@ -9,10 +9,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/checkpoints"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/services"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 	"github.com/pi-tui/pi-tui/internal/fakepi"
@@ -32,7 +32,7 @@ type rootedCall struct {
 	call checkpoints.Call
 }
 
-func (w *watchedRoots) wrap(root string, inner agent.Checkpointer) agent.Checkpointer {
+func (w *watchedRoots) wrap(root string, inner toolpolicy.Checkpointer) toolpolicy.Checkpointer {
 	return watchedCheckpointer{w: w, root: root, inner: inner}
 }
 
@@ -45,17 +45,17 @@ func (w *watchedRoots) seen() []rootedCall {
 type watchedCheckpointer struct {
 	w     *watchedRoots
 	root  string
-	inner agent.Checkpointer
+	inner toolpolicy.Checkpointer
 }
 
-func (c watchedCheckpointer) Before(ctx context.Context, call checkpoints.Call) agent.Checkpoint {
+func (c watchedCheckpointer) Before(ctx context.Context, call checkpoints.Call) toolpolicy.Checkpoint {
 	c.w.mu.Lock()
 	c.w.calls = append(c.w.calls, rootedCall{root: c.root, call: call})
 	c.w.mu.Unlock()
 	return markedAfter{c.inner.Before(ctx, call)}
 }
 
-type markedAfter struct{ inner agent.Checkpoint }
+type markedAfter struct{ inner toolpolicy.Checkpoint }
 
 func (m markedAfter) After(ctx context.Context) checkpoints.Result {
 	res := m.inner.After(ctx)

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/bridge"
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
@@ -20,6 +19,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/core/sessions"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
 
 // Engines: which engine a runtime runs on, and launching the user's pi
@@ -221,8 +221,8 @@ func (b *bridgeFile) get(dataDir string) (string, error) {
 
 // preflighter is the host side of a runtime's preflight, bound to its
 // root (both engines).
-func (m *Manager) preflighter(b built) agent.Preflighter {
-	var pf agent.Preflighter = newProxy(b.spec.Root, b.spec.Trusted, b.spec.Folders, b.spec.confined(), b.res, m.opts.Host.Places.Home, m.opts.Host.Places.AgentDir,
+func (m *Manager) preflighter(b built) toolpolicy.Preflighter {
+	var pf toolpolicy.Preflighter = newProxy(b.spec.Root, b.spec.Trusted, b.spec.Folders, b.spec.confined(), b.res, m.opts.Host.Places.Home, m.opts.Host.Places.AgentDir,
 		instructions.Model{Provider: b.model.Provider, ID: b.model.ID})
 	if m.opts.WrapPreflight != nil {
 		pf = m.opts.WrapPreflight(pf)
@@ -256,8 +256,8 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl, notice: b.notice}
 	rec, cp := m.checkpointer(b, sess)
 	rt.recorder = rec
-	var mw agent.MemoryWriter
-	if slices.Contains(b.spec.Tools, agent.ToolRemember) {
+	var mw toolpolicy.MemoryWriter
+	if slices.Contains(b.spec.Tools, toolpolicy.ToolRemember) {
 		mw = &memoryWriter{m: m, rt: rt, projectID: sess.ProjectID()}
 	}
 	sid, projectID := sess.ID(), sess.ProjectID()

@@ -10,6 +10,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
 
 // Lifecycle: launching, reusing and retiring runtimes, each announced on
@@ -203,8 +204,8 @@ func (m *Manager) launchLocked(b built, sess *sessions.Session, fp string) *Runt
 	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl, notice: b.notice}
 	rec, cp := m.checkpointer(b, sess)
 	rt.recorder = rec
-	var mw agent.MemoryWriter
-	if slices.Contains(b.spec.Tools, agent.ToolRemember) {
+	var mw toolpolicy.MemoryWriter
+	if slices.Contains(b.spec.Tools, toolpolicy.ToolRemember) {
 		mw = &memoryWriter{m: m, rt: rt, projectID: sess.ProjectID()}
 	}
 	rt.Engine = agent.NewEngine(agent.Config{Session: sess, Root: b.spec.Root, Folders: b.spec.confined(), Reached: m.noteFolderUse(sess.ProjectID(), sess.ID()), AgentDir: m.opts.Host.Places.AgentDir, Client: b.client, Model: b.model,

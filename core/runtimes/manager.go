@@ -33,7 +33,6 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/checkpoints"
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
@@ -41,6 +40,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/core/sessions"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/core/worktree"
 )
 
@@ -60,7 +60,7 @@ type Options struct {
 	// Approve decides tool calls that need approval while no program
 	// shows the session (headless runs); nil denies them. A program showing
 	// the session is asked instead, through the host's event broker.
-	Approve agent.Approver
+	Approve toolpolicy.Approver
 	// Tools is the tool set; nil means all.
 	Tools []string
 	// Resolve picks the model client for a model spec ("" = the default);
@@ -69,10 +69,10 @@ type Options struct {
 	Resolve func(modelSpec string) (provider.Client, provider.Model, error)
 	// WrapPreflight lets tests slow down or break the host side of the
 	// preflight proxy.
-	WrapPreflight func(agent.Preflighter) agent.Preflighter
+	WrapPreflight func(toolpolicy.Preflighter) toolpolicy.Preflighter
 	// WrapCheckpoints lets tests watch the checkpoints a runtime takes
 	// (its engine's calls) and the root it records them in.
-	WrapCheckpoints func(root string, c agent.Checkpointer) agent.Checkpointer
+	WrapCheckpoints func(root string, c toolpolicy.Checkpointer) toolpolicy.Checkpointer
 	Now             func() time.Time
 	// Engines are the engines a runtime can run on, in the order auto
 	// prefers them; the composition root (core/host) fills it. Required.

@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/instructions"
 	"github.com/pi-tui/pi-tui/core/registry"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
 
 // deliveryBudget is the chain budget of the resolver that reads files for
@@ -84,9 +84,9 @@ func (p *proxy) system(ctx context.Context) error {
 // folder of the project gets that folder's own chain, from the folder
 // down (labelled NAME:path), all of it nested context, under that
 // folder's trust (ADR 0085).
-func (p *proxy) Preflight(ctx context.Context, target string) (agent.Claim, error) {
+func (p *proxy) Preflight(ctx context.Context, target string) (toolpolicy.Claim, error) {
 	if err := p.system(ctx); err != nil {
-		return agent.Claim{}, err
+		return toolpolicy.Claim{}, err
 	}
 	resolve := func(r *instructions.Resolver) (*instructions.Chain, error) {
 		return r.ResolveTarget(ctx, p.root, target)
@@ -101,14 +101,14 @@ func (p *proxy) Preflight(ctx context.Context, target string) (agent.Claim, erro
 	}
 	c, err := resolve(p.res)
 	if err != nil {
-		return agent.Claim{}, err
+		return toolpolicy.Claim{}, err
 	}
 	if c.Fallback {
 		reason := outside
 		if len(c.Warnings) > 0 {
 			reason = c.Warnings[len(c.Warnings)-1]
 		}
-		return agent.Claim{Labels: p.base, Base: p.base, Fallback: true, Reason: reason}, nil
+		return toolpolicy.Claim{Labels: p.base, Base: p.base, Fallback: true, Reason: reason}, nil
 	}
 	if !trusted {
 		var withheld []string
@@ -117,15 +117,15 @@ func (p *proxy) Preflight(ctx context.Context, target string) (agent.Claim, erro
 				withheld = append(withheld, s.Label)
 			}
 		}
-		return agent.Claim{Labels: p.base, Base: p.base, Untrusted: true, Withheld: withheld}, nil
+		return toolpolicy.Claim{Labels: p.base, Base: p.base, Untrusted: true, Withheld: withheld}, nil
 	}
-	claim := agent.Claim{Labels: labels(c), Base: p.base, Deliver: p.res.Guidance().SubdirectoryContext()}
+	claim := toolpolicy.Claim{Labels: labels(c), Base: p.base, Deliver: p.res.Guidance().SubdirectoryContext()}
 	if !claim.Deliver {
 		return claim, nil
 	}
 	fc, err := resolve(p.full)
 	if err != nil {
-		return agent.Claim{}, err
+		return toolpolicy.Claim{}, err
 	}
 	for _, s := range fc.Sources {
 		if cf, ok := p.deliverable(s); ok {
@@ -137,12 +137,12 @@ func (p *proxy) Preflight(ctx context.Context, target string) (agent.Claim, erro
 
 // deliverable turns a chain source into a file for delivery, unless the
 // system prompt already holds it (by path or by content).
-func (p *proxy) deliverable(s instructions.Source) (agent.ContextFile, bool) {
+func (p *proxy) deliverable(s instructions.Source) (toolpolicy.ContextFile, bool) {
 	digest := instructions.Digest(s.Content)
 	if p.basePaths[s.Canonical] || p.baseDigest[digest] {
-		return agent.ContextFile{}, false
+		return toolpolicy.ContextFile{}, false
 	}
-	cf := agent.ContextFile{Label: s.Label, Path: s.Canonical, Digest: digest, Content: s.Content, Shown: len(s.Content), Bytes: len(s.Content)}
+	cf := toolpolicy.ContextFile{Label: s.Label, Path: s.Canonical, Digest: digest, Content: s.Content, Shown: len(s.Content), Bytes: len(s.Content)}
 	if s.Truncated {
 		cf.Bytes = s.Bytes
 	}
@@ -158,13 +158,13 @@ func (p *proxy) deliverable(s instructions.Source) (agent.ContextFile, bool) {
 
 // ContextFile reports whether path is an instruction file of its own
 // directory's chain (one that delivery would send), with its digest.
-func (p *proxy) ContextFile(ctx context.Context, path string) (agent.ContextFile, bool, error) {
+func (p *proxy) ContextFile(ctx context.Context, path string) (toolpolicy.ContextFile, bool, error) {
 	pl, f, other := p.inFolder(path)
 	if other && !f.Trusted || !other && !p.trusted {
-		return agent.ContextFile{}, false, nil
+		return toolpolicy.ContextFile{}, false, nil
 	}
 	if err := p.system(ctx); err != nil {
-		return agent.ContextFile{}, false, err
+		return toolpolicy.ContextFile{}, false, err
 	}
 	dir := filepath.Dir(path) + string(filepath.Separator)
 	var fc *instructions.Chain
@@ -175,7 +175,7 @@ func (p *proxy) ContextFile(ctx context.Context, path string) (agent.ContextFile
 		fc, err = p.full.ResolveTarget(ctx, p.root, dir)
 	}
 	if err != nil {
-		return agent.ContextFile{}, false, err
+		return toolpolicy.ContextFile{}, false, err
 	}
 	for _, s := range fc.Sources {
 		if s.Canonical == path || s.Path == path {
@@ -183,7 +183,7 @@ func (p *proxy) ContextFile(ctx context.Context, path string) (agent.ContextFile
 			return cf, ok, nil
 		}
 	}
-	return agent.ContextFile{}, false, nil
+	return toolpolicy.ContextFile{}, false, nil
 }
 
 func labels(c *instructions.Chain) []string {

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"slices"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/registry"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
 
 // Agent-written memory, the host side (ADR 0022). A runtime of a trusted
@@ -19,14 +19,14 @@ import (
 // withRemember adds the remember tool to tools when the project allows it.
 // Untrusted projects never get it, whatever the switch says.
 func (m *Manager) withRemember(ctx context.Context, p registry.Project, tools []string) ([]string, error) {
-	if !p.Trusted || slices.Contains(tools, agent.ToolRemember) {
+	if !p.Trusted || slices.Contains(tools, toolpolicy.ToolRemember) {
 		return tools, nil
 	}
 	on, err := m.opts.Host.Memory.AgentWrites(ctx, p.ID)
 	if err != nil || !on {
 		return tools, err
 	}
-	return append(slices.Clip(tools), agent.ToolRemember), nil
+	return append(slices.Clip(tools), toolpolicy.ToolRemember), nil
 }
 
 // rememberGuideline ends the base prompt of a runtime that has remember.
@@ -34,7 +34,7 @@ const rememberGuideline = "\n- remember saves a note to the project memory, whic
 
 // baseFor is the base prompt for a tool set.
 func baseFor(tools []string) string {
-	if slices.Contains(tools, agent.ToolRemember) {
+	if slices.Contains(tools, toolpolicy.ToolRemember) {
 		return basePrompt + rememberGuideline
 	}
 	return basePrompt

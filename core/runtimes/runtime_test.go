@@ -20,6 +20,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/services"
+	"github.com/pi-tui/pi-tui/core/toolpolicy"
 	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
 
@@ -346,14 +347,14 @@ func TestPreflightCacheAndTimingLog(t *testing.T) {
 // stalling is a host that never answers a preflight and ignores ctx.
 type stalling struct{ release chan struct{} }
 
-func (s stalling) ContextFile(context.Context, string) (agent.ContextFile, bool, error) {
+func (s stalling) ContextFile(context.Context, string) (toolpolicy.ContextFile, bool, error) {
 	<-s.release
-	return agent.ContextFile{}, false, nil
+	return toolpolicy.ContextFile{}, false, nil
 }
 
-func (s stalling) Preflight(ctx context.Context, target string) (agent.Claim, error) {
+func (s stalling) Preflight(ctx context.Context, target string) (toolpolicy.Claim, error) {
 	<-s.release
-	return agent.Claim{}, nil
+	return toolpolicy.Claim{}, nil
 }
 
 func TestStalledResolverFallsBackWithinTheBound(t *testing.T) {
@@ -361,7 +362,7 @@ func TestStalledResolverFallsBackWithinTheBound(t *testing.T) {
 	defer close(release)
 	r := newRig(t, readThenAnswer, func(o *Options) {
 		o.PreflightTimeout = 30 * time.Millisecond
-		o.WrapPreflight = func(agent.Preflighter) agent.Preflighter { return stalling{release} }
+		o.WrapPreflight = func(toolpolicy.Preflighter) toolpolicy.Preflighter { return stalling{release} }
 	})
 	res := r.prompt("read it")
 	if res.Text != "The handler is empty." {
@@ -448,13 +449,13 @@ func TestApprovalsGoThroughTheBroker(t *testing.T) {
 // under prefix, which fail as a timed-out resolver does: the agent falls
 // back to the base chain either way, and an error needs no clock.
 type failUnder struct {
-	agent.Preflighter
+	toolpolicy.Preflighter
 	prefix string
 }
 
-func (s failUnder) Preflight(ctx context.Context, target string) (agent.Claim, error) {
+func (s failUnder) Preflight(ctx context.Context, target string) (toolpolicy.Claim, error) {
 	if strings.HasPrefix(target, s.prefix) {
-		return agent.Claim{}, context.DeadlineExceeded
+		return toolpolicy.Claim{}, context.DeadlineExceeded
 	}
 	return s.Preflighter.Preflight(ctx, target)
 }
@@ -473,7 +474,7 @@ func TestFallbackResultNamesTheBaseChain(t *testing.T) {
 		return fakemodel.Reply{Text: "done"}
 	}
 	r := newRig(t, script, func(o *Options) {
-		o.WrapPreflight = func(p agent.Preflighter) agent.Preflighter {
+		o.WrapPreflight = func(p toolpolicy.Preflighter) toolpolicy.Preflighter {
 			return failUnder{Preflighter: p, prefix: "packages/web"}
 		}
 	})

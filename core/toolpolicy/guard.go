@@ -1,4 +1,4 @@
-package agent
+package toolpolicy
 
 import (
 	"path/filepath"
@@ -8,7 +8,7 @@ import (
 	"github.com/pi-tui/pi-tui/internal/fsutil"
 )
 
-// runOnUse says, in one line for the approval dialog, why writing the
+// RunOnUse says, in one line for the approval dialog, why writing the
 // file at canon (canonical, inside root) can run code without any bash
 // approval: git runs hooks and reads core.fsmonitor from .git/, direnv
 // runs .envrc, pi loads .pi/extensions and runs .pi/settings.json's
@@ -17,7 +17,7 @@ import (
 // The decision is made on the canonical path, so sub/../.git/config, a
 // link to .git, or a link to a hook all count. Names are compared without
 // case, since on a case-insensitive file system .GIT is .git.
-func runOnUse(root, canon string) string {
+func RunOnUse(root, canon string) string {
 	rel, err := filepath.Rel(root, canon)
 	if err != nil || rel == "." {
 		return ""
@@ -31,13 +31,13 @@ func runOnUse(root, canon string) string {
 	return makesGitDir(root, canon)
 }
 
-// runOnUseIn is runOnUse in a project of several folders: the file is
+// RunOnUseIn is RunOnUse in a project of several folders: the file is
 // judged in the folder that holds it (root), and against the repository
 // of every other folder too, since one checkout's core.hooksPath or
 // include.path can name a file in another folder of the project
 // (../shared/hooks), which the model reaches there as NAME:path.
-func runOnUseIn(folders confine.Folders, root, canon string) string {
-	if why := runOnUse(root, canon); why != "" {
+func RunOnUseIn(folders confine.Folders, root, canon string) string {
+	if why := RunOnUse(root, canon); why != "" {
 		return why
 	}
 	for _, f := range folders {
@@ -86,7 +86,7 @@ func inRepository(root, canon string) string {
 	return ""
 }
 
-// byName is runOnUse's decision from the path alone.
+// byName is RunOnUse's decision from the path alone.
 func byName(rel string) string {
 	parts := strings.Split(strings.ToLower(filepath.ToSlash(rel)), "/")
 	last := len(parts) - 1

@@ -1,131 +1,14 @@
-package agent
+package toolpolicy
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/toolpolicy/guardtest"
 	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
-	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
-
-// hooksRepo makes a real repository whose config moves its hooks to
-// .githooks/ (as husky does), with a committed hook, and a linked worktree
-// of it (git worktree add), as a worktree session works in.
-func hooksRepo(t *testing.T) (main, wt string) {
-	t.Helper()
-	worktreetest.Need(t)
-	base := tempRoot(t)
-	main, wt = filepath.Join(base, "main"), filepath.Join(base, "wt")
-	worktreetest.Repo(t, main, map[string]string{".githooks/pre-commit": "#!/bin/sh\nexit 0\n", "src/a.go": "package src\n"})
-	worktreetest.Git(t, main, "config", "core.hooksPath", ".githooks")
-	worktreetest.Git(t, main, "worktree", "add", "-q", "-b", "feature", wt)
-	for _, root := range []string{main, wt} {
-		// A planted repository's shape (makesGitDir).
-		for _, d := range []string{"vendor2/objects", "vendor2/refs"} {
-			os.MkdirAll(filepath.Join(root, d), 0o755)
-		}
-		os.WriteFile(filepath.Join(root, "vendor2", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
-	}
-	return main, wt
-}
-
-// A worktree session asks before the same writes as a session in the main
-// checkout, with the same reasons: core.hooksPath is read from the common
-// git dir's config although .git is a file there.
-func TestWorktreeAsksExactlyAsItsMainCheckout(t *testing.T) {
-	main, wt := hooksRepo(t)
-	calls := []fakemodel.Call{
-		{ID: "hook", Name: "write", Args: map[string]string{"path": ".githooks/pre-commit", "content": "#!/bin/sh\ntouch pwned\n"}},
-		{ID: "newhook", Name: "write", Args: map[string]string{"path": ".githooks/post-checkout", "content": "#!/bin/sh\ntouch pwned\n"}},
-		{ID: "edit", Name: "edit", Args: map[string]string{"path": ".githooks/pre-commit", "oldText": "exit 0", "newText": "touch pwned"}},
-		{ID: "dotgit", Name: "write", Args: map[string]string{"path": ".git", "content": "gitdir: /tmp/elsewhere\n"}},
-		{ID: "envrc", Name: "write", Args: map[string]string{"path": ".envrc", "content": "touch pwned\n"}},
-		{ID: "husky", Name: "write", Args: map[string]string{"path": ".husky/pre-push", "content": "x"}},
-		{ID: "settings", Name: "write", Args: map[string]string{"path": ".pi/settings.json", "content": `{"shellPath":"/tmp/evil"}`}},
-		{ID: "planted", Name: "write", Args: map[string]string{"path": "vendor2/config", "content": "[core]\n\tfsmonitor = touch pwned\n"}},
-		{ID: "ok", Name: "write", Args: map[string]string{"path": "src/ok.go", "content": "package src\n"}},
-	}
-	reasons := map[string]map[string]string{}
-	for _, root := range []string{main, wt} {
-		reasons[root] = askedInAutoEdits(t, root, calls)
-		if got := read(t, filepath.Join(root, ".githooks", "pre-commit")); got != "#!/bin/sh\nexit 0\n" {
-			t.Errorf("%s: the hook was changed without approval: %q", root, got)
-		}
-		if _, err := os.Stat(filepath.Join(root, ".githooks", "post-checkout")); err == nil {
-			t.Errorf("%s: a new hook was written without approval", root)
-		}
-		if _, err := os.Stat(filepath.Join(root, "src", "ok.go")); err != nil {
-			t.Errorf("%s: the ordinary write did not happen: %v", root, err)
-		}
-	}
-	askedAlike(t, calls, reasons[main], reasons[wt], "dotgit") // .git is a folder in one, a file in the other
-	if !strings.Contains(reasons[wt]["hook"], "core.hooksPath") {
-		t.Errorf("the worktree's reason for .githooks/pre-commit = %q", reasons[wt]["hook"])
-	}
-	// The worktree's hook is what git runs at the user's next commit there.
-	if data := read(t, filepath.Join(wt, ".githooks", "pre-commit")); strings.Contains(data, "pwned") {
-		t.Error("the worktree's hook was written")
-	}
-}
-
-// askedInAutoEdits runs calls in an auto-edits session at root, denying
-// every approval, and returns the reason asked with, by call ID.
-func askedInAutoEdits(t *testing.T, root string, calls []fakemodel.Call) map[string]string {
-	t.Helper()
-	var mu sync.Mutex
-	asked := map[string]string{}
-	h := newHarness(t, allCallsThenDone(calls), func(c *Config) {
-		c.Root = root
-		c.Permission = PermissionAutoEdits
-		c.Approve = func(ctx context.Context, a Approval) (bool, error) {
-			mu.Lock()
-			asked[a.ToolCallID] = a.Reason
-			mu.Unlock()
-			return false, nil
-		}
-	})
-	if _, err := h.ag.Prompt(context.Background(), "go"); err != nil {
-		t.Fatal(err)
-	}
-	return asked
-}
-
-// askedAlike fails unless every call but "ok" asked in the main checkout
-// and in the worktree, with the same reason (but for the call differs),
-// and "ok" asked in neither.
-func askedAlike(t *testing.T, calls []fakemodel.Call, inMain, inWT map[string]string, differs string) {
-	t.Helper()
-	for _, c := range calls {
-		m, askedMain := inMain[c.ID]
-		w, askedWT := inWT[c.ID]
-		if c.ID == "ok" {
-			if askedMain || askedWT {
-				t.Errorf("an ordinary write asked (main %v, worktree %v)", askedMain, askedWT)
-			}
-			continue
-		}
-		if !askedMain || !askedWT {
-			t.Errorf("%s %v: asked in the main checkout %v, in the worktree %v; want both", c.Name, c.Args, askedMain, askedWT)
-			continue
-		}
-		if m != w && c.ID != differs {
-			t.Errorf("%s: reasons differ:\n  main:     %s\n  worktree: %s", c.ID, m, w)
-		}
-	}
-}
-
-func read(t *testing.T, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 // The other places a hooksPath can come from and the forms it takes, in a
 // real worktree: an absolute path, a worktree's own config.worktree (with
@@ -133,9 +16,9 @@ func read(t *testing.T, p string) string {
 // checkout (a relative path is relative to the checkout's top), and the
 // worktree's and the repository's git dirs themselves.
 func TestWorktreeHooksPathForms(t *testing.T) {
-	main, wt := hooksRepo(t)
+	main, wt := guardtest.HooksRepo(t)
 	asks := func(root, rel string) bool {
-		return runOnUse(root, filepath.Join(root, filepath.FromSlash(rel))) != ""
+		return RunOnUse(root, filepath.Join(root, filepath.FromSlash(rel))) != ""
 	}
 
 	worktreetest.Git(t, main, "config", "core.hooksPath", filepath.Join(wt, "abs-hooks"))
@@ -169,10 +52,10 @@ func TestWorktreeHooksPathForms(t *testing.T) {
 	if !ok || l.common != common || !strings.HasPrefix(l.gitDir, filepath.Join(common, "worktrees")+"/") || l.top != wt {
 		t.Fatalf("layout of the worktree = %+v, %v", l, ok)
 	}
-	if why := runOnUse(main, filepath.Join(l.gitDir, "HEAD")); why == "" {
+	if why := RunOnUse(main, filepath.Join(l.gitDir, "HEAD")); why == "" {
 		t.Error("the worktree's git dir does not ask")
 	}
-	inner := tempRoot(t)
+	inner := guardtest.TempRoot(t)
 	os.MkdirAll(filepath.Join(inner, "store", "hooks"), 0o755)
 	os.WriteFile(filepath.Join(inner, ".git"), []byte("gitdir: store\n"), 0o644)
 	for _, p := range []string{"store/hooks/pre-commit", "store/config"} {
@@ -187,7 +70,7 @@ func TestWorktreeHooksPathForms(t *testing.T) {
 // config), and what it says cannot relax any rule: .git itself, .envrc,
 // .husky, a planted repository still ask.
 func TestHostileGitFileIsBoundedAndRelaxesNothing(t *testing.T) {
-	root, evil := tempRoot(t), tempRoot(t)
+	root, evil := guardtest.TempRoot(t), guardtest.TempRoot(t)
 	os.WriteFile(filepath.Join(root, ".git"), []byte("gitdir: "+evil+"\n"), 0o644)
 	for _, d := range []string{"vendor2/objects", "vendor2/refs"} {
 		os.MkdirAll(filepath.Join(root, d), 0o755)
@@ -199,12 +82,12 @@ func TestHostileGitFileIsBoundedAndRelaxesNothing(t *testing.T) {
 	check := func(what string) {
 		t.Helper()
 		for _, p := range must {
-			why := returns(t, "runOnUse with "+what, func() string { return runOnUse(root, filepath.Join(root, filepath.FromSlash(p))) })
+			why := guardtest.Returns(t, "runOnUse with "+what, func() string { return RunOnUse(root, filepath.Join(root, filepath.FromSlash(p))) })
 			if why == "" {
 				t.Errorf("with %s, %s does not ask", what, p)
 			}
 		}
-		if why := runOnUse(root, filepath.Join(root, "src", "ok.go")); why != "" {
+		if why := RunOnUse(root, filepath.Join(root, "src", "ok.go")); why != "" {
 			t.Errorf("with %s, an ordinary file asks: %s", what, why)
 		}
 	}
@@ -215,14 +98,14 @@ func TestHostileGitFileIsBoundedAndRelaxesNothing(t *testing.T) {
 	huge := "[core]\n\thooksPath = .githooks\n" + strings.Repeat("# padding\n", 1<<20)
 	os.WriteFile(filepath.Join(evil, "config"), []byte(huge), 0o644)
 	check("a huge config")
-	if why := runOnUse(root, filepath.Join(root, ".githooks", "x")); why != "" {
+	if why := RunOnUse(root, filepath.Join(root, ".githooks", "x")); why != "" {
 		t.Errorf("a config past the bound was read: %s", why)
 	}
 
 	// A readable hostile config can only add rules.
 	os.WriteFile(filepath.Join(evil, "config"), []byte("[core]\n\thooksPath = .githooks\n"), 0o644)
 	check("a hooksPath")
-	if why := runOnUse(root, filepath.Join(root, ".githooks", "x")); why == "" {
+	if why := RunOnUse(root, filepath.Join(root, ".githooks", "x")); why == "" {
 		t.Error("the hostile config's hooksPath does not ask")
 	}
 
@@ -247,7 +130,7 @@ func BenchmarkRunOnUseInWorktree(b *testing.B) {
 	target := filepath.Join(wt, "src", "deep", "file.go")
 	b.ReportAllocs()
 	for b.Loop() {
-		if why := runOnUse(wt, target); why != "" {
+		if why := RunOnUse(wt, target); why != "" {
 			b.Fatal(why)
 		}
 	}
@@ -281,16 +164,16 @@ func FuzzGitConfigValue(f *testing.F) {
 // the rules by name and shape still do.
 func TestWorktreeInsideItsBareRepository(t *testing.T) {
 	worktreetest.Need(t)
-	base := tempRoot(t)
+	base := guardtest.TempRoot(t)
 	src, bare := filepath.Join(base, "src"), filepath.Join(base, "repo.git")
 	worktreetest.Repo(t, src, map[string]string{"a.go": "package a\n"})
 	worktreetest.Git(t, base, "clone", "-q", "--bare", src, bare)
 	wt := filepath.Join(bare, "wt")
 	worktreetest.Git(t, bare, "worktree", "add", "-q", "-b", "feature", wt)
-	if why := runOnUse(wt, filepath.Join(wt, "b.go")); why != "" {
+	if why := RunOnUse(wt, filepath.Join(wt, "b.go")); why != "" {
 		t.Errorf("an ordinary write in a worktree inside its bare repository asks: %s", why)
 	}
-	if why := runOnUse(wt, filepath.Join(wt, ".envrc")); why == "" {
+	if why := RunOnUse(wt, filepath.Join(wt, ".envrc")); why == "" {
 		t.Error(".envrc does not ask there")
 	}
 }

@@ -1,4 +1,4 @@
-package agent
+package toolpolicy
 
 import (
 	"context"
@@ -16,18 +16,6 @@ import (
 // DeliveryTurnBytes caps the instruction text delivered with the tool
 // results of one model turn.
 const DeliveryTurnBytes = 32 * 1024
-
-// DeliveryInfo is what a tool event says about delivered instructions.
-type DeliveryInfo = events.Delivery
-
-// DeliveredFile is one delivered file in an event.
-type DeliveredFile = events.DeliveredFile
-
-type delivery struct {
-	block  string
-	record entries.DeliveryRecord
-	info   *DeliveryInfo
-}
 
 // Window returns the entries the model can see on a branch (path, root
 // to leaf), custom entries included: from the latest compaction's first
@@ -135,7 +123,7 @@ type DeliveryInput struct {
 	Path     string // the canonical file the tool touched
 	FullRead bool   // a read that returned the whole file
 	Wrote    bool   // a write that succeeded
-	Pre      *PreflightInfo
+	Pre      *events.Preflight
 	Claim    Claim
 	Window   []sessions.Entry
 	// TurnBytes is the instruction text already delivered in this turn;
@@ -151,7 +139,7 @@ type DeliveryInput struct {
 type Delivery struct {
 	Block  string
 	Record entries.DeliveryRecord
-	Info   *DeliveryInfo
+	Info   *events.Delivery
 }
 
 // DecideDelivery decides what a successful, model-issued file tool's
@@ -172,14 +160,14 @@ func DecideDelivery(ctx context.Context, in DeliveryInput) Delivery {
 		// path may not have.
 		if !slices.Equal(claim.Labels, prevLabels) {
 			d.Block = renderFallback(claim.Labels, claim.Reason)
-			d.Info = &DeliveryInfo{Chain: claim.Labels, Fallback: true}
+			d.Info = &events.Delivery{Chain: claim.Labels, Fallback: true}
 		}
 		return d
 	}
 	if claim.Untrusted {
 		if len(claim.Withheld) > 0 && !slices.Equal(claim.Withheld, prevWithheld) {
 			d.Block = renderUntrusted(claim.Withheld)
-			d.Info = &DeliveryInfo{Chain: claim.Labels, Untrusted: true, Withheld: claim.Withheld}
+			d.Info = &events.Delivery{Chain: claim.Labels, Untrusted: true, Withheld: claim.Withheld}
 		}
 		return d
 	}
@@ -221,35 +209,14 @@ func DecideDelivery(ctx context.Context, in DeliveryInput) Delivery {
 		sent = append(sent, f)
 	}
 	d.Block = renderBlock(claim.Labels, sent, d.Record.Deferred)
-	d.Info = &DeliveryInfo{Chain: claim.Labels, Deferred: d.Record.Deferred}
+	d.Info = &events.Delivery{Chain: claim.Labels, Deferred: d.Record.Deferred}
 	for _, f := range sent {
 		d.Record.Delivered = append(d.Record.Delivered, entries.Delivered{Label: f.Label, Path: f.Path, Digest: f.Digest, Bytes: f.Bytes, Truncated: f.Truncated, Via: "block"})
 	}
 	for _, r := range d.Record.Delivered {
-		d.Info.Delivered = append(d.Info.Delivered, DeliveredFile{Label: r.Label, Bytes: r.Bytes, Truncated: r.Truncated, Via: r.Via})
+		d.Info.Delivered = append(d.Info.Delivered, events.DeliveredFile{Label: r.Label, Bytes: r.Bytes, Truncated: r.Truncated, Via: r.Via})
 	}
 	return d
-}
-
-// deliver is the built-in engine's call of DecideDelivery, over its own
-// session's branch and turn budget.
-func (a *Agent) deliver(ctx context.Context, c ToolCall, res ToolResult, pre *PreflightInfo, claim Claim) delivery {
-	if a.cfg.Preflight == nil {
-		// no host to ask: nothing to say about this path
-		return delivery{record: entries.DeliveryRecord{Kind: entries.CustomSubdirContext, ToolCallID: c.ID}}
-	}
-	a.mu.Lock()
-	turn := a.turnBytes
-	a.mu.Unlock()
-	// Tools of one turn run one after another, so the budget read here is
-	// still the turn's when it is written back.
-	d := DecideDelivery(ctx, DeliveryInput{Tool: c.Name, Path: res.Path, FullRead: res.FullRead, Wrote: res.Wrote, Pre: pre, Claim: claim,
-		Window: Window(a.cfg.Session.Path()), TurnBytes: &turn, ContextFile: a.cfg.Preflight.ContextFile})
-	a.mu.Lock()
-	a.turnBytes = turn
-	a.mu.Unlock()
-	d.Record.ToolCallID = c.ID
-	return delivery{block: d.Block, record: d.Record, info: d.Info}
 }
 
 // The blocks appended to tool results follow the rules of the system

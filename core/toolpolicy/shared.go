@@ -1,18 +1,16 @@
-package agent
+package toolpolicy
 
 // The rules the pi bridge's host (core/bridge) decides with, shared with
-// the built-in engine so that a tool call is judged the same whichever
-// engine runs it.
+// the built-in engine (core/agent) so that a tool call is judged the same
+// whichever engine runs it.
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"sync"
 
 	"github.com/pi-tui/pi-tui/core/confine"
 	"github.com/pi-tui/pi-tui/core/events"
-	"github.com/pi-tui/pi-tui/core/memory"
 )
 
 // NeedsApproval says whether a call of tool on target (its path argument,
@@ -40,7 +38,7 @@ func NeedsApprovalIn(folders confine.Folders, permission, tool, target string) (
 	}
 	if s.edits && target != "" {
 		if pl, err := folders.Resolve(target); err == nil {
-			if reason = runOnUseIn(folders, pl.Folder.Root, pl.Canon); reason != "" {
+			if reason = RunOnUseIn(folders, pl.Folder.Root, pl.Canon); reason != "" {
 				return true, reason, pl.Canon
 			}
 		}
@@ -71,7 +69,7 @@ func FileToolTarget(tool string, args json.RawMessage) (target string, ok bool) 
 	if tool == ToolRemember {
 		return "", false
 	}
-	return targetOf(ToolCall{Name: tool, Args: args})
+	return targetOf(tool, args)
 }
 
 // RememberTool returns the remember tool's description and parameter
@@ -79,14 +77,6 @@ func FileToolTarget(tool string, args json.RawMessage) (target string, ok bool) 
 // the same tool.
 func RememberTool() (description string, parameters json.RawMessage) {
 	return rememberSpec.desc, json.RawMessage(rememberSpec.schema)
-}
-
-// Remember runs a remember call (its JSON arguments) against w, as the
-// built-in engine's tool does: the text the model reads, and the change
-// made (nil when none). A failure is an error whose text the model reads.
-func Remember(ctx context.Context, w MemoryWriter, args json.RawMessage) (string, *memory.Change, error) {
-	res, err := toolRemember(ctx, w, args)
-	return res.Text, res.Change, err
 }
 
 // DeniedText is the tool result the model reads for a call of tool that

@@ -1,4 +1,4 @@
-package agent
+package toolpolicy
 
 import (
 	"context"
@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/pi-tui/pi-tui/core/entries"
 	"github.com/pi-tui/pi-tui/core/memory"
-	"github.com/pi-tui/pi-tui/core/sessions"
 )
 
 // The remember tool: the agent adds, replaces or removes an entry of its
@@ -36,10 +34,12 @@ var rememberSpec = toolSpec{name: ToolRemember,
 		`"title":{"type":"string","description":"optional short heading"},` +
 		`"content":{"type":"string","description":"the note (add: required; replace: the new text)"}},"required":["action"]}`}
 
-// toolRemember runs a remember call against the host's writer.
-func toolRemember(ctx context.Context, w MemoryWriter, raw json.RawMessage) (ToolResult, error) {
+// Remember runs a remember call (its JSON arguments) against w, as both
+// engines' remember tool does: the text the model reads, and the change
+// made (nil when none). A failure is an error whose text the model reads.
+func Remember(ctx context.Context, w MemoryWriter, raw json.RawMessage) (string, *memory.Change, error) {
 	if w == nil {
-		return ToolResult{}, errors.New("this project's memory is not open to the agent")
+		return "", nil, errors.New("this project's memory is not open to the agent")
 	}
 	var a struct {
 		Action  string  `json:"action"`
@@ -48,32 +48,19 @@ func toolRemember(ctx context.Context, w MemoryWriter, raw json.RawMessage) (Too
 		Title   *string `json:"title"`
 		Content string  `json:"content"`
 	}
-	if err := decode(raw, &a); err != nil {
-		return ToolResult{}, err
+	if err := DecodeArgs(raw, &a); err != nil {
+		return "", nil, err
 	}
 	ch, err := w.Remember(ctx, memory.Op{Action: a.Action, ID: a.ID, Match: a.Match, Title: a.Title, Content: a.Content})
 	if errors.Is(err, memory.ErrConflict) {
 		err = errors.New("the memory kept changing while it was saved (the user is editing it); nothing was saved: try again later")
 	}
 	if err != nil {
-		return ToolResult{}, fmt.Errorf("not saved: %w", err)
+		return "", nil, fmt.Errorf("not saved: %w", err)
 	}
 	text := "Saved to project memory: " + ch.Summary() + "."
 	if ch.Action != memory.ActionRemove {
 		text += " Later sessions of this project receive it."
 	}
-	return ToolResult{Text: text, Change: &ch}, nil
-}
-
-// recordChange stores the record of a remember change after its result
-// (nothing when the call changed nothing).
-func (a *Agent) recordChange(c ToolCall, resultID string, ch *memory.Change) error {
-	if ch == nil {
-		return nil
-	}
-	rec := entries.MemoryChangeRecord{Kind: entries.CustomMemoryChange, ToolCallID: c.ID, ToolResultID: resultID, Change: *ch}
-	if _, err := a.cfg.Session.Append(context.Background(), sessions.TypeCustom, rec); err != nil {
-		return fmt.Errorf("the memory was changed but the record of the change could not be saved, so the turn stopped: %w", err)
-	}
-	return nil
+	return text, &ch, nil
 }

@@ -1,98 +1,16 @@
-package agent
+package toolpolicy
 
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/toolpolicy/guardtest"
 	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
-	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
-
-// gitPiece is one write of an assembled git directory.
-type gitPiece struct{ path, content string }
-
-// assembledRepo is what issue 28 reports a model writing without
-// approval, in its order: a common dir whose config names a pager and an
-// fsmonitor (each would leave a file in marks), its objects/ and refs/,
-// and beside it newrepo/, whose HEAD and commondir make it a git
-// directory reading that config.
-func assembledRepo(root, marks string) []gitPiece {
-	config := fmt.Sprintf("[core]\n\tbare = false\n\tworktree = %s\n\tpager = \"touch '%s'; cat\"\n\tfsmonitor = \"touch '%s'; false\"\n",
-		filepath.Join(root, "wt"), filepath.Join(marks, "pager"), filepath.Join(marks, "fsmonitor"))
-	return []gitPiece{
-		{"bare2/config", config},
-		{"bare2/objects/info/.keep", ""},
-		{"bare2/refs/heads/.keep", ""},
-		{"newrepo/HEAD", "ref: refs/heads/main\n"},
-		{"newrepo/commondir", "../bare2\n"},
-	}
-}
-
-// gitSees reports whether git, run in dir, takes dir itself for its git
-// directory: `git rev-parse --absolute-git-dir` with no configuration but
-// the folder's, discovery stopped above dir, and pager and fsmonitor
-// overridden (rev-parse runs neither; this keeps it so).
-func gitSees(t *testing.T, dir string) bool {
-	t.Helper()
-	cmd := exec.Command("git", "-c", "core.pager=cat", "-c", "core.fsmonitor=false", "rev-parse", "--absolute-git-dir")
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull,
-		"GIT_CEILING_DIRECTORIES=" + filepath.Dir(dir), "GIT_PAGER=cat", "PAGER=cat"}
-	out, err := cmd.Output()
-	return err == nil && strings.TrimSpace(string(out)) == dir
-}
-
-func writePiece(t *testing.T, root string, p gitPiece) {
-	t.Helper()
-	full := filepath.Join(root, filepath.FromSlash(p.path))
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(full, []byte(p.content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// The issue's sequence, run by the built-in engine in auto-edits with
-// every approval denied: the first four writes go through (none makes a
-// repository yet), the fifth, which would, asks and is not made; git then
-// finds no repository in newrepo/ and nothing ran.
-func TestAssembledGitDirectoryAsks(t *testing.T) {
-	worktreetest.Need(t)
-	root, marks := tempRoot(t), tempRoot(t)
-	pieces := assembledRepo(root, marks)
-	var calls []fakemodel.Call
-	for i, p := range pieces {
-		calls = append(calls, fakemodel.Call{ID: fmt.Sprintf("c%d", i+1), Name: "write", Args: map[string]string{"path": p.path, "content": p.content}})
-	}
-	asked := askedInAutoEdits(t, root, calls)
-	if len(asked) != 1 || asked["c5"] == "" {
-		t.Fatalf("asked %v; want newrepo/commondir only", asked)
-	}
-	if !strings.Contains(asked["c5"], "commondir") || strings.Contains(asked["c5"], "\n") {
-		t.Errorf("the reason does not say why in one line: %q", asked["c5"])
-	}
-	for _, p := range pieces[:4] {
-		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(p.path))); err != nil {
-			t.Errorf("%s was not written: %v", p.path, err)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(root, "newrepo", "commondir")); err == nil {
-		t.Error("newrepo/commondir was written without approval")
-	}
-	if gitSees(t, filepath.Join(root, "newrepo")) {
-		t.Error("git takes newrepo/ for a repository")
-	}
-	worktreetest.NoMarks(t, marks)
-	// The pi engine's bridge decides with the same call.
-	if need, why, _ := NeedsApproval(root, PermissionAutoEdits, "write", "newrepo/commondir"); !need || why == "" {
-		t.Errorf("NeedsApproval in auto-edits: need %v, reason %q", need, why)
-	}
-}
 
 // Whichever of the five pieces comes last, its write asks: in each of the
 // 120 orders, written with every approval granted, the last write asks;
@@ -103,7 +21,7 @@ func TestAssembledGitDirectoryAsks(t *testing.T) {
 // pair (ADR 0060).
 func TestAssembledGitDirectoryAsksWhicheverPieceComesLast(t *testing.T) {
 	worktreetest.Need(t)
-	base, marks := tempRoot(t), tempRoot(t)
+	base, marks := guardtest.TempRoot(t), guardtest.TempRoot(t)
 	n := 0
 	var orders [][]int
 	var permute func(prefix []int, rest []int)
@@ -124,22 +42,22 @@ func TestAssembledGitDirectoryAsksWhicheverPieceComesLast(t *testing.T) {
 	for _, order := range orders {
 		n++
 		granted, denied := filepath.Join(base, fmt.Sprint("g", n)), filepath.Join(base, fmt.Sprint("d", n))
-		pieces := assembledRepo(granted, marks)
+		pieces := guardtest.AssembledRepo(granted, marks)
 		var why string
 		for _, i := range order {
-			why = runOnUse(granted, filepath.Join(granted, filepath.FromSlash(pieces[i].path)))
-			writePiece(t, granted, pieces[i])
+			why = RunOnUse(granted, filepath.Join(granted, filepath.FromSlash(pieces[i].Path)))
+			guardtest.WritePiece(t, granted, pieces[i])
 		}
 		if why == "" {
-			t.Errorf("order %v: the last write, %s, does not ask", order, pieces[order[4]].path)
+			t.Errorf("order %v: the last write, %s, does not ask", order, pieces[order[4]].Path)
 		}
 		// git sees a repository once the four pieces but config are
 		// there: denied, they never all are.
-		pieces = assembledRepo(denied, marks)
+		pieces = guardtest.AssembledRepo(denied, marks)
 		written := map[int]bool{}
 		for _, i := range order {
-			if runOnUse(denied, filepath.Join(denied, filepath.FromSlash(pieces[i].path))) == "" {
-				writePiece(t, denied, pieces[i])
+			if RunOnUse(denied, filepath.Join(denied, filepath.FromSlash(pieces[i].Path))) == "" {
+				guardtest.WritePiece(t, denied, pieces[i])
 				written[i] = true
 			}
 		}
@@ -154,20 +72,20 @@ func TestAssembledGitDirectoryAsksWhicheverPieceComesLast(t *testing.T) {
 		root := filepath.Join(base, fmt.Sprint("git", last))
 		newrepo := filepath.Join(root, "newrepo") // made first, for git to run in
 		os.MkdirAll(newrepo, 0o755)
-		pieces := assembledRepo(root, marks)
+		pieces := guardtest.AssembledRepo(root, marks)
 		for _, i := range order {
-			why := runOnUse(root, filepath.Join(root, filepath.FromSlash(pieces[i].path)))
-			writePiece(t, root, pieces[i])
-			sees := gitSees(t, newrepo)
+			why := RunOnUse(root, filepath.Join(root, filepath.FromSlash(pieces[i].Path)))
+			guardtest.WritePiece(t, root, pieces[i])
+			sees := guardtest.GitSees(t, newrepo)
 			pair := i == 3 || i == 4 // newrepo/HEAD, newrepo/commondir
 			switch {
 			case sees && why == "":
-				t.Errorf("order %v: after %s git sees a repository in newrepo/, and the write did not ask", order, pieces[i].path)
+				t.Errorf("order %v: after %s git sees a repository in newrepo/, and the write did not ask", order, pieces[i].Path)
 			case !sees && why != "" && !pair:
-				t.Errorf("order %v: %s asked, and git sees no repository after it: %s", order, pieces[i].path, why)
+				t.Errorf("order %v: %s asked, and git sees no repository after it: %s", order, pieces[i].Path, why)
 			}
 		}
-		if !gitSees(t, newrepo) {
+		if !guardtest.GitSees(t, newrepo) {
 			t.Errorf("order %v: git sees no repository in newrepo/ once all is written", order)
 		}
 	}
@@ -178,6 +96,9 @@ func TestAssembledGitDirectoryAsksWhicheverPieceComesLast(t *testing.T) {
 // after the write: the write asks exactly when git sees one (or for the
 // HEAD-beside-commondir pair, which asks before the common dir is
 // complete).
+// gitPiece is a file or folder a case starts with.
+type gitPiece struct{ path, content string }
+
 func TestGitDirectoryShapesAsGitReadsThem(t *testing.T) {
 	worktreetest.Need(t)
 	const head = "ref: refs/heads/main\n"
@@ -217,7 +138,7 @@ func TestGitDirectoryShapesAsGitReadsThem(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			root := tempRoot(t)
+			root := guardtest.TempRoot(t)
 			for _, p := range c.have {
 				full := filepath.Join(root, filepath.FromSlash(strings.TrimSuffix(p.path, "/")))
 				target, link := strings.CutPrefix(p.content, "->")
@@ -230,22 +151,22 @@ func TestGitDirectoryShapesAsGitReadsThem(t *testing.T) {
 						t.Fatal(err)
 					}
 				default:
-					writePiece(t, root, gitPiece{p.path, strings.ReplaceAll(p.content, "ABS", root)})
+					guardtest.WritePiece(t, root, guardtest.Piece{Path: p.path, Content: strings.ReplaceAll(p.content, "ABS", root)})
 					if p.content == "#!x" {
 						os.Chmod(full, 0o755)
 					}
 				}
 			}
-			why := runOnUse(root, filepath.Join(root, filepath.FromSlash(c.write)))
+			why := RunOnUse(root, filepath.Join(root, filepath.FromSlash(c.write)))
 			if (why != "") != c.asks {
 				t.Errorf("write %s: reason %q, want asks=%v", c.write, why, c.asks)
 			}
 			if strings.Contains(why, "\n") {
 				t.Errorf("the reason is not one line: %q", why)
 			}
-			writePiece(t, root, gitPiece{c.write, ""})
+			guardtest.WritePiece(t, root, guardtest.Piece{Path: c.write})
 			pair := strings.Contains(c.name, "(the pair)")
-			if sees := gitSees(t, filepath.Join(root, filepath.FromSlash(c.gitDir))); sees != (c.asks && !pair) {
+			if sees := guardtest.GitSees(t, filepath.Join(root, filepath.FromSlash(c.gitDir))); sees != (c.asks && !pair) {
 				t.Errorf("after writing %s git sees a repository in %s: %v; the guard asked: %v", c.write, c.gitDir, sees, c.asks)
 			}
 		})
@@ -256,7 +177,7 @@ func TestGitDirectoryShapesAsGitReadsThem(t *testing.T) {
 // a FIFO for commondir, for HEAD and for worktrees/ costs a refused open,
 // and the pair still asks.
 func TestGitDirectoryShapeNeverBlocks(t *testing.T) {
-	root := tempRoot(t)
+	root := guardtest.TempRoot(t)
 	for _, d := range []string{"bare2/objects", "bare2/refs", "newrepo", "other"} {
 		os.MkdirAll(filepath.Join(root, d), 0o755)
 	}
@@ -265,7 +186,7 @@ func TestGitDirectoryShapeNeverBlocks(t *testing.T) {
 	mkfifo(t, filepath.Join(root, "other", "HEAD"))
 	mkfifo(t, filepath.Join(root, "other", "commondir"))
 	at := func(rel string) string {
-		return returns(t, "runOnUse "+rel, func() string { return runOnUse(root, filepath.Join(root, filepath.FromSlash(rel))) })
+		return guardtest.Returns(t, "runOnUse "+rel, func() string { return RunOnUse(root, filepath.Join(root, filepath.FromSlash(rel))) })
 	}
 	if why := at("newrepo/HEAD"); why == "" {
 		t.Error("a HEAD beside a commondir FIFO does not ask")
@@ -279,7 +200,7 @@ func TestGitDirectoryShapeNeverBlocks(t *testing.T) {
 // folder with objects/ and refs/ and no HEAD, in a project of 1,000
 // folders: the most it lists to find a folder whose commondir names it.
 func BenchmarkRunOnUseInCommonDir(b *testing.B) {
-	root := tempRoot(b)
+	root := guardtest.TempRoot(b)
 	for _, d := range []string{"bare2/objects", "bare2/refs"} {
 		os.MkdirAll(filepath.Join(root, d), 0o755)
 	}
@@ -289,7 +210,7 @@ func BenchmarkRunOnUseInCommonDir(b *testing.B) {
 	target := filepath.Join(root, "bare2", "config")
 	b.ReportAllocs()
 	for b.Loop() {
-		if why := runOnUse(root, target); why != "" {
+		if why := RunOnUse(root, target); why != "" {
 			b.Fatal(why)
 		}
 	}
@@ -298,13 +219,23 @@ func BenchmarkRunOnUseInCommonDir(b *testing.B) {
 // BenchmarkRunOnUseOrdinary is the guard's cost for an ordinary write
 // five folders deep outside any repository.
 func BenchmarkRunOnUseOrdinary(b *testing.B) {
-	root := tempRoot(b)
+	root := guardtest.TempRoot(b)
 	target := filepath.Join(root, "a", "b", "c", "d", "e", "file.go")
 	os.MkdirAll(filepath.Dir(target), 0o755)
 	b.ReportAllocs()
 	for b.Loop() {
-		if why := runOnUse(root, target); why != "" {
+		if why := RunOnUse(root, target); why != "" {
 			b.Fatal(why)
 		}
+	}
+}
+
+// mkfifo makes a FIFO at p, which nobody writes to: reading it would
+// block, so the guard must never open one.
+func mkfifo(t *testing.T, p string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

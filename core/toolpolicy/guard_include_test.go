@@ -1,4 +1,4 @@
-package agent
+package toolpolicy
 
 import (
 	"fmt"
@@ -7,93 +7,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/toolpolicy/guardtest"
 	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
-	"github.com/pi-tui/pi-tui/internal/fakemodel"
 )
-
-// includeRepo makes a real repository whose .git/config includes a
-// tracked file, devtools/git.cfg, that moves the hooks to tools/hooks, and
-// a linked worktree of it. git itself is asked where the hooks are, so
-// the test fails if the layout stops meaning what the guard is tested on.
-func includeRepo(t *testing.T) (main, wt string) {
-	t.Helper()
-	worktreetest.Need(t)
-	base := tempRoot(t)
-	main, wt = filepath.Join(base, "main"), filepath.Join(base, "wt")
-	worktreetest.Repo(t, main, map[string]string{
-		"devtools/git.cfg":       "[core]\n\thooksPath = tools/hooks\n",
-		"tools/hooks/pre-commit": "#!/bin/sh\nexit 0\n",
-		"src/a.go":               "package src\n",
-	})
-	worktreetest.Git(t, main, "config", "include.path", "../devtools/git.cfg")
-	worktreetest.Git(t, main, "worktree", "add", "-q", "-b", "feature", wt)
-	for _, root := range []string{main, wt} {
-		if got := strings.TrimSpace(worktreetest.Git(t, root, "config", "core.hooksPath")); got != "tools/hooks" {
-			t.Fatalf("%s: git reads core.hooksPath = %q through the include", root, got)
-		}
-	}
-	return main, wt
-}
-
-// The three writes the security review found going through in
-// auto-edits mode, in the main checkout and in a linked worktree: the
-// included config file itself, a hook in the folder that included file
-// names, and a hook in a folder named by a continued line.
-func TestIncludedConfigAndContinuedLinesAsk(t *testing.T) {
-	main, wt := includeRepo(t)
-	calls := []fakemodel.Call{
-		{ID: "include", Name: "write", Args: map[string]string{"path": "devtools/git.cfg", "content": "[core]\n\tfsmonitor = touch pwned\n"}},
-		{ID: "includeEdit", Name: "edit", Args: map[string]string{"path": "devtools/git.cfg", "oldText": "hooksPath = tools/hooks", "newText": "fsmonitor = touch pwned"}},
-		{ID: "hook", Name: "write", Args: map[string]string{"path": "tools/hooks/pre-commit", "content": "#!/bin/sh\ntouch pwned\n"}},
-		{ID: "continued", Name: "write", Args: map[string]string{"path": ".githooks/pre-commit", "content": "#!/bin/sh\ntouch pwned\n"}},
-		{ID: "ok", Name: "write", Args: map[string]string{"path": "src/ok.go", "content": "package src\n"}},
-	}
-	// A second config file, included from .git/config, names its hooks
-	// folder on a continued line: git reads ".githooks".
-	common := filepath.Join(main, ".git")
-	os.WriteFile(filepath.Join(common, "more.cfg"), []byte("[core]\n\thooksPath = .git\\\nhooks\n"), 0o644)
-	worktreetest.Git(t, main, "config", "--add", "include.path", "more.cfg")
-	for _, root := range []string{main, wt} {
-		if got := strings.TrimSpace(worktreetest.Git(t, root, "config", "core.hooksPath")); got != ".githooks" {
-			t.Fatalf("%s: git reads the continued hooksPath as %q", root, got)
-		}
-	}
-	reasons := map[string]map[string]string{}
-	for _, root := range []string{main, wt} {
-		reasons[root] = askedInAutoEdits(t, root, calls)
-		if got := read(t, filepath.Join(root, "devtools", "git.cfg")); strings.Contains(got, "fsmonitor") {
-			t.Errorf("%s: the included config was changed without approval: %q", root, got)
-		}
-		if got := read(t, filepath.Join(root, "tools", "hooks", "pre-commit")); got != "#!/bin/sh\nexit 0\n" {
-			t.Errorf("%s: the hook the included config names was changed without approval: %q", root, got)
-		}
-		if _, err := os.Stat(filepath.Join(root, ".githooks", "pre-commit")); err == nil {
-			t.Errorf("%s: a hook in the continued hooksPath was written without approval", root)
-		}
-		if _, err := os.Stat(filepath.Join(root, "src", "ok.go")); err != nil {
-			t.Errorf("%s: the ordinary write did not happen: %v", root, err)
-		}
-	}
-	askedAlike(t, calls, reasons[main], reasons[wt], "")
-	if why := reasons[main]["include"]; !strings.Contains(why, "include") {
-		t.Errorf("the reason for the included config does not say it is included: %q", why)
-	}
-}
 
 // The other forms an include takes: includeIf with any condition (true
 // or not, it is treated as active), a nested include relative to the
 // including file's folder, a target that does not exist yet (writing it
-// creates what git will read), "~/" and an absolute path, and a missing,
+// creates what git will guardtest.Read), "~/" and an absolute path, and a missing,
 // FIFO, huge or cyclic include, which are read bounded and never block.
 func TestIncludeForms(t *testing.T) {
 	worktreetest.Need(t)
-	root := tempRoot(t)
+	root := guardtest.TempRoot(t)
 	worktreetest.Repo(t, root, map[string]string{"src/a.go": "package src\n"})
-	home := tempRoot(t)
+	home := guardtest.TempRoot(t)
 	t.Setenv("HOME", home)
 	asks := func(rel string) string {
 		t.Helper()
-		return returns(t, "runOnUse "+rel, func() string { return runOnUse(root, filepath.Join(root, filepath.FromSlash(rel))) })
+		return guardtest.Returns(t, "runOnUse "+rel, func() string { return RunOnUse(root, filepath.Join(root, filepath.FromSlash(rel))) })
 	}
 	cfg := func(file, body string) {
 		t.Helper()
@@ -160,7 +91,7 @@ func TestIncludeForms(t *testing.T) {
 // at (the reader goes on: it may only add rules).
 func TestGitConfigSyntaxAsGitReadsIt(t *testing.T) {
 	worktreetest.Need(t)
-	dir := tempRoot(t)
+	dir := guardtest.TempRoot(t)
 	for _, c := range []struct{ config, want string }{
 		{"[core]\n\thooksPath = .git\\\nhooks\n", ".githooks"},
 		{"[core]\n\thooksPath = \"a \\\n  b\"\n", "a   b"},
@@ -203,7 +134,7 @@ func BenchmarkRunOnUseWithIncludes(b *testing.B) {
 	target := filepath.Join(wt, "src", "deep", "file.go")
 	b.ReportAllocs()
 	for b.Loop() {
-		if why := runOnUse(wt, target); why != "" {
+		if why := RunOnUse(wt, target); why != "" {
 			b.Fatal(why)
 		}
 	}

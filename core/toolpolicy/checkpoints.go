@@ -1,10 +1,11 @@
-package agent
+package toolpolicy
 
 // Checkpoints around the tool calls that can change files, so that every
 // change the agent makes can be reviewed and undone (core/checkpoints,
-// docs/adr/0051-checkpoints.md). The built-in engine brackets its calls
-// here; the pi bridge's host (core/bridge) asks the same rules which
-// calls take one, so both engines record alike.
+// docs/adr/0051-checkpoints.md). Both engines ask here which calls take
+// one and of which files: the built-in engine (core/agent) as it brackets
+// its calls, the pi bridge's host (core/bridge) as pi's calls pass it, so
+// both record alike.
 
 import (
 	"context"
@@ -63,28 +64,4 @@ func CheckpointPaths(tool, canon string) (paths []string, ok bool) {
 		return []string{canon}, true
 	}
 	return nil, true
-}
-
-// noCheckpoint is the checkpoint of a call that takes none.
-type noCheckpoint struct{}
-
-func (noCheckpoint) After(context.Context) checkpoints.Result { return checkpoints.Result{} }
-
-// checkpoint takes the checkpoint of call c, issued by the assistant
-// entry entry, about to run with target as its path argument.
-func (a *Agent) checkpoint(ctx context.Context, c ToolCall, entry, target string) Checkpoint {
-	if a.cfg.Checkpoints == nil {
-		return noCheckpoint{}
-	}
-	var canon string
-	if target != "" {
-		if pl, err := a.cfg.Folders.Resolve(target); err == nil {
-			canon = pl.Canon
-		}
-	}
-	paths, ok := CheckpointPaths(c.Name, canon)
-	if !ok {
-		return noCheckpoint{}
-	}
-	return a.cfg.Checkpoints.Before(ctx, checkpoints.Call{ToolCallID: c.ID, Tool: c.Name, Entry: entry, Paths: paths})
 }
