@@ -15,7 +15,6 @@ import (
 	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/registry"
-	"github.com/pi-tui/pi-tui/internal/fsutil"
 	"github.com/pi-tui/pi-tui/internal/safetext"
 )
 
@@ -94,9 +93,9 @@ func (a *app) instructionsCmd(args []string) error {
 	var target string
 	var folder *registry.Folder // the folder other than the primary root that holds TARGET
 	if len(pos) == 1 {
-		target = canonicalTarget(pos[0], root)
+		target = registry.CanonicalTarget(pos[0], root)
 		if proj != nil {
-			if f, t, ok := folderTarget(*proj, root, pos[0]); ok {
+			if f, t, ok := proj.FolderTarget(pos[0]); ok {
 				folder, target = &f, t
 			}
 		}
@@ -195,69 +194,6 @@ func (a *app) sessionRoot(id string) (_ registry.Project, root, note, spec strin
 		return p, w.Root, fmt.Sprintf("chain from the worktree of session %s (branch %s): %s", s.ID(), w.Branch, paths.Tilde(w.Root, home)), spec, nil
 	}
 	return p, p.Root, fmt.Sprintf("chain from the root of project %s: %s", p.Name, paths.Tilde(p.Root, home)), spec, nil
-}
-
-// folderTarget finds the folder other than the primary root (ADR 0085)
-// that holds the TARGET given: written NAME:path (the form @ completion
-// inserts; path relative to that folder), or a path that is in the
-// folder, absolute or relative to root (../web/x). It returns the folder
-// and the target to resolve in it; ok is false for a target in the
-// primary root or in no folder, which the root's resolution handles.
-func folderTarget(p registry.Project, root, given string) (registry.Folder, string, bool) {
-	if len(p.Folders) < 2 || strings.ContainsRune(given, 0) {
-		return registry.Folder{}, "", false
-	}
-	others := p.Folders[1:]
-	if name, rest, ok := strings.Cut(given, ":"); ok && !strings.ContainsRune(name, '/') {
-		for _, f := range others {
-			if strings.EqualFold(f.Name, name) {
-				return f, filepath.Join(f.Path, filepath.FromSlash(rest)), true
-			}
-		}
-	}
-	abs := given
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(root, abs)
-	}
-	for _, f := range others {
-		if t := canonicalTarget(abs, f.Path); fsutil.Within(f.Path, filepath.Clean(t)) {
-			return f, t, true
-		}
-	}
-	return registry.Folder{}, "", false
-}
-
-// canonicalTarget rewrites an absolute target written through a link to
-// the root (a shell in a symlinked checkout, macOS's /tmp) onto the root's
-// canonical path, by resolving its deepest existing ancestor. Targets that
-// stay outside the root are left for the resolver to refuse.
-func canonicalTarget(target, root string) string {
-	if !filepath.IsAbs(target) || strings.ContainsRune(target, 0) {
-		return target
-	}
-	clean := filepath.Clean(target)
-	if clean == root || strings.HasPrefix(clean, root+string(filepath.Separator)) {
-		return target
-	}
-	rest := ""
-	for dir := clean; ; {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			full := filepath.Join(real, rest)
-			if full == root || strings.HasPrefix(full, root+string(filepath.Separator)) {
-				if strings.HasSuffix(target, string(filepath.Separator)) {
-					full += string(filepath.Separator)
-				}
-				return full
-			}
-			return target
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return target
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = parent
-	}
 }
 
 // promptModel is the model whose provider files apply when no --model is

@@ -58,9 +58,14 @@ type Page struct {
 	// untrustedTarget is the path asked for in an untrusted project, which
 	// gets the root chain.
 	untrustedTarget string
-	vp              viewport.Model
-	busy            bool
-	keys            keys
+	// folder is the folder other than the primary root that holds the path
+	// asked for (NAME:path, ADR 0085): its own chain is shown, or, when it
+	// is untrusted, the global files alone. nil: the primary root.
+	folder *registry.Folder
+	asked  string // the path as typed, for the folder's note
+	vp     viewport.Model
+	busy   bool
+	keys   keys
 
 	width, height int
 }
@@ -84,7 +89,7 @@ func New(h *host.Host, inUse ModelInUse, st *common.UI, p registry.Project) *Pag
 	// chain does: a path outside gets only the root chain.
 	f := pathfield.New(pathfield.Options{Home: home, Root: p.Root, Files: true})
 	f.Input.Prompt = "path: "
-	f.Input.Placeholder = "a path in the project, e.g. packages/api/main.go · tab completes"
+	f.Input.Placeholder = "a path in the project, e.g. packages/api/main.go, or NAME:path in another folder · tab completes"
 	f.Input.Blur()
 	return &Page{host: h, inUse: inUse, st: st, p: p, path: f, keys: keys{
 		Path:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "chain for a path")),
@@ -113,6 +118,24 @@ func (pg *Page) Init() tea.Cmd { return pg.resolve("") }
 func (pg *Page) resolve(target string) tea.Cmd {
 	pg.busy = true
 	h, inUse, root, life := pg.host, pg.inUse, pg.p.Root, pg.st.Ctx
+	pg.folder, pg.asked, pg.untrustedTarget = nil, target, ""
+	if f, t, ok := pg.p.FolderTarget(target); ok && target != "" {
+		// Another folder's files get that folder's chain, under its own
+		// trust, as a runtime delivers it.
+		pg.folder = &f
+		return func() tea.Msg {
+			ctx, cancel := context.WithTimeout(life, resolveTimeout)
+			defer cancel()
+			m, byPi, merr := promptModel(ctx, h, inUse)
+			r, in := h.Resolver(m), instructions.Folder{Root: f.Path, Name: f.Name}
+			resolve := r.ResolveInFolder
+			if !f.Trusted {
+				resolve = r.ResolveGlobal
+			}
+			c, err := resolve(ctx, in, t)
+			return resolvedMsg{page: pg, chain: c, model: m, byPi: byPi, modelErr: merr, err: err}
+		}
+	}
 	if !pg.p.Trusted {
 		// What a runtime gets: nested instructions need trust.
 		pg.untrustedTarget = target
@@ -311,6 +334,12 @@ func (pg *Page) details() string {
 		warns = append(warns, "no model can run a prompt, so "+providerFiles+" are not shown: "+common.TildeText(pg.modelErr, pg.host.Places.Home))
 	case pg.byPi:
 		warns = append(warns, "the pi engine picks the model itself, so a prompt gets no "+providerFiles+" and none are shown")
+	}
+	switch f := pg.folder; {
+	case f != nil && !f.Trusted:
+		warns = append(warns, "folder "+safetext.Label(f.Name)+" is untrusted: its instruction files are not delivered until it is trusted (pi-tui projects folders trust on the command line); only the global ones are shown")
+	case f != nil:
+		warns = append(warns, safetext.Label(pg.asked)+" is in folder "+safetext.Label(f.Name)+": this is that folder's own chain, delivered when a tool first reaches it; the primary root's stays in the system prompt")
 	}
 	if !pg.p.Trusted && pg.untrustedTarget != "" {
 		warns = append(warns, "this project is untrusted: for "+safetext.Label(pg.untrustedTarget)+" a runtime gets only the root chain shown above, until you trust the project (t in the row menu)")
