@@ -81,3 +81,12 @@ func version() string {
 	}
 	return "(devel)"
 }
+
+// Start is the built-in engine's constructor (engine.Descriptor.Start):
+// it runs in pi-tui's process and starts at once.
+func Start(_ context.Context, l engine.Launch) (engine.Engine, error) {
+	return NewEngine(Config{Session: l.Session, Root: l.Root, Folders: l.Folders, Reached: l.Reached, AgentDir: l.AgentDir, Client: l.Client, Model: l.Model,
+		System: l.System, Tools: l.Tools, Permission: l.Permission, Preflight: l.Preflight,
+		PreflightTimeout: l.PreflightTimeout, BaseChain: l.BaseChain, Approve: l.Approve, Events: l.Events,
+		Compaction: &l.Compaction, Shell: l.Shell, Memory: l.Memory, Checkpoints: l.Checkpoints, Plan: l.Plan}), nil
+}

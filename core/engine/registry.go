@@ -6,9 +6,10 @@ import (
 )
 
 // Descriptor is an engine as the registry holds it: its name, what it
-// can do, and how to find what it runs. The composition root builds one
-// per engine (agent.Describe, piengine.Describe); the manager and the
-// programs ask it instead of comparing names.
+// can do, how to find what it runs, and how to start it. The composition
+// root builds one per engine (agent.Describe, piengine.Describe, with
+// their Start); the manager and the programs ask it instead of comparing
+// names, and the manager starts an engine only through it.
 type Descriptor struct {
 	// Name is how engine.Info, runtime_launched, the engine setting and
 	// --engine name it: "pi", "builtin".
@@ -27,6 +28,13 @@ type Descriptor struct {
 	// Locate failed with err: "" when nobody asked for it (nothing named
 	// a program of its), so the fallback is silent.
 	Unfound func(err error) string
+	// Start constructs the engine for one runtime from what the manager
+	// hands it (Launch). A Process engine's start may take as long as its
+	// program takes to come up, and it is called without the manager's
+	// lock; an engine in pi-tui's process must start at once, under it.
+	// Every registered engine has one: only the composition root names
+	// the packages that construct engines (ADR 0094).
+	Start func(ctx context.Context, l Launch) (Engine, error)
 }
 
 // Capabilities are what an engine does beyond the Engine contract: what

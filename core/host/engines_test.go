@@ -163,56 +163,41 @@ func nameChecks(f *ast.File, names []string, held map[string]bool) []check {
 	return out
 }
 
-// builtinImporters may import the built-in engine's package (core/agent):
-// the root registers it (agent.Describe), the command is the root's, and
-// the runtime manager constructs it, with only what constructing takes
-// (builtinConstruction). The rules both engines judge a tool call by are
-// core/toolpolicy's, below both, so the pi engine's host side
-// (core/bridge) and everything else take them from there
-// (docs/adr/0093-tool-policy-package.md). Tests may import it: the
-// bridge's parity tests run both engines side by side.
-var builtinImporters = map[string]bool{"core/host": true, "cmd/pi-tui": true, "core/runtimes": true}
+// engineImporters says, for each package that constructs an engine,
+// which folders may import it in non-test files. The composition root
+// registers the engines with their constructors
+// (engine.Descriptor.Start) and the command is the root's; the runtime
+// manager starts an engine only through its descriptor and asks the
+// running one only what small interfaces of its own name, so it imports
+// none of them (docs/adr/0094-engines-constructed-by-their-descriptor.md).
+// core/pirun is the pi runtime: pi's engine with the bridge around it.
+// core/providers runs pi's own login commands, in the environment pi's
+// engine gives pi (piengine.CommandEnv). The rules both engines judge a
+// tool call by are core/toolpolicy's, below both
+// (docs/adr/0093-tool-policy-package.md). Tests may import any: the
+// bridge's parity tests run both engines side by side, the runtimes'
+// tests register the engines as the root does.
+var engineImporters = map[string]map[string]bool{
+	"github.com/pi-tui/pi-tui/core/agent":    {"core/host": true, "cmd/pi-tui": true},
+	"github.com/pi-tui/pi-tui/core/piengine": {"core/host": true, "cmd/pi-tui": true, "core/pirun": true, "core/providers": true},
+	"github.com/pi-tui/pi-tui/core/bridge":   {"core/host": true, "cmd/pi-tui": true, "core/pirun": true},
+	"github.com/pi-tui/pi-tui/core/pirun":    {"core/host": true, "cmd/pi-tui": true},
+}
 
-// builtinConstruction is what the runtime manager may take of core/agent.
-var builtinConstruction = map[string]bool{"NewEngine": true, "Config": true}
-
-// TestOnlyTheRootAndTheRuntimesImportTheBuiltInEngine reads every non-test
-// Go file and names each that imports core/agent outside
-// builtinImporters, and each use of core/agent in core/runtimes that is
-// not constructing the engine.
-func TestOnlyTheRootAndTheRuntimesImportTheBuiltInEngine(t *testing.T) {
-	const agentPkg = "github.com/pi-tui/pi-tui/core/agent"
-	fset, sources := moduleSources(t, []string{"core/agent"})
+// TestOnlyTheRootImportsTheEngines reads every non-test Go file and names
+// each that imports a package constructing an engine (engineImporters)
+// from a folder not allowed to.
+func TestOnlyTheRootImportsTheEngines(t *testing.T) {
+	_, sources := moduleSources(t, nil)
 	for _, sf := range sources {
-		name := ""
-		for _, imp := range sf.f.Imports {
-			if p, _ := strconv.Unquote(imp.Path.Value); p == agentPkg {
-				name = "agent"
-				if imp.Name != nil {
-					name = imp.Name.Name
-				}
-			}
-		}
-		if name == "" {
-			continue
-		}
 		dir := path.Dir(sf.rel)
-		if !builtinImporters[dir] {
-			t.Errorf("%s imports %s, the built-in engine; take the rules both engines share from core/toolpolicy, and the engine from the runtimes", sf.rel, agentPkg)
-			continue
-		}
-		if dir != "core/runtimes" {
-			continue
-		}
-		ast.Inspect(sf.f, func(n ast.Node) bool {
-			sel, ok := n.(*ast.SelectorExpr)
-			if !ok {
-				return true
+		for _, imp := range sf.f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			allowed, ok := engineImporters[p]
+			if !ok || allowed[dir] {
+				continue
 			}
-			if x, ok := sel.X.(*ast.Ident); ok && x.Name == name && !builtinConstruction[sel.Sel.Name] {
-				t.Errorf("%s:%d uses agent.%s; the runtimes take only what constructing the built-in engine needs (agent.NewEngine, agent.Config), the shared rules from core/toolpolicy", sf.rel, fset.Position(sel.Pos()).Line, sel.Sel.Name)
-			}
-			return true
-		})
+			t.Errorf("%s imports %s, which constructs an engine; start engines through their descriptor (engine.Descriptor.Start, set by core/host) and take the rules both engines share from core/toolpolicy", sf.rel, p)
+		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/piengine"
+	"github.com/pi-tui/pi-tui/core/pirun"
 	"github.com/pi-tui/pi-tui/core/runtimes"
 	"github.com/pi-tui/pi-tui/core/services"
 )
@@ -93,13 +94,20 @@ func Open(ctx context.Context, places paths.Places, opts Options) (*Host, error)
 // them: the user's pi (PI_TUI_PI, else pi on PATH, read from env; one
 // Locator for the process, its versions kept in the data dir so a
 // one-shot prompt need not start node to ask pi's version again), then
-// pi-tui's own.
+// pi-tui's own. The root is where each gets its constructor
+// (engine.Descriptor.Start, ADR 0094): pi with pi-tui's bridge around it
+// (core/pirun; one Runner, so the bridge extension is written once) and
+// the built-in agent (agent.Start); the runtime manager names neither.
 func DefaultEngines(places paths.Places, env func(string) string) *engine.Registry {
 	loc := &piengine.Locator{Getenv: env}
 	if places.DataDir != "" {
 		loc.VersionsFile = filepath.Join(places.DataDir, "pi-versions.json")
 	}
-	return engine.NewRegistry(piengine.Describe(loc), agent.Describe())
+	pi := piengine.Describe(loc)
+	pi.Start = (&pirun.Runner{}).Start
+	builtin := agent.Describe()
+	builtin.Start = agent.Start
+	return engine.NewRegistry(pi, builtin)
 }
 
 // Close ends the checkpoint clean-up, retires the runtimes (letting

@@ -5,10 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pi-tui/pi-tui/core/bridge"
 	"github.com/pi-tui/pi-tui/core/checkpoints"
 	"github.com/pi-tui/pi-tui/core/confine"
-	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/sessions"
 	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
@@ -76,22 +74,6 @@ func (rt *Runtime) stopPrewarmLocked() {
 	if rt.stopPrewarm != nil {
 		rt.stopPrewarm()
 	}
-}
-
-// piEmitter is a pi runtime's publisher: a tool call's end gets what its
-// checkpoint recorded, which the bridge's host took at the call's
-// tool_result (before pi reports the end), then goes through emit.
-type piEmitter struct {
-	m   *Manager
-	dec *bridge.Decisions
-}
-
-func (e piEmitter) Publish(ev events.Event) {
-	if end, ok := ev.(events.ToolEnded); ok && end.Changes == nil && end.ChangesNote == "" {
-		end.Changes, end.ChangesNote = e.dec.ToolChanges(end.ToolCallID)
-		ev = end
-	}
-	e.m.emit(ev)
 }
 
 // folderCheckpoints brackets a call in every folder it can change: write

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pi-tui/pi-tui/core/bridge"
+	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/entries"
 )
 
@@ -52,7 +52,7 @@ type PiContext struct {
 	// request, what the bridge will append.
 	Own, Added string
 	// Tools are the tool declarations, as the request carried them.
-	Tools []bridge.SentTool
+	Tools []engine.SentTool
 }
 
 // SourceSize is one instruction source of the root chain.
@@ -113,7 +113,7 @@ func (m *Manager) piContext(sessionID, added string) (*PiContext, string) {
 	if !ok {
 		return &PiContext{Added: added}, added
 	}
-	s := v.(bridge.Sent)
+	s := v.(engine.Sent)
 	pc := &PiContext{Known: true, Tools: s.Tools}
 	if s.Pending {
 		pc.Own, pc.Added = s.SystemPrompt, added

@@ -5,16 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
-	"github.com/pi-tui/pi-tui/core/bridge"
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/instructions"
-	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/pisettings"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/services"
@@ -22,8 +18,8 @@ import (
 	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
 
-// Engines: which engine a runtime runs on, and launching the user's pi
-// with pi-tui's bridge around it (docs/adr/0047-engines-in-the-runtime-manager.md).
+// Engines: which engine a runtime runs on, and starting it through its
+// descriptor (engine.Descriptor.Start, ADR 0094) (docs/adr/0047-engines-in-the-runtime-manager.md).
 
 // EnvEngine overrides the engine setting for a process (scripts, tests);
 // Options.Engine (--engine) overrides it in turn.
@@ -155,30 +151,16 @@ func piModel(agentDir, spec string) (provider.Model, error) {
 	return provider.Model{Provider: prov, ID: id, Thinking: level}, nil
 }
 
-// piRun is a pi runtime's engine with its bridge: closing it ends pi
-// first (stdin, SIGTERM, SIGKILL), then the channel and the host's
-// decisions.
-type piRun struct {
-	*piengine.Engine
-	stop   context.CancelFunc
-	srv    *bridge.Server
-	served <-chan struct{}
-	dec    *bridge.Decisions
-	// ended, when set, runs once pi and its bridge are gone (leftEmpty).
-	ended func()
-}
-
-// Close ends pi, then its bridge.
-func (p *piRun) Close() error {
-	err := p.Engine.Close()
-	p.stop()
-	p.srv.Close()
-	<-p.served
-	err = errors.Join(err, p.dec.Close())
-	if p.ended != nil {
-		p.ended()
-	}
-	return err
+// process is what the manager asks of an engine that runs as a program
+// of its own (Capabilities.Process) beyond the Engine contract: whether
+// the program still runs, one of its own protocol's commands
+// (Capabilities.Calls), and what it made of the project's own resources
+// at its start. pi's (core/pirun) is the one there is.
+type process interface {
+	engine.Engine
+	Dead() bool
+	Call(ctx context.Context, command string, params any) (json.RawMessage, error)
+	ProjectResources() *events.ProjectResources
 }
 
 // leftEmpty removes the session file pi-tui wrote for a pi that has ended
@@ -198,27 +180,6 @@ func (m *Manager) leftEmpty(sess *sessions.Session) {
 // dead reports a pi runtime whose pi has exited.
 func (rt *Runtime) dead() bool { return rt.pi != nil && rt.pi.Dead() }
 
-// bridgeFile installs the bridge extension into the data dir, once per
-// manager (again after a failure).
-type bridgeFile struct {
-	mu   sync.Mutex
-	path string
-}
-
-func (b *bridgeFile) get(dataDir string) (string, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.path != "" {
-		return b.path, nil
-	}
-	p, err := bridge.Install(dataDir)
-	if err != nil {
-		return "", err
-	}
-	b.path = p
-	return p, nil
-}
-
 // preflighter is the host side of a runtime's preflight, bound to its
 // root (both engines).
 func (m *Manager) preflighter(b built) toolpolicy.Preflighter {
@@ -230,17 +191,40 @@ func (m *Manager) preflighter(b built) toolpolicy.Preflighter {
 	return pf
 }
 
-// launchPi starts the user's pi for a session, with the bridge bound to
-// this runtime: its root, its session file, the system text the spec
-// holds when pi asks, the preflight, approvals, the memory writer where
-// remember is allowed, and trust. It runs without the manager's lock: node
-// takes its time to start.
-func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session, fp string) (*Runtime, error) {
+// launchOf is what rt's engine is started with (engine.Launch): the
+// spec's root, folders, model, prompt and tools, and the host's hooks
+// bound to rt (the preflight, approvals, the memory writer where remember
+// is allowed, checkpoints, plan mode, trust, extension dialogs).
+func (m *Manager) launchOf(b built, sess *sessions.Session, rt *Runtime) engine.Launch {
 	h := m.opts.Host
-	ext, err := m.bridge.get(h.Places.DataDir)
-	if err != nil {
-		return nil, err
+	rec, cp := m.checkpointer(b, sess)
+	rt.recorder = rec
+	var mw toolpolicy.MemoryWriter
+	if slices.Contains(b.spec.Tools, toolpolicy.ToolRemember) {
+		mw = &memoryWriter{m: m, rt: rt, projectID: sess.ProjectID()}
 	}
+	sid, projectID := sess.ID(), sess.ProjectID()
+	return engine.Launch{Session: sess, Root: b.spec.Root, Folders: b.spec.confined(), Reached: m.noteFolderUse(projectID, sid),
+		AgentDir: h.Places.AgentDir, Home: h.Places.Home, DataDir: h.Places.DataDir,
+		Client: b.client, Model: b.model, System: b.spec.Sections.System(),
+		Sections: func() string {
+			m.mu.Lock()
+			sec := rt.Spec.Sections // adopt moves it when the agent remembers
+			m.mu.Unlock()
+			return sec.PiSystem()
+		},
+		Tools: b.spec.Tools, Permission: b.spec.Permission,
+		Preflight: m.preflighter(b), PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base,
+		Approve: m.approve(sid, b.spec), Memory: mw, Checkpoints: cp, Plan: m.planOf(sid), Events: emitter{m},
+		Compaction: b.settings.compaction, Shell: b.settings.shell,
+		Found: b.found, Env: m.opts.PiEnv, Trusted: m.piTrust(projectID, b.spec.ProjectRoot),
+		Sent: func(s engine.Sent) { m.sent.Store(sid, s) }, Ask: m.extensionUI(sid)}
+}
+
+// launchProcess starts a Process engine (the user's pi) for a session,
+// bound to this runtime. It runs without the manager's lock: node takes
+// its time to start.
+func (m *Manager) launchProcess(ctx context.Context, b built, sess *sessions.Session, fp string) (*Runtime, error) {
 	// pi works in the folder the file's header names, not in the one it
 	// is started in: the header must name the session's root (its
 	// worktree, or the project again after a discard) or pi's tools, bash
@@ -254,76 +238,28 @@ func (m *Manager) launchPi(ctx context.Context, b built, sess *sessions.Session,
 		return nil, err
 	}
 	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl, notice: b.notice}
-	rec, cp := m.checkpointer(b, sess)
-	rt.recorder = rec
-	var mw toolpolicy.MemoryWriter
-	if slices.Contains(b.spec.Tools, toolpolicy.ToolRemember) {
-		mw = &memoryWriter{m: m, rt: rt, projectID: sess.ProjectID()}
-	}
-	sid, projectID := sess.ID(), sess.ProjectID()
-	dec := bridge.NewDecisions(bridge.Deps{Root: b.spec.Root, Folders: b.spec.confined(), Reached: m.noteFolderUse(projectID, sid), SessionFile: sess.File(),
-		System: func(context.Context) (string, error) {
-			m.mu.Lock()
-			sec := rt.Spec.Sections // adopt moves it when the agent remembers
-			m.mu.Unlock()
-			return sec.PiSystem(), nil
-		},
-		Preflight: m.preflighter(b), PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base,
-		Permission: b.spec.Permission, Approve: m.approve(sid, b.spec), Memory: mw,
-		Trusted: m.piTrust(projectID, b.spec.ProjectRoot), Home: h.Places.Home,
-		Checkpoints: cp, Plan: m.planOf(sid), Sent: func(s bridge.Sent) { m.sent.Store(sid, s) }})
-	srv, err := bridge.Listen(filepath.Join(h.Places.DataDir, "run"), dec)
+	l := m.launchOf(b, sess, rt)
+	l.Closed = func() { m.leftEmpty(sess) }
+	eng, err := b.engine.Start(ctx, l)
 	if err != nil {
-		dec.Close()
+		_, _ = sess.Unpersist(context.WithoutCancel(ctx)) // the program is gone: no empty session is left
 		return nil, err
 	}
-	sctx, stop := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		if err := srv.Serve(sctx); err != nil {
-			m.emit(events.Notice{SessionID: sid, Level: "error", Source: "pi-tui", Text: "the pi bridge's channel broke: " + err.Error() + "; pi's tool calls are blocked until the runtime is relaunched"})
-		}
-	}()
-	eng, err := piengine.Launch(ctx, piengine.Config{Publisher: piEmitter{m: m, dec: dec}, SessionID: sid, Pi: piengine.FoundPi(b.found), SessionFile: sess.File(), Root: b.spec.Root,
-		AgentDir: h.Places.AgentDir, Provider: b.model.Provider, Model: b.model.ID, Thinking: b.model.Thinking, Bridge: ext,
-		ExtraEnv: append(srv.Env(), m.opts.PiEnv...), ToolInfo: dec.ToolInfo, ToolParams: dec.ToolParams, ExtensionUI: m.extensionUI(sid)})
-	if err != nil {
-		stop()
-		srv.Close()
-		<-served
-		dec.Close()
-		_, _ = sess.Unpersist(context.WithoutCancel(ctx)) // pi is gone: no empty session is left
-		return nil, err
+	p, ok := eng.(process)
+	if !ok {
+		eng.Close()
+		return nil, fmt.Errorf("the %s engine runs a program of its own but cannot say whether it runs", b.engine.Title)
 	}
-	run := &piRun{Engine: eng, stop: stop, srv: srv, served: served, dec: dec}
-	if err := settle(b.found, srv.PiVersion()); err != nil {
-		// A kept version this pi does not confirm: it is ended before it
-		// was sent anything, and the caller asks pi and launches again.
-		run.Close()
-		_, _ = sess.Unpersist(context.WithoutCancel(ctx))
-		return nil, err
-	}
-	run.ended = func() { m.leftEmpty(sess) }
-	rt.Engine, rt.pi = run, run
+	rt.Engine, rt.pi = eng, p
 	return rt, nil
-}
-
-// settle confirms the version a launched program reported (Found.Settle).
-func settle(f engine.Found, reported string) error {
-	if f.Settle == nil {
-		return nil
-	}
-	return f.Settle(reported)
 }
 
 // extensionUI opens an extension's dialog where the session is shown
 // (the broker's AskDialog, answered like an approval); with nothing
 // showing it (headless, rpc) the dialog is cancelled and a notice says so.
-func (m *Manager) extensionUI(sessionID string) func(context.Context, piengine.UIRequest) piengine.UIResponse {
-	return func(ctx context.Context, req piengine.UIRequest) piengine.UIResponse {
-		reply, err := m.opts.Host.Events.AskDialog(ctx, sessionID, events.Dialog{Method: req.Method, Title: req.Title, Message: req.Message,
-			Options: req.Options, Placeholder: req.Placeholder, Prefill: req.Prefill, Timeout: req.Timeout})
+func (m *Manager) extensionUI(sessionID string) func(context.Context, events.Dialog) events.DialogReply {
+	return func(ctx context.Context, req events.Dialog) events.DialogReply {
+		reply, err := m.opts.Host.Events.AskDialog(ctx, sessionID, req)
 		if errors.Is(err, events.ErrUnattended) {
 			what := strings.TrimSpace(req.Title)
 			if what == "" {
@@ -331,12 +267,12 @@ func (m *Manager) extensionUI(sessionID string) func(context.Context, piengine.U
 			}
 			m.emit(events.Notice{SessionID: sessionID, Level: "warning", Source: "pi-tui",
 				Text: fmt.Sprintf("an extension asked (%s: %s); no UI to answer it: cancelled", req.Method, oneLine(what))})
-			return piengine.UIResponse{Cancelled: true}
+			return events.DialogReply{Cancelled: true}
 		}
 		if err != nil || reply.Cancelled {
-			return piengine.UIResponse{Cancelled: true}
+			return events.DialogReply{Cancelled: true}
 		}
-		return piengine.UIResponse{Value: reply.Value, Confirmed: reply.Confirmed}
+		return reply
 	}
 }
 

@@ -3,14 +3,11 @@ package runtimes
 import (
 	"context"
 	"errors"
-	"slices"
 
-	"github.com/pi-tui/pi-tui/core/agent"
 	"github.com/pi-tui/pi-tui/core/engine"
 	"github.com/pi-tui/pi-tui/core/events"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/sessions"
-	"github.com/pi-tui/pi-tui/core/toolpolicy"
 )
 
 // Lifecycle: launching, reusing and retiring runtimes, each announced on
@@ -143,7 +140,11 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 	}
 	if !b.engine.Caps.Process {
 		// In pi-tui's own process: launched at once, under the lock.
-		rt = m.launchLocked(b, sess, fp)
+		rt, err = m.launchLocked(ctx, b, sess, fp)
+		if err != nil {
+			m.mu.Unlock()
+			return nil, false, err
+		}
 		m.launchedLocked(rt, reason, reserve)
 		m.mu.Unlock()
 		return rt, false, nil
@@ -155,7 +156,7 @@ func (m *Manager) prepareOnce(ctx context.Context, sessionID, modelSpec string, 
 	done := make(chan struct{})
 	m.launching[sessionID] = done
 	m.mu.Unlock()
-	rt, err = m.launchPi(ctx, b, sess, fp)
+	rt, err = m.launchProcess(ctx, b, sess, fp)
 	m.mu.Lock()
 	delete(m.launching, sessionID)
 	close(done)
@@ -200,20 +201,18 @@ func (m *Manager) launchedLocked(rt *Runtime, reason string, reserve bool) {
 	}
 }
 
-func (m *Manager) launchLocked(b built, sess *sessions.Session, fp string) *Runtime {
+// launchLocked starts an engine in pi-tui's own process (the built-in
+// one) through its descriptor, at once and under the lock, and makes it
+// the session's runtime.
+func (m *Manager) launchLocked(ctx context.Context, b built, sess *sessions.Session, fp string) (*Runtime, error) {
 	rt := &Runtime{Spec: b.spec, Session: sess, fp: fp, ttl: b.ttl, notice: b.notice}
-	rec, cp := m.checkpointer(b, sess)
-	rt.recorder = rec
-	var mw toolpolicy.MemoryWriter
-	if slices.Contains(b.spec.Tools, toolpolicy.ToolRemember) {
-		mw = &memoryWriter{m: m, rt: rt, projectID: sess.ProjectID()}
+	eng, err := b.engine.Start(ctx, m.launchOf(b, sess, rt))
+	if err != nil {
+		return nil, err
 	}
-	rt.Engine = agent.NewEngine(agent.Config{Session: sess, Root: b.spec.Root, Folders: b.spec.confined(), Reached: m.noteFolderUse(sess.ProjectID(), sess.ID()), AgentDir: m.opts.Host.Places.AgentDir, Client: b.client, Model: b.model,
-		System: b.spec.Sections.System(), Tools: b.spec.Tools, Permission: b.spec.Permission, Preflight: m.preflighter(b),
-		PreflightTimeout: m.opts.PreflightTimeout, BaseChain: b.base, Approve: m.approve(sess.ID(), b.spec), Events: emitter{m},
-		Compaction: &b.settings.compaction, Shell: b.settings.shell, Memory: mw, Checkpoints: cp, Plan: m.planOf(sess.ID())})
+	rt.Engine = eng
 	m.installLocked(rt)
-	return rt
+	return rt, nil
 }
 
 // installLocked makes rt the session's runtime and watches what it was

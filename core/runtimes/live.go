@@ -12,7 +12,7 @@ import (
 // piRunOf returns the session's pi, launching its runtime first (as a
 // view opening does, Prewarm) when none runs; the wait is bounded by ctx.
 // A session on the built-in engine has no pi: an error says so.
-func (m *Manager) piRunOf(ctx context.Context, sessionID string) (*piRun, error) {
+func (m *Manager) piRunOf(ctx context.Context, sessionID string) (process, error) {
 	rt, err := m.liveRuntime(ctx, sessionID)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func (m *Manager) runtimeOf(sessionID string) *Runtime {
 }
 
 // isLive reports whether run is still the session's runtime.
-func (m *Manager) isLive(sessionID string, run *piRun) bool {
+func (m *Manager) isLive(sessionID string, run process) bool {
 	m.mu.Lock()
 	rt := m.runtimes[sessionID]
 	m.mu.Unlock()

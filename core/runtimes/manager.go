@@ -27,6 +27,7 @@ package runtimes
 import (
 	"context"
 	"errors"
+	"fmt"
 	"hash/maphash"
 	"sync"
 	"time"
@@ -75,7 +76,8 @@ type Options struct {
 	WrapCheckpoints func(root string, c toolpolicy.Checkpointer) toolpolicy.Checkpointer
 	Now             func() time.Time
 	// Engines are the engines a runtime can run on, in the order auto
-	// prefers them; the composition root (core/host) fills it. Required.
+	// prefers them, each with its constructor (Descriptor.Start); the
+	// composition root (core/host) fills it. Required.
 	Engines *engine.Registry
 	// Engine overrides the engine setting for this manager's life (auto
 	// or an engine's name; --engine); "" means PI_TUI_ENGINE, else the
@@ -94,9 +96,9 @@ type Runtime struct {
 	Engine  engine.Engine
 	Session *sessions.Session
 
-	pi        *piRun // the pi engine with its bridge; nil for the built-in engine
-	prewarmed bool   // launched by Prewarm, not yet used by a prompt
-	notice    string // said when it launches (choice.notice)
+	pi        process // the engine as a program of its own (pi); nil for one in pi-tui's process
+	prewarmed bool    // launched by Prewarm, not yet used by a prompt
+	notice    string  // said when it launches (choice.notice)
 	fp        string
 	reserved  bool          // handed out by Prepare; its prompt has not ended
 	ttl       time.Duration // idle TTL in force when the spec was built
@@ -135,7 +137,6 @@ type Manager struct {
 	// launching holds the sessions whose pi is starting (without m.mu);
 	// the channel closes when the launch has ended either way.
 	launching map[string]chan struct{}
-	bridge    bridgeFile // the bridge extension, written once
 	catalogue *Catalogue // pi's models and commands per launch (picatalogue.go)
 
 	timing *timingLog // timing.go
@@ -151,7 +152,7 @@ type Manager struct {
 	// plans holds the sessions in plan mode (plan.go).
 	plans *Plans
 	// sent holds, per session, what its pi last reported it sent the
-	// model (bridge.Sent, for /context: context.go).
+	// model (engine.Sent, for /context: context.go).
 	sent sync.Map
 	// ends counts, per session and kind, the turn ends published, so that
 	// every Prompt and Compact ends with one (ends.go).
@@ -162,6 +163,11 @@ type Manager struct {
 func New(opts Options) (*Manager, error) {
 	if opts.Engines == nil || len(opts.Engines.Names()) == 0 {
 		return nil, errors.New("the runtime manager has no engines to run: the composition root (core/host) registers them")
+	}
+	for _, d := range opts.Engines.All() {
+		if d.Start == nil {
+			return nil, fmt.Errorf("the %s engine has no constructor (engine.Descriptor.Start): the composition root (core/host) sets it", d.Name)
+		}
 	}
 	if opts.Env == nil {
 		opts.Env = func(string) string { return "" }

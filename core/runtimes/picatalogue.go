@@ -71,8 +71,8 @@ type Catalogue struct {
 // session's pi, launched first when none runs; whether a pi is still the
 // session's; and one of pi's own commands asked of it.
 type piRuns interface {
-	piRunOf(ctx context.Context, sessionID string) (*piRun, error)
-	isLive(sessionID string, run *piRun) bool
+	piRunOf(ctx context.Context, sessionID string) (process, error)
+	isLive(sessionID string, run process) bool
 	Call(ctx context.Context, sessionID, command string, params json.RawMessage) (json.RawMessage, error)
 }
 
@@ -81,11 +81,11 @@ func (m *Manager) Catalogue() *Catalogue { return m.catalogue }
 
 // launchAnswers are one pi process's answers, by command.
 type launchAnswers struct {
-	run  *piRun
+	run  process
 	data map[string]json.RawMessage
 }
 
-func (c *Catalogue) get(sessionID string, run *piRun, command string) (json.RawMessage, bool) {
+func (c *Catalogue) get(sessionID string, run process, command string) (json.RawMessage, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	a, ok := c.answers[sessionID]
@@ -98,7 +98,7 @@ func (c *Catalogue) get(sessionID string, run *piRun, command string) (json.RawM
 
 // put keeps an answer, and forgets those of pi processes that have ended
 // (live tells which are still the sessions' runtimes).
-func (c *Catalogue) put(sessionID string, run *piRun, command string, data json.RawMessage, live func(string, *piRun) bool) {
+func (c *Catalogue) put(sessionID string, run process, command string, data json.RawMessage, live func(string, process) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.answers == nil {

@@ -9,7 +9,7 @@ import (
 // Plan mode (docs/adr/0058-plan-mode.md) is a session's mode, held here
 // for the manager's life: every program of the process showing the
 // session sees the same, and a session's runtime reads it before each
-// model call and each tool call (agent.Config.Plan, bridge.Deps.Plan), so
+// model call and each tool call (engine.Launch.Plan), so
 // turning it on or off needs no new runtime. It is not written anywhere: a
 // session reopened after pi-tui restarts is out of plan mode.
 

@@ -168,7 +168,7 @@ func BenchmarkRealPiRuntimeRSS(b *testing.B) {
 			if rt == nil || rt.pi == nil || rt.busy() {
 				b.Fatalf("session %d has no idle pi runtime", i)
 			}
-			kb := vmRSS(b, rt.pi.PID())
+			kb := vmRSS(b, pidOf(rt.pi))
 			if i == 0 {
 				one = kb
 			}

@@ -43,7 +43,7 @@ func (r *rig) pid(sid string) int {
 	r.m.mu.Lock()
 	defer r.m.mu.Unlock()
 	if rt := r.m.runtimes[sid]; rt != nil && rt.pi != nil && !rt.pi.Dead() {
-		return rt.pi.PID()
+		return pidOf(rt.pi)
 	}
 	return 0
 }

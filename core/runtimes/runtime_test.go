@@ -18,6 +18,7 @@ import (
 	"github.com/pi-tui/pi-tui/core/memory"
 	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/piengine"
+	"github.com/pi-tui/pi-tui/core/pirun"
 	"github.com/pi-tui/pi-tui/core/provider"
 	"github.com/pi-tui/pi-tui/core/services"
 	"github.com/pi-tui/pi-tui/core/toolpolicy"
@@ -97,10 +98,18 @@ func newRigOpts(t testing.TB, script fakemodel.Script, tweak func(*Options)) *ri
 
 // testEngines are the engines the composition root registers
 // (host.DefaultEngines, which this package's tests cannot import), found
-// with env: the user's pi, then the built-in engine.
+// with env and started as the root starts them: the user's pi, then the
+// built-in engine.
 func testEngines(pl paths.Places, env func(string) string) *engine.Registry {
-	return engine.NewRegistry(piengine.Describe(&piengine.Locator{Getenv: env, VersionsFile: filepath.Join(pl.DataDir, "pi-versions.json")}), agent.Describe())
+	pi := piengine.Describe(&piengine.Locator{Getenv: env, VersionsFile: filepath.Join(pl.DataDir, "pi-versions.json")})
+	pi.Start = (&pirun.Runner{}).Start
+	builtin := agent.Describe()
+	builtin.Start = agent.Start
+	return engine.NewRegistry(pi, builtin)
 }
+
+// pidOf is the process id of a pi runtime's pi.
+func pidOf(p process) int { return p.(interface{ PID() int }).PID() }
 
 func (r *rig) write(rel, body string) {
 	p := filepath.Join(r.root, rel)

@@ -47,16 +47,13 @@ func launchResources(rt *Runtime) (*events.ProjectResources, events.Notice) {
 	if rt.pi == nil {
 		return nil, events.Notice{}
 	}
-	rep, ok := rt.pi.dec.TrustAnswered()
-	if !ok || len(rep.Resources) == 0 {
+	res := rt.pi.ProjectResources()
+	if res == nil {
 		return nil, events.Notice{}
 	}
 	sid := rt.Session.ID()
-	list := strings.Join(rep.Resources, ", ")
-	if rep.Trusted {
-		return &events.ProjectResources{Loaded: rep.Resources},
-			events.Notice{SessionID: sid, Level: "info", Source: "pi-tui", Text: "pi loaded this project's own resources (the project is trusted): " + list}
+	if len(res.Loaded) > 0 {
+		return res, events.Notice{SessionID: sid, Level: "info", Source: "pi-tui", Text: "pi loaded this project's own resources (the project is trusted): " + strings.Join(res.Loaded, ", ")}
 	}
-	return &events.ProjectResources{Declined: rep.Resources, Reason: rep.Why},
-		events.Notice{SessionID: sid, Level: "warning", Source: "pi-tui", Text: fmt.Sprintf("pi declined this project's own resources (%s): %s", rep.Why, list)}
+	return res, events.Notice{SessionID: sid, Level: "warning", Source: "pi-tui", Text: fmt.Sprintf("pi declined this project's own resources (%s): %s", res.Reason, strings.Join(res.Declined, ", "))}
 }

@@ -57,7 +57,7 @@ func (m *Manager) Usage(ctx context.Context, sessionID string) (SessionUsage, er
 }
 
 // piUsage asks pi for its session stats.
-func piUsage(ctx context.Context, run *piRun) (SessionUsage, error) {
+func piUsage(ctx context.Context, run process) (SessionUsage, error) {
 	data, err := run.Call(ctx, "get_session_stats", nil)
 	if err != nil {
 		return SessionUsage{}, err

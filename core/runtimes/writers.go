@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/pi-tui/pi-tui/core/events"
-	"github.com/pi-tui/pi-tui/core/piengine"
 	"github.com/pi-tui/pi-tui/core/sessions"
 )
 
@@ -24,11 +24,15 @@ import (
 // the file, that writer's entries included.
 const ReasonOtherWriter = "other-writer"
 
+// piCallTimeout bounds the manager's own questions to pi around a turn,
+// as long as pi's engine waits for any of its commands by default.
+const piCallTimeout = 10 * time.Second
+
 // piLeaf asks pi for its leaf, giving since (an entry pi has; "" for
 // none) as get_entries' cursor, so the answer carries only what pi holds
 // after it. An error means pi does not have since (or did not answer).
-func piLeaf(ctx context.Context, p *piRun, since string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, piengine.DefaultCallTimeout)
+func piLeaf(ctx context.Context, p process, since string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, piCallTimeout)
 	defer cancel()
 	var params map[string]string
 	if since != "" {
@@ -92,7 +96,7 @@ func (m *Manager) afterPiTurn(rt *Runtime, mark sessions.Cursor) {
 	if rt.pi == nil || rt.dead() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), piengine.DefaultCallTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), piCallTimeout)
 	defer cancel()
 	s := rt.Session
 	if _, err := s.Refresh(ctx); err != nil {
