@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pi-tui/pi-tui/store/storetest"
 )
 
 // cli runs pi-tui in-process with its own environment.
@@ -18,6 +20,9 @@ type cli struct {
 
 func newCLI(t *testing.T) *cli {
 	home := t.TempDir()
+	// A migrated database, copied: the first command would otherwise run
+	// every migration (the scripts start from a home without one).
+	storetest.Seed(t, filepath.Join(home, "data"))
 	return &cli{t: t, env: map[string]string{
 		"HOME":            home,
 		"PI_TUI_DATA_DIR": filepath.Join(home, "data"),

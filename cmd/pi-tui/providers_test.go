@@ -74,14 +74,11 @@ func TestProvidersAddWritesOnlyTheNewProvider(t *testing.T) {
 	}
 
 	// Garbage, too many models, a name in use: one line, nothing written.
-	many := `{"data":[` + strings.Repeat(`{"id":"x"},`, 0)
-	for i := range 10000 {
-		if i > 0 {
-			many += ","
-		}
-		many += `{"id":"m` + itoa(i) + `"}`
+	ids := make([]string, 10000)
+	for i := range ids {
+		ids[i] = `{"id":"m` + itoa(i) + `"}`
 	}
-	many += "]}"
+	many := `{"data":[` + strings.Join(ids, ",") + "]}"
 	c.fails(1, "did not answer with an OpenAI model list", "providers", "add", "junk", "--base-url", modelsServer(t, "<html>"))
 	c.fails(1, "lists 10000 models, more than the 500 pi-tui adds; nothing was added", "providers", "add", "big", "--base-url", modelsServer(t, many))
 	c.fails(1, `a provider "lab" already exists`, "providers", "add", "lab", "--base-url", url)
