@@ -34,11 +34,7 @@ func Hostile(t testing.TB, dir, marks string) {
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(dir, common)
 	}
-	cfg := func(file string, kv ...string) {
-		for i := 0; i < len(kv); i += 2 {
-			Git(t, dir, "config", "--file", file, "--add", kv[i], kv[i+1])
-		}
-	}
+	cfg := func(file string, kv ...string) { AddConfig(t, file, kv...) }
 	local := filepath.Join(common, "config")
 	cfg(local,
 		"filter.evil.clean", mark("clean")+"; cat", "filter.evil.smudge", mark("smudge")+"; cat",
@@ -96,11 +92,7 @@ func HostileConditional(t testing.TB, dir, marks, onbranch string) {
 	if err := os.MkdirAll(filepath.Join(common, "cond"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := func(file string, kv ...string) {
-		for i := 0; i < len(kv); i += 2 {
-			Git(t, dir, "config", "--file", file, "--add", kv[i], kv[i+1])
-		}
-	}
+	cfg := func(file string, kv ...string) { AddConfig(t, file, kv...) }
 	cfg(filepath.Join(common, "config"),
 		"includeIf.onbranch:"+onbranch+".path", "cond/onbranch.cfg",
 		"includeIf.gitdir:**/worktrees/**.path", "cond/gitdir.cfg")
@@ -111,4 +103,45 @@ func HostileConditional(t testing.TB, dir, marks, onbranch string) {
 		"filter.nest.smudge", mark("nest-smudge"), "filter.nest.clean", mark("nest-clean"))
 	cfg(filepath.Join(common, "cond", "gitdir.cfg"),
 		"filter.gd.smudge", mark("gd-smudge"), "filter.gd.clean", mark("gd-clean"))
+}
+
+// AddConfig appends keys and values (key, value, key, value …) to the git
+// config file at file, as git config --file FILE --add KEY VALUE would one
+// pair at a time, without a git process per pair: a key is
+// section.name or section.subsection.name, and every value is written
+// quoted, so that the ; and # of a shell command stay in it.
+func AddConfig(t testing.TB, file string, kv ...string) {
+	t.Helper()
+	if len(kv)%2 != 0 {
+		t.Fatalf("AddConfig: %d strings, want key and value pairs", len(kv))
+	}
+	var b strings.Builder
+	for i := 0; i < len(kv); i += 2 {
+		key := kv[i]
+		first, last := strings.Index(key, "."), strings.LastIndex(key, ".")
+		if first <= 0 || last == len(key)-1 {
+			t.Fatalf("AddConfig: %q is not section[.subsection].name", key)
+		}
+		b.WriteString("[" + key[:first])
+		if last > first {
+			b.WriteString(" " + quoteConfig(key[first+1:last]))
+		}
+		b.WriteString("]\n\t" + key[last+1:] + " = " + quoteConfig(kv[i+1]) + "\n")
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err == nil {
+		_, err = f.WriteString(b.String())
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// quoteConfig is s in double quotes, as git's config syntax reads a
+// subsection or a value: backslash and double quote escaped.
+func quoteConfig(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
