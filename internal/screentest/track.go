@@ -91,17 +91,28 @@ type tracked struct {
 	tea.Model
 	work   *work
 	frames *frames
+	// sized: the program has been told the screen's size. A frame drawn
+	// before (at the model's default size, a first frame the runtime asks
+	// for at once) is not a frame of the test's screen, and a wait that
+	// took it flaked under load.
+	sized bool
 }
 
+// View runs on the program's event loop, as Update does.
 func (t *tracked) View() string {
 	v := t.Model.View()
-	t.frames.set(v)
+	if t.sized {
+		t.frames.set(v)
+	}
 	return v
 }
 
 func (t *tracked) Init() tea.Cmd { return t.track(t.Model.Init()) }
 
 func (t *tracked) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, ok := msg.(tea.WindowSizeMsg); ok {
+		t.sized = true
+	}
 	m, cmd := t.Model.Update(msg)
 	t.Model = m
 	return t, t.track(cmd)
