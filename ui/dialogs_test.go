@@ -273,7 +273,9 @@ func TestDialogPathsUseTilde(t *testing.T) {
 	r.chat()
 	r.say("hello")
 	r.waitFor("answer to hello")
-	r.sessions()
+	// The row, not only the list's title: D on a list still loading has
+	// no session to delete.
+	r.sessions("2 messages")
 	r.keys("D")
 	frame := r.sc.WaitFrame(func(f string) bool { return strings.Contains(f, "Delete session") })
 	box := dialogText(frame)

@@ -312,3 +312,21 @@ func TestPageFind(t *testing.T) {
 		t.Error("the search line stays after esc")
 	}
 }
+
+// Keys typed while the file is still loading (a slow disk, a link over
+// SSH) are applied once it has loaded, in order, not dropped: "Be" typed
+// before the load's answer stays at the start of the text.
+func TestKeysTypedWhileLoadingAreKept(t *testing.T) {
+	dir := t.TempDir()
+	p := newTestPage(t, dir, Config{})
+	load := p.load() // its answer comes after the keys below
+	for _, r := range "Be" {
+		p.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+	run(p, load)
+	p.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(" concise.")})
+	run(p, p.save(false))
+	if got, _ := os.ReadFile(filepath.Join(dir, "AGENTS.md")); string(got) != "Be concise.\n" {
+		t.Errorf("saved %q, want %q", got, "Be concise.\n")
+	}
+}

@@ -71,8 +71,12 @@ type Page struct {
 	keys PageKeys
 	buf  *Buffer
 
-	doc     agentsmd.Doc
-	loaded  bool
+	doc    agentsmd.Doc
+	loaded bool
+	// held are the keys typed while the file loads (a slow disk, a link
+	// over SSH): they are applied, in order, once it has loaded, so
+	// nothing typed into the editor as it opens is lost.
+	held    []tea.KeyMsg
 	loadErr string
 	// extPath is set when the file cannot be edited here (too big, not
 	// UTF-8) but $EDITOR can take it: ctrl+e opens this path.
@@ -200,6 +204,7 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 			if strings.Contains(p.loadErr, "$EDITOR (ctrl+e)") {
 				p.extPath = filepath.Join(p.cfg.Dir, p.cfg.Name)
 			}
+			p.held = nil // there is nothing to type into
 			return p, nil
 		}
 		p.doc, p.winner, p.loaded, p.loadErr, p.extPath = msg.doc, msg.winner, true, "", ""
@@ -212,7 +217,13 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		p.buf.SetValue(text)
 		p.saved = text
 		p.layout()
-		return p, nil
+		held := p.held
+		p.held = nil
+		cmds := make([]tea.Cmd, 0, len(held))
+		for _, k := range held {
+			cmds = append(cmds, p.key(k))
+		}
+		return p, tea.Batch(cmds...)
 	case pageSavedMsg:
 		if msg.page != p {
 			return p, nil
@@ -272,6 +283,11 @@ func (p *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 	return p, nil
 }
 
+// maxHeld bounds the keys kept while the file loads: a paste's worth
+// arrives as one key, so this is many typed keys, and a client that sends
+// without end cannot grow it.
+const maxHeld = 256
+
 func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 	k := p.keys
 	switch {
@@ -289,6 +305,9 @@ func (p *Page) key(msg tea.KeyMsg) tea.Cmd {
 	case !p.loaded && p.extPath != "" && key.Matches(msg, k.External):
 		return p.external()
 	case !p.loaded:
+		if p.loadErr == "" && len(p.held) < maxHeld {
+			p.held = append(p.held, msg)
+		}
 		return nil
 	case key.Matches(msg, k.Find) && !p.preview:
 		p.startFind()
