@@ -110,51 +110,55 @@ type resolvedMsg struct {
 	byPi     bool
 	modelErr error
 	err      error
+	// target is the path asked for ("" for the root chain); folder and
+	// untrusted say how it was resolved (the page's fields of those names).
+	target    string
+	folder    *registry.Folder
+	untrusted bool
 }
 
 // Init resolves the root chain.
 func (pg *Page) Init() tea.Cmd { return pg.resolve("") }
 
+// resolve resolves target's chain off the UI goroutine: finding the
+// folder that holds it reads the file system (links are followed).
 func (pg *Page) resolve(target string) tea.Cmd {
 	pg.busy = true
-	h, inUse, root, life := pg.host, pg.inUse, pg.p.Root, pg.st.Ctx
-	pg.folder, pg.asked, pg.untrustedTarget = nil, target, ""
-	if f, t, ok := pg.p.FolderTarget(target); ok && target != "" {
-		// Another folder's files get that folder's chain, under its own
-		// trust, as a runtime delivers it.
-		pg.folder = &f
-		return func() tea.Msg {
-			ctx, cancel := context.WithTimeout(life, resolveTimeout)
-			defer cancel()
-			m, byPi, merr := promptModel(ctx, h, inUse)
-			r, in := h.Resolver(m), instructions.Folder{Root: f.Path, Name: f.Name}
-			resolve := r.ResolveInFolder
-			if !f.Trusted {
-				resolve = r.ResolveGlobal
-			}
-			c, err := resolve(ctx, in, t)
-			return resolvedMsg{page: pg, chain: c, model: m, byPi: byPi, modelErr: merr, err: err}
-		}
-	}
-	if !pg.p.Trusted {
-		// What a runtime gets: nested instructions need trust.
-		pg.untrustedTarget = target
-		target = ""
-	}
+	h, inUse, p, life := pg.host, pg.inUse, pg.p, pg.st.Ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(life, resolveTimeout)
 		defer cancel()
 		m, byPi, merr := promptModel(ctx, h, inUse)
-		r := h.Resolver(m)
-		var c *instructions.Chain
-		var err error
-		if target == "" {
-			c, err = r.ResolveRoot(ctx, root)
-		} else {
-			c, err = r.ResolveTarget(ctx, root, target)
-		}
-		return resolvedMsg{page: pg, chain: c, model: m, byPi: byPi, modelErr: merr, err: err}
+		msg := resolvedMsg{page: pg, model: m, byPi: byPi, modelErr: merr, target: target}
+		msg.chain, msg.folder, msg.untrusted, msg.err = chainFor(ctx, h.Resolver(m), p, target)
+		return msg
 	}
+}
+
+// chainFor is target's chain in project p as a runtime gets it: the
+// root chain for "" and, in an untrusted project, for any path of the
+// primary root (untrusted is then set); in another folder of p, that
+// folder's own chain, or only the global files while the folder is
+// untrusted (its own trust, ADR 0085).
+func chainFor(ctx context.Context, r *instructions.Resolver, p registry.Project, target string) (c *instructions.Chain, folder *registry.Folder, untrusted bool, err error) {
+	if target == "" {
+		c, err = r.ResolveRoot(ctx, p.Root)
+		return c, nil, false, err
+	}
+	if f, t, ok := p.FolderTarget(target); ok {
+		resolve := r.ResolveInFolder
+		if !f.Trusted {
+			resolve = r.ResolveGlobal
+		}
+		c, err = resolve(ctx, instructions.Folder{Root: f.Path, Name: f.Name}, t)
+		return c, &f, false, err
+	}
+	if !p.Trusted {
+		c, err = r.ResolveRoot(ctx, p.Root)
+		return c, nil, true, err
+	}
+	c, err = r.ResolveTarget(ctx, p.Root, target)
+	return c, nil, false, err
 }
 
 // promptModel is the model a prompt naming none runs, as the runtimes
@@ -183,6 +187,10 @@ func (pg *Page) Update(msg tea.Msg) (common.Layer, tea.Cmd) {
 		}
 		pg.busy = false
 		pg.model, pg.byPi = msg.model, msg.byPi
+		pg.asked, pg.folder, pg.untrustedTarget = msg.target, msg.folder, ""
+		if msg.untrusted {
+			pg.untrustedTarget = msg.target
+		}
 		pg.modelErr = ""
 		if msg.modelErr != nil {
 			pg.modelErr = msg.modelErr.Error()
