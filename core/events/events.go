@@ -121,6 +121,12 @@ type Subscription struct {
 	mu     sync.Mutex
 	queue  []Event
 	closed bool // by Close: Next hands out what is queued, then false
+	// text is the text of the delta last in queue while later deltas
+	// are appended to it; its Text field is stale until flushText.
+	// Concatenating strings instead would copy the whole text again for
+	// every delta: quadratic, under the broker's lock, in a long turn
+	// that a subscriber has fallen behind on.
+	text []byte
 }
 
 // Subscribe starts a subscription to topics that ends when ctx ends (or
@@ -189,6 +195,7 @@ func (s *Subscription) Next() ([]Event, bool) {
 			return nil, false
 		}
 		s.mu.Lock()
+		s.flushText()
 		batch, closed := s.queue, s.closed
 		s.queue = nil
 		s.mu.Unlock()
@@ -266,32 +273,74 @@ func (b *Broker) publishLocked(e Event) {
 func (s *Subscription) push(e Event) {
 	s.mu.Lock()
 	if n := len(s.queue); n > 0 && !s.verbatim {
+		if text, ok := sameStream(s.queue[n-1], e); ok {
+			if s.text == nil {
+				s.text = []byte(deltaText(s.queue[n-1]))
+			}
+			s.text = append(s.text, text...)
+			s.mu.Unlock()
+			return
+		}
 		if merged, ok := coalesce(s.queue[n-1], e); ok {
 			s.queue[n-1] = merged
 			s.mu.Unlock()
 			return
 		}
 	}
+	s.flushText()
 	s.queue = append(s.queue, e)
 	s.mu.Unlock()
 	s.signalOnce()
 }
 
-// coalesce merges e into last, the message queued before it, when one
-// message can stand for both: the text shown is the same, and one reload
-// covers two changes.
-func coalesce(last, e Event) (Event, bool) {
+// flushText writes the text appended to the last delta in the queue into
+// it. Called under s.mu.
+func (s *Subscription) flushText() {
+	if s.text == nil {
+		return
+	}
+	n := len(s.queue) - 1
+	switch l := s.queue[n].(type) {
+	case TextDelta:
+		l.Text = string(s.text)
+		s.queue[n] = l
+	case ThinkingDelta:
+		l.Text = string(s.text)
+		s.queue[n] = l
+	}
+	s.text = nil
+}
+
+// sameStream reports whether e continues last, the message queued before
+// it: both streamed text, or both reasoning, of one session. It returns
+// e's text.
+func sameStream(last, e Event) (string, bool) {
 	switch m := e.(type) {
 	case TextDelta:
-		if l, ok := last.(TextDelta); ok && l.SessionID == m.SessionID {
-			l.Text += m.Text
-			return l, true
-		}
+		l, ok := last.(TextDelta)
+		return m.Text, ok && l.SessionID == m.SessionID
 	case ThinkingDelta:
-		if l, ok := last.(ThinkingDelta); ok && l.SessionID == m.SessionID {
-			l.Text += m.Text
-			return l, true
-		}
+		l, ok := last.(ThinkingDelta)
+		return m.Text, ok && l.SessionID == m.SessionID
+	}
+	return "", false
+}
+
+// deltaText is the text of a TextDelta or ThinkingDelta.
+func deltaText(e Event) string {
+	switch m := e.(type) {
+	case TextDelta:
+		return m.Text
+	case ThinkingDelta:
+		return m.Text
+	}
+	return ""
+}
+
+// coalesce merges e into last, the message queued before it, when one
+// reload covers two changes (streamed text is sameStream's).
+func coalesce(last, e Event) (Event, bool) {
+	switch m := e.(type) {
 	case ProjectsChanged:
 		if l, ok := last.(ProjectsChanged); ok {
 			if l.ProjectID != m.ProjectID {
@@ -319,7 +368,7 @@ func (b *Broker) unsubscribeLocked(s *Subscription, keep bool) {
 	if keep {
 		s.closed = true
 	} else {
-		s.queue = nil
+		s.queue, s.text = nil, nil
 	}
 	s.mu.Unlock()
 	if _, ok := b.subs[s]; !ok {

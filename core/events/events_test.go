@@ -55,6 +55,37 @@ func TestSlowSubscriberLosesNothingAndBlocksNothing(t *testing.T) {
 	}
 }
 
+// Publishing a long turn to a subscriber that has fallen behind costs the
+// publisher (who holds the broker's lock meanwhile) about the text's size,
+// not the text's size again for every delta: a quadratic copy made a turn
+// of 100,000 deltas take seconds of CPU while the subscriber waited.
+func TestCoalescingCopiesTheTextOnce(t *testing.T) {
+	b := New()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	slow := b.Subscribe(ctx, Agent)
+	const deltas = 100_000
+	events := make([]Event, deltas) // made before counting
+	for i := range events {
+		events[i] = ThinkingDelta{SessionID: "s1", Text: "ab"}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, e := range events {
+		b.Publish(e)
+	}
+	runtime.ReadMemStats(&after)
+	batch := next(t, slow)
+	if len(batch) != 1 || len(batch[0].(ThinkingDelta).Text) != 2*deltas {
+		t.Fatalf("want one delta of %d bytes, got %d messages", 2*deltas, len(batch))
+	}
+	// Appending doubles a buffer: about twice the text, and a little for
+	// the runtime; a copy per delta would be 10 GB.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64*deltas {
+		t.Errorf("publishing %d bytes in %d deltas allocated %d bytes", 2*deltas, deltas, alloc)
+	}
+}
+
 // A subscription ends with its context: Next returns false, the broker
 // forgets it, and no goroutine is left behind.
 func TestSubscriptionEndsWithItsContext(t *testing.T) {
