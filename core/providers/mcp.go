@@ -104,11 +104,13 @@ func errorText(raw json.RawMessage) string {
 	return msg
 }
 
-var mcpNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// mcpNameRE is a name's letters; its length (at most 64) is checked apart
+// (see nameRE).
+var mcpNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // CheckMCPName refuses a server name pi would reject.
 func CheckMCPName(name string) error {
-	if !mcpNameRE.MatchString(name) {
+	if len(name) > 64 || !mcpNameRE.MatchString(name) {
 		return fmt.Errorf("the MCP server name %q may hold only letters, digits, '_' and '-'", name)
 	}
 	return nil

@@ -4,18 +4,21 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 	"time"
 )
 
 // The page holds its style and nothing else: no script, no font, no image
 // to fetch, so it opens the same offline, in a mail, or years later. Every
 // text goes through html/template, which escapes it; the only markup is
-// the page's own.
-var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"diffLine": diffClass,
-	"lines":    func(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") },
-}).Parse(`<!DOCTYPE html>
+// the page's own. It is parsed on the first export, not when pi-tui
+// starts.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+		"diffLine": diffClass,
+		"lines":    func(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") },
+	}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -55,6 +58,7 @@ details { margin: .4rem 0; } summary { cursor: pointer; font-family: ui-monospac
 </body>
 </html>
 `))
+})
 
 func diffClass(line string) string {
 	switch {
@@ -112,4 +116,4 @@ func view(title, id, cwd string, now time.Time, bs []branch) pageView {
 	return v
 }
 
-func writeHTML(w io.Writer, v pageView) error { return page.Execute(w, v) }
+func writeHTML(w io.Writer, v pageView) error { return page().Execute(w, v) }
