@@ -460,14 +460,24 @@ func TestRPCAbortAfterNewSession(t *testing.T) {
 	r.send(`{"id":"n","type":"new_session"}`)
 	r.until(func(m map[string]any) bool { return m["id"] == "n" })
 	r.send(`{"id":"a","type":"abort"}`)
-	seen := r.until(func(m map[string]any) bool { return m["id"] == "a" })
-	a := seen[len(seen)-1]
+	// The abort's answer and the turn's end come in either order: the
+	// turn may end, and its agent_end be written, before the answer is.
+	// (Waiting for agent_end after the answer hung the suite once.)
+	var a, end map[string]any
+	r.until(func(m map[string]any) bool {
+		switch {
+		case m["id"] == "a":
+			a = m
+		case m["type"] == "agent_end":
+			end = m
+		}
+		return a != nil && end != nil
+	})
 	if data, _ := a["data"].(map[string]any); data["aborted"] != true {
 		t.Fatalf("abort = %v", a)
 	}
-	end := r.until(func(m map[string]any) bool { return m["type"] == "agent_end" })
-	if e := end[len(end)-1]; e["stopReason"] != "aborted" {
-		t.Errorf("agent_end = %v", e)
+	if end["stopReason"] != "aborted" {
+		t.Errorf("agent_end = %v", end)
 	}
 }
 
