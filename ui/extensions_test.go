@@ -77,6 +77,7 @@ func (a asked) unanswered(t *testing.T, why string) {
 // visible, and answers with the chosen option exactly as the extension
 // gave it.
 func TestExtensionSelectDialogAnswered(t *testing.T) {
+	t.Parallel()
 	r, sid := extRig(t)
 	q := r.ask(t.Context(), sid, events.Dialog{Method: "select", Title: "Deploy where?\x1b]0;pwned\x07",
 		Message: "Pick the target.", Options: []string{"staging", "prod\x1b[8m hidden", "local"}})
@@ -103,6 +104,7 @@ func TestExtensionSelectDialogAnswered(t *testing.T) {
 // the chat input, other keys are ignored and counted, until the keyboard
 // has rested; then a deliberate key answers.
 func TestTypingNeverAnswersAnExtensionDialog(t *testing.T) {
+	t.Parallel()
 	r, sid := extRig(t)
 	r.tm.Type("and also ")
 	r.waitFor("› and also")
@@ -127,6 +129,7 @@ func TestTypingNeverAnswersAnExtensionDialog(t *testing.T) {
 // esc cancels; an input takes one line with its placeholder shown, an
 // editor starts from its prefill and takes new lines.
 func TestExtensionDialogsCancelInputAndEditor(t *testing.T) {
+	t.Parallel()
 	r, sid := extRig(t)
 	q := r.ask(t.Context(), sid, events.Dialog{Method: "select", Title: "Pick one", Options: []string{"a", "b"}})
 	r.waitFor("Pick one")
@@ -163,6 +166,7 @@ func TestExtensionDialogsCancelInputAndEditor(t *testing.T) {
 // when it passes the core withdraws the question and the dialog closes,
 // saying so.
 func TestExtensionDialogTimeout(t *testing.T) {
+	t.Parallel()
 	r, sid := extRig(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	q := r.ask(ctx, sid, events.Dialog{Method: "confirm", Title: "Keep going?", Timeout: time.Hour})
@@ -188,6 +192,7 @@ func TestExtensionDialogTimeout(t *testing.T) {
 // A question answered in another program (another SSH client showing
 // the session) closes here and says so.
 func TestExtensionDialogAnsweredElsewhere(t *testing.T) {
+	t.Parallel()
 	r, sid := extRig(t)
 	other := r.m.opts.Host.Events.Subscribe(t.Context(), events.Approvals)
 	other.Show(sid)
@@ -222,6 +227,7 @@ func TestExtensionDialogAnsweredElsewhere(t *testing.T) {
 // setWidget above the input (at most five lines), setTitle in the
 // header; set_editor_text fills only an empty input.
 func TestExtensionNoticesStatusWidgetsTitle(t *testing.T) {
+	t.Parallel()
 	r, sid := extRig(t)
 	pub := r.m.opts.Host.Events.Publish
 	pub(events.Notice{SessionID: sid, Level: "info", Source: "/home/u/.pi/agent/extensions/deploy.ts", Text: "Deployed to staging."})
@@ -268,6 +274,7 @@ func TestExtensionNoticesStatusWidgetsTitle(t *testing.T) {
 // until the user's next message, as pi's notices scroll away with its
 // chat; setStatus and setWidget stay until the extension clears them.
 func TestExtensionNoticeGoesAtTheNextTurn(t *testing.T) {
+	t.Parallel()
 	r, sid := extRig(t)
 	pub := r.m.opts.Host.Events.Publish
 	pub(events.ExtensionStatus{SessionID: sid, Method: "setStatus", Key: "deploy", Text: "deploy: staging"})

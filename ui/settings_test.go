@@ -274,6 +274,7 @@ func fakePi(t *testing.T, dir, version string) string {
 // runtimes row cycles the cap. A pi whose RPC pi-tui does not speak is
 // named with its version.
 func TestSettingsEngineRows(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add("proj", "proj", true)
 	f.env["PI_TUI_PI"] = fakePi(t, f.dir("bin"), "1.6.0")

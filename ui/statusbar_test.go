@@ -64,6 +64,7 @@ func TestStatusBarNamesInvalidFiles(t *testing.T) {
 
 // The status bar says which engine the open session's runtime runs on.
 func TestStatusBarShowsTheEngine(t *testing.T) {
+	t.Parallel()
 	r, sid := extRig(t)
 	r.waitScreen("runtime: idle · builtin")
 	r.m.opts.Host.Events.Publish(events.RuntimeLaunched{SessionID: sid, Reason: "new", Model: "fake/m1", Engine: "pi", EngineVersion: "1.6.0"})

@@ -130,9 +130,12 @@ func TestStateLineIsWhole(t *testing.T) {
 				}
 				return ""
 			}
+			// The meter comes with the turn's usage, which may be drawn
+			// after the statuses: wait for it too (cut, it still says
+			// "context").
 			frame := r.sc.WaitFrame(func(f string) bool {
 				l := stateLine(f)
-				return strings.HasPrefix(l, "runtime idle") && strings.Contains(l, "deploy: waiting for the staging checks")
+				return strings.HasPrefix(l, "runtime idle") && strings.Contains(l, "deploy: waiting for the staging checks") && strings.Contains(l, "context ")
 			})
 			line := strings.TrimRight(stateLine(frame), " ")
 			if !strings.Contains(line, "context 0.1% of 100k") || strings.Contains(line, "…") {
