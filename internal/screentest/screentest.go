@@ -18,6 +18,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
+
+	"github.com/pi-tui/pi-tui/internal/waitbound"
 )
 
 // Limit bounds every wait and the program's end. It is a fail-safe, not
@@ -232,8 +234,10 @@ func Prose(b []byte) []byte {
 // Main runs a ui package's tests (call it from TestMain) with lipgloss's
 // process-wide colour profile set once, to plain text, before any test
 // starts: the tests run in parallel, and setting it as each starts would
-// race with the others' rendering.
+// race with the others' rendering. Up to four run at once: a test of a
+// program mostly waits for its frames, its files and the processes it
+// starts (see internal/waitbound).
 func Main(m *testing.M) int {
 	lipgloss.SetColorProfile(termenv.Ascii)
-	return m.Run()
+	return waitbound.Main(m, 4)
 }

@@ -325,6 +325,7 @@ const floodBudget = 20000
 // The banner and handshake timeouts are out of reach, so only closing
 // stalled connections makes room.
 func TestLoginDuringFlood(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []floodKind{floodIdle, floodBanner, floodMixed} {
 		t.Run(kind.String(), func(t *testing.T) {
 			// The three floods are paced by the stall timeout, not by the
@@ -347,6 +348,7 @@ func TestLoginDuringFlood(t *testing.T) {
 // A client whose key the server accepted, waiting for its user to type
 // the passphrase, is not dropped by a flood however long it lasts.
 func TestFloodSparesClientTypingPassphrase(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.start(func(c *Config) {
 		c.MaxUnauthenticated = 8

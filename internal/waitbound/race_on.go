@@ -1,0 +1,5 @@
+//go:build race
+
+package waitbound
+
+const raceEnabled = true
