@@ -27,9 +27,12 @@ type LexerRegistry struct {
 	byAlias map[string]Lexer
 
 	// pi-tui: loader fills the registry on first lookup (see
-	// NewLazyLexerRegistry); once guards it.
+	// NewLazyLexerRegistry); once guards it. Lexers registered before
+	// then wait in early, unread, so that registering a lazy lexer
+	// (LazyLexer) at package initialisation does not build it.
 	loader func(*LexerRegistry)
 	once   sync.Once
+	early  []Lexer
 }
 
 // NewLazyLexerRegistry creates a LexerRegistry that calls load the first
@@ -51,9 +54,9 @@ func (l *LexerRegistry) ensure() {
 		return
 	}
 	l.once.Do(func() {
-		early := l.Lexers
-		l.Lexers, l.byName, l.byAlias = nil, map[string]Lexer{}, map[string]Lexer{}
-		l.loader(l)
+		load, early := l.loader, l.early
+		l.loader, l.early = nil, nil // Register indexes from now on
+		load(l)
 		for _, lexer := range early {
 			l.Register(lexer)
 		}
@@ -235,6 +238,10 @@ func (l *LexerRegistry) Analyse(text string) Lexer {
 // Register a Lexer with the LexerRegistry. If the lexer is already registered
 // it will be replaced.
 func (l *LexerRegistry) Register(lexer Lexer) Lexer {
+	if l.loader != nil { // pi-tui patch: a lazy registry not loaded yet
+		l.early = append(l.early, lexer)
+		return lexer
+	}
 	lexer.SetRegistry(l)
 	config := lexer.Config()
 

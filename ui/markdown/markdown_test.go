@@ -72,3 +72,35 @@ func TestPlainAndRewrapped(t *testing.T) {
 		t.Fatalf("narrow render not wrapped more:\n%s\n---\n%s", narrow, wide)
 	}
 }
+
+// The lexers chroma's patched copy makes on first use (those written in
+// Go over embedded XML, and the embedded ones) highlight as before: each
+// code block's two words are drawn in different colours.
+func TestLazyLexersHighlight(t *testing.T) {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.ANSI256)
+	r.SetHasDarkBackground(true)
+	m := New(r)
+	for _, c := range []struct{ lang, code, a, b string }{
+		{"common-lisp", "(defun twice (x) (* 2 x))", "defun", "twice"},
+		{"emacs-lisp", "(defun twice (x) (* 2 x))", "defun", "twice"},
+		{"html", `<p class="note">hello</p>`, "class", "note"},
+		{"go-html-template", `<p>{{ if .Ok }}yes{{ end }}</p>`, "if", "yes"},
+		{"go-text-template", `{{ range .Items }}item{{ end }}`, "range", "item"},
+		{"python", "def twice(x):\n    return 2 * x", "def", "twice"},
+	} {
+		out, err := m.Render("```"+c.lang+"\n"+c.code+"\n```\n", 80)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := ""
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(ansi.Strip(l), c.a) {
+				line = l
+			}
+		}
+		if a, b := colourOf(line, c.a), colourOf(line, c.b); a == "" || b == "" || a == b {
+			t.Errorf("%s: %q and %q are not coloured apart (%q, %q) in %q", c.lang, c.a, c.b, a, b, line)
+		}
+	}
+}

@@ -4,5 +4,5 @@ import (
 	"github.com/alecthomas/chroma/v2"
 )
 
-// HTML lexer.
-var HTML = chroma.MustNewXMLLexer(embedded, "embedded/html.xml")
+// HTML lexer, parsed on first use (pi-tui patch).
+var HTML = chroma.LazyLexer(func() chroma.Lexer { return chroma.MustNewXMLLexer(embedded, "embedded/html.xml") })
