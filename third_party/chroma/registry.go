@@ -32,14 +32,16 @@ type LexerRegistry struct {
 	// (LazyLexer) at package initialisation does not build it.
 	loader func(*LexerRegistry)
 	once   sync.Once
+	loaded bool // set in once, before the early lexers are registered
 	early  []Lexer
 }
 
 // NewLazyLexerRegistry creates a LexerRegistry that calls load the first
 // time a lexer is looked up or listed, not when the registry is made.
-// Lexers registered before then are registered again after load's, so
-// they win over a loaded lexer of the same name, in the order that an
-// eager registry would have had. (pi-tui patch: package initialisation
+// Lexers registered before then are kept aside, unread (a LazyLexer is
+// not built), and registered after load's, so they win over a loaded
+// lexer of the same name, in the order that an eager registry would have
+// had. (pi-tui patch: package initialisation
 // that parses every embedded lexer costs every process several
 // milliseconds, even one that never highlights anything.)
 func NewLazyLexerRegistry(load func(*LexerRegistry)) *LexerRegistry {
@@ -54,12 +56,12 @@ func (l *LexerRegistry) ensure() {
 		return
 	}
 	l.once.Do(func() {
-		load, early := l.loader, l.early
-		l.loader, l.early = nil, nil // Register indexes from now on
-		load(l)
-		for _, lexer := range early {
+		l.loaded = true // Register indexes from now on
+		l.loader(l)
+		for _, lexer := range l.early {
 			l.Register(lexer)
 		}
+		l.early = nil
 	})
 }
 
@@ -238,7 +240,7 @@ func (l *LexerRegistry) Analyse(text string) Lexer {
 // Register a Lexer with the LexerRegistry. If the lexer is already registered
 // it will be replaced.
 func (l *LexerRegistry) Register(lexer Lexer) Lexer {
-	if l.loader != nil { // pi-tui patch: a lazy registry not loaded yet
+	if l.loader != nil && !l.loaded { // pi-tui patch: a lazy registry not loaded yet
 		l.early = append(l.early, lexer)
 		return lexer
 	}
