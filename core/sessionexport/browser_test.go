@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pi-tui/pi-tui/internal/e2egate"
 )
 
 const chromium = "/usr/bin/chromium"
@@ -16,8 +18,10 @@ const chromium = "/usr/bin/chromium"
 // TestHTMLInARealBrowser opens the exported page in headless Chromium: the
 // page as the browser built it holds no element the session's text tried
 // to inject, the calls are folded, and the screenshot shows the page (the
-// user message's background colour is on it).
+// user message's background colour is on it). A browser start costs
+// seconds of CPU, so it is in the end-to-end suite.
 func TestHTMLInARealBrowser(t *testing.T) {
+	e2egate.Require(t, "a headless browser")
 	if _, err := os.Stat(chromium); err != nil {
 		t.Skip("headless browser test: " + chromium + " is not installed (apt-get install chromium)")
 	}
