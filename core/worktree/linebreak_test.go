@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pi-tui/pi-tui/core/worktree"
 	"github.com/pi-tui/pi-tui/core/worktree/worktreetest"
 )
 
@@ -32,5 +33,37 @@ func TestWorktreeOfAFolderNamedWithALineBreak(t *testing.T) {
 	}
 	if got := read(t, filepath.Join(r.root, "greet.txt")); got != "hello from the worktree\n" {
 		t.Errorf("main checkout after the merge: %q", got)
+	}
+}
+
+// A project in a folder of a checkout is found at its place in it, one
+// rev-parse answering for both the top and the prefix, and a name with a
+// line break, above or below the top, does not split that answer wrong.
+func TestCheckoutTopAndPrefix(t *testing.T) {
+	t.Parallel()
+	worktreetest.Need(t)
+	ctx := context.Background()
+	g, err := worktree.Find(ctx, worktree.Options{Env: worktreetest.Env(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	for _, c := range []struct{ top, sub string }{
+		{"plain", ""},
+		{"plain2", "web/app"},
+		{"top\nbreak", "web"},
+		{"plain3", "we\nb/app"},
+		{"both\nbreaks", "we\nb"},
+	} {
+		top := filepath.Join(base, c.top)
+		dir := filepath.Join(top, c.sub)
+		worktreetest.Repo(t, top, map[string]string{filepath.Join(c.sub, "f.txt"): "f\n"})
+		got, err := g.Checkout(ctx, dir)
+		if err != nil {
+			t.Fatalf("%q: %v", dir, err)
+		}
+		if got.Top != top || got.Prefix != filepath.ToSlash(c.sub) || got.Branch != "main" {
+			t.Errorf("%q: checkout %+v, want top %q, prefix %q on main", dir, got, top, c.sub)
+		}
 	}
 }

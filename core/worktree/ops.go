@@ -43,11 +43,21 @@ func (g *Git) Checkout(ctx context.Context, dir string) (Checkout, error) {
 }
 
 // topAndPrefix are the top folder of dir's checkout and dir's path
-// inside it (without a final "/"), asked one at a time: a folder's name
-// may hold a line break, so git's answers cannot be told apart by lines.
+// inside it (without a final "/"). One rev-parse asks for both; git ends
+// each answer with a line break (an empty prefix is a line of its own),
+// so an answer with exactly two breaks holds no break of its own and
+// splits cleanly. A folder's name may hold a line break, and then the
+// two are asked one at a time, each answer's last break cut.
 func (g *Git) topAndPrefix(ctx context.Context, dir string) (top, prefix string, err error) {
-	out, err := g.run(ctx, dir, "rev-parse", "--show-toplevel")
+	out, err := g.run(ctx, dir, "rev-parse", "--show-toplevel", "--show-prefix")
 	if err != nil {
+		return "", "", err
+	}
+	if strings.Count(out, "\n") == 2 {
+		top, prefix, _ = strings.Cut(strings.TrimSuffix(out, "\n"), "\n")
+		return top, strings.TrimSuffix(prefix, "/"), nil
+	}
+	if out, err = g.run(ctx, dir, "rev-parse", "--show-toplevel"); err != nil {
 		return "", "", err
 	}
 	top = strings.TrimSuffix(out, "\n")
