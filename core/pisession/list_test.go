@@ -59,7 +59,7 @@ func TestListShowsBrokenFilesWithAReason(t *testing.T) {
 	must(t)(good.SetName(ctx, "Good one"))
 	good.Close()
 
-	big := strings.Repeat("x", 50<<20)
+	big := strings.Repeat("x", 8*maxBlock) // longer than any block a read takes; TestLongLines has 50 MB
 	files := map[string]string{
 		"notjsonl.jsonl":  "\x89PNG\r\n\x1a\n\x00\x00binary\x00\n",
 		"badheader.jsonl": msgLine("aaaaaaaa", "", "user", "hi", 1),
