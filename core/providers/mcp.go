@@ -111,7 +111,7 @@ var mcpNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // CheckMCPName refuses a server name pi would reject.
 func CheckMCPName(name string) error {
 	if len(name) > 64 || !mcpNameRE.MatchString(name) {
-		return fmt.Errorf("the MCP server name %q may hold only letters, digits, '_' and '-'", name)
+		return fmt.Errorf("the MCP server name %q may hold only letters, digits, '_' and '-' (at most 64)", name)
 	}
 	return nil
 }

@@ -22,6 +22,8 @@ func TestNamesAsPiTakesThem(t *testing.T) {
 	} {
 		if err := CheckMCPName(name); (err == nil) != ok {
 			t.Errorf("MCP server name %q: %v", name, err)
+		} else if err != nil && !strings.Contains(err.Error(), "at most 64") {
+			t.Errorf("MCP server name %q: the refusal does not give the length: %v", name, err)
 		}
 	}
 }
