@@ -1,15 +1,9 @@
 package instructionsview_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/pi-tui/pi-tui/core/host"
-	"github.com/pi-tui/pi-tui/core/paths"
-	"github.com/pi-tui/pi-tui/internal/screentest"
-	"github.com/pi-tui/pi-tui/ui"
 )
 
 // In Show instructions, tab completes the path field as the add-project
@@ -18,11 +12,8 @@ import (
 // by .. or through a link, lists nothing and says so.
 func TestShowInstructionsPathCompletes(t *testing.T) {
 	t.Parallel()
-	home, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl := paths.Places{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), DataDir: filepath.Join(home, "data")}
+	pl := places(t)
+	home := pl.Home
 	root := filepath.Join(home, "repo")
 	write(t, filepath.Join(root, "AGENTS.md"), "Root rules.")
 	write(t, filepath.Join(root, "packages", "api", "AGENTS.md"), "API rules.")
@@ -32,27 +23,7 @@ func TestShowInstructionsPathCompletes(t *testing.T) {
 	if err := os.Symlink(filepath.Join(home, "outside"), filepath.Join(root, "elsewhere")); err != nil {
 		t.Fatal(err)
 	}
-	h, err := host.Open(context.Background(), pl, host.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = h.Projects.Add(context.Background(), root, "repo", true)
-	h.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, done, err := ui.NewKit(context.Background(), ui.KitOptions{DataDir: pl.DataDir, AgentDir: pl.AgentDir, Home: home})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { done() })
-	s := screentest.Start(t, m, 80, 24, screentest.Plain)
-
-	s.WaitFor("repo")
-	s.Keys("enter")
-	s.WaitFor("Show instructions")
-	s.Keys("i")
-	s.WaitFor("Chain for the project root")
+	s := openPage(t, pl, root, "repo", 80, 24, nil)
 	s.Keys("/", "pack", "tab")
 	s.WaitScreen("path: packages/")
 	s.Keys("tab") // two folders: both listed under the field

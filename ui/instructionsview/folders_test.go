@@ -7,10 +7,7 @@ import (
 	"testing"
 
 	"github.com/pi-tui/pi-tui/core/host"
-	"github.com/pi-tui/pi-tui/core/paths"
 	"github.com/pi-tui/pi-tui/core/registry"
-	"github.com/pi-tui/pi-tui/internal/screentest"
-	"github.com/pi-tui/pi-tui/ui"
 )
 
 // In a project of several folders, the page explains a path in another
@@ -18,44 +15,20 @@ import (
 // chain when it is trusted, and for an untrusted one the global files
 // alone, saying why; a path in the primary root still gets the root's.
 func TestShowInstructionsForAPathInAnotherFolder(t *testing.T) {
-	home, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl := paths.Places{Home: home, AgentDir: filepath.Join(home, ".pi", "agent"), DataDir: filepath.Join(home, "data")}
+	pl := places(t)
+	home := pl.Home
 	root, web, ops := filepath.Join(home, "api"), filepath.Join(home, "web"), filepath.Join(home, "ops")
 	write(t, filepath.Join(root, "AGENTS.md"), "Api rules.")
 	write(t, filepath.Join(web, "AGENTS.md"), "Web rules.")
 	write(t, filepath.Join(web, "src", "AGENTS.md"), "Web src rules.")
 	write(t, filepath.Join(ops, "AGENTS.md"), "Ops rules.")
-	ctx := context.Background()
-	h, err := host.Open(ctx, pl, host.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _, err := h.Projects.Add(ctx, root, "api", true)
-	if err == nil {
-		_, err = h.Projects.AddFolder(ctx, p.ID, web, "", true, registry.FolderOptions{})
-	}
-	if err == nil {
-		_, err = h.Projects.AddFolder(ctx, p.ID, ops, "", false, registry.FolderOptions{})
-	}
-	h.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, done, err := ui.NewKit(ctx, ui.KitOptions{DataDir: pl.DataDir, AgentDir: pl.AgentDir, Home: home})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { done() })
-	s := screentest.Start(t, m, 160, 40, screentest.Plain)
-
-	s.WaitFor("api")
-	s.Keys("enter")
-	s.WaitFor("Show instructions")
-	s.Keys("i")
-	s.WaitFor("Chain for the project root")
+	s := openPage(t, pl, root, "api", 160, 40, func(ctx context.Context, h *host.Host, p registry.Project) error {
+		if _, err := h.Projects.AddFolder(ctx, p.ID, web, "", true, registry.FolderOptions{}); err != nil {
+			return err
+		}
+		_, err := h.Projects.AddFolder(ctx, p.ID, ops, "", false, registry.FolderOptions{})
+		return err
+	})
 	s.Keys("/")
 	s.TM.Type("web:src/app.ts")
 	s.Keys("enter")

@@ -145,7 +145,7 @@ func chainFor(ctx context.Context, r *instructions.Resolver, p registry.Project,
 		c, err = r.ResolveRoot(ctx, p.Root)
 		return c, nil, false, err
 	}
-	if f, t, ok := p.FolderTarget(target); ok {
+	if f, t, ok := p.FolderTarget(target, p.Root); ok {
 		resolve := r.ResolveInFolder
 		if !f.Trusted {
 			resolve = r.ResolveGlobal
