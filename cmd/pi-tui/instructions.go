@@ -95,7 +95,7 @@ func (a *app) instructionsCmd(args []string) error {
 	if len(pos) == 1 {
 		target = registry.CanonicalTarget(pos[0], root)
 		if proj != nil {
-			if f, t, ok := proj.FolderTarget(pos[0]); ok {
+			if f, t, ok := proj.FolderTarget(pos[0], root); ok {
 				folder, target = &f, t
 			}
 		}

@@ -13,11 +13,12 @@ import (
 // FolderTarget finds the folder of p other than the primary root (ADR
 // 0085) that holds the target given: written NAME:path (the form @
 // completion inserts; path relative to that folder), or a path that is in
-// the folder, absolute or relative to the primary root (../web/x). It
-// returns the folder and the target to resolve in it; ok is false for a
-// target in the primary root or in no folder, which the root's resolution
-// handles.
-func (p Project) FolderTarget(given string) (Folder, string, bool) {
+// the folder, absolute or relative to from (../web/x): the root the
+// caller resolves the primary chain from, the primary root or a session's
+// worktree. It returns the folder and the target to resolve in it; ok is
+// false for a target in the primary root or in no folder, which the
+// root's resolution handles.
+func (p Project) FolderTarget(given, from string) (Folder, string, bool) {
 	if len(p.Folders) < 2 || strings.ContainsRune(given, 0) {
 		return Folder{}, "", false
 	}
@@ -31,7 +32,7 @@ func (p Project) FolderTarget(given string) (Folder, string, bool) {
 	}
 	abs := given
 	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(p.Root, abs)
+		abs = filepath.Join(from, abs)
 	}
 	for _, f := range others {
 		if t := CanonicalTarget(abs, f.Path); fsutil.Within(f.Path, filepath.Clean(t)) {
